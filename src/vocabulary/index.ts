@@ -1,0 +1,48 @@
+// The project's one vocabulary: every status, kind and name the seed and SPEC fix, defined once and
+// imported by schemas, machines, runtime and tests alike.
+
+/** Top-level states of a trade actor, exactly the seed's SettlementStatus values. */
+export const SETTLEMENT_STATUSES = ['pending', 'initiated', 'redeemed', 'refunded', 'failed'] as const;
+export type SettlementStatus = (typeof SETTLEMENT_STATUSES)[number];
+
+/** Once a trade reaches one of these, its settlement_status never changes again. */
+export const FINAL_SETTLEMENT_STATUSES = ['redeemed', 'refunded', 'failed'] as const satisfies readonly SettlementStatus[];
+
+/** The seed's TradeSignatureKind values. Kinds name the escrow and the movement, not who signed. */
+export const TRADE_SIGNATURE_KINDS = [
+  'taker_lock',
+  'taker_redeem',
+  'taker_refund',
+  'maker_lock',
+  'maker_redeem',
+  'maker_refund',
+  'gateway_burn',
+  'gateway_mint',
+  'aggregator_swap',
+] as const;
+export type TradeSignatureKind = (typeof TRADE_SIGNATURE_KINDS)[number];
+
+export const INTEGRATION_STATUS = 'runtime_orchestrated' as const;
+export const SETTLEMENT_MODEL = 'solana_htlc' as const;
+
+/** Risk checks an RFQ runs; each passed one is named in risk_checks (SPEC §5). */
+export const RISK_CHECKS = [
+  'pair_enabled',
+  'price_freshness',
+  'min_notional',
+  'max_notional',
+  'inventory',
+  'wallet_limits',
+] as const;
+export type RiskCheck = (typeof RISK_CHECKS)[number];
+
+/** next_action.type values, in the order a taker meets them (SPEC §2). */
+export const NEXT_ACTION_TYPES = [
+  'start_wallet_settlement',
+  'submit_lock',
+  'await_maker_lock',
+  'redeem',
+  'await_settlement',
+  'refund',
+] as const;
+export type NextActionType = (typeof NEXT_ACTION_TYPES)[number];
