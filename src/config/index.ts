@@ -1,0 +1,354 @@
+// Loads the one config file, validates it (shape, then meaning) and resolves it into typed, exact values.
+// A bad value stops the process with a message naming the field.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import bs58 from 'bs58';
+import Value from 'typebox/value';
+import { type Price, parseAmount, parsePrice, parseUsd } from '../money/index.ts';
+import { type ConfigFile, ConfigFileSchema } from './schema.ts';
+
+export { ConfigFileSchema } from './schema.ts';
+
+export const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../../config/default.json', import.meta.url));
+
+export interface Asset {
+  /** The asset's id is its mint address. */
+  readonly id: string;
+  readonly mint: string;
+  readonly symbol: string;
+  readonly name: string;
+  readonly decimals: number;
+}
+
+export interface Pair {
+  readonly input: Asset;
+  readonly output: Asset;
+  readonly baseSpreadBps: number;
+  readonly minInputRaw: bigint;
+  readonly maxInputRaw: bigint;
+  readonly paused: boolean;
+}
+
+export interface ReferencePrice {
+  readonly usd: Price;
+  readonly asOf: Date;
+}
+
+export interface SettlementTiming {
+  readonly lockWindowSeconds: number;
+  readonly takerTimelockSeconds: number;
+  readonly makerTimelockSeconds: number;
+  readonly safetyMarginSeconds: number;
+  readonly minRedeemWindowSeconds: number;
+  readonly landingMarginSeconds: number;
+}
+
+export type ChainConfig =
+  | { readonly kind: 'embedded'; readonly programId: string | null }
+  | {
+      readonly kind: 'rpc';
+      readonly url: string;
+      readonly programId: string;
+      readonly makerKeypairPath: string;
+      readonly priorityFeeMicroLamports: number;
+    };
+
+export interface Config {
+  readonly assets: AssetRegistry;
+  readonly pairs: readonly Pair[];
+  readonly prices: ReadonlyMap<string, ReferencePrice>;
+  readonly risk: {
+    /** Order notional limits in micro-USD. */
+    readonly minNotionalMicroUsd: bigint;
+    readonly maxNotionalMicroUsd: bigint;
+    readonly maxPriceAgeSeconds: number;
+    readonly maxOpenPerWallet: number;
+  };
+  readonly pricing: {
+    readonly sizeSpreadMaxBps: number;
+    readonly inventorySkewMaxBps: number;
+    readonly inventoryFreeShareBps: number;
+  };
+  readonly quotes: { readonly defaultExpirySeconds: number; readonly maxExpirySeconds: number };
+  readonly settlement: SettlementTiming;
+  readonly inventory: ReadonlyMap<string, bigint>;
+  readonly chain: ChainConfig;
+  readonly http: {
+    readonly corsOrigins: readonly string[];
+    readonly rateLimitPerMinute: number;
+    readonly bodyLimitBytes: number;
+    readonly operatorToken: string | null;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`config ${field}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Assets by id (mint) or symbol, case-insensitively, as the seed matches them. */
+export class AssetRegistry {
+  readonly list: readonly Asset[];
+  private readonly byKey = new Map<string, Asset>();
+
+  constructor(assets: readonly Asset[]) {
+    this.list = assets;
+    assets.forEach((asset, index) => {
+      for (const key of new Set([asset.mint.toLowerCase(), asset.symbol.toLowerCase()])) {
+        const other = this.byKey.get(key);
+        if (other && other !== asset) {
+          throw new ConfigError(
+            `assets[${index}]`,
+            `'${key}' would match both ${other.symbol} and ${asset.symbol}`,
+          );
+        }
+        this.byKey.set(key, asset);
+      }
+    });
+  }
+
+  find(idOrSymbol: string): Asset | undefined {
+    return this.byKey.get(idOrSymbol.toLowerCase());
+  }
+}
+
+export function loadConfig(path: string = DEFAULT_CONFIG_PATH): Config {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(path, `cannot read the file (${(error as Error).message})`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(path, `not valid JSON (${(error as Error).message})`);
+  }
+  return resolveConfig(raw);
+}
+
+/** Validates a parsed config document and resolves it; throws ConfigError naming the first bad field. */
+export function resolveConfig(raw: unknown): Config {
+  const [first] = Value.Errors(ConfigFileSchema, raw);
+  if (first) {
+    const problem = first.message === 'schema is false' ? 'is not a known setting' : first.message;
+    throw new ConfigError(pointerToField(first.instancePath), problem);
+  }
+  const file = raw as ConfigFile;
+
+  const assets = new AssetRegistry(file.assets.map((asset, i) => resolveAsset(asset, `assets[${i}]`)));
+  const asset = (symbol: string, field: string) => {
+    const found = assets.find(symbol);
+    if (!found) throw new ConfigError(field, `unknown asset '${symbol}'`);
+    return found;
+  };
+  const amount = (text: string, of: Asset, field: string) => {
+    try {
+      return parseAmount(text, of.decimals);
+    } catch (error) {
+      throw new ConfigError(field, (error as Error).message);
+    }
+  };
+
+  const seenPairs = new Set<string>();
+  const pairs = file.pairs.map((pair, i): Pair => {
+    const field = `pairs[${i}]`;
+    const input = asset(pair.input, `${field}.input`);
+    const output = asset(pair.output, `${field}.output`);
+    if (input === output) throw new ConfigError(field, 'input and output are the same asset');
+    const key = `${input.mint}>${output.mint}`;
+    if (seenPairs.has(key)) throw new ConfigError(field, `duplicate pair ${input.symbol}→${output.symbol}`);
+    seenPairs.add(key);
+    const minInputRaw = amount(pair.min_input, input, `${field}.min_input`);
+    const maxInputRaw = amount(pair.max_input, input, `${field}.max_input`);
+    if (minInputRaw <= 0n) throw new ConfigError(`${field}.min_input`, 'must be above zero');
+    if (maxInputRaw < minInputRaw) throw new ConfigError(`${field}.max_input`, 'must not be below min_input');
+    return {
+      input,
+      output,
+      baseSpreadBps: pair.base_spread_bps,
+      minInputRaw,
+      maxInputRaw,
+      paused: pair.paused,
+    };
+  });
+
+  const prices = new Map<string, ReferencePrice>();
+  file.prices.forEach((price, i) => {
+    const field = `prices[${i}]`;
+    const of = asset(price.asset, `${field}.asset`);
+    if (prices.has(of.mint)) throw new ConfigError(field, `second price for ${of.symbol}`);
+    const asOf = new Date(price.as_of);
+    if (Number.isNaN(asOf.getTime())) throw new ConfigError(`${field}.as_of`, 'not an RFC 3339 date-time');
+    prices.set(of.mint, { usd: decimalPrice(price.usd, `${field}.usd`), asOf });
+  });
+  for (const pair of pairs) {
+    for (const side of [pair.input, pair.output]) {
+      if (!prices.has(side.mint)) throw new ConfigError('prices', `no reference price for ${side.symbol}`);
+    }
+  }
+
+  const inventory = new Map<string, bigint>();
+  file.inventory.forEach((entry, i) => {
+    const of = asset(entry.asset, `inventory[${i}].asset`);
+    if (inventory.has(of.mint)) throw new ConfigError(`inventory[${i}]`, `second entry for ${of.symbol}`);
+    inventory.set(of.mint, amount(entry.amount, of, `inventory[${i}].amount`));
+  });
+
+  const usd = (text: string, field: string) => {
+    try {
+      return parseUsd(text);
+    } catch (error) {
+      throw new ConfigError(field, (error as Error).message);
+    }
+  };
+  const risk = {
+    minNotionalMicroUsd: usd(file.risk.min_notional_usd, 'risk.min_notional_usd'),
+    maxNotionalMicroUsd: usd(file.risk.max_notional_usd, 'risk.max_notional_usd'),
+    maxPriceAgeSeconds: file.risk.max_price_age_seconds,
+    maxOpenPerWallet: file.risk.max_open_per_wallet,
+  };
+  if (risk.maxNotionalMicroUsd < risk.minNotionalMicroUsd) {
+    throw new ConfigError('risk.max_notional_usd', 'must not be below min_notional_usd');
+  }
+  const pricing = {
+    sizeSpreadMaxBps: file.pricing.size_spread_max_bps,
+    inventorySkewMaxBps: file.pricing.inventory_skew_max_bps,
+    inventoryFreeShareBps: file.pricing.inventory_free_share_bps,
+  };
+  for (const pair of pairs) {
+    if (pair.baseSpreadBps + pricing.sizeSpreadMaxBps + pricing.inventorySkewMaxBps > 10_000) {
+      throw new ConfigError(
+        'pricing',
+        `base + size + skew spread of ${pair.input.symbol}→${pair.output.symbol} exceeds 10000 bps`,
+      );
+    }
+  }
+
+  const quotes = {
+    defaultExpirySeconds: file.quotes.default_expiry_seconds,
+    maxExpirySeconds: file.quotes.max_expiry_seconds,
+  };
+  if (quotes.defaultExpirySeconds > quotes.maxExpirySeconds) {
+    throw new ConfigError('quotes.default_expiry_seconds', 'must not exceed max_expiry_seconds');
+  }
+
+  const chain: ChainConfig =
+    file.chain.kind === 'embedded'
+      ? { kind: 'embedded', programId: checkAddress(file.chain.program_id ?? null, 'chain.program_id') }
+      : {
+          kind: 'rpc',
+          url: file.chain.url,
+          programId: checkAddress(file.chain.program_id, 'chain.program_id') as string,
+          makerKeypairPath: file.chain.maker_keypair_path,
+          priorityFeeMicroLamports: file.chain.priority_fee_micro_lamports ?? 10_000,
+        };
+
+  const settlement = resolveTiming(file.settlement, chain.kind);
+
+  return {
+    assets,
+    pairs,
+    prices,
+    risk,
+    pricing,
+    quotes,
+    settlement,
+    inventory,
+    chain,
+    http: {
+      corsOrigins: file.http.cors_origins,
+      rateLimitPerMinute: file.http.rate_limit_per_minute,
+      bodyLimitBytes: file.http.body_limit_bytes,
+      operatorToken: file.http.operator_token,
+    },
+  };
+}
+
+/**
+ * Floors that a real cluster needs: finality (~13 s), clock drift between chain and wall time, and a maker
+ * restart must all fit inside the margins. The embedded chain accepts seconds, for tests and demos.
+ */
+export const REAL_CLUSTER_FLOORS: Readonly<Record<keyof SettlementTiming, number>> = {
+  lockWindowSeconds: 60,
+  takerTimelockSeconds: 600,
+  makerTimelockSeconds: 180,
+  safetyMarginSeconds: 180,
+  minRedeemWindowSeconds: 90,
+  landingMarginSeconds: 20,
+};
+
+function resolveTiming(raw: ConfigFile['settlement'], chainKind: ChainConfig['kind']): SettlementTiming {
+  const timing: SettlementTiming = {
+    lockWindowSeconds: raw.lock_window_seconds,
+    takerTimelockSeconds: raw.taker_timelock_seconds,
+    makerTimelockSeconds: raw.maker_timelock_seconds,
+    safetyMarginSeconds: raw.safety_margin_seconds,
+    minRedeemWindowSeconds: raw.min_redeem_window_seconds,
+    landingMarginSeconds: raw.landing_margin_seconds,
+  };
+  const field = (key: keyof SettlementTiming) =>
+    `settlement.${key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
+  if (chainKind === 'rpc') {
+    for (const key of Object.keys(REAL_CLUSTER_FLOORS) as (keyof SettlementTiming)[]) {
+      if (timing[key] < REAL_CLUSTER_FLOORS[key]) {
+        throw new ConfigError(field(key), `must be at least ${REAL_CLUSTER_FLOORS[key]} s on a real cluster`);
+      }
+    }
+  }
+  if (timing.landingMarginSeconds >= timing.minRedeemWindowSeconds) {
+    throw new ConfigError(field('landingMarginSeconds'), 'must be below min_redeem_window_seconds');
+  }
+  if (timing.makerTimelockSeconds < timing.minRedeemWindowSeconds) {
+    throw new ConfigError(field('makerTimelockSeconds'), 'must be at least min_redeem_window_seconds');
+  }
+  // The latest maker lock comes at the end of the lock window; it must still leave the taker its redeem window.
+  const latestMakerExpiry = timing.takerTimelockSeconds - timing.safetyMarginSeconds;
+  if (latestMakerExpiry - timing.lockWindowSeconds < timing.minRedeemWindowSeconds) {
+    throw new ConfigError(
+      field('takerTimelockSeconds'),
+      'must cover lock_window + safety_margin + min_redeem_window, or a maker lock could never be placed',
+    );
+  }
+  return timing;
+}
+
+function resolveAsset(raw: ConfigFile['assets'][number], field: string): Asset {
+  const mint = checkAddress(raw.mint, `${field}.mint`) as string;
+  return { id: mint, mint, symbol: raw.symbol, name: raw.name, decimals: raw.decimals };
+}
+
+function checkAddress(address: string | null, field: string): string | null {
+  if (address === null) return null;
+  let bytes: Uint8Array;
+  try {
+    bytes = bs58.decode(address);
+  } catch {
+    throw new ConfigError(field, 'not base58');
+  }
+  if (bytes.length !== 32) throw new ConfigError(field, 'not a 32-byte address');
+  return address;
+}
+
+function decimalPrice(text: string, field: string): Price {
+  try {
+    return parsePrice(text);
+  } catch (error) {
+    throw new ConfigError(field, (error as Error).message);
+  }
+}
+
+function pointerToField(pointer: string): string {
+  if (pointer === '') return '(root)';
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
+    .join('');
+}

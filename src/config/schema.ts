@@ -1,0 +1,130 @@
+// The config file's shape as a TypeBox schema: the one definition its validation and its types come from.
+import Type, { type Static } from 'typebox';
+
+const Base58Address = Type.String({
+  pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$',
+  description: 'base58 public key',
+});
+const Decimal = Type.String({
+  pattern: '^[0-9]+(\\.[0-9]+)?$',
+  description: 'decimal string, display units',
+});
+const Seconds = (min: number, description: string) => Type.Integer({ minimum: min, description });
+
+export const AssetConfigSchema = Type.Object(
+  {
+    symbol: Type.String({ pattern: '^[A-Za-z0-9]{1,12}$' }),
+    name: Type.String({ minLength: 1, maxLength: 64 }),
+    mint: Base58Address,
+    decimals: Type.Integer({ minimum: 0, maximum: 18 }),
+  },
+  { additionalProperties: false },
+);
+
+export const PairConfigSchema = Type.Object(
+  {
+    input: Type.String({ minLength: 1 }),
+    output: Type.String({ minLength: 1 }),
+    base_spread_bps: Type.Integer({ minimum: 0, maximum: 10000 }),
+    min_input: Decimal,
+    max_input: Decimal,
+    paused: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigFileSchema = Type.Object(
+  {
+    $comment: Type.Optional(Type.String()),
+    assets: Type.Array(AssetConfigSchema, { minItems: 2 }),
+    pairs: Type.Array(PairConfigSchema, { minItems: 1 }),
+    prices: Type.Array(
+      Type.Object(
+        { asset: Type.String(), usd: Decimal, as_of: Type.String({ format: 'date-time' }) },
+        { additionalProperties: false },
+      ),
+    ),
+    risk: Type.Object(
+      {
+        min_notional_usd: Decimal,
+        max_notional_usd: Decimal,
+        max_price_age_seconds: Seconds(1, 'a price older than this fails price_freshness'),
+        max_open_per_wallet: Type.Integer({
+          minimum: 1,
+          description: 'open quotes plus live trades per wallet',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    pricing: Type.Object(
+      {
+        size_spread_max_bps: Type.Integer({
+          minimum: 0,
+          maximum: 10000,
+          description: 'cap of the size term',
+        }),
+        inventory_skew_max_bps: Type.Integer({
+          minimum: 0,
+          maximum: 10000,
+          description: 'cap of the skew term',
+        }),
+        inventory_free_share_bps: Type.Integer({
+          minimum: 0,
+          maximum: 10000,
+          description: 'share of available inventory an order takes before skew applies',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    quotes: Type.Object(
+      {
+        default_expiry_seconds: Seconds(1, 'quote expiry when the RFQ names none'),
+        max_expiry_seconds: Type.Integer({ minimum: 1, maximum: 300 }),
+      },
+      { additionalProperties: false },
+    ),
+    settlement: Type.Object(
+      {
+        lock_window_seconds: Seconds(1, 'how long a taker has to land its lock after settlement start'),
+        taker_timelock_seconds: Seconds(1, 'taker HTLC expiry, counted from settlement start'),
+        maker_timelock_seconds: Seconds(1, 'maker HTLC expiry, counted from the maker lock'),
+        safety_margin_seconds: Seconds(1, 'maker expiry is at least this long before the taker expiry'),
+        min_redeem_window_seconds: Seconds(1, 'the maker locks only if the taker keeps this long to redeem'),
+        landing_margin_seconds: Seconds(0, 'a redeem is accepted only this long before the maker expiry'),
+      },
+      { additionalProperties: false },
+    ),
+    inventory: Type.Array(
+      Type.Object({ asset: Type.String(), amount: Decimal }, { additionalProperties: false }),
+      { description: 'maker inventory funded on the embedded chain' },
+    ),
+    chain: Type.Union([
+      Type.Object(
+        { kind: Type.Literal('embedded'), program_id: Type.Optional(Base58Address) },
+        { additionalProperties: false },
+      ),
+      Type.Object(
+        {
+          kind: Type.Literal('rpc'),
+          url: Type.String({ pattern: '^https?://' }),
+          program_id: Base58Address,
+          maker_keypair_path: Type.String({ minLength: 1 }),
+          priority_fee_micro_lamports: Type.Optional(Type.Integer({ minimum: 0 })),
+        },
+        { additionalProperties: false },
+      ),
+    ]),
+    http: Type.Object(
+      {
+        cors_origins: Type.Array(Type.String({ minLength: 1 })),
+        rate_limit_per_minute: Type.Integer({ minimum: 1 }),
+        body_limit_bytes: Type.Integer({ minimum: 1024, maximum: 10_485_760 }),
+        operator_token: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type ConfigFile = Static<typeof ConfigFileSchema>;

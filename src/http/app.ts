@@ -1,0 +1,206 @@
+// Builds the Fastify application: JSON-only API under /v1, the seed's error envelope for every error
+// (Fastify's own included), CORS, per-IP rate limit, body limit, OpenAPI generated from the route schemas.
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv } from 'ajv';
+import ajvFormats from 'ajv-formats';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import { ApiError, ERROR_CODES, type ErrorCode, envelope } from './errors.ts';
+import { stringifyJson } from './json.ts';
+import { type HttpDeps, registerRoutes } from './routes/index.ts';
+
+export type { HttpDeps } from './routes/index.ts';
+
+export type TypeBoxApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface HttpOptions {
+  /** pino options, or false for no logging (tests). */
+  logger: FastifyServerOptions['logger'] | false;
+}
+
+export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promise<TypeBoxApp> {
+  const { http } = deps.config;
+  const app = Fastify({
+    logger: options.logger,
+    bodyLimit: http.bodyLimitBytes,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    requestIdHeader: false,
+    trustProxy: false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
+
+  // JSON only: Fastify would otherwise parse text/plain bodies into strings.
+  app.removeContentTypeParser('text/plain');
+  installValidation(app);
+  app.setSerializerCompiler(() => stringifyJson);
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-request-id', request.id);
+    return payload;
+  });
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) => {
+    reply
+      .code(404)
+      .send(envelope('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`));
+  });
+
+  await app.register(cors, {
+    origin: http.corsOrigins.includes('*') ? true : [...http.corsOrigins],
+    methods: ['GET', 'POST', 'OPTIONS'],
+    allowedHeaders: ['content-type', 'authorization', 'last-event-id', 'x-request-id'],
+    exposedHeaders: ['x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining'],
+    maxAge: 600,
+  });
+  await app.register(rateLimit, {
+    max: http.rateLimitPerMinute,
+    timeWindow: '1 minute',
+    errorResponseBuilder: (_request, context) =>
+      new ApiError(
+        'rate_limited',
+        `Rate limit of ${context.max} requests a minute exceeded; retry in ${context.after}.`,
+      ),
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'RFQ maker service',
+        version: deps.version,
+        description:
+          'Firm quotes for Solana token swaps, settled atomically through hash time-locked escrows. ' +
+          'Interface version 0.1.3; extensions are marked in the field descriptions.',
+      },
+      tags: [
+        { name: 'Health' },
+        { name: 'Assets' },
+        { name: 'Pairs' },
+        { name: 'RFQ' },
+        { name: 'Settlement' },
+        { name: 'Trades' },
+        { name: 'Runtime' },
+        { name: 'Dev' },
+        { name: 'Docs' },
+      ],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/v1/docs', staticCSP: true });
+  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await registerRoutes(app, deps);
+  await app.ready();
+  return app;
+}
+
+/**
+ * Bodies are validated strictly (no type coercion: "30" is not an integer); path and query parts are
+ * coerced from their string form. allErrors so that `details` names every offending field.
+ */
+function installValidation(app: TypeBoxApp): void {
+  const make = (coerceTypes: boolean) => {
+    const ajv = new Ajv({
+      allErrors: true,
+      coerceTypes,
+      useDefaults: true,
+      removeAdditional: false,
+      strict: false,
+    });
+    // ajv-formats is CommonJS with a default export; under NodeNext its callable sits on .default.
+    (ajvFormats as unknown as { default: (ajv: Ajv) => void }).default(ajv);
+    return ajv;
+  };
+  const bodyAjv = make(false);
+  const partAjv = make(true);
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? bodyAjv : partAjv).compile(schema),
+  );
+  app.setSchemaErrorFormatter((errors, dataVar) => {
+    const error = new ApiError(
+      'validation_failed',
+      undefined,
+      errors.map((e) => describeValidationError(e, dataVar)),
+    );
+    return error;
+  });
+}
+
+interface AjvLikeError {
+  instancePath?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+  keyword?: string;
+}
+
+function describeValidationError(error: AjvLikeError, part: string): string {
+  const path = (error.instancePath ?? '').split('/').filter(Boolean).join('.');
+  let field = path ? `${part}.${path}` : part;
+  if (error.keyword === 'required' && typeof error.params?.missingProperty === 'string') {
+    field = `${field}.${error.params.missingProperty}`;
+    return `${field}: is required`;
+  }
+  if (error.keyword === 'additionalProperties' && typeof error.params?.additionalProperty === 'string') {
+    return `${field}.${error.params.additionalProperty}: is not allowed`;
+  }
+  return `${field}: ${error.message ?? 'is invalid'}`;
+}
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'validation_failed',
+};
+
+function handleError(
+  this: FastifyInstance,
+  error: FastifyError | ApiError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  if (error instanceof ApiError) {
+    if (error.code === 'rate_limited') reply.header('retry-after', '60');
+    return reply.code(error.statusCode).send(envelope(error.code, error.message, error.details));
+  }
+  const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
+  if (mapped) {
+    const message =
+      mapped === 'invalid_json' ? `${ERROR_CODES.invalid_json.message} ${error.message}` : undefined;
+    return reply.code(ERROR_CODES[mapped].status).send(envelope(mapped, message));
+  }
+  if (error instanceof SyntaxError || (error as { type?: string }).type === 'entity.parse.failed') {
+    return reply
+      .code(400)
+      .send(envelope('invalid_json', `${ERROR_CODES.invalid_json.message} ${error.message}`));
+  }
+  const status = (error as FastifyError).statusCode;
+  if (status !== undefined && status >= 400 && status < 500) {
+    // Any other client error Fastify raises (bad headers, bad URL encoding, …) is still the client's.
+    const code: ErrorCode = status === 404 ? 'route_not_found' : 'validation_failed';
+    return reply.code(ERROR_CODES[code].status).send(envelope(code, error.message));
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return reply.code(500).send(envelope('internal_error'));
+}

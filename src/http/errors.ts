@@ -1,0 +1,80 @@
+// Every error code the API can answer, with its HTTP status, defined once. Handlers throw ApiError;
+// the error handler turns it (and Fastify's own errors) into the seed's envelope {error:{code,message,details}}.
+import Type from 'typebox';
+
+export const ERROR_CODES = {
+  invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  validation_failed: { status: 400, message: 'The request does not match the schema.' },
+  unauthorized: { status: 401, message: 'This route needs the operator token.' },
+  secret_hash_mismatch: { status: 403, message: 'secret_hash does not match the settlement.' },
+  preimage_mismatch: {
+    status: 403,
+    message: 'sha256(preimage) does not match the settlement’s secret_hash.',
+  },
+  route_not_found: { status: 404, message: 'No such route.' },
+  asset_not_found: { status: 404, message: 'No configured asset has this id or symbol.' },
+  quote_not_found: { status: 404, message: 'No quote has this id.' },
+  trade_not_found: { status: 404, message: 'No trade has this id.' },
+  quote_expired: { status: 409, message: 'The quote has expired.' },
+  quote_already_used: { status: 409, message: 'The quote is already used by another settlement.' },
+  taker_wallet_mismatch: {
+    status: 409,
+    message: 'taker_wallet differs from the wallet the quote was issued to.',
+  },
+  secret_hash_reused: { status: 409, message: 'This secret_hash is already used by another trade.' },
+  lock_window_closed: { status: 409, message: 'The trade’s lock window is closed.' },
+  lock_signature_exists: { status: 409, message: 'A lock signature exists for this trade.' },
+  not_abandonable: { status: 409, message: 'The trade can no longer be abandoned.' },
+  not_redeemable: { status: 409, message: 'The trade cannot be redeemed now.' },
+  not_refundable: { status: 409, message: 'The trade cannot be refunded now.' },
+  lock_not_found: { status: 409, message: 'The lock has not appeared on chain yet; retry.' },
+  payload_too_large: { status: 413, message: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, message: 'Send JSON with Content-Type: application/json.' },
+  rate_limited: { status: 429, message: 'Too many requests; slow down.' },
+  internal_error: { status: 500, message: 'Internal error.' },
+  not_ready: { status: 503, message: 'The service is not ready.' },
+  runtime_unavailable: { status: 503, message: 'The runtime is not available for this action.' },
+  chain_unavailable: { status: 503, message: 'The chain is not reachable.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class ApiError extends Error {
+  readonly statusCode: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string = ERROR_CODES[code].message,
+    readonly details: readonly string[] = [],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.statusCode = ERROR_CODES[code].status;
+  }
+}
+
+export interface ErrorEnvelope {
+  error: { code: ErrorCode; message: string; details: string[] };
+}
+
+export function envelope(code: ErrorCode, message?: string, details: readonly string[] = []): ErrorEnvelope {
+  return { error: { code, message: message ?? ERROR_CODES[code].message, details: [...details] } };
+}
+
+export const ErrorEnvelopeSchema = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({ description: 'machine-readable error code', examples: ['validation_failed'] }),
+      message: Type.String(),
+      details: Type.Array(Type.String(), {
+        description: 'one line per offending field, when there are several',
+      }),
+    }),
+  },
+  { title: 'ErrorEnvelope', description: 'Every error body: the seed’s envelope.' },
+);
+
+/** The error responses a route can give, by status, for its schema (and so the OpenAPI document). */
+export function errorResponses(...codes: ErrorCode[]): Record<number, typeof ErrorEnvelopeSchema> {
+  const statuses = new Set<number>([400, 429, ...codes.map((code) => ERROR_CODES[code].status)]);
+  return Object.fromEntries([...statuses].sort().map((status) => [status, ErrorEnvelopeSchema]));
+}

@@ -1,0 +1,86 @@
+// Assets and Pairs groups: what the maker trades, straight from the validated config.
+import Type from 'typebox';
+import type { Asset } from '../../config/index.ts';
+import { formatAmount } from '../../money/index.ts';
+import type { TypeBoxApp } from '../app.ts';
+import { ApiError, errorResponses } from '../errors.ts';
+import { AssetSchema } from '../schemas.ts';
+import type { HttpDeps } from './index.ts';
+
+const PairSchema = Type.Object(
+  {
+    input_asset: Type.String({ description: 'input asset symbol' }),
+    output_asset: Type.String({ description: 'output asset symbol' }),
+    input_mint: Type.String(),
+    output_mint: Type.String(),
+    base_spread_bps: Type.Integer({ minimum: 0, maximum: 10000 }),
+    min_input: Type.String({ description: 'smallest input, display units' }),
+    max_input: Type.String({ description: 'largest input, display units' }),
+    paused: Type.Boolean(),
+  },
+  { title: 'Pair' },
+);
+
+const assetView = (asset: Asset) => ({
+  id: asset.id,
+  symbol: asset.symbol,
+  name: asset.name,
+  decimals: asset.decimals,
+});
+
+export async function assetRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
+  const { assets, pairs } = deps.config;
+
+  app.get(
+    '/v1/assets',
+    {
+      schema: {
+        tags: ['Assets'],
+        summary: 'Configured assets',
+        response: { 200: Type.Object({ assets: Type.Array(AssetSchema) }) },
+      },
+    },
+    async () => ({ assets: assets.list.map(assetView) }),
+  );
+
+  app.get(
+    '/v1/assets/:asset',
+    {
+      schema: {
+        tags: ['Assets'],
+        summary: 'One asset, by id (mint) or symbol, case-insensitively',
+        params: Type.Object({ asset: Type.String({ minLength: 1, maxLength: 64 }) }),
+        response: { 200: AssetSchema, ...errorResponses('asset_not_found') },
+      },
+    },
+    async (request) => {
+      const asset = assets.find(request.params.asset);
+      if (!asset)
+        throw new ApiError('asset_not_found', `No configured asset matches '${request.params.asset}'.`);
+      return assetView(asset);
+    },
+  );
+
+  app.get(
+    '/v1/pairs',
+    {
+      schema: {
+        tags: ['Pairs'],
+        summary: 'Tradable directed pairs',
+        response: { 200: Type.Object({ pairs: Type.Array(PairSchema) }) },
+      },
+    },
+    async () => ({
+      pairs: pairs.map((pair) => ({
+        input_asset: pair.input.symbol,
+        output_asset: pair.output.symbol,
+        input_mint: pair.input.mint,
+        output_mint: pair.output.mint,
+        base_spread_bps: pair.baseSpreadBps,
+        min_input: formatAmount(pair.minInputRaw, pair.input.decimals),
+        max_input: formatAmount(pair.maxInputRaw, pair.input.decimals),
+        paused: pair.paused,
+      })),
+    }),
+  );
+}

@@ -1,0 +1,71 @@
+// Health group: liveness (always 200 while the process serves) and readiness (store, chain, runtime, fees).
+import Type from 'typebox';
+import type { TypeBoxApp } from '../app.ts';
+import { ErrorEnvelopeSchema, envelope } from '../errors.ts';
+import { Uuid } from '../schemas.ts';
+import type { HttpDeps } from './index.ts';
+
+const HealthSchema = Type.Object(
+  {
+    status: Type.Literal('ok'),
+    version: Type.String(),
+    run_id: Uuid,
+    uptime_seconds: Type.Integer({ minimum: 0 }),
+  },
+  { title: 'Health' },
+);
+
+const ReadinessPartSchema = Type.Object({
+  name: Type.String({ examples: ['store', 'chain', 'runtime', 'maker_fee_balance'] }),
+  ok: Type.Boolean(),
+  detail: Type.String(),
+});
+
+const ReadySchema = Type.Object(
+  { status: Type.Literal('ready'), parts: Type.Array(ReadinessPartSchema) },
+  { title: 'Readiness' },
+);
+
+export interface ReadinessPart {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export async function healthRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
+  app.get(
+    '/v1/health',
+    { schema: { tags: ['Health'], summary: 'Liveness', response: { 200: HealthSchema } } },
+    async () => ({
+      status: 'ok' as const,
+      version: deps.version,
+      run_id: deps.run.runId,
+      uptime_seconds: Math.floor((Date.now() - deps.run.startedAt.getTime()) / 1000),
+    }),
+  );
+
+  app.get(
+    '/v1/health/ready',
+    {
+      schema: {
+        tags: ['Health'],
+        summary: 'Readiness: store, chain, runtime and the maker’s fee balance are usable',
+        response: { 200: ReadySchema, 503: ErrorEnvelopeSchema },
+      },
+    },
+    async (_request, reply) => {
+      const parts = await deps.readiness();
+      const failing = parts.filter((part) => !part.ok);
+      if (failing.length > 0) {
+        return reply.code(503).send(
+          envelope(
+            'not_ready',
+            `Not ready: ${failing.map((part) => part.name).join(', ')}.`,
+            failing.map((part) => `${part.name}: ${part.detail}`),
+          ),
+        );
+      }
+      return { status: 'ready' as const, parts };
+    },
+  );
+}

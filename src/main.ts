@@ -1,0 +1,46 @@
+// Process entry: reads the environment, starts the service, and shuts it down gracefully on SIGTERM/SIGINT.
+import { resolve } from 'node:path';
+import closeWithGrace from 'close-with-grace';
+import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from './config/index.ts';
+import { loggerOptions } from './logging.ts';
+import { createService } from './service.ts';
+
+const host = process.env.HOST ?? '127.0.0.1';
+const port = Number(process.env.PORT ?? 8080);
+const dataDir = resolve(process.env.DATA_DIR ?? 'data');
+const configPath = resolve(process.env.CONFIG ?? DEFAULT_CONFIG_PATH);
+
+function isLoopback(address: string): boolean {
+  return address === 'localhost' || address === '::1' || address.startsWith('127.');
+}
+
+async function main(): Promise<void> {
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError('PORT', `'${process.env.PORT}' is not a TCP port`);
+  }
+  const config = loadConfig(configPath);
+  if (!isLoopback(host) && config.http.operatorToken === null) {
+    throw new ConfigError(
+      'http.operator_token',
+      `required when listening on a non-loopback address (HOST=${host})`,
+    );
+  }
+  const service = await createService({ dataDir, config, logger: loggerOptions() });
+  const log = service.app.log;
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err) log.error({ err }, 'shutting down after an error');
+    else log.info({ signal }, 'shutting down');
+    await service.close();
+  });
+  await service.app.listen({ host, port });
+  log.info({ run_id: service.runId, data_dir: dataDir, config: configPath }, 'maker service ready');
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  }
+  process.exit(1);
+});

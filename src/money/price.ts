@@ -1,0 +1,49 @@
+// Exact prices: positive rationals of bigints, so a mid like 187.42 is 18742/100 and never a float.
+
+import { splitDecimal } from './amounts.ts';
+import { AmountError, quoteText } from './errors.ts';
+
+/** Output display units per input display unit, as num/den with den > 0 (kept in lowest terms). */
+export interface Price {
+  num: bigint;
+  den: bigint;
+}
+
+const gcd = (a: bigint, b: bigint): bigint => {
+  let [x, y] = [a < 0n ? -a : a, b < 0n ? -b : b];
+  while (y !== 0n) [x, y] = [y, x % y];
+  return x;
+};
+
+function reduced(num: bigint, den: bigint): Price {
+  const g = gcd(num, den);
+  return g > 1n ? { num: num / g, den: den / g } : { num, den };
+}
+
+/** Parses a decimal price string ("187.42") exactly. Zero is refused: a zero price would quote nothing. */
+export function parsePrice(text: string): Price {
+  const { int, frac } = splitDecimal(text, 'price');
+  const num = BigInt(int + frac);
+  if (num === 0n) throw new AmountError('zero', `price ${quoteText(text)} must be above zero`);
+  return reduced(num, 10n ** BigInt(frac.length));
+}
+
+/** a / b, e.g. a pair's mid from two USD prices: (USD per input) / (USD per output) = output per input. */
+export const dividePrices = (a: Price, b: Price): Price => reduced(a.num * b.den, a.den * b.num);
+
+function assertMulDivArgs(a: bigint, b: bigint, c: bigint): void {
+  if (a < 0n || b < 0n || c <= 0n)
+    throw new RangeError(`mulDiv needs a, b >= 0 and c > 0 (got ${a}, ${b}, ${c})`);
+}
+
+/** floor(a·b / c) for a, b >= 0, c > 0: exact at any size (bigint), rounding toward the maker. */
+export function mulDivFloor(a: bigint, b: bigint, c: bigint): bigint {
+  assertMulDivArgs(a, b, c);
+  return (a * b) / c;
+}
+
+/** ceil(a·b / c) for a, b >= 0, c > 0. */
+export function mulDivCeil(a: bigint, b: bigint, c: bigint): bigint {
+  assertMulDivArgs(a, b, c);
+  return (a * b + c - 1n) / c;
+}

@@ -1,0 +1,265 @@
+// The quote desk: prices an RFQ, runs the risk checks and, when it passes, records the firm quote and
+// reserves its output — in one synchronous step, so concurrent RFQs can never reserve more than the inventory.
+import { randomUUID } from 'node:crypto';
+import type { Asset, Config, Pair } from '../config/index.ts';
+import { dividePrices, type Price, parseAmount } from '../money/index.ts';
+import type { QuoteRecord, Store } from '../store/index.ts';
+import type { RiskCheck } from '../vocabulary/index.ts';
+import type { PriceSource } from './prices.ts';
+import { priceQuote } from './pricing.ts';
+import { ReservationBook } from './reservations.ts';
+import { evaluateRisk, type RiskFailure } from './risk.ts';
+
+/** What the maker holds of each asset, kept current by whoever watches the chain. */
+export interface InventorySource {
+  balance(mint: string): bigint;
+}
+
+/** Live trades that count against a wallet's limit (the trade runtime fills this in). */
+export interface TradeExposure {
+  liveTradesOf(wallet: string): number;
+}
+
+export interface RfqRequest {
+  inputAsset: string;
+  outputAsset: string;
+  amount: string;
+  takerWallet: string;
+  expirySeconds?: number | undefined;
+}
+
+export interface AcceptedQuote {
+  status: 'accepted';
+  quoteId: string;
+  pair: Pair;
+  inputRaw: bigint;
+  outputRaw: bigint;
+  spreadBps: number;
+  expiresAt: Date;
+  htlcExpiresAt: Date;
+  riskChecks: RiskCheck[];
+}
+
+export interface RejectedQuote {
+  status: 'rejected';
+  rejectionId: string;
+  pair: Pair;
+  inputRaw: bigint;
+  reasons: RiskFailure[];
+  riskChecks: RiskCheck[];
+}
+
+export type QuoteState = 'open' | 'used' | 'expired';
+
+/** A client mistake in an RFQ: the route answers 400 validation_failed naming the field. */
+export class RfqInputError extends Error {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`${field}: ${problem}`);
+    this.name = 'RfqInputError';
+  }
+}
+
+export interface QuoteDeskDeps {
+  config: Config;
+  store: Store;
+  prices: PriceSource;
+  inventory: InventorySource;
+  runId: string;
+  nowMs?: () => number;
+  exposure?: TradeExposure;
+}
+
+export class QuoteDesk {
+  private readonly book = new ReservationBook();
+  private readonly nowMs: () => number;
+  private exposure: TradeExposure;
+
+  constructor(private readonly deps: QuoteDeskDeps) {
+    this.nowMs = deps.nowMs ?? Date.now;
+    this.exposure = deps.exposure ?? { liveTradesOf: () => 0 };
+    for (const quote of deps.store.openQuotes(this.nowMs())) this.reserveQuote(quote);
+  }
+
+  /** The trade runtime plugs in its exposure once it exists. */
+  setExposure(exposure: TradeExposure): void {
+    this.exposure = exposure;
+  }
+
+  get reservations(): ReservationBook {
+    return this.book;
+  }
+
+  requestQuote(request: RfqRequest): AcceptedQuote | RejectedQuote {
+    const { config } = this.deps;
+    const input = this.asset(request.inputAsset, 'body.input_asset');
+    const output = this.asset(request.outputAsset, 'body.output_asset');
+    const pair = config.pairs.find((p) => p.input === input && p.output === output);
+    if (!pair) {
+      throw new RfqInputError(
+        'body.output_asset',
+        `the maker does not quote ${input.symbol}→${output.symbol}`,
+      );
+    }
+    let inputRaw: bigint;
+    try {
+      inputRaw = parseAmount(request.amount, input.decimals);
+    } catch (error) {
+      throw new RfqInputError('body.amount', (error as Error).message);
+    }
+    if (inputRaw === 0n) throw new RfqInputError('body.amount', 'must be above zero');
+    const expirySeconds = request.expirySeconds ?? config.quotes.defaultExpirySeconds;
+    if (
+      !Number.isInteger(expirySeconds) ||
+      expirySeconds < 1 ||
+      expirySeconds > config.quotes.maxExpirySeconds
+    ) {
+      throw new RfqInputError(
+        'body.expiry_seconds',
+        `must be an integer 1..${config.quotes.maxExpirySeconds}`,
+      );
+    }
+
+    const now = this.nowMs();
+    this.book.expire(now);
+    const inputPrice = this.price(input);
+    const outputPrice = this.price(output);
+    const mid: Price = dividePrices(inputPrice.usd, outputPrice.usd);
+    const balance = this.deps.inventory.balance(output.mint);
+    const reserved = this.book.reserved(output.mint);
+    const available = balance > reserved ? balance - reserved : 0n;
+    const priced = priceQuote({
+      inputRaw,
+      inputDecimals: input.decimals,
+      outputDecimals: output.decimals,
+      mid,
+      baseSpreadBps: pair.baseSpreadBps,
+      sizeSpread: { maxBps: config.pricing.sizeSpreadMaxBps, halfSizeRaw: pair.maxInputRaw },
+      inventorySkew: {
+        maxBps: config.pricing.inventorySkewMaxBps,
+        freeShareBps: config.pricing.inventoryFreeShareBps,
+        availableOutputRaw: available,
+      },
+    });
+    // The oldest of the two prices decides freshness.
+    const oldest = Math.min(inputPrice.asOf.getTime(), outputPrice.asOf.getTime());
+    const risk = evaluateRisk({
+      nowMs: now,
+      pair: {
+        input,
+        output,
+        paused: pair.paused,
+        minInputRaw: pair.minInputRaw,
+        maxInputRaw: pair.maxInputRaw,
+        minNotionalMicroUsd: config.risk.minNotionalMicroUsd,
+        maxNotionalMicroUsd: config.risk.maxNotionalMicroUsd,
+      },
+      inputRaw,
+      inputUsdPrice: inputPrice.usd,
+      outputRaw: priced.outputRaw,
+      price: {
+        asOfMs: oldest,
+        maxAgeMs: config.risk.maxPriceAgeSeconds * 1000,
+        alwaysFresh: inputPrice.alwaysFresh && outputPrice.alwaysFresh,
+      },
+      inventory: { balanceRaw: balance, reservedRaw: reserved },
+      wallet: {
+        address: request.takerWallet,
+        openQuotes: this.book.countFor(request.takerWallet),
+        liveTrades: this.exposure.liveTradesOf(request.takerWallet),
+        maxOpen: config.risk.maxOpenPerWallet,
+      },
+    });
+    if (risk.failed.length > 0) {
+      return {
+        status: 'rejected',
+        rejectionId: randomUUID(),
+        pair,
+        inputRaw,
+        reasons: risk.failed,
+        riskChecks: risk.passed,
+      };
+    }
+
+    const expiresAtMs = now + expirySeconds * 1000;
+    const record: QuoteRecord = {
+      quoteId: randomUUID(),
+      runId: this.deps.runId,
+      takerWallet: request.takerWallet,
+      inputMint: input.mint,
+      outputMint: output.mint,
+      inputRaw,
+      outputRaw: priced.outputRaw,
+      spreadBps: priced.spreadBps,
+      inputUsd: priceText(inputPrice.usd),
+      outputUsd: priceText(outputPrice.usd),
+      createdAt: new Date(now).toISOString(),
+      expiresAtMs,
+      htlcExpiresAtMs: expiresAtMs + config.settlement.takerTimelockSeconds * 1000,
+      riskChecks: risk.passed,
+      usedByTradeId: null,
+    };
+    // Durable before it is answered; reserved in the same synchronous step as the check above.
+    this.deps.store.insertQuote(record);
+    this.reserveQuote(record);
+    return this.accepted(record, pair);
+  }
+
+  getQuote(quoteId: string): { quote: AcceptedQuote; state: QuoteState; takerWallet: string } | undefined {
+    const record = this.deps.store.getQuote(quoteId);
+    if (!record) return undefined;
+    const pair = this.deps.config.pairs.find(
+      (p) => p.input.mint === record.inputMint && p.output.mint === record.outputMint,
+    );
+    if (!pair) return undefined;
+    const state: QuoteState =
+      record.usedByTradeId !== null ? 'used' : record.expiresAtMs <= this.nowMs() ? 'expired' : 'open';
+    return { quote: this.accepted(record, pair), state, takerWallet: record.takerWallet };
+  }
+
+  /** A used quote's output is held by its trade from now on. */
+  releaseQuote(quoteId: string): void {
+    this.book.release(quoteId);
+  }
+
+  private reserveQuote(record: QuoteRecord): void {
+    this.book.reserve({
+      id: record.quoteId,
+      mint: record.outputMint,
+      wallet: record.takerWallet,
+      raw: record.outputRaw,
+      untilMs: record.expiresAtMs,
+    });
+  }
+
+  private accepted(record: QuoteRecord, pair: Pair): AcceptedQuote {
+    return {
+      status: 'accepted',
+      quoteId: record.quoteId,
+      pair,
+      inputRaw: record.inputRaw,
+      outputRaw: record.outputRaw,
+      spreadBps: record.spreadBps,
+      expiresAt: new Date(record.expiresAtMs),
+      htlcExpiresAt: new Date(record.htlcExpiresAtMs),
+      riskChecks: record.riskChecks as RiskCheck[],
+    };
+  }
+
+  private asset(idOrSymbol: string, field: string): Asset {
+    const asset = this.deps.config.assets.find(idOrSymbol);
+    if (!asset) throw new RfqInputError(field, `no configured asset matches '${idOrSymbol}'`);
+    return asset;
+  }
+
+  private price(asset: Asset) {
+    const price = this.deps.prices.latest(asset.mint);
+    // Config validation guarantees a price for every traded asset; a live source that lost one is not the client's fault.
+    if (!price) throw new Error(`no reference price for ${asset.symbol}`);
+    return price;
+  }
+}
+
+const priceText = (price: Price) => `${price.num}/${price.den}`;

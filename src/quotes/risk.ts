@@ -1,0 +1,132 @@
+// Risk checks for an RFQ: pure, runs every check and reports every failure with the numbers in it, so a
+// rejection tells the taker (and the desk) all that has to change, not just the first problem.
+
+import { formatDecimal, formatUsd, notionalMicroUsd, type Price } from '../money/index.ts';
+import { RISK_CHECKS, type RiskCheck } from '../vocabulary/index.ts';
+
+export interface RiskAsset {
+  symbol: string;
+  decimals: number;
+}
+
+export interface RiskInput {
+  /** Epoch milliseconds; the caller's clock, passed in to keep this function pure. */
+  nowMs: number;
+  pair: {
+    input: RiskAsset;
+    output: RiskAsset;
+    paused: boolean;
+    /** Pair size limits in input raw units. */
+    minInputRaw: bigint;
+    maxInputRaw: bigint;
+    /** Pair notional limits in micro-USD (parseUsd of the configured strings). */
+    minNotionalMicroUsd: bigint;
+    maxNotionalMicroUsd: bigint;
+  };
+  inputRaw: bigint;
+  /** USD per display unit of the input asset, for the notional. */
+  inputUsdPrice: Price;
+  /** The priced output of this quote. */
+  outputRaw: bigint;
+  price: {
+    asOfMs: number;
+    maxAgeMs: number;
+    /** A static configured source is never stale. */
+    alwaysFresh: boolean;
+  };
+  inventory: {
+    /** The maker's balance of the output asset. */
+    balanceRaw: bigint;
+    /** Output held by open quotes and live trades. */
+    reservedRaw: bigint;
+  };
+  wallet: {
+    address: string;
+    openQuotes: number;
+    liveTrades: number;
+    /** Maximum open quotes plus live trades per taker wallet. */
+    maxOpen: number;
+  };
+}
+
+export interface RiskFailure {
+  check: RiskCheck;
+  message: string;
+}
+
+export interface RiskResult {
+  passed: RiskCheck[];
+  failed: RiskFailure[];
+}
+
+/** Each check returns its failure message, or null when it passes. */
+type Check = (input: RiskInput, derived: Derived) => string | null;
+
+interface Derived {
+  notional: bigint;
+  available: bigint;
+}
+
+const amount = (raw: bigint, asset: RiskAsset) => `${formatDecimal(raw, asset.decimals)} ${asset.symbol}`;
+const usd = (microUsd: bigint) => `${formatUsd(microUsd)} USD`;
+const pairName = ({ pair }: RiskInput) => `${pair.input.symbol}->${pair.output.symbol}`;
+
+/** Joins the reasons one check found; null when there are none. */
+const reasons = (...found: (string | false)[]) =>
+  found.filter((r): r is string => r !== false).join('; ') || null;
+
+const CHECKS: Record<RiskCheck, Check> = {
+  pair_enabled: (input) => (input.pair.paused ? `pair ${pairName(input)} is paused` : null),
+
+  price_freshness: ({ nowMs, price }) => {
+    // A price stamped in the future (clock skew) counts as brand new rather than as stale.
+    const ageMs = Math.max(0, nowMs - price.asOfMs);
+    if (price.alwaysFresh || ageMs <= price.maxAgeMs) return null;
+    return `price is ${ageMs} ms old; the maximum age is ${price.maxAgeMs} ms`;
+  },
+
+  min_notional: ({ pair, inputRaw }, { notional }) =>
+    reasons(
+      notional < pair.minNotionalMicroUsd &&
+        `input notional ${usd(notional)} is below the minimum ${usd(pair.minNotionalMicroUsd)}`,
+      inputRaw < pair.minInputRaw &&
+        `input ${amount(inputRaw, pair.input)} is below the minimum size ${amount(pair.minInputRaw, pair.input)}`,
+    ),
+
+  max_notional: ({ pair, inputRaw }, { notional }) =>
+    reasons(
+      notional > pair.maxNotionalMicroUsd &&
+        `input notional ${usd(notional)} is above the maximum ${usd(pair.maxNotionalMicroUsd)}`,
+      inputRaw > pair.maxInputRaw &&
+        `input ${amount(inputRaw, pair.input)} is above the maximum size ${amount(pair.maxInputRaw, pair.input)}`,
+    ),
+
+  inventory: ({ pair, outputRaw, inventory }, { available }) =>
+    outputRaw <= available
+      ? null
+      : `output ${amount(outputRaw, pair.output)} exceeds available inventory ${amount(available, pair.output)} ` +
+        `(balance ${amount(inventory.balanceRaw, pair.output)}, reserved ${amount(inventory.reservedRaw, pair.output)})`,
+
+  wallet_limits: ({ wallet }) =>
+    // "<" not "<=": this quote would be one more open item for the wallet.
+    wallet.openQuotes + wallet.liveTrades < wallet.maxOpen
+      ? null
+      : `wallet ${wallet.address} has ${wallet.openQuotes} open quotes and ${wallet.liveTrades} live trades; ` +
+        `at most ${wallet.maxOpen} are allowed at once`,
+};
+
+export function evaluateRisk(input: RiskInput): RiskResult {
+  const remaining = input.inventory.balanceRaw - input.inventory.reservedRaw;
+  const derived: Derived = {
+    notional: notionalMicroUsd(input.inputRaw, input.pair.input.decimals, input.inputUsdPrice),
+    // Over-reservation (e.g. a balance that dropped under live trades) leaves nothing, never less.
+    available: remaining > 0n ? remaining : 0n,
+  };
+  const result: RiskResult = { passed: [], failed: [] };
+  for (const check of RISK_CHECKS) {
+    const message = CHECKS[check](input, derived);
+    if (message === null) result.passed.push(check);
+    else result.failed.push({ check, message });
+  }
+  return result;
+}

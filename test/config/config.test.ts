@@ -1,0 +1,208 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { ConfigError, loadConfig, resolveConfig } from '../../src/config/index.ts';
+import { type ConfigDocument, defaultConfigDocument, nth, tempDir } from '../support/service.ts';
+
+const refused = (change: (doc: ConfigDocument) => void) => {
+  const doc = defaultConfigDocument();
+  change(doc);
+  try {
+    resolveConfig(doc);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('config was accepted');
+};
+
+describe('the config file', () => {
+  test('the shipped defaults load: five real mints, one with 5 decimals, and generous inventory', () => {
+    const config = loadConfig();
+    expect(config.assets.list.map((a) => [a.symbol, a.mint, a.decimals])).toEqual([
+      ['SOL', 'So11111111111111111111111111111111111111112', 9],
+      ['USDC', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', 6],
+      ['USDT', 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB', 6],
+      ['BONK', 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263', 5],
+      ['JUP', 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN', 6],
+    ]);
+    expect(config.quotes).toEqual({ defaultExpirySeconds: 30, maxExpirySeconds: 300 });
+    expect(config.http.rateLimitPerMinute).toBe(1000);
+    // At least $1M of every asset at the reference prices (SPEC §5).
+    for (const asset of config.assets.list) {
+      const price = config.prices.get(asset.mint);
+      const raw = config.inventory.get(asset.mint) ?? 0n;
+      const usd = (raw * (price?.usd.num ?? 0n)) / ((price?.usd.den ?? 1n) * 10n ** BigInt(asset.decimals));
+      expect(usd, asset.symbol).toBeGreaterThanOrEqual(1_000_000n);
+    }
+  });
+
+  test.each<[string, (doc: ConfigDocument) => void, string]>([
+    [
+      'decimals out of range',
+      (d) => {
+        nth(d.assets, 0).decimals = 19;
+      },
+      'config assets[0].decimals',
+    ],
+    [
+      'a mint that is not base58',
+      (d) => {
+        nth(d.assets, 1).mint = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1O';
+      },
+      'config assets[1].mint',
+    ],
+    [
+      'a mint of the wrong length',
+      (d) => {
+        nth(d.assets, 1).mint = '11111111111111111111111111111111111';
+      },
+      'config assets[1].mint',
+    ],
+    [
+      'a symbol colliding with another',
+      (d) => {
+        nth(d.assets, 2).symbol = 'usdc';
+      },
+      'config assets[2]',
+    ],
+    [
+      'a symbol colliding with a mint',
+      (d) => {
+        d.assets.push({
+          symbol: 'X',
+          name: 'x',
+          mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+          decimals: 6,
+        });
+      },
+      'config assets[5]',
+    ],
+    [
+      'a pair of an unknown asset',
+      (d) => {
+        nth(d.pairs, 0).output = 'DOGE';
+      },
+      'config pairs[0].output',
+    ],
+    [
+      'a pair min above its max',
+      (d) => {
+        nth(d.pairs, 0).min_input = '3000';
+      },
+      'config pairs[0].max_input',
+    ],
+    [
+      'a pair size with too many decimals',
+      (d) => {
+        nth(d.pairs, 0).min_input = '0.0000000001';
+      },
+      'config pairs[0].min_input',
+    ],
+    [
+      'a spread above 10000',
+      (d) => {
+        nth(d.pairs, 0).base_spread_bps = 10001;
+      },
+      'config pairs[0].base_spread_bps',
+    ],
+    [
+      'a missing price',
+      (d) => {
+        d.prices.splice(0, 1);
+      },
+      'config prices',
+    ],
+    [
+      'a quote expiry above 300',
+      (d) => {
+        d.quotes.max_expiry_seconds = 301;
+      },
+      'config quotes.max_expiry_seconds',
+    ],
+    [
+      'a default expiry above the max',
+      (d) => {
+        d.quotes.default_expiry_seconds = 200;
+        d.quotes.max_expiry_seconds = 100;
+      },
+      'config quotes.default_expiry_seconds',
+    ],
+    [
+      'an unknown key',
+      (d) => {
+        (d as Record<string, unknown>).colour = 'blue';
+      },
+      'config colour: is not a known setting',
+    ],
+    [
+      'a landing margin not below the redeem window',
+      (d) => {
+        d.settlement.landing_margin_seconds = 200;
+      },
+      'config settlement.landing_margin_seconds',
+    ],
+    [
+      'a taker timelock too short for any maker lock',
+      (d) => {
+        d.settlement.taker_timelock_seconds = 400;
+      },
+      'config settlement.taker_timelock_seconds',
+    ],
+    [
+      'real-cluster floors',
+      (d) => {
+        d.chain = {
+          kind: 'rpc',
+          url: 'http://127.0.0.1:8899',
+          program_id: 'So11111111111111111111111111111111111111112',
+          maker_keypair_path: 'k.json',
+        };
+        d.settlement.landing_margin_seconds = 5;
+      },
+      'config settlement.landing_margin_seconds',
+    ],
+    [
+      'a short operator token',
+      (d) => {
+        d.http.operator_token = 'short';
+      },
+      'config http.operator_token',
+    ],
+  ])('refuses %s, naming the field', (_name, change, field) => {
+    expect(refused(change)).toContain(field);
+  });
+
+  test('embedded timings of a few seconds are accepted for tests and demos', () => {
+    const doc = defaultConfigDocument();
+    Object.assign(doc.settlement, {
+      lock_window_seconds: 3,
+      taker_timelock_seconds: 20,
+      maker_timelock_seconds: 6,
+      safety_margin_seconds: 4,
+      min_redeem_window_seconds: 4,
+      landing_margin_seconds: 1,
+    });
+    expect(resolveConfig(doc).settlement.lockWindowSeconds).toBe(3);
+  });
+
+  test('a bad value stops the process with a message naming the field', () => {
+    const dir = tempDir();
+    try {
+      const doc = defaultConfigDocument();
+      doc.risk.max_open_per_wallet = 0;
+      const path = join(dir.path, 'bad.json');
+      writeFileSync(path, JSON.stringify(doc));
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        env: { ...process.env, CONFIG: path, DATA_DIR: dir.path, PORT: '0' },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain('config risk.max_open_per_wallet');
+    } finally {
+      dir.remove();
+    }
+  });
+});

@@ -1,0 +1,205 @@
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import { parsePrice, parseUsd } from '../../src/money/index.ts';
+import { evaluateRisk, type RiskInput } from '../../src/quotes/risk.ts';
+import { RISK_CHECKS, type RiskCheck } from '../../src/vocabulary/index.ts';
+
+const NOW = Date.parse('2025-01-01T00:00:00Z');
+
+/** 10 SOL -> 1874.2 USDC on an enabled pair, fresh price, ample inventory, an idle wallet: passes all. */
+type Overrides = {
+  [K in keyof RiskInput]?: RiskInput[K] extends object ? Partial<RiskInput[K]> : RiskInput[K];
+};
+
+function rfq(overrides: Overrides = {}): RiskInput {
+  const base: RiskInput = {
+    nowMs: NOW,
+    pair: {
+      input: { symbol: 'SOL', decimals: 9 },
+      output: { symbol: 'USDC', decimals: 6 },
+      paused: false,
+      minInputRaw: 10_000_000n,
+      maxInputRaw: 10_000_000_000_000n,
+      minNotionalMicroUsd: parseUsd('1'),
+      maxNotionalMicroUsd: parseUsd('250000'),
+    },
+    inputRaw: 10_000_000_000n,
+    inputUsdPrice: parsePrice('187.42'),
+    outputRaw: 1_874_200_000n,
+    price: { asOfMs: NOW - 1_000, maxAgeMs: 10_000, alwaysFresh: false },
+    inventory: { balanceRaw: 1_000_000_000_000n, reservedRaw: 0n },
+    wallet: { address: 'Taker1111', openQuotes: 0, liveTrades: 0, maxOpen: 5 },
+  };
+  const merged = { ...base } as Record<string, unknown>;
+  for (const [key, value] of Object.entries(overrides)) {
+    const current = base[key as keyof RiskInput];
+    merged[key] =
+      typeof current === 'object' && current !== null ? { ...current, ...(value as object) } : value;
+  }
+  return merged as unknown as RiskInput;
+}
+
+const failedChecks = (input: RiskInput) => evaluateRisk(input).failed.map((f) => f.check);
+const messageOf = (input: RiskInput, check: RiskCheck) =>
+  evaluateRisk(input).failed.find((f) => f.check === check)?.message;
+
+describe('evaluateRisk', () => {
+  test('a healthy RFQ passes every check, named in vocabulary order', () => {
+    expect(evaluateRisk(rfq())).toEqual({ passed: [...RISK_CHECKS], failed: [] });
+  });
+
+  test('pair_enabled fails when the pair is paused', () => {
+    const input = rfq({ pair: { paused: true } });
+    expect(failedChecks(input)).toEqual(['pair_enabled']);
+    expect(messageOf(input, 'pair_enabled')).toBe('pair SOL->USDC is paused');
+  });
+
+  describe('price_freshness', () => {
+    test('a price exactly at the maximum age is still fresh; one millisecond older is stale', () => {
+      expect(failedChecks(rfq({ price: { asOfMs: NOW - 10_000 } }))).toEqual([]);
+      const stale = rfq({ price: { asOfMs: NOW - 10_001 } });
+      expect(failedChecks(stale)).toEqual(['price_freshness']);
+      expect(messageOf(stale, 'price_freshness')).toBe('price is 10001 ms old; the maximum age is 10000 ms');
+    });
+
+    test('a source that marks itself always fresh is never stale', () => {
+      expect(failedChecks(rfq({ price: { asOfMs: 0, alwaysFresh: true } }))).toEqual([]);
+    });
+
+    test('a price stamped slightly in the future counts as fresh', () => {
+      expect(failedChecks(rfq({ price: { asOfMs: NOW + 500 } }))).toEqual([]);
+    });
+  });
+
+  describe('notional and size limits', () => {
+    test('min_notional fails below the USD minimum and says by how much', () => {
+      // 0.001 SOL = 0.18742 USD < 1 USD; size limit lowered so only the notional bites.
+      const input = rfq({ inputRaw: 1_000_000n, outputRaw: 187_420n, pair: { minInputRaw: 0n } });
+      expect(failedChecks(input)).toEqual(['min_notional']);
+      expect(messageOf(input, 'min_notional')).toBe(
+        'input notional 0.187420 USD is below the minimum 1.000000 USD',
+      );
+    });
+
+    test('min_notional also fails below the pair minimum input size, with both reasons in one message', () => {
+      const input = rfq({ inputRaw: 1_000_000n, outputRaw: 187_420n });
+      expect(messageOf(input, 'min_notional')).toBe(
+        'input notional 0.187420 USD is below the minimum 1.000000 USD; ' +
+          'input 0.001000000 SOL is below the minimum size 0.010000000 SOL',
+      );
+    });
+
+    test('exactly the minimum and maximum notional pass', () => {
+      // 1 USD at 1 USD/unit with 6 decimals, and 250000 USD.
+      const pair = { input: { symbol: 'USDT', decimals: 6 }, minInputRaw: 0n, maxInputRaw: 10n ** 18n };
+      const at = (raw: bigint) => rfq({ pair, inputRaw: raw, inputUsdPrice: parsePrice('1') });
+      expect(failedChecks(at(1_000_000n))).toEqual([]);
+      expect(failedChecks(at(999_999n))).toEqual(['min_notional']);
+      expect(failedChecks(at(250_000_000_000n))).toEqual([]);
+      expect(failedChecks(at(250_000_000_001n))).toEqual(['max_notional']);
+    });
+
+    test('max_notional fails above the USD maximum and above the pair maximum input size', () => {
+      const input = rfq({ inputRaw: 20_000_000_000_000n, outputRaw: 1n });
+      expect(failedChecks(input)).toEqual(['max_notional']);
+      expect(messageOf(input, 'max_notional')).toBe(
+        'input notional 3748400.000000 USD is above the maximum 250000.000000 USD; ' +
+          'input 20000.000000000 SOL is above the maximum size 10000.000000000 SOL',
+      );
+    });
+  });
+
+  describe('inventory', () => {
+    test('counts only what open quotes and live trades have not reserved', () => {
+      const balanceRaw = 5_000_000_000n;
+      expect(
+        failedChecks(rfq({ inventory: { balanceRaw, reservedRaw: 5_000_000_000n - 1_874_200_000n } })),
+      ).toEqual([]);
+      const short = rfq({ inventory: { balanceRaw, reservedRaw: 5_000_000_000n - 1_874_199_999n } });
+      expect(failedChecks(short)).toEqual(['inventory']);
+      expect(messageOf(short, 'inventory')).toBe(
+        'output 1874.200000 USDC exceeds available inventory 1874.199999 USDC ' +
+          '(balance 5000.000000 USDC, reserved 3125.800001 USDC)',
+      );
+    });
+
+    test('reservations above the balance leave nothing available rather than a negative amount', () => {
+      const input = rfq({ inventory: { balanceRaw: 1n, reservedRaw: 10n } });
+      expect(messageOf(input, 'inventory')).toMatch(/available inventory 0\.000000 USDC/);
+    });
+
+    test.prop([
+      fc.bigInt({ min: 0n, max: 2n ** 70n }),
+      fc.bigInt({ min: 0n, max: 2n ** 70n }),
+      fc.bigInt({ min: 0n, max: 2n ** 63n }),
+    ])(
+      'passes exactly when the output fits in balance minus reserved, at any size',
+      (balanceRaw, reservedRaw, outputRaw) => {
+        const failed = failedChecks(rfq({ outputRaw, inventory: { balanceRaw, reservedRaw } }));
+        expect(failed.includes('inventory')).toBe(outputRaw > balanceRaw - reservedRaw);
+      },
+    );
+  });
+
+  describe('wallet_limits', () => {
+    test('a wallet one below the limit may open another; at the limit it may not', () => {
+      expect(failedChecks(rfq({ wallet: { openQuotes: 2, liveTrades: 2 } }))).toEqual([]);
+      const full = rfq({ wallet: { openQuotes: 3, liveTrades: 2 } });
+      expect(failedChecks(full)).toEqual(['wallet_limits']);
+      expect(messageOf(full, 'wallet_limits')).toBe(
+        'wallet Taker1111 has 3 open quotes and 2 live trades; at most 5 are allowed at once',
+      );
+    });
+
+    test.prop([fc.nat(20), fc.nat(20), fc.nat(40)])(
+      'open quotes and live trades count together against the limit',
+      (openQuotes, liveTrades, maxOpen) => {
+        const failed = failedChecks(rfq({ wallet: { openQuotes, liveTrades, maxOpen } }));
+        expect(failed.includes('wallet_limits')).toBe(openQuotes + liveTrades >= maxOpen);
+      },
+    );
+  });
+
+  test('every failing check is reported together, and the rest still pass', () => {
+    const input = rfq({
+      pair: { paused: true },
+      price: { asOfMs: NOW - 60_000 },
+      inputRaw: 20_000_000_000_000n,
+      outputRaw: 3_748_400_000_000n,
+      wallet: { openQuotes: 5 },
+    });
+    const result = evaluateRisk(input);
+    expect(result.failed.map((f) => f.check)).toEqual([
+      'pair_enabled',
+      'price_freshness',
+      'max_notional',
+      'inventory',
+      'wallet_limits',
+    ]);
+    expect(result.passed).toEqual(['min_notional']);
+  });
+
+  test.prop([
+    fc.boolean(),
+    fc.integer({ min: 0, max: 100_000 }),
+    fc.bigInt({ min: 0n, max: 2n ** 63n }),
+    fc.bigInt({ min: 0n, max: 2n ** 63n }),
+    fc.nat(10),
+  ])(
+    'each check lands in exactly one of passed or failed',
+    (paused, ageMs, inputRaw, outputRaw, openQuotes) => {
+      const result = evaluateRisk(
+        rfq({
+          pair: { paused },
+          price: { asOfMs: NOW - ageMs },
+          inputRaw,
+          outputRaw,
+          wallet: { openQuotes },
+        }),
+      );
+      const all = [...result.passed, ...result.failed.map((f) => f.check)].sort();
+      expect(all).toEqual([...RISK_CHECKS].sort());
+      for (const f of result.failed) expect(f.message.length).toBeGreaterThan(0);
+    },
+  );
+});

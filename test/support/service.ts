@@ -1,0 +1,61 @@
+// Test factories: a real service (real store on a temp DATA_DIR, real HTTP pipeline through inject) built
+// from the default config with per-test overrides.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_CONFIG_PATH, resolveConfig } from '../../src/config/index.ts';
+import { createService, type Service, type ServiceOptions } from '../../src/service.ts';
+
+export type ConfigDocument = Record<string, unknown> & {
+  assets: Record<string, unknown>[];
+  pairs: Record<string, unknown>[];
+  prices: Record<string, unknown>[];
+  inventory: Record<string, unknown>[];
+  risk: Record<string, unknown>;
+  quotes: Record<string, unknown>;
+  http: Record<string, unknown>;
+  settlement: Record<string, unknown>;
+};
+
+/** A fresh copy of config/default.json as a plain document, for a test to change. */
+export function defaultConfigDocument(): ConfigDocument {
+  return JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, 'utf8')) as ConfigDocument;
+}
+
+export function tempDir(prefix = 'rfq-test-'): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface TestService extends Service {
+  dataDir: string;
+  dispose(): Promise<void>;
+}
+
+export async function startService(
+  change: (doc: ConfigDocument) => void = () => {},
+  options: Partial<ServiceOptions> = {},
+): Promise<TestService> {
+  const doc = defaultConfigDocument();
+  change(doc);
+  const dir = tempDir();
+  const service = await createService({ dataDir: dir.path, config: resolveConfig(doc), ...options });
+  return Object.assign(service, {
+    dataDir: dir.path,
+    async dispose() {
+      await service.close();
+      dir.remove();
+    },
+  });
+}
+
+/** A valid base58 32-byte wallet address (not a real key: quotes need none). */
+export const WALLET = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+export const OTHER_WALLET = 'GokivDYuQXPZCWRkwMhdH2h91KpDQXBEmpgBgs55bnpH';
+
+/** xs[i], which must exist: for tests that edit a known entry of a config document. */
+export function nth<T>(xs: readonly T[], i: number): T {
+  const x = xs[i];
+  if (x === undefined) throw new Error(`no entry ${i}`);
+  return x;
+}
