@@ -6,7 +6,11 @@ export const SETTLEMENT_STATUSES = ['pending', 'initiated', 'redeemed', 'refunde
 export type SettlementStatus = (typeof SETTLEMENT_STATUSES)[number];
 
 /** Once a trade reaches one of these, its settlement_status never changes again. */
-export const FINAL_SETTLEMENT_STATUSES = ['redeemed', 'refunded', 'failed'] as const satisfies readonly SettlementStatus[];
+export const FINAL_SETTLEMENT_STATUSES = [
+  'redeemed',
+  'refunded',
+  'failed',
+] as const satisfies readonly SettlementStatus[];
 
 /** The seed's TradeSignatureKind values. Kinds name the escrow and the movement, not who signed. */
 export const TRADE_SIGNATURE_KINDS = [

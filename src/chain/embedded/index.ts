@@ -1,0 +1,182 @@
+// The embedded chain port: the default chain, litesvm in this process, durable under DATA_DIR.
+// Everything happens synchronously, so a transaction is final the moment send() returns.
+
+import { type Keypair, PublicKey } from '@solana/web3.js';
+import { escrowFromAccount, nameError, pollSignature } from '../common.ts';
+import { ChainError, type TransactionErrorJson } from '../errors.ts';
+import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../htlc/index.ts';
+import type { ChainPort, ChainTransaction, DevChain, LandResult, SignatureState } from '../port.ts';
+import { settlementBuilders } from '../settlement.ts';
+import { fastSigner } from '../signer.ts';
+import type { PriorityFee } from '../transactions.ts';
+import { parseWireTransaction } from '../wire.ts';
+import { EmbeddedLedger, type MintConfig } from './ledger.ts';
+import type { StoredTransaction } from './store.ts';
+
+export { EmbeddedLedger } from './ledger.ts';
+
+const DEFAULT_MAKER_LAMPORTS = 100n * 1_000_000_000n;
+
+export interface EmbeddedChainOptions {
+  dataDir: string;
+  programId?: PublicKey;
+  makerKeypair: Keypair;
+  mints: { address: PublicKey | string; decimals: number; symbol: string }[];
+  /** Funded into the maker's ATAs the first time the chain sees each (maker, mint). */
+  makerInventory: { mint: PublicKey | string; amount: bigint }[];
+  /** SOL for the maker's fees and rent, funded once. */
+  makerLamports?: bigint;
+  /** Wall clock in ms; the chain clock follows it (plus advanceClock). */
+  clock?: () => number;
+  /** The HTLC program binary; defaults to the built programs/htlc/htlc.so. */
+  program?: Uint8Array;
+  priorityFee?: PriorityFee;
+}
+
+export interface EmbeddedChain extends ChainPort, DevChain {
+  readonly kind: 'embedded';
+  readonly ledger: EmbeddedLedger;
+}
+
+const key = (k: PublicKey | string) => (typeof k === 'string' ? new PublicKey(k) : k);
+
+export function stateOf(record: StoredTransaction | null, programId: PublicKey): SignatureState {
+  if (!record) return { status: 'unknown' };
+  const err = record.err as TransactionErrorJson | null;
+  return {
+    status: 'finalized',
+    slot: record.slot,
+    err: err === null ? null : nameError(err, programId, parseWireTransaction(record.bytes)).name,
+    fee: record.fee,
+  };
+}
+
+export function chainTransactionOf(record: StoredTransaction, programId: PublicKey): ChainTransaction {
+  const txError = record.err as TransactionErrorJson | null;
+  return {
+    signature: record.signature,
+    slot: record.slot,
+    blockTime: record.blockTime,
+    err: txError === null ? null : nameError(txError, programId, parseWireTransaction(record.bytes)).name,
+    txError,
+    fee: record.fee,
+    accountKeys: record.accountKeys,
+    logs: record.logs,
+    transactionBase64: Buffer.from(record.bytes).toString('base64'),
+  };
+}
+
+export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChain {
+  const programId = options.programId ?? DEFAULT_HTLC_PROGRAM_ID;
+  const maker = fastSigner(options.makerKeypair);
+  const mints: MintConfig[] = options.mints.map((m) => ({ ...m, address: key(m.address) }));
+  const ledger = new EmbeddedLedger({
+    dataDir: options.dataDir,
+    programId,
+    program: options.program ?? loadHtlcProgram(),
+    mints,
+    funding: [
+      {
+        owner: maker.publicKey,
+        lamports: options.makerLamports ?? DEFAULT_MAKER_LAMPORTS,
+        tokens: options.makerInventory.map((i) => ({ mint: key(i.mint), amount: i.amount })),
+      },
+    ],
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  let closed = false;
+
+  const builders = settlementBuilders({
+    programId,
+    maker,
+    ...(options.priorityFee ? { priorityFee: options.priorityFee } : {}),
+    lifetime: async () => ledger.latestBlockhash(),
+  });
+
+  /** Executes; a transaction that ran and failed is on chain (fee paid) and is reported as `rejected`. */
+  function execute(transactionBase64: string): string {
+    if (closed) throw new ChainError('unavailable', 'embedded chain is closed');
+    const bytes = new Uint8Array(Buffer.from(transactionBase64, 'base64'));
+    const out = ledger.execute(bytes);
+    const { record } = out;
+    if (out.kind === 'landed' && record.err !== null) {
+      const err = record.err as TransactionErrorJson;
+      const named = nameError(err, programId, parseWireTransaction(record.bytes));
+      throw new ChainError('rejected', `transaction failed on chain: ${named.name}`, {
+        signature: record.signature,
+        txError: err,
+        logs: record.logs,
+        ...(named.htlcError ? { htlcError: named.htlcError } : {}),
+      });
+    }
+    return record.signature;
+  }
+
+  const signatureState = async (signature: string) => stateOf(ledger.transaction(signature), programId);
+
+  const chain: EmbeddedChain = {
+    kind: 'embedded',
+    programId,
+    makerWallet: maker.publicKey,
+    ledger,
+
+    now: async () => ledger.tick().unix,
+    blockHeight: async () => ledger.slot(),
+    latestBlockhash: async () => {
+      const { blockhash, lastValidBlockHeight } = ledger.latestBlockhash();
+      return { blockhash, lastValidBlockHeight };
+    },
+
+    ...builders,
+
+    submitSigned: async (transactionBase64) => ({ signature: execute(transactionBase64) }),
+    send: async (tx) => {
+      execute(tx.transactionBase64);
+    },
+    signatureState,
+    confirm: (signature, commitment, timeoutMs) =>
+      pollSignature(() => signatureState(signature), commitment, timeoutMs, 20),
+    land: async (tx, commitment, timeoutMs): Promise<LandResult> => {
+      try {
+        execute(tx.transactionBase64);
+      } catch (e) {
+        if (e instanceof ChainError && e.code === 'blockhash_expired') {
+          const known = await signatureState(tx.signature);
+          return known.status === 'unknown' ? { status: 'expired' } : known;
+        }
+        // A failed execution is on chain: report it as a state, like a cluster would.
+        if (!(e instanceof ChainError && e.code === 'rejected' && ledger.transaction(tx.signature))) throw e;
+      }
+      return chain.confirm(tx.signature, commitment, timeoutMs);
+    },
+
+    readEscrow: async (address) => escrowFromAccount(programId, ledger.getAccount(address)),
+    signaturesForAddress: async (address, _commitment, limit = 100) =>
+      ledger.transactionsForAddress(address.toBase58(), limit).map((r) => {
+        const t = chainTransactionOf(r, programId);
+        return { signature: t.signature, slot: t.slot, err: t.err, blockTime: t.blockTime };
+      }),
+    getTransaction: async (signature) => {
+      const r = ledger.transaction(signature);
+      return r ? chainTransactionOf(r, programId) : null;
+    },
+    tokenBalance: async (owner, mint) => ledger.tokenAmount(owner, mint),
+    solBalance: async (owner) => ledger.balance(owner),
+    health: async () =>
+      closed
+        ? { ok: false, detail: 'embedded chain closed' }
+        : {
+            ok: true,
+            detail: `embedded litesvm at slot ${ledger.slot()}, ${ledger.transactionCount()} transactions`,
+          },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      ledger.close();
+    },
+
+    airdrop: async ({ wallet, mint, amount }) => ({ signature: ledger.airdrop(wallet, mint, amount) }),
+    advanceClock: async (seconds) => ledger.advanceClock(seconds),
+  };
+  return chain;
+}

@@ -1,0 +1,598 @@
+// The embedded chain itself: litesvm plus the things a cluster has and litesvm lacks — a clock that
+// follows wall time, slots and expiring blockhashes, a transaction history, a faucet, and durable
+// state. Shared by the in-process ChainPort and the loopback JSON-RPC server.
+
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  createMintToInstruction,
+} from '@solana/spl-token';
+import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
+import bs58 from 'bs58';
+import {
+  Account,
+  Clock,
+  FailedTransactionMetadata,
+  LiteSvm,
+  type TransactionMetadata,
+} from 'litesvm/dist/internal.js';
+import { ChainError, type ChainErrorCode, liteErrorToJson, type TransactionErrorJson } from '../errors.ts';
+import { type FastSigner, fastSigner, signWith } from '../signer.ts';
+import {
+  ACCOUNT_SIZE,
+  ata,
+  decodeMint,
+  encodeMint,
+  encodeTokenAccount,
+  isNativeMint,
+  readTokenAccount,
+  TOKEN_PROGRAM_ID,
+} from '../token.ts';
+import {
+  isWritableIndex,
+  missingSigners,
+  parseWireTransaction,
+  signatureOf,
+  type WireTransaction,
+} from '../wire.ts';
+import { ChainStore, type StoredAccount, type StoredTransaction } from './store.ts';
+
+export const SLOT_MS = 400;
+/** Like a cluster: a blockhash is usable for 150 blocks after the one it names. */
+export const BLOCKHASH_VALIDITY = 150;
+const SLOTS_PER_EPOCH = 432_000n;
+export const LAMPORTS_PER_SIGNATURE = 5_000n;
+/** What an airdrop tops a wallet up to: fees plus rent of the token accounts and escrow a swap creates. */
+export const AIRDROP_SOL_RESERVE = 50_000_000n;
+const FAUCET_LAMPORTS = 5_000_000n * 1_000_000_000n;
+const SYSVAR_OWNER = 'Sysvar1111111111111111111111111111111111111';
+export const CLOCK_SYSVAR = 'SysvarC1ock11111111111111111111111111111111';
+
+export interface MintConfig {
+  address: PublicKey;
+  decimals: number;
+  symbol: string;
+}
+
+export interface GenesisFunding {
+  owner: PublicKey;
+  lamports: bigint;
+  tokens: { mint: PublicKey; amount: bigint }[];
+}
+
+export interface LedgerOptions {
+  dataDir: string;
+  programId: PublicKey;
+  /** The HTLC program binary; null runs without it (tests of the plumbing only). */
+  program: Uint8Array | null;
+  mints: MintConfig[];
+  /** Funded once per (owner, asset), the first time the chain sees it. */
+  funding: GenesisFunding[];
+  /** Wall clock in milliseconds (Date.now by default). */
+  clock?: () => number;
+}
+
+export type ExecuteOutcome =
+  | { kind: 'landed'; record: StoredTransaction }
+  | { kind: 'duplicate'; record: StoredTransaction };
+
+export interface SimulationOutcome {
+  err: TransactionErrorJson | null;
+  logs: string[];
+  computeUnits: bigint;
+}
+
+export class EmbeddedLedger {
+  readonly programId: PublicKey;
+  readonly faucet: FastSigner;
+  readonly genesisHash: string;
+  private readonly svm: LiteSvm;
+  private readonly store: ChainStore;
+  private readonly wallMs: () => number;
+  private readonly seed: Buffer;
+  private readonly genesisMs: number;
+  private timeOffsetS: bigint;
+  private slotOffset: number;
+  private lastSlot: number;
+  private lastUnix: bigint;
+  private clockSet = { slot: -1, unix: -1n };
+  private readonly issued = new Map<string, number>();
+  private readonly mintDecimals = new Map<string, number>();
+  private broken: Error | null = null;
+
+  constructor(private readonly options: LedgerOptions) {
+    this.programId = options.programId;
+    this.wallMs = options.clock ?? Date.now;
+    this.store = new ChainStore(options.dataDir);
+    const fresh = this.store.meta('seed') === undefined;
+    if (fresh) {
+      const now = this.wallMs();
+      this.store.setMeta({
+        seed: randomBytes(32).toString('hex'),
+        genesis_ms: String(now),
+        genesis_unix: String(Math.floor(now / 1000)),
+        time_offset_s: '0',
+        slot_offset: '0',
+      });
+    }
+    this.seed = Buffer.from(this.store.meta('seed') ?? '', 'hex');
+    this.genesisMs = Number(this.store.meta('genesis_ms'));
+    this.timeOffsetS = BigInt(this.store.meta('time_offset_s') ?? '0');
+    this.slotOffset = Number(this.store.meta('slot_offset') ?? '0');
+    this.lastSlot = Math.max(this.store.maxSlot() ?? 0, Number(this.store.meta('last_slot') ?? '0'));
+    this.lastUnix = BigInt(this.store.meta('last_unix') ?? '0');
+    this.genesisHash = bs58.encode(this.hash('genesis'));
+    // The faucet is derived from the data dir's seed, so it is the same key after every restart.
+    this.faucet = fastSigner(Keypair.fromSeed(this.hash('faucet')));
+
+    this.svm = new LiteSvm();
+    this.svm.setSigverify(true);
+    // litesvm accepts only its single latest blockhash; we check recent blockhashes like a cluster.
+    this.svm.setBlockhashCheck(false);
+    this.svm.withNativeMints();
+    if (options.program) this.svm.addProgram(options.programId.toBytes(), options.program);
+    for (const a of this.store.accounts()) this.setAccount(a);
+    this.tick();
+    this.genesis(fresh);
+  }
+
+  // ---------------------------------------------------------------- time, slots, blockhashes
+
+  private hash(label: string, n?: number): Buffer {
+    const h = createHash('sha256').update(this.seed).update(label);
+    if (n !== undefined) {
+      const b = Buffer.alloc(8);
+      b.writeBigUInt64LE(BigInt(n));
+      h.update(b);
+    }
+    return h.digest();
+  }
+
+  /** The slot (= block height: no slot is ever skipped) the chain is at now. */
+  slot(): number {
+    const s = Math.floor((this.wallMs() - this.genesisMs) / SLOT_MS) + this.slotOffset;
+    if (s > this.lastSlot) this.lastSlot = s;
+    return this.lastSlot;
+  }
+
+  unixTime(): bigint {
+    const u = BigInt(Math.floor(this.wallMs() / 1000)) + this.timeOffsetS;
+    if (u > this.lastUnix) this.lastUnix = u;
+    return this.lastUnix;
+  }
+
+  /** Refreshes the Clock sysvar from wall time; runs before every transaction and every read of time. */
+  tick(): { slot: number; unix: bigint } {
+    const slot = this.slot();
+    const unix = this.unixTime();
+    if (slot !== this.clockSet.slot || unix !== this.clockSet.unix) {
+      const epoch = BigInt(slot) / SLOTS_PER_EPOCH;
+      const genesisUnix = BigInt(this.store.meta('genesis_unix') ?? '0');
+      this.svm.setClock(new Clock(BigInt(slot), genesisUnix, epoch, epoch + 1n, unix));
+      this.clockSet = { slot, unix };
+    }
+    return { slot, unix };
+  }
+
+  blockhashAt(slot: number): string {
+    return bs58.encode(this.hash('blockhash', slot));
+  }
+
+  latestBlockhash(): { blockhash: string; lastValidBlockHeight: number; slot: number } {
+    const slot = this.slot();
+    const blockhash = this.blockhashAt(slot);
+    if (!this.issued.has(blockhash)) {
+      this.issued.set(blockhash, slot);
+      if (this.issued.size > 4 * BLOCKHASH_VALIDITY) {
+        for (const [h, s] of this.issued) if (s + BLOCKHASH_VALIDITY < slot) this.issued.delete(h);
+      }
+    }
+    return { blockhash, lastValidBlockHeight: slot + BLOCKHASH_VALIDITY, slot };
+  }
+
+  /** The slot a still-valid blockhash names, or null when it is unknown or expired. */
+  blockhashSlot(blockhash: string): number | null {
+    const now = this.slot();
+    const known = this.issued.get(blockhash);
+    if (known !== undefined) return known + BLOCKHASH_VALIDITY >= now ? known : null;
+    // Issued before a restart: recompute the window (151 hashes, well under a millisecond).
+    for (let s = now; s >= Math.max(0, now - BLOCKHASH_VALIDITY); s--) {
+      if (this.blockhashAt(s) === blockhash) return s;
+    }
+    return null;
+  }
+
+  /** Moves chain time forward; slots move with it, so blockhashes older than the jump expire. */
+  advanceClock(seconds: number): void {
+    if (!Number.isFinite(seconds) || seconds < 0) throw new Error('advanceClock: seconds must be ≥ 0');
+    const whole = Math.floor(seconds);
+    this.timeOffsetS += BigInt(whole);
+    this.slotOffset += Math.floor((whole * 1000) / SLOT_MS);
+    this.tick();
+    this.store.setMeta({
+      time_offset_s: this.timeOffsetS.toString(),
+      slot_offset: String(this.slotOffset),
+      last_slot: String(this.lastSlot),
+      last_unix: this.lastUnix.toString(),
+    });
+  }
+
+  // ---------------------------------------------------------------- accounts
+
+  private setAccount(a: StoredAccount): void {
+    this.svm.setAccount(
+      new PublicKey(a.address).toBytes(),
+      new Account(a.lamports, a.data, new PublicKey(a.owner).toBytes(), a.executable, 0n),
+    );
+  }
+
+  getAccount(address: string | PublicKey): StoredAccount | null {
+    const key = typeof address === 'string' ? new PublicKey(address) : address;
+    const b58 = key.toBase58();
+    if (b58 === CLOCK_SYSVAR) this.tick();
+    const acc = this.svm.getAccount(key.toBytes());
+    if (!acc) return null;
+    const lamports = acc.lamports();
+    if (lamports === 0n) return null;
+    return {
+      address: b58,
+      lamports,
+      owner: bs58.encode(acc.owner()),
+      executable: acc.executable(),
+      data: acc.data(),
+    };
+  }
+
+  balance(address: PublicKey | string): bigint {
+    return this.getAccount(address)?.lamports ?? 0n;
+  }
+
+  tokenAmount(owner: PublicKey, mint: PublicKey): bigint {
+    const acc = this.getAccount(ata(owner, mint));
+    if (!acc || acc.owner !== TOKEN_PROGRAM_ID.toBase58()) return 0n;
+    return readTokenAccount(acc.data)?.amount ?? 0n;
+  }
+
+  decimalsOf(mint: PublicKey | string): number | null {
+    const key = typeof mint === 'string' ? mint : mint.toBase58();
+    const cached = this.mintDecimals.get(key);
+    if (cached !== undefined) return cached;
+    const acc = this.getAccount(key);
+    if (!acc || acc.owner !== TOKEN_PROGRAM_ID.toBase58() || acc.data.length !== 82) return null;
+    const decimals = decodeMint(acc.data).decimals;
+    this.mintDecimals.set(key, decimals);
+    return decimals;
+  }
+
+  minimumBalanceForRentExemption(dataLen: number): bigint {
+    return this.svm.minimumBalanceForRentExemption(BigInt(dataLen));
+  }
+
+  // ---------------------------------------------------------------- genesis
+
+  /** Places the configured mints and funds whoever the config funds, once each; persisted at once. */
+  private genesis(fresh: boolean): void {
+    const changed = new Map<string, StoredAccount>();
+    const flags: Record<string, string> = {};
+    const put = (a: StoredAccount) => {
+      this.setAccount(a);
+      changed.set(a.address, a);
+    };
+    const tokenOwner = TOKEN_PROGRAM_ID.toBase58();
+    const systemOwner = SystemProgram.programId.toBase58();
+
+    if (fresh || this.balance(this.faucet.publicKey) < FAUCET_LAMPORTS / 2n) {
+      put({
+        address: this.faucet.publicKey.toBase58(),
+        lamports: FAUCET_LAMPORTS,
+        owner: systemOwner,
+        executable: false,
+        data: new Uint8Array(),
+      });
+    }
+    for (const m of this.options.mints) {
+      if (isNativeMint(m.address)) continue;
+      const existing = this.getAccount(m.address);
+      if (existing) {
+        const decimals = this.decimalsOf(m.address);
+        if (decimals !== m.decimals) {
+          throw new Error(
+            `embedded chain: mint ${m.symbol} ${m.address.toBase58()} has ${decimals} decimals on chain, config says ${m.decimals}`,
+          );
+        }
+        continue;
+      }
+      put({
+        address: m.address.toBase58(),
+        lamports: this.minimumBalanceForRentExemption(82),
+        owner: tokenOwner,
+        executable: false,
+        // The dev faucet is the mint authority, so airdrops are ordinary MintTo transactions.
+        data: encodeMint({ decimals: m.decimals, supply: 0n, mintAuthority: this.faucet.publicKey }),
+      });
+    }
+    for (const f of this.options.funding) {
+      const owner = f.owner.toBase58();
+      const solFlag = `funded:${owner}:SOL`;
+      if (this.store.meta(solFlag) === undefined && f.lamports > 0n) {
+        const cur = this.getAccount(owner);
+        put({
+          address: owner,
+          lamports: (cur?.lamports ?? 0n) + f.lamports,
+          owner: cur?.owner ?? systemOwner,
+          executable: false,
+          data: cur?.data ?? new Uint8Array(),
+        });
+        flags[solFlag] = '1';
+      }
+      for (const t of f.tokens) {
+        const flag = `funded:${owner}:${t.mint.toBase58()}`;
+        if (this.store.meta(flag) !== undefined || t.amount <= 0n) continue;
+        const native = isNativeMint(t.mint);
+        if (!native && !this.getAccount(t.mint)) {
+          throw new Error(
+            `embedded chain: inventory for ${t.mint.toBase58()}, which is not a configured mint`,
+          );
+        }
+        const address = ata(f.owner, t.mint);
+        const cur = this.getAccount(address);
+        const prevAmount = cur ? (readTokenAccount(cur.data)?.amount ?? 0n) : 0n;
+        const rent = this.minimumBalanceForRentExemption(ACCOUNT_SIZE);
+        put({
+          address: address.toBase58(),
+          lamports: native ? (cur?.lamports ?? rent) + t.amount : (cur?.lamports ?? rent),
+          owner: tokenOwner,
+          executable: false,
+          data: encodeTokenAccount({
+            mint: t.mint,
+            owner: f.owner,
+            amount: prevAmount + t.amount,
+            ...(native ? { nativeRentReserve: rent } : {}),
+          }),
+        });
+        if (!native) {
+          const mintAcc = this.getAccount(t.mint) as StoredAccount;
+          const mint = decodeMint(mintAcc.data);
+          put({
+            ...mintAcc,
+            data: encodeMint({
+              decimals: mint.decimals,
+              supply: mint.supply + t.amount,
+              mintAuthority: mint.mintAuthorityOption ? mint.mintAuthority : null,
+            }),
+          });
+        }
+        flags[flag] = '1';
+      }
+    }
+    if (changed.size > 0 || Object.keys(flags).length > 0) {
+      this.store.commit({
+        accounts: [...changed.values()].map((account) => ({ address: account.address, account })),
+        meta: flags,
+      });
+    }
+  }
+
+  // ---------------------------------------------------------------- transactions
+
+  private assertUsable(): void {
+    if (this.broken) {
+      throw new ChainError(
+        'unavailable',
+        `embedded chain stopped after a persistence failure: ${this.broken.message}`,
+      );
+    }
+  }
+
+  /** Checks that happen before a cluster would even schedule the transaction. */
+  private admit(bytes: Uint8Array): {
+    tx: WireTransaction;
+    signature: string;
+    duplicate: StoredTransaction | null;
+  } {
+    this.assertUsable();
+    const tx = parseWireTransaction(bytes);
+    if (tx.addressTableLookups.length > 0) {
+      throw new ChainError(
+        'invalid_transaction',
+        'the embedded chain does not support address lookup tables',
+      );
+    }
+    const missing = missingSigners(tx);
+    if (missing.length > 0) {
+      throw new ChainError('missing_signature', `transaction lacks the signature of ${missing.join(', ')}`);
+    }
+    const signature = signatureOf(tx);
+    const duplicate = this.store.transaction(signature);
+    if (!duplicate && this.blockhashSlot(tx.recentBlockhash) === null) {
+      throw new ChainError('blockhash_expired', 'blockhash not found or expired', { signature });
+    }
+    return { tx, signature, duplicate };
+  }
+
+  /**
+   * Executes signed wire bytes. A transaction that ran (successfully or not: a failed one still pays
+   * its fee) is persisted, accounts and record together, before this returns. Pre-execution
+   * refusals throw ChainError and leave no trace, as on a cluster.
+   */
+  execute(bytes: Uint8Array): ExecuteOutcome {
+    const { tx, signature, duplicate } = this.admit(bytes);
+    if (duplicate) return { kind: 'duplicate', record: duplicate };
+    const { slot, unix } = this.tick();
+    const keys = tx.accountKeys.map((k) => new PublicKey(k).toBytes());
+    const preBalances = keys.map((k) => this.svm.getBalance(k) ?? 0n);
+    const result =
+      tx.version === 'legacy'
+        ? this.svm.sendLegacyTransaction(bytes)
+        : this.svm.sendVersionedTransaction(bytes);
+
+    let err: TransactionErrorJson | null = null;
+    let meta: TransactionMetadata;
+    if (result instanceof FailedTransactionMetadata) {
+      const raw = result.err();
+      if (typeof raw === 'number') throw refusal(raw, liteErrorToJson(raw), signature, result.meta().logs());
+      err = liteErrorToJson(raw);
+      meta = result.meta();
+    } else {
+      meta = result;
+    }
+    const postBalances = keys.map((k) => this.svm.getBalance(k) ?? 0n);
+    // Lamports only move between the transaction's own accounts; what went missing is the fee.
+    const fee = preBalances.reduce((s, b) => s + b, 0n) - postBalances.reduce((s, b) => s + b, 0n);
+
+    const accounts: { address: string; account: StoredAccount | null }[] = [];
+    tx.accountKeys.forEach((address, i) => {
+      if (!isWritableIndex(tx, i)) return;
+      const account = this.getAccount(address);
+      if (account && (account.executable || account.owner === SYSVAR_OWNER)) return;
+      accounts.push({ address, account });
+    });
+    const record: StoredTransaction = {
+      signature,
+      slot,
+      blockTime: Number(unix),
+      err,
+      fee,
+      computeUnits: meta.computeUnitsConsumed(),
+      logs: meta.logs(),
+      accountKeys: tx.accountKeys,
+      preBalances,
+      postBalances,
+      bytes: new Uint8Array(bytes),
+    };
+    try {
+      this.store.commit({
+        accounts,
+        transaction: record,
+        meta: { last_slot: String(this.lastSlot), last_unix: this.lastUnix.toString() },
+      });
+    } catch (e) {
+      // The VM moved on but the disk did not: refuse everything from now on rather than diverge.
+      this.broken = e as Error;
+      throw new ChainError(
+        'unavailable',
+        `embedded chain could not persist a transaction: ${(e as Error).message}`,
+        {
+          cause: e,
+        },
+      );
+    }
+    return { kind: 'landed', record };
+  }
+
+  /** Runs the transaction without committing anything (preflight, simulateTransaction). */
+  simulate(bytes: Uint8Array, opts: { sigVerify: boolean } = { sigVerify: true }): SimulationOutcome {
+    this.assertUsable();
+    const tx = parseWireTransaction(bytes);
+    if (opts.sigVerify && missingSigners(tx).length > 0) {
+      throw new ChainError('missing_signature', 'transaction lacks a signature');
+    }
+    if (this.store.transaction(signatureOf(tx)) && opts.sigVerify) {
+      return { err: 'AlreadyProcessed', logs: [], computeUnits: 0n };
+    }
+    if (this.blockhashSlot(tx.recentBlockhash) === null)
+      return { err: 'BlockhashNotFound', logs: [], computeUnits: 0n };
+    this.tick();
+    if (!opts.sigVerify) this.svm.setSigverify(false);
+    try {
+      const r =
+        tx.version === 'legacy'
+          ? this.svm.simulateLegacyTransaction(bytes)
+          : this.svm.simulateVersionedTransaction(bytes);
+      if (r instanceof FailedTransactionMetadata) {
+        const m = r.meta();
+        return { err: liteErrorToJson(r.err()), logs: m.logs(), computeUnits: m.computeUnitsConsumed() };
+      }
+      const m = r.meta();
+      return { err: null, logs: m.logs(), computeUnits: m.computeUnitsConsumed() };
+    } finally {
+      if (!opts.sigVerify) this.svm.setSigverify(true);
+    }
+  }
+
+  transaction(signature: string): StoredTransaction | null {
+    return this.store.transaction(signature);
+  }
+
+  transactionsForAddress(address: string, limit: number, before?: string): StoredTransaction[] {
+    return this.store.transactionsForAddress(address, limit, before);
+  }
+
+  transactionCount(): number {
+    return this.store.transactionCount();
+  }
+
+  // ---------------------------------------------------------------- faucet
+
+  private faucetSend(instructions: Transaction['instructions']): string {
+    const { blockhash, lastValidBlockHeight } = this.latestBlockhash();
+    const tx = new Transaction({ feePayer: this.faucet.publicKey, blockhash, lastValidBlockHeight }).add(
+      ...instructions,
+    );
+    const { bytes } = signWith(tx, this.faucet);
+    const out = this.execute(bytes);
+    if (out.record.err !== null) {
+      throw new ChainError('rejected', `faucet transaction failed: ${JSON.stringify(out.record.err)}`, {
+        signature: out.record.signature,
+        txError: out.record.err as TransactionErrorJson,
+        logs: out.record.logs,
+      });
+    }
+    return out.record.signature;
+  }
+
+  /** Plain SOL from the faucet (requestAirdrop). */
+  requestAirdrop(wallet: PublicKey, lamports: bigint): string {
+    if (lamports <= 0n) throw new ChainError('invalid_transaction', 'airdrop amount must be positive');
+    return this.faucetSend([
+      SystemProgram.transfer({ fromPubkey: this.faucet.publicKey, toPubkey: wallet, lamports }),
+    ]);
+  }
+
+  /**
+   * The dev airdrop: the asset (SOL as native lamports, which a lock wraps; any other configured mint
+   * by MintTo from the faucet) plus a top-up to AIRDROP_SOL_RESERVE for fees and rent.
+   */
+  airdrop(wallet: PublicKey, mint: PublicKey, amount: bigint): string {
+    if (amount <= 0n) throw new ChainError('invalid_transaction', 'airdrop amount must be positive');
+    const balance = this.balance(wallet);
+    const topUp = balance < AIRDROP_SOL_RESERVE ? AIRDROP_SOL_RESERVE - balance : 0n;
+    const faucet = this.faucet.publicKey;
+    if (isNativeMint(mint)) {
+      return this.faucetSend([
+        SystemProgram.transfer({ fromPubkey: faucet, toPubkey: wallet, lamports: amount + topUp }),
+      ]);
+    }
+    if (this.decimalsOf(mint) === null)
+      throw new ChainError('not_supported', `no mint ${mint.toBase58()} on this chain`);
+    const ixs = [
+      createAssociatedTokenAccountIdempotentInstruction(faucet, ata(wallet, mint), wallet, mint),
+      createMintToInstruction(mint, ata(wallet, mint), faucet, amount),
+    ];
+    if (topUp > 0n)
+      ixs.push(SystemProgram.transfer({ fromPubkey: faucet, toPubkey: wallet, lamports: topUp }));
+    return this.faucetSend(ixs);
+  }
+
+  close(): void {
+    this.store.close();
+  }
+}
+
+/** A transaction litesvm refused before running it: nothing landed, nothing is charged. */
+function refusal(code: number, json: TransactionErrorJson, signature: string, logs: string[]): ChainError {
+  const byName: Record<string, ChainErrorCode> = {
+    SignatureFailure: 'invalid_signature',
+    MissingSignatureForFee: 'missing_signature',
+    AccountNotFound: 'insufficient_funds',
+    InsufficientFundsForFee: 'insufficient_funds',
+    BlockhashNotFound: 'blockhash_expired',
+    SanitizeFailure: 'invalid_transaction',
+  };
+  const name = typeof json === 'string' ? json : String(code);
+  return new ChainError(byName[name] ?? 'rejected', `transaction refused: ${name}`, {
+    signature,
+    txError: json,
+    logs,
+  });
+}

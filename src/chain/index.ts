@@ -1,0 +1,84 @@
+// Front door of the chain: createChain picks the embedded litesvm chain (default) or a JSON-RPC
+// cluster; the port's types and the HTLC client are re-exported from here.
+
+import { type Keypair, PublicKey } from '@solana/web3.js';
+import { createEmbeddedChain, type EmbeddedChain } from './embedded/index.ts';
+import type { ChainPort } from './port.ts';
+import { createRpcChain } from './rpc/index.ts';
+
+export {
+  createEmbeddedChain,
+  type EmbeddedChain,
+  type EmbeddedChainOptions,
+  EmbeddedLedger,
+} from './embedded/index.ts';
+export {
+  CHAIN_ERROR_CODES,
+  ChainError,
+  type ChainErrorCode,
+  isChainError,
+  type TransactionErrorJson,
+} from './errors.ts';
+export * from './htlc/index.ts';
+export { inspectTransaction, type LockInspection, type LockInstructionView } from './inspect.ts';
+export type * from './port.ts';
+export { createRpcChain, type RpcChainOptions } from './rpc/index.ts';
+export {
+  type ChainServer,
+  type ChainServerOptions,
+  loopbackDevChain,
+  startChainServer,
+} from './server/index.ts';
+export { loadKeypairFile, loadOrCreateKeypairFile } from './signer.ts';
+export { ata, isNativeMint, NATIVE_MINT } from './token.ts';
+export { summarizeTransaction, type TransactionSummary } from './wire.ts';
+
+export type ChainOptions =
+  | {
+      kind: 'embedded';
+      /** The chain's own directory (e.g. DATA_DIR/chain). */
+      dataDir: string;
+      programId?: PublicKey | string | null;
+      makerKeypair: Keypair;
+      mints: { address: PublicKey | string; decimals: number; symbol: string }[];
+      makerInventory: { mint: PublicKey | string; amount: bigint }[];
+      makerLamports?: bigint;
+      clock?: () => number;
+    }
+  | {
+      kind: 'rpc';
+      url: string;
+      programId: PublicKey | string;
+      makerKeypairPath: string;
+      priorityFeeMicroLamports?: number;
+      computeUnitLimit?: number;
+      pollIntervalMs?: number;
+    };
+
+/** The embedded chain also offers DevChain (airdrop, advanceClock); check `chain.kind`. */
+export function createChain(options: ChainOptions & { kind: 'embedded' }): EmbeddedChain;
+export function createChain(options: ChainOptions): ChainPort;
+export function createChain(options: ChainOptions): ChainPort {
+  if (options.kind === 'rpc') {
+    return createRpcChain({
+      url: options.url,
+      programId: options.programId,
+      makerKeypairPath: options.makerKeypairPath,
+      ...(options.priorityFeeMicroLamports !== undefined
+        ? { priorityFeeMicroLamports: options.priorityFeeMicroLamports }
+        : {}),
+      ...(options.computeUnitLimit !== undefined ? { computeUnitLimit: options.computeUnitLimit } : {}),
+      ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+    });
+  }
+  const { programId, clock, makerLamports, ...rest } = options;
+  return createEmbeddedChain({
+    ...rest,
+    ...(programId ? { programId: typeof programId === 'string' ? new PublicKey(programId) : programId } : {}),
+    ...(clock ? { clock } : {}),
+    ...(makerLamports !== undefined ? { makerLamports } : {}),
+  });
+}
+
+/** Narrowing helper: the dev controls exist only on the embedded chain. */
+export const isEmbeddedChain = (chain: ChainPort): chain is EmbeddedChain => chain.kind === 'embedded';

@@ -1,0 +1,182 @@
+// The chain port: everything the trade runtime asks of Solana, behind one interface with two
+// implementations (embedded litesvm, JSON-RPC cluster). Amounts are bigint raw units; times are chain
+// unix seconds (the Clock sysvar), never the host's clock.
+
+import type { PublicKey } from '@solana/web3.js';
+import type { TransactionErrorJson } from './errors.ts';
+import type { EscrowState } from './htlc/index.ts';
+
+export type Commitment = 'confirmed' | 'finalized';
+
+/** A taker transaction for the wallet: legacy, fee payer = taker, base64 of serialize({requireAllSignatures:false}). */
+export interface UnsignedTransaction {
+  transactionBase64: string;
+  recentBlockhash: string;
+  lastValidBlockHeight: number;
+}
+
+/** Signed, NOT yet sent: the runtime persists this intent first, then calls send(). */
+export interface SignedMakerTransaction {
+  signature: string;
+  transactionBase64: string;
+  lastValidBlockHeight: number;
+}
+
+export type SignatureState =
+  | { status: 'unknown' }
+  | {
+      status: 'processed' | 'confirmed';
+      slot: number;
+      /** null on success; the HTLC error name when our program refused, else a compact error text. */
+      err: string | null;
+    }
+  | {
+      status: 'finalized';
+      slot: number;
+      err: string | null;
+      /** Lamports the fee payer paid (also when the transaction failed); for the maker's ledger. */
+      fee: bigint;
+    };
+
+/** A transaction known to the chain, as the runtime needs it for reconciliation. */
+export interface ChainTransaction {
+  signature: string;
+  slot: number;
+  blockTime: number | null;
+  err: string | null;
+  txError: TransactionErrorJson | null;
+  fee: bigint;
+  /** Static account keys in message order; [0] is the fee payer. */
+  accountKeys: string[];
+  logs: string[];
+  transactionBase64: string;
+}
+
+export interface SignatureInfo {
+  signature: string;
+  slot: number;
+  err: string | null;
+  blockTime: number | null;
+}
+
+/** What land() saw: a state, or 'expired' once the blockhash passed with the signature still unknown. */
+export type LandResult = SignatureState | { status: 'expired' };
+
+export interface ChainPort {
+  readonly kind: 'embedded' | 'rpc';
+  readonly programId: PublicKey;
+  readonly makerWallet: PublicKey;
+
+  /** Chain clock, unix seconds (Clock sysvar). */
+  now(): Promise<bigint>;
+  blockHeight(): Promise<number>;
+  latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }>;
+
+  /**
+   * Fee payer = taker; creates the taker's OUTPUT token account (ATA, idempotent); when the input is
+   * wrapped SOL also creates the taker's WSOL ATA, transfers the lamports in and syncs it before the
+   * lock; recipient = maker wallet.
+   */
+  buildTakerLock(a: {
+    taker: PublicKey;
+    inputMint: PublicKey;
+    outputMint: PublicKey;
+    amount: bigint;
+    hashlock: Uint8Array;
+    expiry: bigint;
+    lockDeadline: bigint;
+  }): Promise<UnsignedTransaction>;
+  /** The taker redeems the MAKER escrow into its output ATA (created idempotently); unwraps SOL output. */
+  buildTakerRedeem(a: {
+    taker: PublicKey;
+    takerEscrow: PublicKey;
+    outputMint: PublicKey;
+    preimage: Uint8Array;
+  }): Promise<UnsignedTransaction>;
+  /** Refund of the taker escrow to the taker's input ATA (created idempotently); unwraps SOL input. */
+  buildTakerRefund(a: {
+    taker: PublicKey;
+    takerEscrow: PublicKey;
+    inputMint: PublicKey;
+  }): Promise<UnsignedTransaction>;
+
+  /**
+   * Sends a wallet-signed transaction. Throws ChainError: invalid_transaction / missing_signature /
+   * invalid_signature / blockhash_expired before it reaches the chain, `rejected` (with htlcError) when
+   * the chain refused it. Sending one that already landed answers its signature.
+   */
+  submitSigned(transactionBase64: string): Promise<{ signature: string }>;
+
+  signMakerLock(a: {
+    takerEscrow: PublicKey;
+    taker: PublicKey;
+    outputMint: PublicKey;
+    amount: bigint;
+    hashlock: Uint8Array;
+    expiry: bigint;
+    lockDeadline: bigint;
+  }): Promise<SignedMakerTransaction>;
+  /** Redeems the TAKER escrow into the maker's input token account. */
+  signMakerRedeem(a: {
+    takerEscrow: PublicKey;
+    inputMint: PublicKey;
+    preimage: Uint8Array;
+  }): Promise<SignedMakerTransaction>;
+  signMakerRefund(a: { makerEscrow: PublicKey; outputMint: PublicKey }): Promise<SignedMakerTransaction>;
+  /** The maker (recipient of the taker escrow) releases it at once back to the taker. */
+  signMakerCancel(a: {
+    takerEscrow: PublicKey;
+    taker: PublicKey;
+    inputMint: PublicKey;
+  }): Promise<SignedMakerTransaction>;
+  /** Maker pays the fee for the taker's redeem of the maker escrow; funds go to the taker only. */
+  signRedeemFor(a: {
+    takerEscrow: PublicKey;
+    taker: PublicKey;
+    outputMint: PublicKey;
+    preimage: Uint8Array;
+  }): Promise<SignedMakerTransaction>;
+  /** Maker submits the taker escrow's expiry refund; funds go to the taker only. */
+  signRefundFor(a: {
+    takerEscrow: PublicKey;
+    taker: PublicKey;
+    inputMint: PublicKey;
+  }): Promise<SignedMakerTransaction>;
+  /** Maker closes its own settled maker escrow (rent back to the maker). */
+  signClose(a: { escrow: PublicKey }): Promise<SignedMakerTransaction>;
+
+  /**
+   * (Re)broadcasts signed bytes. Idempotent: a transaction that already landed is not an error.
+   * Throws ChainError `blockhash_expired` when it can never land, `rejected` (with htlcError) when the
+   * chain refused it, `unavailable` when the chain could not be reached (retry).
+   */
+  send(tx: SignedMakerTransaction | { transactionBase64: string }): Promise<void>;
+  signatureState(signature: string): Promise<SignatureState>;
+  /** Polls until the signature reaches the commitment (or failed there), or the timeout; answers the last state. */
+  confirm(signature: string, commitment: Commitment, timeoutMs: number): Promise<SignatureState>;
+  /**
+   * send() + confirm loop: rebroadcasts the same bytes until they land at the commitment, the
+   * blockhash expires with the signature still unknown ('expired'), or the timeout passes.
+   */
+  land(tx: SignedMakerTransaction, commitment: Commitment, timeoutMs: number): Promise<LandResult>;
+
+  /** The escrow at the address, or null when absent (or not an escrow of our program). */
+  readEscrow(address: PublicKey, commitment: Commitment): Promise<EscrowState | null>;
+  /** Signatures that touched the address, newest first (a lock the taker sent itself shows up here). */
+  signaturesForAddress(address: PublicKey, commitment: Commitment, limit?: number): Promise<SignatureInfo[]>;
+  getTransaction(signature: string, commitment: Commitment): Promise<ChainTransaction | null>;
+
+  /** Amount in the owner's associated token account for the mint; 0 when absent. */
+  tokenBalance(owner: PublicKey, mint: PublicKey): Promise<bigint>;
+  solBalance(owner: PublicKey): Promise<bigint>;
+  health(): Promise<{ ok: boolean; detail: string }>;
+  close(): Promise<void>;
+}
+
+/** Dev-only controls, offered by the embedded chain (and the loopback server's dev_* methods). */
+export interface DevChain {
+  /** Funds the wallet with the asset (SOL: native lamports, which the lock wraps) plus SOL for fees and rent. */
+  airdrop(a: { wallet: PublicKey; mint: PublicKey; amount: bigint }): Promise<{ signature: string }>;
+  /** Moves the chain clock (and the slot with it) forward. */
+  advanceClock(seconds: number): Promise<void>;
+}

@@ -1,0 +1,329 @@
+// The `rpc` chain port: any Solana JSON-RPC cluster through web3.js Connection. Maker transactions
+// carry a priority fee and are rebroadcast (same signed bytes) until they land or their blockhash
+// expires; taker locks are trusted only at the commitment the runtime asks for (finalized).
+
+import {
+  Connection,
+  type Keypair,
+  PublicKey,
+  SendTransactionError,
+  SYSVAR_CLOCK_PUBKEY,
+  VersionedTransaction,
+  type VersionedTransactionResponse,
+  type Commitment as Web3Commitment,
+} from '@solana/web3.js';
+import bs58 from 'bs58';
+import { escrowFromAccount, nameError, pollSignature, reaches, sleep } from '../common.ts';
+import { ChainError, describeTransactionError, type TransactionErrorJson } from '../errors.ts';
+import type {
+  ChainPort,
+  ChainTransaction,
+  Commitment,
+  LandResult,
+  SignatureState,
+  SignedMakerTransaction,
+} from '../port.ts';
+import { settlementBuilders } from '../settlement.ts';
+import { fastSigner, loadKeypairFile } from '../signer.ts';
+import { ata, readTokenAccount, TOKEN_PROGRAM_ID } from '../token.ts';
+import { decodeBase64Transaction, missingSigners, signatureOf, type WireTransaction } from '../wire.ts';
+
+export interface RpcChainOptions {
+  url: string;
+  programId: PublicKey | string;
+  /** The maker key, or the path of a solana CLI keypair file. */
+  makerKeypair?: Keypair;
+  makerKeypairPath?: string;
+  /** Priority fee of maker transactions, in micro-lamports per compute unit (0 = none). */
+  priorityFeeMicroLamports?: number;
+  /** Compute-unit limit set on maker transactions when a priority fee is paid. */
+  computeUnitLimit?: number;
+  /** How often confirm() and land() poll. */
+  pollIntervalMs?: number;
+  /** How often land() rebroadcasts while the signature is unknown. */
+  rebroadcastIntervalMs?: number;
+}
+
+const DEFAULT_UNIT_LIMIT = 200_000;
+
+/** Only the origin of an RPC URL is shown anywhere: paths and queries often carry API keys. */
+const redactUrl = (url: string) => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'rpc';
+  }
+};
+
+const PREFLIGHT_CUSTOM = /Error processing Instruction (\d+): custom program error: 0x([0-9a-fA-F]+)/;
+
+export function createRpcChain(options: RpcChainOptions): ChainPort {
+  const programId =
+    typeof options.programId === 'string' ? new PublicKey(options.programId) : options.programId;
+  const keypair =
+    options.makerKeypair ?? (options.makerKeypairPath ? loadKeypairFile(options.makerKeypairPath) : null);
+  if (!keypair) throw new Error('rpc chain: makerKeypair or makerKeypairPath is required');
+  const maker = fastSigner(keypair);
+  const connection = new Connection(options.url, { commitment: 'confirmed', disableRetryOnRateLimit: false });
+  const pollMs = options.pollIntervalMs ?? 500;
+  const rebroadcastMs = options.rebroadcastIntervalMs ?? 2_000;
+  const origin = redactUrl(options.url);
+  const priority = options.priorityFeeMicroLamports ?? 0;
+
+  const rpc = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (e) {
+      if (e instanceof ChainError) throw e;
+      throw new ChainError('unavailable', `${what} failed at ${origin}: ${(e as Error).message}`, {
+        cause: e,
+      });
+    }
+  };
+
+  const latestBlockhash = () => rpc('getLatestBlockhash', () => connection.getLatestBlockhash('confirmed'));
+
+  const builders = settlementBuilders({
+    programId,
+    maker,
+    ...(priority > 0
+      ? {
+          priorityFee: { microLamports: priority, unitLimit: options.computeUnitLimit ?? DEFAULT_UNIT_LIMIT },
+        }
+      : {}),
+    lifetime: latestBlockhash,
+  });
+
+  // Finalized states never change; failed-transaction names need a getTransaction, so keep them.
+  const finalized = new Map<string, SignatureState>();
+
+  async function fetchTransaction(
+    signature: string,
+    commitment: Commitment,
+  ): Promise<VersionedTransactionResponse | null> {
+    return rpc('getTransaction', () =>
+      connection.getTransaction(signature, { commitment, maxSupportedTransactionVersion: 0 }),
+    );
+  }
+
+  const wireOf = (r: VersionedTransactionResponse): Pick<WireTransaction, 'instructions' | 'accountKeys'> => {
+    const m = r.transaction.message;
+    return {
+      accountKeys: m.staticAccountKeys.map((k) => k.toBase58()),
+      instructions: m.compiledInstructions.map((ix) => ({
+        programIdIndex: ix.programIdIndex,
+        accounts: ix.accountKeyIndexes,
+        data: ix.data,
+      })),
+    };
+  };
+
+  function toChainTransaction(signature: string, r: VersionedTransactionResponse): ChainTransaction {
+    const txError = (r.meta?.err ?? null) as TransactionErrorJson | null;
+    const bytes = new VersionedTransaction(
+      r.transaction.message,
+      r.transaction.signatures.map((s) => bs58.decode(s)),
+    ).serialize();
+    return {
+      signature,
+      slot: r.slot,
+      blockTime: r.blockTime ?? null,
+      err: nameError(txError, programId, wireOf(r)).name,
+      txError,
+      fee: BigInt(r.meta?.fee ?? 0),
+      accountKeys: r.transaction.message.staticAccountKeys.map((k) => k.toBase58()),
+      logs: r.meta?.logMessages ?? [],
+      transactionBase64: Buffer.from(bytes).toString('base64'),
+    };
+  }
+
+  async function signatureState(signature: string): Promise<SignatureState> {
+    const cached = finalized.get(signature);
+    if (cached) return cached;
+    const { value } = await rpc('getSignatureStatuses', () =>
+      connection.getSignatureStatuses([signature], { searchTransactionHistory: true }),
+    );
+    const s = value[0];
+    if (!s) return { status: 'unknown' };
+    const status = s.confirmationStatus ?? (s.confirmations === null ? 'finalized' : 'confirmed');
+    if (status !== 'finalized' && s.err === null) return { status, slot: s.slot, err: null };
+    // Failed (to name its error) or final (for its fee): read the transaction itself.
+    const tx = await fetchTransaction(signature, status === 'finalized' ? 'finalized' : 'confirmed');
+    if (!tx) return { status: status === 'finalized' ? 'confirmed' : status, slot: s.slot, err: null };
+    const err = nameError((s.err ?? null) as TransactionErrorJson | null, programId, wireOf(tx)).name;
+    if (status !== 'finalized') return { status, slot: s.slot, err };
+    const state: SignatureState = { status: 'finalized', slot: s.slot, err, fee: BigInt(tx.meta?.fee ?? 0) };
+    finalized.set(signature, state);
+    return state;
+  }
+
+  /** Broadcast with preflight; answers true when the chain already has it. */
+  async function broadcast(wire: WireTransaction, lastValidBlockHeight?: number): Promise<void> {
+    const signature = signatureOf(wire);
+    try {
+      await connection.sendRawTransaction(wire.bytes, {
+        skipPreflight: false,
+        preflightCommitment: 'confirmed',
+        maxRetries: 0,
+      });
+    } catch (e) {
+      if (!(e instanceof SendTransactionError)) {
+        throw new ChainError('unavailable', `sendTransaction failed at ${origin}: ${(e as Error).message}`, {
+          signature,
+          cause: e,
+        });
+      }
+      const { message = e.message, logs = [] } = e.transactionError;
+      if (/already been processed/i.test(message)) return;
+      if (/signature verification failure/i.test(message)) {
+        throw new ChainError('invalid_signature', 'transaction signature verification failure', {
+          signature,
+        });
+      }
+      if (/Blockhash not found/i.test(message)) {
+        // A lagging node also says this for a fresh blockhash: expired only once the chain is past it.
+        const expired =
+          lastValidBlockHeight !== undefined
+            ? (await rpc('getBlockHeight', () => connection.getBlockHeight('confirmed'))) >
+              lastValidBlockHeight
+            : !(
+                await rpc('isBlockhashValid', () =>
+                  connection.isBlockhashValid(wire.recentBlockhash, { commitment: 'processed' }),
+                )
+              ).value;
+        throw new ChainError(
+          expired ? 'blockhash_expired' : 'unavailable',
+          `blockhash not found (${message})`,
+          {
+            signature,
+          },
+        );
+      }
+      if (/no record of a prior credit|insufficient funds for fee/i.test(message)) {
+        throw new ChainError('insufficient_funds', message, { signature, logs });
+      }
+      const custom = PREFLIGHT_CUSTOM.exec(message);
+      const txError: TransactionErrorJson | undefined = custom
+        ? { InstructionError: [Number(custom[1]), { Custom: Number.parseInt(custom[2] ?? '0', 16) }] }
+        : undefined;
+      const named: { name: string | null; htlcError?: string } = txError
+        ? nameError(txError, programId, wire)
+        : { name: message };
+      throw new ChainError('rejected', `transaction refused: ${named.name}`, {
+        signature,
+        logs,
+        ...(txError ? { txError } : {}),
+        ...(named.htlcError ? { htlcError: named.htlcError } : {}),
+      });
+    }
+  }
+
+  const chain: ChainPort = {
+    kind: 'rpc',
+    programId,
+    makerWallet: maker.publicKey,
+
+    now: async () => {
+      const info = await rpc('getAccountInfo(clock)', () =>
+        connection.getAccountInfo(SYSVAR_CLOCK_PUBKEY, 'confirmed'),
+      );
+      if (!info || info.data.length < 40) throw new ChainError('unavailable', `no Clock sysvar at ${origin}`);
+      return info.data.readBigInt64LE(32);
+    },
+    blockHeight: () => rpc('getBlockHeight', () => connection.getBlockHeight('confirmed')),
+    latestBlockhash,
+
+    ...builders,
+
+    submitSigned: async (transactionBase64) => {
+      const wire = decodeBase64Transaction(transactionBase64);
+      const missing = missingSigners(wire);
+      if (missing.length > 0) {
+        throw new ChainError('missing_signature', `transaction lacks the signature of ${missing.join(', ')}`);
+      }
+      await broadcast(wire);
+      return { signature: signatureOf(wire) };
+    },
+    send: async (tx) => {
+      const wire = decodeBase64Transaction(tx.transactionBase64);
+      if (missingSigners(wire).length > 0)
+        throw new ChainError('missing_signature', 'transaction is not signed');
+      await broadcast(wire, 'lastValidBlockHeight' in tx ? tx.lastValidBlockHeight : undefined);
+    },
+    signatureState,
+    confirm: (signature, commitment, timeoutMs) =>
+      pollSignature(() => signatureState(signature), commitment, timeoutMs, pollMs),
+    land: async (tx: SignedMakerTransaction, commitment, timeoutMs): Promise<LandResult> => {
+      const wire = decodeBase64Transaction(tx.transactionBase64);
+      const deadline = Date.now() + timeoutMs;
+      let lastSend = 0;
+      for (;;) {
+        const state = await signatureState(tx.signature);
+        if (reaches(state, commitment)) return state;
+        if (state.status === 'unknown') {
+          // Only a finalized height past the blockhash proves the bytes can never land.
+          const finalHeight = await rpc('getBlockHeight', () => connection.getBlockHeight('finalized'));
+          if (finalHeight > tx.lastValidBlockHeight) {
+            const again = await signatureState(tx.signature);
+            return again.status === 'unknown' ? { status: 'expired' } : again;
+          }
+          if (Date.now() - lastSend >= rebroadcastMs) {
+            lastSend = Date.now();
+            try {
+              await broadcast(wire, tx.lastValidBlockHeight);
+            } catch (e) {
+              // Transient refusals are retried; expiry is decided by the height check above.
+              if (!(e instanceof ChainError) || (e.code !== 'unavailable' && e.code !== 'blockhash_expired'))
+                throw e;
+            }
+            continue;
+          }
+        }
+        if (Date.now() + pollMs > deadline) return state;
+        await sleep(pollMs);
+      }
+    },
+
+    readEscrow: async (address, commitment) => {
+      const info = await rpc('getAccountInfo', () =>
+        connection.getAccountInfo(address, commitment as Web3Commitment),
+      );
+      return escrowFromAccount(programId, info ? { owner: info.owner.toBase58(), data: info.data } : null);
+    },
+    signaturesForAddress: async (address, commitment, limit = 100) => {
+      const list = await rpc('getSignaturesForAddress', () =>
+        connection.getSignaturesForAddress(address, { limit }, commitment),
+      );
+      return list.map((s) => ({
+        signature: s.signature,
+        slot: s.slot,
+        // Naming an HTLC error needs the transaction; getTransaction / signatureState give it.
+        err:
+          s.err === null ? null : describeTransactionError(s.err as TransactionErrorJson, () => false).name,
+        blockTime: s.blockTime ?? null,
+      }));
+    },
+    getTransaction: async (signature, commitment) => {
+      const r = await fetchTransaction(signature, commitment);
+      return r ? toChainTransaction(signature, r) : null;
+    },
+    tokenBalance: async (owner, mint) => {
+      const info = await rpc('getAccountInfo', () =>
+        connection.getAccountInfo(ata(owner, mint), 'confirmed'),
+      );
+      return info?.owner.equals(TOKEN_PROGRAM_ID) ? (readTokenAccount(info.data)?.amount ?? 0n) : 0n;
+    },
+    solBalance: async (owner) =>
+      BigInt(await rpc('getBalance', () => connection.getBalance(owner, 'confirmed'))),
+    health: async () => {
+      try {
+        const [version, slot] = await Promise.all([connection.getVersion(), connection.getSlot('confirmed')]);
+        return { ok: true, detail: `${origin} solana-core ${version['solana-core']} at slot ${slot}` };
+      } catch (e) {
+        return { ok: false, detail: `${origin} unreachable: ${(e as Error).message}` };
+      }
+    },
+    close: async () => {},
+  };
+  return chain;
+}

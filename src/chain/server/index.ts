@@ -1,0 +1,145 @@
+// The embedded chain on its own, as a loopback Solana JSON-RPC server, so several processes (the
+// service in `rpc` mode, tests, scripts) can share one chain. HTTP only; clients poll.
+
+import type { Keypair, PublicKey } from '@solana/web3.js';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { EmbeddedLedger, type MintConfig } from '../embedded/ledger.ts';
+import { ChainError } from '../errors.ts';
+import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../htlc/index.ts';
+import type { DevChain } from '../port.ts';
+import { createRpcMethods, RpcError } from './methods.ts';
+
+export { createRpcMethods, RpcError } from './methods.ts';
+
+export interface ChainServerOptions {
+  dataDir: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  programId?: PublicKey;
+  program?: Uint8Array;
+  mints: MintConfig[];
+  /** Wallets funded once at genesis (the maker's inventory and fee SOL). */
+  funding: { owner: PublicKey; lamports: bigint; tokens: { mint: PublicKey; amount: bigint }[] }[];
+  clock?: () => number;
+  /** Log each request's method (never params: they can carry signed transactions). */
+  logRequests?: boolean;
+}
+
+export interface ChainServer {
+  readonly url: string;
+  readonly ledger: EmbeddedLedger;
+  readonly app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+interface JsonRpcRequest {
+  jsonrpc?: unknown;
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+}
+
+export async function startChainServer(options: ChainServerOptions): Promise<ChainServer> {
+  const ledger = new EmbeddedLedger({
+    dataDir: options.dataDir,
+    programId: options.programId ?? DEFAULT_HTLC_PROGRAM_ID,
+    program: options.program ?? loadHtlcProgram(),
+    mints: options.mints,
+    funding: options.funding,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const call = createRpcMethods(ledger);
+  const app = Fastify({
+    logger: options.logRequests ? { level: 'info' } : false,
+    bodyLimit: 4 * 1024 * 1024,
+  });
+
+  const handle = (req: JsonRpcRequest) => {
+    const id = req?.id ?? null;
+    if (!req || typeof req !== 'object' || typeof req.method !== 'string') {
+      return { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request' } };
+    }
+    try {
+      const params = Array.isArray(req.params) ? req.params : [];
+      return { jsonrpc: '2.0', id, result: call(req.method, params) };
+    } catch (e) {
+      if (e instanceof RpcError) {
+        return {
+          jsonrpc: '2.0',
+          id,
+          error: { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) },
+        };
+      }
+      if (e instanceof ChainError) {
+        // Refusals the ledger raises outside sendTransaction (airdrop of an unknown mint, …): a client error.
+        return { jsonrpc: '2.0', id, error: { code: -32602, message: `${e.code}: ${e.message}` } };
+      }
+      return {
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32603, message: `Internal error: ${(e as Error).message}` },
+      };
+    }
+  };
+
+  app.post('/', async (request, reply) => {
+    const body = request.body as JsonRpcRequest | JsonRpcRequest[];
+    reply.header('content-type', 'application/json');
+    return Array.isArray(body) ? body.map(handle) : handle(body);
+  });
+  app.get('/health', async () => 'ok');
+
+  let address: string;
+  try {
+    address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8899 });
+  } catch (e) {
+    ledger.close();
+    throw e;
+  }
+  return {
+    url: address.replace('[::1]', '127.0.0.1'),
+    ledger,
+    app,
+    close: async () => {
+      await app.close();
+      ledger.close();
+    },
+  };
+}
+
+/** DevChain over a loopback chain's dev_* methods (tests, demos, the service's airdrop in rpc mode). */
+export function loopbackDevChain(
+  url: string,
+): DevChain & { clock(): Promise<{ slot: number; unixTimestamp: number }> } {
+  let id = 0;
+  const rpc = async <T>(method: string, params: unknown[]): Promise<T> => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: String(++id), method, params }),
+    });
+    const json = (await res.json()) as { result?: T; error?: { message: string } };
+    if (json.error) throw new Error(`${method}: ${json.error.message}`);
+    return json.result as T;
+  };
+  return {
+    airdrop: async ({ wallet, mint, amount }) => ({
+      signature: await rpc<string>('dev_airdrop', [wallet.toBase58(), mint.toBase58(), amount.toString()]),
+    }),
+    advanceClock: async (seconds) => {
+      await rpc('dev_advanceClock', [seconds]);
+    },
+    clock: () => rpc('dev_clock', []),
+  };
+}
+
+/** Funding entry for a maker keypair: its inventory into ATAs plus fee SOL. */
+export function makerFunding(
+  maker: Keypair | PublicKey,
+  inventory: { mint: PublicKey; amount: bigint }[],
+  lamports = 100n * 1_000_000_000n,
+) {
+  const owner = 'publicKey' in maker ? maker.publicKey : maker;
+  return { owner, lamports, tokens: inventory };
+}

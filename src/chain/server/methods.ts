@@ -1,0 +1,373 @@
+// The Solana JSON-RPC methods the loopback server answers, shaped exactly as @solana/web3.js 1.x
+// parses them (its superstruct result schemas), over the embedded ledger. Plus dev_* methods.
+
+import { PublicKey } from '@solana/web3.js';
+import bs58 from 'bs58';
+import type { EmbeddedLedger } from '../embedded/ledger.ts';
+import { LAMPORTS_PER_SIGNATURE } from '../embedded/ledger.ts';
+import type { StoredAccount, StoredTransaction } from '../embedded/store.ts';
+import { ChainError, type TransactionErrorJson } from '../errors.ts';
+import { readTokenAccount, TOKEN_PROGRAM_ID } from '../token.ts';
+import { parseWireTransaction, signatureOf } from '../wire.ts';
+
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+// JSON-RPC error codes as Solana validators use them.
+const INVALID_PARAMS = -32602;
+const METHOD_NOT_FOUND = -32601;
+const PREFLIGHT_FAILURE = -32002;
+const SIGNATURE_VERIFICATION_FAILURE = -32003;
+
+type Params = unknown[];
+type Config = Record<string, unknown> | undefined;
+
+const CORE_VERSION = '2.2.0';
+const U64_MAX_AS_NUMBER = 18446744073709552000;
+
+function param<T>(params: Params, i: number, check: (v: unknown) => v is T, what: string): T {
+  const v = params[i];
+  if (!check(v)) throw new RpcError(INVALID_PARAMS, `Invalid params: ${what}`);
+  return v;
+}
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
+const configOf = (params: Params, i: number): Config => {
+  const c = params[i];
+  return c && typeof c === 'object' && !Array.isArray(c) ? (c as Record<string, unknown>) : undefined;
+};
+
+function pubkey(s: string): PublicKey {
+  try {
+    return new PublicKey(s);
+  } catch {
+    throw new RpcError(INVALID_PARAMS, `Invalid param: Invalid pubkey ${s}`);
+  }
+}
+
+/** bigint → JSON number; every lamport figure on this chain stays below 2^53. */
+const n = (v: bigint) => Number(v);
+
+function accountJson(a: StoredAccount | null, encoding: unknown) {
+  if (!a) return null;
+  const data =
+    encoding === 'base58'
+      ? [bs58.encode(a.data), 'base58']
+      : [Buffer.from(a.data).toString('base64'), 'base64'];
+  return {
+    data,
+    executable: a.executable,
+    lamports: n(a.lamports),
+    owner: a.owner,
+    rentEpoch: U64_MAX_AS_NUMBER,
+    space: a.data.length,
+  };
+}
+
+function decodeWire(encoded: string, encoding: unknown): Uint8Array {
+  try {
+    return encoding === 'base64'
+      ? new Uint8Array(Buffer.from(encoded, 'base64'))
+      : new Uint8Array(bs58.decode(encoded));
+  } catch {
+    throw new RpcError(INVALID_PARAMS, 'invalid transaction: failed to decode');
+  }
+}
+
+function statusJson(r: StoredTransaction) {
+  return {
+    slot: r.slot,
+    confirmations: null,
+    err: r.err,
+    status: r.err === null ? { Ok: null } : { Err: r.err },
+    confirmationStatus: 'finalized',
+  };
+}
+
+function transactionJson(r: StoredTransaction, encoding: unknown) {
+  const tx = parseWireTransaction(r.bytes);
+  const transaction =
+    encoding === 'base64'
+      ? [Buffer.from(r.bytes).toString('base64'), 'base64']
+      : {
+          signatures: tx.signatures.map((s) => bs58.encode(s)),
+          message: {
+            accountKeys: tx.accountKeys,
+            header: {
+              numRequiredSignatures: tx.header.numRequiredSignatures,
+              numReadonlySignedAccounts: tx.header.numReadonlySigned,
+              numReadonlyUnsignedAccounts: tx.header.numReadonlyUnsigned,
+            },
+            instructions: tx.instructions.map((ix) => ({
+              programIdIndex: ix.programIdIndex,
+              accounts: ix.accounts,
+              data: bs58.encode(ix.data),
+              stackHeight: null,
+            })),
+            recentBlockhash: tx.recentBlockhash,
+            ...(tx.version === 0 ? { addressTableLookups: tx.addressTableLookups } : {}),
+          },
+        };
+  return {
+    slot: r.slot,
+    blockTime: r.blockTime,
+    version: tx.version,
+    transaction,
+    meta: {
+      err: r.err,
+      status: r.err === null ? { Ok: null } : { Err: r.err },
+      fee: n(r.fee),
+      preBalances: r.preBalances.map(n),
+      postBalances: r.postBalances.map(n),
+      innerInstructions: [],
+      logMessages: r.logs,
+      preTokenBalances: [],
+      postTokenBalances: [],
+      rewards: [],
+      loadedAddresses: { writable: [], readonly: [] },
+      computeUnitsConsumed: n(r.computeUnits),
+    },
+  };
+}
+
+/** The text a validator's preflight puts in its error message, close enough for logs. */
+function preflightMessage(err: TransactionErrorJson): string {
+  if (err === 'AlreadyProcessed')
+    return 'Transaction simulation failed: This transaction has already been processed';
+  if (err === 'BlockhashNotFound') return 'Transaction simulation failed: Blockhash not found';
+  if (err === 'AccountNotFound') {
+    return 'Transaction simulation failed: Attempt to debit an account but found no record of a prior credit.';
+  }
+  if (typeof err === 'object' && Array.isArray(err.InstructionError)) {
+    const [index, inner] = err.InstructionError as [number, unknown];
+    const custom = (inner as { Custom?: number })?.Custom;
+    const text =
+      typeof custom === 'number' ? `custom program error: 0x${custom.toString(16)}` : JSON.stringify(inner);
+    return `Transaction simulation failed: Error processing Instruction ${index}: ${text}`;
+  }
+  return `Transaction simulation failed: ${JSON.stringify(err)}`;
+}
+
+/** Fee of a message: base fee per signature plus the compute-budget priority fee. */
+function feeForMessage(messageBytes: Uint8Array): bigint {
+  const versioned = (messageBytes[0] ?? 0) & 0x80;
+  const numSigs = messageBytes[versioned ? 1 : 0] ?? 0;
+  const wire = new Uint8Array(1 + 64 * numSigs + messageBytes.length);
+  wire[0] = numSigs;
+  wire.set(messageBytes, 1 + 64 * numSigs);
+  const tx = parseWireTransaction(wire);
+  const computeBudget = 'ComputeBudget111111111111111111111111111111';
+  let unitLimit: bigint | null = null;
+  let microLamports = 0n;
+  let others = 0n;
+  for (const ix of tx.instructions) {
+    if (tx.accountKeys[ix.programIdIndex] !== computeBudget) {
+      others += 1n;
+      continue;
+    }
+    const view = new DataView(ix.data.buffer, ix.data.byteOffset, ix.data.byteLength);
+    if (ix.data[0] === 2 && ix.data.length >= 5) unitLimit = BigInt(view.getUint32(1, true));
+    if (ix.data[0] === 3 && ix.data.length >= 9) microLamports = view.getBigUint64(1, true);
+  }
+  const limit = unitLimit ?? (others * 200_000n > 1_400_000n ? 1_400_000n : others * 200_000n);
+  const priority = (microLamports * limit + 999_999n) / 1_000_000n;
+  return LAMPORTS_PER_SIGNATURE * BigInt(numSigs) + priority;
+}
+
+export function createRpcMethods(ledger: EmbeddedLedger) {
+  const context = () => ({ slot: ledger.slot(), apiVersion: CORE_VERSION });
+  const withContext = (value: unknown) => ({ context: context(), value });
+
+  const methods: Record<string, (params: Params) => unknown> = {
+    getHealth: () => 'ok',
+    getVersion: () => ({ 'solana-core': `${CORE_VERSION}-embedded`, 'feature-set': 0 }),
+    getGenesisHash: () => ledger.genesisHash,
+    getIdentity: () => ({ identity: ledger.faucet.publicKey.toBase58() }),
+    getSlot: () => ledger.slot(),
+    getBlockHeight: () => ledger.slot(),
+    getTransactionCount: () => ledger.transactionCount(),
+    getEpochInfo: () => {
+      const slot = ledger.slot();
+      return {
+        absoluteSlot: slot,
+        blockHeight: slot,
+        epoch: Math.floor(slot / 432_000),
+        slotIndex: slot % 432_000,
+        slotsInEpoch: 432_000,
+        transactionCount: ledger.transactionCount(),
+      };
+    },
+    getLatestBlockhash: () => {
+      const { blockhash, lastValidBlockHeight } = ledger.latestBlockhash();
+      return withContext({ blockhash, lastValidBlockHeight });
+    },
+    isBlockhashValid: (p) => withContext(ledger.blockhashSlot(param(p, 0, isString, 'blockhash')) !== null),
+    getMinimumBalanceForRentExemption: (p) =>
+      n(ledger.minimumBalanceForRentExemption(param(p, 0, isNumber, 'data length'))),
+    getFeeForMessage: (p) => {
+      const bytes = new Uint8Array(Buffer.from(param(p, 0, isString, 'message'), 'base64'));
+      try {
+        const fee = feeForMessage(bytes);
+        // Like a validator: null when the message's blockhash is no longer valid.
+        const offset = (bytes[0] ?? 0) & 0x80 ? 4 : 3;
+        const keyCount = bytes[offset] ?? 0;
+        const hash = bs58.encode(bytes.subarray(offset + 1 + 32 * keyCount, offset + 1 + 32 * keyCount + 32));
+        return withContext(ledger.blockhashSlot(hash) === null ? null : n(fee));
+      } catch {
+        throw new RpcError(INVALID_PARAMS, 'invalid message');
+      }
+    },
+    getBalance: (p) => withContext(n(ledger.balance(pubkey(param(p, 0, isString, 'pubkey'))))),
+    getAccountInfo: (p) =>
+      withContext(
+        accountJson(ledger.getAccount(pubkey(param(p, 0, isString, 'pubkey'))), configOf(p, 1)?.encoding),
+      ),
+    getMultipleAccounts: (p) => {
+      const keys = param(p, 0, isStringArray, 'pubkeys');
+      if (keys.length > 100) throw new RpcError(INVALID_PARAMS, 'Too many inputs provided; max 100');
+      const encoding = configOf(p, 1)?.encoding;
+      return withContext(keys.map((k) => accountJson(ledger.getAccount(pubkey(k)), encoding)));
+    },
+    getTokenAccountBalance: (p) => {
+      const acc = ledger.getAccount(pubkey(param(p, 0, isString, 'pubkey')));
+      const token = acc && acc.owner === TOKEN_PROGRAM_ID.toBase58() ? readTokenAccount(acc.data) : null;
+      if (!token) throw new RpcError(INVALID_PARAMS, 'Invalid param: not a Token account');
+      const decimals = ledger.decimalsOf(token.mint) ?? 0;
+      const s = token.amount.toString().padStart(decimals + 1, '0');
+      const ui = decimals > 0 ? `${s.slice(0, -decimals)}.${s.slice(-decimals)}`.replace(/\.?0+$/, '') : s;
+      return withContext({
+        amount: token.amount.toString(),
+        decimals,
+        uiAmount: Number(ui),
+        uiAmountString: ui,
+      });
+    },
+    getSignatureStatuses: (p) => {
+      const sigs = param(p, 0, isStringArray, 'signatures');
+      if (sigs.length > 256) throw new RpcError(INVALID_PARAMS, 'Too many inputs provided; max 256');
+      return withContext(
+        sigs.map((s) => {
+          const r = ledger.transaction(s);
+          return r ? statusJson(r) : null;
+        }),
+      );
+    },
+    getTransaction: (p) => {
+      const r = ledger.transaction(param(p, 0, isString, 'signature'));
+      const config = configOf(p, 1);
+      return r ? transactionJson(r, config?.encoding ?? (isString(p[1]) ? p[1] : 'json')) : null;
+    },
+    getSignaturesForAddress: (p) => {
+      const address = pubkey(param(p, 0, isString, 'address')).toBase58();
+      const config = configOf(p, 1);
+      const limit = Math.min(isNumber(config?.limit) ? config.limit : 1000, 1000);
+      const before = isString(config?.before) ? config.before : undefined;
+      const until = isString(config?.until) ? config.until : undefined;
+      const out = [];
+      for (const r of ledger.transactionsForAddress(address, limit, before)) {
+        if (r.signature === until) break;
+        out.push({
+          signature: r.signature,
+          slot: r.slot,
+          err: r.err,
+          memo: null,
+          blockTime: r.blockTime,
+          confirmationStatus: 'finalized',
+        });
+      }
+      return out;
+    },
+    sendTransaction: (p) => {
+      const config = configOf(p, 1);
+      const bytes = decodeWire(param(p, 0, isString, 'transaction'), config?.encoding ?? 'base58');
+      try {
+        if (config?.skipPreflight !== true) {
+          const sim = ledger.simulate(bytes);
+          if (sim.err !== null) {
+            throw new RpcError(PREFLIGHT_FAILURE, preflightMessage(sim.err), {
+              err: sim.err,
+              logs: sim.logs,
+              accounts: null,
+              unitsConsumed: n(sim.computeUnits),
+              returnData: null,
+            });
+          }
+        }
+        return ledger.execute(bytes).record.signature;
+      } catch (e) {
+        if (e instanceof RpcError) throw e;
+        if (e instanceof ChainError) {
+          if (e.code === 'missing_signature' || e.code === 'invalid_signature') {
+            throw new RpcError(SIGNATURE_VERIFICATION_FAILURE, 'Transaction signature verification failure');
+          }
+          if (e.code === 'invalid_transaction')
+            throw new RpcError(INVALID_PARAMS, `invalid transaction: ${e.message}`);
+          // Without preflight a cluster accepts the bytes and silently drops what cannot land.
+          if (config?.skipPreflight === true && e.code === 'blockhash_expired') {
+            return signatureOf(parseWireTransaction(bytes));
+          }
+          const err = e.txError ?? (e.code === 'blockhash_expired' ? 'BlockhashNotFound' : e.code);
+          throw new RpcError(PREFLIGHT_FAILURE, preflightMessage(err), {
+            err,
+            logs: e.logs ?? [],
+            accounts: null,
+          });
+        }
+        throw e;
+      }
+    },
+    simulateTransaction: (p) => {
+      const config = configOf(p, 1);
+      const bytes = decodeWire(param(p, 0, isString, 'transaction'), config?.encoding ?? 'base58');
+      const sim = ledger.simulate(bytes, { sigVerify: config?.sigVerify === true });
+      return withContext({
+        err: sim.err,
+        logs: sim.logs,
+        accounts: null,
+        unitsConsumed: n(sim.computeUnits),
+        returnData: null,
+      });
+    },
+    requestAirdrop: (p) =>
+      ledger.requestAirdrop(
+        pubkey(param(p, 0, isString, 'pubkey')),
+        BigInt(param(p, 1, isNumber, 'lamports')),
+      ),
+
+    // ---- dev methods: only this loopback chain has them
+    dev_advanceClock: (p) => {
+      ledger.advanceClock(param(p, 0, isNumber, 'seconds'));
+      const { slot, unix } = ledger.tick();
+      return { slot, unixTimestamp: n(unix) };
+    },
+    dev_airdrop: (p) => {
+      const wallet = pubkey(param(p, 0, isString, 'wallet'));
+      const mint = pubkey(param(p, 1, isString, 'mint'));
+      const amount = param(
+        p,
+        2,
+        (v): v is string => isString(v) && /^[0-9]+$/.test(v),
+        'amount (integer string)',
+      );
+      return ledger.airdrop(wallet, mint, BigInt(amount));
+    },
+    dev_clock: () => {
+      const { slot, unix } = ledger.tick();
+      return { slot, unixTimestamp: n(unix) };
+    },
+  };
+
+  return (method: string, params: Params): unknown => {
+    const fn = Object.hasOwn(methods, method) ? methods[method] : undefined;
+    if (!fn) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
+    return fn(params);
+  };
+}
