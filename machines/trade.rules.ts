@@ -1,0 +1,93 @@
+// Pure rules the trade machine's guards and the runtime share: timing (SPEC §3 expiries), lock terms,
+// constant-time hex comparison and the signature list. No I/O, no clock: time always comes in.
+import type { TradeSignatureKind } from '../src/vocabulary/index.ts';
+import type { ChainTime, TakerLockTerms, TradeContext, TradeSignature } from './trade.types.ts';
+
+/**
+ * Compares two hex strings case-insensitively in time independent of where they differ (the secret
+ * hash is the only thing guarding abandon). Lengths are public (always 64 here).
+ */
+export function timingSafeEqualHex(a: string, b: string): boolean {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  let diff = x.length ^ y.length;
+  const length = Math.max(x.length, y.length);
+  for (let i = 0; i < length; i++) diff |= (x.charCodeAt(i) | 0) ^ (y.charCodeAt(i) | 0);
+  return diff === 0;
+}
+
+/** maker_expiry = min(now + maker timelock, taker_expiry − safety margin). */
+export function plannedMakerExpiry(
+  context: Pick<TradeContext, 'makerTimelock' | 'takerExpiry' | 'safetyMargin'>,
+  now: ChainTime,
+): ChainTime {
+  return Math.min(now + context.makerTimelock, context.takerExpiry - context.safetyMargin);
+}
+
+/** The maker locks only if the maker expiry still leaves the taker its minimum redeem window. */
+export function leavesMinRedeemWindow(
+  context: Pick<TradeContext, 'makerTimelock' | 'takerExpiry' | 'safetyMargin' | 'minRedeemWindow'>,
+  now: ChainTime,
+): boolean {
+  return plannedMakerExpiry(context, now) - now >= context.minRedeemWindow;
+}
+
+/** redeem_by: the last moment a taker redeem is accepted (maker expiry − landing margin). */
+export function redeemBy(context: Pick<TradeContext, 'makerExpiry' | 'landingMargin'>): ChainTime | null {
+  return context.makerExpiry === null ? null : context.makerExpiry - context.landingMargin;
+}
+
+function sameRawAmount(a: string, b: string): boolean {
+  return /^\d+$/.test(a) && /^\d+$/.test(b) && BigInt(a) === BigInt(b);
+}
+
+/** A taker lock is this trade's only with exactly the agreed terms. */
+export function lockTermsMatch(context: TradeContext, terms: TakerLockTerms): boolean {
+  return (
+    terms.escrow === context.takerEscrow &&
+    terms.initializer === context.takerWallet &&
+    terms.recipient === context.makerWallet &&
+    terms.mint === context.inputMint &&
+    sameRawAmount(terms.amountRaw, context.inputAmountRaw) &&
+    timingSafeEqualHex(terms.hashlock, context.secretHash) &&
+    terms.expiry === context.takerExpiry &&
+    terms.lockDeadline === context.lockDeadline
+  );
+}
+
+export function hasSignature(context: Pick<TradeContext, 'signatures'>, kind: TradeSignatureKind): boolean {
+  return context.signatures.some((s) => s.kind === kind);
+}
+
+export function signatureOf(
+  context: Pick<TradeContext, 'signatures'>,
+  kind: TradeSignatureKind,
+): string | null {
+  return context.signatures.find((s) => s.kind === kind)?.signature ?? null;
+}
+
+/** Appends in landing order; the same movement reported twice (effect and watcher) is kept once. */
+export function withSignature(
+  signatures: readonly TradeSignature[],
+  kind: TradeSignatureKind,
+  signature: string,
+): TradeSignature[] {
+  return signatures.some((s) => s.kind === kind && s.signature === signature)
+    ? [...signatures]
+    : [...signatures, { kind, signature }];
+}
+
+/** Funds may still sit in the maker escrow: a lock landed and nothing took it out, or a lock may land. */
+export function makerEscrowMayHoldFunds(context: TradeContext): boolean {
+  const settled = hasSignature(context, 'taker_redeem') || hasSignature(context, 'maker_refund');
+  if (hasSignature(context, 'maker_lock')) return !settled;
+  return context.makerLockIntent !== null && !context.makerLockIntent.lapsed;
+}
+
+/** No maker lock can land any more: none was signed, or the one sent is proved lapsed. */
+export function noMakerLockCanLand(context: TradeContext): boolean {
+  return (
+    !hasSignature(context, 'maker_lock') &&
+    (context.makerLockIntent === null || context.makerLockIntent.lapsed)
+  );
+}

@@ -1,0 +1,114 @@
+// Pure readings of a trade snapshot for the runtime and the HTTP layer: status, substate, whether the
+// actor may be dropped, and how to answer a command (accept, replay of one that took effect, refusal).
+// Each takes a live snapshot or a persisted { value, context }.
+import type { StateValue } from 'xstate';
+import type { SettlementStatus } from '../src/vocabulary/index.ts';
+import { FINAL_SETTLEMENT_STATUSES } from '../src/vocabulary/index.ts';
+import type { TradeSnapshotLike } from './trade.deadlines.ts';
+import { tradeMachine } from './trade.machine.ts';
+import { timingSafeEqualHex } from './trade.rules.ts';
+import type { TradeCommand } from './trade.types.ts';
+
+function statePath(value: StateValue): string[] {
+  if (typeof value === 'string') return [value];
+  const [key, child] = Object.entries(value)[0] ?? [];
+  if (key === undefined) return [];
+  return child === undefined ? [key] : [key, ...statePath(child as StateValue)];
+}
+
+/** settlement_status: the top-level state. */
+export function settlementStatusOf(snapshot: Pick<TradeSnapshotLike, 'value'>): SettlementStatus {
+  return statePath(snapshot.value)[0] as SettlementStatus;
+}
+
+/** The full state path, e.g. `initiated.makerLocked`. */
+export function substateOf(snapshot: Pick<TradeSnapshotLike, 'value'>): string {
+  return statePath(snapshot.value).join('.');
+}
+
+export function isFinalStatus(status: SettlementStatus): boolean {
+  return (FINAL_SETTLEMENT_STATUSES as readonly SettlementStatus[]).includes(status);
+}
+
+function resolve(snapshot: TradeSnapshotLike) {
+  return tradeMachine.resolveState({ value: snapshot.value, context: snapshot.context });
+}
+
+/** Final status and no funds of the trade left in any escrow: the runtime may drop the actor. */
+export function isClosed(snapshot: TradeSnapshotLike): boolean {
+  return isFinalStatus(settlementStatusOf(snapshot)) && resolve(snapshot).hasTag('closed');
+}
+
+/** Refusals a command can meet; each is a code of the API's error table. */
+export type CommandRefusal =
+  | 'secret_hash_mismatch'
+  | 'lock_signature_exists'
+  | 'not_abandonable'
+  | 'lock_window_closed'
+  | 'preimage_mismatch'
+  | 'not_redeemable'
+  | 'not_refundable';
+
+export type CommandOutcome =
+  | { outcome: 'accept' }
+  | { outcome: 'replay' }
+  | { outcome: 'refuse'; code: CommandRefusal };
+
+type HttpCommand = Extract<
+  TradeCommand,
+  { type: 'ABANDON' | 'LOCK_SUBMITTED' | 'REDEEM_REQUESTED' | 'REFUND_REQUESTED' }
+>;
+
+const ACCEPT: CommandOutcome = { outcome: 'accept' };
+const REPLAY: CommandOutcome = { outcome: 'replay' };
+const refuse = (code: CommandRefusal): CommandOutcome => ({ outcome: 'refuse', code });
+
+/**
+ * How to answer a command before sending it. `accept`: send it (the machine will take it); `replay`:
+ * the same command already took effect — answer 202 with the trade as it is, send nothing; `refuse`:
+ * answer the code. A command the trade reached its state without (abandon on a trade failed by its
+ * lock window) is a refusal, not a replay: the context records what each command did.
+ */
+export function commandOutcome(snapshot: TradeSnapshotLike, command: HttpCommand): CommandOutcome {
+  const { context } = snapshot;
+  const can = resolve(snapshot).can(command);
+  switch (command.type) {
+    case 'ABANDON': {
+      if (context.abandonedWith !== null && timingSafeEqualHex(context.abandonedWith, command.secretHash)) {
+        return REPLAY;
+      }
+      if (!timingSafeEqualHex(context.secretHash, command.secretHash)) return refuse('secret_hash_mismatch');
+      if (can) return ACCEPT;
+      if (settlementStatusOf(snapshot) === 'pending' && context.lockSignature !== null) {
+        return refuse('lock_signature_exists');
+      }
+      return refuse('not_abandonable');
+    }
+    case 'LOCK_SUBMITTED': {
+      const known =
+        context.lockSignature === command.signature ||
+        context.lockSubmissions.some((s) => s.signature === command.signature) ||
+        context.signatures.some((s) => s.kind === 'taker_lock' && s.signature === command.signature);
+      if (known) return REPLAY;
+      if (can) return ACCEPT;
+      return settlementStatusOf(snapshot) === 'pending'
+        ? refuse('lock_signature_exists')
+        : refuse('lock_window_closed');
+    }
+    case 'REDEEM_REQUESTED': {
+      if (!timingSafeEqualHex(command.preimageHash, context.secretHash)) return refuse('preimage_mismatch');
+      if (
+        context.redeemRequested &&
+        context.preimage !== null &&
+        timingSafeEqualHex(context.preimage, command.preimage)
+      ) {
+        return REPLAY;
+      }
+      return can ? ACCEPT : refuse('not_redeemable');
+    }
+    case 'REFUND_REQUESTED': {
+      if (context.refundRequested) return REPLAY;
+      return can ? ACCEPT : refuse('not_refundable');
+    }
+  }
+}

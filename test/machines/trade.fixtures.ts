@@ -1,0 +1,194 @@
+// Small factories for trade-machine tests: a trade's input, its lock terms, fake chain effects.
+// The fakes are not what is tested; they resolve with recognisable signatures and count their calls.
+import { type Actor, createActor, fromPromise, type SnapshotFrom, waitFor } from 'xstate';
+import {
+  type CheckInventoryInput,
+  type CheckInventoryOutput,
+  type CloseEscrowsInput,
+  type MakerLockInput,
+  type MakerLockOutput,
+  type MakerRedeemInput,
+  type MakerRefundInput,
+  type MakerRefundOutput,
+  type SignMakerLockInput,
+  type SignMakerLockOutput,
+  type TakerEscrowReleaseInput,
+  type TakerLockTerms,
+  type TakerRedeemInput,
+  type TradeInput,
+  tradeMachine,
+} from '../../machines/index.ts';
+
+export const T0 = 1_700_000_000;
+export const PREIMAGE = '11'.repeat(32);
+/** sha256 of PREIMAGE is computed by the runtime; the tests only need a fixed, distinct hex pair. */
+export const SECRET_HASH = 'ab'.repeat(32);
+export const OTHER_HASH = 'cd'.repeat(32);
+
+export function tradeInput(overrides: Partial<TradeInput> = {}): TradeInput {
+  return {
+    tradeId: '00000000-0000-4000-8000-000000000001',
+    quoteId: '00000000-0000-4000-8000-000000000002',
+    runId: '00000000-0000-4000-8000-0000000000r1',
+    takerWallet: 'TakerWa11et1111111111111111111111111111111',
+    makerWallet: 'MakerWa11et1111111111111111111111111111111',
+    secretHash: SECRET_HASH,
+    inputMint: 'InputMint11111111111111111111111111111111',
+    inputAmountRaw: '1000000',
+    outputMint: 'OutputMint1111111111111111111111111111111',
+    outputAmountRaw: '9223372036854775807',
+    takerExpiry: T0 + 900,
+    lockDeadline: T0 + 120,
+    takerEscrow: 'TakerEscrow111111111111111111111111111111',
+    makerEscrow: 'MakerEscrow111111111111111111111111111111',
+    makerTimelock: 300,
+    safetyMargin: 300,
+    minRedeemWindow: 120,
+    landingMargin: 30,
+    ...overrides,
+  };
+}
+
+/** Decision time used by the fake inventory check: maker expiry = min(T0+60+300, T0+900−300) = T0+360. */
+export const DECIDED_AT = T0 + 60;
+export const MAKER_EXPIRY = T0 + 360;
+export const REDEEM_BY = MAKER_EXPIRY - 30;
+export const TAKER_EXPIRY = T0 + 900;
+export const LOCK_DEADLINE = T0 + 120;
+
+export function lockTerms(
+  input: TradeInput = tradeInput(),
+  overrides: Partial<TakerLockTerms> = {},
+): TakerLockTerms {
+  return {
+    escrow: input.takerEscrow,
+    initializer: input.takerWallet,
+    recipient: input.makerWallet,
+    mint: input.inputMint,
+    amountRaw: input.inputAmountRaw,
+    hashlock: input.secretHash,
+    expiry: input.takerExpiry,
+    lockDeadline: input.lockDeadline,
+    ...overrides,
+  };
+}
+
+export const SIG = {
+  takerLock: 'sig-taker-lock',
+  makerLock: 'sig-maker-lock',
+  takerRedeem: 'sig-taker-redeem',
+  makerRedeem: 'sig-maker-redeem',
+  makerRefund: 'sig-maker-refund',
+  takerRefund: 'sig-taker-refund',
+  cancel: 'sig-cancel',
+} as const;
+
+export const finalizedLock = (input = tradeInput(), terms: Partial<TakerLockTerms> = {}) =>
+  ({ type: 'TAKER_LOCK_FINALIZED', signature: SIG.takerLock, terms: lockTerms(input, terms) }) as const;
+export const redeemRequest = (now: number, preimageHash = SECRET_HASH) =>
+  ({ type: 'REDEEM_REQUESTED', preimage: PREIMAGE, preimageHash, now }) as const;
+export const chainTime = (now: number) => ({ type: 'CHAIN_TIME_ADVANCED', now }) as const;
+
+type Behaviour<TIn, TOut> = (input: TIn) => Promise<TOut> | TOut;
+
+export interface FakeEffects {
+  checkInventory: Behaviour<CheckInventoryInput, CheckInventoryOutput>;
+  signMakerLock: Behaviour<SignMakerLockInput, SignMakerLockOutput>;
+  makerLock: Behaviour<MakerLockInput, MakerLockOutput>;
+  takerRedeem: Behaviour<TakerRedeemInput, { signature: string }>;
+  makerRedeem: Behaviour<MakerRedeemInput, { signature: string }>;
+  makerRefund: Behaviour<MakerRefundInput, MakerRefundOutput>;
+  makerCancel: Behaviour<TakerEscrowReleaseInput, { signature: string }>;
+  takerRefund: Behaviour<TakerEscrowReleaseInput, { signature: string }>;
+  closeEscrows: Behaviour<CloseEscrowsInput, unknown>;
+}
+
+export const DEFAULT_EFFECTS: FakeEffects = {
+  checkInventory: () => ({ available: true, now: DECIDED_AT }),
+  signMakerLock: () => ({ signature: SIG.makerLock, lastValidBlockHeight: 1_000, transactionBase64: 'AQID' }),
+  makerLock: ({ intent }) => ({ landed: true, signature: intent.signature }),
+  takerRedeem: () => ({ signature: SIG.takerRedeem }),
+  makerRedeem: () => ({ signature: SIG.makerRedeem }),
+  makerRefund: () => ({ signature: SIG.makerRefund }),
+  makerCancel: () => ({ signature: SIG.cancel }),
+  takerRefund: () => ({ signature: SIG.takerRefund }),
+  closeEscrows: () => ({}),
+};
+
+export type EffectCalls = { [K in keyof FakeEffects]: unknown[] };
+
+/** The machine with fake effects; `calls` records each effect's inputs in order. */
+export function fakeMachine(overrides: Partial<FakeEffects> = {}) {
+  const effects = { ...DEFAULT_EFFECTS, ...overrides };
+  const calls: EffectCalls = {
+    checkInventory: [],
+    signMakerLock: [],
+    makerLock: [],
+    takerRedeem: [],
+    makerRedeem: [],
+    makerRefund: [],
+    makerCancel: [],
+    takerRefund: [],
+    closeEscrows: [],
+  };
+  const fake = <TIn, TOut>(name: keyof FakeEffects, behaviour: Behaviour<TIn, TOut>) =>
+    fromPromise<TOut, TIn>(async ({ input }) => {
+      calls[name].push(input);
+      return behaviour(input);
+    });
+  const machine = tradeMachine.provide({
+    actors: {
+      checkInventory: fake('checkInventory', effects.checkInventory),
+      signMakerLock: fake('signMakerLock', effects.signMakerLock),
+      makerLock: fake('makerLock', effects.makerLock),
+      takerRedeem: fake('takerRedeem', effects.takerRedeem),
+      makerRedeem: fake('makerRedeem', effects.makerRedeem),
+      makerRefund: fake('makerRefund', effects.makerRefund),
+      makerCancel: fake('makerCancel', effects.makerCancel),
+      takerRefund: fake('takerRefund', effects.takerRefund),
+      closeEscrows: fake('closeEscrows', effects.closeEscrows),
+    },
+    delays: { EFFECT_RETRY_BACKOFF: 5 },
+  });
+  return { machine, calls };
+}
+
+export type TradeActor = Actor<typeof tradeMachine>;
+export type TradeSnapshot = SnapshotFrom<typeof tradeMachine>;
+
+export function startTrade(overrides: Partial<FakeEffects> = {}, input: TradeInput = tradeInput()) {
+  const { machine, calls } = fakeMachine(overrides);
+  const actor = createActor(machine, { input }).start();
+  return { actor, calls, machine };
+}
+
+/**
+ * Persists the actor's snapshot the way the store does (a JSON round trip) and restores it on `machine`.
+ * The input is required by the actor's type only; a restored actor takes everything from the snapshot.
+ */
+export function persistAndRestore(actor: TradeActor, machine: ReturnType<typeof fakeMachine>['machine']) {
+  const persisted = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
+  actor.stop();
+  return createActor(machine, { snapshot: persisted, input: persisted.context as TradeInput }).start();
+}
+
+/** Waits until the actor's state matches `path` (e.g. 'initiated.makerLocked'). */
+export function reach(actor: TradeActor, path: string): Promise<TradeSnapshot> {
+  const value = path
+    .split('.')
+    .reduceRight<unknown>((inner, key) => (inner === undefined ? key : { [key]: inner }), undefined);
+  return waitFor(actor, (s) => s.matches(value as never), { timeout: 1_000 });
+}
+
+/** A promise the test settles by hand: an effect that is still in flight. */
+export function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+export const kinds = (s: TradeSnapshot) => s.context.signatures.map((x) => x.kind);

@@ -1,0 +1,219 @@
+// Every path of SPEC §3, driven through a live actor with fake chain effects.
+import { describe, expect, it } from 'vitest';
+import { isClosed, nextDeadline, settlementStatusOf } from '../../machines/index.ts';
+import {
+  chainTime,
+  deferred,
+  finalizedLock,
+  kinds,
+  LOCK_DEADLINE,
+  MAKER_EXPIRY,
+  PREIMAGE,
+  REDEEM_BY,
+  reach,
+  redeemRequest,
+  SECRET_HASH,
+  SIG,
+  startTrade,
+  T0,
+  TAKER_EXPIRY,
+} from './trade.fixtures.ts';
+
+describe('trade lifecycle (SPEC §3)', () => {
+  it('happy path: lock, maker lock, redeem for the taker, maker redeem → redeemed', async () => {
+    const { actor, calls } = startTrade();
+    actor.send({ type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500 });
+    actor.send({ type: 'TAKER_LOCK_SEEN', signature: SIG.takerLock });
+    expect(settlementStatusOf(actor.getSnapshot())).toBe('pending');
+    actor.send(finalizedLock());
+    const locked = await reach(actor, 'initiated.makerLocked');
+    expect(locked.context.makerExpiry).toBe(MAKER_EXPIRY);
+    expect(calls.signMakerLock).toEqual([
+      expect.objectContaining({ expiry: MAKER_EXPIRY, hashlock: SECRET_HASH }),
+    ]);
+
+    actor.send(redeemRequest(REDEEM_BY - 1));
+    await reach(actor, 'initiated.takerRedeemLanded');
+    expect(calls.takerRedeem).toEqual([expect.objectContaining({ preimage: PREIMAGE })]);
+    expect(calls.makerRedeem).toEqual([]);
+
+    actor.send({ type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: PREIMAGE });
+    const done = await reach(actor, 'redeemed.closed');
+    expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'taker_redeem', 'maker_redeem']);
+    expect(done.context.signatures.map((s) => s.signature)).toEqual([
+      SIG.takerLock,
+      SIG.makerLock,
+      SIG.takerRedeem,
+      SIG.makerRedeem,
+    ]);
+    expect(done.context.failureReason).toBeNull();
+    expect(isClosed(done)).toBe(true);
+  });
+
+  it('happy path with the taker redeeming from its own wallet', async () => {
+    const { actor, calls } = startTrade();
+    actor.send(finalizedLock());
+    await reach(actor, 'initiated.makerLocked');
+    actor.send({ type: 'MAKER_ESCROW_REDEEMED', signature: 'sig-wallet-redeem', preimage: PREIMAGE });
+    const done = await reach(actor, 'redeemed.closed');
+    expect(calls.takerRedeem).toEqual([]);
+    expect(calls.makerRedeem).toEqual([expect.objectContaining({ preimage: PREIMAGE })]);
+    expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'taker_redeem', 'maker_redeem']);
+  });
+
+  it('the taker never redeems: maker_refund at the maker expiry, taker_refund at the taker expiry → refunded', async () => {
+    const { actor } = startTrade();
+    actor.send(finalizedLock());
+    const locked = await reach(actor, 'initiated.makerLocked');
+    expect(nextDeadline(locked)).toBe(MAKER_EXPIRY);
+
+    actor.send(chainTime(MAKER_EXPIRY - 1));
+    expect(actor.getSnapshot().matches({ initiated: 'makerLocked' })).toBe(true);
+    actor.send(chainTime(MAKER_EXPIRY));
+    const waiting = await reach(actor, 'initiated.awaitingTakerExpiry');
+    expect(nextDeadline(waiting)).toBe(TAKER_EXPIRY);
+
+    actor.send(chainTime(TAKER_EXPIRY));
+    const done = await reach(actor, 'refunded.closed');
+    expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'maker_refund', 'taker_refund']);
+    expect(done.context.failureReason).toBe('maker_escrow_expired');
+    expect(done.context.alert).toBe(false);
+    expect(isClosed(done)).toBe(true);
+  });
+
+  it('the maker cannot serve (no inventory): cancel releases the taker → refunded', async () => {
+    const { actor, calls } = startTrade({ checkInventory: () => ({ available: false, now: T0 + 60 }) });
+    actor.send(finalizedLock());
+    const done = await reach(actor, 'refunded.closed');
+    expect(calls.signMakerLock).toEqual([]);
+    expect(calls.makerCancel).toHaveLength(1);
+    expect(done.context.failureReason).toBe('inventory_unavailable');
+    expect(done.context.signatures).toEqual([
+      { kind: 'taker_lock', signature: SIG.takerLock },
+      { kind: 'taker_refund', signature: SIG.cancel },
+    ]);
+  });
+
+  it('the maker lock lapses (never lands): cancel only then, → refunded', async () => {
+    const landing = deferred<{ landed: false }>();
+    const { actor, calls } = startTrade({ makerLock: () => landing.promise });
+    actor.send(finalizedLock());
+    await reach(actor, 'initiated.sendingMakerLock');
+    expect(calls.makerCancel).toEqual([]);
+    landing.resolve({ landed: false });
+    const done = await reach(actor, 'refunded.closed');
+    expect(calls.makerCancel).toHaveLength(1);
+    expect(done.context.makerLockIntent?.lapsed).toBe(true);
+    expect(done.context.failureReason).toBe('maker_lock_lapsed');
+    expect(kinds(done)).toEqual(['taker_lock', 'taker_refund']);
+  });
+
+  it('abandon before any lock signature → failed (abandoned)', () => {
+    const { actor } = startTrade();
+    actor.send({ type: 'ABANDON', secretHash: SECRET_HASH.toUpperCase() });
+    const s = actor.getSnapshot();
+    expect(s.value).toEqual({ failed: 'noLock' });
+    expect(s.context.failureReason).toBe('abandoned');
+    expect(s.context.abandonedWith).toBe(SECRET_HASH);
+    expect(isClosed(s)).toBe(true);
+  });
+
+  it('lock window over with no lock → failed (lock_window_expired)', () => {
+    const { actor } = startTrade();
+    expect(nextDeadline(actor.getSnapshot())).toBe(LOCK_DEADLINE + 1);
+    actor.send(chainTime(LOCK_DEADLINE));
+    expect(settlementStatusOf(actor.getSnapshot())).toBe('pending');
+    actor.send(chainTime(LOCK_DEADLINE + 1));
+    expect(actor.getSnapshot().value).toEqual({ failed: 'noLock' });
+    expect(actor.getSnapshot().context.failureReason).toBe('lock_window_expired');
+  });
+
+  it('a held lock that never lands → failed (lock_not_landed) once the window is over and it is dropped', () => {
+    const { actor } = startTrade();
+    actor.send({ type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500 });
+    actor.send(chainTime(LOCK_DEADLINE + 50));
+    expect(settlementStatusOf(actor.getSnapshot())).toBe('pending');
+    actor.send({ type: 'TAKER_LOCK_DROPPED', now: LOCK_DEADLINE });
+    expect(settlementStatusOf(actor.getSnapshot())).toBe('pending');
+    actor.send({ type: 'TAKER_LOCK_DROPPED', now: LOCK_DEADLINE + 50 });
+    expect(actor.getSnapshot().value).toEqual({ failed: 'noLock' });
+    expect(actor.getSnapshot().context.failureReason).toBe('lock_not_landed');
+  });
+
+  it('a late lock after abandon is released at once with cancel; the trade stays failed', async () => {
+    const { actor, calls } = startTrade();
+    actor.send({ type: 'ABANDON', secretHash: SECRET_HASH });
+    actor.send({ type: 'TAKER_LOCK_SEEN', signature: SIG.takerLock });
+    expect(actor.getSnapshot().value).toEqual({ failed: 'lateLockSeen' });
+    actor.send(finalizedLock());
+    const done = await reach(actor, 'failed.released');
+    expect(calls.makerCancel).toHaveLength(1);
+    expect(calls.checkInventory).toEqual([]);
+    expect(done.context.failureReason).toBe('abandoned');
+    expect(done.context.signatures).toEqual([
+      { kind: 'taker_lock', signature: SIG.takerLock },
+      { kind: 'taker_refund', signature: SIG.cancel },
+    ]);
+    expect(isClosed(done)).toBe(true);
+  });
+
+  it('a late lock the maker cannot cancel (other recipient) is refunded at its expiry', async () => {
+    const { actor, calls } = startTrade();
+    actor.send({ type: 'ABANDON', secretHash: SECRET_HASH });
+    actor.send(finalizedLock(undefined, { recipient: 'SomeoneElse1111111111111111111111111111111' }));
+    const waiting = actor.getSnapshot();
+    expect(waiting.value).toEqual({ failed: 'awaitingLateLockExpiry' });
+    expect(nextDeadline(waiting)).toBe(TAKER_EXPIRY);
+    actor.send(chainTime(TAKER_EXPIRY));
+    const done = await reach(actor, 'failed.released');
+    expect(calls.makerCancel).toEqual([]);
+    expect(kinds(done)).toEqual(['taker_lock', 'taker_refund']);
+  });
+
+  it('the maker misses its redeem and the taker refunds → refunded with the reason and an alert', async () => {
+    const { actor } = startTrade({ makerRedeem: () => Promise.reject(new Error('rpc down')) });
+    actor.send(finalizedLock());
+    await reach(actor, 'initiated.makerLocked');
+    actor.send({ type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: PREIMAGE });
+    await waitForEffectError(actor);
+    actor.send({ type: 'TAKER_ESCROW_REFUNDED', signature: SIG.takerRefund });
+    const done = await reach(actor, 'refunded');
+    expect(done.context.failureReason).toBe('maker_missed_redeem');
+    expect(done.context.alert).toBe(true);
+    expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'taker_redeem', 'taker_refund']);
+    expect((await reach(actor, 'refunded.closed')).value).toEqual({ refunded: 'closed' });
+  });
+
+  it('the maker misses its redeem until the taker expiry: the runtime refunds the taker, with an alert', async () => {
+    const { actor } = startTrade({ makerRedeem: () => Promise.reject(new Error('rpc down')) });
+    actor.send(finalizedLock());
+    await reach(actor, 'initiated.makerLocked');
+    actor.send({ type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: PREIMAGE });
+    const redeeming = await waitForEffectError(actor);
+    expect(nextDeadline(redeeming)).toBe(TAKER_EXPIRY);
+    actor.send(chainTime(TAKER_EXPIRY));
+    const done = await reach(actor, 'refunded.closed');
+    expect(done.context.failureReason).toBe('maker_missed_redeem');
+    expect(done.context.alert).toBe(true);
+    expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'taker_redeem', 'taker_refund']);
+  });
+
+  it('a failing effect is retried after the backoff until it succeeds', async () => {
+    let attempts = 0;
+    const { actor } = startTrade({
+      makerRefund: () =>
+        ++attempts < 3 ? Promise.reject(new Error('blockhash not found')) : { signature: SIG.makerRefund },
+    });
+    actor.send(finalizedLock());
+    await reach(actor, 'initiated.makerLocked');
+    actor.send(chainTime(MAKER_EXPIRY));
+    const waiting = await reach(actor, 'initiated.awaitingTakerExpiry');
+    expect(attempts).toBe(3);
+    expect(waiting.context.effectError).toBeNull();
+  });
+});
+
+async function waitForEffectError(actor: ReturnType<typeof startTrade>['actor']) {
+  const { waitFor } = await import('xstate');
+  return waitFor(actor, (s) => s.context.effectError !== null, { timeout: 1_000 });
+}

@@ -1,0 +1,304 @@
+// SPEC §3's safety rules, one test each, plus the command answers the runtime derives from snapshots.
+
+import { describe, expect, it } from 'vitest';
+import { initialTransition, transition } from 'xstate';
+import {
+  type CommandRefusal,
+  commandOutcome,
+  type TakerLockTerms,
+  type TradeEvent,
+  tradeMachine,
+} from '../../machines/index.ts';
+import { ERROR_CODES } from '../../src/http/errors.ts';
+import {
+  chainTime,
+  DECIDED_AT,
+  deferred,
+  fakeMachine,
+  finalizedLock,
+  LOCK_DEADLINE,
+  MAKER_EXPIRY,
+  OTHER_HASH,
+  PREIMAGE,
+  persistAndRestore,
+  REDEEM_BY,
+  reach,
+  redeemRequest,
+  SECRET_HASH,
+  SIG,
+  startTrade,
+  T0,
+  TAKER_EXPIRY,
+  type TradeSnapshot,
+  tradeInput,
+} from './trade.fixtures.ts';
+
+type AnyTradeEvent = TradeEvent | { type: `xstate.${string}`; [key: string]: unknown };
+
+/** Pure replay of events from the initial state (effects are not run; their done events are fed). */
+function drive(events: AnyTradeEvent[], input = tradeInput()): TradeSnapshot {
+  let [snapshot] = initialTransition(tradeMachine, input);
+  for (const event of events) [snapshot] = transition(tradeMachine, snapshot, event as TradeEvent);
+  return snapshot;
+}
+const step = (snapshot: TradeSnapshot, event: AnyTradeEvent) =>
+  transition(tradeMachine, snapshot, event as TradeEvent)[0];
+
+const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as const;
+const TO_MAKER_LOCKED: AnyTradeEvent[] = [
+  finalizedLock(),
+  done('checkInventory', { available: true, now: DECIDED_AT }),
+  done('signMakerLock', { signature: SIG.makerLock, lastValidBlockHeight: 1_000, transactionBase64: 'AQID' }),
+  done('makerLock', { landed: true, signature: SIG.makerLock }),
+];
+
+function expectUnchanged(before: TradeSnapshot, event: AnyTradeEvent) {
+  expect(before.can(event as TradeEvent)).toBe(false);
+  const after = step(before, event);
+  expect(after.value).toEqual(before.value);
+  expect(after.context).toEqual(before.context);
+}
+
+describe('safety rules', () => {
+  it('no maker lock before a final matching taker lock', async () => {
+    const { actor, calls } = startTrade();
+    actor.send({ type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500 });
+    actor.send({ type: 'TAKER_LOCK_SEEN', signature: SIG.takerLock });
+    actor.send(chainTime(LOCK_DEADLINE - 1));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(actor.getSnapshot().value).toEqual({ pending: 'lockSeen' });
+    expect(calls.checkInventory).toEqual([]);
+    expect(calls.signMakerLock).toEqual([]);
+    expect(calls.makerLock).toEqual([]);
+    actor.send(finalizedLock());
+    await reach(actor, 'initiated.makerLocked');
+    expect(calls.makerLock).toHaveLength(1);
+  });
+
+  const mismatches: [string, Partial<TakerLockTerms>][] = [
+    ['escrow', { escrow: 'OtherEscrow11111111111111111111111111111' }],
+    ['initializer', { initializer: 'OtherTaker111111111111111111111111111111' }],
+    ['recipient', { recipient: 'OtherMaker111111111111111111111111111111' }],
+    ['mint', { mint: 'OtherMint1111111111111111111111111111111' }],
+    ['amount', { amountRaw: '999999' }],
+    ['hashlock', { hashlock: OTHER_HASH }],
+    ['expiry', { expiry: TAKER_EXPIRY + 1 }],
+    ['lock deadline', { lockDeadline: LOCK_DEADLINE + 1 }],
+  ];
+  it.each(mismatches)('a lock with another %s never initiates the trade', (_field, terms) => {
+    const s = drive([finalizedLock(undefined, terms)]);
+    expect(s.matches('initiated')).toBe(false);
+    expect(s.matches('failed')).toBe(true);
+    expect(s.context.failureReason).toBe('lock_terms_mismatch');
+    expect(s.context.makerExpiry).toBeNull();
+  });
+
+  it('the lock terms compare the amount as an integer and the hashlock in any case', () => {
+    const s = drive([
+      finalizedLock(undefined, { amountRaw: '0001000000', hashlock: SECRET_HASH.toUpperCase() }),
+    ]);
+    expect(s.matches('initiated')).toBe(true);
+  });
+
+  it('no second maker lock: a trade with an intent never signs again, even if asked to re-decide', () => {
+    const sending = drive(TO_MAKER_LOCKED.slice(0, 3));
+    expect(sending.value).toEqual({ initiated: 'sendingMakerLock' });
+    const intent = sending.context.makerLockIntent;
+    expect(intent?.signature).toBe(SIG.makerLock);
+    // Force the decision again from a state that already holds an intent (as a corrupted restore might).
+    const reassessing = tradeMachine.resolveState({
+      value: { initiated: 'assessing' },
+      context: sending.context,
+    });
+    const after = step(reassessing, done('checkInventory', { available: true, now: DECIDED_AT }));
+    expect(after.value).toEqual({ initiated: 'sendingMakerLock' });
+    expect(after.context.makerLockIntent).toEqual(intent);
+    // A late signMakerLock result never replaces the intent.
+    const resigning = tradeMachine.resolveState({
+      value: { initiated: 'signingMakerLock' },
+      context: sending.context,
+    });
+    expectUnchanged(
+      resigning,
+      done('signMakerLock', {
+        signature: 'sig-second',
+        lastValidBlockHeight: 2_000,
+        transactionBase64: 'BAUG',
+      }),
+    );
+  });
+
+  it('no second maker lock across a restart: the restored actor re-sends the persisted intent', async () => {
+    const inFlight = deferred<never>();
+    const first = startTrade({ makerLock: () => inFlight.promise });
+    first.actor.send(finalizedLock());
+    await reach(first.actor, 'initiated.sendingMakerLock');
+    const second = fakeMachine();
+    const restored = persistAndRestore(first.actor, second.machine);
+    await reach(restored, 'initiated.makerLocked');
+    expect(second.calls.signMakerLock).toEqual([]);
+    expect(second.calls.makerLock).toEqual([
+      expect.objectContaining({
+        intent: expect.objectContaining({ signature: SIG.makerLock, transactionBase64: 'AQID' }),
+      }),
+    ]);
+  });
+
+  it('no maker lock leaving less than the minimum redeem window', () => {
+    // min(now + 300, T0 + 600) − now ≥ 120 ⇔ now ≤ T0 + 480.
+    const atEdge = drive([finalizedLock(), done('checkInventory', { available: true, now: T0 + 480 })]);
+    expect(atEdge.value).toEqual({ initiated: 'signingMakerLock' });
+    expect(atEdge.context.makerExpiry).toBe(T0 + 600);
+    const tooLate = drive([finalizedLock(), done('checkInventory', { available: true, now: T0 + 481 })]);
+    expect(tooLate.value).toEqual({ initiated: 'releasingTaker' });
+    expect(tooLate.context.makerExpiry).toBeNull();
+    expect(tooLate.context.makerLockIntent).toBeNull();
+    expect(tooLate.context.failureReason).toBe('redeem_window_too_short');
+  });
+
+  it('the maker releases the taker only once no maker lock can still land', () => {
+    const sending = drive(TO_MAKER_LOCKED.slice(0, 3));
+    const lapsed = step(sending, done('makerLock', { landed: false }));
+    expect(lapsed.value).toEqual({ initiated: 'releasingTaker' });
+    // While the intent is live, nothing but its outcome moves the trade to the cancel.
+    for (const event of [chainTime(TAKER_EXPIRY - 1), { type: 'RETRY_EFFECT' } as const]) {
+      expectUnchanged(sending, event);
+    }
+  });
+
+  it('a redeem request inside the landing margin is refused', () => {
+    const locked = drive(TO_MAKER_LOCKED);
+    expect(locked.value).toEqual({ initiated: 'makerLocked' });
+    expectUnchanged(locked, redeemRequest(REDEEM_BY));
+    expectUnchanged(locked, redeemRequest(MAKER_EXPIRY));
+    expect(commandOutcome(locked, redeemRequest(REDEEM_BY))).toEqual({
+      outcome: 'refuse',
+      code: 'not_redeemable',
+    });
+    const accepted = step(locked, redeemRequest(REDEEM_BY - 1));
+    expect(accepted.value).toEqual({ initiated: 'redeemingForTaker' });
+    expect(accepted.context.preimage).toBe(PREIMAGE);
+  });
+
+  it('a redeem request before the maker lock is final is refused', () => {
+    const sending = drive(TO_MAKER_LOCKED.slice(0, 3));
+    expectUnchanged(sending, redeemRequest(T0 + 100));
+    expect(commandOutcome(sending, redeemRequest(T0 + 100))).toEqual({
+      outcome: 'refuse',
+      code: 'not_redeemable',
+    });
+  });
+
+  it('a redeem request whose preimage does not hash to the secret hash is refused', () => {
+    const locked = drive(TO_MAKER_LOCKED);
+    expectUnchanged(locked, redeemRequest(T0 + 100, OTHER_HASH));
+    expect(commandOutcome(locked, redeemRequest(T0 + 100, OTHER_HASH))).toEqual({
+      outcome: 'refuse',
+      code: 'preimage_mismatch',
+    });
+    expect(locked.context.preimage).toBeNull();
+  });
+
+  it('the maker redeems only after the maker escrow redeem is seen on chain', () => {
+    const landed = drive([
+      ...TO_MAKER_LOCKED,
+      redeemRequest(T0 + 100),
+      done('takerRedeem', { signature: SIG.takerRedeem }),
+    ]);
+    expect(landed.value).toEqual({ initiated: 'takerRedeemLanded' });
+    const seen = step(landed, {
+      type: 'MAKER_ESCROW_REDEEMED',
+      signature: SIG.takerRedeem,
+      preimage: PREIMAGE,
+    });
+    expect(seen.value).toEqual({ initiated: 'makerRedeeming' });
+    expect(seen.context.signatures.filter((s) => s.kind === 'taker_redeem')).toHaveLength(1);
+  });
+
+  it('abandon is refused once a lock signature exists (held or seen) — snapshot unchanged', () => {
+    const held = drive([{ type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500 }]);
+    const seen = drive([{ type: 'TAKER_LOCK_SEEN', signature: SIG.takerLock }]);
+    for (const s of [held, seen]) {
+      expectUnchanged(s, { type: 'ABANDON', secretHash: SECRET_HASH });
+      expect(commandOutcome(s, { type: 'ABANDON', secretHash: SECRET_HASH })).toEqual({
+        outcome: 'refuse',
+        code: 'lock_signature_exists',
+      });
+    }
+  });
+
+  it('abandon with a wrong secret hash is refused — snapshot unchanged', () => {
+    const s = drive([]);
+    expectUnchanged(s, { type: 'ABANDON', secretHash: OTHER_HASH });
+    expect(commandOutcome(s, { type: 'ABANDON', secretHash: OTHER_HASH })).toEqual({
+      outcome: 'refuse',
+      code: 'secret_hash_mismatch',
+    });
+  });
+});
+
+describe('command answers and replays', () => {
+  it('the same abandon again is a replay; abandon on a trade failed by its lock window is not', () => {
+    const abandon = { type: 'ABANDON', secretHash: SECRET_HASH } as const;
+    expect(commandOutcome(drive([]), abandon)).toEqual({ outcome: 'accept' });
+    const abandoned = drive([abandon]);
+    expect(commandOutcome(abandoned, { ...abandon, secretHash: SECRET_HASH.toUpperCase() })).toEqual({
+      outcome: 'replay',
+    });
+    expect(commandOutcome(abandoned, { ...abandon, secretHash: OTHER_HASH })).toEqual({
+      outcome: 'refuse',
+      code: 'secret_hash_mismatch',
+    });
+    const expired = drive([chainTime(LOCK_DEADLINE + 1)]);
+    expect(commandOutcome(expired, abandon)).toEqual({ outcome: 'refuse', code: 'not_abandonable' });
+  });
+
+  it('lock: a known signature is a replay; a new one after pending is refused', () => {
+    const submit = { type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500 } as const;
+    expect(commandOutcome(drive([]), submit)).toEqual({ outcome: 'accept' });
+    expect(commandOutcome(drive([submit]), submit)).toEqual({ outcome: 'replay' });
+    expect(commandOutcome(drive([submit, finalizedLock()]), submit)).toEqual({ outcome: 'replay' });
+    expect(commandOutcome(drive([chainTime(LOCK_DEADLINE + 1)]), submit)).toEqual({
+      outcome: 'refuse',
+      code: 'lock_window_closed',
+    });
+  });
+
+  it('redeem and refund: repeating the command that took effect is a replay', () => {
+    const redeem = redeemRequest(T0 + 100);
+    const redeeming = drive([...TO_MAKER_LOCKED, redeem]);
+    expect(commandOutcome(redeeming, { ...redeem, now: T0 + 200 })).toEqual({ outcome: 'replay' });
+    const redeemedByWallet = drive([
+      ...TO_MAKER_LOCKED,
+      { type: 'MAKER_ESCROW_REDEEMED', signature: 'sig-wallet', preimage: PREIMAGE },
+    ]);
+    expect(commandOutcome(redeemedByWallet, redeem)).toEqual({ outcome: 'refuse', code: 'not_redeemable' });
+
+    const refund = { type: 'REFUND_REQUESTED', now: TAKER_EXPIRY } as const;
+    const waiting = drive([
+      ...TO_MAKER_LOCKED,
+      chainTime(MAKER_EXPIRY),
+      done('makerRefund', { signature: SIG.makerRefund }),
+    ]);
+    expect(waiting.value).toEqual({ initiated: 'awaitingTakerExpiry' });
+    expect(commandOutcome(waiting, { ...refund, now: TAKER_EXPIRY - 1 })).toEqual({
+      outcome: 'refuse',
+      code: 'not_refundable',
+    });
+    expect(commandOutcome(waiting, refund)).toEqual({ outcome: 'accept' });
+    expect(commandOutcome(step(waiting, refund), refund)).toEqual({ outcome: 'replay' });
+  });
+
+  it('every refusal is a code of the API error table', () => {
+    const refusals: CommandRefusal[] = [
+      'secret_hash_mismatch',
+      'lock_signature_exists',
+      'not_abandonable',
+      'lock_window_closed',
+      'preimage_mismatch',
+      'not_redeemable',
+      'not_refundable',
+    ];
+    for (const code of refusals) expect(ERROR_CODES).toHaveProperty(code);
+  });
+});

@@ -1,0 +1,88 @@
+// The pure companions: snapshot readings, deadlines on persisted JSON, and the timing rules.
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
+import {
+  isClosed,
+  leavesMinRedeemWindow,
+  nextDeadline,
+  plannedMakerExpiry,
+  redeemBy,
+  settlementStatusOf,
+  substateOf,
+  timingSafeEqualHex,
+  tradeMachine,
+} from '../../machines/index.ts';
+import {
+  finalizedLock,
+  LOCK_DEADLINE,
+  MAKER_EXPIRY,
+  reach,
+  startTrade,
+  tradeInput,
+} from './trade.fixtures.ts';
+
+describe('snapshot readings', () => {
+  it('read status, substate, closedness and the next deadline from persisted JSON alone', async () => {
+    const { actor } = startTrade();
+    const pending = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
+    expect(settlementStatusOf(pending)).toBe('pending');
+    expect(substateOf(pending)).toBe('pending.awaitingLock');
+    expect(isClosed(pending)).toBe(false);
+    expect(nextDeadline(pending)).toBe(LOCK_DEADLINE + 1);
+
+    actor.send(finalizedLock());
+    await reach(actor, 'initiated.makerLocked');
+    const locked = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
+    expect(substateOf(locked)).toBe('initiated.makerLocked');
+    expect(nextDeadline(locked)).toBe(MAKER_EXPIRY);
+    expect(redeemBy(locked.context)).toBe(MAKER_EXPIRY - 30);
+  });
+
+  it('a failed trade holding a late lock is final but not closed', () => {
+    const actor = createActor(tradeMachine, { input: tradeInput() }).start();
+    actor.send({ type: 'ABANDON', secretHash: 'ab'.repeat(32) });
+    expect(isClosed(actor.getSnapshot())).toBe(true);
+    actor.send({ type: 'TAKER_LOCK_SEEN', signature: 'sig' });
+    expect(settlementStatusOf(actor.getSnapshot())).toBe('failed');
+    expect(isClosed(actor.getSnapshot())).toBe(false);
+    actor.stop();
+  });
+
+  it('the definition serializes to JSON for visualisers', () => {
+    const json = JSON.parse(JSON.stringify(tradeMachine.root.definition));
+    expect(Object.keys(json.states)).toEqual(['pending', 'initiated', 'redeemed', 'refunded', 'failed']);
+  });
+});
+
+describe('timing rules', () => {
+  const timing = fc.record({
+    now: fc.integer({ min: 0, max: 2 ** 40 }),
+    makerTimelock: fc.integer({ min: 1, max: 100_000 }),
+    safetyMargin: fc.integer({ min: 1, max: 100_000 }),
+    minRedeemWindow: fc.integer({ min: 1, max: 100_000 }),
+    takerTimelock: fc.integer({ min: 1, max: 400_000 }),
+  });
+
+  test.prop([timing])(
+    'the maker expiry is never later than the taker expiry minus the safety margin',
+    (t) => {
+      const context = { ...t, takerExpiry: t.now + t.takerTimelock };
+      const expiry = plannedMakerExpiry(context, t.now);
+      expect(expiry).toBeLessThanOrEqual(context.takerExpiry - t.safetyMargin);
+      expect(expiry).toBeLessThanOrEqual(t.now + t.makerTimelock);
+      expect(leavesMinRedeemWindow(context, t.now)).toBe(expiry - t.now >= t.minRedeemWindow);
+    },
+  );
+
+  const hex = fc.stringMatching(/^[0-9a-f]{64}$/);
+  test.prop([hex, hex])('hex comparison is equality ignoring case', (a, b) => {
+    expect(timingSafeEqualHex(a, b.toUpperCase())).toBe(a === b);
+    expect(timingSafeEqualHex(a.toUpperCase(), a)).toBe(true);
+  });
+
+  it('hex comparison of different lengths is false', () => {
+    expect(timingSafeEqualHex('ab', 'abab')).toBe(false);
+    expect(timingSafeEqualHex('', 'ab')).toBe(false);
+  });
+});
