@@ -25,7 +25,12 @@ async function main(): Promise<void> {
       `required when listening on a non-loopback address (HOST=${host})`,
     );
   }
-  const service = await createService({ dataDir, config, logger: loggerOptions() });
+  const service = await createService({
+    dataDir,
+    config,
+    logger: loggerOptions(),
+    operatorTokenRequired: !isLoopback(host),
+  });
   const log = service.app.log;
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'shutting down after an error');

@@ -1,17 +1,30 @@
-// The composition root: opens the store, starts a run, builds the quote desk and the HTTP app from one
-// config. main.ts runs it as a process; tests run it in process on a temp DATA_DIR.
+// The composition root: opens the store, starts a run, opens the chain, builds the quote desk, the trade
+// runtime and the HTTP app from one config. main.ts runs it as a process; tests run it in process.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyServerOptions } from 'fastify';
+import pino from 'pino';
+import {
+  type ChainPort,
+  createChain,
+  type DevChain,
+  isEmbeddedChain,
+  loadOrCreateKeypairFile,
+} from './chain/index.ts';
 import { type Config, loadConfig } from './config/index.ts';
 import { buildHttpApp, type TypeBoxApp } from './http/app.ts';
 import type { ReadinessPart } from './http/routes/index.ts';
 import { type PriceSource, QuoteDesk, StaticPriceSource } from './quotes/index.ts';
+import { MakerInventory, TradeRuntime } from './runtime/index.ts';
 import { openStore, type Store } from './store/index.ts';
 
 export const VERSION: string = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
+
+/** The maker needs SOL for fees and rent of the escrows it opens. */
+const MIN_FEE_BALANCE_LAMPORTS = 10_000_000n;
 
 export interface ServiceOptions {
   dataDir: string;
@@ -21,13 +34,21 @@ export interface ServiceOptions {
   /** Replaces the config's static prices (a live source, or a test's stale one). */
   prices?: PriceSource;
   nowMs?: () => number;
+  /** Listening beyond loopback: the operator token is then required. */
+  operatorTokenRequired?: boolean;
+  /** Runtime tuning, for tests. */
+  pollIntervalMs?: number;
+  lockWaitMs?: number;
 }
 
 export interface Service {
   readonly app: TypeBoxApp;
   readonly config: Config;
   readonly store: Store;
+  readonly chain: ChainPort;
+  readonly devChain: DevChain | null;
   readonly quotes: QuoteDesk;
+  readonly runtime: TradeRuntime;
   readonly runId: string;
   close(): Promise<void>;
 }
@@ -39,28 +60,66 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const startedAt = new Date();
   store.insertRun({ runId, version: VERSION, startedAt: startedAt.toISOString(), stoppedAt: null });
 
+  const chain = openChain(config, options.dataDir);
+  const devChain = isEmbeddedChain(chain) ? chain : null;
+  const inventory = new MakerInventory(
+    chain,
+    config.assets.list.map((asset) => asset.mint),
+  );
+  await inventory.refresh();
+
   const quotes = new QuoteDesk({
     config,
     store,
     runId,
     prices: options.prices ?? new StaticPriceSource(config.prices),
-    inventory: { balance: (mint) => config.inventory.get(mint) ?? 0n },
+    inventory,
     ...(options.nowMs ? { nowMs: options.nowMs } : {}),
   });
 
-  const readiness = async (): Promise<ReadinessPart[]> => {
-    let storeOk = false;
-    let detail = 'ok';
-    try {
-      storeOk = store.ping();
-    } catch (error) {
-      detail = (error as Error).message;
-    }
-    return [{ name: 'store', ok: storeOk, detail }];
-  };
+  const log = runtimeLogger(options.logger);
+  const runtime = new TradeRuntime({
+    store,
+    chain,
+    config,
+    quotes,
+    runId,
+    log,
+    ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+    ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
+  });
+  await runtime.start();
+  inventory.follow(chain.kind === 'embedded' ? 1_000 : 5_000, (error) =>
+    log.warn({ err: (error as Error).message }, 'could not refresh maker balances'),
+  );
+
+  const readiness = async (): Promise<ReadinessPart[]> => [
+    await part('store', async () => (store.ping() ? 'ok' : 'no answer')),
+    await part('chain', async () => {
+      const health = await chain.health();
+      if (!health.ok) throw new Error(health.detail);
+      return health.detail;
+    }),
+    await part('runtime', async () => `${runtime.liveActors().length} live actors`),
+    await part('maker_fee_balance', async () => {
+      const lamports = await chain.solBalance(chain.makerWallet);
+      if (lamports < MIN_FEE_BALANCE_LAMPORTS)
+        throw new Error(`${lamports} lamports, below ${MIN_FEE_BALANCE_LAMPORTS}`);
+      return `${lamports} lamports`;
+    }),
+  ];
 
   const app = await buildHttpApp(
-    { config, version: VERSION, run: { runId, startedAt }, quotes, readiness },
+    {
+      config,
+      version: VERSION,
+      run: { runId, startedAt },
+      quotes,
+      runtime,
+      devChain,
+      operatorTokenRequired: options.operatorTokenRequired ?? false,
+      readiness,
+    },
     { logger: options.logger ?? false },
   );
 
@@ -69,16 +128,61 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     app,
     config,
     store,
+    chain,
+    devChain,
     quotes,
+    runtime,
     runId,
     async close() {
       if (closed) return;
       closed = true;
       await app.close();
+      inventory.stop();
+      await runtime.stop();
+      await chain.close();
       if (store.isOpen) {
         store.stopRun(runId, new Date().toISOString());
         store.close();
       }
     },
   };
+}
+
+function openChain(config: Config, dataDir: string): ChainPort {
+  const chain = config.chain;
+  if (chain.kind === 'rpc') {
+    return createChain({
+      kind: 'rpc',
+      url: chain.url,
+      programId: chain.programId,
+      makerKeypairPath: chain.makerKeypairPath,
+      priorityFeeMicroLamports: chain.priorityFeeMicroLamports,
+    });
+  }
+  return createChain({
+    kind: 'embedded',
+    dataDir: join(dataDir, 'chain'),
+    programId: chain.programId,
+    makerKeypair: loadOrCreateKeypairFile(join(dataDir, 'maker-keypair.json')),
+    mints: config.assets.list.map((asset) => ({
+      address: asset.mint,
+      decimals: asset.decimals,
+      symbol: asset.symbol,
+    })),
+    makerInventory: [...config.inventory].map(([mint, amount]) => ({ mint, amount })),
+  });
+}
+
+async function part(name: string, check: () => Promise<string>): Promise<ReadinessPart> {
+  try {
+    return { name, ok: true, detail: await check() };
+  } catch (error) {
+    return { name, ok: false, detail: (error as Error).message };
+  }
+}
+
+/** The runtime logs through pino like the HTTP layer (silent when the service runs without logs). */
+function runtimeLogger(logger: ServiceOptions['logger']) {
+  if (logger === false || logger === undefined) return pino({ level: 'silent' });
+  return pino(typeof logger === 'object' ? (logger as pino.LoggerOptions) : {});
 }

@@ -18,8 +18,10 @@ export const DecimalAmount = Type.String({
   maxLength: 40,
   description: 'decimal in display units, sent as a string',
 });
-/** An int64 serialized as an exact JSON integer (also above 2^53). */
-export const Int64 = Type.Integer({ minimum: 0, format: 'int64', description: 'int64, exact' });
+/** An int64 serialized as an exact JSON integer (also above 2^53); a bigint on the server side. */
+export const Int64 = Type.Unsafe<bigint>(
+  Type.Integer({ minimum: 0, format: 'int64', description: 'int64, exact' }),
+);
 export const RawAmountString = Type.String({
   pattern: '^[0-9]+$',
   description: 'integer count of smallest units',

@@ -4,6 +4,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import type { LedgerEntry } from '../ledger/index.ts';
+import type { SettlementStatus } from '../vocabulary/index.ts';
 import { MIGRATIONS } from './migrations.ts';
 
 export interface RunRecord {
@@ -33,6 +35,75 @@ export interface QuoteRecord {
   usedByTradeId: string | null;
 }
 
+export interface TradeRecord {
+  tradeId: string;
+  quoteId: string;
+  /** The run that created the trade. */
+  runId: string;
+  /** The run that owns its actor now (creator or adopter). */
+  ownerRunId: string;
+  takerWallet: string;
+  /** Lowercase hex; unique across all trades. */
+  secretHash: string;
+  createdAt: string;
+  updatedAt: string;
+  status: SettlementStatus;
+  substate: string;
+  /** Final and no funds left in any escrow: no actor needs to own it any more. */
+  closed: boolean;
+  /** Chain time (unix seconds) by which the runtime must wake the trade, if any. */
+  nextDeadline: number | null;
+  machineVersion: number;
+  /** The actor's persisted snapshot, JSON. */
+  snapshot: string;
+  /** Why the current run could not adopt the trade (then it answers 503 until /resume). */
+  adoptionError: string | null;
+}
+
+export interface TradeEventRecord {
+  seq: number;
+  tradeId: string;
+  runId: string;
+  at: string;
+  type: string;
+  status: SettlementStatus;
+  substate: string;
+  payload: Record<string, unknown>;
+}
+
+export type NewTradeEvent = Omit<TradeEventRecord, 'seq'>;
+
+export interface StoredLedgerEntry extends LedgerEntry {
+  entryId: number;
+  tradeId: string;
+  at: string;
+}
+
+export interface TradeFilter {
+  takerWallet?: string | undefined;
+  status?: SettlementStatus | undefined;
+  /** Trades created by this run. */
+  runId?: string | undefined;
+  /** Trades whose actor this run owns. */
+  ownerRunId?: string | undefined;
+  /** Page after this (created_at, trade_id) position. */
+  after?: { createdAt: string; tradeId: string } | undefined;
+  limit: number;
+}
+
+export type TradeUpdate = Pick<
+  TradeRecord,
+  | 'tradeId'
+  | 'ownerRunId'
+  | 'updatedAt'
+  | 'status'
+  | 'substate'
+  | 'closed'
+  | 'nextDeadline'
+  | 'machineVersion'
+  | 'snapshot'
+>;
+
 export interface Store {
   readonly path: string;
   /** Runs fn in one transaction: all of it is durable, or none of it. */
@@ -45,6 +116,26 @@ export interface Store {
   /** Quotes not used by a trade whose expiry is after nowMs: what the reservation book holds at start. */
   openQuotes(nowMs: number): QuoteRecord[];
   markQuoteUsed(quoteId: string, tradeId: string): void;
+
+  /** Marks the quote used, inserts the trade and its first event: one transaction. */
+  createTrade(trade: TradeRecord, event: NewTradeEvent): void;
+  /** One transition: the trade's new snapshot, its events and ledger entries, all or nothing. */
+  saveTransition(update: TradeUpdate, events: readonly NewTradeEvent[], ledger: readonly LedgerEntry[]): void;
+  /** Runtime notes about a trade that change no snapshot, e.g. the intent written before a transaction is sent. */
+  appendEvents(events: readonly NewTradeEvent[]): void;
+  setAdoptionError(tradeId: string, error: string | null): void;
+  getTrade(tradeId: string): TradeRecord | undefined;
+  findTradeBySecretHash(secretHash: string): TradeRecord | undefined;
+  findTradeByQuote(quoteId: string): TradeRecord | undefined;
+  listTrades(filter: TradeFilter): TradeRecord[];
+  /** Every trade not yet closed, whichever run owns it: what a new run adopts. */
+  unclosedTrades(): TradeRecord[];
+  tradeEvents(tradeId: string): TradeEventRecord[];
+  /** The runtime event log in stable order: events with seq > afterSeq. */
+  events(afterSeq: number, limit: number): TradeEventRecord[];
+  ledger(tradeId?: string): StoredLedgerEntry[];
+  tradeCounts(): { runId: string; created: number; owned: number }[];
+
   ping(): boolean;
   readonly isOpen: boolean;
   close(): void;
@@ -97,6 +188,88 @@ const quoteFromRow = (row: QuoteRow): QuoteRecord => ({
   usedByTradeId: row.used_by_trade_id,
 });
 
+interface TradeRow {
+  trade_id: string;
+  quote_id: string;
+  run_id: string;
+  owner_run_id: string;
+  taker_wallet: string;
+  secret_hash: string;
+  created_at: string;
+  updated_at: string;
+  status: SettlementStatus;
+  substate: string;
+  closed: number;
+  next_deadline: number | null;
+  machine_version: number;
+  snapshot: string;
+  adoption_error: string | null;
+}
+
+const tradeFromRow = (row: TradeRow): TradeRecord => ({
+  tradeId: row.trade_id,
+  quoteId: row.quote_id,
+  runId: row.run_id,
+  ownerRunId: row.owner_run_id,
+  takerWallet: row.taker_wallet,
+  secretHash: row.secret_hash,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  status: row.status,
+  substate: row.substate,
+  closed: row.closed === 1,
+  nextDeadline: row.next_deadline,
+  machineVersion: row.machine_version,
+  snapshot: row.snapshot,
+  adoptionError: row.adoption_error,
+});
+
+interface EventRow {
+  seq: number;
+  trade_id: string;
+  run_id: string;
+  at: string;
+  type: string;
+  status: SettlementStatus;
+  substate: string;
+  payload: string;
+}
+
+const eventFromRow = (row: EventRow): TradeEventRecord => ({
+  seq: row.seq,
+  tradeId: row.trade_id,
+  runId: row.run_id,
+  at: row.at,
+  type: row.type,
+  status: row.status,
+  substate: row.substate,
+  payload: JSON.parse(row.payload) as Record<string, unknown>,
+});
+
+interface LedgerRow {
+  entry_id: number;
+  trade_id: string;
+  movement: LedgerEntry['movement'];
+  signature: string;
+  mint: string;
+  account: LedgerEntry['account'];
+  side: LedgerEntry['side'];
+  amount_raw: string;
+  at: string;
+}
+
+const ledgerFromRow = (row: LedgerRow): StoredLedgerEntry => ({
+  entryId: row.entry_id,
+  tradeId: row.trade_id,
+  movement: row.movement,
+  signature: row.signature,
+  mint: row.mint,
+  account: row.account,
+  side: row.side,
+  amountRaw: BigInt(row.amount_raw),
+  at: row.at,
+});
+
 class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements;
@@ -130,6 +303,36 @@ class SqliteStore implements Store {
       markQuoteUsed: this.db.prepare(
         'UPDATE quotes SET used_by_trade_id = ? WHERE quote_id = ? AND used_by_trade_id IS NULL',
       ),
+      insertTrade: this.db.prepare(`
+        INSERT INTO trades (trade_id, quote_id, run_id, owner_run_id, taker_wallet, secret_hash, created_at, updated_at,
+                            status, substate, closed, next_deadline, machine_version, snapshot, adoption_error)
+        VALUES (@tradeId, @quoteId, @runId, @ownerRunId, @takerWallet, @secretHash, @createdAt, @updatedAt,
+                @status, @substate, @closed, @nextDeadline, @machineVersion, @snapshot, @adoptionError)`),
+      updateTrade: this.db.prepare(`
+        UPDATE trades SET owner_run_id = @ownerRunId, updated_at = @updatedAt, status = @status, substate = @substate,
+               closed = @closed, next_deadline = @nextDeadline, machine_version = @machineVersion,
+               snapshot = @snapshot, adoption_error = NULL
+        WHERE trade_id = @tradeId`),
+      setAdoptionError: this.db.prepare('UPDATE trades SET adoption_error = ? WHERE trade_id = ?'),
+      insertEvent: this.db.prepare(`
+        INSERT INTO trade_events (trade_id, run_id, at, type, status, substate, payload)
+        VALUES (@tradeId, @runId, @at, @type, @status, @substate, @payload)`),
+      insertLedger: this.db.prepare(`
+        INSERT OR IGNORE INTO ledger_entries (trade_id, movement, signature, mint, account, side, amount_raw, at)
+        VALUES (@tradeId, @movement, @signature, @mint, @account, @side, @amountRaw, @at)`),
+      getTrade: this.db.prepare('SELECT * FROM trades WHERE trade_id = ?'),
+      tradeBySecretHash: this.db.prepare('SELECT * FROM trades WHERE secret_hash = ?'),
+      tradeByQuote: this.db.prepare('SELECT * FROM trades WHERE quote_id = ?'),
+      unclosedTrades: this.db.prepare('SELECT * FROM trades WHERE closed = 0 ORDER BY created_at, trade_id'),
+      tradeEvents: this.db.prepare('SELECT * FROM trade_events WHERE trade_id = ? ORDER BY seq'),
+      events: this.db.prepare('SELECT * FROM trade_events WHERE seq > ? ORDER BY seq LIMIT ?'),
+      ledgerAll: this.db.prepare('SELECT * FROM ledger_entries ORDER BY entry_id'),
+      ledgerOf: this.db.prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY entry_id'),
+      tradeCounts: this.db.prepare(`
+        SELECT r.run_id AS runId,
+               (SELECT count(*) FROM trades t WHERE t.run_id = r.run_id) AS created,
+               (SELECT count(*) FROM trades t WHERE t.owner_run_id = r.run_id) AS owned
+        FROM runs r`),
     };
   }
 
@@ -185,6 +388,114 @@ class SqliteStore implements Store {
   markQuoteUsed(quoteId: string, tradeId: string): void {
     const { changes } = this.statements.markQuoteUsed.run(tradeId, quoteId);
     if (changes !== 1) throw new Error(`quote ${quoteId} is already used`);
+  }
+
+  createTrade(trade: TradeRecord, event: NewTradeEvent): void {
+    this.db.transaction(() => {
+      this.markQuoteUsed(trade.quoteId, trade.tradeId);
+      this.statements.insertTrade.run({ ...trade, closed: trade.closed ? 1 : 0 });
+      this.insertEvent(event);
+    })();
+  }
+
+  saveTransition(
+    update: TradeUpdate,
+    events: readonly NewTradeEvent[],
+    ledger: readonly LedgerEntry[],
+  ): void {
+    this.db.transaction(() => {
+      const { changes } = this.statements.updateTrade.run({ ...update, closed: update.closed ? 1 : 0 });
+      if (changes !== 1) throw new Error(`trade ${update.tradeId} does not exist`);
+      for (const event of events) this.insertEvent(event);
+      for (const entry of ledger) {
+        this.statements.insertLedger.run({
+          ...entry,
+          tradeId: update.tradeId,
+          amountRaw: entry.amountRaw.toString(),
+          at: update.updatedAt,
+        });
+      }
+    })();
+  }
+
+  appendEvents(events: readonly NewTradeEvent[]): void {
+    this.db.transaction(() => {
+      for (const event of events) this.insertEvent(event);
+    })();
+  }
+
+  private insertEvent(event: NewTradeEvent): void {
+    this.statements.insertEvent.run({ ...event, payload: JSON.stringify(event.payload) });
+  }
+
+  setAdoptionError(tradeId: string, error: string | null): void {
+    this.statements.setAdoptionError.run(error, tradeId);
+  }
+
+  getTrade(tradeId: string): TradeRecord | undefined {
+    const row = this.statements.getTrade.get(tradeId) as TradeRow | undefined;
+    return row && tradeFromRow(row);
+  }
+
+  findTradeBySecretHash(secretHash: string): TradeRecord | undefined {
+    const row = this.statements.tradeBySecretHash.get(secretHash.toLowerCase()) as TradeRow | undefined;
+    return row && tradeFromRow(row);
+  }
+
+  findTradeByQuote(quoteId: string): TradeRecord | undefined {
+    const row = this.statements.tradeByQuote.get(quoteId) as TradeRow | undefined;
+    return row && tradeFromRow(row);
+  }
+
+  listTrades(filter: TradeFilter): TradeRecord[] {
+    const where: string[] = [];
+    const params: Record<string, unknown> = { limit: filter.limit };
+    if (filter.takerWallet !== undefined) {
+      where.push('taker_wallet = @takerWallet');
+      params.takerWallet = filter.takerWallet;
+    }
+    if (filter.status !== undefined) {
+      where.push('status = @status');
+      params.status = filter.status;
+    }
+    if (filter.runId !== undefined) {
+      where.push('run_id = @runId');
+      params.runId = filter.runId;
+    }
+    if (filter.ownerRunId !== undefined) {
+      where.push('owner_run_id = @ownerRunId');
+      params.ownerRunId = filter.ownerRunId;
+    }
+    if (filter.after !== undefined) {
+      where.push('(created_at, trade_id) > (@afterCreatedAt, @afterTradeId)');
+      params.afterCreatedAt = filter.after.createdAt;
+      params.afterTradeId = filter.after.tradeId;
+    }
+    const sql = `SELECT * FROM trades ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+                 ORDER BY created_at, trade_id LIMIT @limit`;
+    return (this.db.prepare(sql).all(params) as TradeRow[]).map(tradeFromRow);
+  }
+
+  unclosedTrades(): TradeRecord[] {
+    return (this.statements.unclosedTrades.all() as TradeRow[]).map(tradeFromRow);
+  }
+
+  tradeEvents(tradeId: string): TradeEventRecord[] {
+    return (this.statements.tradeEvents.all(tradeId) as EventRow[]).map(eventFromRow);
+  }
+
+  events(afterSeq: number, limit: number): TradeEventRecord[] {
+    return (this.statements.events.all(afterSeq, limit) as EventRow[]).map(eventFromRow);
+  }
+
+  ledger(tradeId?: string): StoredLedgerEntry[] {
+    const rows =
+      tradeId === undefined ? this.statements.ledgerAll.all() : this.statements.ledgerOf.all(tradeId);
+    return (rows as LedgerRow[]).map(ledgerFromRow);
+  }
+
+  tradeCounts(): { runId: string; created: number; owned: number }[] {
+    return this.statements.tradeCounts.all() as { runId: string; created: number; owned: number }[];
   }
 
   ping(): boolean {

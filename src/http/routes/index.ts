@@ -1,10 +1,14 @@
 // Every route group, registered in one place; HttpDeps is all a route may reach.
+import type { DevChain } from '../../chain/index.ts';
 import type { Config } from '../../config/index.ts';
 import type { QuoteDesk } from '../../quotes/index.ts';
+import type { TradeRuntime } from '../../runtime/index.ts';
 import type { TypeBoxApp } from '../app.ts';
 import { assetRoutes } from './assets.ts';
+import { devRoutes } from './dev.ts';
 import { healthRoutes, type ReadinessPart } from './health.ts';
 import { rfqRoutes } from './rfq.ts';
+import { tradeRoutes } from './trades.ts';
 
 export type { ReadinessPart } from './health.ts';
 
@@ -13,6 +17,11 @@ export interface HttpDeps {
   version: string;
   run: { runId: string; startedAt: Date };
   quotes: QuoteDesk;
+  runtime: TradeRuntime;
+  /** The embedded chain's dev controls; absent on real clusters. */
+  devChain: DevChain | null;
+  /** Listening beyond loopback: the operator token is required on operator routes. */
+  operatorTokenRequired: boolean;
   readiness: () => Promise<ReadinessPart[]>;
 }
 
@@ -20,4 +29,6 @@ export async function registerRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<v
   await healthRoutes(app, deps);
   await assetRoutes(app, deps);
   await rfqRoutes(app, deps);
+  await tradeRoutes(app, deps);
+  await devRoutes(app, deps);
 }

@@ -86,7 +86,7 @@ export function renderQuote(quote: AcceptedQuote): Static<typeof QuoteSchema> {
   return {
     status: 'accepted',
     quote_id: quote.quoteId,
-    quoted_output_amount_raw: quote.outputRaw as unknown as number, // bigint, written as an exact JSON integer
+    quoted_output_amount_raw: quote.outputRaw,
     spread_bps: quote.spreadBps,
     expires_at: quote.expiresAt.toISOString(),
     htlc_terms: {

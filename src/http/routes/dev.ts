@@ -1,0 +1,64 @@
+// Dev group: the embedded chain's faucet, so a taker wallet can be funded over HTTP for demos and tests.
+// Real clusters have no such thing: there the route answers 404 like any unknown route.
+import { PublicKey } from '@solana/web3.js';
+import Type from 'typebox';
+import { parseAmount } from '../../money/index.ts';
+import type { TypeBoxApp } from '../app.ts';
+import { ApiError, errorResponses } from '../errors.ts';
+import { DecimalAmount, WalletAddress } from '../schemas.ts';
+import type { HttpDeps } from './index.ts';
+import { requireOperator } from './operator.ts';
+import { assertWallet } from './rfq.ts';
+
+export async function devRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
+  const { devChain } = deps;
+  if (!devChain) return;
+  app.post(
+    '/v1/dev/airdrop',
+    {
+      preHandler: requireOperator(deps),
+      schema: {
+        tags: ['Dev'],
+        summary: 'Embedded chain only: fund a wallet with an asset plus SOL for fees and rent',
+        body: Type.Object(
+          {
+            wallet: WalletAddress,
+            asset: Type.String({ minLength: 1, maxLength: 64, description: 'asset id (mint) or symbol' }),
+            amount: DecimalAmount,
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            signature: Type.String(),
+            wallet: Type.String(),
+            asset: Type.String(),
+            amount_raw: Type.String(),
+          }),
+          ...errorResponses('validation_failed', 'unauthorized'),
+        },
+      },
+    },
+    async (request) => {
+      const { wallet, asset: key, amount } = request.body;
+      assertWallet(wallet, 'body.wallet');
+      const asset = deps.config.assets.find(key);
+      if (!asset)
+        throw new ApiError('validation_failed', undefined, [
+          `body.asset: no configured asset matches '${key}'`,
+        ]);
+      let raw: bigint;
+      try {
+        raw = parseAmount(amount, asset.decimals);
+      } catch (error) {
+        throw new ApiError('validation_failed', undefined, [`body.amount: ${(error as Error).message}`]);
+      }
+      const { signature } = await devChain.airdrop({
+        wallet: new PublicKey(wallet),
+        mint: new PublicKey(asset.mint),
+        amount: raw,
+      });
+      return { signature, wallet, asset: asset.symbol, amount_raw: raw.toString() };
+    },
+  );
+}

@@ -1,0 +1,181 @@
+// Schemas of the Settlement and Trades groups: the seed's wallet-settlement response and TradeResponse,
+// with the SPEC §2 extensions documented as such.
+import Type from 'typebox';
+import { INTEGRATION_STATUS, SETTLEMENT_STATUSES, TRADE_SIGNATURE_KINDS } from '../../vocabulary/index.ts';
+import {
+  AmountViewSchema,
+  DateTime,
+  Int64,
+  NextActionSchema,
+  SecretHash,
+  Uuid,
+  WalletAddress,
+} from '../schemas.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+const Address = Type.String({ description: 'base58 address' });
+const ext = (description: string) => ({ description: `Extension (SPEC §2): ${description}` });
+
+export const TokenAmountSchema = Type.Object(
+  { asset: Type.String(), amount_raw: Int64 },
+  { title: 'TokenAmount' },
+);
+
+export const LedgerSummarySchema = Type.Object(
+  {
+    balanced: Type.Boolean(),
+    entry_count: Type.Integer({ minimum: 0 }),
+    net_usdc_estimate: Type.String({ description: 'the maker’s result in USDC at the quote’s prices' }),
+  },
+  { title: 'LedgerSummary' },
+);
+
+export const TradeResponseSchema = Type.Object(
+  {
+    trade_id: Uuid,
+    quote_id: Uuid,
+    run_id: Type.String({ format: 'uuid', description: 'the runtime invocation that created the trade' }),
+    current_run: Type.Boolean({ description: 'owned by the running process: created or adopted by it' }),
+    taker_wallet: Type.Optional(Nullable(WalletAddress)),
+    expires_at: Type.Optional(Nullable(DateTime)),
+    created_at: DateTime,
+    settlement_status: Type.Enum(SETTLEMENT_STATUSES),
+    tx_signatures: Type.Array(Type.String(), { description: 'in chain order' }),
+    tx_signature_kinds: Type.Array(
+      Type.Object(
+        { kind: Type.Enum(TRADE_SIGNATURE_KINDS), signature: Type.String() },
+        { title: 'TradeSignature' },
+      ),
+    ),
+    amounts: Type.Object(
+      { input: Nullable(TokenAmountSchema), output: Nullable(TokenAmountSchema) },
+      { title: 'TradeAmounts' },
+    ),
+    input: Type.Optional(Nullable(AmountViewSchema)),
+    output: Type.Optional(Nullable(AmountViewSchema)),
+    ledger_summary: LedgerSummarySchema,
+    integration_status: Type.Literal(INTEGRATION_STATUS),
+    substate: Type.String(ext('the actor’s full state path, e.g. initiated.makerLocked')),
+    failure_reason: Nullable(Type.String(ext('why a trade failed or was refunded'))),
+    lock_deadline: Type.String({ format: 'date-time', ...ext('the end of the lock window') }),
+    maker_expires_at: Nullable(
+      Type.String({ format: 'date-time', ...ext('the maker HTLC expiry, once it locked') }),
+    ),
+    redeem_by: Nullable(
+      Type.String({
+        format: 'date-time',
+        ...ext('the last moment a taker redeem is accepted: maker expiry − landing margin'),
+      }),
+    ),
+    taker_escrow: Type.String(ext('the taker escrow PDA')),
+    maker_escrow: Type.String(ext('the maker escrow PDA')),
+    program_id: Type.String(ext('the HTLC program')),
+    hashlock: Nullable(Type.String(ext('the secret hash, shown only once the taker lock is on chain'))),
+    next_action: Type.Optional(NextActionSchema),
+  },
+  { title: 'TradeResponse' },
+);
+
+export const UnsignedTransactionSchema = Type.Object(
+  {
+    transaction_base64: Type.String({ description: 'unsigned legacy transaction, base64' }),
+    recent_blockhash: Type.String(),
+    last_valid_block_height: Type.Integer({ minimum: 0, ...ext('the blockhash’s last valid block height') }),
+  },
+  { title: 'UnsignedTransaction' },
+);
+
+export const WalletSettlementRequestSchema = Type.Object(
+  { taker_wallet: WalletAddress, secret_hash: SecretHash },
+  { additionalProperties: false, title: 'WalletSettlementRequest' },
+);
+
+export const WalletSettlementResponseSchema = Type.Object(
+  {
+    quote_id: Uuid,
+    trade_id: Uuid,
+    taker_lock_transaction: UnsignedTransactionSchema,
+    expires_at: Type.String({ format: 'date-time', description: 'the taker HTLC expiry' }),
+    integration_status: Type.Literal(INTEGRATION_STATUS),
+    next_action: NextActionSchema,
+    lock_deadline: Type.String({ format: 'date-time', ...ext('the lock must land by then') }),
+    redeem_by: Nullable(Type.String({ format: 'date-time', ...ext('known once the maker locks') })),
+    taker_escrow: Address,
+    maker_escrow: Address,
+    program_id: Address,
+  },
+  { title: 'WalletSettlement' },
+);
+
+export const TradeIdParams = Type.Object({ trade_id: Uuid });
+
+export const LockRequestSchema = Type.Union(
+  [
+    Type.Object(
+      {
+        transaction_base64: Type.String({
+          minLength: 1,
+          maxLength: 4096,
+          description: 'the wallet-signed lock',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        signature: Type.String({
+          pattern: '^[1-9A-HJ-NP-Za-km-z]{64,88}$',
+          description: 'the lock’s signature, when the wallet sent it itself',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { title: 'LockRequest' },
+);
+
+export const AbandonRequestSchema = Type.Object({ secret_hash: SecretHash }, { additionalProperties: false });
+export const RedeemRequestSchema = Type.Object(
+  { preimage: Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: '32 bytes, hex' }) },
+  { additionalProperties: false },
+);
+export const WalletModeQuery = Type.Object({
+  mode: Type.Optional(
+    Type.Literal('wallet', { description: 'answer an unsigned transaction for the wallet instead' }),
+  ),
+});
+
+export const WalletTransactionResponseSchema = Type.Object(
+  { trade: TradeResponseSchema, transaction: UnsignedTransactionSchema },
+  {
+    title: 'WalletTransaction',
+    description: 'An unsigned transaction for the taker’s wallet to sign and send.',
+  },
+);
+
+export const TradeListQuery = Type.Object({
+  taker_wallet: Type.Optional(WalletAddress),
+  status: Type.Optional(Type.Enum(SETTLEMENT_STATUSES)),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
+});
+
+export const TradePageSchema = Type.Object(
+  { trades: Type.Array(TradeResponseSchema), next_cursor: Nullable(Type.String()) },
+  { title: 'TradePage' },
+);
+
+export const TradeEventSchema = Type.Object(
+  {
+    seq: Type.Integer({ minimum: 1 }),
+    trade_id: Uuid,
+    run_id: Uuid,
+    at: DateTime,
+    type: Type.String(),
+    settlement_status: Type.Enum(SETTLEMENT_STATUSES),
+    substate: Type.String(),
+    payload: Type.Record(Type.String(), Type.Unknown()),
+  },
+  { title: 'TradeEvent' },
+);

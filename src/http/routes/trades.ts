@@ -1,0 +1,267 @@
+// Settlement and Trades groups: starting wallet settlement, the trade commands (lock, abandon, redeem,
+// refund, resume) and the trade reads. Each handler sends one command to the trade's actor through the
+// runtime; the actor's machine event is named beside each route.
+import Type from 'typebox';
+import type { UnsignedTransaction } from '../../chain/index.ts';
+import type { TypeBoxApp } from '../app.ts';
+import { errorResponses } from '../errors.ts';
+import { Uuid } from '../schemas.ts';
+import type { HttpDeps } from './index.ts';
+import { requireOperator } from './operator.ts';
+import { assertWallet } from './rfq.ts';
+import {
+  AbandonRequestSchema,
+  LockRequestSchema,
+  RedeemRequestSchema,
+  TradeEventSchema,
+  TradeIdParams,
+  TradeListQuery,
+  TradePageSchema,
+  TradeResponseSchema,
+  WalletModeQuery,
+  WalletSettlementRequestSchema,
+  WalletSettlementResponseSchema,
+  WalletTransactionResponseSchema,
+} from './trades.schema.ts';
+
+const transactionView = (tx: UnsignedTransaction) => ({
+  transaction_base64: tx.transactionBase64,
+  recent_blockhash: tx.recentBlockhash,
+  last_valid_block_height: tx.lastValidBlockHeight,
+});
+
+const COMMAND_ERRORS = ['trade_not_found', 'runtime_unavailable', 'chain_unavailable'] as const;
+
+export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
+  const { runtime } = deps;
+
+  // Creates the trade actor (machine input; first event SETTLEMENT_STARTED in the log).
+  app.post(
+    '/v1/quotes/:quote_id/wallet-settlement',
+    {
+      schema: {
+        tags: ['Settlement'],
+        summary: 'Start wallet settlement of a quote',
+        description:
+          '201 with the unsigned taker lock. The same wallet and secret_hash again, while the trade is pending and ' +
+          'its lock window open, answers 200 with the same trade and a lock rebuilt on a fresh blockhash.',
+        params: Type.Object({ quote_id: Uuid }),
+        body: WalletSettlementRequestSchema,
+        response: {
+          200: WalletSettlementResponseSchema,
+          201: WalletSettlementResponseSchema,
+          ...errorResponses(
+            'quote_not_found',
+            'quote_expired',
+            'taker_wallet_mismatch',
+            'runtime_unavailable',
+            'chain_unavailable',
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      assertWallet(request.body.taker_wallet, 'body.taker_wallet');
+      const result = await runtime.startSettlement(
+        request.params.quote_id,
+        request.body.taker_wallet,
+        request.body.secret_hash,
+      );
+      const { trade } = result;
+      reply.code(result.created ? 201 : 200);
+      return {
+        quote_id: trade.quote_id,
+        trade_id: trade.trade_id,
+        taker_lock_transaction: transactionView(result.lock),
+        expires_at: trade.expires_at as string,
+        integration_status: trade.integration_status,
+        next_action: {
+          type: 'submit_lock' as const,
+          method: 'POST' as const,
+          path: `/v1/trades/${trade.trade_id}/lock`,
+        },
+        lock_deadline: trade.lock_deadline,
+        redeem_by: trade.redeem_by,
+        taker_escrow: trade.taker_escrow,
+        maker_escrow: trade.maker_escrow,
+        program_id: trade.program_id,
+      };
+    },
+  );
+
+  app.get(
+    '/v1/trades/:trade_id',
+    {
+      schema: {
+        tags: ['Trades'],
+        summary: 'A trade',
+        params: TradeIdParams,
+        response: { 200: TradeResponseSchema, ...errorResponses('trade_not_found', 'runtime_unavailable') },
+      },
+    },
+    async (request) => runtime.view(request.params.trade_id),
+  );
+
+  app.get(
+    '/v1/trades',
+    {
+      preHandler: requireOperator(deps),
+      schema: {
+        tags: ['Trades'],
+        summary: 'Trades, oldest first, filtered by wallet and status, paged by cursor',
+        querystring: TradeListQuery,
+        response: { 200: TradePageSchema, ...errorResponses('unauthorized') },
+      },
+    },
+    async (request) => {
+      const { taker_wallet, status, limit = 50, cursor } = request.query;
+      return runtime.listTrades({ takerWallet: taker_wallet, status, limit, cursor });
+    },
+  );
+
+  app.get(
+    '/v1/trades/:trade_id/events',
+    {
+      preHandler: requireOperator(deps),
+      schema: {
+        tags: ['Trades'],
+        summary: 'The trade’s event history',
+        params: TradeIdParams,
+        response: {
+          200: Type.Object({ events: Type.Array(TradeEventSchema) }),
+          ...errorResponses('trade_not_found', 'unauthorized'),
+        },
+      },
+    },
+    async (request) => ({ events: runtime.tradeEvents(request.params.trade_id) }),
+  );
+
+  // LOCK_SUBMITTED, then TAKER_LOCK_SEEN / TAKER_LOCK_FINALIZED once the escrow is read on chain.
+  app.post(
+    '/v1/trades/:trade_id/lock',
+    {
+      schema: {
+        tags: ['Trades'],
+        summary: 'Hand over the wallet-signed lock (or its signature)',
+        description:
+          '202 once the transaction is on chain and this trade’s escrow holds the agreed terms; 409 lock_not_found ' +
+          '(retryable) if it has not appeared within a bounded wait.',
+        params: TradeIdParams,
+        body: LockRequestSchema,
+        response: {
+          202: TradeResponseSchema,
+          ...errorResponses(
+            ...COMMAND_ERRORS,
+            'lock_not_found',
+            'lock_window_closed',
+            'lock_signature_exists',
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as { transaction_base64?: string; signature?: string };
+      const trade = await runtime.submitLock(request.params.trade_id, {
+        ...(body.transaction_base64 !== undefined ? { transactionBase64: body.transaction_base64 } : {}),
+        ...(body.signature !== undefined ? { signature: body.signature } : {}),
+      });
+      return reply.code(202).send(trade);
+    },
+  );
+
+  // ABANDON (after the chain was read for a lock).
+  app.post(
+    '/v1/trades/:trade_id/abandon',
+    {
+      schema: {
+        tags: ['Trades'],
+        summary: 'Abandon an unused settlement before any lock signature exists',
+        params: TradeIdParams,
+        body: AbandonRequestSchema,
+        response: {
+          202: TradeResponseSchema,
+          ...errorResponses(
+            ...COMMAND_ERRORS,
+            'secret_hash_mismatch',
+            'lock_signature_exists',
+            'not_abandonable',
+          ),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply.code(202).send(await runtime.abandon(request.params.trade_id, request.body.secret_hash)),
+  );
+
+  // REDEEM_REQUESTED (service mode) or nothing at all (wallet mode).
+  app.post(
+    '/v1/trades/:trade_id/redeem',
+    {
+      schema: {
+        tags: ['Trades'],
+        summary: 'Redeem the maker escrow for the taker with the preimage',
+        description:
+          '202 and the service submits the redeem (funds can only go to the taker) until final. ?mode=wallet answers ' +
+          'an unsigned redeem for the taker’s wallet instead and changes nothing.',
+        params: TradeIdParams,
+        querystring: WalletModeQuery,
+        body: RedeemRequestSchema,
+        response: {
+          200: WalletTransactionResponseSchema,
+          202: TradeResponseSchema,
+          ...errorResponses(...COMMAND_ERRORS, 'preimage_mismatch', 'not_redeemable'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { trade_id } = request.params;
+      if (request.query.mode === 'wallet') {
+        const { trade, transaction } = await runtime.walletRedeem(trade_id, request.body.preimage);
+        return reply.code(200).send({ trade, transaction: transactionView(transaction) });
+      }
+      return reply.code(202).send(await runtime.redeem(trade_id, request.body.preimage));
+    },
+  );
+
+  // REFUND_REQUESTED (service mode) or nothing at all (wallet mode).
+  app.post(
+    '/v1/trades/:trade_id/refund',
+    {
+      schema: {
+        tags: ['Trades'],
+        summary: 'Refund the expired taker escrow to the taker',
+        description:
+          '202 and the service submits the refund; ?mode=wallet answers an unsigned refund instead.',
+        params: TradeIdParams,
+        querystring: WalletModeQuery,
+        response: {
+          200: WalletTransactionResponseSchema,
+          202: TradeResponseSchema,
+          ...errorResponses(...COMMAND_ERRORS, 'not_refundable'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { trade_id } = request.params;
+      if (request.query.mode === 'wallet') {
+        const { trade, transaction } = await runtime.walletRefund(trade_id);
+        return reply.code(200).send({ trade, transaction: transactionView(transaction) });
+      }
+      return reply.code(202).send(await runtime.refund(trade_id));
+    },
+  );
+
+  // ADOPTED (restores the actor in this run), then reconciliation with the chain.
+  app.post(
+    '/v1/trades/:trade_id/resume',
+    {
+      schema: {
+        tags: ['Trades'],
+        summary: 'Adopt a trade no live actor owns and reconcile it with the chain',
+        params: TradeIdParams,
+        response: { 202: TradeResponseSchema, ...errorResponses(...COMMAND_ERRORS) },
+      },
+    },
+    async (request, reply) => reply.code(202).send(await runtime.resume(request.params.trade_id)),
+  );
+}

@@ -1,0 +1,153 @@
+// Double-entry ledger of a trade, in raw units per asset (SPEC §4). Every on-chain movement posts a debit
+// to the account that receives and a credit to the account that gives, so debits equal credits per asset;
+// the summary checks that equality over whatever was stored rather than assuming it.
+import { formatDecimal, type Price } from '../money/index.ts';
+
+export const LEDGER_ACCOUNTS = ['taker', 'maker', 'taker_escrow', 'maker_escrow', 'network'] as const;
+export type LedgerAccount = (typeof LEDGER_ACCOUNTS)[number];
+
+export const LEDGER_MOVEMENTS = [
+  'taker_lock',
+  'maker_lock',
+  'taker_redeem',
+  'maker_redeem',
+  'maker_refund',
+  'taker_refund',
+  'network_fee',
+] as const;
+export type LedgerMovement = (typeof LEDGER_MOVEMENTS)[number];
+
+/** Native SOL (lamports) for network fees; fees are paid in SOL whatever the trade's assets. */
+export const FEE_MINT = 'So11111111111111111111111111111111111111112';
+
+export interface LedgerEntry {
+  movement: LedgerMovement;
+  signature: string;
+  mint: string;
+  account: LedgerAccount;
+  side: 'debit' | 'credit';
+  amountRaw: bigint;
+}
+
+/** Who gives and who receives in each movement of funds. */
+const FLOWS: Record<Exclude<LedgerMovement, 'network_fee'>, { from: LedgerAccount; to: LedgerAccount }> = {
+  taker_lock: { from: 'taker', to: 'taker_escrow' },
+  maker_lock: { from: 'maker', to: 'maker_escrow' },
+  taker_redeem: { from: 'maker_escrow', to: 'taker' },
+  maker_redeem: { from: 'taker_escrow', to: 'maker' },
+  maker_refund: { from: 'maker_escrow', to: 'maker' },
+  taker_refund: { from: 'taker_escrow', to: 'taker' },
+};
+
+/** The two entries of one movement of `amountRaw` of `mint`. */
+export function postMovement(
+  movement: Exclude<LedgerMovement, 'network_fee'>,
+  signature: string,
+  mint: string,
+  amountRaw: bigint,
+): LedgerEntry[] {
+  const { from, to } = FLOWS[movement];
+  return [
+    { movement, signature, mint, account: to, side: 'debit', amountRaw },
+    { movement, signature, mint, account: from, side: 'credit', amountRaw },
+  ];
+}
+
+/** A network fee the maker paid for one of its transactions. */
+export function postNetworkFee(signature: string, lamports: bigint): LedgerEntry[] {
+  if (lamports === 0n) return [];
+  return [
+    {
+      movement: 'network_fee',
+      signature,
+      mint: FEE_MINT,
+      account: 'network',
+      side: 'debit',
+      amountRaw: lamports,
+    },
+    {
+      movement: 'network_fee',
+      signature,
+      mint: FEE_MINT,
+      account: 'maker',
+      side: 'credit',
+      amountRaw: lamports,
+    },
+  ];
+}
+
+export interface AssetPricing {
+  /** USD per display unit. */
+  usd: Price;
+  decimals: number;
+}
+
+export interface LedgerSummary {
+  balanced: boolean;
+  entry_count: number;
+  net_usdc_estimate: string;
+}
+
+/** Debits equal credits for every asset. */
+export function isBalanced(entries: readonly LedgerEntry[]): boolean {
+  const totals = new Map<string, bigint>();
+  for (const entry of entries) {
+    const signed = entry.side === 'debit' ? entry.amountRaw : -entry.amountRaw;
+    totals.set(entry.mint, (totals.get(entry.mint) ?? 0n) + signed);
+  }
+  return [...totals.values()].every((total) => total === 0n);
+}
+
+/** The maker's net position change per mint: what it received minus what it gave. */
+export function makerNet(entries: readonly LedgerEntry[]): Map<string, bigint> {
+  const net = new Map<string, bigint>();
+  for (const entry of entries) {
+    if (entry.account !== 'maker') continue;
+    const signed = entry.side === 'debit' ? entry.amountRaw : -entry.amountRaw;
+    net.set(entry.mint, (net.get(entry.mint) ?? 0n) + signed);
+  }
+  return net;
+}
+
+/**
+ * The maker's result in USDC at the quote's prices, with 6 fraction digits, rounded down (toward a loss):
+ * Σ net_raw × usd / 10^decimals / usdc_usd. A mint without a price counts as zero — it cannot happen for
+ * the trade's own two assets and SOL, which the runtime always prices.
+ */
+export function netUsdcEstimate(
+  entries: readonly LedgerEntry[],
+  pricing: ReadonlyMap<string, AssetPricing>,
+  usdcUsd: Price,
+): string {
+  const USDC_DECIMALS = 6;
+  let num = 0n;
+  let den = 1n;
+  for (const [mint, raw] of makerNet(entries)) {
+    const price = pricing.get(mint);
+    if (!price || raw === 0n) continue;
+    // raw × usd.num / (usd.den × 10^decimals), added to num/den exactly.
+    const termNum = raw * price.usd.num;
+    const termDen = price.usd.den * 10n ** BigInt(price.decimals);
+    num = num * termDen + termNum * den;
+    den *= termDen;
+  }
+  // In micro-USDC: num/den USD ÷ usdc_usd, scaled by 10^6, floored toward −∞.
+  const scaledNum = num * usdcUsd.den * 10n ** BigInt(USDC_DECIMALS);
+  const scaledDen = den * usdcUsd.num;
+  let micro = scaledNum / scaledDen;
+  if (scaledNum % scaledDen !== 0n && scaledNum < 0n) micro -= 1n;
+  const sign = micro < 0n ? '-' : '';
+  return `${sign}${formatDecimal(micro < 0n ? -micro : micro, USDC_DECIMALS)}`;
+}
+
+export function summarize(
+  entries: readonly LedgerEntry[],
+  pricing: ReadonlyMap<string, AssetPricing>,
+  usdcUsd: Price,
+): LedgerSummary {
+  return {
+    balanced: isBalanced(entries),
+    entry_count: entries.length,
+    net_usdc_estimate: netUsdcEstimate(entries, pricing, usdcUsd),
+  };
+}
