@@ -120,6 +120,7 @@ export class TradeRuntime {
   private readonly live = new Map<string, LiveTrade>();
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly fees = new Map<string, bigint>();
+  private readonly eventListeners = new Set<() => void>();
   private readonly pollIntervalMs: number;
   private readonly lockWaitMs: number;
   private readonly effects;
@@ -145,6 +146,22 @@ export class TradeRuntime {
 
   get runId(): string {
     return this.options.runId;
+  }
+
+  /** Called after new events reach the store (for live streams); returns the unsubscribe function. */
+  onEvents(listener: () => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  private eventsStored(): void {
+    for (const listener of this.eventListeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.options.log.warn({ err: (error as Error).message }, 'event listener failed');
+      }
+    }
   }
 
   /** Adopts every unclosed trade of earlier runs, then starts watching the chain. */
@@ -236,6 +253,7 @@ export class TradeRuntime {
       adoptionError: null,
     };
     store.createTrade(record, this.event(record, 'SETTLEMENT_STARTED', snapshot, { quote_id: quoteId }));
+    this.eventsStored();
     quotes.releaseQuote(quoteId);
     quotes.reservations.reserve({
       id: input.tradeId,
@@ -677,6 +695,7 @@ export class TradeRuntime {
       queueMicrotask(() => actor.stop());
       return;
     }
+    this.eventsStored();
     const before = settlementStatusOf(trade.persisted);
     trade.persisted = snapshot;
     trade.persistedJson = json;
