@@ -18,18 +18,20 @@ const step = (title: string, detail?: unknown) => {
   if (detail !== undefined) process.stdout.write(`${JSON.stringify(detail, null, 2)}\n`);
 };
 
-async function call(method: 'GET' | 'POST', path: string, body?: unknown) {
+type Json = ReturnType<typeof JSON.parse>;
+
+async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Json> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  const json = await res.json();
+  const json: Json = await res.json();
   if (res.status >= 400) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`);
   return json;
 }
 
-async function until(tradeId: string, done: (t: { substate: string; settlement_status: string }) => boolean) {
+async function until(tradeId: string, done: (t: Json) => boolean): Promise<Json> {
   for (let i = 0; i < 200; i++) {
     const trade = await call('GET', `/v1/trades/${tradeId}`);
     if (done(trade)) return trade;

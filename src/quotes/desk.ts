@@ -72,8 +72,16 @@ export interface QuoteDeskDeps {
   exposure?: TradeExposure;
 }
 
+interface PendingWrite {
+  record: QuoteRecord;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 export class QuoteDesk {
   private readonly book = new ReservationBook();
+  /** Quotes priced and reserved in this turn of the event loop, waiting for their group commit. */
+  private pendingWrites: PendingWrite[] = [];
   private readonly nowMs: () => number;
   private exposure: TradeExposure;
 
@@ -92,7 +100,11 @@ export class QuoteDesk {
     return this.book;
   }
 
-  requestQuote(request: RfqRequest): AcceptedQuote | RejectedQuote {
+  /**
+   * Prices, checks and reserves synchronously (so concurrent RFQs see each other's reservations), then
+   * answers once the quote is durable. Quotes of one event-loop turn share one fsync (group commit).
+   */
+  async requestQuote(request: RfqRequest): Promise<AcceptedQuote | RejectedQuote> {
     const { config } = this.deps;
     const input = this.asset(request.inputAsset, 'body.input_asset');
     const output = this.asset(request.outputAsset, 'body.output_asset');
@@ -201,10 +213,33 @@ export class QuoteDesk {
       riskChecks: risk.passed,
       usedByTradeId: null,
     };
-    // Durable before it is answered; reserved in the same synchronous step as the check above.
-    this.deps.store.insertQuote(record);
+    // Reserved in the same synchronous step as the check above; durable before it is answered.
     this.reserveQuote(record);
+    await this.commit(record);
     return this.accepted(record, pair);
+  }
+
+  private commit(record: QuoteRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pendingWrites.push({ record, resolve, reject });
+      if (this.pendingWrites.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const writes = this.pendingWrites;
+    this.pendingWrites = [];
+    try {
+      this.deps.store.insertQuotes(writes.map((write) => write.record));
+    } catch (error) {
+      // Not stored, so never answered: the reservations go too.
+      for (const write of writes) {
+        this.book.release(write.record.quoteId);
+        write.reject(error);
+      }
+      return;
+    }
+    for (const write of writes) write.resolve();
   }
 
   getQuote(quoteId: string): { quote: AcceptedQuote; state: QuoteState; takerWallet: string } | undefined {

@@ -112,6 +112,8 @@ export interface Store {
   stopRun(runId: string, stoppedAt: string): void;
   listRuns(): RunRecord[];
   insertQuote(quote: QuoteRecord): void;
+  /** Several quotes in one transaction (one fsync). */
+  insertQuotes(quotes: readonly QuoteRecord[]): void;
   getQuote(quoteId: string): QuoteRecord | undefined;
   /** Quotes not used by a trade whose expiry is after nowMs: what the reservation book holds at start. */
   openQuotes(nowMs: number): QuoteRecord[];
@@ -374,6 +376,12 @@ class SqliteStore implements Store {
       outputRaw: quote.outputRaw.toString(),
       riskChecks: JSON.stringify(quote.riskChecks),
     });
+  }
+
+  insertQuotes(quotes: readonly QuoteRecord[]): void {
+    this.db.transaction(() => {
+      for (const quote of quotes) this.insertQuote(quote);
+    })();
   }
 
   getQuote(quoteId: string): QuoteRecord | undefined {

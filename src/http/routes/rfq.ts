@@ -156,7 +156,7 @@ export async function rfqRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> 
       assertWallet(body.taker_wallet, 'body.taker_wallet');
       let outcome: AcceptedQuote | RejectedQuote;
       try {
-        outcome = deps.quotes.requestQuote({
+        outcome = await deps.quotes.requestQuote({
           inputAsset: body.input_asset,
           outputAsset: body.output_asset,
           amount: body.amount,
