@@ -121,7 +121,7 @@ import type {
 } from './trade.types.ts';
 
 /** Persisted with every snapshot; bump whenever states, events or context change shape. */
-export const TRADE_MACHINE_VERSION = 1;
+export const TRADE_MACHINE_VERSION = 2;
 
 /** Which context deadline a state waits for (read by `nextDeadline`). */
 export type TradeDeadline = 'lockWindowEnd' | 'makerExpiry' | 'takerExpiry' | 'lateLockExpiry';
@@ -874,7 +874,7 @@ export const tradeMachine = setup({
     // ── failed: never initiated ─────────────────────────────────────────────────────────────────
     failed: {
       description: 'Abandoned, lock window over, or a lock with other terms. Final.',
-      initial: 'noLock',
+      initial: 'lockWindowOpen',
       on: {
         TAKER_ESCROW_REFUNDED: {
           guard: 'takerEscrowHoldsFunds',
@@ -883,7 +883,18 @@ export const tradeMachine = setup({
         },
       },
       states: {
+        lockWindowOpen: {
+          description:
+            'No lock yet, but one may still land until the lock window ends: keep watching the escrow.',
+          meta: { wakeAt: 'lockWindowEnd' },
+          on: {
+            CHAIN_TIME_ADVANCED: { guard: 'lockWindowClosed', target: 'noLock' },
+            TAKER_LOCK_SEEN: { target: 'lateLockSeen', actions: 'recordLockSeen' },
+            TAKER_LOCK_FINALIZED: { target: 'lateLockFinalized', actions: 'recordTakerLock' },
+          },
+        },
         noLock: {
+          description: 'The lock window is over and no lock landed: nothing is left to do.',
           tags: 'closed',
           on: {
             TAKER_LOCK_SEEN: { target: 'lateLockSeen', actions: 'recordLockSeen' },

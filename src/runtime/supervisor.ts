@@ -434,53 +434,61 @@ export class TradeRuntime {
     });
   }
 
-  /** Unsigned transactions for the taker's wallet: the exits that need no service. */
+  /** Unsigned transactions for the taker's wallet: exits that need no live actor, nor the service to act. */
   async walletRedeem(
     tradeId: string,
     preimageHex: string,
   ): Promise<{ trade: TradeView; transaction: UnsignedTransaction }> {
-    return this.withTrade(tradeId, async (trade) => {
-      const { context } = trade.persisted;
-      if (!timingSafeEqualHex(sha256Hex(preimageHex), context.secretHash))
-        throw new ApiError('preimage_mismatch');
-      const { chain } = this.options;
-      const [maker, now] = await Promise.all([
-        this.chainCall(() => chain.readEscrow(new PublicKey(context.makerEscrow), 'confirmed')),
-        this.chainCall(() => chain.now()),
-      ]);
-      if (maker?.status !== 'locked' || Number(now) >= Number(maker.expiry))
-        throw new ApiError('not_redeemable');
-      const transaction = await this.chainCall(() =>
-        chain.buildTakerRedeem({
-          taker: new PublicKey(context.takerWallet),
-          takerEscrow: new PublicKey(context.takerEscrow),
-          outputMint: new PublicKey(context.outputMint),
-          preimage: Uint8Array.from(Buffer.from(preimageHex, 'hex')),
-        }),
-      );
-      return { trade: this.view(tradeId), transaction };
-    });
+    const { context, record } = this.storedTrade(tradeId);
+    if (!timingSafeEqualHex(sha256Hex(preimageHex), context.secretHash))
+      throw new ApiError('preimage_mismatch');
+    const { chain } = this.options;
+    const [maker, now] = await Promise.all([
+      this.chainCall(() => chain.readEscrow(new PublicKey(context.makerEscrow), 'confirmed')),
+      this.chainCall(() => chain.now()),
+    ]);
+    if (maker?.status !== 'locked' || Number(now) >= Number(maker.expiry))
+      throw new ApiError('not_redeemable');
+    const transaction = await this.chainCall(() =>
+      chain.buildTakerRedeem({
+        taker: new PublicKey(context.takerWallet),
+        takerEscrow: new PublicKey(context.takerEscrow),
+        outputMint: new PublicKey(context.outputMint),
+        preimage: Uint8Array.from(Buffer.from(preimageHex, 'hex')),
+      }),
+    );
+    return { trade: this.viewOf(record), transaction };
   }
 
   async walletRefund(tradeId: string): Promise<{ trade: TradeView; transaction: UnsignedTransaction }> {
-    return this.withTrade(tradeId, async (trade) => {
-      const { context } = trade.persisted;
-      const { chain } = this.options;
-      const [taker, now] = await Promise.all([
-        this.chainCall(() => chain.readEscrow(new PublicKey(context.takerEscrow), 'confirmed')),
-        this.chainCall(() => chain.now()),
-      ]);
-      if (taker?.status !== 'locked' || Number(now) < Number(taker.expiry))
-        throw new ApiError('not_refundable');
-      const transaction = await this.chainCall(() =>
-        chain.buildTakerRefund({
-          taker: new PublicKey(context.takerWallet),
-          takerEscrow: new PublicKey(context.takerEscrow),
-          inputMint: new PublicKey(context.inputMint),
-        }),
-      );
-      return { trade: this.view(tradeId), transaction };
-    });
+    const { context, record } = this.storedTrade(tradeId);
+    const { chain } = this.options;
+    const [taker, now] = await Promise.all([
+      this.chainCall(() => chain.readEscrow(new PublicKey(context.takerEscrow), 'confirmed')),
+      this.chainCall(() => chain.now()),
+    ]);
+    if (taker?.status !== 'locked' || Number(now) < Number(taker.expiry))
+      throw new ApiError('not_refundable');
+    const transaction = await this.chainCall(() =>
+      chain.buildTakerRefund({
+        taker: new PublicKey(context.takerWallet),
+        takerEscrow: new PublicKey(context.takerEscrow),
+        inputMint: new PublicKey(context.inputMint),
+      }),
+    );
+    return { trade: this.viewOf(record), transaction };
+  }
+
+  /**
+   * A trade as last stored, whether or not an actor owns it: the wallet exits read only the chain and the
+   * trade's terms, so a taker can leave even when this run could not adopt its trade.
+   */
+  private storedTrade(tradeId: string): { context: TradeContext; record: TradeRecord } {
+    const live = this.live.get(tradeId);
+    const record = live?.record ?? this.options.store.getTrade(tradeId);
+    if (!record) throw new ApiError('trade_not_found');
+    const context = live?.persisted.context ?? (JSON.parse(record.snapshot) as PersistedTrade).context;
+    return { context, record };
   }
 
   /** Adopts a trade no live actor owns and reconciles it with the chain; idempotent. */
@@ -946,6 +954,106 @@ export class TradeRuntime {
       if (isChainError(error, 'unavailable')) throw new ApiError('chain_unavailable');
       throw error;
     }
+  }
+
+  // ── Operator views (GET /v1/runtime…) ─────────────────────────────────────────────────────────
+  // Read-only: what the runtime routes and the visualiser show. Nothing here changes a trade.
+
+  /** Chain, store and maker balances as this run sees them now; a part that cannot be read is reported. */
+  async runtimeStatus() {
+    const { chain, store, config } = this.options;
+    const read = <T>(fn: () => Promise<T>): Promise<T | null> => fn().catch(() => null);
+    const [health, now, feeLamports, balances] = await Promise.all([
+      chain.health().catch((error: unknown) => ({ ok: false, detail: (error as Error).message })),
+      read(() => chain.now()),
+      read(() => chain.solBalance(chain.makerWallet)),
+      Promise.all(
+        config.assets.list.map((asset) =>
+          read(() => chain.tokenBalance(chain.makerWallet, new PublicKey(asset.mint))),
+        ),
+      ),
+    ]);
+    let storeOk = false;
+    try {
+      storeOk = store.isOpen && store.ping();
+    } catch {
+      // a store that cannot answer is reported as not ok
+    }
+    return {
+      chain: {
+        kind: chain.kind,
+        healthy: health.ok,
+        detail: health.detail,
+        now: now === null ? null : Number(now),
+        programId: chain.programId.toBase58(),
+        makerWallet: chain.makerWallet.toBase58(),
+        feeLamports,
+      },
+      store: { ok: storeOk, path: store.path },
+      balances: config.assets.list.map((asset, i) => ({ asset, raw: balances[i] ?? null })),
+    };
+  }
+
+  /** Every run, oldest first, with the trades it created and owns. */
+  runs() {
+    const { store } = this.options;
+    const counts = new Map(store.tradeCounts().map((c) => [c.runId, c]));
+    return store.listRuns().map((run) => ({
+      ...run,
+      created: counts.get(run.runId)?.created ?? 0,
+      owned: counts.get(run.runId)?.owned ?? 0,
+    }));
+  }
+
+  /** Trades a run created (runId), or else those this run owns; paged like listTrades. */
+  runTrades(query: {
+    runId?: string | undefined;
+    status?: SettlementStatus | undefined;
+    limit: number;
+    cursor?: string | undefined;
+  }): { trades: TradeView[]; next_cursor: string | null } {
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const records = this.options.store.listTrades({
+      ...(query.runId !== undefined ? { runId: query.runId } : { ownerRunId: this.runId }),
+      status: query.status,
+      after,
+      limit: query.limit + 1,
+    });
+    const page = records.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      trades: page.map((record) => this.viewOf(record)),
+      next_cursor: records.length > query.limit && last ? encodeCursor(last) : null,
+    };
+  }
+
+  /** The runtime event log after a seq, in seq order, shaped like a trade's event history. */
+  eventLog(afterSeq: number, limit: number) {
+    return this.options.store.events(afterSeq, limit).map((event) => ({
+      seq: event.seq,
+      trade_id: event.tradeId,
+      run_id: event.runId,
+      at: event.at,
+      type: event.type,
+      settlement_status: event.status,
+      substate: event.substate,
+      payload: event.payload,
+    }));
+  }
+
+  /** Ledger entries (of one trade, or all) and the summary of every trade they belong to. */
+  ledgerView(tradeId?: string) {
+    const { store } = this.options;
+    if (tradeId !== undefined && !store.getTrade(tradeId)) throw new ApiError('trade_not_found');
+    const entries = store.ledger(tradeId);
+    const tradeIds = tradeId !== undefined ? [tradeId] : [...new Set(entries.map((e) => e.tradeId))];
+    const summaries = tradeIds.flatMap((id) => {
+      const context =
+        this.live.get(id)?.persisted.context ??
+        (JSON.parse(store.getTrade(id)?.snapshot ?? 'null') as PersistedTrade | null)?.context;
+      return context ? [{ tradeId: id, summary: this.ledgerSummary(id, context) }] : [];
+    });
+    return { entries, summaries };
   }
 }
 

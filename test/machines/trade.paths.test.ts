@@ -112,10 +112,15 @@ describe('trade lifecycle (SPEC §3)', () => {
     const { actor } = startTrade();
     actor.send({ type: 'ABANDON', secretHash: SECRET_HASH.toUpperCase() });
     const s = actor.getSnapshot();
-    expect(s.value).toEqual({ failed: 'noLock' });
+    // A lock may still land until the window ends: the trade is failed but still watched.
+    expect(s.value).toEqual({ failed: 'lockWindowOpen' });
     expect(s.context.failureReason).toBe('abandoned');
     expect(s.context.abandonedWith).toBe(SECRET_HASH);
-    expect(isClosed(s)).toBe(true);
+    expect(isClosed(s)).toBe(false);
+    expect(nextDeadline(s)).toBe(LOCK_DEADLINE + 1);
+    actor.send(chainTime(LOCK_DEADLINE + 1));
+    expect(actor.getSnapshot().value).toEqual({ failed: 'noLock' });
+    expect(isClosed(actor.getSnapshot())).toBe(true);
   });
 
   it('lock window over with no lock → failed (lock_window_expired)', () => {
@@ -124,8 +129,12 @@ describe('trade lifecycle (SPEC §3)', () => {
     actor.send(chainTime(LOCK_DEADLINE));
     expect(settlementStatusOf(actor.getSnapshot())).toBe('pending');
     actor.send(chainTime(LOCK_DEADLINE + 1));
-    expect(actor.getSnapshot().value).toEqual({ failed: 'noLock' });
+    expect(actor.getSnapshot().value).toEqual({ failed: 'lockWindowOpen' });
     expect(actor.getSnapshot().context.failureReason).toBe('lock_window_expired');
+    // The deadline is already due, so the runtime's next wake closes it.
+    expect(nextDeadline(actor.getSnapshot())).toBe(LOCK_DEADLINE + 1);
+    actor.send(chainTime(LOCK_DEADLINE + 1));
+    expect(actor.getSnapshot().value).toEqual({ failed: 'noLock' });
   });
 
   it('a held lock that never lands → failed (lock_not_landed) once the window is over and it is dropped', () => {
@@ -136,6 +145,8 @@ describe('trade lifecycle (SPEC §3)', () => {
     actor.send({ type: 'TAKER_LOCK_DROPPED', now: LOCK_DEADLINE });
     expect(settlementStatusOf(actor.getSnapshot())).toBe('pending');
     actor.send({ type: 'TAKER_LOCK_DROPPED', now: LOCK_DEADLINE + 50 });
+    expect(actor.getSnapshot().value).toEqual({ failed: 'lockWindowOpen' });
+    actor.send(chainTime(LOCK_DEADLINE + 50));
     expect(actor.getSnapshot().value).toEqual({ failed: 'noLock' });
     expect(actor.getSnapshot().context.failureReason).toBe('lock_not_landed');
   });
