@@ -36,6 +36,8 @@ export interface ServiceOptions {
   nowMs?: () => number;
   /** Listening beyond loopback: the operator token is then required. */
   operatorTokenRequired?: boolean;
+  /** Wraps the chain the config opens (tests use it to make the chain unreachable for a while). */
+  wrapChain?: (chain: ChainPort) => ChainPort;
   /** Runtime tuning, for tests. */
   pollIntervalMs?: number;
   lockWaitMs?: number;
@@ -60,13 +62,20 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const startedAt = new Date();
   store.insertRun({ runId, version: VERSION, startedAt: startedAt.toISOString(), stoppedAt: null });
 
-  const chain = openChain(config, options.dataDir);
-  const devChain = isEmbeddedChain(chain) ? chain : null;
+  const opened = openChain(config, options.dataDir);
+  const devChain = isEmbeddedChain(opened) ? opened : null;
+  const chain = options.wrapChain ? options.wrapChain(opened) : opened;
   const inventory = new MakerInventory(
     chain,
     config.assets.list.map((asset) => asset.mint),
   );
-  await inventory.refresh();
+  const log = runtimeLogger(options.logger);
+  // A chain that is down at start does not stop the service: quotes see no inventory, trades wait for /resume.
+  await inventory
+    .refresh()
+    .catch((error: unknown) =>
+      log.warn({ err: (error as Error).message }, 'could not read maker balances at start'),
+    );
 
   const quotes = new QuoteDesk({
     config,
@@ -77,7 +86,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ...(options.nowMs ? { nowMs: options.nowMs } : {}),
   });
 
-  const log = runtimeLogger(options.logger);
   const runtime = new TradeRuntime({
     store,
     chain,
@@ -139,7 +147,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       await app.close();
       inventory.stop();
       await runtime.stop();
-      await chain.close();
+      await opened.close();
       if (store.isOpen) {
         store.stopRun(runId, new Date().toISOString());
         store.close();
