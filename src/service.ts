@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PublicKey } from '@solana/web3.js';
 import type { FastifyServerOptions } from 'fastify';
 import pino from 'pino';
 import {
@@ -12,7 +13,7 @@ import {
   isEmbeddedChain,
   loadOrCreateKeypairFile,
 } from './chain/index.ts';
-import { type Config, loadConfig } from './config/index.ts';
+import { type Config, ConfigError, loadConfig } from './config/index.ts';
 import { buildHttpApp, type TypeBoxApp } from './http/app.ts';
 import type { ReadinessPart } from './http/routes/index.ts';
 import { type PriceSource, QuoteDesk, StaticPriceSource } from './quotes/index.ts';
@@ -70,6 +71,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     config.assets.list.map((asset) => asset.mint),
   );
   const log = runtimeLogger(options.logger);
+  try {
+    await checkMints(chain, config, log);
+  } catch (error) {
+    await opened.close();
+    store.close();
+    throw error;
+  }
   // A chain that is down at start does not stop the service: quotes see no inventory, trades wait for /resume.
   await inventory
     .refresh()
@@ -179,6 +187,39 @@ function openChain(config: Config, dataDir: string): ChainPort {
     })),
     makerInventory: [...config.inventory].map(([mint, amount]) => ({ mint, amount })),
   });
+}
+
+/**
+ * Only classic SPL Token mints are tradable (Token-2022 transfer fees, hooks or permanent delegates would
+ * break the escrow's amounts): a mint the chain shows otherwise stops the process at start.
+ */
+async function checkMints(chain: ChainPort, config: Config, log: pino.Logger): Promise<void> {
+  for (const asset of config.assets.list) {
+    let info: Awaited<ReturnType<ChainPort['readMint']>>;
+    try {
+      info = await chain.readMint(new PublicKey(asset.mint));
+    } catch (error) {
+      log.warn(
+        { err: (error as Error).message, mint: asset.mint },
+        'chain unreachable; mint not checked at start',
+      );
+      return;
+    }
+    const field = `assets[${config.assets.list.indexOf(asset)}].mint`;
+    if (info === null) throw new ConfigError(field, `no mint ${asset.mint} on the chain`);
+    if (info.program !== 'spl-token') {
+      throw new ConfigError(
+        field,
+        `${asset.symbol} is a ${info.program} mint; only classic SPL Token mints are accepted`,
+      );
+    }
+    if (info.decimals !== asset.decimals) {
+      throw new ConfigError(
+        `assets[${config.assets.list.indexOf(asset)}].decimals`,
+        `the chain says ${info.decimals} for ${asset.symbol}`,
+      );
+    }
+  }
 }
 
 async function part(name: string, check: () => Promise<string>): Promise<ReadinessPart> {

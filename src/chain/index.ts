@@ -30,7 +30,14 @@ export {
   startChainServer,
 } from './server/index.ts';
 export { loadKeypairFile, loadOrCreateKeypairFile } from './signer.ts';
-export { ata, isNativeMint, NATIVE_MINT } from './token.ts';
+export {
+  ata,
+  classifyMint,
+  isNativeMint,
+  type MintInfo,
+  NATIVE_MINT,
+  TOKEN_2022_PROGRAM_ID,
+} from './token.ts';
 export { summarizeTransaction, type TransactionSummary } from './wire.ts';
 
 export type ChainOptions =

@@ -5,6 +5,7 @@
 import type { PublicKey } from '@solana/web3.js';
 import type { TransactionErrorJson } from './errors.ts';
 import type { EscrowState } from './htlc/index.ts';
+import type { MintInfo } from './token.ts';
 
 export type Commitment = 'confirmed' | 'finalized';
 
@@ -166,6 +167,8 @@ export interface ChainPort {
   signaturesForAddress(address: PublicKey, commitment: Commitment, limit?: number): Promise<SignatureInfo[]>;
   getTransaction(signature: string, commitment: Commitment): Promise<ChainTransaction | null>;
 
+  /** The mint's token program and decimals, or null when no account is there. */
+  readMint(mint: PublicKey): Promise<MintInfo | null>;
   /** Amount in the owner's associated token account for the mint; 0 when absent. */
   tokenBalance(owner: PublicKey, mint: PublicKey): Promise<bigint>;
   solBalance(owner: PublicKey): Promise<bigint>;

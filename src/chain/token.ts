@@ -98,3 +98,23 @@ export function readTokenAccount(
     amount: view.getBigUint64(64, true),
   };
 }
+
+export const TOKEN_2022_PROGRAM_ID = new PublicKey('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
+
+/** Which token program a mint belongs to; only classic SPL Token mints are tradable here. */
+export interface MintInfo {
+  program: 'spl-token' | 'token-2022' | 'other';
+  decimals: number | null;
+}
+
+export function classifyMint(owner: string, data: Uint8Array): MintInfo {
+  if (owner === TOKEN_PROGRAM_ID.toBase58()) {
+    return { program: 'spl-token', decimals: data.length === MINT_SIZE ? decodeMint(data).decimals : null };
+  }
+  // Token-2022 mints share the classic base layout; extensions (transfer fees, hooks, permanent
+  // delegates) follow it, which is why they are refused rather than inspected.
+  if (owner === TOKEN_2022_PROGRAM_ID.toBase58()) {
+    return { program: 'token-2022', decimals: data.length >= MINT_SIZE ? (data[44] ?? null) : null };
+  }
+  return { program: 'other', decimals: null };
+}

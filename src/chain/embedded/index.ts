@@ -8,6 +8,7 @@ import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../htlc/index.ts';
 import type { ChainPort, ChainTransaction, DevChain, LandResult, SignatureState } from '../port.ts';
 import { settlementBuilders } from '../settlement.ts';
 import { fastSigner } from '../signer.ts';
+import { classifyMint } from '../token.ts';
 import type { PriorityFee } from '../transactions.ts';
 import { parseWireTransaction } from '../wire.ts';
 import { EmbeddedLedger, type MintConfig } from './ledger.ts';
@@ -159,6 +160,10 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     getTransaction: async (signature) => {
       const r = ledger.transaction(signature);
       return r ? chainTransactionOf(r, programId) : null;
+    },
+    readMint: async (mint) => {
+      const account = ledger.getAccount(mint);
+      return account ? classifyMint(account.owner, account.data) : null;
     },
     tokenBalance: async (owner, mint) => ledger.tokenAmount(owner, mint),
     solBalance: async (owner) => ledger.balance(owner),

@@ -25,7 +25,7 @@ import type {
 } from '../port.ts';
 import { settlementBuilders } from '../settlement.ts';
 import { fastSigner, loadKeypairFile } from '../signer.ts';
-import { ata, readTokenAccount, TOKEN_PROGRAM_ID } from '../token.ts';
+import { ata, classifyMint, readTokenAccount, TOKEN_PROGRAM_ID } from '../token.ts';
 import { decodeBase64Transaction, missingSigners, signatureOf, type WireTransaction } from '../wire.ts';
 
 export interface RpcChainOptions {
@@ -306,6 +306,10 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
     getTransaction: async (signature, commitment) => {
       const r = await fetchTransaction(signature, commitment);
       return r ? toChainTransaction(signature, r) : null;
+    },
+    readMint: async (mint) => {
+      const info = await rpc('getAccountInfo', () => connection.getAccountInfo(mint, 'confirmed'));
+      return info ? classifyMint(info.owner.toBase58(), info.data) : null;
     },
     tokenBalance: async (owner, mint) => {
       const info = await rpc('getAccountInfo', () =>
