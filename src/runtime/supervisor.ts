@@ -24,9 +24,9 @@ import {
 import {
   type ChainPort,
   type EscrowState,
+  inspectTransaction,
   isChainError,
   makerEscrowAddress,
-  summarizeTransaction,
   takerEscrowAddress,
   type UnsignedTransaction,
 } from '../chain/index.ts';
@@ -361,32 +361,39 @@ export class TradeRuntime {
     });
   }
 
-  /** The wallet-signed lock must carry the taker's signature and lock this trade's escrow with our program. */
+  /**
+   * The wallet-signed lock must carry the taker's signature and lock this trade's escrow with exactly the
+   * agreed terms; anything else is refused before it is submitted. (Wallets may add other instructions.)
+   */
   private checkLockTransaction(context: TradeContext, transactionBase64: string): string {
-    let summary: ReturnType<typeof summarizeTransaction>;
+    let inspection: ReturnType<typeof inspectTransaction>;
     try {
-      summary = summarizeTransaction(transactionBase64);
+      inspection = inspectTransaction(transactionBase64, this.options.chain.programId);
     } catch (error) {
       throw new ApiError('validation_failed', 'transaction_base64 is not a Solana transaction.', [
         `body.transaction_base64: ${(error as Error).message}`,
       ]);
     }
-    const taker = summary.signers.find((s) => s.key === context.takerWallet);
-    if (!taker?.signed || summary.signature === null) {
-      throw new ApiError('validation_failed', 'The transaction lacks the taker’s signature.', [
-        'body.transaction_base64: not signed by taker_wallet',
+    const refuse = (problem: string): never => {
+      throw new ApiError('validation_failed', `The transaction ${problem}.`, [
+        `body.transaction_base64: ${problem}`,
       ]);
-    }
-    const program = this.options.chain.programId.toBase58();
-    const locks = summary.instructions.some(
-      (ix) => ix.programId === program && ix.accounts.includes(context.takerEscrow) && ix.data[0] === 0,
-    );
-    if (!locks) {
-      throw new ApiError('validation_failed', 'The transaction does not lock this trade’s escrow.', [
-        'body.transaction_base64: no HTLC lock of the trade’s taker escrow',
-      ]);
-    }
-    return summary.signature;
+    };
+    const signed = inspection.signedBy.some((key) => key.toBase58() === context.takerWallet);
+    if (!signed || inspection.signature === null) refuse('is not signed by taker_wallet');
+    const lock = inspection.locks.find((l) => l.escrow.toBase58() === context.takerEscrow);
+    if (!lock || inspection.locks.length !== 1) refuse('does not lock this trade’s escrow');
+    const agreed =
+      lock?.kind === 'taker' &&
+      lock.initializer.toBase58() === context.takerWallet &&
+      lock.recipient.toBase58() === context.makerWallet &&
+      lock.mint.toBase58() === context.inputMint &&
+      lock.amount === BigInt(context.inputAmountRaw) &&
+      Buffer.from(lock.hashlock).toString('hex') === context.secretHash &&
+      lock.expiry === BigInt(context.takerExpiry) &&
+      lock.lockDeadline === BigInt(context.lockDeadline);
+    if (!agreed) refuse('locks this trade’s escrow with other terms than agreed');
+    return inspection.signature as string;
   }
 
   private rethrowLockError(error: unknown): never {

@@ -40,7 +40,7 @@ describe('POST /v1/trades/{id}/lock', () => {
       transaction_base64: a.settlement.taker_lock_transaction.transaction_base64,
     });
     expect(unsigned.statusCode).toBe(400);
-    expect(unsigned.json().error.details).toEqual(['body.transaction_base64: not signed by taker_wallet']);
+    expect(unsigned.json().error.details).toEqual(['body.transaction_base64: is not signed by taker_wallet']);
     const otherEscrow = await a.taker.post(`/v1/trades/${a.tradeId}/lock`, {
       transaction_base64: signAsWallet(
         b.settlement.taker_lock_transaction.transaction_base64,
@@ -55,6 +55,26 @@ describe('POST /v1/trades/{id}/lock', () => {
     const trade = await a.taker.trade(a.tradeId);
     expect(trade.substate).toBe('pending.awaitingLock');
     expect(trade.tx_signatures).toEqual([]);
+  });
+
+  test('a lock of this escrow with other terms is a 400 and is never submitted', async () => {
+    service = await start();
+    const { taker, tradeId, settlement } = await settledTrade(service);
+    const tx = Transaction.from(Buffer.from(settlement.taker_lock_transaction.transaction_base64, 'base64'));
+    const lock = tx.instructions.find((ix) => ix.programId.toBase58() === settlement.program_id);
+    if (!lock) throw new Error('no lock instruction');
+    // One raw unit less than agreed (amount: u64 at byte 66 of the lock data).
+    lock.data.writeBigUInt64LE(lock.data.readBigUInt64LE(66) - 1n, 66);
+    tx.partialSign(taker.wallet);
+    const res = await taker.post(`/v1/trades/${tradeId}/lock`, {
+      transaction_base64: tx.serialize().toString('base64'),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details).toEqual([
+      'body.transaction_base64: locks this trade’s escrow with other terms than agreed',
+    ]);
+    expect(await service.chain.readEscrow(new PublicKey(settlement.taker_escrow), 'confirmed')).toBeNull();
+    expect((await taker.trade(tradeId)).substate).toBe('pending.awaitingLock');
   });
 
   test('a signature that never appears is a retryable 409 lock_not_found', async () => {
