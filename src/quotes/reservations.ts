@@ -5,7 +5,8 @@
 interface Reservation {
   readonly id: string;
   readonly mint: string;
-  readonly wallet: string;
+  /** The wallet it counts against (open quotes); null for holds counted elsewhere (live trades). */
+  readonly wallet: string | null;
   readonly raw: bigint;
   readonly untilMs: number;
 }
@@ -21,7 +22,7 @@ export class ReservationBook {
     this.release(entry.id);
     this.byId.set(entry.id, entry);
     this.byMint.set(entry.mint, (this.byMint.get(entry.mint) ?? 0n) + entry.raw);
-    this.byWallet.set(entry.wallet, (this.byWallet.get(entry.wallet) ?? 0) + 1);
+    if (entry.wallet !== null) this.byWallet.set(entry.wallet, (this.byWallet.get(entry.wallet) ?? 0) + 1);
     this.push(entry);
   }
 
@@ -32,6 +33,7 @@ export class ReservationBook {
     const left = (this.byMint.get(entry.mint) ?? 0n) - entry.raw;
     if (left === 0n) this.byMint.delete(entry.mint);
     else this.byMint.set(entry.mint, left);
+    if (entry.wallet === null) return;
     const count = (this.byWallet.get(entry.wallet) ?? 0) - 1;
     if (count === 0) this.byWallet.delete(entry.wallet);
     else this.byWallet.set(entry.wallet, count);

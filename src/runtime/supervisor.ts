@@ -255,14 +255,8 @@ export class TradeRuntime {
     store.createTrade(record, this.event(record, 'SETTLEMENT_STARTED', snapshot, { quote_id: quoteId }));
     this.eventsStored();
     quotes.releaseQuote(quoteId);
-    quotes.reservations.reserve({
-      id: input.tradeId,
-      mint: input.outputMint,
-      wallet: takerWallet,
-      raw: quote.outputRaw,
-      untilMs: input.lockDeadline * 1000,
-    });
     this.register(actor, record, snapshot);
+    this.holdReservation(snapshot);
     return { created: true, trade: this.view(input.tradeId), lock };
   }
 
@@ -712,6 +706,7 @@ export class TradeRuntime {
     }
     this.eventsStored();
     const before = settlementStatusOf(trade.persisted);
+    const alertBefore = trade.persisted.context.alert;
     trade.persisted = snapshot;
     trade.persistedJson = json;
     trade.record = { ...trade.record, ...update };
@@ -720,9 +715,9 @@ export class TradeRuntime {
         { trade_id: tradeId, from: before, to: status, substate: update.substate },
         'trade status',
       );
-      if (status !== 'pending') this.options.quotes.reservations.release(tradeId);
     }
-    if (snapshot.context.alert && !trade.persisted.context.alert) {
+    this.holdReservation(snapshot);
+    if (snapshot.context.alert && !alertBefore) {
       this.options.log.error(
         { trade_id: tradeId, reason: snapshot.context.failureReason },
         'ALERT: maker lost funds',
@@ -734,6 +729,29 @@ export class TradeRuntime {
         if (this.live.get(tradeId) === trade) this.live.delete(tradeId);
       });
     }
+  }
+
+  /**
+   * A trade holds its output in the quote desk's reservation book until the maker's lock moves it on chain
+   * (the balance then shows it) or the trade ends: pending until the lock window closes, initiated until
+   * the taker expiry at the latest.
+   */
+  private holdReservation(snapshot: PersistedTrade): void {
+    const { context } = snapshot;
+    const status = settlementStatusOf(snapshot);
+    const book = this.options.quotes.reservations;
+    const makerLocked = context.signatures.some((s) => s.kind === 'maker_lock');
+    if (isFinalStatus(status) || makerLocked) {
+      book.release(context.tradeId);
+      return;
+    }
+    book.reserve({
+      id: context.tradeId,
+      mint: context.outputMint,
+      wallet: null, // live trades count against the wallet's limit through liveTradesOf
+      raw: BigInt(context.outputAmountRaw),
+      untilMs: (status === 'pending' ? context.lockDeadline : context.takerExpiry) * 1000,
+    });
   }
 
   /** Double-entry postings for every signature the transition added, plus the maker's fees. */
@@ -797,9 +815,7 @@ export class TradeRuntime {
       const trade = this.register(actor, { ...record, adoptionError: null }, snapshot);
       if (record.ownerRunId !== this.runId) this.send(trade, { type: 'ADOPTED', runId: this.runId, now });
       store.setAdoptionError(record.tradeId, null);
-      if (!isFinalStatus(settlementStatusOf(snapshot))) {
-        this.options.quotes.reservations.release(record.tradeId);
-      }
+      this.holdReservation(trade.persisted);
       await this.withTrade(record.tradeId, (t) => this.observe(t));
       log.info({ trade_id: record.tradeId, run_id: record.runId, status: record.status }, 'adopted trade');
     } catch (error) {

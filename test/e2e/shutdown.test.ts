@@ -13,7 +13,7 @@ test('SIGTERM stops the service cleanly and records the end of its run', async (
   const dir = tempDir('rfq-shutdown-');
   dirs.push(dir);
   const proc = await startServiceProcess(dir.path);
-  const health = await (await fetch(`${proc.url}/v1/health`)).json();
+  const health = (await (await fetch(`${proc.url}/v1/health`)).json()) as { run_id: string };
   const exitCode = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
   await proc.stop();
   expect(await exitCode).toBe(0);

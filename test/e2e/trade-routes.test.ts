@@ -218,6 +218,36 @@ describe('the maker protects the taker when it cannot serve', () => {
   });
 });
 
+describe('inventory held by trades', () => {
+  test('a pending trade holds its output until it ends; it counts once against the wallet limit', async () => {
+    service = await startService(
+      (doc) => {
+        doc.inventory[1] = { asset: 'USDC', amount: '400' };
+        doc.risk.max_open_per_wallet = 2;
+      },
+      { pollIntervalMs: 50 },
+    );
+    const { taker, tradeId, secret } = await settledTrade(service); // ~187 USDC held by the trade
+    const tooMuch = await taker.post('/v1/rfq', {
+      input_asset: 'SOL',
+      output_asset: 'USDC',
+      amount: '1.2',
+      taker_wallet: taker.address,
+    });
+    expect(tooMuch.json().reasons.map((r: { check: string }) => r.check)).toEqual(['inventory']);
+    expect(
+      (await taker.post(`/v1/trades/${tradeId}/abandon`, { secret_hash: secret.secretHash })).statusCode,
+    ).toBe(202);
+    const now = await taker.post('/v1/rfq', {
+      input_asset: 'SOL',
+      output_asset: 'USDC',
+      amount: '1.2',
+      taker_wallet: taker.address,
+    });
+    expect(now.json().status).toBe('accepted');
+  });
+});
+
 describe('GET /v1/trades', () => {
   test('filters by wallet and status and pages with a cursor', async () => {
     service = await start();
