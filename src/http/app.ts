@@ -49,6 +49,11 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
     },
     requestIdHeader: false,
     trustProxy: false,
+    // Errors the router raises before any handler (a malformed %-escape, an over-long path parameter).
+    frameworkErrors: (error, request, reply: FastifyReply) => {
+      reply.header('x-request-id', request.id);
+      reply.code(400).send(envelope('validation_failed', `The request path is not valid: ${error.message}`));
+    },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
 

@@ -42,7 +42,7 @@ import {
 } from '../ledger/index.ts';
 import { type Price, parsePrice } from '../money/index.ts';
 import type { QuoteDesk } from '../quotes/index.ts';
-import type { NewTradeEvent, Store, TradeRecord } from '../store/index.ts';
+import type { NewTradeEvent, Store, TradeEventRecord, TradeFilter, TradeRecord } from '../store/index.ts';
 import type { SettlementStatus, TradeSignatureKind } from '../vocabulary/index.ts';
 import { chainEffects } from './effects.ts';
 import { renderTrade, type TradeView } from './trade-view.ts';
@@ -296,6 +296,11 @@ export class TradeRuntime {
 
   // ── Commands ──────────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * The wallet-signed lock (or the signature of one the wallet sent itself). The lock signature is recorded
+   * only once the chain has taken the transaction: a lock the chain refuses changes nothing, and a crash
+   * between sending and recording loses nothing, since the escrow on chain is what the runtime watches.
+   */
   async submitLock(
     tradeId: string,
     body: { transactionBase64?: string; signature?: string },
@@ -303,20 +308,9 @@ export class TradeRuntime {
     return this.withTrade(tradeId, async (trade) => {
       const { chain } = this.options;
       const { context } = trade.persisted;
-      let signature: string;
-      let transaction: string | null = null;
-      if (body.transactionBase64 !== undefined) {
-        transaction = body.transactionBase64;
-        signature = this.checkLockTransaction(context, transaction);
-      } else {
-        signature = body.signature as string;
-        const tx = await this.chainCall(() => chain.getTransaction(signature, 'confirmed'));
-        if (tx && !tx.accountKeys.includes(context.takerEscrow)) {
-          throw new ApiError('validation_failed', 'The transaction does not lock this trade’s escrow.', [
-            'body.signature: does not touch the trade’s taker escrow',
-          ]);
-        }
-      }
+      const transaction = body.transactionBase64 ?? null;
+      const signature =
+        transaction !== null ? this.checkLockTransaction(context, transaction) : (body.signature as string);
       const outcome = commandOutcome(trade.persisted, {
         type: 'LOCK_SUBMITTED',
         signature,
@@ -324,23 +318,17 @@ export class TradeRuntime {
       });
       if (outcome.outcome === 'refuse') {
         // A lock already on chain under another signature: the trade moved on; show it as it is.
-        if (context.takerLockTerms !== null && outcome.code === 'lock_window_closed')
+        if (context.takerLockTerms !== null && outcome.code === 'lock_window_closed') {
           throw new ApiError('lock_signature_exists');
+        }
         throw new ApiError(outcome.code);
       }
       if (outcome.outcome === 'accept') {
         const now = Number(await this.chainCall(() => chain.now()));
         if (now > context.lockDeadline) throw new ApiError('lock_window_closed');
+        if (transaction !== null) await this.submitTakerLock(transaction);
+        else await this.awaitTakerLockTransaction(context, signature);
         this.send(trade, { type: 'LOCK_SUBMITTED', signature, lastValidBlockHeight: null });
-      }
-      if (transaction !== null && settlementStatusOf(trade.persisted) === 'pending') {
-        try {
-          await chain.submitSigned(transaction);
-        } catch (error) {
-          // A lock of this escrow already on chain (this one, or one the wallet sent itself) is what we wait for.
-          if (!(isChainError(error) && error.htlcError === 'EscrowAlreadyExists'))
-            this.rethrowLockError(error);
-        }
       }
       if (settlementStatusOf(trade.persisted) === 'pending') {
         const deadline = Date.now() + this.lockWaitMs;
@@ -353,6 +341,38 @@ export class TradeRuntime {
       }
       return this.view(tradeId);
     });
+  }
+
+  private async submitTakerLock(transaction: string): Promise<void> {
+    try {
+      await this.options.chain.submitSigned(transaction);
+    } catch (error) {
+      // A lock of this escrow already on chain (this one, or one the wallet sent itself) is what we wait for.
+      if (!(isChainError(error) && error.htlcError === 'EscrowAlreadyExists')) this.rethrowLockError(error);
+    }
+  }
+
+  /** A lock the wallet sent itself: it counts once the chain knows it, and only if it touched this escrow. */
+  private async awaitTakerLockTransaction(context: TradeContext, signature: string): Promise<void> {
+    const deadline = Date.now() + this.lockWaitMs;
+    for (;;) {
+      const tx = await this.chainCall(() => this.options.chain.getTransaction(signature, 'confirmed'));
+      if (tx) {
+        if (!tx.accountKeys.includes(context.takerEscrow)) {
+          throw new ApiError('validation_failed', 'The transaction does not lock this trade’s escrow.', [
+            'body.signature: does not touch the trade’s taker escrow',
+          ]);
+        }
+        if (tx.err !== null) {
+          throw new ApiError('validation_failed', `The lock failed on chain: ${tx.err}.`, [
+            `body.signature: failed with ${tx.err}`,
+          ]);
+        }
+        return;
+      }
+      if (Date.now() >= deadline) throw new ApiError('lock_not_found');
+      await sleep(Math.min(this.pollIntervalMs, 250));
+    }
   }
 
   /**
@@ -575,34 +595,28 @@ export class TradeRuntime {
     status?: SettlementStatus | undefined;
     limit: number;
     cursor?: string | undefined;
-  }): { trades: TradeView[]; next_cursor: string | null } {
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    const records = this.options.store.listTrades({
-      takerWallet: query.takerWallet,
-      status: query.status,
-      after,
-      limit: query.limit + 1,
-    });
-    const page = records.slice(0, query.limit);
-    const last = page[page.length - 1];
+  }): TradePage {
+    return this.tradePage({ takerWallet: query.takerWallet, status: query.status }, query);
+  }
+
+  /** One page of stored trades, oldest first, with the cursor of the next page. */
+  private tradePage(
+    filter: Omit<TradeFilter, 'after' | 'limit'>,
+    page: { limit: number; cursor?: string | undefined },
+  ): TradePage {
+    const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
+    const records = this.options.store.listTrades({ ...filter, after, limit: page.limit + 1 });
+    const shown = records.slice(0, page.limit);
+    const last = shown[shown.length - 1];
     return {
-      trades: page.map((record) => this.viewOf(record)),
-      next_cursor: records.length > query.limit && last ? encodeCursor(last) : null,
+      trades: shown.map((record) => this.viewOf(record)),
+      next_cursor: records.length > page.limit && last ? encodeCursor(last) : null,
     };
   }
 
   tradeEvents(tradeId: string) {
     if (!this.options.store.getTrade(tradeId)) throw new ApiError('trade_not_found');
-    return this.options.store.tradeEvents(tradeId).map((event) => ({
-      seq: event.seq,
-      trade_id: event.tradeId,
-      run_id: event.runId,
-      at: event.at,
-      type: event.type,
-      settlement_status: event.status,
-      substate: event.substate,
-      payload: event.payload,
-    }));
+    return this.options.store.tradeEvents(tradeId).map(eventView);
   }
 
   liveTradesOf(wallet: string): number {
@@ -1034,34 +1048,14 @@ export class TradeRuntime {
     status?: SettlementStatus | undefined;
     limit: number;
     cursor?: string | undefined;
-  }): { trades: TradeView[]; next_cursor: string | null } {
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    const records = this.options.store.listTrades({
-      ...(query.runId !== undefined ? { runId: query.runId } : { ownerRunId: this.runId }),
-      status: query.status,
-      after,
-      limit: query.limit + 1,
-    });
-    const page = records.slice(0, query.limit);
-    const last = page[page.length - 1];
-    return {
-      trades: page.map((record) => this.viewOf(record)),
-      next_cursor: records.length > query.limit && last ? encodeCursor(last) : null,
-    };
+  }): TradePage {
+    const owner = query.runId !== undefined ? { runId: query.runId } : { ownerRunId: this.runId };
+    return this.tradePage({ ...owner, status: query.status }, query);
   }
 
   /** The runtime event log after a seq, in seq order, shaped like a trade's event history. */
   eventLog(afterSeq: number, limit: number) {
-    return this.options.store.events(afterSeq, limit).map((event) => ({
-      seq: event.seq,
-      trade_id: event.tradeId,
-      run_id: event.runId,
-      at: event.at,
-      type: event.type,
-      settlement_status: event.status,
-      substate: event.substate,
-      payload: event.payload,
-    }));
+    return this.options.store.events(afterSeq, limit).map(eventView);
   }
 
   /** Ledger entries (of one trade, or all) and the summary of every trade they belong to. */
@@ -1090,6 +1084,25 @@ function lockTerms(escrowAddress: string, escrow: EscrowState): TakerLockTerms {
     hashlock: Buffer.from(escrow.hashlock).toString('hex'),
     expiry: Number(escrow.expiry),
     lockDeadline: Number(escrow.lockDeadline),
+  };
+}
+
+export interface TradePage {
+  trades: TradeView[];
+  next_cursor: string | null;
+}
+
+/** A stored event as the API shows it (the trade's history and the runtime log alike). */
+function eventView(event: TradeEventRecord) {
+  return {
+    seq: event.seq,
+    trade_id: event.tradeId,
+    run_id: event.runId,
+    at: event.at,
+    type: event.type,
+    settlement_status: event.status,
+    substate: event.substate,
+    payload: event.payload,
   };
 }
 

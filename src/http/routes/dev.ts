@@ -2,6 +2,7 @@
 // Real clusters have no such thing: there the route answers 404 like any unknown route.
 import { PublicKey } from '@solana/web3.js';
 import Type from 'typebox';
+import { isChainError } from '../../chain/index.ts';
 import { parseAmount } from '../../money/index.ts';
 import type { TypeBoxApp } from '../app.ts';
 import { ApiError, errorResponses } from '../errors.ts';
@@ -53,11 +54,23 @@ export async function devRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> 
       } catch (error) {
         throw new ApiError('validation_failed', undefined, [`body.amount: ${(error as Error).message}`]);
       }
-      const { signature } = await devChain.airdrop({
-        wallet: new PublicKey(wallet),
-        mint: new PublicKey(asset.mint),
-        amount: raw,
-      });
+      if (raw === 0n) throw new ApiError('validation_failed', undefined, ['body.amount: must be above zero']);
+      let signature: string;
+      try {
+        ({ signature } = await devChain.airdrop({
+          wallet: new PublicKey(wallet),
+          mint: new PublicKey(asset.mint),
+          amount: raw,
+        }));
+      } catch (error) {
+        // The faucet refused (a wallet that cannot hold funds, a balance that would overflow): the client's to fix.
+        if (isChainError(error) && error.code !== 'unavailable') {
+          throw new ApiError('validation_failed', `The airdrop was refused: ${error.message}`, [
+            `body: ${error.message}`,
+          ]);
+        }
+        throw error;
+      }
       return { signature, wallet, asset: asset.symbol, amount_raw: raw.toString() };
     },
   );
