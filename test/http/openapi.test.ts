@@ -49,6 +49,13 @@ describe('the OpenAPI document', () => {
         '/v1/quotes/{quote_id}',
         '/v1/quotes/{quote_id}/wallet-settlement',
         '/v1/rfq',
+        '/v1/runtime',
+        '/v1/runtime/events',
+        '/v1/runtime/events/stream',
+        '/v1/runtime/ledger',
+        '/v1/runtime/machines/trade',
+        '/v1/runtime/runs',
+        '/v1/runtime/trades',
         '/v1/trades',
         '/v1/trades/{trade_id}',
         '/v1/trades/{trade_id}/abandon',
@@ -57,6 +64,7 @@ describe('the OpenAPI document', () => {
         '/v1/trades/{trade_id}/redeem',
         '/v1/trades/{trade_id}/refund',
         '/v1/trades/{trade_id}/resume',
+        '/v1/viz',
       ].sort(),
     );
   });

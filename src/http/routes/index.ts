@@ -8,6 +8,7 @@ import { assetRoutes } from './assets.ts';
 import { devRoutes } from './dev.ts';
 import { healthRoutes, type ReadinessPart } from './health.ts';
 import { rfqRoutes } from './rfq.ts';
+import { runtimeRoutes } from './runtime.ts';
 import { tradeRoutes } from './trades.ts';
 
 export type { ReadinessPart } from './health.ts';
@@ -31,4 +32,5 @@ export async function registerRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<v
   await rfqRoutes(app, deps);
   await tradeRoutes(app, deps);
   await devRoutes(app, deps);
+  await runtimeRoutes(app, deps);
 }

@@ -1,0 +1,558 @@
+// Runtime group: the operator's view of the running process (status, runs, trades, ledger, the event log
+// polled or streamed as Server-Sent Events), the trade machine's definition and the visualiser page.
+// Every route takes the operator token (SPEC §8).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import Type from 'typebox';
+import { machineDefinition } from '../../../machines/trade.definition.ts';
+import { formatDecimal } from '../../money/index.ts';
+import { SETTLEMENT_STATUSES } from '../../vocabulary/index.ts';
+import type { TypeBoxApp } from '../app.ts';
+import { errorResponses } from '../errors.ts';
+import { stringifyJson } from '../json.ts';
+import { DateTime, Uuid } from '../schemas.ts';
+import { vizPage } from '../viz/index.ts';
+import type { HttpDeps } from './index.ts';
+import { requireOperator } from './operator.ts';
+import { TradeEventSchema, TradePageSchema } from './trades.schema.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+const RawString = Type.String({ pattern: '^[0-9]+$', description: 'integer count of smallest units, exact' });
+
+/** Browsers cannot set headers on EventSource or a page load: the token may come as a query parameter. */
+const AccessToken = {
+  access_token: Type.Optional(
+    Type.String({ description: 'the operator token, where an Authorization header cannot be set' }),
+  ),
+};
+const OperatorQuery = Type.Object(AccessToken);
+
+const RuntimeSchema = Type.Object(
+  {
+    run_id: Uuid,
+    started_at: DateTime,
+    version: Type.String(),
+    uptime_seconds: Type.Integer({ minimum: 0 }),
+    actors: Type.Object(
+      {
+        count: Type.Integer({ minimum: 0 }),
+        by_state: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+          description: 'live actors per settlement_status (every status listed)',
+        }),
+        by_substate: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+          description: 'live actors per full state path',
+        }),
+        list: Type.Array(
+          Type.Object({
+            trade_id: Uuid,
+            settlement_status: Type.Enum(SETTLEMENT_STATUSES),
+            substate: Type.String(),
+          }),
+        ),
+      },
+      { title: 'RuntimeActors' },
+    ),
+    chain: Type.Object(
+      {
+        kind: Type.Enum(['embedded', 'rpc']),
+        healthy: Type.Boolean(),
+        detail: Type.String(),
+        chain_time: Nullable(DateTime),
+        chain_time_unix: Nullable(Type.Integer({ description: 'the Clock sysvar, unix seconds' })),
+        program_id: Type.String({ description: 'the HTLC program' }),
+        maker_wallet: Type.String(),
+        fee_balance_lamports: Nullable(RawString),
+      },
+      { title: 'RuntimeChain', description: 'null values could not be read from the chain just now' },
+    ),
+    store: Type.Object(
+      { ok: Type.Boolean(), path: Type.String({ description: 'the SQLite file' }) },
+      { title: 'RuntimeStore' },
+    ),
+    balances: Type.Array(
+      Type.Object(
+        {
+          asset: Type.String({ description: 'symbol' }),
+          mint: Type.String(),
+          decimals: Type.Integer({ minimum: 0 }),
+          amount_raw: Nullable(RawString),
+          amount: Nullable(Type.String({ description: 'decimal in display units' })),
+        },
+        { title: 'MakerBalance' },
+      ),
+      { description: 'the maker’s token balance per configured asset (SOL as wrapped SOL)' },
+    ),
+    last_event_seq: Type.Integer({
+      minimum: 0,
+      description: 'the newest seq of the event log; streams opened without a cursor start after it',
+    }),
+  },
+  { title: 'Runtime' },
+);
+
+const RunSchema = Type.Object(
+  {
+    run_id: Uuid,
+    version: Type.String(),
+    started_at: DateTime,
+    stopped_at: Nullable(DateTime),
+    current: Type.Boolean({ description: 'the run serving this request' }),
+    trades_created: Type.Integer({ minimum: 0 }),
+    trades_owned: Type.Integer({
+      minimum: 0,
+      description: 'trades whose actor the run owns (or owned last)',
+    }),
+  },
+  { title: 'Run' },
+);
+
+const RuntimeTradesQuery = Type.Object({
+  run_id: Type.Optional(
+    Type.String({
+      format: 'uuid',
+      description: 'trades this run created (default: those the current run owns)',
+    }),
+  ),
+  status: Type.Optional(Type.Enum(SETTLEMENT_STATUSES)),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
+  ...AccessToken,
+});
+
+const LedgerSchema = Type.Object(
+  {
+    entries: Type.Array(
+      Type.Object(
+        {
+          entry_id: Type.Integer({ minimum: 1 }),
+          trade_id: Uuid,
+          movement: Type.String(),
+          signature: Type.String(),
+          mint: Type.String(),
+          asset: Nullable(Type.String({ description: 'symbol, when the mint is a configured asset' })),
+          account: Type.String(),
+          side: Type.Enum(['debit', 'credit']),
+          amount_raw: RawString,
+          at: DateTime,
+        },
+        { title: 'LedgerEntry' },
+      ),
+    ),
+    summaries: Type.Array(
+      Type.Object(
+        {
+          trade_id: Uuid,
+          balanced: Type.Boolean(),
+          entry_count: Type.Integer({ minimum: 0 }),
+          net_usdc_estimate: Type.String(),
+        },
+        { title: 'TradeLedgerSummary' },
+      ),
+    ),
+  },
+  { title: 'Ledger' },
+);
+
+const EventsQuery = Type.Object({
+  after: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'events with a greater seq' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  ...AccessToken,
+});
+
+const EventPageSchema = Type.Object(
+  {
+    events: Type.Array(TradeEventSchema),
+    next_cursor: Type.Integer({
+      minimum: 0,
+      description: 'pass as ?after= for the next page (the same value when nothing newer exists yet)',
+    }),
+  },
+  { title: 'EventPage' },
+);
+
+const StreamQuery = Type.Object({
+  after: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        'start after this seq; Last-Event-ID wins on reconnects; default: the log’s end (live only)',
+    }),
+  ),
+  ...AccessToken,
+});
+
+const StateSchema = Type.Object(
+  {
+    id: Type.String({ description: 'full id, e.g. trade.initiated.makerLocked' }),
+    path: Type.String({ description: 'as TradeResponse.substate writes it; "" for the machine' }),
+    key: Type.String(),
+    parent: Nullable(Type.String()),
+    type: Type.Enum(['atomic', 'compound', 'parallel', 'final', 'history']),
+    initial: Nullable(Type.String()),
+    children: Type.Array(Type.String()),
+    tags: Type.Array(Type.String()),
+    description: Nullable(Type.String()),
+    meta: Nullable(Type.Record(Type.String(), Type.Unknown())),
+    entry: Type.Array(Type.String()),
+    exit: Type.Array(Type.String()),
+    invoke: Type.Array(Type.Object({ id: Type.String(), src: Type.String() })),
+  },
+  { title: 'MachineState' },
+);
+
+const TransitionSchema = Type.Object(
+  {
+    source: Type.String(),
+    kind: Type.Enum(['event', 'always', 'done', 'error']),
+    event: Nullable(Type.String()),
+    actor: Nullable(Type.String({ description: 'the invoked actor, for done and error' })),
+    targets: Type.Array(Type.String(), { description: 'full ids; empty when the state does not change' }),
+    guard: Nullable(Type.String({ description: 'by name; combinators as and(a, b)' })),
+    reenter: Type.Boolean(),
+    actions: Type.Array(Type.String()),
+  },
+  { title: 'MachineTransition' },
+);
+
+const MachineSchema = Type.Object(
+  {
+    id: Type.String(),
+    version: Type.Integer({ description: 'persisted with every snapshot' }),
+    initial: Nullable(Type.String()),
+    states: Type.Array(StateSchema),
+    transitions: Type.Array(TransitionSchema),
+  },
+  { title: 'MachineDefinition' },
+);
+
+const HEARTBEAT_MS = 15_000;
+const STREAM_PAGE = 200;
+
+export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
+  const { runtime } = deps;
+  const operator = requireOperator(deps);
+  const definition = machineDefinition();
+  const page = vizPage(definition);
+  const tail = eventLogTail(runtime);
+  const streams = new Set<() => void>();
+  // An open stream would keep app.close() waiting for its connection: end them all first.
+  app.addHook('preClose', async () => {
+    for (const end of [...streams]) end();
+  });
+
+  app.get(
+    '/v1/runtime',
+    {
+      preHandler: operator,
+      schema: {
+        tags: ['Runtime'],
+        summary: 'This run: live actors, chain and store status, maker balances',
+        querystring: OperatorQuery,
+        response: { 200: RuntimeSchema, ...errorResponses('unauthorized') },
+      },
+    },
+    async () => {
+      const status = await runtime.runtimeStatus();
+      const list = runtime.liveActors().map((a) => ({
+        trade_id: a.trade_id,
+        settlement_status: a.status as (typeof SETTLEMENT_STATUSES)[number],
+        substate: a.substate,
+      }));
+      const byState = Object.fromEntries(SETTLEMENT_STATUSES.map((s) => [s, 0]));
+      const bySubstate: Record<string, number> = {};
+      for (const actor of list) {
+        byState[actor.settlement_status] = (byState[actor.settlement_status] ?? 0) + 1;
+        bySubstate[actor.substate] = (bySubstate[actor.substate] ?? 0) + 1;
+      }
+      const { chain } = status;
+      return {
+        run_id: deps.run.runId,
+        started_at: deps.run.startedAt.toISOString(),
+        version: deps.version,
+        uptime_seconds: Math.floor((Date.now() - deps.run.startedAt.getTime()) / 1000),
+        actors: { count: list.length, by_state: byState, by_substate: bySubstate, list },
+        chain: {
+          kind: chain.kind,
+          healthy: chain.healthy,
+          detail: chain.detail,
+          chain_time: chain.now === null ? null : new Date(chain.now * 1000).toISOString(),
+          chain_time_unix: chain.now,
+          program_id: chain.programId,
+          maker_wallet: chain.makerWallet,
+          fee_balance_lamports: chain.feeLamports === null ? null : chain.feeLamports.toString(),
+        },
+        store: status.store,
+        balances: status.balances.map(({ asset, raw }) => ({
+          asset: asset.symbol,
+          mint: asset.mint,
+          decimals: asset.decimals,
+          amount_raw: raw === null ? null : raw.toString(),
+          amount: raw === null ? null : formatDecimal(raw, asset.decimals),
+        })),
+        last_event_seq: tail(),
+      };
+    },
+  );
+
+  app.get(
+    '/v1/runtime/runs',
+    {
+      preHandler: operator,
+      schema: {
+        tags: ['Runtime'],
+        summary: 'Every run of the service, oldest first, with its trade counts',
+        querystring: OperatorQuery,
+        response: {
+          200: Type.Object({ runs: Type.Array(RunSchema) }),
+          ...errorResponses('unauthorized'),
+        },
+      },
+    },
+    async () => ({
+      runs: runtime.runs().map((run) => ({
+        run_id: run.runId,
+        version: run.version,
+        started_at: run.startedAt,
+        stopped_at: run.stoppedAt,
+        current: run.runId === deps.run.runId,
+        trades_created: run.created,
+        trades_owned: run.owned,
+      })),
+    }),
+  );
+
+  app.get(
+    '/v1/runtime/trades',
+    {
+      preHandler: operator,
+      schema: {
+        tags: ['Runtime'],
+        summary: 'Trades the current run owns (or, with run_id, those a run created), paged by cursor',
+        querystring: RuntimeTradesQuery,
+        response: { 200: TradePageSchema, ...errorResponses('unauthorized') },
+      },
+    },
+    async (request) => {
+      const { run_id, status, limit = 50, cursor } = request.query;
+      return runtime.runTrades({ runId: run_id, status, limit, cursor });
+    },
+  );
+
+  app.get(
+    '/v1/runtime/ledger',
+    {
+      preHandler: operator,
+      schema: {
+        tags: ['Runtime'],
+        summary: 'Ledger entries (amounts as exact strings) and a summary per trade',
+        querystring: Type.Object({ trade_id: Type.Optional(Uuid), ...AccessToken }),
+        response: { 200: LedgerSchema, ...errorResponses('unauthorized', 'trade_not_found') },
+      },
+    },
+    async (request) => {
+      const { entries, summaries } = runtime.ledgerView(request.query.trade_id);
+      return {
+        entries: entries.map((e) => ({
+          entry_id: e.entryId,
+          trade_id: e.tradeId,
+          movement: e.movement,
+          signature: e.signature,
+          mint: e.mint,
+          asset: deps.config.assets.find(e.mint)?.symbol ?? null,
+          account: e.account,
+          side: e.side,
+          amount_raw: e.amountRaw.toString(),
+          at: e.at,
+        })),
+        summaries: summaries.map(({ tradeId, summary }) => ({ trade_id: tradeId, ...summary })),
+      };
+    },
+  );
+
+  app.get(
+    '/v1/runtime/events',
+    {
+      preHandler: operator,
+      schema: {
+        tags: ['Runtime'],
+        summary: 'The runtime event log after a seq, in seq order',
+        description:
+          'Every stored event of every trade; payloads never carry the commitment, a preimage or a signed ' +
+          'transaction. Poll with ?after=<next_cursor>.',
+        querystring: EventsQuery,
+        response: { 200: EventPageSchema, ...errorResponses('unauthorized') },
+      },
+    },
+    async (request) => {
+      const { after = 0, limit = 100 } = request.query;
+      const events = runtime.eventLog(after, limit);
+      return { events, next_cursor: events.at(-1)?.seq ?? after };
+    },
+  );
+
+  app.get(
+    '/v1/runtime/events/stream',
+    {
+      preHandler: operator,
+      schema: {
+        tags: ['Runtime'],
+        summary: 'The runtime event log, live, as Server-Sent Events',
+        description:
+          'Each event is `id: <seq>`, `event: trade`, `data: <TradeEvent JSON>` — the items of GET ' +
+          '/v1/runtime/events, in the same order. Resumes after the Last-Event-ID header (or ?after=); with ' +
+          'neither it starts at the log’s end. Comment lines are heartbeats.',
+        querystring: StreamQuery,
+        headers: Type.Object({
+          'last-event-id': Type.Optional(
+            Type.String({ pattern: '^[0-9]+$', description: 'the last seq received; sent by EventSource' }),
+          ),
+        }),
+        response: {
+          200: {
+            description: 'text/event-stream of TradeEvent',
+            content: { 'text/event-stream': { schema: Type.String() } },
+          },
+          ...errorResponses('unauthorized'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const header = request.headers['last-event-id'];
+      const after = typeof header === 'string' ? Number(header) : (request.query.after ?? tail());
+      openStream(request, reply, after);
+    },
+  );
+
+  app.get(
+    '/v1/runtime/machines/trade',
+    {
+      preHandler: operator,
+      schema: {
+        tags: ['Runtime'],
+        summary: 'The trade machine’s definition, for visualisers',
+        description: 'Generated from the machine: states with full ids, transitions with guards by name.',
+        querystring: OperatorQuery,
+        response: { 200: MachineSchema, ...errorResponses('unauthorized') },
+      },
+    },
+    async () => definition,
+  );
+
+  app.get(
+    '/v1/viz',
+    {
+      preHandler: operator,
+      schema: {
+        tags: ['Runtime'],
+        summary: 'The machine visualiser page',
+        description:
+          'The trade statechart; ?trade_id= highlights a trade’s state, plays its history and follows it live. ' +
+          'Open it with ?access_token= when a token is configured.',
+        querystring: Type.Object({
+          trade_id: Type.Optional(Uuid),
+          step_ms: Type.Optional(
+            Type.Integer({ minimum: 50, maximum: 10_000, description: 'how long playback shows each step' }),
+          ),
+          ...AccessToken,
+        }),
+        response: {
+          200: { description: 'HTML page', content: { 'text/html': { schema: Type.String() } } },
+          ...errorResponses('unauthorized'),
+        },
+      },
+    },
+    async (_request, reply) => reply.type('text/html; charset=utf-8').send(page),
+  );
+
+  /** Streams the log after `after` to one client until it leaves or the app closes. */
+  function openStream(request: FastifyRequest, reply: FastifyReply, after: number): void {
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'x-request-id': request.id,
+    });
+    raw.write(`retry: 2000\n: events after ${after}\n\n`);
+    let cursor = after;
+    let closed = false;
+    let pumping = false;
+    let again = false;
+
+    const pump = async (): Promise<void> => {
+      if (pumping) {
+        again = true;
+        return;
+      }
+      pumping = true;
+      try {
+        do {
+          again = false;
+          for (;;) {
+            if (closed) return;
+            const events = runtime.eventLog(cursor, STREAM_PAGE);
+            for (const event of events) {
+              if (closed) return;
+              cursor = event.seq;
+              const ok = raw.write(`id: ${event.seq}\nevent: trade\ndata: ${stringifyJson(event)}\n\n`);
+              if (!ok) await drained(raw);
+            }
+            if (events.length < STREAM_PAGE) break;
+          }
+        } while (again);
+      } catch (error) {
+        request.log.warn({ err: (error as Error).message }, 'event stream failed');
+        end();
+      } finally {
+        pumping = false;
+      }
+    };
+
+    const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), HEARTBEAT_MS);
+    heartbeat.unref();
+    const unsubscribe = runtime.onEvents(() => void pump());
+    const end = () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(heartbeat);
+      unsubscribe();
+      streams.delete(end);
+      raw.end();
+    };
+    streams.add(end);
+    // The response closes when the client goes away (the request's own 'close' fires once its body is read).
+    raw.on('close', end);
+    void pump();
+  }
+}
+
+/** Resolves once the socket takes more data, or is gone. */
+function drained(raw: NodeJS.WritableStream & { once: NodeJS.EventEmitter['once'] }): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      raw.removeListener('drain', done);
+      raw.removeListener('close', done);
+      resolve();
+    };
+    raw.once('drain', done);
+    raw.once('close', done);
+  });
+}
+
+/**
+ * The newest seq of the event log. Followed forward from the last answer, so only the first call reads the
+ * whole log; the store offers no "latest" query and the runtime's event signal carries no seq.
+ */
+function eventLogTail(runtime: HttpDeps['runtime']): () => number {
+  let seq = 0;
+  return () => {
+    for (;;) {
+      const events = runtime.eventLog(seq, 1000);
+      seq = events.at(-1)?.seq ?? seq;
+      if (events.length < 1000) return seq;
+    }
+  };
+}

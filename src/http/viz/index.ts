@@ -1,0 +1,40 @@
+// The visualiser page (GET /v1/viz): the statechart drawn server-side from the machine's definition, with
+// the page's own script and styles inlined, so that everything comes from this process and one request.
+import { readFileSync } from 'node:fs';
+import type { MachineDefinition } from '../../../machines/trade.definition.ts';
+import { renderSvg } from './layout.ts';
+
+const asset = (name: string) => readFileSync(new URL(name, import.meta.url), 'utf8');
+
+export interface VizOptions {
+  /** How long the player shows each step of a history. */
+  stepMs?: number;
+}
+
+/** The whole page; built once per process, it depends on nothing but the machine. */
+export function vizPage(def: MachineDefinition, options: VizOptions = {}): string {
+  const config = {
+    machine: def.id,
+    version: def.version,
+    stepMs: options.stepMs ?? 700,
+    // The page matches history events to transitions by state path, as TradeResponse.substate writes them.
+    transitions: def.transitions.map((t) => ({
+      source: pathOf(def, t.source),
+      event: t.event,
+      targets: t.targets.map((id) => pathOf(def, id)),
+    })),
+  };
+  // `</` cannot close the inline JSON script early once escaped.
+  const json = JSON.stringify(config).replaceAll('</', '<\\/');
+  const parts: Record<string, string> = {
+    STYLE: asset('./viz.css'),
+    VERSION: String(def.version),
+    SVG: renderSvg(def),
+    SCRIPT: asset('./viz.js'),
+  };
+  return asset('./page.html')
+    .replace('"@CONFIG@"', () => json)
+    .replace(/\/\*(STYLE|VERSION|SVG|CONFIG|SCRIPT)\*\//g, (_, key: string) => parts[key] ?? '');
+}
+
+const pathOf = (def: MachineDefinition, id: string) => (id === def.id ? '' : id.slice(def.id.length + 1));

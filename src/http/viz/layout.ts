@@ -1,0 +1,533 @@
+// Lays out a statechart definition as nested boxes and labelled edges, and renders it as SVG. Pure and
+// hand-rolled (no layout library): children of a compound state sit in rows by their rank along the
+// compound's own transitions, so the chart reads top to bottom like the machine's config.
+import {
+  type MachineDefinition,
+  type StateDefinition,
+  type TransitionDefinition,
+  transitionLabel,
+} from '../../../machines/trade.definition.ts';
+
+// Text is measured by character count: the page draws it in a monospace font of these sizes.
+const CHAR_W = 7.3;
+const LABEL_CHAR_W = 6.7;
+const LINE_H = 16;
+const HEADER = 26;
+const PAD = 14;
+/** Room on the left of a compound's content for the initial-state marker. */
+const PAD_LEFT = 36;
+const GAP_X = 56;
+const GAP_Y = 78;
+const MIN_W = 150;
+
+export interface BoxLine {
+  text: string;
+  /** Index into the definition's transitions. */
+  transition: number;
+  event: string | null;
+}
+
+export interface Box {
+  state: StateDefinition;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  /** Transitions that stay in this state (targetless, or re-entering it), drawn inside the box. */
+  lines: BoxLine[];
+  initial: boolean;
+}
+
+export interface Edge {
+  source: string;
+  target: string;
+  d: string;
+  labelX: number;
+  labelY: number;
+  labels: BoxLine[];
+}
+
+export interface Layout {
+  width: number;
+  height: number;
+  boxes: Box[];
+  edges: Edge[];
+}
+
+interface Point {
+  x: number;
+  y: number;
+}
+type Side = 'top' | 'bottom' | 'left' | 'right';
+
+export function layoutChart(def: MachineDefinition): Layout {
+  const byId = new Map(def.states.map((s) => [s.id, s]));
+  const lines = new Map<string, BoxLine[]>();
+  const groups = new Map<string, { source: string; target: string; labels: BoxLine[] }>();
+  def.transitions.forEach((t, index) => {
+    const line = { text: transitionLabel(t), transition: index, event: t.event };
+    if (t.targets.length === 0 || (t.targets.length === 1 && t.targets[0] === t.source)) {
+      const mark = t.targets.length === 0 ? '•' : '↻';
+      lines.set(t.source, [...(lines.get(t.source) ?? []), { ...line, text: `${mark} ${line.text}` }]);
+      return;
+    }
+    // Parallel transitions between the same two states share one edge with stacked labels.
+    for (const target of t.targets) {
+      const key = `${t.source}→${target}`;
+      const group = groups.get(key) ?? { source: t.source, target, labels: [] };
+      group.labels.push(line);
+      groups.set(key, group);
+    }
+  });
+
+  const sizes = new Map<string, { w: number; h: number; head: number }>();
+  const offsets = new Map<string, Point>();
+  const textLines = (s: StateDefinition) => [
+    ...(s.invoke.length > 0 ? [`⚙ ${s.invoke.map((i) => i.src).join(', ')}`] : []),
+    ...(lines.get(s.id) ?? []).map((l) => l.text),
+  ];
+
+  const measure = (s: StateDefinition): { w: number; h: number } => {
+    const texts = textLines(s);
+    const head = HEADER + texts.length * LINE_H;
+    const textW = Math.max(s.key.length + 2, ...texts.map((t) => t.length + 1)) * CHAR_W + 2 * PAD;
+    if (s.children.length === 0) {
+      const size = { w: Math.max(MIN_W, textW), h: head + 10, head };
+      sizes.set(s.id, size);
+      return size;
+    }
+    const children = s.children.map((id) => byId.get(id) as StateDefinition);
+    const childSizes = new Map(children.map((c) => [c.id, measure(c)]));
+    const rows = rankRows(s, children, def.transitions, byId);
+    const rowW = rows.map(
+      (row) => row.reduce((sum, c) => sum + (childSizes.get(c.id)?.w ?? 0), 0) + GAP_X * (row.length - 1),
+    );
+    const rowH = rows.map((row) => Math.max(...row.map((c) => childSizes.get(c.id)?.h ?? 0)));
+    const contentW = Math.max(...rowW);
+    let y = head + 16;
+    rows.forEach((row, r) => {
+      let x = PAD_LEFT + (contentW - (rowW[r] ?? 0)) / 2;
+      for (const c of row) {
+        offsets.set(c.id, { x, y });
+        x += (childSizes.get(c.id)?.w ?? 0) + GAP_X;
+      }
+      y += (rowH[r] ?? 0) + GAP_Y;
+    });
+    const size = {
+      w: Math.max(textW, contentW + PAD_LEFT + PAD + 20),
+      h: y - GAP_Y + PAD + 8,
+      head,
+    };
+    // Rows are centred in the compound, whichever is wider: its text or its content.
+    const shift = (size.w - (contentW + PAD_LEFT + PAD + 20)) / 2;
+    if (shift > 0) for (const c of children) offsets.set(c.id, shiftPoint(offsets.get(c.id), shift));
+    sizes.set(s.id, size);
+    return size;
+  };
+
+  const root = byId.get(def.id) as StateDefinition;
+  measure(root);
+  const boxes: Box[] = [];
+  const boxOf = new Map<string, Box>();
+  const place = (s: StateDefinition, origin: Point) => {
+    const size = sizes.get(s.id) as { w: number; h: number };
+    const parent = s.parent ? byId.get(s.parent) : undefined;
+    const box: Box = {
+      state: s,
+      x: origin.x,
+      y: origin.y,
+      w: size.w,
+      h: size.h,
+      lines: lines.get(s.id) ?? [],
+      initial: parent?.initial === s.id,
+    };
+    boxes.push(box);
+    boxOf.set(s.id, box);
+    for (const id of s.children) {
+      const offset = offsets.get(id) as Point;
+      place(byId.get(id) as StateDefinition, { x: origin.x + offset.x, y: origin.y + offset.y });
+    }
+  };
+  const MARGIN = 24;
+  place(root, { x: MARGIN, y: MARGIN });
+
+  const edges = routeEdges([...groups.values()], boxOf, byId);
+  const rootBox = boxOf.get(def.id) as Box;
+  return { width: rootBox.w + 2 * MARGIN, height: rootBox.h + 2 * MARGIN, boxes, edges };
+}
+
+const shiftPoint = (p: Point | undefined, dx: number): Point => ({ x: (p?.x ?? 0) + dx, y: p?.y ?? 0 });
+
+/**
+ * Ranks a compound's children by the longest path from its initial child along the transitions between
+ * them (projected onto the children), ignoring edges that close a cycle; a child nothing inside leads to
+ * sits just above its first successor.
+ */
+function rankRows(
+  parent: StateDefinition,
+  children: StateDefinition[],
+  transitions: readonly TransitionDefinition[],
+  byId: Map<string, StateDefinition>,
+): StateDefinition[][] {
+  const childOf = (id: string): string | null => {
+    for (let s = byId.get(id); s; s = s.parent ? byId.get(s.parent) : undefined) {
+      if (s.parent === parent.id) return s.id;
+    }
+    return null;
+  };
+  const out = new Map<string, Set<string>>(children.map((c) => [c.id, new Set()]));
+  for (const t of transitions) {
+    const from = childOf(t.source);
+    for (const target of t.targets) {
+      const to = childOf(target);
+      if (from && to && from !== to) out.get(from)?.add(to);
+    }
+  }
+  // Depth-first from the initial child, then the rest in document order: back edges are dropped.
+  const order: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const forward = new Map<string, string[]>(children.map((c) => [c.id, []]));
+  const visit = (id: string) => {
+    state.set(id, 'open');
+    for (const next of out.get(id) ?? []) {
+      if (state.get(next) === 'open') continue;
+      forward.get(id)?.push(next);
+      if (!state.has(next)) visit(next);
+    }
+    state.set(id, 'done');
+    order.unshift(id);
+  };
+  const starts = [parent.initial, ...children.map((c) => c.id)].filter((id): id is string => id !== null);
+  for (const id of starts) if (!state.has(id)) visit(id);
+
+  const rank = new Map<string, number>(children.map((c) => [c.id, 0]));
+  const incoming = new Set<string>();
+  for (const id of order) {
+    for (const next of forward.get(id) ?? []) {
+      incoming.add(next);
+      rank.set(next, Math.max(rank.get(next) ?? 0, (rank.get(id) ?? 0) + 1));
+    }
+  }
+  for (const c of children) {
+    if (incoming.has(c.id) || c.id === parent.initial) continue;
+    const successors = (forward.get(c.id) ?? []).map((id) => rank.get(id) ?? 0);
+    if (successors.length > 0) rank.set(c.id, Math.max(0, Math.min(...successors) - 1));
+  }
+  const rows: StateDefinition[][] = [];
+  for (const c of children) {
+    const r = rank.get(c.id) ?? 0;
+    while (rows.length <= r) rows.push([]);
+    rows[r]?.push(c);
+  }
+  return rows.filter((row) => row.length > 0);
+}
+
+function routeEdges(
+  groups: { source: string; target: string; labels: BoxLine[] }[],
+  boxOf: Map<string, Box>,
+  byId: Map<string, StateDefinition>,
+): Edge[] {
+  const isAncestor = (a: string, b: string) => {
+    for (let s = byId.get(b)?.parent; s; s = byId.get(s)?.parent ?? undefined) if (s === a) return true;
+    return false;
+  };
+  const related = (box: Box, a: string, b: string) =>
+    box.state.id === a ||
+    box.state.id === b ||
+    isAncestor(box.state.id, a) ||
+    isAncestor(box.state.id, b) ||
+    isAncestor(a, box.state.id) ||
+    isAncestor(b, box.state.id);
+  const boxes = [...boxOf.values()];
+  /** The states an edge must not cross: all but its ends, their ancestors and their descendants. */
+  const obstaclesFor = (g: { source: string; target: string }): Rect[] =>
+    boxes
+      .filter((box) => !related(box, g.source, g.target))
+      .map((box) => (box.state.children.length > 0 ? { x: box.x, y: box.y, w: box.w, h: HEADER } : box));
+
+  type End = { box: Box; side: Side; other: Point; point?: Point };
+  const ends: End[] = [];
+  const planned = groups.map((g) => {
+    const s = boxOf.get(g.source) as Box;
+    const t = boxOf.get(g.target) as Box;
+    const descend = isAncestor(g.source, g.target);
+    let sides: [Side, Side] = ['left', 'left'];
+    if (!descend) {
+      const below = t.y >= s.y + s.h - 1;
+      const above = t.y + t.h <= s.y + 1;
+      const towards: Side = centre(t).x >= centre(s).x ? 'left' : 'right';
+      const candidates: [Side, Side][] = below
+        ? [
+            ['bottom', 'top'],
+            ['bottom', towards],
+            ['right', 'right'],
+            ['left', 'left'],
+          ]
+        : above
+          ? [
+              ['right', 'right'],
+              ['left', 'left'],
+              ['top', 'bottom'],
+            ]
+          : t.x >= s.x + s.w
+            ? [
+                ['right', 'left'],
+                ['bottom', 'bottom'],
+                ['top', 'top'],
+              ]
+            : [
+                ['left', 'right'],
+                ['bottom', 'bottom'],
+                ['top', 'top'],
+              ];
+      // The first way round that crosses the fewest other states.
+      let best = Number.POSITIVE_INFINITY;
+      for (const pair of candidates) {
+        const a = sideCentre(s, pair[0]);
+        const b = sideCentre(t, pair[1]);
+        const [c1, c2] = controls(a, pair[0], b, pair[1], obstaclesFor(g));
+        const cost = crossings(a, c1, c2, b, obstaclesFor(g));
+        if (cost < best) {
+          best = cost;
+          sides = pair;
+        }
+      }
+    }
+    const from: End = { box: s, side: sides[0], other: centre(t) };
+    const to: End = { box: t, side: sides[1], other: centre(s) };
+    // A compound's edge to its own child runs down the compound's left gutter from under its title.
+    if (descend) from.point = { x: s.x + 14, y: s.y + HEADER };
+    else ends.push(from);
+    ends.push(to);
+    return { g, from, to, descend };
+  });
+  // Endpoints on one side of a box are spread along it, ordered by where their other end lies.
+  const bySide = new Map<string, End[]>();
+  for (const end of ends) {
+    const key = `${end.box.state.id}:${end.side}`;
+    bySide.set(key, [...(bySide.get(key) ?? []), end]);
+  }
+  for (const list of bySide.values()) {
+    const horizontal = list[0]?.side === 'top' || list[0]?.side === 'bottom';
+    list.sort((a, b) => (horizontal ? a.other.x - b.other.x : a.other.y - b.other.y));
+    list.forEach((end, i) => {
+      const f = (i + 1) / (list.length + 1);
+      const { x, y, w, h } = end.box;
+      end.point =
+        end.side === 'top'
+          ? { x: x + w * f, y }
+          : end.side === 'bottom'
+            ? { x: x + w * f, y: y + h }
+            : end.side === 'left'
+              ? { x, y: y + h * f }
+              : { x: x + w, y: y + h * f };
+    });
+  }
+
+  const bounds = boxes[0] as Rect;
+  const placed: Rect[] = boxes.filter((b) => b.state.children.length === 0);
+  // Compound titles stay readable too.
+  for (const b of boxes) if (b.state.children.length > 0) placed.push({ x: b.x, y: b.y, w: b.w, h: HEADER });
+  return planned.map(({ g, from, to, descend }) => {
+    const p0 = from.point as Point;
+    const p3 = to.point as Point;
+    const [p1, p2] = descend
+      ? [
+          { x: p0.x, y: p3.y },
+          { x: p3.x - 30, y: p3.y },
+        ]
+      : controls(p0, from.side, p3, to.side, obstaclesFor(g));
+    const width = Math.max(...g.labels.map((l) => l.text.length)) * LABEL_CHAR_W + 8;
+    const height = g.labels.length * 14 + 4;
+    // The label goes where along the curve it covers no state and no other label.
+    // Labels stay inside the chart.
+    const inside = (at: Point) => ({
+      x: Math.min(Math.max(at.x, bounds.x + width / 2 + 4), bounds.x + bounds.w - width / 2 - 4),
+      y: at.y,
+    });
+    let label = inside(bezier(p0, p1, p2, p3, 0.5));
+    for (const t of [0.5, 0.4, 0.6, 0.3, 0.7, 0.22, 0.78, 0.15, 0.85]) {
+      const at = inside(bezier(p0, p1, p2, p3, t));
+      const rect = { x: at.x - width / 2, y: at.y - height / 2, w: width, h: height };
+      if (!placed.some((other) => overlaps(rect, other))) {
+        label = at;
+        break;
+      }
+    }
+    placed.push({ x: label.x - width / 2, y: label.y - height / 2, w: width, h: height });
+    return {
+      source: g.source,
+      target: g.target,
+      d: `M${r(p0.x)},${r(p0.y)} C${r(p1.x)},${r(p1.y)} ${r(p2.x)},${r(p2.y)} ${r(p3.x)},${r(p3.y)}`,
+      labelX: r(label.x),
+      labelY: r(label.y),
+      labels: g.labels,
+    };
+  });
+}
+
+const sideCentre = (b: Box, side: Side): Point =>
+  side === 'top'
+    ? { x: b.x + b.w / 2, y: b.y }
+    : side === 'bottom'
+      ? { x: b.x + b.w / 2, y: b.y + b.h }
+      : side === 'left'
+        ? { x: b.x, y: b.y + b.h / 2 }
+        : { x: b.x + b.w, y: b.y + b.h / 2 };
+
+/** Bezier control points: straight out of each side, or out past every obstacle and back for same-side ends. */
+function controls(p0: Point, s0: Side, p3: Point, s3: Side, obstacles: readonly Rect[]): [Point, Point] {
+  if (s0 === s3 && (s0 === 'left' || s0 === 'right')) {
+    const dir = s0 === 'right' ? 1 : -1;
+    let out = dir > 0 ? Math.max(p0.x, p3.x) + 36 : Math.min(p0.x, p3.x) - 36;
+    const top = Math.min(p0.y, p3.y);
+    const bottom = Math.max(p0.y, p3.y);
+    for (const box of [...obstacles].sort((a, b) => dir * (a.x - b.x))) {
+      const inBand = box.y < bottom && box.y + box.h > top;
+      const crosses =
+        dir > 0
+          ? box.x < out && box.x + box.w > Math.max(p0.x, p3.x)
+          : box.x + box.w > out && box.x < Math.min(p0.x, p3.x);
+      if (inBand && crosses) out = dir > 0 ? Math.max(out, box.x + box.w + 24) : Math.min(out, box.x - 24);
+    }
+    // Control points 4/3 of the way out put the curve's far point on `out`.
+    return [
+      { x: p0.x + ((out - p0.x) * 4) / 3, y: p0.y },
+      { x: p3.x + ((out - p3.x) * 4) / 3, y: p3.y },
+    ];
+  }
+  const reach = Math.max(36, Math.hypot(p3.x - p0.x, p3.y - p0.y) / 3);
+  return [push(p0, s0, reach), push(p3, s3, reach)];
+}
+
+/** How many obstacles the curve passes through (sampled). */
+function crossings(p0: Point, p1: Point, p2: Point, p3: Point, obstacles: readonly Rect[]): number {
+  const hit = new Set<Rect>();
+  for (let i = 1; i < 32; i++) {
+    const at = bezier(p0, p1, p2, p3, i / 32);
+    for (const box of obstacles) {
+      if (at.x > box.x + 2 && at.x < box.x + box.w - 2 && at.y > box.y + 2 && at.y < box.y + box.h - 2)
+        hit.add(box);
+    }
+  }
+  return hit.size;
+}
+
+interface Rect {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+const overlaps = (a: Rect, b: Rect) =>
+  a.x < b.x + b.w && a.x + a.w > b.x && a.y < b.y + b.h && a.y + a.h > b.y;
+
+function bezier(p0: Point, p1: Point, p2: Point, p3: Point, t: number): Point {
+  const u = 1 - t;
+  const at = (a: number, b: number, c: number, d: number) =>
+    u * u * u * a + 3 * u * u * t * b + 3 * u * t * t * c + t * t * t * d;
+  return { x: at(p0.x, p1.x, p2.x, p3.x), y: at(p0.y, p1.y, p2.y, p3.y) };
+}
+
+const centre = (b: Box): Point => ({ x: b.x + b.w / 2, y: b.y + b.h / 2 });
+const r = (n: number) => Math.round(n * 10) / 10;
+
+function push(p: Point, side: Side, by: number): Point {
+  switch (side) {
+    case 'top':
+      return { x: p.x, y: p.y - by };
+    case 'bottom':
+      return { x: p.x, y: p.y + by };
+    case 'left':
+      return { x: p.x - by, y: p.y };
+    case 'right':
+      return { x: p.x + by, y: p.y };
+  }
+}
+
+// ── SVG ─────────────────────────────────────────────────────────────────────────────────────────
+
+const esc = (text: string) =>
+  text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+
+/**
+ * The chart as SVG. Every state is a `g.state[data-state=<path>]` and every transition label a
+ * `[data-transition=<index>]`, which is what the page's script highlights.
+ */
+export function renderSvg(def: MachineDefinition, layout: Layout = layoutChart(def)): string {
+  const pathOf = (id: string) => (id === def.id ? '' : id.slice(def.id.length + 1));
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" id="chart" viewBox="0 0 ${r(layout.width)} ${r(layout.height)}" ` +
+      `width="${r(layout.width)}" height="${r(layout.height)}" role="img" aria-label="The ${esc(def.id)} statechart">`,
+    '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" ' +
+      'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>',
+    '<g class="states">',
+  ];
+  for (const box of layout.boxes) {
+    const s = box.state;
+    const kind = s.id === def.id ? 'root' : s.children.length > 0 ? 'compound' : s.type;
+    out.push(
+      `<g class="state state-${kind}" data-state="${esc(s.path)}" data-type="${s.type}" data-tags="${esc(s.tags.join(' '))}">`,
+    );
+    out.push(`<title>${esc(s.path || s.id)}${s.description ? ` — ${esc(s.description)}` : ''}</title>`);
+    out.push(
+      `<rect class="state-box" x="${r(box.x)}" y="${r(box.y)}" width="${r(box.w)}" height="${r(box.h)}" rx="9"/>`,
+    );
+    if (s.type === 'final') {
+      out.push(
+        `<rect class="state-final-ring" x="${r(box.x + 4)}" y="${r(box.y + 4)}" width="${r(box.w - 8)}" height="${r(box.h - 8)}" rx="6"/>`,
+      );
+    }
+    let y = box.y + 18;
+    out.push(`<text class="state-name" x="${r(box.x + PAD)}" y="${r(y)}">${esc(s.key)}</text>`);
+    if (s.invoke.length > 0) {
+      y += LINE_H;
+      const srcs = s.invoke.map((i) => i.src).join(', ');
+      out.push(`<text class="state-invoke" x="${r(box.x + PAD)}" y="${r(y)}">⚙ ${esc(srcs)}</text>`);
+    }
+    for (const line of box.lines) {
+      y += LINE_H;
+      out.push(
+        `<text class="state-reaction" x="${r(box.x + PAD)}" y="${r(y)}" data-transition="${line.transition}" ` +
+          `data-event="${esc(line.event ?? '')}">${esc(line.text)}</text>`,
+      );
+    }
+    if (box.initial) {
+      const cy = box.y + Math.min(box.h / 2, 22);
+      out.push(
+        `<g class="initial"><circle cx="${r(box.x - 24)}" cy="${r(cy)}" r="5"/>` +
+          `<path d="M${r(box.x - 19)},${r(cy)} L${r(box.x - 1)},${r(cy)}" marker-end="url(#arrow)"/></g>`,
+      );
+    }
+    out.push('</g>');
+  }
+  // Lines first, then every label above all lines, so that no line crosses a label.
+  const ids = (edge: Edge) => edge.labels.map((l) => l.transition).join(' ');
+  out.push('</g>', '<g class="edges">');
+  for (const edge of layout.edges) {
+    out.push(
+      `<path class="edge" data-source="${esc(pathOf(edge.source))}" data-target="${esc(pathOf(edge.target))}" ` +
+        `data-transitions="${ids(edge)}" d="${edge.d}" marker-end="url(#arrow)"/>`,
+    );
+  }
+  out.push('</g>', '<g class="edge-labels">');
+  for (const edge of layout.edges) {
+    const width = Math.max(...edge.labels.map((l) => l.text.length)) * LABEL_CHAR_W + 8;
+    const height = edge.labels.length * 14 + 4;
+    const top = edge.labelY - height / 2;
+    out.push(`<g class="edge-label-group" data-transitions="${ids(edge)}">`);
+    out.push(
+      `<rect class="edge-label-bg" x="${r(edge.labelX - width / 2)}" y="${r(top)}" width="${r(width)}" height="${r(height)}" rx="3"/>`,
+    );
+    edge.labels.forEach((label, i) => {
+      out.push(
+        `<text class="edge-label" x="${r(edge.labelX)}" y="${r(top + 13 + i * 14)}" text-anchor="middle" ` +
+          `data-transition="${label.transition}" data-event="${esc(label.event ?? '')}">${esc(label.text)}</text>`,
+      );
+    });
+    out.push('</g>');
+  }
+  out.push('</g>', '</svg>');
+  return out.join('\n');
+}
