@@ -7,11 +7,14 @@ import { join, resolve } from 'node:path';
 import { Keypair, Transaction } from '@solana/web3.js';
 import { createService } from '../src/service.ts';
 
+// RFQ_URL=http://127.0.0.1:8080 plays against a service that is already running (watch it in /v1/viz).
+const target = process.env.RFQ_URL;
 const dataDir = process.env.DATA_DIR
   ? resolve(process.env.DATA_DIR)
   : mkdtempSync(join(tmpdir(), 'rfq-demo-'));
-const service = await createService({ dataDir });
-const base = await service.app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });
+const service = target ? null : await createService({ dataDir });
+const base =
+  target ?? (await service?.app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) }));
 
 const step = (title: string, detail?: unknown) => {
   process.stdout.write(`\n▶ ${title}\n`);
@@ -41,7 +44,7 @@ async function until(tradeId: string, done: (t: Json) => boolean): Promise<Json>
 }
 
 try {
-  step(`Service on ${base} (DATA_DIR ${dataDir}), run ${service.runId}`);
+  step(service ? `Service on ${base} (DATA_DIR ${dataDir}), run ${service.runId}` : `Service at ${base}`);
   const taker = Keypair.generate();
   const wallet = taker.publicKey.toBase58();
   step(
@@ -98,5 +101,5 @@ try {
   );
   step('The maker redeemed the taker escrow with the revealed preimage. Final TradeResponse:', done);
 } finally {
-  await service.close();
+  await service?.close();
 }
