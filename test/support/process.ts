@@ -2,6 +2,9 @@
 // DATA_DIR and port, wait until it answers, and kill it with SIGKILL.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -30,6 +33,7 @@ export async function startServiceProcess(
 ): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
     env: {
       ...process.env,
       DATA_DIR: dataDir,
@@ -49,7 +53,7 @@ export async function startServiceProcess(
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  const until = Date.now() + 30_000;
+  const until = Date.now() + 45_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited early: ${output}`);
     try {
@@ -68,7 +72,7 @@ export async function startServiceProcess(
     child,
     output: () => output,
     async kill9() {
-      child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
     },
     async stop() {

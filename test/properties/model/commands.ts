@@ -1,0 +1,942 @@
+// The commands of the model-based test. Each picks its trade among those its precondition allows
+// (`pick` modulo their number, so shrinking stays meaningful), runs against the real service, checks the
+// answer against the model, records the new facts, lets the runtime settle and checks every invariant.
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  createSyncNativeInstruction,
+} from '@solana/spl-token';
+import { PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
+import fc from 'fast-check';
+import { ata, isChainError, lockInstruction } from '../../../src/chain/index.ts';
+import {
+  CLOSED_SUBSTATES,
+  checkInvariants,
+  expected,
+  isFinal,
+  isoSeconds,
+  kindsOf,
+  type Model,
+  type MTrade,
+  type Status,
+  settle,
+} from './model.ts';
+import { type Json, newSecret, type Reply, SOL, SYMBOL, TIMING, USDC, USDT, type World } from './world.ts';
+
+type Cmd = fc.AsyncCommand<Model, World>;
+
+// ── helpers ───────────────────────────────────────────────────────────────────────────────────────
+
+function signAsWallet(transactionBase64: string, t: MTrade): string {
+  const tx = Transaction.from(Buffer.from(transactionBase64, 'base64'));
+  tx.partialSign(t.wallet);
+  return tx.serialize({ requireAllSignatures: true }).toString('base64');
+}
+
+function expect(condition: boolean, message: string): asserts condition {
+  if (!condition) throw new Error(message);
+}
+
+function expectReply(res: Reply, allowed: { status: number; code?: string }[], what: string): void {
+  const ok = allowed.some(
+    (a) => a.status === res.status && (a.code === undefined || res.body?.error?.code === a.code),
+  );
+  expect(
+    ok,
+    `${what}: answered ${res.status} ${JSON.stringify(res.body).slice(0, 400)}; expected one of ${JSON.stringify(allowed)}`,
+  );
+}
+
+const E = (status: number, code?: string) => (code === undefined ? { status } : { status, code });
+
+/** Trades a command may act on; `pick` chooses one. */
+function choose(model: Model, pick: number, eligible: (t: MTrade) => boolean): MTrade | undefined {
+  const ts = model.trades.filter(eligible);
+  return ts.length === 0 ? undefined : ts[pick % ts.length];
+}
+
+/** What the model says a trade is at `now` (for answering commands). */
+function statusAt(t: MTrade, now: number): Status | null {
+  return expected(t, now)?.status ?? null;
+}
+
+/** Runs `fn` between two clock readings; the answer must hold at one of them. */
+async function bracketed<T>(
+  world: World,
+  fn: () => Promise<T>,
+): Promise<{ before: number; after: number; value: T }> {
+  const before = await world.now();
+  const value = await fn();
+  const after = await world.now();
+  return { before, after, value };
+}
+
+async function finish(model: Model, world: World): Promise<void> {
+  await settle(model, world);
+  await checkInvariants(model, world);
+}
+
+const started = (t: MTrade) => t.tradeId !== null;
+const pendingUnlocked = (t: MTrade) =>
+  started(t) && !t.locked && !t.lockSubmitted && !t.abandoned && t.wrongTerms === null && t.seen !== 'failed';
+
+/** A fresh lock transaction for a trade: the settlement retry while the window is open, else the chain's builder. */
+async function freshLock(world: World, t: MTrade): Promise<string> {
+  const now = await world.now();
+  if (t.lockTx && now - t.lockTx.at < 40) return t.lockTx.base64;
+  const tx = await world.service.chain.buildTakerLock({
+    taker: t.wallet.publicKey,
+    inputMint: new PublicKey(t.inputMint),
+    outputMint: new PublicKey(t.outputMint),
+    amount: t.inputRaw,
+    hashlock: Uint8Array.from(Buffer.from(t.secret.secretHash, 'hex')),
+    expiry: BigInt(t.takerExpiry),
+    lockDeadline: BigInt(t.lockDeadline),
+  });
+  return tx.transactionBase64;
+}
+
+/** Submits a wallet-signed transaction straight to the chain; answers the signature or the chain's refusal. */
+async function submit(
+  world: World,
+  signed: string,
+): Promise<{ signature: string } | { error: string; htlc?: string }> {
+  try {
+    return await world.service.chain.submitSigned(signed);
+  } catch (error) {
+    if (isChainError(error))
+      return { error: error.code, ...(error.htlcError ? { htlc: error.htlcError } : {}) };
+    throw error;
+  }
+}
+
+// ── trade setup ───────────────────────────────────────────────────────────────────────────────────
+
+const PAIRS = [
+  { input: SOL, output: USDC, amounts: ['0.2', '0.75', '1.5'], decimals: 9 },
+  { input: USDC, output: USDT, amounts: ['10', '40', '125'], decimals: 6 },
+  { input: USDC, output: SOL, amounts: ['20', '60'], decimals: 6 },
+  { input: USDT, output: USDC, amounts: ['5', '75'], decimals: 6 },
+] as const;
+
+export class NewTrade implements Cmd {
+  constructor(
+    readonly pair: number,
+    readonly size: number,
+  ) {}
+  check = (m: Model) => m.trades.length < m.maxTrades;
+  async run(m: Model, w: World) {
+    const pair = PAIRS[this.pair % PAIRS.length] as (typeof PAIRS)[number];
+    const amount = pair.amounts[this.size % pair.amounts.length] as string;
+    const wallet = w.newTaker();
+    const raw = BigInt(Math.round(Number(amount) * 10 ** pair.decimals));
+    await w.airdrop(wallet.publicKey, pair.input, amount, raw);
+    const res = await w.post('/v1/rfq', {
+      input_asset: SYMBOL[pair.input],
+      output_asset: SYMBOL[pair.output],
+      amount,
+      taker_wallet: wallet.publicKey.toBase58(),
+    });
+    expectReply(res, [E(200)], 'rfq');
+    expect(res.body.status === 'accepted', `rfq rejected: ${JSON.stringify(res.body)}`);
+    const t: MTrade = {
+      n: m.trades.length,
+      wallet,
+      taker: wallet.publicKey.toBase58(),
+      inputMint: pair.input,
+      outputMint: pair.output,
+      inputRaw: BigInt(res.body.input.amount_raw),
+      outputRaw: BigInt(res.body.output.amount_raw),
+      quoteId: res.body.quote_id,
+      quotedAtMs: Date.now(),
+      dead: false,
+      secret: newSecret(),
+      tradeId: null,
+      lockTx: null,
+      takerEscrow: '',
+      makerEscrow: '',
+      lockDeadline: 0,
+      takerExpiry: 0,
+      makerExpiry: null,
+      locked: false,
+      lockSubmitted: false,
+      abandoned: false,
+      lateLock: false,
+      wrongTerms: null,
+      redeemRequested: false,
+      takerRedeemed: false,
+      refundRequested: false,
+      start: {
+        input: await w.holding(wallet.publicKey, pair.input),
+        output: await w.holding(wallet.publicKey, pair.output),
+      },
+      seen: null,
+      lastView: null,
+    };
+    expect(t.inputRaw === raw, `quote input ${t.inputRaw} != ${raw}`);
+    m.trades.push(t);
+    await finish(m, w);
+  }
+  toString = () => `NewTrade(${this.pair},${this.size})`;
+}
+
+export class Settle implements Cmd {
+  constructor(readonly pick: number) {}
+  private target = (m: Model) => choose(m, this.pick, (t) => t.tradeId === null && !t.dead);
+  check = (m: Model) => this.target(m) !== undefined;
+  async run(m: Model, w: World) {
+    const t = this.target(m) as MTrade;
+    const { value: res, before } = await bracketed(w, () =>
+      w.post(`/v1/quotes/${t.quoteId}/wallet-settlement`, {
+        taker_wallet: t.taker,
+        secret_hash: t.secret.secretHash,
+      }),
+    );
+    if (
+      res.status === 409 &&
+      res.body.error?.code === 'quote_expired' &&
+      Date.now() - t.quotedAtMs > 25_000
+    ) {
+      t.dead = true;
+      return finish(m, w);
+    }
+    expectReply(res, [E(201)], 'settlement');
+    const body = res.body;
+    expect(
+      !JSON.stringify(body).toLowerCase().includes(t.secret.secretHash),
+      'settlement shows the commitment',
+    );
+    t.tradeId = body.trade_id;
+    t.lockTx = { base64: body.taker_lock_transaction.transaction_base64, at: before };
+    t.takerEscrow = body.taker_escrow;
+    t.makerEscrow = body.maker_escrow;
+    t.lockDeadline = isoSeconds(body.lock_deadline);
+    t.takerExpiry = isoSeconds(body.expires_at);
+    expect(
+      t.takerExpiry - t.lockDeadline === TIMING.taker_timelock_seconds - TIMING.lock_window_seconds,
+      `expiries ${t.lockDeadline} / ${t.takerExpiry}`,
+    );
+    expect(
+      Math.abs(t.lockDeadline - before - TIMING.lock_window_seconds) <= 2,
+      `lock deadline ${t.lockDeadline} at ${before}`,
+    );
+    await finish(m, w);
+  }
+  toString = () => `Settle(${this.pick})`;
+}
+
+// ── lock ──────────────────────────────────────────────────────────────────────────────────────────
+
+async function lockOnce(w: World, t: MTrade): Promise<{ res: Reply; before: number; after: number }> {
+  const base64 = await freshLock(w, t);
+  const body = { transaction_base64: signAsWallet(base64, t) };
+  const {
+    value: res,
+    before,
+    after,
+  } = await bracketed(w, () => w.post(`/v1/trades/${t.tradeId}/lock`, body));
+  return { res, before, after };
+}
+
+/** Applies a /lock answer to the model; `before`/`after` bracket it on the chain clock. */
+function applyLock(t: MTrade, res: Reply, before: number, after: number, what: string) {
+  const open = after <= t.lockDeadline - 1;
+  const closed = before > t.lockDeadline;
+  if (open) expectReply(res, [E(202)], what);
+  else if (closed) expectReply(res, [E(409, 'lock_window_closed')], what);
+  else expectReply(res, [E(202), E(409, 'lock_window_closed'), E(400, 'validation_failed')], what);
+  if (res.status === 202) {
+    expect(res.body.settlement_status === 'initiated', `${what}: 202 with ${res.body.settlement_status}`);
+    t.locked = true;
+  }
+}
+
+export class Lock implements Cmd {
+  constructor(readonly pick: number) {}
+  private target = (m: Model) => choose(m, this.pick, pendingUnlocked);
+  check = (m: Model) => this.target(m) !== undefined;
+  async run(m: Model, w: World) {
+    const t = this.target(m) as MTrade;
+    const { res, before, after } = await lockOnce(w, t);
+    applyLock(t, res, before, after, 'lock');
+    if (t.locked) await waitMakerLocked(w, t);
+    await finish(m, w);
+  }
+  toString = () => `Lock(${this.pick})`;
+}
+
+/** After the taker lock the runtime locks the maker side by itself; learn the maker expiry from the view. */
+async function waitMakerLocked(w: World, t: MTrade) {
+  const until = Date.now() + 15_000;
+  for (;;) {
+    const view = await w.trade(t.tradeId as string);
+    if (view.maker_expires_at && kindsOf(view).includes('maker_lock')) {
+      t.makerExpiry = isoSeconds(view.maker_expires_at);
+      return;
+    }
+    expect(
+      view.settlement_status === 'initiated',
+      `after a good lock the trade is ${view.settlement_status}/${view.substate} (${view.failure_reason})`,
+    );
+    expect(Date.now() < until, `maker never locked: ${JSON.stringify(view)}`);
+    await new Promise((r) => setTimeout(r, 30));
+  }
+}
+
+// ── abandon ───────────────────────────────────────────────────────────────────────────────────────
+
+function abandonExpectations(t: MTrade, now: number) {
+  if (t.abandoned) return [E(202)];
+  const status = statusAt(t, now);
+  if (status === 'pending') return t.lockSubmitted ? [E(409, 'lock_signature_exists')] : [E(202)];
+  return [E(409, 'not_abandonable')];
+}
+
+export class AbandonRight implements Cmd {
+  constructor(
+    readonly pick: number,
+    readonly upper: boolean,
+  ) {}
+  private target = (m: Model) => choose(m, this.pick, started);
+  check = (m: Model) => this.target(m) !== undefined;
+  async run(m: Model, w: World) {
+    const t = this.target(m) as MTrade;
+    const hash = this.upper ? t.secret.secretHash.toUpperCase() : t.secret.secretHash;
+    const wasAbandoned = t.abandoned;
+    const {
+      value: res,
+      before,
+      after,
+    } = await bracketed(w, () => w.post(`/v1/trades/${t.tradeId}/abandon`, { secret_hash: hash }));
+    const allowed = [...abandonExpectations(t, before), ...abandonExpectations(t, after)];
+    expectReply(res, allowed, 'abandon');
+    if (res.status === 202) {
+      expect(
+        res.body.settlement_status === 'failed' && res.body.failure_reason === 'abandoned',
+        `abandon 202: ${JSON.stringify(res.body)}`,
+      );
+      if (!wasAbandoned) {
+        // Abandon succeeds only from pending with no lock on chain.
+        const escrow = await w.service.chain.readEscrow(new PublicKey(t.takerEscrow), 'confirmed');
+        expect(
+          escrow === null && !t.locked && t.wrongTerms === null,
+          'abandon accepted with a lock on chain',
+        );
+      }
+      t.abandoned = true;
+    }
+    await finish(m, w);
+  }
+  toString = () => `AbandonRight(${this.pick},${this.upper})`;
+}
+
+export class AbandonWrong implements Cmd {
+  constructor(readonly pick: number) {}
+  private target = (m: Model) => choose(m, this.pick, started);
+  check = (m: Model) => this.target(m) !== undefined;
+  async run(m: Model, w: World) {
+    const t = this.target(m) as MTrade;
+    const res = await w.post(`/v1/trades/${t.tradeId}/abandon`, { secret_hash: newSecret().secretHash });
+    expectReply(res, [E(403, 'secret_hash_mismatch')], 'abandon with a wrong hash');
+    await finish(m, w);
+  }
+  toString = () => `AbandonWrong(${this.pick})`;
+}
+
+// ── redeem ────────────────────────────────────────────────────────────────────────────────────────
+
+function redeemExpectations(t: MTrade, now: number) {
+  if (t.redeemRequested) return [E(202)];
+  const e = expected(t, now);
+  if (
+    e?.substate === 'initiated.makerLocked' &&
+    t.makerExpiry !== null &&
+    now < t.makerExpiry - TIMING.landing_margin_seconds
+  )
+    return [E(202)];
+  return [E(409, 'not_redeemable')];
+}
+
+export class RedeemService implements Cmd {
+  constructor(readonly pick: number) {}
+  private target = (m: Model) => choose(m, this.pick, started);
+  check = (m: Model) => this.target(m) !== undefined;
+  async run(m: Model, w: World) {
+    const t = this.target(m) as MTrade;
+    const {
+      value: res,
+      before,
+      after,
+    } = await bracketed(w, () => w.post(`/v1/trades/${t.tradeId}/redeem`, { preimage: t.secret.preimage }));
+    expectReply(res, [...redeemExpectations(t, before), ...redeemExpectations(t, after)], 'redeem');
+    if (res.status === 202) t.redeemRequested = true;
+    await finish(m, w);
+  }
+  toString = () => `RedeemService(${this.pick})`;
+}
+
+export class RedeemWrong implements Cmd {
+  constructor(
+    readonly pick: number,
+    readonly wallet: boolean,
+  ) {}
+  private target = (m: Model) => choose(m, this.pick, started);
+  check = (m: Model) => this.target(m) !== undefined;
+  async run(m: Model, w: World) {
+    const t = this.target(m) as MTrade;
+    const url = `/v1/trades/${t.tradeId}/redeem${this.wallet ? '?mode=wallet' : ''}`;
+    const res = await w.post(url, { preimage: newSecret().preimage });
+    expectReply(res, [E(403, 'preimage_mismatch')], 'redeem with a wrong preimage');
+    await finish(m, w);
+  }
+  toString = () => `RedeemWrong(${this.pick},${this.wallet})`;
+}
+
+/** The taker redeems the maker escrow on chain itself: ?mode=wallet, sign, submitSigned. */
+async function walletRedeem(w: World, t: MTrade): Promise<'landed' | 'refused' | 'unavailable'> {
+  const {
+    value: res,
+    before,
+    after,
+  } = await bracketed(w, () =>
+    w.post(`/v1/trades/${t.tradeId}/redeem?mode=wallet`, { preimage: t.secret.preimage }),
+  );
+  const redeemable = (now: number) =>
+    !t.redeemRequested &&
+    !t.takerRedeemed &&
+    expected(t, now)?.substate === 'initiated.makerLocked' &&
+    t.makerExpiry !== null &&
+    now < t.makerExpiry;
+  const allowed = [redeemable(before), redeemable(after)].map((ok) =>
+    ok ? E(200) : E(409, 'not_redeemable'),
+  );
+  expectReply(res, allowed, 'redeem?mode=wallet');
+  if (res.status !== 200) return 'unavailable';
+  const sent = await bracketed(w, () => submit(w, signAsWallet(res.body.transaction.transaction_base64, t)));
+  if ('signature' in sent.value) {
+    expect(
+      t.makerExpiry !== null && sent.before < t.makerExpiry,
+      'the program redeemed an expired maker escrow',
+    );
+    t.takerRedeemed = true;
+    return 'landed';
+  }
+  expect(
+    t.makerExpiry !== null && sent.after >= t.makerExpiry - 1,
+    `the taker's own redeem was refused before the maker expiry: ${JSON.stringify(sent.value)}`,
+  );
+  return 'refused';
+}
+
+export class RedeemWallet implements Cmd {
+  constructor(readonly pick: number) {}
+  private target = (m: Model) => choose(m, this.pick, started);
+  check = (m: Model) => this.target(m) !== undefined;
+  async run(m: Model, w: World) {
+    const t = this.target(m) as MTrade;
+    await walletRedeem(w, t);
+    await finish(m, w);
+  }
+  toString = () => `RedeemWallet(${this.pick})`;
+}
+
+// ── refund ────────────────────────────────────────────────────────────────────────────────────────
+
+export class Refund implements Cmd {
+  constructor(
+    readonly pick: number,
+    readonly wallet: boolean,
+  ) {}
+  private target = (m: Model) => choose(m, this.pick, started);
+  check = (m: Model) => this.target(m) !== undefined;
+  async run(m: Model, w: World) {
+    const t = this.target(m) as MTrade;
+    const res = await w.post(`/v1/trades/${t.tradeId}/refund${this.wallet ? '?mode=wallet' : ''}`);
+    // Once the taker escrow expires the runtime refunds it by itself (and the model has waited for that),
+    // so a refund is never due when a client asks: 409, or the replay of one that was accepted.
+    expectReply(res, t.refundRequested && !this.wallet ? [E(202)] : [E(409, 'not_refundable')], 'refund');
+    await finish(m, w);
+  }
+  toString = () => `Refund(${this.pick},${this.wallet})`;
+}
+
+// ── the clock ─────────────────────────────────────────────────────────────────────────────────────
+
+/** The next chain time at which the model expects some trade to change by itself. */
+function nextExpiry(m: Model, now: number): number | null {
+  let next: number | null = null;
+  const consider = (at: number) => {
+    if (at > now && (next === null || at < next)) next = at;
+  };
+  for (const t of m.trades) {
+    const e = expected(t, now);
+    if (!e || isFinal(e.status)) continue;
+    if (e.status === 'pending') consider(t.lockDeadline + 1);
+    if (e.substate === 'initiated.makerLocked' && t.makerExpiry !== null) {
+      consider(t.makerExpiry - TIMING.landing_margin_seconds);
+      consider(t.makerExpiry);
+    }
+    if (e.status === 'initiated') consider(t.takerExpiry);
+  }
+  return next;
+}
+
+export class AdvanceToNextExpiry implements Cmd {
+  constructor(readonly offset: number) {}
+  check = (m: Model) => m.trades.some((t) => t.tradeId !== null && t.seen !== null && !isFinal(t.seen));
+  async run(m: Model, w: World) {
+    const now = await w.now();
+    const next = nextExpiry(m, now);
+    if (next !== null) {
+      w.note(`advance ${next - now + this.offset}s to ${next + this.offset}`);
+      await w.advance(next - now + this.offset);
+    }
+    await finish(m, w);
+  }
+  toString = () => `AdvanceToNextExpiry(+${this.offset})`;
+}
+
+export class AdvanceBy implements Cmd {
+  constructor(readonly seconds: number) {}
+  check = () => true;
+  async run(m: Model, w: World) {
+    await w.advance(this.seconds);
+    await finish(m, w);
+  }
+  toString = () => `AdvanceBy(${this.seconds})`;
+}
+
+/** Jumps past the taker expiry and at once refunds on chain as the taker, racing the runtime's own refund. */
+export class TakerRefundsItself implements Cmd {
+  constructor(readonly pick: number) {}
+  private target = (m: Model) =>
+    choose(
+      m,
+      this.pick,
+      (t) => started(t) && t.locked && !t.redeemRequested && !t.takerRedeemed && t.seen === 'initiated',
+    );
+  check = (m: Model) => this.target(m) !== undefined;
+  async run(m: Model, w: World) {
+    const t = this.target(m) as MTrade;
+    const now = await w.now();
+    if (now < t.takerExpiry) await w.advance(t.takerExpiry - now);
+    const res = await w.post(`/v1/trades/${t.tradeId}/refund?mode=wallet`);
+    if (res.status === 200) {
+      const sent = await submit(w, signAsWallet(res.body.transaction.transaction_base64, t));
+      w.note(`taker refund itself: ${JSON.stringify(sent)}`);
+      if (!('signature' in sent)) expect(sent.error === 'rejected', `taker refund: ${JSON.stringify(sent)}`);
+    } else {
+      // The runtime was faster: the escrow is refunded already.
+      expectReply(res, [E(409, 'not_refundable')], 'refund?mode=wallet after the taker expiry');
+    }
+    await finish(m, w);
+    const view = t.lastView as Json;
+    const refund = (view.tx_signature_kinds as { kind: string; signature: string }[]).find(
+      (k) => k.kind === 'taker_refund',
+    );
+    const onChain = await w.service.chain.signaturesForAddress(new PublicKey(t.takerEscrow), 'finalized', 20);
+    expect(
+      refund !== undefined && onChain.some((s) => s.signature === refund.signature && s.err === null),
+      'the recorded taker_refund is not the one on chain',
+    );
+  }
+  toString = () => `TakerRefundsItself(${this.pick})`;
+}
+
+// ── concurrency ───────────────────────────────────────────────────────────────────────────────────
+
+export type ConcurrentKind =
+  | 'lock'
+  | 'abandon'
+  | 'redeem'
+  | 'settleRetry'
+  | 'abandonVsLock'
+  | 'redeemVsWallet';
+
+export class Concurrent implements Cmd {
+  constructor(
+    readonly pick: number,
+    readonly kind: ConcurrentKind,
+    readonly copies: number,
+  ) {}
+  private eligible = (t: MTrade) => {
+    switch (this.kind) {
+      case 'lock':
+      case 'settleRetry':
+      case 'abandonVsLock':
+        return pendingUnlocked(t);
+      default:
+        return started(t);
+    }
+  };
+  private target = (m: Model) => choose(m, this.pick, this.eligible);
+  check = (m: Model) => this.target(m) !== undefined;
+  async run(m: Model, w: World) {
+    const t = this.target(m) as MTrade;
+    const id = t.tradeId as string;
+    const n = this.copies;
+    const before = await w.now();
+    switch (this.kind) {
+      case 'lock': {
+        const body = { transaction_base64: signAsWallet(await freshLock(w, t), t) };
+        const all = await Promise.all(Array.from({ length: n }, () => w.post(`/v1/trades/${id}/lock`, body)));
+        const after = await w.now();
+        for (const res of all) applyLock(t, res, before, after, 'concurrent lock');
+        expect(
+          new Set(all.map((r) => r.status)).size === 1,
+          `concurrent locks answered ${all.map((r) => r.status)}`,
+        );
+        if (t.locked) await waitMakerLocked(w, t);
+        break;
+      }
+      case 'abandon': {
+        const all = await Promise.all(
+          Array.from({ length: n }, () =>
+            w.post(`/v1/trades/${id}/abandon`, { secret_hash: t.secret.secretHash }),
+          ),
+        );
+        const after = await w.now();
+        const allowed = [...abandonExpectations(t, before), ...abandonExpectations(t, after)];
+        for (const res of all) expectReply(res, allowed, 'concurrent abandon');
+        expect(
+          new Set(all.map((r) => r.status)).size === 1,
+          `concurrent abandons answered ${all.map((r) => r.status)}`,
+        );
+        if (all[0]?.status === 202) t.abandoned = true;
+        break;
+      }
+      case 'redeem': {
+        const all = await Promise.all(
+          Array.from({ length: n }, () => w.post(`/v1/trades/${id}/redeem`, { preimage: t.secret.preimage })),
+        );
+        const after = await w.now();
+        const allowed = [...redeemExpectations(t, before), ...redeemExpectations(t, after)];
+        for (const res of all) expectReply(res, allowed, 'concurrent redeem');
+        expect(
+          new Set(all.map((r) => r.status)).size === 1,
+          `concurrent redeems answered ${all.map((r) => r.status)}`,
+        );
+        if (all[0]?.status === 202) t.redeemRequested = true;
+        break;
+      }
+      case 'settleRetry': {
+        const body = { taker_wallet: t.taker, secret_hash: t.secret.secretHash };
+        const all = await Promise.all(
+          Array.from({ length: n }, () => w.post(`/v1/quotes/${t.quoteId}/wallet-settlement`, body)),
+        );
+        const after = await w.now();
+        for (const res of all) {
+          if (after <= t.lockDeadline) expectReply(res, [E(200)], 'settlement retry');
+          else if (before > t.lockDeadline)
+            expectReply(res, [E(409, 'lock_window_closed')], 'settlement retry');
+          else expectReply(res, [E(200), E(409, 'lock_window_closed')], 'settlement retry');
+          if (res.status === 200) {
+            expect(
+              res.body.trade_id === id && res.body.taker_escrow === t.takerEscrow,
+              'retry answered another trade',
+            );
+            expect(isoSeconds(res.body.expires_at) === t.takerExpiry, 'retry changed the expiry');
+            t.lockTx = { base64: res.body.taker_lock_transaction.transaction_base64, at: after };
+          }
+        }
+        break;
+      }
+      case 'abandonVsLock': {
+        const body = { transaction_base64: signAsWallet(await freshLock(w, t), t) };
+        const [abandon, lock] = await Promise.all([
+          w.post(`/v1/trades/${id}/abandon`, { secret_hash: t.secret.secretHash }),
+          w.post(`/v1/trades/${id}/lock`, body),
+        ]);
+        const after = await w.now();
+        w.note(`abandon ${abandon.status} vs lock ${lock.status}`);
+        expect(!(abandon.status === 202 && lock.status === 202), 'abandon and lock both accepted');
+        if (abandon.status === 202) {
+          t.abandoned = true;
+          expectReply(
+            lock,
+            [E(409, 'lock_window_closed'), E(409, 'not_abandonable')],
+            'lock after a concurrent abandon',
+          );
+        } else {
+          expectReply(
+            abandon,
+            [E(409, 'not_abandonable'), E(409, 'lock_signature_exists')],
+            'abandon racing a lock',
+          );
+          applyLock(t, lock, before, after, 'lock racing an abandon');
+          if (lock.status !== 202) t.lockSubmitted = true;
+          if (t.locked) await waitMakerLocked(w, t);
+        }
+        break;
+      }
+      case 'redeemVsWallet': {
+        // What the service may answer is fixed before the wallet's redeem changes the model.
+        const allowedBefore = redeemExpectations(t, before);
+        const [service, wallet] = await Promise.all([
+          w.post(`/v1/trades/${id}/redeem`, { preimage: t.secret.preimage }),
+          walletRedeem(w, t),
+        ]);
+        const after = await w.now();
+        // The wallet's redeem may land first: then the trade reached redeemed another way (409).
+        expectReply(
+          service,
+          [
+            ...allowedBefore,
+            ...redeemExpectations({ ...t, takerRedeemed: false }, after),
+            E(409, 'not_redeemable'),
+          ],
+          'redeem racing the wallet',
+        );
+        w.note(`service redeem ${service.status} vs wallet ${wallet}`);
+        if (service.status === 202) t.redeemRequested = true;
+        break;
+      }
+    }
+    await finish(m, w);
+    if (t.lastView) {
+      for (const kind of ['taker_lock', 'maker_lock', 'taker_redeem', 'maker_redeem']) {
+        expect(
+          kindsOf(t.lastView).filter((k) => k === kind).length <= 1,
+          `two ${kind} after concurrent ${this.kind}`,
+        );
+      }
+    }
+  }
+  toString = () => `Concurrent(${this.pick},${this.kind}x${this.copies})`;
+}
+
+// ── restart ───────────────────────────────────────────────────────────────────────────────────────
+
+export class Restart implements Cmd {
+  check = (m: Model) => m.trades.some(started);
+  async run(m: Model, w: World) {
+    const before = new Map<string, { status: Status; seqs: number[] }>();
+    for (const t of m.trades) {
+      if (t.tradeId === null) continue;
+      const view = await w.trade(t.tradeId);
+      before.set(t.tradeId, {
+        status: view.settlement_status,
+        seqs: (await w.events(t.tradeId)).map((e) => e.seq),
+      });
+    }
+    await w.restart();
+    for (const [id, was] of before) {
+      const res = await w.get(`/v1/trades/${id}`);
+      expect(
+        res.status === 200,
+        `after restart trade ${id} answers ${res.status} ${JSON.stringify(res.body)}`,
+      );
+      const status = res.body.settlement_status as Status;
+      if (isFinal(was.status))
+        expect(status === was.status, `restart moved ${id} from ${was.status} to ${status}`);
+      const rank = { pending: 0, initiated: 1, redeemed: 2, refunded: 2, failed: 2 } as const;
+      expect(rank[status] >= rank[was.status], `restart took ${id} back from ${was.status} to ${status}`);
+      const seqs = new Set((await w.events(id)).map((e) => e.seq));
+      const lost = was.seqs.filter((s) => !seqs.has(s));
+      expect(lost.length === 0, `restart lost events ${lost} of ${id}`);
+      const closed = CLOSED_SUBSTATES.includes(res.body.substate);
+      expect(
+        closed || res.body.current_run === true,
+        `after restart a ${res.body.substate} trade is not owned by the new run`,
+      );
+    }
+    await finish(m, w);
+  }
+  toString = () => 'Restart';
+}
+
+// ── the adversarial taker ─────────────────────────────────────────────────────────────────────────
+
+/** Locks after its window: the program must refuse the lock, and the trade stays failed. */
+export class LateLock implements Cmd {
+  constructor(
+    readonly pick: number,
+    readonly extra: number,
+  ) {}
+  private target = (m: Model) => choose(m, this.pick, pendingUnlocked);
+  check = (m: Model) => this.target(m) !== undefined;
+  async run(m: Model, w: World) {
+    const t = this.target(m) as MTrade;
+    const signedEarlier = signAsWallet((t.lockTx as { base64: string }).base64, t);
+    const now = await w.now();
+    if (now <= t.lockDeadline) await w.advance(t.lockDeadline - now + 1 + this.extra);
+    await settle(m, w);
+    let sent = await submit(w, signedEarlier);
+    w.note(`late lock (held): ${JSON.stringify(sent)}`);
+    if ('error' in sent && sent.error === 'blockhash_expired') {
+      // Its blockhash is gone too: the taker rebuilds the same lock on a fresh one.
+      sent = await submit(w, signAsWallet(await freshLock(w, t), t));
+      w.note(`late lock (rebuilt): ${JSON.stringify(sent)}`);
+      expect(
+        'error' in sent && sent.htlc === 'LockDeadlinePassed',
+        `rebuilt late lock: ${JSON.stringify(sent)}`,
+      );
+    }
+    expect('error' in sent, 'the program accepted a lock after its deadline');
+    expect(
+      (await w.service.chain.readEscrow(new PublicKey(t.takerEscrow), 'confirmed')) === null,
+      'a taker escrow exists after a refused late lock',
+    );
+    // The service refuses it too.
+    const res = await w.post(`/v1/trades/${t.tradeId}/lock`, {
+      transaction_base64: signAsWallet(await freshLock(w, t), t),
+    });
+    expectReply(res, [E(409, 'lock_window_closed')], 'late lock through the service');
+    await finish(m, w);
+  }
+  toString = () => `LateLock(${this.pick},+${this.extra})`;
+}
+
+/** Abandons, then sends the lock it held while the window is still open: the runtime must release it. */
+export class LockAfterAbandon implements Cmd {
+  constructor(readonly pick: number) {}
+  private target = (m: Model) => choose(m, this.pick, (t) => t.abandoned && !t.lateLock && t.lockTx !== null);
+  check = (m: Model) => this.target(m) !== undefined;
+  async run(m: Model, w: World) {
+    const t = this.target(m) as MTrade;
+    // A usable lock for a failed trade is never handed out.
+    const retry = await w.post(`/v1/quotes/${t.quoteId}/wallet-settlement`, {
+      taker_wallet: t.taker,
+      secret_hash: t.secret.secretHash,
+    });
+    expectReply(retry, [E(409, 'lock_window_closed')], 'settlement retry after abandon');
+    const signed = signAsWallet(await freshLock(w, t), t);
+    const { value: sent, before, after } = await bracketed(w, () => submit(w, signed));
+    w.note(`lock after abandon: ${JSON.stringify(sent)}`);
+    if ('signature' in sent) {
+      expect(before <= t.lockDeadline, 'the program accepted a lock after its deadline');
+      t.lateLock = true;
+    } else {
+      expect(after > t.lockDeadline - 1, `a lock inside the window was refused: ${JSON.stringify(sent)}`);
+    }
+    await finish(m, w);
+  }
+  toString = () => `LockAfterAbandon(${this.pick})`;
+}
+
+/** Locks this trade's escrow with a transaction it built itself, with other terms. */
+export class WrongTerms implements Cmd {
+  constructor(
+    readonly pick: number,
+    readonly variant: 'amount' | 'expiry',
+    readonly viaService: boolean,
+  ) {}
+  private target = (m: Model) => choose(m, this.pick, pendingUnlocked);
+  check = (m: Model) => this.target(m) !== undefined;
+  async run(m: Model, w: World) {
+    const t = this.target(m) as MTrade;
+    const { chain } = w.service;
+    const taker = t.wallet.publicKey;
+    const inputMint = new PublicKey(t.inputMint);
+    const amount = this.variant === 'amount' ? t.inputRaw - 1n : t.inputRaw;
+    const expiry = BigInt(this.variant === 'expiry' ? t.takerExpiry + 7 : t.takerExpiry);
+    const inputAccount = ata(taker, inputMint);
+    const tx = new Transaction();
+    tx.add(
+      createAssociatedTokenAccountIdempotentInstruction(
+        taker,
+        ata(taker, new PublicKey(t.outputMint)),
+        taker,
+        new PublicKey(t.outputMint),
+      ),
+    );
+    if (t.inputMint === SOL) {
+      tx.add(
+        createAssociatedTokenAccountIdempotentInstruction(taker, inputAccount, taker, inputMint),
+        SystemProgram.transfer({ fromPubkey: taker, toPubkey: inputAccount, lamports: amount }),
+        createSyncNativeInstruction(inputAccount),
+      );
+    }
+    tx.add(
+      lockInstruction({
+        programId: chain.programId,
+        initializer: taker,
+        recipient: chain.makerWallet,
+        mint: inputMint,
+        initializerTokenAccount: inputAccount,
+        hashlock: Uint8Array.from(Buffer.from(t.secret.secretHash, 'hex')),
+        amount,
+        expiry,
+        lockDeadline: BigInt(t.lockDeadline),
+      }),
+    );
+    const { blockhash, lastValidBlockHeight } = await chain.latestBlockhash();
+    tx.recentBlockhash = blockhash;
+    tx.lastValidBlockHeight = lastValidBlockHeight;
+    tx.feePayer = taker;
+    tx.sign(t.wallet);
+    const signed = tx.serialize().toString('base64');
+    const before = await w.now();
+    let landed: boolean;
+    if (this.viaService) {
+      const res = await w.post(`/v1/trades/${t.tradeId}/lock`, { transaction_base64: signed });
+      w.note(
+        `wrong-terms lock via service: ${res.status} ${res.body?.settlement_status ?? JSON.stringify(res.body?.error)}`,
+      );
+      expectReply(
+        res,
+        [E(400, 'validation_failed'), E(202), E(409, 'lock_window_closed')],
+        'wrong-terms lock',
+      );
+      expect(
+        !(res.status === 202 && res.body.settlement_status !== 'failed'),
+        `the service accepted a lock with another ${this.variant} as the trade's: ${res.status} ${res.body.settlement_status}`,
+      );
+      landed = (await chain.readEscrow(new PublicKey(t.takerEscrow), 'confirmed')) !== null;
+    } else {
+      const sent = await submit(w, signed);
+      w.note(`wrong-terms lock on chain: ${JSON.stringify(sent)}`);
+      landed = 'signature' in sent;
+    }
+    if (landed) t.wrongTerms = this.variant;
+    // Through /lock the service may refuse it before sending it (400): then nothing landed. Sent on chain by
+    // the taker itself inside the window, the program takes it (it is the taker's own escrow).
+    else if (!this.viaService)
+      expect(before >= t.lockDeadline - 1, 'a wrong-terms lock inside the window did not land');
+    await finish(m, w);
+  }
+  toString = () => `WrongTerms(${this.pick},${this.variant},${this.viaService ? 'service' : 'chain'})`;
+}
+
+// ── the command set ───────────────────────────────────────────────────────────────────────────────
+
+export function commandArbitraries() {
+  const pick = fc.nat(7);
+  return [
+    fc.tuple(fc.nat(3), fc.nat(2)).map(([p, s]) => new NewTrade(p, s)),
+    pick.map((p) => new Settle(p)),
+    pick.map((p) => new Settle(p)),
+    pick.map((p) => new Lock(p)),
+    pick.map((p) => new Lock(p)),
+    pick.map((p) => new Lock(p)),
+    fc.tuple(pick, fc.boolean()).map(([p, u]) => new AbandonRight(p, u)),
+    pick.map((p) => new AbandonWrong(p)),
+    pick.map((p) => new RedeemService(p)),
+    fc.tuple(pick, fc.boolean()).map(([p, wallet]) => new RedeemWrong(p, wallet)),
+    pick.map((p) => new RedeemWallet(p)),
+    fc.tuple(pick, fc.boolean()).map(([p, wallet]) => new Refund(p, wallet)),
+    fc.nat(2).map((o) => new AdvanceToNextExpiry(o)),
+    fc.nat(2).map((o) => new AdvanceToNextExpiry(o)),
+    fc.integer({ min: 1, max: 25 }).map((s) => new AdvanceBy(s)),
+    pick.map((p) => new TakerRefundsItself(p)),
+    fc
+      .tuple(
+        pick,
+        fc.constantFrom<ConcurrentKind>(
+          'lock',
+          'abandon',
+          'redeem',
+          'settleRetry',
+          'abandonVsLock',
+          'redeemVsWallet',
+        ),
+        fc.integer({ min: 2, max: 4 }),
+      )
+      .map(([p, k, n]) => new Concurrent(p, k, n)),
+    fc.constant(new Restart()),
+    fc.tuple(pick, fc.nat(3)).map(([p, e]) => new LateLock(p, e)),
+    pick.map((p) => new LockAfterAbandon(p)),
+    fc
+      .tuple(pick, fc.constantFrom('amount' as const, 'expiry' as const), fc.boolean())
+      .map(([p, v, s]) => new WrongTerms(p, v, s)),
+  ];
+}

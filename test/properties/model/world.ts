@@ -1,0 +1,212 @@
+// The real side of the model-based test: one service on a DATA_DIR (restartable in process), its embedded
+// chain, and the takers' keys. Commands reach the service only through HTTP (app.inject) and the chain only
+// as a wallet would (submitSigned of a transaction the taker signed), plus the dev clock.
+import { createHash, randomBytes } from 'node:crypto';
+import { Keypair, PublicKey } from '@solana/web3.js';
+import { ata, type EmbeddedChain, vaultAddress } from '../../../src/chain/index.ts';
+import { readTokenAccount } from '../../../src/chain/token.ts';
+import { type Config, resolveConfig } from '../../../src/config/index.ts';
+import { createService, type Service } from '../../../src/service.ts';
+import { type ConfigDocument, defaultConfigDocument, tempDir } from '../../support/service.ts';
+
+export const SOL = 'So11111111111111111111111111111111111111112';
+export const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+export const USDT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
+export const MINTS = [SOL, USDC, USDT] as const;
+export const SYMBOL: Record<string, string> = { [SOL]: 'SOL', [USDC]: 'USDC', [USDT]: 'USDT' };
+
+/** Short settlement timings (seconds of chain time); resolveTiming's constraints hold. */
+export const TIMING = {
+  lock_window_seconds: 30,
+  taker_timelock_seconds: 150,
+  maker_timelock_seconds: 50,
+  safety_margin_seconds: 30,
+  min_redeem_window_seconds: 20,
+  landing_margin_seconds: 5,
+} as const;
+
+export const RUNTIME_OPTIONS = { pollIntervalMs: 25, lockWaitMs: 1_500 } as const;
+
+/** Lamports a taker may lose to fees and rent over one trade (signatures, ATAs, escrow rent). */
+export const SOL_FEE_TOLERANCE = 20_000_000n;
+
+export function modelConfigDocument(): ConfigDocument {
+  const doc = defaultConfigDocument();
+  doc.settlement = { ...TIMING };
+  doc.http = { ...doc.http, rate_limit_per_minute: 1_000_000 };
+  return doc;
+}
+
+export type Json = ReturnType<typeof JSON.parse>;
+
+export interface Reply {
+  status: number;
+  body: Json;
+}
+
+export interface Secret {
+  preimage: string;
+  secretHash: string;
+}
+
+export function newSecret(): Secret {
+  const preimage = randomBytes(32);
+  return { preimage: preimage.toString('hex'), secretHash: sha256(preimage) };
+}
+
+export const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+export class World {
+  service: Service;
+  readonly dataDir: string;
+  readonly config: Config;
+  readonly remove: () => void;
+  readonly makerWallet: PublicKey;
+  /** Maker token balances when the world began (per mint). */
+  readonly makerStart = new Map<string, bigint>();
+  /** What the test airdropped to takers: tokens per mint (SOL: lamports, counted as SOL holdings). */
+  readonly airdropped = new Map<string, bigint>();
+  /** Every taker keypair, by address. */
+  readonly takers = new Map<string, Keypair>();
+  /** Human-readable trail of what happened, printed with a failure. */
+  readonly trail: string[] = [];
+  restarts = 0;
+
+  private constructor(service: Service, dataDir: string, config: Config, remove: () => void) {
+    this.service = service;
+    this.dataDir = dataDir;
+    this.config = config;
+    this.remove = remove;
+    this.makerWallet = service.chain.makerWallet;
+  }
+
+  static async create(): Promise<World> {
+    const config = resolveConfig(modelConfigDocument());
+    const dir = tempDir('rfq-model-');
+    const service = await createService({ dataDir: dir.path, config, ...RUNTIME_OPTIONS });
+    const world = new World(service, dir.path, config, dir.remove);
+    for (const mint of MINTS) world.makerStart.set(mint, await world.tokenBalance(world.makerWallet, mint));
+    return world;
+  }
+
+  /**
+   * A service on an existing DATA_DIR (e.g. one a killed process left). The maker's start is the
+   * configured genesis inventory, which the embedded chain funded on its first start.
+   */
+  static async open(dataDir: string, remove: () => void): Promise<World> {
+    const config = resolveConfig(modelConfigDocument());
+    const service = await createService({ dataDir, config, ...RUNTIME_OPTIONS });
+    const world = new World(service, dataDir, config, remove);
+    for (const mint of MINTS) world.makerStart.set(mint, config.inventory.get(mint) ?? 0n);
+    return world;
+  }
+
+  get chain(): EmbeddedChain {
+    return this.service.chain as EmbeddedChain;
+  }
+
+  note(line: string): void {
+    this.trail.push(line);
+  }
+
+  async restart(): Promise<void> {
+    await this.service.close();
+    this.service = await createService({ dataDir: this.dataDir, config: this.config, ...RUNTIME_OPTIONS });
+    this.restarts++;
+  }
+
+  async dispose(): Promise<void> {
+    try {
+      await this.service.close();
+    } finally {
+      this.remove();
+    }
+  }
+
+  async post(url: string, payload?: unknown): Promise<Reply> {
+    const res = await this.service.app.inject({
+      method: 'POST',
+      url,
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
+    return { status: res.statusCode, body: parse(res.body) };
+  }
+
+  async get(url: string): Promise<Reply> {
+    const res = await this.service.app.inject({ method: 'GET', url });
+    return { status: res.statusCode, body: parse(res.body) };
+  }
+
+  async trade(tradeId: string): Promise<Json> {
+    const res = await this.get(`/v1/trades/${tradeId}`);
+    if (res.status !== 200)
+      throw new Error(`GET trade ${tradeId}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+
+  async events(tradeId: string): Promise<{ seq: number; type: string; settlement_status: string }[]> {
+    const res = await this.get(`/v1/trades/${tradeId}/events`);
+    if (res.status !== 200) throw new Error(`GET events ${tradeId}: ${res.status}`);
+    return res.body.events;
+  }
+
+  async now(): Promise<number> {
+    return Number(await this.service.chain.now());
+  }
+
+  async advance(seconds: number): Promise<void> {
+    await this.service.devChain?.advanceClock(seconds);
+  }
+
+  newTaker(): Keypair {
+    const wallet = Keypair.generate();
+    this.takers.set(wallet.publicKey.toBase58(), wallet);
+    return wallet;
+  }
+
+  async airdrop(wallet: PublicKey, mint: string, display: string, raw: bigint): Promise<void> {
+    const res = await this.post('/v1/dev/airdrop', {
+      wallet: wallet.toBase58(),
+      asset: SYMBOL[mint],
+      amount: display,
+    });
+    if (res.status !== 200) throw new Error(`airdrop: ${res.status} ${JSON.stringify(res.body)}`);
+    this.airdropped.set(mint, (this.airdropped.get(mint) ?? 0n) + raw);
+  }
+
+  async tokenBalance(owner: PublicKey, mint: string): Promise<bigint> {
+    return this.service.chain.tokenBalance(owner, new PublicKey(mint));
+  }
+
+  async lamports(owner: PublicKey): Promise<bigint> {
+    return this.service.chain.solBalance(owner);
+  }
+
+  /** What a taker holds of a mint; SOL counts native lamports plus the wrapped-SOL account. */
+  async holding(owner: PublicKey, mint: string): Promise<bigint> {
+    const tokens = await this.tokenBalance(owner, mint);
+    if (mint !== SOL) return tokens;
+    return tokens + (await this.lamports(owner));
+  }
+
+  async hasAta(owner: PublicKey, mint: string): Promise<boolean> {
+    return this.chain.ledger.getAccount(ata(owner, new PublicKey(mint))) !== null;
+  }
+
+  /** Tokens held in an escrow's vault. */
+  async vaultBalance(escrow: string): Promise<{ mint: string; amount: bigint } | null> {
+    const [vault] = vaultAddress(this.service.chain.programId, new PublicKey(escrow));
+    const account = this.chain.ledger.getAccount(vault);
+    if (!account) return null;
+    const token = readTokenAccount(account.data);
+    return token ? { mint: token.mint.toBase58(), amount: token.amount } : null;
+  }
+}
+
+function parse(text: string): Json {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
