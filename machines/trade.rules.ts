@@ -59,13 +59,6 @@ export function hasSignature(context: Pick<TradeContext, 'signatures'>, kind: Tr
   return context.signatures.some((s) => s.kind === kind);
 }
 
-export function signatureOf(
-  context: Pick<TradeContext, 'signatures'>,
-  kind: TradeSignatureKind,
-): string | null {
-  return context.signatures.find((s) => s.kind === kind)?.signature ?? null;
-}
-
 /** Appends in landing order; the same movement reported twice (effect and watcher) is kept once. */
 export function withSignature(
   signatures: readonly TradeSignature[],

@@ -1,0 +1,68 @@
+// Trade rules at the edges the statechart suites do not reach: amounts written in other notations,
+// signatures recorded per movement, hex compared across lengths and cases.
+import { describe, expect, test } from 'vitest';
+import { createActor } from 'xstate';
+import {
+  lockTermsMatch,
+  redeemBy,
+  timingSafeEqualHex,
+  tradeMachine,
+  withSignature,
+} from '../../machines/index.ts';
+import { lockTerms, tradeInput } from '../machines/trade.fixtures.ts';
+
+const context = () => createActor(tradeMachine, { input: tradeInput() }).getSnapshot().context;
+
+describe('lockTermsMatch: the amount must be written exactly as digits', () => {
+  test.each([['0x0F4240'], [' 1000000'], ['1000000 '], ['1e6'], ['+1000000'], ['']])(
+    'a lock of %j is not this trade’s lock, even where it would parse to the agreed amount',
+    (amountRaw) => {
+      expect(lockTermsMatch(context(), lockTerms(tradeInput(), { amountRaw }))).toBe(false);
+    },
+  );
+
+  test('leading zeros are the same amount', () => {
+    expect(lockTermsMatch(context(), lockTerms(tradeInput(), { amountRaw: '0001000000' }))).toBe(true);
+  });
+});
+
+describe('withSignature: one entry per movement', () => {
+  const landed = [{ kind: 'taker_lock' as const, signature: 'sig-a' }];
+
+  test('the same kind with another signature is another movement, appended', () => {
+    expect(withSignature(landed, 'taker_lock', 'sig-b')).toEqual([
+      ...landed,
+      { kind: 'taker_lock', signature: 'sig-b' },
+    ]);
+  });
+
+  test('the same signature under another kind is appended too', () => {
+    expect(withSignature(landed, 'maker_lock', 'sig-a')).toEqual([
+      ...landed,
+      { kind: 'maker_lock', signature: 'sig-a' },
+    ]);
+  });
+
+  test('a repeat is kept once, and the list given is never modified', () => {
+    const result = withSignature(landed, 'taker_lock', 'sig-a');
+    expect(result).toEqual(landed);
+    expect(result).not.toBe(landed);
+  });
+});
+
+describe('timingSafeEqualHex', () => {
+  test('equal in any case; unequal on any differing digit or length', () => {
+    expect(timingSafeEqualHex('abCD', 'ABcd')).toBe(true);
+    expect(timingSafeEqualHex('abcd', 'abce')).toBe(false);
+    expect(timingSafeEqualHex('abcd', 'abcd00')).toBe(false);
+    expect(timingSafeEqualHex('', 'ab')).toBe(false);
+    expect(timingSafeEqualHex('', '')).toBe(true);
+  });
+});
+
+describe('redeemBy', () => {
+  test('is the maker expiry less the landing margin, and null before the maker decided', () => {
+    expect(redeemBy({ makerExpiry: 1_000, landingMargin: 30 })).toBe(970);
+    expect(redeemBy({ makerExpiry: null, landingMargin: 30 })).toBeNull();
+  });
+});

@@ -1,0 +1,22 @@
+// Test scope for mutation testing (`npm run test:mutation`): only the fast, pure unit and property
+// suites that exercise the mutated modules, so Stryker's dry run and per-mutant reruns stay short.
+// No chain, HTTP, store or e2e suites: they are slow and cover none of the mutated pure code alone.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: [
+      'test/machines/**/*.test.ts',
+      'test/money/**/*.test.ts',
+      'test/quotes/pricing.test.ts',
+      'test/quotes/risk.test.ts',
+      'test/ledger/**/*.test.ts',
+      'test/runtime/trade-view.test.ts',
+      'test/mutation/**/*.test.ts',
+    ],
+    setupFiles: ['test/mutation/setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
