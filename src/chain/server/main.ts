@@ -1,6 +1,6 @@
 // `npm run chain`: the embedded chain as a loopback Solana JSON-RPC server.
 // Env: CHAIN_PORT (8899), CHAIN_HOST (127.0.0.1), DATA_DIR (./data; chain state in DATA_DIR/chain),
-// CONFIG_PATH (assets and maker inventory), MAKER_KEYPAIR_PATH (the maker to fund; created if absent).
+// CONFIG (the service's config file: assets and maker inventory), MAKER_KEYPAIR_PATH (the maker to fund; created if absent).
 
 import { join, resolve } from 'node:path';
 import { PublicKey } from '@solana/web3.js';
@@ -11,7 +11,7 @@ import { makerFunding, startChainServer } from './index.ts';
 
 async function main() {
   const dataDir = resolve(process.env.DATA_DIR ?? 'data');
-  const config = loadConfig(process.env.CONFIG_PATH || undefined);
+  const config = loadConfig(process.env.CONFIG || undefined);
   const keypairPath =
     process.env.MAKER_KEYPAIR_PATH ??
     (config.chain.kind === 'rpc' ? config.chain.makerKeypairPath : join(dataDir, 'maker-keypair.json'));
