@@ -2,7 +2,7 @@
 // in pending, the lock-window check) can change it. Works on a persisted { value, context } without
 // restoring the actor, so restores can be lazy and still never miss a deadline.
 import type { StateValue } from 'xstate';
-import { type TradeDeadline, tradeMachine } from './trade.machine.ts';
+import { type TradeDeadline, type TradeStateMeta, tradeMachine } from './trade.machine.ts';
 import type { ChainTime, TradeContext } from './trade.types.ts';
 
 export interface TradeSnapshotLike {
@@ -25,6 +25,24 @@ export function deadlineTime(deadline: TradeDeadline, context: TradeContext): Ch
 }
 
 /**
+ * The earliest chain time among the deadlines the active state nodes declare, or null when none does.
+ * Today at most one active node declares one (no parallel regions, no nested deadlines); taking the
+ * minimum keeps a future nested deadline from being woken late.
+ */
+export function earliestDeadline(
+  metas: readonly (TradeStateMeta | undefined)[],
+  context: TradeContext,
+): ChainTime | null {
+  let next: ChainTime | null = null;
+  for (const meta of metas) {
+    if (meta?.wakeAt === undefined) continue;
+    const at = deadlineTime(meta.wakeAt, context);
+    if (at !== null && (next === null || at < next)) next = at;
+  }
+  return next;
+}
+
+/**
  * The next chain time at which the runtime must send CHAIN_TIME_ADVANCED, or null when only a chain
  * fact, a command or an effect can move the trade. A deadline at or before the current chain time is
  * due at once; if sending it changes nothing (pending with a lock signature, waiting for the held lock
@@ -32,11 +50,5 @@ export function deadlineTime(deadline: TradeDeadline, context: TradeContext): Ch
  */
 export function nextDeadline(snapshot: TradeSnapshotLike): ChainTime | null {
   const resolved = tradeMachine.resolveState({ value: snapshot.value, context: snapshot.context });
-  let next: ChainTime | null = null;
-  for (const meta of Object.values(resolved.getMeta())) {
-    if (meta?.wakeAt === undefined) continue;
-    const at = deadlineTime(meta.wakeAt, snapshot.context);
-    if (at !== null && (next === null || at < next)) next = at;
-  }
-  return next;
+  return earliestDeadline(Object.values(resolved.getMeta()), snapshot.context);
 }

@@ -88,7 +88,7 @@
 // restarts an in-flight effect with the same input (the maker lock re-sends the persisted intent, it
 // never signs anew). Effects must `await` before their first send: the runtime's snapshot observer
 // runs synchronously after the transition that started them and persists the intent first.
-import { and, assign, cancel, enqueueActions, fromPromise, raise, setup } from 'xstate';
+import { and, assertEvent, assign, cancel, enqueueActions, fromPromise, raise, setup } from 'xstate';
 import {
   hasSignature,
   leavesMinRedeemWindow,
@@ -188,16 +188,21 @@ export const tradeMachine = setup({
   },
   guards: {
     // pending
-    secretHashMatches: ({ context, event }) =>
-      event.type === 'ABANDON' && timingSafeEqualHex(context.secretHash, event.secretHash),
+    secretHashMatches: ({ context, event }) => {
+      assertEvent(event, 'ABANDON');
+      return timingSafeEqualHex(context.secretHash, event.secretHash);
+    },
     hasNoLockSignature: ({ context }) => context.lockSignature === null,
     hasLockSignature: ({ context }) => context.lockSignature !== null,
-    isNewLockSignature: ({ context, event }) =>
-      event.type === 'LOCK_SUBMITTED' &&
-      !context.lockSubmissions.some((s) => s.signature === event.signature),
+    isNewLockSignature: ({ context, event }) => {
+      assertEvent(event, 'LOCK_SUBMITTED');
+      return !context.lockSubmissions.some((s) => s.signature === event.signature);
+    },
     lockWindowClosed: ({ context, event }) => nowOf(event) > context.lockDeadline,
-    lockTermsMatch: ({ context, event }) =>
-      event.type === 'TAKER_LOCK_FINALIZED' && lockTermsMatch(context, event.terms),
+    lockTermsMatch: ({ context, event }) => {
+      assertEvent(event, 'TAKER_LOCK_FINALIZED');
+      return lockTermsMatch(context, event.terms);
+    },
     // the maker's decision to lock
     hasFinalMatchingTakerLock: ({ context }) =>
       hasSignature(context, 'taker_lock') &&
@@ -210,10 +215,10 @@ export const tradeMachine = setup({
     noMakerLockCanLand: ({ context }) => noMakerLockCanLand(context),
     makerLockLanded: (_, params: { landed: boolean }) => params.landed,
     // redeem
-    preimageMatchesSecretHash: ({ context, event }) =>
-      event.type === 'REDEEM_REQUESTED' &&
-      HEX_32_BYTES.test(event.preimage) &&
-      timingSafeEqualHex(event.preimageHash, context.secretHash),
+    preimageMatchesSecretHash: ({ context, event }) => {
+      assertEvent(event, 'REDEEM_REQUESTED');
+      return HEX_32_BYTES.test(event.preimage) && timingSafeEqualHex(event.preimageHash, context.secretHash);
+    },
     makerLockIsFinal: ({ context }) => hasSignature(context, 'maker_lock'),
     redeemWindowOpen: ({ context, event }) =>
       context.makerExpiry !== null && nowOf(event) < context.makerExpiry - context.landingMargin,
@@ -237,44 +242,46 @@ export const tradeMachine = setup({
       !hasSignature(context, 'taker_refund') &&
       !hasSignature(context, 'maker_redeem'),
     // bookkeeping
-    isAnotherRun: ({ context, event }) => event.type === 'ADOPTED' && event.runId !== context.currentRunId,
+    isAnotherRun: ({ context, event }) => {
+      assertEvent(event, 'ADOPTED');
+      return event.runId !== context.currentRunId;
+    },
     effectFailed: ({ context }) => context.effectError !== null,
   },
   actions: {
-    recordAdoption: assign(({ event }) =>
-      event.type === 'ADOPTED' ? { currentRunId: event.runId, adoptedAt: event.now } : {},
-    ),
-    recordAbandon: assign(({ event }) =>
-      event.type === 'ABANDON'
-        ? { abandonedWith: event.secretHash.toLowerCase(), failureReason: 'abandoned' as const }
-        : {},
-    ),
+    recordAdoption: assign(({ event }) => {
+      assertEvent(event, 'ADOPTED');
+      return { currentRunId: event.runId, adoptedAt: event.now };
+    }),
+    recordAbandon: assign(({ event }) => {
+      assertEvent(event, 'ABANDON');
+      return { abandonedWith: event.secretHash.toLowerCase(), failureReason: 'abandoned' as const };
+    }),
     recordFailure: assign((_, params: { reason: FailureReason; alert?: boolean }) =>
       params.alert ? { failureReason: params.reason, alert: true } : { failureReason: params.reason },
     ),
-    recordLockSubmission: assign(({ context, event }) =>
-      event.type === 'LOCK_SUBMITTED'
-        ? {
-            lockSignature: event.signature,
-            lockSubmissions: [
-              ...context.lockSubmissions,
-              { signature: event.signature, lastValidBlockHeight: event.lastValidBlockHeight },
-            ],
-          }
-        : {},
-    ),
-    recordLockSeen: assign(({ event }) =>
-      event.type === 'TAKER_LOCK_SEEN' ? { lockSignature: event.signature } : {},
-    ),
-    recordTakerLock: assign(({ context, event }) =>
-      event.type === 'TAKER_LOCK_FINALIZED'
-        ? {
-            lockSignature: event.signature,
-            takerLockTerms: event.terms,
-            signatures: withSignature(context.signatures, 'taker_lock', event.signature),
-          }
-        : {},
-    ),
+    recordLockSubmission: assign(({ context, event }) => {
+      assertEvent(event, 'LOCK_SUBMITTED');
+      return {
+        lockSignature: event.signature,
+        lockSubmissions: [
+          ...context.lockSubmissions,
+          { signature: event.signature, lastValidBlockHeight: event.lastValidBlockHeight },
+        ],
+      };
+    }),
+    recordLockSeen: assign(({ event }) => {
+      assertEvent(event, 'TAKER_LOCK_SEEN');
+      return { lockSignature: event.signature };
+    }),
+    recordTakerLock: assign(({ context, event }) => {
+      assertEvent(event, 'TAKER_LOCK_FINALIZED');
+      return {
+        lockSignature: event.signature,
+        takerLockTerms: event.terms,
+        signatures: withSignature(context.signatures, 'taker_lock', event.signature),
+      };
+    }),
     recordAssessment: assign((_, params: CheckInventoryOutput) => ({
       assessment: { available: params.available, now: params.now },
     })),
@@ -296,23 +303,21 @@ export const tradeMachine = setup({
     recordMakerLock: assign(({ context }, params: { signature: string }) => ({
       signatures: withSignature(context.signatures, 'maker_lock', params.signature),
     })),
-    recordRedeemRequest: assign(({ event }) =>
-      event.type === 'REDEEM_REQUESTED'
-        ? { preimage: event.preimage.toLowerCase(), redeemRequested: true }
-        : {},
-    ),
+    recordRedeemRequest: assign(({ event }) => {
+      assertEvent(event, 'REDEEM_REQUESTED');
+      return { preimage: event.preimage.toLowerCase(), redeemRequested: true };
+    }),
     recordTakerRedeem: assign(({ context }, params: { signature: string }) => ({
       signatures: withSignature(context.signatures, 'taker_redeem', params.signature),
     })),
-    recordMakerEscrowRedeemed: assign(({ context, event }) =>
-      event.type === 'MAKER_ESCROW_REDEEMED'
-        ? {
-            preimage: event.preimage.toLowerCase(),
-            makerEscrowRedeemSeen: true,
-            signatures: withSignature(context.signatures, 'taker_redeem', event.signature),
-          }
-        : {},
-    ),
+    recordMakerEscrowRedeemed: assign(({ context, event }) => {
+      assertEvent(event, 'MAKER_ESCROW_REDEEMED');
+      return {
+        preimage: event.preimage.toLowerCase(),
+        makerEscrowRedeemSeen: true,
+        signatures: withSignature(context.signatures, 'taker_redeem', event.signature),
+      };
+    }),
     recordMakerRedeem: assign(({ context }, params: { signature: string }) => ({
       signatures: withSignature(context.signatures, 'maker_redeem', params.signature),
     })),

@@ -9,11 +9,10 @@ import { tradeMachine } from './trade.machine.ts';
 import { timingSafeEqualHex } from './trade.rules.ts';
 import type { TradeCommand } from './trade.types.ts';
 
+/** The path of a state value: `{ initiated: 'makerLocked' }` → `['initiated', 'makerLocked']` (no parallel states). */
 function statePath(value: StateValue): string[] {
   if (typeof value === 'string') return [value];
-  const [key, child] = Object.entries(value)[0] ?? [];
-  if (key === undefined) return [];
-  return child === undefined ? [key] : [key, ...statePath(child as StateValue)];
+  return Object.entries(value).flatMap(([key, child]) => [key, ...statePath(child as StateValue)]);
 }
 
 /** settlement_status: the top-level state. */
@@ -85,10 +84,10 @@ export function commandOutcome(snapshot: TradeSnapshotLike, command: HttpCommand
       return refuse('not_abandonable');
     }
     case 'LOCK_SUBMITTED': {
+      // The lock signature is the one held, seen or finalized (a finalized lock keeps it for good).
       const known =
         context.lockSignature === command.signature ||
-        context.lockSubmissions.some((s) => s.signature === command.signature) ||
-        context.signatures.some((s) => s.kind === 'taker_lock' && s.signature === command.signature);
+        context.lockSubmissions.some((s) => s.signature === command.signature);
       if (known) return REPLAY;
       if (can) return ACCEPT;
       return settlementStatusOf(snapshot) === 'pending'

@@ -36,6 +36,7 @@ import {
 
 const input = tradeInput();
 const FOREIGN_EXPIRY = TAKER_EXPIRY + 600;
+const UPPER_PREIMAGE = 'EF'.repeat(32);
 const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output });
 const failure = (id: string) => ({ type: `xstate.error.actor.${id}`, error: 'boom' });
 
@@ -44,7 +45,6 @@ const EVENTS = [
   { type: 'ABANDON', secretHash: SECRET_HASH },
   { type: 'ABANDON', secretHash: OTHER_HASH },
   { type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500 },
-  { type: 'LOCK_SUBMITTED', signature: 'sig-taker-lock-2', lastValidBlockHeight: 700 },
   { type: 'TAKER_LOCK_SEEN', signature: SIG.takerLock },
   finalizedLock(input),
   finalizedLock(input, { amountRaw: '1' }),
@@ -57,7 +57,6 @@ const EVENTS = [
   { type: 'REFUND_REQUESTED', now: TAKER_EXPIRY - 1 },
   { type: 'REFUND_REQUESTED', now: TAKER_EXPIRY },
   { type: 'REFUND_REQUESTED', now: FOREIGN_EXPIRY },
-  { type: 'ADOPTED', runId: 'run-2', now: T0 + 30 },
   { type: 'RETRY_EFFECT' },
   { type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: PREIMAGE },
   { type: 'TAKER_ESCROW_REFUNDED', signature: SIG.takerRefund },
@@ -87,14 +86,19 @@ const EVENTS = [
 ] as unknown as TradeEvent[];
 
 /**
- * Traversal uses one payload of each command that only adds bookkeeping (a second held lock signature,
- * an adoption), which would multiply every later state without new behaviour; the checks below still
- * send the full set in every state.
+ * Checked in every state but not traversed: a second held lock signature, adoptions, and a preimage
+ * written in capitals (kept in lower case). They would multiply every later state without new
+ * behaviour.
  */
-const TRAVERSAL_EVENTS = EVENTS.filter(
-  (e) => e.type !== 'ADOPTED' && !(e.type === 'LOCK_SUBMITTED' && e.signature !== SIG.takerLock),
-);
-const paths = getShortestPaths(tradeMachine, { input, events: TRAVERSAL_EVENTS });
+const CHECK_ONLY_EVENTS = [
+  { type: 'LOCK_SUBMITTED', signature: 'sig-taker-lock-2', lastValidBlockHeight: 700 },
+  { type: 'ADOPTED', runId: 'run-2', now: T0 + 30 },
+  { type: 'ADOPTED', runId: input.runId, now: T0 + 30 },
+  { ...redeemRequest(REDEEM_BY - 1), preimage: UPPER_PREIMAGE },
+  { type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: UPPER_PREIMAGE },
+] as unknown as TradeEvent[];
+const ALL_EVENTS = [...EVENTS, ...CHECK_ONLY_EVENTS];
+const paths = getShortestPaths(tradeMachine, { input, events: EVENTS });
 /** The path's events after xstate.init: replay with `initialTransition(tradeMachine, input)` then `transition`. */
 const replayable = (steps: { event: { type: string } }[]) =>
   JSON.stringify(steps.map((s) => s.event).filter((e) => e.type !== 'xstate.init'));
@@ -106,7 +110,7 @@ const cases = paths.map((p) => ({
 
 describe('state × event coverage from xstate/graph', () => {
   it('the payload set covers every event type and every effect outcome', () => {
-    const types = new Set(EVENTS.map((e) => e.type));
+    const types = new Set(ALL_EVENTS.map((e) => e.type));
     for (const type of TRADE_EVENT_TYPES) expect(types).toContain(type);
     for (const effect of TRADE_EFFECTS) {
       expect(types).toContain(`xstate.done.actor.${effect}`);
@@ -131,6 +135,7 @@ describe('state × event coverage from xstate/graph', () => {
 
   it.each(cases)('$name', ({ state, path }) => {
     refusedEventsChangeNothingAndFinalStatusesHold(state, path);
+    acceptedExactlyWhenTheSpecSays(state, path);
     safetyInvariantsHold(state, path);
     nextDeadlineWakesTimeDrivenTransitions(state, path);
   });
@@ -139,7 +144,7 @@ describe('state × event coverage from xstate/graph', () => {
 function refusedEventsChangeNothingAndFinalStatusesHold(state: TradeSnapshot, path: string) {
   const status = settlementStatusOf(state);
   expect(SETTLEMENT_STATUSES, path).toContain(status);
-  for (const event of EVENTS) {
+  for (const event of ALL_EVENTS) {
     const [next] = transition(tradeMachine, state, event);
     const where = `after path ${path}\nevent ${JSON.stringify(event)}`;
     if (!state.can(event)) {
@@ -175,7 +180,155 @@ function safetyInvariantsHold(state: TradeSnapshot, path: string) {
     expect(context.signatures.map((s) => s.kind).slice(-2), path).toEqual(['taker_redeem', 'maker_redeem']);
   }
   if (state.matches('failed')) expect(context.makerLockIntent, path).toBeNull();
+  // Every recorded movement names its transaction.
+  for (const entry of context.signatures) {
+    expect(typeof entry.signature === 'string' && entry.signature.length > 0, path).toBe(true);
+  }
+  if (context.makerLockIntent !== null) {
+    expect(context.makerLockIntent.makerExpiry, path).toBe(context.makerExpiry);
+  }
 }
+
+const has = (state: TradeSnapshot, kind: string) => state.context.signatures.some((s) => s.kind === kind);
+const oneOf = (state: TradeSnapshot, substates: readonly string[]) => substates.includes(substateOf(state));
+const AWAITING_TAKER_EXPIRY = [
+  'initiated.takerRedeemLanded',
+  'initiated.makerRedeeming',
+  'initiated.awaitingTakerExpiry',
+] as const;
+
+/**
+ * When SPEC §3 lets each command and chain fact through, written from the spec's rules rather than
+ * the machine's guards; `undefined` for effect outcomes and retries, which the invariants cover.
+ */
+function acceptedBySpec(state: TradeSnapshot, event: TradeEvent): boolean | undefined {
+  const c = state.context;
+  const status = settlementStatusOf(state);
+  switch (event.type) {
+    case 'ABANDON':
+      return (
+        status === 'pending' && c.lockSignature === null && event.secretHash.toLowerCase() === c.secretHash
+      );
+    case 'LOCK_SUBMITTED':
+      return (
+        oneOf(state, ['pending.awaitingLock', 'pending.lockSubmitted']) &&
+        !c.lockSubmissions.some((s) => s.signature === event.signature)
+      );
+    case 'TAKER_LOCK_SEEN':
+      return oneOf(state, [
+        'pending.awaitingLock',
+        'pending.lockSubmitted',
+        'failed.lockWindowOpen',
+        'failed.noLock',
+      ]);
+    case 'TAKER_LOCK_FINALIZED':
+      return (
+        status === 'pending' ||
+        oneOf(state, ['failed.lockWindowOpen', 'failed.noLock', 'failed.lateLockSeen'])
+      );
+    case 'TAKER_LOCK_DROPPED':
+      return (
+        (status === 'pending' && event.now > c.lockDeadline && c.lockSignature !== null) ||
+        oneOf(state, ['failed.lateLockSeen'])
+      );
+    case 'REDEEM_REQUESTED':
+      return (
+        oneOf(state, ['initiated.makerLocked']) &&
+        has(state, 'maker_lock') &&
+        /^[0-9a-fA-F]{64}$/.test(event.preimage) &&
+        event.preimageHash.toLowerCase() === c.secretHash &&
+        c.makerExpiry !== null &&
+        event.now < c.makerExpiry - c.landingMargin
+      );
+    case 'REFUND_REQUESTED':
+      return (
+        (oneOf(state, AWAITING_TAKER_EXPIRY) && event.now >= c.takerExpiry) ||
+        (oneOf(state, ['failed.awaitingLateLockExpiry']) &&
+          event.now >= (c.takerLockTerms?.expiry ?? Infinity))
+      );
+    case 'CHAIN_TIME_ADVANCED':
+      return (
+        (status === 'pending' && event.now > c.lockDeadline && c.lockSignature === null) ||
+        (oneOf(state, ['initiated.makerLocked', 'initiated.redeemingForTaker']) &&
+          event.now >= (c.makerExpiry ?? Infinity)) ||
+        (oneOf(state, AWAITING_TAKER_EXPIRY) && event.now >= c.takerExpiry) ||
+        (oneOf(state, ['failed.lockWindowOpen']) && event.now > c.lockDeadline) ||
+        (oneOf(state, ['failed.awaitingLateLockExpiry']) &&
+          event.now >= (c.takerLockTerms?.expiry ?? Infinity))
+      );
+    case 'MAKER_ESCROW_REDEEMED':
+      return status === 'initiated' && !c.makerEscrowRedeemSeen;
+    case 'TAKER_ESCROW_REFUNDED':
+      return (
+        status === 'initiated' ||
+        (status === 'failed' &&
+          has(state, 'taker_lock') &&
+          !has(state, 'taker_refund') &&
+          !has(state, 'maker_redeem'))
+      );
+    case 'ADOPTED':
+      return event.runId !== c.currentRunId;
+    default:
+      return undefined;
+  }
+}
+
+/** The machine takes exactly the commands and chain facts the spec allows, and records what they say. */
+function acceptedExactlyWhenTheSpecSays(state: TradeSnapshot, path: string) {
+  for (const event of ALL_EVENTS) {
+    const expected = acceptedBySpec(state, event);
+    if (expected === undefined) continue;
+    const where = `after path ${path}\nevent ${JSON.stringify(event)}`;
+    expect(state.can(event), where).toBe(expected);
+    if (!expected) continue;
+    const [next] = transition(tradeMachine, state, event);
+    const before = state.context;
+    const after = next.context;
+    switch (event.type) {
+      case 'ABANDON':
+        expect([after.failureReason, after.abandonedWith], where).toEqual([
+          'abandoned',
+          lower(event.secretHash),
+        ]);
+        break;
+      case 'LOCK_SUBMITTED':
+        expect(after.lockSignature, where).toBe(event.signature);
+        expect(after.lockSubmissions, where).toEqual([
+          ...before.lockSubmissions,
+          { signature: event.signature, lastValidBlockHeight: event.lastValidBlockHeight },
+        ]);
+        break;
+      case 'TAKER_LOCK_SEEN':
+        expect(after.lockSignature, where).toBe(event.signature);
+        break;
+      case 'TAKER_LOCK_FINALIZED':
+        expect(after.takerLockTerms, where).toEqual(event.terms);
+        expect(after.signatures, where).toContainEqual({ kind: 'taker_lock', signature: event.signature });
+        break;
+      case 'REDEEM_REQUESTED':
+        expect([after.preimage, after.redeemRequested], where).toEqual([lower(event.preimage), true]);
+        break;
+      case 'MAKER_ESCROW_REDEEMED':
+        expect([after.preimage, after.makerEscrowRedeemSeen], where).toEqual([lower(event.preimage), true]);
+        expect(after.signatures, where).toContainEqual({ kind: 'taker_redeem', signature: event.signature });
+        break;
+      case 'TAKER_ESCROW_REFUNDED':
+        expect(after.signatures, where).toContainEqual({ kind: 'taker_refund', signature: event.signature });
+        // The taker took its escrow back after being paid from the maker escrow: the maker lost.
+        if (state.matches('initiated') && has(state, 'taker_redeem')) {
+          expect([after.failureReason, after.alert], where).toEqual(['maker_missed_redeem', true]);
+        } else {
+          expect([after.failureReason, after.alert], where).toEqual([before.failureReason, before.alert]);
+        }
+        break;
+      case 'ADOPTED':
+        expect([after.currentRunId, after.adoptedAt], where).toEqual([event.runId, event.now]);
+        break;
+    }
+  }
+}
+
+const lower = (hex: string) => hex.toLowerCase();
 
 function nextDeadlineWakesTimeDrivenTransitions(state: TradeSnapshot, path: string) {
   const times = EVENTS.filter((e) => e.type === 'CHAIN_TIME_ADVANCED');

@@ -1,7 +1,7 @@
 // SPEC §3's safety rules, one test each, plus the command answers the runtime derives from snapshots.
 
 import { describe, expect, it } from 'vitest';
-import { initialTransition, transition } from 'xstate';
+import { createActor, initialTransition, transition } from 'xstate';
 import {
   type CommandRefusal,
   commandOutcome,
@@ -73,6 +73,32 @@ describe('safety rules', () => {
     actor.send(finalizedLock());
     await reach(actor, 'initiated.makerLocked');
     expect(calls.makerLock).toHaveLength(1);
+  });
+
+  // Defence in depth: the decision re-checks the recorded lock instead of trusting how it got there, so
+  // a stored snapshot that lost or altered it (a bad migration, a hand edit) still cannot lock funds.
+  it.each([
+    ['no taker_lock signature', (c: TradeSnapshot['context']) => ({ ...c, signatures: [] })],
+    ['no lock terms', (c: TradeSnapshot['context']) => ({ ...c, takerLockTerms: null })],
+    [
+      'lock terms of another amount',
+      (c: TradeSnapshot['context']) => ({ ...c, takerLockTerms: { ...c.takerLockTerms, amountRaw: '1' } }),
+    ],
+  ])('a snapshot restored in assessing with %s never signs a maker lock', async (_what, alter) => {
+    const inventory = deferred<{ available: boolean; now: number }>();
+    const first = startTrade({ checkInventory: () => inventory.promise });
+    first.actor.send(finalizedLock());
+    await reach(first.actor, 'initiated.assessing');
+    const persisted = JSON.parse(JSON.stringify(first.actor.getPersistedSnapshot()));
+    first.actor.stop();
+    persisted.context = alter(persisted.context);
+
+    const { machine, calls } = fakeMachine();
+    const restored = createActor(machine, { snapshot: persisted, input: persisted.context }).start();
+    await reach(restored, 'refunded.closed');
+    expect(calls.signMakerLock).toEqual([]);
+    expect(calls.makerLock).toEqual([]);
+    expect(calls.makerCancel).toHaveLength(1);
   });
 
   const mismatches: [string, Partial<TakerLockTerms>][] = [
@@ -251,6 +277,12 @@ describe('command answers and replays', () => {
     });
     const expired = drive([chainTime(LOCK_DEADLINE + 1)]);
     expect(commandOutcome(expired, abandon)).toEqual({ outcome: 'refuse', code: 'not_abandonable' });
+    const held = drive([{ type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500 }]);
+    expect(commandOutcome(held, abandon)).toEqual({ outcome: 'refuse', code: 'lock_signature_exists' });
+    expect(commandOutcome(drive([finalizedLock()]), abandon)).toEqual({
+      outcome: 'refuse',
+      code: 'not_abandonable',
+    });
   });
 
   it('lock: a known signature is a replay; a new one after pending is refused', () => {
@@ -258,6 +290,17 @@ describe('command answers and replays', () => {
     expect(commandOutcome(drive([]), submit)).toEqual({ outcome: 'accept' });
     expect(commandOutcome(drive([submit]), submit)).toEqual({ outcome: 'replay' });
     expect(commandOutcome(drive([submit, finalizedLock()]), submit)).toEqual({ outcome: 'replay' });
+    // A lock the watcher saw without it passing through /lock (sent from the wallet) is known too.
+    const seen = drive([{ type: 'TAKER_LOCK_SEEN', signature: 'sig-from-wallet' }]);
+    expect(commandOutcome(seen, { ...submit, signature: 'sig-from-wallet' })).toEqual({ outcome: 'replay' });
+    // A fresh signature replaced the held one: the earlier one is still a replay, a third is refused.
+    const replaced = drive([submit, { ...submit, signature: 'sig-fresh' }]);
+    expect(commandOutcome(replaced, submit)).toEqual({ outcome: 'replay' });
+    expect(commandOutcome(replaced, { ...submit, signature: 'sig-third' })).toEqual({ outcome: 'accept' });
+    expect(commandOutcome(seen, { ...submit, signature: 'sig-third' })).toEqual({
+      outcome: 'refuse',
+      code: 'lock_signature_exists',
+    });
     expect(commandOutcome(drive([chainTime(LOCK_DEADLINE + 1)]), submit)).toEqual({
       outcome: 'refuse',
       code: 'lock_window_closed',

@@ -552,12 +552,30 @@ export type ConcurrentKind =
   | 'abandonVsLock'
   | 'redeemVsWallet';
 
+/**
+ * Several commands on one trade at once. With a scheduler, fast-check chooses the order in which the
+ * requests leave the client (each still overlaps the others on the server); the order is part of the
+ * printed counterexample and replays with the seed and path.
+ */
 export class Concurrent implements Cmd {
   constructor(
     readonly pick: number,
     readonly kind: ConcurrentKind,
     readonly copies: number,
+    readonly scheduler?: fc.Scheduler,
   ) {}
+  /** Starts every call, in the scheduler's order when there is one, and collects the answers in call order. */
+  private async race<const T extends readonly (() => Promise<unknown>)[]>(
+    calls: T,
+  ): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }> {
+    const s = this.scheduler;
+    const answers =
+      s === undefined
+        ? calls.map((call) => call())
+        : calls.map((call, i) => s.schedule(Promise.resolve(), `request ${i}`).then(call));
+    if (s !== undefined) await s.waitNext(calls.length);
+    return (await Promise.all(answers)) as { -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> };
+  }
   private eligible = (t: MTrade) => {
     switch (this.kind) {
       case 'lock':
@@ -578,7 +596,9 @@ export class Concurrent implements Cmd {
     switch (this.kind) {
       case 'lock': {
         const body = { transaction_base64: signAsWallet(await freshLock(w, t), t) };
-        const all = await Promise.all(Array.from({ length: n }, () => w.post(`/v1/trades/${id}/lock`, body)));
+        const all = await this.race(
+          Array.from({ length: n }, () => () => w.post(`/v1/trades/${id}/lock`, body)),
+        );
         const after = await w.now();
         for (const res of all) applyLock(t, res, before, after, 'concurrent lock');
         expect(
@@ -589,9 +609,10 @@ export class Concurrent implements Cmd {
         break;
       }
       case 'abandon': {
-        const all = await Promise.all(
-          Array.from({ length: n }, () =>
-            w.post(`/v1/trades/${id}/abandon`, { secret_hash: t.secret.secretHash }),
+        const all = await this.race(
+          Array.from(
+            { length: n },
+            () => () => w.post(`/v1/trades/${id}/abandon`, { secret_hash: t.secret.secretHash }),
           ),
         );
         const after = await w.now();
@@ -605,8 +626,11 @@ export class Concurrent implements Cmd {
         break;
       }
       case 'redeem': {
-        const all = await Promise.all(
-          Array.from({ length: n }, () => w.post(`/v1/trades/${id}/redeem`, { preimage: t.secret.preimage })),
+        const all = await this.race(
+          Array.from(
+            { length: n },
+            () => () => w.post(`/v1/trades/${id}/redeem`, { preimage: t.secret.preimage }),
+          ),
         );
         const after = await w.now();
         const allowed = [...redeemExpectations(t, before), ...redeemExpectations(t, after)];
@@ -620,8 +644,8 @@ export class Concurrent implements Cmd {
       }
       case 'settleRetry': {
         const body = { taker_wallet: t.taker, secret_hash: t.secret.secretHash };
-        const all = await Promise.all(
-          Array.from({ length: n }, () => w.post(`/v1/quotes/${t.quoteId}/wallet-settlement`, body)),
+        const all = await this.race(
+          Array.from({ length: n }, () => () => w.post(`/v1/quotes/${t.quoteId}/wallet-settlement`, body)),
         );
         const after = await w.now();
         for (const res of all) {
@@ -642,9 +666,9 @@ export class Concurrent implements Cmd {
       }
       case 'abandonVsLock': {
         const body = { transaction_base64: signAsWallet(await freshLock(w, t), t) };
-        const [abandon, lock] = await Promise.all([
-          w.post(`/v1/trades/${id}/abandon`, { secret_hash: t.secret.secretHash }),
-          w.post(`/v1/trades/${id}/lock`, body),
+        const [abandon, lock] = await this.race([
+          () => w.post(`/v1/trades/${id}/abandon`, { secret_hash: t.secret.secretHash }),
+          () => w.post(`/v1/trades/${id}/lock`, body),
         ]);
         const after = await w.now();
         w.note(`abandon ${abandon.status} vs lock ${lock.status}`);
@@ -671,9 +695,9 @@ export class Concurrent implements Cmd {
       case 'redeemVsWallet': {
         // What the service may answer is fixed before the wallet's redeem changes the model.
         const allowedBefore = redeemExpectations(t, before);
-        const [service, wallet] = await Promise.all([
-          w.post(`/v1/trades/${id}/redeem`, { preimage: t.secret.preimage }),
-          walletRedeem(w, t),
+        const [service, wallet] = await this.race([
+          () => w.post(`/v1/trades/${id}/redeem`, { preimage: t.secret.preimage }),
+          () => walletRedeem(w, t),
         ]);
         const after = await w.now();
         // The wallet's redeem may land first: then the trade reached redeemed another way (409).
@@ -701,7 +725,8 @@ export class Concurrent implements Cmd {
       }
     }
   }
-  toString = () => `Concurrent(${this.pick},${this.kind}x${this.copies})`;
+  toString = () =>
+    `Concurrent(${this.pick},${this.kind}x${this.copies}${this.scheduler ? `,${this.scheduler}` : ''})`;
 }
 
 // ── restart ───────────────────────────────────────────────────────────────────────────────────────
@@ -930,8 +955,9 @@ export function commandArbitraries() {
           'redeemVsWallet',
         ),
         fc.integer({ min: 2, max: 4 }),
+        fc.scheduler(),
       )
-      .map(([p, k, n]) => new Concurrent(p, k, n)),
+      .map(([p, k, n, s]) => new Concurrent(p, k, n, s)),
     fc.constant(new Restart()),
     fc.tuple(pick, fc.nat(3)).map(([p, e]) => new LateLock(p, e)),
     pick.map((p) => new LockAfterAbandon(p)),
