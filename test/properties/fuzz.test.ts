@@ -5,7 +5,8 @@
 //   - never a 5xx;
 //   - every 4xx body is exactly {error:{code,message,details}}, code from ERROR_CODES with its status;
 //   - a rejected (4xx) request changes nothing in the store (quotes, trades, events, ledger).
-// A failure prints fast-check's seed and path (and the request): replay with { seed, path } in fc.assert.
+// A failure prints fast-check's seed and path (and the request): replay with FC_SEED and FC_PATH
+// (test/support/fast-check-replay.ts).
 // FUZZ_STATS=1 prints how the generated requests were answered, per route, status and code (coverage check).
 import bs58 from 'bs58';
 import fc from 'fast-check';

@@ -28,9 +28,6 @@ const CRASH_RUNS = Number(process.env.MODEL_CRASH_RUNS ?? (DEEP ? 12 : 3));
 const NUM_RUNS = Number(process.env.MODEL_RUNS ?? (DEEP ? 150 : 25));
 const MAX_COMMANDS = Number(process.env.MODEL_COMMANDS ?? (DEEP ? 60 : 30));
 const MAX_TRADES = DEEP ? 4 : 3;
-/** Replay a failure: MODEL_SEED=<seed> MODEL_PATH=<path> npx vitest run test/properties/model.test.ts */
-const SEED = process.env.MODEL_SEED === undefined ? undefined : Number(process.env.MODEL_SEED);
-const PATH = process.env.MODEL_PATH;
 
 /** Runs one fixed command sequence through the same model and invariants (directed regressions). */
 async function runSequence(cmds: fc.AsyncCommand<Model, World>[]): Promise<void> {
@@ -182,8 +179,6 @@ describe('model-based: the service against a reference model', () => {
           verbose: 1,
           // Each step waits on a real runtime; shrinking replays whole sequences, so keep it bounded.
           endOnFailure: !DEEP && process.env.MODEL_SHRINK !== '1',
-          ...(SEED !== undefined ? { seed: SEED } : {}),
-          ...(PATH !== undefined ? { path: PATH } : {}),
         },
       );
     },
@@ -217,8 +212,6 @@ describe('model-based: the service against a reference model', () => {
           numRuns: CRASH_RUNS,
           verbose: 1,
           endOnFailure: !DEEP,
-          ...(SEED !== undefined ? { seed: SEED } : {}),
-          ...(PATH !== undefined ? { path: PATH } : {}),
         },
       );
     },
