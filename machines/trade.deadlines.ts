@@ -33,13 +33,10 @@ export function earliestDeadline(
   metas: readonly (TradeStateMeta | undefined)[],
   context: TradeContext,
 ): ChainTime | null {
-  let next: ChainTime | null = null;
-  for (const meta of metas) {
-    if (meta?.wakeAt === undefined) continue;
-    const at = deadlineTime(meta.wakeAt, context);
-    if (at !== null && (next === null || at < next)) next = at;
-  }
-  return next;
+  const times = metas
+    .map((meta) => (meta?.wakeAt === undefined ? null : deadlineTime(meta.wakeAt, context)))
+    .filter((at) => at !== null);
+  return times.length === 0 ? null : Math.min(...times);
 }
 
 /**

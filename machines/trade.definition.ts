@@ -54,7 +54,7 @@ export interface MachineDefinition {
 }
 
 // The combinators are recognised by their check functions, which xstate shares between all instances.
-type Combinator = ((...args: never[]) => unknown) & { check?: unknown; guards?: unknown };
+type Combinator = ((...args: never[]) => unknown) & { check?: unknown; guards?: unknown[] };
 const COMBINATORS = new Map<unknown, string>([
   [(and([]) as Combinator).check, 'and'],
   [(or([]) as Combinator).check, 'or'],
@@ -65,11 +65,9 @@ function guardName(guard: unknown): string {
   if (typeof guard === 'string') return guard;
   if (typeof guard === 'function') {
     const combinator = COMBINATORS.get((guard as Combinator).check);
-    const inner = (guard as Combinator).guards;
-    if (combinator !== undefined) {
-      const parts = Array.isArray(inner) ? inner : [inner];
-      return `${combinator}(${parts.map(guardName).join(', ')})`;
-    }
+    // xstate keeps a combinator's operands as an array, `not` included.
+    if (combinator !== undefined)
+      return `${combinator}(${(guard as Combinator).guards?.map(guardName).join(', ')})`;
     return guard.name || 'inline';
   }
   if (guard && typeof guard === 'object' && 'type' in guard) return String(guard.type);
@@ -174,12 +172,12 @@ const mermaidText = (text: string) => text.replaceAll(':', '꞉').replaceAll(';'
  * listed in the tables instead.
  */
 export function toMermaid(def: MachineDefinition): string {
-  const byId = new Map(def.states.map((s) => [s.id, s]));
+  const parentOf = new Map(def.states.map((s) => [s.id, s.parent]));
   const lines: string[] = ['stateDiagram-v2'];
   const edgesIn = new Map<string, string[]>();
   const ancestors = (id: string): string[] => {
     const chain: string[] = [];
-    for (let s = byId.get(id); s; s = s.parent ? byId.get(s.parent) : undefined) chain.unshift(s.id);
+    for (let s: string | null | undefined = id; s; s = parentOf.get(s)) chain.unshift(s);
     return chain;
   };
   for (const t of def.transitions) {
@@ -191,7 +189,7 @@ export function toMermaid(def: MachineDefinition): string {
       let depth = 0;
       while (depth < a.length && depth < b.length && a[depth] === b[depth]) depth++;
       let common = a[depth - 1] ?? def.id;
-      if (common === t.source || common === target) common = byId.get(common)?.parent ?? def.id;
+      if (common === t.source || common === target) common = parentOf.get(common) ?? def.id;
       const from = mermaidId(def, t.source);
       const to = mermaidId(def, target);
       const list = edgesIn.get(common) ?? [];
@@ -199,24 +197,24 @@ export function toMermaid(def: MachineDefinition): string {
       edgesIn.set(common, list);
     }
   }
-  const emit = (state: StateDefinition, indent: string) => {
-    for (const childId of state.children) {
-      const child = byId.get(childId);
-      if (!child) continue;
+  const initialOf = new Map(def.states.map((s) => [s.id, s.initial]));
+  const emit = (parentId: string, indent: string) => {
+    for (const child of def.states.filter((s) => s.parent === parentId)) {
       const id = mermaidId(def, child.id);
       lines.push(`${indent}state "${child.key}" as ${id}`);
       if (child.children.length > 0) {
         lines.push(`${indent}state ${id} {`);
-        emit(child, `${indent}  `);
+        emit(child.id, `${indent}  `);
         lines.push(`${indent}}`);
       }
       if (child.type === 'final') lines.push(`${indent}${id} --> [*]`);
     }
-    if (state.initial) lines.push(`${indent}[*] --> ${mermaidId(def, state.initial)}`);
-    for (const edge of edgesIn.get(state.id) ?? []) lines.push(`${indent}${edge}`);
+    // A parallel state has no initial child: its regions all start.
+    const initial = initialOf.get(parentId);
+    if (initial) lines.push(`${indent}[*] --> ${mermaidId(def, initial)}`);
+    for (const edge of edgesIn.get(parentId) ?? []) lines.push(`${indent}${edge}`);
   };
-  const root = byId.get(def.id);
-  if (root) emit(root, '  ');
+  emit(def.id, '  ');
   return lines.join('\n');
 }
 
@@ -224,8 +222,8 @@ const cell = (text: string) => text.replaceAll('|', '\\|');
 
 /** The Markdown page committed as docs/trade-machine.md. */
 export function diagramDocument(def: MachineDefinition = machineDefinition()): string {
-  const byId = new Map(def.states.map((s) => [s.id, s]));
-  const path = (id: string) => byId.get(id)?.path || id;
+  const paths = new Map(def.states.map((s) => [s.id, s.path]));
+  const path = (id: string) => paths.get(id);
   const out: string[] = [
     '# The trade machine',
     '',

@@ -345,8 +345,8 @@ export const tradeMachine = setup({
       { type: 'RETRY_EFFECT' },
       { delay: 'EFFECT_RETRY_BACKOFF', id: 'effectRetry' },
     ),
-    forgetEffectFailure: enqueueActions(({ context, enqueue }) => {
-      if (context.effectError === null) return;
+    // On leaving an effect's state, however it is left: its pending retry must not fire into the next one.
+    forgetEffectFailure: enqueueActions(({ enqueue }) => {
       enqueue.assign({ effectError: null });
       enqueue(cancel('effectRetry'));
     }),

@@ -10,9 +10,9 @@ import type { ChainTime, TakerLockTerms, TradeContext, TradeSignature } from './
 export function timingSafeEqualHex(a: string, b: string): boolean {
   const x = a.toLowerCase();
   const y = b.toLowerCase();
-  let diff = x.length ^ y.length;
-  const length = Math.max(x.length, y.length);
-  for (let i = 0; i < length; i++) diff |= (x.charCodeAt(i) | 0) ^ (y.charCodeAt(i) | 0);
+  if (x.length !== y.length) return false;
+  let diff = 0;
+  for (const [i, char] of Array.from(x).entries()) diff |= char.charCodeAt(0) ^ y.charCodeAt(i);
   return diff === 0;
 }
 
@@ -37,8 +37,9 @@ export function redeemBy(context: Pick<TradeContext, 'makerExpiry' | 'landingMar
   return context.makerExpiry === null ? null : context.makerExpiry - context.landingMargin;
 }
 
-function sameRawAmount(a: string, b: string): boolean {
-  return /^\d+$/.test(a) && /^\d+$/.test(b) && BigInt(a) === BigInt(b);
+/** `agreed` is the trade's own amount (always canonical digits); `seen` is read off the chain. */
+function sameRawAmount(seen: string, agreed: string): boolean {
+  return /^\d+$/.test(seen) && BigInt(seen) === BigInt(agreed);
 }
 
 /** A taker lock is this trade's only with exactly the agreed terms. */

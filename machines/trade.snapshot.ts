@@ -78,10 +78,10 @@ export function commandOutcome(snapshot: TradeSnapshotLike, command: HttpCommand
       }
       if (!timingSafeEqualHex(context.secretHash, command.secretHash)) return refuse('secret_hash_mismatch');
       if (can) return ACCEPT;
-      if (settlementStatusOf(snapshot) === 'pending' && context.lockSignature !== null) {
-        return refuse('lock_signature_exists');
-      }
-      return refuse('not_abandonable');
+      // In pending, with the settlement's hash, only a lock signature stops an abandon.
+      return settlementStatusOf(snapshot) === 'pending'
+        ? refuse('lock_signature_exists')
+        : refuse('not_abandonable');
     }
     case 'LOCK_SUBMITTED': {
       // The lock signature is the one held, seen or finalized (a finalized lock keeps it for good).
@@ -96,13 +96,9 @@ export function commandOutcome(snapshot: TradeSnapshotLike, command: HttpCommand
     }
     case 'REDEEM_REQUESTED': {
       if (!timingSafeEqualHex(command.preimageHash, context.secretHash)) return refuse('preimage_mismatch');
-      if (
-        context.redeemRequested &&
-        context.preimage !== null &&
-        timingSafeEqualHex(context.preimage, command.preimage)
-      ) {
+      // A requested redeem always stored its preimage.
+      if (context.redeemRequested && timingSafeEqualHex(context.preimage ?? '', command.preimage))
         return REPLAY;
-      }
       return can ? ACCEPT : refuse('not_redeemable');
     }
     case 'REFUND_REQUESTED': {

@@ -124,7 +124,7 @@ export function netUsdcEstimate(
   let den = 1n;
   for (const [mint, raw] of makerNet(entries)) {
     const price = pricing.get(mint);
-    if (!price || raw === 0n) continue;
+    if (!price) continue;
     // raw × usd.num / (usd.den × 10^decimals), added to num/den exactly.
     const termNum = raw * price.usd.num;
     const termDen = price.usd.den * 10n ** BigInt(price.decimals);
@@ -134,10 +134,10 @@ export function netUsdcEstimate(
   // In micro-USDC: num/den USD ÷ usdc_usd, scaled by 10^6, floored toward −∞.
   const scaledNum = num * usdcUsd.den * 10n ** BigInt(USDC_DECIMALS);
   const scaledDen = den * usdcUsd.num;
+  // bigint division truncates toward zero; below zero that rounds up, so step down once (scaledDen > 0).
   let micro = scaledNum / scaledDen;
-  if (scaledNum % scaledDen !== 0n && scaledNum < 0n) micro -= 1n;
-  const sign = micro < 0n ? '-' : '';
-  return `${sign}${formatDecimal(micro < 0n ? -micro : micro, USDC_DECIMALS)}`;
+  if (micro * scaledDen > scaledNum) micro -= 1n;
+  return formatDecimal(micro, USDC_DECIMALS);
 }
 
 export function summarize(

@@ -11,7 +11,6 @@ export const MAX_DECIMALS = 18;
 // that fullwidth or Arabic-Indic digits never parse. No sign, exponent, whitespace, separators, and
 // no bare leading or trailing dot ("1." and ".5" are refused: one canonical shape, easy to explain).
 const DECIMAL = /^([0-9]+)(?:\.([0-9]+))?$/;
-const INT64_MAX_DIGITS = INT64_MAX.toString().length;
 
 export const isInt64Raw = (raw: bigint): boolean => raw >= 0n && raw <= INT64_MAX;
 
@@ -52,7 +51,7 @@ export function parseAmount(text: string, decimals: number): bigint {
       `amount ${quoteText(text)} has ${frac.length} fraction digits; this asset allows at most ${decimals}`,
     );
   }
-  const raw = int.length > INT64_MAX_DIGITS ? INT64_MAX + 1n : BigInt(int + frac.padEnd(decimals, '0'));
+  const raw = BigInt(int + frac.padEnd(decimals, '0'));
   if (raw > INT64_MAX) {
     throw new AmountError(
       'out_of_range',
@@ -68,8 +67,9 @@ export function parseAmount(text: string, decimals: number): bigint {
  */
 export function formatDecimal(value: bigint, decimals: number): string {
   assertDecimals(decimals);
-  const sign = value < 0n ? '-' : '';
-  const digits = (value < 0n ? -value : value).toString().padStart(decimals + 1, '0');
+  const negative = value < 0n;
+  const sign = negative ? '-' : '';
+  const digits = (negative ? -value : value).toString().padStart(decimals + 1, '0');
   if (decimals === 0) return sign + digits;
   return `${sign}${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
 }

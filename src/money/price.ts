@@ -9,15 +9,12 @@ export interface Price {
   den: bigint;
 }
 
-const gcd = (a: bigint, b: bigint): bigint => {
-  let [x, y] = [a < 0n ? -a : a, b < 0n ? -b : b];
-  while (y !== 0n) [x, y] = [y, x % y];
-  return x;
-};
+/** Euclid's greatest common divisor, of positive integers (every price here is positive). */
+const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? a : gcd(b, a % b));
 
 function reduced(num: bigint, den: bigint): Price {
   const g = gcd(num, den);
-  return g > 1n ? { num: num / g, den: den / g } : { num, den };
+  return { num: num / g, den: den / g };
 }
 
 /** Parses a decimal price string ("187.42") exactly. Zero is refused: a zero price would quote nothing. */

@@ -126,7 +126,8 @@ export function nextAction(
     path: `${trade}/${verb}`,
   });
   if (closed) return undefined;
-  const takerRefundable = chainNow >= context.takerExpiry && context.takerLockTerms !== null;
+  // Read only in initiated substates, where the taker escrow is locked.
+  const takerRefundable = chainNow >= context.takerExpiry;
   switch (substate) {
     case 'pending.awaitingLock':
       return post('submit_lock', 'lock');

@@ -14,6 +14,9 @@ function isReady() {
   return true;
 }
 
+/** A function without a name (an arrow in an array gets none). */
+const ANONYMOUS_GUARD = [() => false][0];
+
 const machine = createMachine({
   id: 'demo',
   initial: 'outer',
@@ -30,6 +33,7 @@ const machine = createMachine({
               { guard: or(['p', not('q')]), target: '#demo.other' },
               { guard: and([{ type: 'withParams', params: { n: 1 } }]), target: 'a', reenter: true },
               { guard: { type: 'plain' } },
+              { guard: ANONYMOUS_GUARD, target: 'b' },
             ],
           },
         },
@@ -46,26 +50,52 @@ const machine = createMachine({
         },
       },
     },
+    both: {
+      type: 'parallel',
+      tags: ['t1', 't2'],
+      invoke: [
+        { id: 'x', src: 'x' },
+        { id: 'y', src: 'y' },
+      ],
+      states: {
+        left: {
+          initial: 'l1',
+          states: {
+            l1: { on: { SPLIT: { target: ['#demo.both.left.l2', '#demo.both.right.r2'] } } },
+            l2: {},
+          },
+        },
+        right: { initial: 'r1', states: { r1: {}, r2: {} } },
+      },
+    },
   },
 });
-const definition = machineDefinition(machine.root as unknown as StateNode<never, never>, 7);
-const go = definition.transitions.filter((t) => t.event === 'GO');
+// Read inside each test, never at collection: mutation testing activates a mutant only once tests run.
+const definition = () => machineDefinition(machine.root as unknown as StateNode<never, never>, 7);
+const go = () => definition().transitions.filter((t) => t.event === 'GO');
 
 describe('machineDefinition on any machine', () => {
   test('names guards: named and inline functions, combinators, typed objects', () => {
-    expect(go.map((t) => t.guard)).toEqual(['isReady', 'guard', 'or(p, not(q))', 'and(withParams)', 'plain']);
+    expect(go().map((t) => t.guard)).toEqual([
+      'isReady',
+      'guard',
+      'or(p, not(q))',
+      'and(withParams)',
+      'plain',
+      'inline',
+    ]);
   });
 
   test('names actions: built-in creators by kind, inline functions as inline, named ones by name', () => {
-    expect(go[0]?.actions).toEqual(['xstate.assign', 'xstate.raise', 'inline']);
-    expect(go[1]?.actions).toEqual(['named']);
-    expect(go[3]).toMatchObject({ reenter: true, targets: ['demo.outer.a'] });
-    expect(go[4]).toMatchObject({ targets: [], actions: [] });
+    expect(go()[0]?.actions).toEqual(['xstate.assign', 'xstate.raise', 'inline']);
+    expect(go()[1]?.actions).toEqual(['named']);
+    expect(go()[3]).toMatchObject({ reenter: true, targets: ['demo.outer.a'] });
+    expect(go()[4]).toMatchObject({ targets: [], actions: [] });
   });
 
   test('reads ids, version and the root transition', () => {
-    expect(definition).toMatchObject({ id: 'demo', version: 7, initial: 'demo.outer' });
-    expect(definition.transitions[0]).toMatchObject({
+    expect(definition()).toMatchObject({ id: 'demo', version: 7, initial: 'demo.outer' });
+    expect(definition().transitions[0]).toMatchObject({
       source: 'demo',
       event: 'RESET:ALL;NOW',
       targets: ['demo.outer'],
@@ -74,29 +104,47 @@ describe('machineDefinition on any machine', () => {
 });
 
 describe('toMermaid', () => {
-  const lines = toMermaid(definition).split('\n');
+  const lines = () => toMermaid(definition()).split('\n');
 
   test('places each edge in the innermost composite holding both ends', () => {
-    expect(lines).toContain('  root --> outer : RESET꞉ALL,NOW');
-    expect(lines).toContain('    outer_a --> outer_b : GO [isReady]');
-    expect(lines).toContain('    outer_a --> outer_a : GO [and(withParams)]');
-    expect(lines).toContain('  outer_a --> other_deep_leaf : GO [guard]');
-    expect(lines).toContain('  outer_a --> other : GO [or(p, not(q))]');
+    expect(lines()).toContain('  root --> outer : RESET꞉ALL,NOW');
+    expect(lines()).toContain('    outer_a --> outer_b : GO [isReady]');
+    expect(lines()).toContain('    outer_a --> outer_a : GO [and(withParams)]');
+    expect(lines()).toContain('  outer_a --> other_deep_leaf : GO [guard]');
+    expect(lines()).toContain('  outer_a --> other : GO [or(p, not(q))]');
     // An end that is itself the common composite moves the edge one level up.
-    expect(lines).toContain('  other_deep_leaf --> other : BACK');
+    expect(lines()).toContain('  other_deep_leaf --> other : BACK');
   });
 
   test('nests composites, marks initial and final states', () => {
-    expect(lines.slice(0, 4)).toEqual([
+    expect(lines().slice(0, 4)).toEqual([
       'stateDiagram-v2',
       '  state "outer" as outer',
       '  state outer {',
       '    state "a" as outer_a',
     ]);
-    expect(lines).toContain('    outer_b --> [*]');
-    expect(lines).toContain('    [*] --> outer_a');
-    expect(lines).toContain('      [*] --> other_deep_leaf');
-    expect(lines).toContain('  [*] --> outer');
+    expect(lines()).toContain('    outer_b --> [*]');
+    expect(lines()).toContain('    [*] --> outer_a');
+    expect(lines()).toContain('      [*] --> other_deep_leaf');
+    expect(lines()).toContain('  [*] --> outer');
+  });
+
+  test('a parallel state starts every region and marks no initial child of its own', () => {
+    expect(lines().filter((l) => l.includes('[*] -->'))).toEqual([
+      '    [*] --> outer_a',
+      '      [*] --> other_deep_leaf',
+      '    [*] --> other_deep',
+      '      [*] --> both_left_l1',
+      '      [*] --> both_right_r1',
+      '  [*] --> outer',
+    ]);
+    expect(lines()).toContain('  state both {');
+    expect(lines()).toContain('    state both_left {');
+  });
+
+  test('a transition with several targets draws one edge each, in the composite holding both ends', () => {
+    expect(lines()).toContain('      both_left_l1 --> both_left_l2 : SPLIT');
+    expect(lines()).toContain('    both_left_l1 --> both_right_r2 : SPLIT');
   });
 
   test('labels: event, guard, always and settled actors', () => {
@@ -109,14 +157,21 @@ describe('toMermaid', () => {
 });
 
 describe('diagramDocument', () => {
-  const doc = diagramDocument(definition).split('\n');
+  const doc = () => diagramDocument(definition()).split('\n');
 
   test('tables escape pipes, show targetless and re-entering transitions and root transitions as (any)', () => {
-    expect(doc).toContain('| `other` | compound |  |  | a \\| b |');
-    expect(doc).toContain('| `outer.a` | `GO [plain]` | (stays) |  |');
-    expect(doc).toContain('| `outer.a` | `GO [and(withParams)]` | `outer.a` (re-enters) |  |');
-    expect(doc).toContain('| (any) | `RESET:ALL;NOW` | `outer` |  |');
-    expect(doc).toContain('| `outer.a` | `GO [isReady]` | `outer.b` | xstate.assign, xstate.raise, inline |');
-    expect(doc[0]).toBe('# The trade machine');
+    expect(doc()).toContain('| `other` | compound |  |  | a \\| b |');
+    expect(doc()).toContain('| `outer.a` | `GO [plain]` | (stays) |  |');
+    expect(doc()).toContain('| `outer.a` | `GO [and(withParams)]` | `outer.a` (re-enters) |  |');
+    expect(doc()).toContain('| (any) | `RESET:ALL;NOW` | `outer` |  |');
+    expect(doc()).toContain(
+      '| `outer.a` | `GO [isReady]` | `outer.b` | xstate.assign, xstate.raise, inline |',
+    );
+    expect(doc()[0]).toBe('# The trade machine');
+  });
+
+  test('lists several tags, invoked actors and targets comma-separated', () => {
+    expect(doc()).toContain('| `both` | parallel | t1, t2 | x, y |  |');
+    expect(doc()).toContain('| `both.left.l1` | `SPLIT` | `both.left.l2`, `both.right.r2` |  |');
   });
 });

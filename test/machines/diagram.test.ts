@@ -10,19 +10,20 @@ import {
 import { tradeMachine } from '../../machines/trade.machine.ts';
 import { SETTLEMENT_STATUSES } from '../../src/vocabulary/index.ts';
 
-const definition = machineDefinition();
-const state = (path: string) => definition.states.find((s) => s.path === path);
-const from = (path: string) => definition.transitions.filter((t) => t.source === state(path)?.id);
+// Read inside each test, never at collection: mutation testing activates a mutant only once tests run.
+const definition = () => machineDefinition();
+const state = (path: string) => definition().states.find((s) => s.path === path);
+const from = (path: string) => definition().transitions.filter((t) => t.source === state(path)?.id);
 
 describe('the trade machine definition', () => {
   test('top-level states are exactly the settlement statuses, pending first', () => {
     expect(state('')?.children).toEqual(SETTLEMENT_STATUSES.map((s) => `trade.${s}`));
-    expect(definition.initial).toBe('trade.pending');
+    expect(definition().initial).toBe('trade.pending');
     expect(state('pending')?.initial).toBe('trade.pending.awaitingLock');
   });
 
   test('every state node of the machine appears once, with its full id and type', () => {
-    const ids = definition.states.map((s) => s.id);
+    const ids = definition().states.map((s) => s.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(state('redeemed.closed')).toMatchObject({ type: 'final', tags: ['closed'] });
     expect(state('initiated.assessing')).toMatchObject({
@@ -33,7 +34,7 @@ describe('the trade machine definition', () => {
     });
     expect(state('initiated.makerLocked')?.description).toMatch(/redeem_by/);
     // Resolving each path through the machine proves the ids are real.
-    for (const s of definition.states.filter((x) => x.type === 'atomic' || x.type === 'final')) {
+    for (const s of definition().states.filter((x) => x.type === 'atomic' || x.type === 'final')) {
       expect(tradeMachine.getStateNodeById(s.id).id).toBe(s.id);
     }
   });
@@ -70,7 +71,7 @@ describe('the trade machine definition', () => {
   });
 
   test('the Mermaid diagram nests states and labels transitions EVENT [guard]', () => {
-    const mermaid = toMermaid(definition);
+    const mermaid = toMermaid(definition());
     expect(mermaid.startsWith('stateDiagram-v2\n')).toBe(true);
     expect(mermaid).toContain('state initiated {');
     expect(mermaid).toContain(
@@ -84,6 +85,6 @@ describe('the trade machine definition', () => {
 describe('docs/trade-machine.md', () => {
   test('matches the machine (run `npm run machines:diagram` after changing it)', () => {
     const committed = readFileSync(new URL('../../docs/trade-machine.md', import.meta.url), 'utf8');
-    expect(committed).toBe(diagramDocument(definition));
+    expect(committed).toBe(diagramDocument(definition()));
   });
 });

@@ -50,6 +50,7 @@ describe('earliestDeadline', () => {
   it('skips a declared deadline with no time yet instead of waking at it', () => {
     const declared = [{ wakeAt: 'makerExpiry' }, { wakeAt: 'takerExpiry' }] as const;
     expect(earliestDeadline(declared, context({ makerExpiry: null }))).toBe(3_000);
+    expect(earliestDeadline([...declared].reverse(), context({ makerExpiry: null }))).toBe(3_000);
     expect(earliestDeadline([{ wakeAt: 'makerExpiry' }], context({ makerExpiry: null }))).toBeNull();
   });
 });

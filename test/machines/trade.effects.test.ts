@@ -1,11 +1,12 @@
 // What the machine hands each effect, and what it keeps from each effect's answer. The runtime signs and
 // sends exactly these inputs, so a wrong field here is a transaction against the wrong account.
 import { describe, expect, it } from 'vitest';
-import { createActor, waitFor } from 'xstate';
+import { createActor, SimulatedClock, waitFor } from 'xstate';
 import { tradeMachine } from '../../machines/index.ts';
 import {
   chainTime,
   DECIDED_AT,
+  fakeMachine,
   finalizedLock,
   LOCK_DEADLINE,
   lockTerms,
@@ -206,5 +207,47 @@ describe('effect inputs and the signatures kept from their answers', () => {
     expect(failing.context.effectError).toEqual({ effect: 'checkInventory', message: 'rpc down' });
     const locked = await reach(actor, 'initiated.makerLocked');
     expect(locked.context.effectError).toBeNull();
+  });
+});
+
+describe('effect retries', () => {
+  it('a retry still pending when a chain fact moves the trade on never fires into the next effect', async () => {
+    // Backoff is 5 ms of the simulated clock: the redeem's retry falls due at 5, the refund's at 3 + 5.
+    const clock = new SimulatedClock();
+    let refundAttempts = 0;
+    const { machine, calls } = fakeMachine({
+      takerRedeem: () => Promise.reject(new Error('rpc down')),
+      makerRefund: () =>
+        ++refundAttempts === 1 ? Promise.reject(new Error('rpc down')) : { signature: SIG.makerRefund },
+    });
+    const actor = createActor(machine, { input, clock }).start();
+    actor.send(finalizedLock());
+    await reach(actor, 'initiated.makerLocked');
+    actor.send(redeemRequest(REDEEM_BY - 1));
+    await waitFor(actor, (s) => s.context.effectError?.effect === 'takerRedeem', { timeout: 1_000 });
+
+    clock.increment(3);
+    actor.send(chainTime(MAKER_EXPIRY));
+    await waitFor(actor, (s) => s.context.effectError?.effect === 'makerRefund', { timeout: 1_000 });
+    clock.increment(3); // past the redeem's retry, before the refund's own
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls.makerRefund).toHaveLength(1);
+    expect(calls.takerRedeem).toHaveLength(1);
+
+    clock.increment(5);
+    await reach(actor, 'initiated.awaitingTakerExpiry');
+    expect(calls.makerRefund).toHaveLength(2);
+    expect(calls.takerRedeem).toHaveLength(1);
+  });
+
+  it('the bare machine refuses to run an effect the runtime did not provide, and says which', async () => {
+    const actor = createActor(tradeMachine, { input }).start();
+    actor.send(finalizedLock());
+    const failing = await waitFor(actor, (s) => s.context.effectError !== null, { timeout: 1_000 });
+    expect(failing.context.effectError).toEqual({
+      effect: 'checkInventory',
+      message: 'trade effect checkInventory is not provided by the runtime',
+    });
+    actor.stop();
   });
 });

@@ -345,3 +345,46 @@ describe('command answers and replays', () => {
     for (const code of refusals) expect(ERROR_CODES).toHaveProperty(code);
   });
 });
+
+describe('guards fail closed on a context that lacks what they read (a corrupted or partial restore)', () => {
+  const guards = tradeMachine.implementations.guards as unknown as Record<
+    string,
+    (args: { context: TradeSnapshot['context']; event: unknown }, params?: unknown) => boolean
+  >;
+  const fresh = initialTransition(tradeMachine, tradeInput())[0].context;
+  const LATE = Number.MAX_SAFE_INTEGER;
+  const ask = (guard: string, context = fresh, event: unknown = chainTime(LATE)) =>
+    guards[guard]?.({ context, event });
+
+  it('no decision recorded: inventory is not available and no redeem window is left', () => {
+    expect(fresh.assessment).toBeNull();
+    expect(ask('inventoryAvailable')).toBe(false);
+    expect(ask('leavesMinRedeemWindow')).toBe(false);
+  });
+
+  it('no maker expiry recorded: no redeem window is open and the maker escrow never counts as expired', () => {
+    expect(fresh.makerExpiry).toBeNull();
+    for (const now of [0, T0, LATE]) {
+      expect(ask('redeemWindowOpen', fresh, redeemRequest(now))).toBe(false);
+      expect(ask('makerEscrowExpired', fresh, chainTime(now))).toBe(false);
+    }
+  });
+
+  it('no lock terms recorded: a late lock is neither cancellable nor expired', () => {
+    expect(fresh.takerLockTerms).toBeNull();
+    expect(ask('lateLockIsCancellable')).toBe(false);
+    expect(ask('lateLockExpired')).toBe(false);
+  });
+
+  it('the taker escrow holds funds only while locked and neither refunded nor redeemed by the maker', () => {
+    const withKinds = (...kinds: string[]) =>
+      ({
+        ...fresh,
+        signatures: kinds.map((kind, i) => ({ kind, signature: `sig-${i}` })),
+      }) as TradeSnapshot['context'];
+    expect(ask('takerEscrowHoldsFunds', withKinds())).toBe(false);
+    expect(ask('takerEscrowHoldsFunds', withKinds('taker_lock'))).toBe(true);
+    expect(ask('takerEscrowHoldsFunds', withKinds('taker_lock', 'taker_refund'))).toBe(false);
+    expect(ask('takerEscrowHoldsFunds', withKinds('taker_lock', 'maker_redeem'))).toBe(false);
+  });
+});

@@ -54,9 +54,19 @@ describe('pricing guards', () => {
     for (const inputRaw of [-1n, INT64_MAX + 1n]) {
       expect(quote({ inputRaw })).toThrow(AmountError);
       expect(quote({ inputRaw })).toThrow(`input ${inputRaw} is outside 0..${INT64_MAX}`);
+      expect(quote({ inputRaw })).toThrow(expect.objectContaining({ reason: 'out_of_range' }));
     }
     expect(priceQuote({ ...base, inputRaw: 0n })).toEqual({ outputRaw: 0n, spreadBps: 10 });
     expect(() => priceQuote({ ...base, inputRaw: INT64_MAX, outputDecimals: 0 })).not.toThrow();
+  });
+
+  test('an output of exactly the int64 maximum is quoted; one raw unit more is out of range', () => {
+    const unit = { inputDecimals: 0, outputDecimals: 0, baseSpreadBps: 0 };
+    expect(priceQuote({ ...unit, inputRaw: INT64_MAX, mid: { num: 1n, den: 1n } }).outputRaw).toBe(INT64_MAX);
+    const over = () =>
+      priceQuote({ ...unit, inputRaw: INT64_MAX, mid: { num: INT64_MAX + 1n, den: INT64_MAX } });
+    expect(over).toThrow(`quoted output ${INT64_MAX + 1n} raw exceeds the int64 maximum ${INT64_MAX}`);
+    expect(over).toThrow(expect.objectContaining({ reason: 'out_of_range' }));
   });
 
   test('size and skew caps are checked, alone and summed with the base spread', () => {

@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { createActor } from 'xstate';
 import {
   lockTermsMatch,
+  noMakerLockCanLand,
   redeemBy,
   timingSafeEqualHex,
   tradeMachine,
@@ -64,5 +65,36 @@ describe('redeemBy', () => {
   test('is the maker expiry less the landing margin, and null before the maker decided', () => {
     expect(redeemBy({ makerExpiry: 1_000, landingMargin: 30 })).toBe(970);
     expect(redeemBy({ makerExpiry: null, landingMargin: 30 })).toBeNull();
+  });
+});
+
+describe('noMakerLockCanLand', () => {
+  const intent = {
+    makerExpiry: 1_000,
+    signature: 'sig-maker-lock',
+    lastValidBlockHeight: 10,
+    transactionBase64: 'AQID',
+    lapsed: false,
+  };
+  const withLock = (makerLockIntent: typeof intent | null, kinds: ('taker_lock' | 'maker_lock')[]) => ({
+    ...context(),
+    makerLockIntent,
+    signatures: kinds.map((kind) => ({ kind, signature: `sig-${kind}` })),
+  });
+
+  test('before any maker lock was signed, none can land', () => {
+    expect(noMakerLockCanLand(withLock(null, ['taker_lock']))).toBe(true);
+  });
+
+  test('a signed lock can land until it is proved lapsed', () => {
+    expect(noMakerLockCanLand(withLock(intent, ['taker_lock']))).toBe(false);
+    expect(noMakerLockCanLand(withLock({ ...intent, lapsed: true }, ['taker_lock']))).toBe(true);
+  });
+
+  test('a maker lock seen landed counts even if the intent was lost or marked lapsed', () => {
+    expect(noMakerLockCanLand(withLock(null, ['taker_lock', 'maker_lock']))).toBe(false);
+    expect(noMakerLockCanLand(withLock({ ...intent, lapsed: true }, ['taker_lock', 'maker_lock']))).toBe(
+      false,
+    );
   });
 });
