@@ -6,12 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { transition } from 'xstate';
 import { getShortestPaths } from 'xstate/graph';
 import {
+  isClosed,
   lockTermsMatch,
   nextDeadline,
   settlementStatusOf,
   substateOf,
   TRADE_EFFECTS,
   TRADE_EVENT_TYPES,
+  type TradeEffect,
   type TradeEvent,
   tradeMachine,
 } from '../../machines/index.ts';
@@ -38,7 +40,8 @@ const input = tradeInput();
 const FOREIGN_EXPIRY = TAKER_EXPIRY + 600;
 const UPPER_PREIMAGE = 'EF'.repeat(32);
 const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output });
-const failure = (id: string) => ({ type: `xstate.error.actor.${id}`, error: 'boom' });
+const failure = (id: string) =>
+  ({ type: `xstate.error.actor.${id}`, error: 'boom' }) as unknown as TradeEvent;
 
 /** Representative payloads per event type: each guard's both sides and each time boundary. */
 const EVENTS = [
@@ -95,10 +98,22 @@ const CHECK_ONLY_EVENTS = [
   { type: 'ADOPTED', runId: 'run-2', now: T0 + 30 },
   { type: 'ADOPTED', runId: input.runId, now: T0 + 30 },
   { ...redeemRequest(REDEEM_BY - 1), preimage: UPPER_PREIMAGE },
+  { ...redeemRequest(REDEEM_BY - 1), preimage: `zz${PREIMAGE}` },
+  { ...redeemRequest(REDEEM_BY - 1), preimage: `${PREIMAGE}zz` },
   { type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: UPPER_PREIMAGE },
 ] as unknown as TradeEvent[];
 const ALL_EVENTS = [...EVENTS, ...CHECK_ONLY_EVENTS];
-const paths = getShortestPaths(tradeMachine, { input, events: EVENTS });
+/**
+ * An effect's done and error events come only from that effect while it runs: offered elsewhere they would
+ * escalate to an errored actor, a snapshot no trade can be in. (They are still sent in every state below.)
+ */
+const ACTOR_EVENT = /^xstate\.(?:done|error)\.actor\.(.+)$/;
+const possibleEvents = (state: TradeSnapshot) =>
+  EVENTS.filter((e) => {
+    const actor = ACTOR_EVENT.exec(e.type)?.[1];
+    return actor === undefined || actor in state.children;
+  });
+const paths = getShortestPaths(tradeMachine, { input, events: possibleEvents });
 /** The path's events after xstate.init: replay with `initialTransition(tradeMachine, input)` then `transition`. */
 const replayable = (steps: { event: { type: string } }[]) =>
   JSON.stringify(steps.map((s) => s.event).filter((e) => e.type !== 'xstate.init'));
@@ -116,6 +131,10 @@ describe('state × event coverage from xstate/graph', () => {
       expect(types).toContain(`xstate.done.actor.${effect}`);
       expect(types).toContain(`xstate.error.actor.${effect}`);
     }
+  });
+
+  it('walks only states a running trade can be in', () => {
+    for (const c of cases) expect(c.state.status, c.path).toBe('active');
   });
 
   it('reaches every leaf state of the machine', () => {
@@ -136,6 +155,9 @@ describe('state × event coverage from xstate/graph', () => {
   it.each(cases)('$name', ({ state, path }) => {
     refusedEventsChangeNothingAndFinalStatusesHold(state, path);
     acceptedExactlyWhenTheSpecSays(state, path);
+    acceptedEventsLandWhereTheSpecSays(state, path);
+    failedEffectsAreRetriedInPlace(state, path);
+    tagsSayWhatTheStateDoes(state, path);
     safetyInvariantsHold(state, path);
     nextDeadlineWakesTimeDrivenTransitions(state, path);
   });
@@ -341,4 +363,181 @@ function nextDeadlineWakesTimeDrivenTransitions(state: TradeSnapshot, path: stri
   if (deadline !== null && !state.matches('pending')) {
     expect(state.can(chainTime(deadline)) || state.can(chainTime(deadline + 1)), path).toBe(true);
   }
+}
+
+/** Where an accepted command or chain fact leaves the trade, and what it records as the outcome. */
+interface Landing {
+  substate: string;
+  failureReason: string | null;
+  alert: boolean;
+  refundRequested: boolean;
+}
+
+/**
+ * SPEC §3 restated as a table of landings (after eventless steps settle), with the failure reasons of the
+ * API's vocabulary: which substate each accepted event leads to and the outcome it records.
+ */
+function landingBySpec(state: TradeSnapshot, event: TradeEvent): Landing {
+  const c = state.context;
+  const sub = substateOf(state);
+  const status = settlementStatusOf(state);
+  const keep = { failureReason: c.failureReason, alert: c.alert, refundRequested: c.refundRequested };
+  const land = (substate: string, change: Partial<Omit<Landing, 'substate'>> = {}): Landing => ({
+    substate,
+    ...keep,
+    ...change,
+  });
+  // The maker missed its redeem once the taker was paid from the maker escrow and the taker escrow goes back.
+  const takerWasPaid = c.makerEscrowRedeemSeen || has(state, 'taker_redeem');
+  const makerMissedRedeem = { failureReason: 'maker_missed_redeem', alert: true };
+  switch (event.type) {
+    case 'ABANDON':
+      return land('failed.lockWindowOpen', { failureReason: 'abandoned' });
+    case 'LOCK_SUBMITTED':
+      return land('pending.lockSubmitted');
+    case 'TAKER_LOCK_SEEN':
+      return land(status === 'pending' ? 'pending.lockSeen' : 'failed.lateLockSeen');
+    case 'TAKER_LOCK_FINALIZED': {
+      if (status === 'pending' && lockTermsMatch(c, event.terms)) return land('initiated.assessing');
+      // Never this trade's: release it at once if it is a lock of our escrow paying us, else wait it out.
+      const cancellable = event.terms.escrow === c.takerEscrow && event.terms.recipient === c.makerWallet;
+      const where = cancellable ? 'failed.releasingLateLock' : 'failed.awaitingLateLockExpiry';
+      return land(where, status === 'pending' ? { failureReason: 'lock_terms_mismatch' } : {});
+    }
+    case 'TAKER_LOCK_DROPPED':
+      return status === 'pending'
+        ? land('failed.lockWindowOpen', { failureReason: 'lock_not_landed' })
+        : land('failed.noLock');
+    case 'REDEEM_REQUESTED':
+      return land('initiated.redeemingForTaker');
+    case 'MAKER_ESCROW_REDEEMED':
+      return land('initiated.makerRedeeming');
+    case 'TAKER_ESCROW_REFUNDED': {
+      if (status === 'failed') return land('failed.released');
+      const makerLocked = has(state, 'maker_lock');
+      const makerEscrowSettled = has(state, 'taker_redeem') || has(state, 'maker_refund');
+      const lockMayLand = c.makerLockIntent !== null && !c.makerLockIntent.lapsed;
+      const where = (makerLocked ? !makerEscrowSettled : lockMayLand)
+        ? 'refunded.reclaimingMakerEscrow'
+        : makerLocked
+          ? 'refunded.closingEscrows'
+          : 'refunded.closed';
+      return land(where, takerWasPaid ? makerMissedRedeem : {});
+    }
+    case 'CHAIN_TIME_ADVANCED':
+    case 'REFUND_REQUESTED': {
+      const requested = event.type === 'REFUND_REQUESTED' ? { refundRequested: true } : {};
+      if (status === 'pending')
+        return land('failed.lockWindowOpen', { failureReason: 'lock_window_expired' });
+      if (sub === 'failed.lockWindowOpen') return land('failed.noLock');
+      if (sub === 'failed.awaitingLateLockExpiry') return land('failed.refundingLateLock', requested);
+      if (sub === 'initiated.makerLocked' || sub === 'initiated.redeemingForTaker') {
+        return land('initiated.refundingMakerEscrow', { failureReason: 'maker_escrow_expired' });
+      }
+      return land('initiated.refundingTakerEscrow', {
+        ...requested,
+        ...(sub === 'initiated.awaitingTakerExpiry' ? {} : makerMissedRedeem),
+      });
+    }
+    case 'ADOPTED':
+      return land(sub);
+    default:
+      throw new Error(`no landing for ${event.type}`);
+  }
+}
+
+function acceptedEventsLandWhereTheSpecSays(state: TradeSnapshot, path: string) {
+  for (const event of ALL_EVENTS) {
+    if (acceptedBySpec(state, event) !== true) continue;
+    const [next] = transition(tradeMachine, state, event);
+    const { failureReason, alert, refundRequested } = next.context;
+    expect(
+      { substate: substateOf(next), failureReason, alert, refundRequested },
+      `after path ${path}\nevent ${JSON.stringify(event)}`,
+    ).toEqual(landingBySpec(state, event));
+  }
+}
+
+/** The states that run an effect until it succeeds, and the effect each runs. */
+const RETRIED_EFFECT: Record<string, TradeEffect> = {
+  'initiated.assessing': 'checkInventory',
+  'initiated.signingMakerLock': 'signMakerLock',
+  'initiated.sendingMakerLock': 'makerLock',
+  'initiated.redeemingForTaker': 'takerRedeem',
+  'initiated.makerRedeeming': 'makerRedeem',
+  'initiated.refundingMakerEscrow': 'makerRefund',
+  'initiated.refundingTakerEscrow': 'takerRefund',
+  'initiated.releasingTaker': 'makerCancel',
+  'refunded.reclaimingMakerEscrow': 'makerRefund',
+  'failed.releasingLateLock': 'makerCancel',
+  'failed.refundingLateLock': 'takerRefund',
+};
+/** Closing escrows only returns rent: a failure gives up and closes the trade. */
+const BEST_EFFORT_EFFECT: Record<string, TradeEffect> = {
+  'redeemed.closingEscrows': 'closeEscrows',
+  'refunded.closingEscrows': 'closeEscrows',
+};
+
+/**
+ * A failed effect is recorded by name and retried in place after the backoff: the state is re-entered,
+ * the pending retry cancelled, and the same effect started again; success forgets the failure.
+ */
+function failedEffectsAreRetriedInPlace(state: TradeSnapshot, path: string) {
+  const sub = substateOf(state);
+  const bestEffort = BEST_EFFORT_EFFECT[sub];
+  if (bestEffort !== undefined) {
+    const [next] = transition(tradeMachine, state, failure(bestEffort));
+    expect([substateOf(next), next.context.effectError], path).toEqual([
+      sub.replace('closingEscrows', 'closed'),
+      null,
+    ]);
+    return;
+  }
+  const effect = RETRIED_EFFECT[sub];
+  if (effect === undefined) return;
+  const where = `${effect} failing after path ${path}`;
+  const [failed, onError] = transition(tradeMachine, state, failure(effect));
+  expect(substateOf(failed), where).toBe(sub);
+  expect(failed.context.effectError, where).toEqual({ effect, message: 'boom' });
+  expect(onError, where).toContainEqual(
+    expect.objectContaining({
+      type: 'xstate.raise',
+      params: expect.objectContaining({ event: { type: 'RETRY_EFFECT' }, id: 'effectRetry' }),
+    }),
+  );
+
+  const [retried, onRetry] = transition(tradeMachine, failed, { type: 'RETRY_EFFECT' });
+  expect(substateOf(retried), where).toBe(sub);
+  expect(retried.context.effectError, where).toBeNull();
+  expect(onRetry, where).toContainEqual(
+    expect.objectContaining({ type: 'xstate.cancel', params: { sendId: 'effectRetry' } }),
+  );
+  expect(onRetry, where).toContainEqual(
+    expect.objectContaining({
+      type: 'xstate.spawnChild',
+      params: expect.objectContaining({ id: effect, src: effect }),
+    }),
+  );
+
+  // Whatever success the effect reports, the trade moves on without the failure or its pending retry.
+  for (const event of EVENTS.filter((e) => e.type === `xstate.done.actor.${effect}` && failed.can(e))) {
+    const [next, onDone] = transition(tradeMachine, failed, event);
+    expect(next.context.effectError, where).toBeNull();
+    expect(onDone, where).toContainEqual(
+      expect.objectContaining({ type: 'xstate.cancel', params: { sendId: 'effectRetry' } }),
+    );
+  }
+}
+
+/** Final states where nothing of the trade is left in any escrow: the runtime may drop their actors. */
+const CLOSED_SUBSTATES = ['redeemed.closed', 'refunded.closed', 'failed.noLock', 'failed.released'];
+
+/** `effect` marks exactly the states that invoke one (the visualiser shows it); `closed` exactly the closed ones. */
+function tagsSayWhatTheStateDoes(state: TradeSnapshot, path: string) {
+  const sub = substateOf(state);
+  const invokes = state._nodes.some((node) => node.invoke.length > 0);
+  expect(state.hasTag('effect'), path).toBe(invokes);
+  expect(invokes, path).toBe(sub in RETRIED_EFFECT || sub in BEST_EFFORT_EFFECT);
+  expect(state.hasTag('closed'), path).toBe(CLOSED_SUBSTATES.includes(sub));
+  expect(isClosed(state), path).toBe(CLOSED_SUBSTATES.includes(sub));
 }
