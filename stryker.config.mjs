@@ -1,13 +1,16 @@
 // Mutation testing of the trade statechart and the pure core (`npm run test:mutation`; not part of CI).
-// Two runs share this file and together mutate every line of the scope exactly once:
-//   - this config: code that runs per test (guard, action and effect-input bodies, the rules, snapshot and
-//     deadline readings, money, pricing, risk, ledger, TradeResponse rendering) and the module-level code
-//     of src/, against the fast suites listed in vitest.mutation.config.ts;
-//   - stryker.statechart.config.mjs: the module-level code of machines/ — above all the statechart's
-//     config (states, targets, which guard and action each transition names), evaluated once at import.
-// A mutant evaluated at import ("static") cannot be traced to tests, so it reruns every suite: against
-// the machine suites alone (~7 s) the statechart run stays within the hour; here it would take ~20 s each.
-// Reports land in reports/ (gitignored); both runs are incremental.
+// Three runs share this file and together mutate the scope once:
+//   - this config: every mutant that runs per test — guard, action and effect-input bodies, the rules,
+//     snapshot and deadline readings, money, pricing, risk, ledger, TradeResponse rendering — against the
+//     fast suites listed in vitest.mutation.config.ts. Mutants evaluated at import ("static") are left to:
+//   - stryker.statechart.config.mjs: the module-level code of machines/, above all the statechart's config
+//     (states, targets, which guard and action each transition names), against the machine suites only;
+//   - stryker.src-static.config.mjs: the module-level code of src/ (tables such as the ledger's flows and
+//     the risk checks), against the same suites as this run.
+// A static mutant cannot be traced to tests, so it reruns every suite in scope from a fresh import: the
+// statechart's ~650 would take hours against all suites, ~20 min against the machine suites (~7 s each).
+// Mutants are active only once tests run: a test must compute what it checks inside the test, never
+// while its file is collected. Reports land in reports/mutation/ (gitignored); every run is incremental.
 import { declareValuePlugin, PluginKind } from '@stryker-mutator/api/plugin';
 
 /** The mutant's file, relative to the project: Stryker's Babel traversal carries it on the hub. */
@@ -16,23 +19,27 @@ const fileOf = (path) => {
   if (typeof filename !== 'string') throw new Error('stryker ignorer: the mutant has no file name');
   return filename.replaceAll('\\', '/');
 };
-const inMachines = (path) => /(^|\/)machines\//.test(fileOf(path));
 /** Code not inside any function runs once, at import (a mutated arrow function itself is replaced then too). */
 const atModuleLevel = (path) => path.getFunctionParent() === null;
+/** A `description:` text of a state or transition: documentation for the visualiser, not behaviour. */
+const inDescription = (path) =>
+  path.findParent(
+    (p) => p.isObjectProperty() && p.node.key.type === 'Identifier' && p.node.key.name === 'description',
+  ) !== null;
+
+/** Keeps only the module-level mutants of one folder (an ignored node takes its whole subtree with it). */
+const moduleLevelOf = (folder) => ({
+  shouldIgnore(path) {
+    if (!new RegExp(`(^|/)${folder}/`).test(fileOf(path))) return `outside ${folder}/`;
+    if (!atModuleLevel(path)) return 'runs per test: measured by stryker.config.mjs';
+    if (inDescription(path)) return 'state description: documentation, checked by the diagram staleness test';
+    return undefined;
+  },
+});
 
 export const strykerPlugins = [
-  declareValuePlugin(PluginKind.Ignore, 'machine-module-level', {
-    shouldIgnore: (path) =>
-      inMachines(path) && atModuleLevel(path)
-        ? 'machines/ module-level code (statechart config): measured by stryker.statechart.config.mjs'
-        : undefined,
-  }),
-  declareValuePlugin(PluginKind.Ignore, 'all-but-machine-module-level', {
-    shouldIgnore: (path) =>
-      inMachines(path) && atModuleLevel(path)
-        ? undefined
-        : 'runs per test or lives in src/: measured by stryker.config.mjs',
-  }),
+  declareValuePlugin(PluginKind.Ignore, 'machines-module-level-only', moduleLevelOf('machines')),
+  declareValuePlugin(PluginKind.Ignore, 'src-module-level-only', moduleLevelOf('src')),
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
@@ -40,7 +47,7 @@ export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts' },
   plugins: ['@stryker-mutator/vitest-runner', './stryker.config.mjs'],
-  ignorers: ['machine-module-level'],
+  ignoreStatic: true,
   mutate: [
     'machines/**/*.ts',
     '!machines/trade.types.ts',
@@ -53,9 +60,8 @@ export default {
   coverageAnalysis: 'perTest',
   incremental: true,
   incrementalFile: 'reports/stryker-incremental.json',
-  // Two cores: one test runner leaves the other for vitest's own worker. On an idle machine
-  // `-- --concurrency 2` is faster.
-  concurrency: 1,
+  // Run by hand on an idle machine: both cores (`-- --concurrency 1` leaves one free).
+  concurrency: 2,
   timeoutMS: 10_000,
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
