@@ -10,7 +10,8 @@
 // A static mutant cannot be traced to tests, so it reruns every suite in scope from a fresh import: the
 // statechart's ~650 would take hours against all suites, ~20 min against the machine suites (~7 s each).
 // Mutants are active only once tests run: a test must compute what it checks inside the test, never
-// while its file is collected. Reports land in reports/mutation/ (gitignored); every run is incremental.
+// while its file is collected. Reports land in reports/mutation/ (gitignored). Only this run is
+// incremental: its per-test coverage tells which mutants a changed test reaches.
 import { declareValuePlugin, PluginKind } from '@stryker-mutator/api/plugin';
 
 /** The mutant's file, relative to the project: Stryker's Babel traversal carries it on the hub. */

@@ -13,7 +13,9 @@ export default {
   mutate: ['machines/**/*.ts', '!machines/trade.types.ts'],
   // Static mutants have no per-test coverage: every one runs the whole (small) machine scope.
   coverageAnalysis: 'all',
-  incrementalFile: 'reports/stryker-statechart-incremental.json',
+  // Not incremental: without per-test coverage Stryker cannot tell which mutants a changed test reaches,
+  // and would keep stale results.
+  incremental: false,
   htmlReporter: { fileName: 'reports/mutation/statechart.html' },
   jsonReporter: { fileName: 'reports/mutation/statechart.json' },
   tempDirName: '.stryker-tmp-statechart',

@@ -1,8 +1,8 @@
 // What the machine hands each effect, and what it keeps from each effect's answer. The runtime signs and
 // sends exactly these inputs, so a wrong field here is a transaction against the wrong account.
 import { describe, expect, it } from 'vitest';
-import { createActor, SimulatedClock, waitFor } from 'xstate';
-import { tradeMachine } from '../../machines/index.ts';
+import { type AnyActorLogic, createActor, SimulatedClock, toPromise, waitFor } from 'xstate';
+import { TRADE_EFFECTS, tradeMachine } from '../../machines/index.ts';
 import {
   chainTime,
   DECIDED_AT,
@@ -249,5 +249,11 @@ describe('effect retries', () => {
       message: 'trade effect checkInventory is not provided by the runtime',
     });
     actor.stop();
+  });
+
+  it.each(TRADE_EFFECTS)('the bare machine’s %s fails by name rather than doing nothing', async (effect) => {
+    const logic = tradeMachine.implementations.actors[effect] as AnyActorLogic;
+    const run = createActor(logic, { input: {} }).start();
+    await expect(toPromise(run)).rejects.toThrow(`trade effect ${effect} is not provided by the runtime`);
   });
 });
