@@ -54,35 +54,29 @@ export interface MachineDefinition {
 }
 
 // The combinators are recognised by their check functions, which xstate shares between all instances.
-type Combinator = ((...args: never[]) => unknown) & { check?: unknown; guards?: unknown[] };
+type Combinator = ((...args: never[]) => unknown) & { check?: unknown; guards: unknown[] };
 const COMBINATORS = new Map<unknown, string>([
-  [(and([]) as Combinator).check, 'and'],
-  [(or([]) as Combinator).check, 'or'],
-  [(not('x') as Combinator).check, 'not'],
+  [(and([]) as Partial<Combinator>).check, 'and'],
+  [(or([]) as Partial<Combinator>).check, 'or'],
+  [(not('x') as Partial<Combinator>).check, 'not'],
 ]);
 
-function guardName(guard: unknown): string {
-  if (typeof guard === 'string') return guard;
-  if (typeof guard === 'function') {
-    const combinator = COMBINATORS.get((guard as Combinator).check);
-    // xstate keeps a combinator's operands as an array, `not` included.
-    if (combinator !== undefined)
-      return `${combinator}(${(guard as Combinator).guards?.map(guardName).join(', ')})`;
-    return guard.name || 'inline';
-  }
-  if (guard && typeof guard === 'object' && 'type' in guard) return String(guard.type);
-  return 'inline';
+/**
+ * A guard or action as xstate keeps it: a name, an object `{ type, params }`, a built-in action creator
+ * (assign, raise, …: a function carrying its kind on `type`), or a plain function, named or inline.
+ */
+function implementationName(implementation: unknown): string {
+  if (typeof implementation === 'string') return implementation;
+  const { type, name } = implementation as { type?: unknown; name?: string };
+  return typeof type === 'string' ? type : name || 'inline';
 }
 
-function actionName(action: unknown): string {
-  if (typeof action === 'string') return action;
-  if (action && typeof action === 'object' && 'type' in action) return String(action.type);
-  if (typeof action === 'function') {
-    // Built-in action creators (assign, raise, …) carry their kind on `type`.
-    const type = (action as { type?: unknown }).type;
-    return typeof type === 'string' ? type : action.name || 'inline';
-  }
-  return 'inline';
+function guardName(guard: unknown): string {
+  const combinator = COMBINATORS.get((guard as Partial<Combinator>).check);
+  // xstate keeps a combinator's operands as an array, `not` included.
+  if (combinator !== undefined)
+    return `${combinator}(${(guard as Combinator).guards.map(guardName).join(', ')})`;
+  return implementationName(guard);
 }
 
 type AnyNode = StateNode<never, never>;
@@ -90,7 +84,7 @@ type AnyNode = StateNode<never, never>;
 const pathOf = (node: AnyNode): string => node.path.join('.');
 
 function transitionOf(source: AnyNode, event: string | null, t: AnyTransition): TransitionDefinition {
-  const done = event?.match(/^xstate\.(done|error)\.actor\.(.+)$/);
+  const done = event?.match(/^xstate\.(done|error)\.actor\.(.+)/);
   return {
     source: source.id,
     kind: event === null ? 'always' : done ? (done[1] as 'done' | 'error') : 'event',
@@ -99,7 +93,7 @@ function transitionOf(source: AnyNode, event: string | null, t: AnyTransition): 
     targets: (t.target ?? []).map((target) => target.id),
     guard: t.guard === undefined ? null : guardName(t.guard),
     reenter: t.reenter,
-    actions: t.actions.map(actionName),
+    actions: t.actions.map(implementationName),
   };
 }
 
@@ -125,14 +119,16 @@ export function machineDefinition(
       key: node.key,
       parent: node.parent?.id ?? null,
       type: node.type,
-      initial: node.type === 'compound' ? (node.initial.target[0]?.id ?? null) : null,
+      // Empty for atomic and parallel states.
+      initial: node.initial.target[0]?.id ?? null,
       children: children.map((child) => child.id),
       tags: [...node.tags],
       description: node.description ?? null,
       meta: (node.meta as Record<string, unknown> | undefined) ?? null,
-      entry: node.entry.map(actionName),
-      exit: node.exit.map(actionName),
-      invoke: node.invoke.map((i) => ({ id: i.id, src: typeof i.src === 'string' ? i.src : i.id })),
+      entry: node.entry.map(implementationName),
+      exit: node.exit.map(implementationName),
+      // xstate names inline actor logic itself, so src is always a string.
+      invoke: node.invoke.map((i) => ({ id: i.id, src: String(i.src) })),
     });
     for (const [event, candidates] of node.transitions) {
       for (const t of candidates) transitions.push(transitionOf(node, event, t as AnyTransition));
@@ -144,7 +140,7 @@ export function machineDefinition(
   return {
     id: root.id,
     version,
-    initial: root.type === 'compound' ? (root.initial.target[0]?.id ?? null) : null,
+    initial: root.initial.target[0]?.id ?? null,
     states,
     transitions,
   };
@@ -187,7 +183,7 @@ export function toMermaid(def: MachineDefinition): string {
       const a = ancestors(t.source);
       const b = ancestors(target);
       let depth = 0;
-      while (depth < a.length && depth < b.length && a[depth] === b[depth]) depth++;
+      while (depth < a.length && a[depth] === b[depth]) depth++;
       let common = a[depth - 1] ?? def.id;
       if (common === t.source || common === target) common = parentOf.get(common) ?? def.id;
       const from = mermaidId(def, t.source);

@@ -20,7 +20,7 @@ const ANONYMOUS_GUARD = [() => false][0];
 const machine = createMachine({
   id: 'demo',
   initial: 'outer',
-  on: { 'RESET:ALL;NOW': { target: '.outer' } },
+  on: { 'RESET:ALL;NOW': { target: '.outer' }, 'not.xstate.done.actor.x': {} },
   states: {
     outer: {
       initial: 'a',
@@ -93,6 +93,14 @@ describe('machineDefinition on any machine', () => {
     expect(go()[4]).toMatchObject({ targets: [], actions: [] });
   });
 
+  test('an event that only contains the name of an actor outcome is a plain event', () => {
+    expect(definition().transitions.find((t) => t.event === 'not.xstate.done.actor.x')).toMatchObject({
+      kind: 'event',
+      actor: null,
+      targets: [],
+    });
+  });
+
   test('reads ids, version and the root transition', () => {
     expect(definition()).toMatchObject({ id: 'demo', version: 7, initial: 'demo.outer' });
     expect(definition().transitions[0]).toMatchObject({
@@ -145,6 +153,53 @@ describe('toMermaid', () => {
   test('a transition with several targets draws one edge each, in the composite holding both ends', () => {
     expect(lines()).toContain('      both_left_l1 --> both_left_l2 : SPLIT');
     expect(lines()).toContain('    both_left_l1 --> both_right_r2 : SPLIT');
+  });
+
+  test('draws the whole machine: nothing more than its states, markers and targeted transitions', () => {
+    expect(lines()).toEqual([
+      'stateDiagram-v2',
+      '  state "outer" as outer',
+      '  state outer {',
+      '    state "a" as outer_a',
+      '    state "b" as outer_b',
+      '    outer_b --> [*]',
+      '    [*] --> outer_a',
+      '    outer_a --> outer_b : GO [isReady]',
+      '    outer_a --> outer_a : GO [and(withParams)]',
+      '    outer_a --> outer_b : GO [inline]',
+      '  }',
+      '  state "other" as other',
+      '  state other {',
+      '    state "deep" as other_deep',
+      '    state other_deep {',
+      '      state "leaf" as other_deep_leaf',
+      '      [*] --> other_deep_leaf',
+      '    }',
+      '    [*] --> other_deep',
+      '  }',
+      '  state "both" as both',
+      '  state both {',
+      '    state "left" as both_left',
+      '    state both_left {',
+      '      state "l1" as both_left_l1',
+      '      state "l2" as both_left_l2',
+      '      [*] --> both_left_l1',
+      '      both_left_l1 --> both_left_l2 : SPLIT',
+      '    }',
+      '    state "right" as both_right',
+      '    state both_right {',
+      '      state "r1" as both_right_r1',
+      '      state "r2" as both_right_r2',
+      '      [*] --> both_right_r1',
+      '    }',
+      '    both_left_l1 --> both_right_r2 : SPLIT',
+      '  }',
+      '  [*] --> outer',
+      '  root --> outer : RESET꞉ALL,NOW',
+      '  outer_a --> other_deep_leaf : GO [guard]',
+      '  outer_a --> other : GO [or(p, not(q))]',
+      '  other_deep_leaf --> other : BACK',
+    ]);
   });
 
   test('labels: event, guard, always and settled actors', () => {

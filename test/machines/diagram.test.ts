@@ -33,6 +33,9 @@ describe('the trade machine definition', () => {
       invoke: [{ id: 'checkInventory', src: 'checkInventory' }],
     });
     expect(state('initiated.makerLocked')?.description).toMatch(/redeem_by/);
+    expect(state('initiated.makerLocked')?.meta).toEqual({ wakeAt: 'makerExpiry' });
+    expect(state('initiated.deciding')?.meta).toBeNull();
+    expect(state('initiated.makerLocked')?.initial).toBeNull();
     // Resolving each path through the machine proves the ids are real.
     for (const s of definition().states.filter((x) => x.type === 'atomic' || x.type === 'final')) {
       expect(tradeMachine.getStateNodeById(s.id).id).toBe(s.id);
