@@ -95,6 +95,7 @@ const EVENTS = [
  */
 const CHECK_ONLY_EVENTS = [
   { type: 'LOCK_SUBMITTED', signature: 'sig-taker-lock-2', lastValidBlockHeight: 700 },
+  { type: 'TAKER_LOCK_SEEN', signature: 'sig-taker-lock-2' },
   { type: 'ADOPTED', runId: 'run-2', now: T0 + 30 },
   { type: 'ADOPTED', runId: input.runId, now: T0 + 30 },
   { ...redeemRequest(REDEEM_BY - 1), preimage: UPPER_PREIMAGE },
@@ -113,7 +114,16 @@ const possibleEvents = (state: TradeSnapshot) =>
     const actor = ACTOR_EVENT.exec(e.type)?.[1];
     return actor === undefined || actor in state.children;
   });
-const paths = getShortestPaths(tradeMachine, { input, events: possibleEvents });
+/** The walk runs while the file is collected; a machine it cannot walk must still fail a test, below. */
+let walkError: unknown = null;
+const paths = (() => {
+  try {
+    return getShortestPaths(tradeMachine, { input, events: possibleEvents });
+  } catch (error) {
+    walkError = error;
+    return [];
+  }
+})();
 /** The path's events after xstate.init: replay with `initialTransition(tradeMachine, input)` then `transition`. */
 const replayable = (steps: { event: { type: string } }[]) =>
   JSON.stringify(steps.map((s) => s.event).filter((e) => e.type !== 'xstate.init'));
@@ -131,6 +141,11 @@ describe('state × event coverage from xstate/graph', () => {
       expect(types).toContain(`xstate.done.actor.${effect}`);
       expect(types).toContain(`xstate.error.actor.${effect}`);
     }
+  });
+
+  it('the walk over every reachable state completes', () => {
+    if (walkError !== null) throw walkError;
+    expect(cases.length).toBeGreaterThan(500);
   });
 
   it('walks only states a running trade can be in', () => {
@@ -157,6 +172,7 @@ describe('state × event coverage from xstate/graph', () => {
     acceptedExactlyWhenTheSpecSays(state, path);
     acceptedEventsLandWhereTheSpecSays(state, path);
     failedEffectsAreRetriedInPlace(state, path);
+    effectOutcomesAreRecorded(state, path);
     tagsSayWhatTheStateDoes(state, path);
     safetyInvariantsHold(state, path);
     nextDeadlineWakesTimeDrivenTransitions(state, path);
@@ -290,6 +306,9 @@ function acceptedBySpec(state: TradeSnapshot, event: TradeEvent): boolean | unde
       );
     case 'ADOPTED':
       return event.runId !== c.currentRunId;
+    case 'RETRY_EFFECT':
+      // Only a failed effect is retried, in the state that runs it.
+      return substateOf(state) in RETRIED_EFFECT && c.effectError !== null;
     default:
       return undefined;
   }
@@ -440,9 +459,10 @@ function landingBySpec(state: TradeSnapshot, event: TradeEvent): Landing {
       });
     }
     case 'ADOPTED':
+    case 'RETRY_EFFECT':
       return land(sub);
     default:
-      throw new Error(`no landing for ${event.type}`);
+      throw new Error(`no landing for ${(event as { type: string }).type}`);
   }
 }
 
@@ -540,4 +560,31 @@ function tagsSayWhatTheStateDoes(state: TradeSnapshot, path: string) {
   expect(invokes, path).toBe(sub in RETRIED_EFFECT || sub in BEST_EFFORT_EFFECT);
   expect(state.hasTag('closed'), path).toBe(CLOSED_SUBSTATES.includes(sub));
   expect(isClosed(state), path).toBe(CLOSED_SUBSTATES.includes(sub));
+}
+
+/** The movement each effect's reported signature records (SPEC §3 signature kinds). */
+const RECORDED_AS: Partial<Record<TradeEffect, string>> = {
+  makerLock: 'maker_lock',
+  takerRedeem: 'taker_redeem',
+  makerRedeem: 'maker_redeem',
+  makerRefund: 'maker_refund',
+  makerCancel: 'taker_refund',
+  takerRefund: 'taker_refund',
+};
+
+/** Whatever an effect reports is recorded: its transaction under the movement's kind, or nothing. */
+function effectOutcomesAreRecorded(state: TradeSnapshot, path: string) {
+  for (const event of EVENTS) {
+    const effect = ACTOR_EVENT.exec(event.type)?.[1] as TradeEffect | undefined;
+    if (effect === undefined || !event.type.startsWith('xstate.done.') || !state.can(event)) continue;
+    const [next] = transition(tradeMachine, state, event);
+    const signature = (event as unknown as { output: { signature?: string | null } }).output.signature;
+    const kind = RECORDED_AS[effect];
+    const where = `after path ${path}\nevent ${JSON.stringify(event)}`;
+    if (kind !== undefined && typeof signature === 'string') {
+      expect(next.context.signatures, where).toContainEqual({ kind, signature });
+    } else {
+      expect(next.context.signatures, where).toEqual(state.context.signatures);
+    }
+  }
 }
