@@ -29,14 +29,18 @@ const inDescription = (path) =>
   ) !== null;
 
 /** Keeps only the module-level mutants of one folder (an ignored node takes its whole subtree with it). */
-const moduleLevelOf = (folder) => ({
-  shouldIgnore(path) {
-    if (!new RegExp(`(^|/)${folder}/`).test(fileOf(path))) return `outside ${folder}/`;
-    if (!atModuleLevel(path)) return 'runs per test: measured by stryker.config.mjs';
-    if (inDescription(path)) return 'state description: documentation, checked by the diagram staleness test';
-    return undefined;
-  },
-});
+const moduleLevelOf = (folder) => {
+  const inFolder = new RegExp(`(^|/)${folder}/`);
+  return {
+    shouldIgnore(path) {
+      if (!inFolder.test(fileOf(path))) return `outside ${folder}/`;
+      if (!atModuleLevel(path)) return 'runs per test: measured by stryker.config.mjs';
+      if (inDescription(path))
+        return 'state description: documentation, checked by the diagram staleness test';
+      return undefined;
+    },
+  };
+};
 
 export const strykerPlugins = [
   declareValuePlugin(PluginKind.Ignore, 'machines-module-level-only', moduleLevelOf('machines')),
@@ -44,7 +48,7 @@ export const strykerPlugins = [
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
-export default {
+const config = {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts' },
   plugins: ['@stryker-mutator/vitest-runner', './stryker.config.mjs'],
@@ -71,3 +75,22 @@ export default {
   tempDirName: '.stryker-tmp',
   cleanTempDir: true,
 };
+export default config;
+
+/**
+ * A run of static mutants only (the second and third runs): `name` picks its ignorer
+ * (`<name>-module-level-only`), reports and sandbox. Static mutants have no per-test coverage, so every one
+ * runs the whole scope; and without that coverage Stryker cannot tell which mutants a changed test
+ * reaches, so an incremental run would keep stale results: these runs always run whole.
+ */
+export const staticRun = (name, options) => ({
+  ...config,
+  ignoreStatic: false,
+  ignorers: [`${name}-module-level-only`],
+  coverageAnalysis: 'all',
+  incremental: false,
+  htmlReporter: { fileName: `reports/mutation/${name}-static.html` },
+  jsonReporter: { fileName: `reports/mutation/${name}-static.json` },
+  tempDirName: `.stryker-tmp-${name}-static`,
+  ...options,
+});
