@@ -179,12 +179,15 @@ describe('state × event coverage from xstate/graph', () => {
   });
 });
 
+/** Where a check failed: the replayable path to the state, and the event sent there. */
+const at = (path: string, event: TradeEvent) => `after path ${path}\nevent ${JSON.stringify(event)}`;
+
 function refusedEventsChangeNothingAndFinalStatusesHold(state: TradeSnapshot, path: string) {
   const status = settlementStatusOf(state);
   expect(SETTLEMENT_STATUSES, path).toContain(status);
   for (const event of ALL_EVENTS) {
     const [next] = transition(tradeMachine, state, event);
-    const where = `after path ${path}\nevent ${JSON.stringify(event)}`;
+    const where = at(path, event);
     if (!state.can(event)) {
       expect(next.value, where).toEqual(state.value);
       expect(next.context, where).toEqual(state.context);
@@ -319,7 +322,7 @@ function acceptedExactlyWhenTheSpecSays(state: TradeSnapshot, path: string) {
   for (const event of ALL_EVENTS) {
     const expected = acceptedBySpec(state, event);
     if (expected === undefined) continue;
-    const where = `after path ${path}\nevent ${JSON.stringify(event)}`;
+    const where = at(path, event);
     expect(state.can(event), where).toBe(expected);
     if (!expected) continue;
     const [next] = transition(tradeMachine, state, event);
@@ -471,10 +474,9 @@ function acceptedEventsLandWhereTheSpecSays(state: TradeSnapshot, path: string) 
     if (acceptedBySpec(state, event) !== true) continue;
     const [next] = transition(tradeMachine, state, event);
     const { failureReason, alert, refundRequested } = next.context;
-    expect(
-      { substate: substateOf(next), failureReason, alert, refundRequested },
-      `after path ${path}\nevent ${JSON.stringify(event)}`,
-    ).toEqual(landingBySpec(state, event));
+    expect({ substate: substateOf(next), failureReason, alert, refundRequested }, at(path, event)).toEqual(
+      landingBySpec(state, event),
+    );
   }
 }
 
@@ -580,7 +582,7 @@ function effectOutcomesAreRecorded(state: TradeSnapshot, path: string) {
     const [next] = transition(tradeMachine, state, event);
     const signature = (event as unknown as { output: { signature?: string | null } }).output.signature;
     const kind = RECORDED_AS[effect];
-    const where = `after path ${path}\nevent ${JSON.stringify(event)}`;
+    const where = at(path, event);
     if (kind !== undefined && typeof signature === 'string') {
       expect(next.context.signatures, where).toContainEqual({ kind, signature });
     } else {
