@@ -26,6 +26,7 @@ export { createRpcChain, type RpcChainOptions } from './rpc/index.ts';
 export {
   type ChainServer,
   type ChainServerOptions,
+  type ChainServerStats,
   loopbackDevChain,
   startChainServer,
 } from './server/index.ts';
@@ -55,6 +56,7 @@ export type ChainOptions =
   | {
       kind: 'rpc';
       url: string;
+      wsUrl?: string;
       programId: PublicKey | string;
       makerKeypairPath: string;
       priorityFeeMicroLamports?: number;
@@ -69,6 +71,7 @@ export function createChain(options: ChainOptions): ChainPort {
   if (options.kind === 'rpc') {
     return createRpcChain({
       url: options.url,
+      ...(options.wsUrl !== undefined ? { wsUrl: options.wsUrl } : {}),
       programId: options.programId,
       makerKeypairPath: options.makerKeypairPath,
       ...(options.priorityFeeMicroLamports !== undefined

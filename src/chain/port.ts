@@ -51,6 +51,13 @@ export interface ChainTransaction {
   accountKeys: string[];
   logs: string[];
   transactionBase64: string;
+  /**
+   * Every SPL token account among the account keys that existed before or after the transaction, like
+   * meta.pre/postTokenBalances merged by account: `pre` is 0 for an account the transaction created,
+   * `post` 0 for one it closed; `owner` is the token account's authority. Shows where an escrow vault's
+   * tokens went even after the escrow was closed. null when the chain kept no token balances for it.
+   */
+  tokenBalances: TokenBalanceChange[] | null;
 }
 
 export interface SignatureInfo {
@@ -143,8 +150,11 @@ export interface ChainPort {
     taker: PublicKey;
     inputMint: PublicKey;
   }): Promise<SignedMakerTransaction>;
-  /** Maker closes its own settled maker escrow (rent back to the maker). */
-  signClose(a: { escrow: PublicKey }): Promise<SignedMakerTransaction>;
+  /**
+   * Maker closes its own settled maker escrow (rent back to the maker); tokens donated to the vault are
+   * swept to the maker's token account for `mint`, the escrow's mint.
+   */
+  signClose(a: { escrow: PublicKey; mint: PublicKey }): Promise<SignedMakerTransaction>;
 
   /**
    * (Re)broadcasts signed bytes. Idempotent: a transaction that already landed is not an error.
@@ -164,7 +174,13 @@ export interface ChainPort {
   /** The escrow at the address, or null when absent (or not an escrow of our program). */
   readEscrow(address: PublicKey, commitment: Commitment): Promise<EscrowState | null>;
   /** Signatures that touched the address, newest first (a lock the taker sent itself shows up here). */
-  signaturesForAddress(address: PublicKey, commitment: Commitment, limit?: number): Promise<SignatureInfo[]>;
+  signaturesForAddress(
+    address: PublicKey,
+    commitment: Commitment,
+    limit?: number,
+    /** Page back: only signatures older than this one. */
+    before?: string,
+  ): Promise<SignatureInfo[]>;
   getTransaction(signature: string, commitment: Commitment): Promise<ChainTransaction | null>;
 
   /** The mint's token program and decimals, or null when no account is there. */
@@ -174,6 +190,25 @@ export interface ChainPort {
   solBalance(owner: PublicKey): Promise<bigint>;
   health(): Promise<{ ok: boolean; detail: string }>;
   close(): Promise<void>;
+
+  /**
+   * readEscrow of many addresses, answered in input order. The rpc chain asks in chunks of at most 100
+   * keys (one getMultipleAccounts each), a few chunks at a time.
+   */
+  readEscrows(addresses: readonly PublicKey[], commitment: Commitment): Promise<(EscrowState | null)[]>;
+  /**
+   * readEscrows plus the chain clock in the same read: the Clock sysvar rides along in a chunk with room,
+   * so n escrows and the time cost ceil((n + 1) / 100) calls, and the time is that of the snapshot.
+   */
+  readEscrowsAndClock(addresses: readonly PublicKey[], commitment: Commitment): Promise<EscrowsAndClock>;
+  /**
+   * Pushes the addresses of accounts that changed. Embedded: every writable account of each executed
+   * transaction, always live, called synchronously inside the send (keep onChange cheap: note, don't
+   * read). Rpc: programSubscribe (finalized) on the HTLC program over the cluster's websocket — an
+   * escrow that a transaction CLOSES is not pushed there (see rpc/feed.ts), so the watcher keeps a
+   * periodic batched sweep.
+   */
+  watchAccounts(onChange: (addresses: readonly string[]) => void): AccountFeed;
 }
 
 /** Dev-only controls, offered by the embedded chain (and the loopback server's dev_* methods). */
@@ -182,4 +217,32 @@ export interface DevChain {
   airdrop(a: { wallet: PublicKey; mint: PublicKey; amount: bigint }): Promise<{ signature: string }>;
   /** Moves the chain clock (and the slot with it) forward. */
   advanceClock(seconds: number): Promise<void>;
+}
+
+/** One token account's balance around a transaction (see ChainTransaction.tokenBalances). */
+export interface TokenBalanceChange {
+  account: string;
+  mint: string;
+  /** The token account's authority (after the transaction; before it when the account was closed). */
+  owner: string;
+  pre: bigint;
+  post: bigint;
+}
+
+export interface EscrowsAndClock {
+  escrows: (EscrowState | null)[];
+  /** Chain clock, unix seconds, as the Clock sysvar read with the escrows shows it. */
+  now: bigint;
+  slot: number;
+}
+
+export interface AccountFeed {
+  /** Pushes are flowing right now; while false the watcher polls with batched reads instead. */
+  readonly live: boolean;
+  /**
+   * How many times the feed has gone live. Changes pushed while it was down are lost, so a watcher that
+   * sees this move since its last look sweeps once before trusting pushes again.
+   */
+  readonly generation: number;
+  close(): void;
 }

@@ -6,6 +6,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Keypair, type PublicKey, type Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { keyBytes } from './keys.ts';
+import { transactionMessage } from './message.ts';
 
 // RFC 8410 PKCS#8 wrapper for a raw 32-byte ed25519 seed.
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -30,14 +32,20 @@ export function fastSigner(keypair: Keypair): FastSigner {
 
 /**
  * Compiles and signs a transaction whose only signer is `signer` (also its fee payer), returning the
- * wire bytes and the signature. The message is compiled once (compileMessage is web3.js's slow part)
- * and the wire form is assembled here: one signature, then the message.
+ * wire bytes — identical to web3.js's `tx.sign(keypair)` then `tx.serialize()` — and the signature.
+ * The message is compiled once, by our compiler (web3's compileMessage is the slow part), and the
+ * signature is recorded on `tx` as web3's addSignature would.
  */
 export function signWith(tx: Transaction, signer: FastSigner): { bytes: Buffer; signature: string } {
-  const message = tx.serializeMessage();
+  const message = transactionMessage(tx);
   if (message[0] !== 1) throw new Error('signWith: the transaction needs other signers too');
-  const sig = signer.signMessage(message);
-  tx.addSignature(signer.publicKey, Buffer.from(sig));
+  // The one required signer is the first account key, the fee payer (after the 3-byte header and a
+  // 1-byte key count: a legacy message within the packet size has fewer than 128 keys).
+  if (!message.subarray(4, 36).equals(keyBytes(signer.publicKey))) {
+    throw new Error(`unknown signer: ${signer.publicKey.toBase58()}`);
+  }
+  const sig = Buffer.from(signer.signMessage(message));
+  tx.signatures = [{ publicKey: signer.publicKey, signature: sig }];
   return { bytes: Buffer.concat([Buffer.from([1]), sig, message]), signature: bs58.encode(sig) };
 }
 

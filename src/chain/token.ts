@@ -5,13 +5,15 @@ import {
   ACCOUNT_SIZE,
   AccountLayout,
   AccountState,
-  getAssociatedTokenAddressSync,
+  ASSOCIATED_TOKEN_PROGRAM_ID,
   MINT_SIZE,
   MintLayout,
   NATIVE_MINT,
   TOKEN_PROGRAM_ID,
 } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
+import { keyBase58, keyBytes } from './keys.ts';
+import { findProgramAddress } from './pda.ts';
 
 export { ACCOUNT_SIZE, MINT_SIZE, NATIVE_MINT, TOKEN_PROGRAM_ID };
 
@@ -20,12 +22,18 @@ export const isNativeMint = (mint: PublicKey) => mint.equals(NATIVE_MINT);
 const ataCache = new Map<string, PublicKey>();
 const ATA_CACHE_LIMIT = 50_000;
 
-/** The owner's associated token account for the mint (classic token program). */
+/**
+ * The owner's associated token account for the mint (classic token program); the owner may be off
+ * curve. Same address as spl-token's getAssociatedTokenAddressSync(mint, owner, true).
+ */
 export function ata(owner: PublicKey, mint: PublicKey): PublicKey {
-  const key = `${owner.toBase58()}:${mint.toBase58()}`;
+  const key = `${keyBase58(owner)}:${keyBase58(mint)}`;
   let found = ataCache.get(key);
   if (!found) {
-    found = getAssociatedTokenAddressSync(mint, owner, true, TOKEN_PROGRAM_ID);
+    [found] = findProgramAddress(
+      [keyBytes(owner), keyBytes(TOKEN_PROGRAM_ID), keyBytes(mint)],
+      ASSOCIATED_TOKEN_PROGRAM_ID,
+    );
     if (ataCache.size >= ATA_CACHE_LIMIT) ataCache.clear();
     ataCache.set(key, found);
   }
@@ -38,6 +46,8 @@ export function encodeMint(a: {
   decimals: number;
   supply: bigint;
   mintAuthority: PublicKey | null;
+  /** Who may freeze the mint's token accounts; none unless given. */
+  freezeAuthority?: PublicKey | null;
 }): Uint8Array {
   const data = Buffer.alloc(MINT_SIZE);
   MintLayout.encode(
@@ -47,8 +57,8 @@ export function encodeMint(a: {
       supply: a.supply,
       decimals: a.decimals,
       isInitialized: true,
-      freezeAuthorityOption: 0,
-      freezeAuthority: ZERO_KEY,
+      freezeAuthorityOption: a.freezeAuthority ? 1 : 0,
+      freezeAuthority: a.freezeAuthority ?? ZERO_KEY,
     },
     data,
   );
@@ -105,16 +115,25 @@ export const TOKEN_2022_PROGRAM_ID = new PublicKey('TokenzQdBNbLqP5VEhdkAS6EPFLC
 export interface MintInfo {
   program: 'spl-token' | 'token-2022' | 'other';
   decimals: number | null;
+  /** Who can freeze any token account of the mint, escrow vaults included (base58); null when nobody can. */
+  freezeAuthority: string | null;
 }
 
 export function classifyMint(owner: string, data: Uint8Array): MintInfo {
-  if (owner === TOKEN_PROGRAM_ID.toBase58()) {
-    return { program: 'spl-token', decimals: data.length === MINT_SIZE ? decodeMint(data).decimals : null };
-  }
   // Token-2022 mints share the classic base layout; extensions (transfer fees, hooks, permanent
   // delegates) follow it, which is why they are refused rather than inspected.
-  if (owner === TOKEN_2022_PROGRAM_ID.toBase58()) {
-    return { program: 'token-2022', decimals: data.length >= MINT_SIZE ? (data[44] ?? null) : null };
-  }
-  return { program: 'other', decimals: null };
+  const program =
+    owner === TOKEN_PROGRAM_ID.toBase58()
+      ? 'spl-token'
+      : owner === TOKEN_2022_PROGRAM_ID.toBase58()
+        ? 'token-2022'
+        : 'other';
+  const base = program === 'spl-token' ? data.length === MINT_SIZE : data.length >= MINT_SIZE;
+  if (program === 'other' || !base) return { program, decimals: null, freezeAuthority: null };
+  const mint = decodeMint(data.subarray(0, MINT_SIZE));
+  return {
+    program,
+    decimals: mint.decimals,
+    freezeAuthority: mint.freezeAuthorityOption ? mint.freezeAuthority.toBase58() : null,
+  };
 }

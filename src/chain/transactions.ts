@@ -21,6 +21,7 @@ import {
   redeemInstruction,
   refundInstruction,
 } from './htlc/index.ts';
+import { unsignedWire } from './message.ts';
 import { ata, isNativeMint } from './token.ts';
 
 export interface Lifetime {
@@ -49,16 +50,26 @@ function transaction(
   }).add(...instructions);
 }
 
+// The priority fee is configuration, so the same two compute-budget instructions serve every maker
+// transaction (instructions are never mutated once built); encoding them costs more than reusing.
+let lastFee: { unitLimit: number; microLamports: number; ixs: TransactionInstruction[] } | undefined;
+
 function withPriority(
   fee: PriorityFee | undefined,
   instructions: TransactionInstruction[],
 ): TransactionInstruction[] {
   if (!fee || fee.microLamports <= 0) return instructions;
-  return [
-    ComputeBudgetProgram.setComputeUnitLimit({ units: fee.unitLimit }),
-    ComputeBudgetProgram.setComputeUnitPrice({ microLamports: fee.microLamports }),
-    ...instructions,
-  ];
+  if (lastFee?.unitLimit !== fee.unitLimit || lastFee.microLamports !== fee.microLamports) {
+    lastFee = {
+      unitLimit: fee.unitLimit,
+      microLamports: fee.microLamports,
+      ixs: [
+        ComputeBudgetProgram.setComputeUnitLimit({ units: fee.unitLimit }),
+        ComputeBudgetProgram.setComputeUnitPrice({ microLamports: fee.microLamports }),
+      ],
+    };
+  }
+  return [...lastFee.ixs, ...instructions];
 }
 
 // ---- taker side (unsigned, for the wallet) ----
@@ -250,11 +261,28 @@ export function refundForTransaction(
   ]);
 }
 
-export function makerCloseTransaction(c: MakerContext, a: { escrow: PublicKey }): Transaction {
-  return makerTx(c, [closeInstruction({ programId: c.programId, initializer: c.maker, escrow: a.escrow })]);
+/**
+ * Closes the maker's settled escrow. The maker's token account for the escrow's mint always goes along
+ * as the sweep account, so tokens someone donated to the vault cannot block the close (issue 17). No
+ * idempotent create precedes it: the maker locked from that very ATA and never closes its own token
+ * accounts (only the owner can), and the program reads the account only when there is something to
+ * sweep from a non-native vault.
+ */
+export function makerCloseTransaction(
+  c: MakerContext,
+  a: { escrow: PublicKey; mint: PublicKey },
+): Transaction {
+  return makerTx(c, [
+    closeInstruction({
+      programId: c.programId,
+      initializer: c.maker,
+      escrow: a.escrow,
+      initializerTokenAccount: ata(c.maker, a.mint),
+    }),
+  ]);
 }
 
-/** Base64 of the unsigned wire form, as a wallet expects it. */
+/** Base64 of the unsigned wire form, as a wallet expects it (web3.js's bytes, compiled by ours). */
 export function unsignedBase64(tx: Transaction): string {
-  return tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
+  return unsignedWire(tx).toString('base64');
 }

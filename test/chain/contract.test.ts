@@ -1,11 +1,18 @@
 // One contract for every chain port implementation: the embedded chain in process, and the rpc
 // chain against the loopback JSON-RPC server. Each swap here is a real HTLC settlement on litesvm.
 
-import { Keypair, type PublicKey } from '@solana/web3.js';
+import { Keypair, type PublicKey, Transaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChainError } from '../../src/chain/errors.ts';
-import { makerEscrowAddress, takerEscrowAddress } from '../../src/chain/htlc/index.ts';
+import {
+  closeInstruction,
+  makerEscrowAddress,
+  redeemInstruction,
+  takerEscrowAddress,
+  vaultAddress,
+} from '../../src/chain/htlc/index.ts';
 import type { ChainPort, SignatureState } from '../../src/chain/port.ts';
+import { ata } from '../../src/chain/token.ts';
 import {
   embeddedHarness,
   type Harness,
@@ -20,6 +27,38 @@ import {
 const TOKEN_ACCOUNT_RENT = 2_039_280n;
 
 const feeOf = (s: SignatureState) => (s.status === 'finalized' ? s.fee : -1n);
+
+/** Waits for what arrives asynchronously (pushes over the rpc chain's websocket). */
+async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The HTTP JSON-RPC calls `run` made to the loopback server, per method; {} on the embedded chain. */
+async function serverCalls<T>(h: Harness, run: () => Promise<T>) {
+  const before = h.server?.stats().http ?? {};
+  const result = await run();
+  const after = h.server?.stats().http ?? {};
+  const calls: Record<string, number> = {};
+  for (const [method, n] of Object.entries(after)) {
+    if (n > (before[method] ?? 0)) calls[method] = n - (before[method] ?? 0);
+  }
+  return { result, calls };
+}
+
+/** Collects what a chain's account feed pushes. */
+function watch(chain: ChainPort) {
+  const seen = new Set<string>();
+  const feed = chain.watchAccounts((addresses) => {
+    for (const a of addresses) seen.add(a);
+  });
+  return { seen, feed };
+}
+
+const b58 = (k: PublicKey) => k.toBase58();
 
 async function rejection(p: Promise<unknown>): Promise<ChainError> {
   try {
@@ -186,7 +225,7 @@ describe.each(implementations)('chain port contract: %s', (_name, makeHarness) =
     expect(feeOf(settled)).toBeGreaterThanOrEqual(5_000n);
 
     // The maker closes its settled escrow and gets the rent back.
-    const close = await chain.signClose({ escrow: t.makerEscrow });
+    const close = await chain.signClose({ escrow: t.makerEscrow, mint: SOL });
     expect(await chain.land(close, 'finalized', 5_000)).toMatchObject({ status: 'finalized', err: null });
     expect(await chain.readEscrow(t.makerEscrow, 'finalized')).toBeNull();
   });
@@ -382,5 +421,207 @@ describe.each(implementations)('chain port contract: %s', (_name, makeHarness) =
     expect(await chain.land(makerTx, 'finalized', 5_000)).toEqual({ status: 'expired' });
     expect(await chain.signatureState(makerTx.signature)).toEqual({ status: 'unknown' });
     expect(await chain.tokenBalance(taker.publicKey, USDC)).toBe(10n ** 6n);
+  });
+  it('reads many escrows at once, in input order, as readEscrow reads each', async () => {
+    const taker = await newTaker(h, USDC, 10n ** 6n);
+    const t = await lockBoth(chain, taker, {
+      inputMint: USDC,
+      outputMint: SOL,
+      input: 10n ** 6n,
+      output: 10n ** 7n,
+    });
+    const addresses = [
+      t.makerEscrow,
+      Keypair.generate().publicKey,
+      USDC,
+      t.takerEscrow,
+      vaultAddress(chain.programId, t.takerEscrow)[0],
+      chain.makerWallet,
+    ];
+    const escrows = await chain.readEscrows(addresses, 'finalized');
+    expect(escrows.map((e) => e?.kind ?? null)).toEqual(['maker', null, null, 'taker', null, null]);
+    expect(escrows).toEqual(await Promise.all(addresses.map((a) => chain.readEscrow(a, 'finalized'))));
+    expect(await chain.readEscrows([], 'finalized')).toEqual([]);
+  });
+
+  it('reads more than 100 escrows with one getMultipleAccounts per 100 keys, the clock riding along', async () => {
+    const taker = await newTaker(h, USDC, 10n ** 6n);
+    const t = await lockBoth(chain, taker, {
+      inputMint: USDC,
+      outputMint: SOL,
+      input: 10n ** 6n,
+      output: 10n ** 7n,
+    });
+    const addresses = Array.from({ length: 250 }, () => Keypair.generate().publicKey);
+    addresses[0] = t.takerEscrow;
+    addresses[100] = t.makerEscrow;
+    addresses[249] = t.takerEscrow;
+    const expectCalls = (calls: Record<string, number>, n: number) =>
+      expect(calls).toEqual(h.server ? { getMultipleAccounts: n } : {});
+
+    const read = await serverCalls(h, () => chain.readEscrows(addresses, 'finalized'));
+    expectCalls(read.calls, 3);
+    const kinds = read.result.map((e) => e?.kind ?? null);
+    expect(kinds.filter((k) => k !== null)).toHaveLength(3);
+    expect([kinds[0], kinds[100], kinds[249]]).toEqual(['taker', 'maker', 'taker']);
+
+    const before = await chain.now();
+    const withClock = await serverCalls(h, () => chain.readEscrowsAndClock(addresses, 'finalized'));
+    expectCalls(withClock.calls, 3);
+    expect(withClock.result.escrows).toEqual(read.result);
+    expect(withClock.result.now).toBeGreaterThanOrEqual(before);
+    expect(withClock.result.now - before).toBeLessThan(5n);
+    expect(withClock.result.slot).toBeGreaterThan(0);
+    // A full last chunk leaves the clock no room: one call more.
+    expectCalls(
+      (await serverCalls(h, () => chain.readEscrowsAndClock(addresses.slice(0, 200), 'finalized'))).calls,
+      3,
+    );
+    expectCalls((await serverCalls(h, () => chain.readEscrowsAndClock([], 'finalized'))).calls, 1);
+  });
+
+  it('pushes the escrows that a lock and a redeem changed, live from the start', async () => {
+    const { seen, feed } = watch(chain);
+    try {
+      await eventually(() => feed.live);
+      expect(feed.generation).toBe(1);
+      const taker = await newTaker(h, SOL, 10n ** 9n);
+      const t = await lockBoth(chain, taker, {
+        inputMint: SOL,
+        outputMint: USDC,
+        input: 10n ** 9n,
+        output: 10n ** 6n,
+      });
+      await eventually(() => seen.has(b58(t.takerEscrow)) && seen.has(b58(t.makerEscrow)));
+
+      seen.clear();
+      const redeem = await chain.signRedeemFor({
+        takerEscrow: t.takerEscrow,
+        taker: taker.publicKey,
+        outputMint: USDC,
+        preimage: t.preimage,
+      });
+      expect(await chain.land(redeem, 'finalized', 5_000)).toMatchObject({ status: 'finalized', err: null });
+      await eventually(() => seen.has(b58(t.makerEscrow)));
+      expect(seen.has(b58(t.takerEscrow))).toBe(false);
+      expect(feed.live).toBe(true);
+    } finally {
+      feed.close();
+    }
+    expect(feed.live).toBe(false);
+  });
+
+  it('records token balances: a lock fills the vault, a redeem empties it into the recipient account', async () => {
+    const input = 70n * 10n ** 6n;
+    const taker = await newTaker(h, USDC, input);
+    const makerUsdc = await chain.tokenBalance(chain.makerWallet, USDC);
+    const t = await lockBoth(chain, taker, {
+      inputMint: USDC,
+      outputMint: SOL,
+      input,
+      output: 3n * 10n ** 8n,
+    });
+    const vault = b58(vaultAddress(chain.programId, t.takerEscrow)[0]);
+
+    const lock = await chain.getTransaction(t.lockSignature, 'finalized');
+    expect(lock?.tokenBalances).toEqual(
+      expect.arrayContaining([
+        { account: vault, mint: b58(USDC), owner: b58(t.takerEscrow), pre: 0n, post: input },
+        {
+          account: b58(ata(taker.publicKey, USDC)),
+          mint: b58(USDC),
+          owner: b58(taker.publicKey),
+          pre: input,
+          post: 0n,
+        },
+        // The lock also created the taker's (empty) output account: it existed after, so it is listed.
+        {
+          account: b58(ata(taker.publicKey, SOL)),
+          mint: b58(SOL),
+          owner: b58(taker.publicKey),
+          pre: 0n,
+          post: 0n,
+        },
+      ]),
+    );
+
+    const redeem = await chain.signMakerRedeem({
+      takerEscrow: t.takerEscrow,
+      inputMint: USDC,
+      preimage: t.preimage,
+    });
+    expect(await chain.land(redeem, 'finalized', 5_000)).toMatchObject({ status: 'finalized', err: null });
+    const redeemed = await chain.getTransaction(redeem.signature, 'finalized');
+    expect(redeemed?.tokenBalances).toEqual(
+      expect.arrayContaining([
+        { account: vault, mint: b58(USDC), owner: b58(t.takerEscrow), pre: input, post: 0n },
+        {
+          account: b58(ata(chain.makerWallet, USDC)),
+          mint: b58(USDC),
+          owner: b58(chain.makerWallet),
+          pre: makerUsdc,
+          post: makerUsdc + input,
+        },
+      ]),
+    );
+  });
+
+  it('shows where a closed escrow went: one transaction redeems it and closes it, vault and all', async () => {
+    const output = 90n * 10n ** 6n;
+    const taker = await newTaker(h, SOL, 10n ** 9n);
+    const t = await lockBoth(chain, taker, { inputMint: SOL, outputMint: USDC, input: 10n ** 9n, output });
+    const vault = b58(vaultAddress(chain.programId, t.makerEscrow)[0]);
+    const takerUsdc = b58(ata(taker.publicKey, USDC));
+    const { seen, feed } = watch(chain);
+    try {
+      await eventually(() => feed.live);
+      const lifetime = await chain.latestBlockhash();
+      const tx = new Transaction({ feePayer: h.maker.publicKey, ...lifetime }).add(
+        redeemInstruction({
+          programId: chain.programId,
+          escrow: t.makerEscrow,
+          recipientTokenAccount: ata(taker.publicKey, USDC),
+          preimage: t.preimage,
+        }),
+        closeInstruction({
+          programId: chain.programId,
+          initializer: h.maker.publicKey,
+          escrow: t.makerEscrow,
+        }),
+      );
+      tx.sign(h.maker);
+      const { signature } = await chain.submitSigned(tx.serialize().toString('base64'));
+      expect(await chain.confirm(signature, 'finalized', 5_000)).toMatchObject({
+        status: 'finalized',
+        err: null,
+      });
+      expect(await chain.readEscrow(t.makerEscrow, 'finalized')).toBeNull();
+
+      const closed = await chain.getTransaction(signature, 'finalized');
+      expect(closed?.tokenBalances).toHaveLength(2);
+      expect(closed?.tokenBalances).toEqual(
+        expect.arrayContaining([
+          // The vault is gone (post 0) and its owner is still known: the escrow it belonged to.
+          { account: vault, mint: b58(USDC), owner: b58(t.makerEscrow), pre: output, post: 0n },
+          { account: takerUsdc, mint: b58(USDC), owner: b58(taker.publicKey), pre: 0n, post: output },
+        ]),
+      );
+
+      // Pushes arrive in order: once a later change to the taker escrow is in, the close's would be too.
+      const makerRedeem = await chain.signMakerRedeem({
+        takerEscrow: t.takerEscrow,
+        inputMint: SOL,
+        preimage: t.preimage,
+      });
+      expect(await chain.land(makerRedeem, 'finalized', 5_000)).toMatchObject({
+        status: 'finalized',
+        err: null,
+      });
+      await eventually(() => seen.has(b58(t.takerEscrow)));
+      // programSubscribe, like a validator's, says nothing of an account its program no longer owns.
+      expect(seen.has(b58(t.makerEscrow))).toBe(h.name === 'embedded');
+    } finally {
+      feed.close();
+    }
   });
 });

@@ -34,6 +34,8 @@ export interface Harness {
   chain: ChainPort;
   dev: DevChain;
   maker: Keypair;
+  /** The loopback server behind the rpc chain (its call counters); absent for the embedded chain. */
+  server?: ChainServer;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function rpcHarness(): Promise<Harness & { server: ChainServer }> {
   });
   const chain = createRpcChain({
     url: server.url,
+    wsUrl: server.wsUrl,
     programId: DEFAULT_HTLC_PROGRAM_ID,
     makerKeypairPath: keypairPath,
     priorityFeeMicroLamports: 1_000,

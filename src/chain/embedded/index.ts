@@ -5,14 +5,22 @@ import { type Keypair, PublicKey } from '@solana/web3.js';
 import { escrowFromAccount, nameError, pollSignature } from '../common.ts';
 import { ChainError, type TransactionErrorJson } from '../errors.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../htlc/index.ts';
-import type { ChainPort, ChainTransaction, DevChain, LandResult, SignatureState } from '../port.ts';
+import type {
+  AccountFeed,
+  ChainPort,
+  ChainTransaction,
+  DevChain,
+  LandResult,
+  SignatureState,
+  TokenBalanceChange,
+} from '../port.ts';
 import { settlementBuilders } from '../settlement.ts';
 import { fastSigner } from '../signer.ts';
 import { classifyMint } from '../token.ts';
 import type { PriorityFee } from '../transactions.ts';
 import { parseWireTransaction } from '../wire.ts';
 import { EmbeddedLedger, type MintConfig } from './ledger.ts';
-import type { StoredTransaction } from './store.ts';
+import type { StoredTokenBalance, StoredTransaction } from './store.ts';
 
 export { EmbeddedLedger } from './ledger.ts';
 
@@ -22,7 +30,8 @@ export interface EmbeddedChainOptions {
   dataDir: string;
   programId?: PublicKey;
   makerKeypair: Keypair;
-  mints: { address: PublicKey | string; decimals: number; symbol: string }[];
+  /** freezeAuthority: only for tests of a hostile issuer (the start-up check refuses such a mint). */
+  mints: { address: PublicKey | string; decimals: number; symbol: string; freezeAuthority?: PublicKey }[];
   /** Funded into the maker's ATAs the first time the chain sees each (maker, mint). */
   makerInventory: { mint: PublicKey | string; amount: bigint }[];
   /** SOL for the maker's fees and rent, funded once. */
@@ -64,6 +73,19 @@ export function chainTransactionOf(record: StoredTransaction, programId: PublicK
     accountKeys: record.accountKeys,
     logs: record.logs,
     transactionBase64: Buffer.from(record.bytes).toString('base64'),
+    tokenBalances: record.tokenBalances?.map(tokenBalanceChange) ?? null,
+  };
+}
+
+function tokenBalanceChange(b: StoredTokenBalance): TokenBalanceChange {
+  // A token account keeps its mint for life; its authority is the later one when it changed.
+  const side = b.post ?? b.pre;
+  return {
+    account: b.account,
+    mint: side?.mint ?? '',
+    owner: side?.owner ?? '',
+    pre: b.pre?.amount ?? 0n,
+    post: b.post?.amount ?? 0n,
   };
 }
 
@@ -152,8 +174,31 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     },
 
     readEscrow: async (address) => escrowFromAccount(programId, ledger.getAccount(address)),
-    signaturesForAddress: async (address, _commitment, limit = 100) =>
-      ledger.transactionsForAddress(address.toBase58(), limit).map((r) => {
+    readEscrows: async (addresses) =>
+      addresses.map((a) => escrowFromAccount(programId, ledger.getAccount(a))),
+    readEscrowsAndClock: async (addresses) => {
+      const { slot, unix } = ledger.tick();
+      const escrows = addresses.map((a) => escrowFromAccount(programId, ledger.getAccount(a)));
+      return { escrows, now: unix, slot };
+    },
+    watchAccounts: (onChange) => {
+      // Every transaction is final when it lands here, so the feed is live until the chain closes.
+      const stop = ledger.onWrite((write) => onChange(write.addresses));
+      let open = true;
+      const feed: AccountFeed = {
+        get live() {
+          return open && !closed;
+        },
+        generation: 1,
+        close: () => {
+          open = false;
+          stop();
+        },
+      };
+      return feed;
+    },
+    signaturesForAddress: async (address, _commitment, limit = 100, before) =>
+      ledger.transactionsForAddress(address.toBase58(), limit, before).map((r) => {
         const t = chainTransactionOf(r, programId);
         return { signature: t.signature, slot: t.slot, err: t.err, blockTime: t.blockTime };
       }),

@@ -35,7 +35,13 @@ import {
   signatureOf,
   type WireTransaction,
 } from '../wire.ts';
-import { ChainStore, type StoredAccount, type StoredTransaction } from './store.ts';
+import {
+  ChainStore,
+  type StoredAccount,
+  type StoredTokenBalance,
+  type StoredTokenSide,
+  type StoredTransaction,
+} from './store.ts';
 
 export const SLOT_MS = 400;
 /** Like a cluster: a blockhash is usable for 150 blocks after the one it names. */
@@ -52,6 +58,8 @@ export interface MintConfig {
   address: PublicKey;
   decimals: number;
   symbol: string;
+  /** Who may freeze the mint's token accounts (tests of a hostile issuer); none by default, like wSOL. */
+  freezeAuthority?: PublicKey;
 }
 
 export interface GenesisFunding {
@@ -82,6 +90,14 @@ export interface SimulationOutcome {
   computeUnits: bigint;
 }
 
+/** What an executed transaction wrote, told to onWrite listeners once it is durable. */
+export interface LedgerWrite {
+  signature: string;
+  slot: number;
+  /** The writable accounts it changed (of a failed transaction: the fee payer), closed ones included. */
+  addresses: string[];
+}
+
 export class EmbeddedLedger {
   readonly programId: PublicKey;
   readonly faucet: FastSigner;
@@ -99,6 +115,7 @@ export class EmbeddedLedger {
   private readonly issued = new Map<string, number>();
   private readonly mintDecimals = new Map<string, number>();
   private broken: Error | null = null;
+  private readonly writeListeners = new Set<(write: LedgerWrite) => void>();
 
   constructor(private readonly options: LedgerOptions) {
     this.programId = options.programId;
@@ -308,7 +325,12 @@ export class EmbeddedLedger {
         owner: tokenOwner,
         executable: false,
         // The dev faucet is the mint authority, so airdrops are ordinary MintTo transactions.
-        data: encodeMint({ decimals: m.decimals, supply: 0n, mintAuthority: this.faucet.publicKey }),
+        data: encodeMint({
+          decimals: m.decimals,
+          supply: 0n,
+          mintAuthority: this.faucet.publicKey,
+          freezeAuthority: m.freezeAuthority ?? null,
+        }),
       });
     }
     for (const f of this.options.funding) {
@@ -359,6 +381,7 @@ export class EmbeddedLedger {
               decimals: mint.decimals,
               supply: mint.supply + t.amount,
               mintAuthority: mint.mintAuthorityOption ? mint.mintAuthority : null,
+              freezeAuthority: mint.freezeAuthorityOption ? mint.freezeAuthority : null,
             }),
           });
         }
@@ -421,6 +444,9 @@ export class EmbeddedLedger {
     const { slot, unix } = this.tick();
     const keys = tx.accountKeys.map((k) => new PublicKey(k).toBytes());
     const preBalances = keys.map((k) => this.svm.getBalance(k) ?? 0n);
+    // Invoked programs are never token accounts, and reading one copies its whole binary.
+    const programs = new Set(tx.instructions.map((ix) => ix.programIdIndex));
+    const preTokens = this.tokenSides(keys, programs);
     const result =
       tx.version === 'legacy'
         ? this.svm.sendLegacyTransaction(bytes)
@@ -437,6 +463,7 @@ export class EmbeddedLedger {
       meta = result;
     }
     const postBalances = keys.map((k) => this.svm.getBalance(k) ?? 0n);
+    const postTokens = this.tokenSides(keys, programs);
     // Lamports only move between the transaction's own accounts; what went missing is the fee.
     const fee = preBalances.reduce((s, b) => s + b, 0n) - postBalances.reduce((s, b) => s + b, 0n);
 
@@ -458,6 +485,7 @@ export class EmbeddedLedger {
       accountKeys: tx.accountKeys,
       preBalances,
       postBalances,
+      tokenBalances: tokenBalancesOf(tx.accountKeys, preTokens, postTokens),
       bytes: new Uint8Array(bytes),
     };
     try {
@@ -477,7 +505,48 @@ export class EmbeddedLedger {
         },
       );
     }
+    const written = err === null ? accounts : accounts.filter((a) => a.address === tx.accountKeys[0]);
+    this.tellWrite({ signature, slot, addresses: written.map((a) => a.address) });
     return { kind: 'landed', record };
+  }
+
+  /**
+   * Tells the listener, synchronously after each executed transaction is persisted, which accounts it
+   * wrote. Answers the unsubscribe function.
+   */
+  onWrite(listener: (write: LedgerWrite) => void): () => void {
+    this.writeListeners.add(listener);
+    return () => {
+      this.writeListeners.delete(listener);
+    };
+  }
+
+  private tellWrite(write: LedgerWrite): void {
+    for (const listener of this.writeListeners) {
+      try {
+        listener(write);
+      } catch {
+        // The transaction is durable and landed whatever a listener does; its failure stays its own.
+      }
+    }
+  }
+
+  /** The classic SPL token account (initialized) at each key as it is now; null where there is none. */
+  private tokenSides(keys: Uint8Array[], skip: Set<number>): (StoredTokenSide | null)[] {
+    return keys.map((key, i) => {
+      const acc = skip.has(i) ? null : this.svm.getAccount(key);
+      if (!acc || acc.lamports() === 0n || !TOKEN_PROGRAM_BYTES.equals(acc.owner())) return null;
+      const data = acc.data();
+      const token = data[TOKEN_STATE_OFFSET] === 0 ? null : readTokenAccount(data);
+      if (!token) return null;
+      const mint = token.mint.toBase58();
+      return {
+        mint,
+        owner: token.owner.toBase58(),
+        amount: token.amount,
+        decimals: this.decimalsOf(mint) ?? 0,
+      };
+    });
   }
 
   /** Runs the transaction without committing anything (preflight, simulateTransaction). */
@@ -595,4 +664,23 @@ function refusal(code: number, json: TransactionErrorJson, signature: string, lo
     txError: json,
     logs,
   });
+}
+
+const TOKEN_PROGRAM_BYTES = TOKEN_PROGRAM_ID.toBuffer();
+/** AccountState byte of a token account: 0 = uninitialized (not a token account yet, as RPC sees it). */
+const TOKEN_STATE_OFFSET = 108;
+
+/** Token accounts that existed before or after, in account-key order (meta.pre/postTokenBalances merged). */
+function tokenBalancesOf(
+  accountKeys: string[],
+  pre: (StoredTokenSide | null)[],
+  post: (StoredTokenSide | null)[],
+): StoredTokenBalance[] {
+  const out: StoredTokenBalance[] = [];
+  accountKeys.forEach((account, i) => {
+    const before = pre[i] ?? null;
+    const after = post[i] ?? null;
+    if (before || after) out.push({ account, pre: before, post: after });
+  });
+  return out;
 }

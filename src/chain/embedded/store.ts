@@ -2,7 +2,7 @@
 // last transaction left them, every transaction record, and the chain's clock and identity. Each
 // transaction's accounts and record are written in ONE SQLite transaction (WAL, synchronous=FULL)
 // before the caller learns the transaction happened, so a kill -9 never loses a transaction anyone
-// acted on.
+// acted on. Columns added later are added to an existing file when it is opened (see MIGRATIONS).
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +14,22 @@ export interface StoredAccount {
   owner: string;
   executable: boolean;
   data: Uint8Array;
+}
+
+/** One side (before or after the transaction) of a token account's balance. */
+export interface StoredTokenSide {
+  mint: string;
+  /** The token account's authority. */
+  owner: string;
+  amount: bigint;
+  decimals: number;
+}
+
+/** A classic SPL token account among the transaction's keys; a side is null where it did not exist. */
+export interface StoredTokenBalance {
+  account: string;
+  pre: StoredTokenSide | null;
+  post: StoredTokenSide | null;
 }
 
 export interface StoredTransaction {
@@ -28,6 +44,8 @@ export interface StoredTransaction {
   accountKeys: string[];
   preBalances: bigint[];
   postBalances: bigint[];
+  /** null for records written before the chain kept token balances. */
+  tokenBalances: StoredTokenBalance[] | null;
   bytes: Uint8Array;
 }
 
@@ -42,6 +60,7 @@ interface TxRow {
   account_keys: string;
   pre_balances: string;
   post_balances: string;
+  token_balances: string | null;
   tx: Buffer;
 }
 
@@ -54,10 +73,15 @@ CREATE TABLE IF NOT EXISTS transactions (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, signature TEXT NOT NULL UNIQUE, slot INTEGER NOT NULL,
   block_time INTEGER NOT NULL, err TEXT, fee TEXT NOT NULL, compute_units TEXT NOT NULL,
   logs TEXT NOT NULL, account_keys TEXT NOT NULL, pre_balances TEXT NOT NULL, post_balances TEXT NOT NULL,
-  tx BLOB NOT NULL);
+  tx BLOB NOT NULL, token_balances TEXT);
 CREATE TABLE IF NOT EXISTS address_transactions (
   address TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (address, seq)) WITHOUT ROWID;
 `;
+
+/** Columns added after the first release, with their definition: added to older files on open. */
+const MIGRATIONS: { table: string; column: string; definition: string }[] = [
+  { table: 'transactions', column: 'token_balances', definition: 'TEXT' },
+];
 
 const bigintsToJson = (xs: bigint[]) => JSON.stringify(xs.map(String));
 const bigintsFromJson = (s: string) => (JSON.parse(s) as string[]).map(BigInt);
@@ -76,6 +100,7 @@ export class ChainStore {
       // One process owns a chain: a second opener fails fast instead of forking the chain's history.
       this.db.pragma('locking_mode = EXCLUSIVE');
       this.db.exec(SCHEMA);
+      this.migrate();
       // A write takes the exclusive lock now, so a second process fails here rather than later.
       this.db
         .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('opened_at', ?)")
@@ -104,7 +129,7 @@ export class ChainStore {
       >('SELECT address, lamports, owner, executable, data FROM accounts'),
       insertTx: this.db.prepare(
         `INSERT INTO transactions (signature, slot, block_time, err, fee, compute_units, logs, account_keys,
-           pre_balances, post_balances, tx) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           pre_balances, post_balances, token_balances, tx) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insertAddressTx: this.db.prepare(
         'INSERT OR IGNORE INTO address_transactions (address, seq) VALUES (?, ?)',
@@ -118,6 +143,15 @@ export class ChainStore {
       maxSlot: this.db.prepare<[], { slot: number | null }>('SELECT MAX(slot) AS slot FROM transactions'),
       txCount: this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM transactions'),
     };
+  }
+
+  private migrate(): void {
+    for (const m of MIGRATIONS) {
+      const columns = this.db.prepare<[], { name: string }>(`PRAGMA table_info(${m.table})`).all();
+      if (!columns.some((c) => c.name === m.column)) {
+        this.db.exec(`ALTER TABLE ${m.table} ADD COLUMN ${m.column} ${m.definition}`);
+      }
+    }
   }
 
   meta(key: string): string | undefined {
@@ -173,6 +207,7 @@ export class ChainStore {
           JSON.stringify(t.accountKeys),
           bigintsToJson(t.preBalances),
           bigintsToJson(t.postBalances),
+          t.tokenBalances === null ? null : tokenBalancesToJson(t.tokenBalances),
           Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength),
         );
         for (const key of new Set(t.accountKeys)) this.stmt.insertAddressTx.run(key, info.lastInsertRowid);
@@ -219,6 +254,31 @@ function fromRow(r: TxRow): StoredTransaction {
     accountKeys: JSON.parse(r.account_keys),
     preBalances: bigintsFromJson(r.pre_balances),
     postBalances: bigintsFromJson(r.post_balances),
+    tokenBalances: r.token_balances === null ? null : tokenBalancesFromJson(r.token_balances),
     bytes: new Uint8Array(r.tx),
   };
+}
+
+type TokenSideJson = Omit<StoredTokenSide, 'amount'> & { amount: string };
+type TokenBalanceJson = { account: string; pre: TokenSideJson | null; post: TokenSideJson | null };
+
+const sideToJson = (s: StoredTokenSide | null): TokenSideJson | null =>
+  s && { ...s, amount: s.amount.toString() };
+const sideFromJson = (s: TokenSideJson | null): StoredTokenSide | null =>
+  s && { ...s, amount: BigInt(s.amount) };
+
+function tokenBalancesToJson(balances: StoredTokenBalance[]): string {
+  return JSON.stringify(
+    balances.map(
+      (b): TokenBalanceJson => ({ account: b.account, pre: sideToJson(b.pre), post: sideToJson(b.post) }),
+    ),
+  );
+}
+
+function tokenBalancesFromJson(json: string): StoredTokenBalance[] {
+  return (JSON.parse(json) as TokenBalanceJson[]).map((b) => ({
+    account: b.account,
+    pre: sideFromJson(b.pre),
+    post: sideFromJson(b.post),
+  }));
 }

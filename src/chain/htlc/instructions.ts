@@ -125,8 +125,10 @@ export function cancelInstruction(a: {
 
 /**
  * Closes a settled escrow and its vault; all rent goes to the initializer. Pass
- * `initializerTokenAccount` to sweep tokens someone sent to the vault after settlement (without it,
- * such a vault fails the close with VaultNotEmpty).
+ * `initializerTokenAccount` (the initializer's token account for the escrow's mint) to sweep tokens
+ * someone sent to the vault after settlement: without it, one donated base unit fails the close with
+ * VaultNotEmpty and strands both accounts' rent. The service always passes it (makerCloseTransaction);
+ * it stays optional because the program accepts the 4-account form.
  */
 export function closeInstruction(a: {
   programId: PublicKey;

@@ -3,6 +3,7 @@
 // expires; taker locks are trusted only at the commitment the runtime asks for (finalized).
 
 import {
+  type AccountInfo,
   Connection,
   type Keypair,
   PublicKey,
@@ -16,20 +17,25 @@ import bs58 from 'bs58';
 import { escrowFromAccount, nameError, pollSignature, reaches, sleep } from '../common.ts';
 import { ChainError, describeTransactionError, type TransactionErrorJson } from '../errors.ts';
 import type {
+  AccountFeed,
   ChainPort,
   ChainTransaction,
   Commitment,
   LandResult,
   SignatureState,
   SignedMakerTransaction,
+  TokenBalanceChange,
 } from '../port.ts';
 import { settlementBuilders } from '../settlement.ts';
 import { fastSigner, loadKeypairFile } from '../signer.ts';
 import { ata, classifyMint, readTokenAccount, TOKEN_PROGRAM_ID } from '../token.ts';
 import { decodeBase64Transaction, missingSigners, signatureOf, type WireTransaction } from '../wire.ts';
+import { openProgramFeed, websocketUrlFor } from './feed.ts';
 
 export interface RpcChainOptions {
   url: string;
+  /** The cluster's websocket (PubSub) endpoint; default derived from `url` as web3.js does (port + 1). */
+  wsUrl?: string;
   programId: PublicKey | string;
   /** The maker key, or the path of a solana CLI keypair file. */
   makerKeypair?: Keypair;
@@ -55,6 +61,55 @@ const redactUrl = (url: string) => {
   }
 };
 
+/** getMultipleAccounts takes at most 100 keys; this many chunks are in flight at once. */
+const ACCOUNTS_PER_CALL = 100;
+const CALLS_IN_FLIGHT = 4;
+
+/** slot and unix_timestamp of the Clock sysvar's data. */
+function decodeClock(info: AccountInfo<Buffer> | null, origin: string): { slot: number; unix: bigint } {
+  if (!info || info.data.length < 40) throw new ChainError('unavailable', `no Clock sysvar at ${origin}`);
+  return { slot: Number(info.data.readBigUInt64LE(0)), unix: info.data.readBigInt64LE(32) };
+}
+
+/** meta.pre/postTokenBalances merged by account; null when the node did not record them. */
+function tokenBalancesOf(r: VersionedTransactionResponse): TokenBalanceChange[] | null {
+  const pre = r.meta?.preTokenBalances;
+  const post = r.meta?.postTokenBalances;
+  if (!pre || !post) return null;
+  // accountIndex counts the static keys, then the lookup tables' writable and readonly addresses.
+  const keys = [
+    ...r.transaction.message.staticAccountKeys,
+    ...(r.meta?.loadedAddresses?.writable ?? []),
+    ...(r.meta?.loadedAddresses?.readonly ?? []),
+  ];
+  const byIndex = new Map<number, { pre?: (typeof pre)[number]; post?: (typeof post)[number] }>();
+  for (const b of pre) byIndex.set(b.accountIndex, { pre: b });
+  for (const b of post) byIndex.set(b.accountIndex, { ...byIndex.get(b.accountIndex), post: b });
+  return [...byIndex.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([index, { pre: before, post: after }]) => ({
+      account: keys[index]?.toBase58() ?? '',
+      mint: after?.mint ?? before?.mint ?? '',
+      owner: after?.owner ?? before?.owner ?? '',
+      pre: BigInt(before?.uiTokenAmount.amount ?? 0),
+      post: BigInt(after?.uiTokenAmount.amount ?? 0),
+    }));
+}
+
+/** Runs `work` over the items with at most `limit` in flight; answers in item order. */
+async function mapLimited<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
+}
+
 const PREFLIGHT_CUSTOM = /Error processing Instruction (\d+): custom program error: 0x([0-9a-fA-F]+)/;
 
 export function createRpcChain(options: RpcChainOptions): ChainPort {
@@ -68,6 +123,8 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
   const pollMs = options.pollIntervalMs ?? 500;
   const rebroadcastMs = options.rebroadcastIntervalMs ?? 2_000;
   const origin = redactUrl(options.url);
+  const wsUrl = options.wsUrl ?? websocketUrlFor(options.url);
+  const feeds = new Set<AccountFeed>();
   const priority = options.priorityFeeMicroLamports ?? 0;
 
   const rpc = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
@@ -134,8 +191,25 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
       accountKeys: r.transaction.message.staticAccountKeys.map((k) => k.toBase58()),
       logs: r.meta?.logMessages ?? [],
       transactionBase64: Buffer.from(bytes).toString('base64'),
+      tokenBalances: tokenBalancesOf(r),
     };
   }
+
+  /** Accounts in input order, ACCOUNTS_PER_CALL keys per getMultipleAccounts call. */
+  async function readAccounts(keys: readonly PublicKey[], commitment: Commitment) {
+    const chunks: PublicKey[][] = [];
+    for (let i = 0; i < keys.length; i += ACCOUNTS_PER_CALL)
+      chunks.push(keys.slice(i, i + ACCOUNTS_PER_CALL));
+    const answers = await mapLimited(chunks, CALLS_IN_FLIGHT, (chunk) =>
+      rpc('getMultipleAccounts', () =>
+        connection.getMultipleAccountsInfo(chunk, commitment as Web3Commitment),
+      ),
+    );
+    return answers.flat();
+  }
+
+  const escrowOf = (info: AccountInfo<Buffer> | null) =>
+    escrowFromAccount(programId, info ? { owner: info.owner.toBase58(), data: info.data } : null);
 
   async function signatureState(signature: string): Promise<SignatureState> {
     const cached = finalized.get(signature);
@@ -227,8 +301,7 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
       const info = await rpc('getAccountInfo(clock)', () =>
         connection.getAccountInfo(SYSVAR_CLOCK_PUBKEY, 'confirmed'),
       );
-      if (!info || info.data.length < 40) throw new ChainError('unavailable', `no Clock sysvar at ${origin}`);
-      return info.data.readBigInt64LE(32);
+      return decodeClock(info, origin).unix;
     },
     blockHeight: () => rpc('getBlockHeight', () => connection.getBlockHeight('confirmed')),
     latestBlockhash,
@@ -290,9 +363,9 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
       );
       return escrowFromAccount(programId, info ? { owner: info.owner.toBase58(), data: info.data } : null);
     },
-    signaturesForAddress: async (address, commitment, limit = 100) => {
+    signaturesForAddress: async (address, commitment, limit = 100, before) => {
       const list = await rpc('getSignaturesForAddress', () =>
-        connection.getSignaturesForAddress(address, { limit }, commitment),
+        connection.getSignaturesForAddress(address, before ? { limit, before } : { limit }, commitment),
       );
       return list.map((s) => ({
         signature: s.signature,
@@ -327,7 +400,40 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
         return { ok: false, detail: `${origin} unreachable: ${(e as Error).message}` };
       }
     },
-    close: async () => {},
+    close: async () => {
+      for (const feed of feeds) feed.close();
+      feeds.clear();
+    },
+
+    readEscrows: async (addresses, commitment) => (await readAccounts(addresses, commitment)).map(escrowOf),
+    readEscrowsAndClock: async (addresses, commitment) => {
+      // The Clock is the last key, so it rides in the last chunk when that has room.
+      const infos = await readAccounts([...addresses, SYSVAR_CLOCK_PUBKEY], commitment);
+      const clock = decodeClock(infos.pop() ?? null, origin);
+      return { escrows: infos.map(escrowOf), now: clock.unix, slot: clock.slot };
+    },
+    watchAccounts: (onChange) => {
+      // Finalized: a pushed change is one the watcher may act on, as with every escrow read it does.
+      const feed = openProgramFeed({
+        wsUrl,
+        programId: programId.toBase58(),
+        commitment: 'finalized',
+        onChange,
+      });
+      feeds.add(feed);
+      return {
+        get live() {
+          return feed.live;
+        },
+        get generation() {
+          return feed.generation;
+        },
+        close: () => {
+          feeds.delete(feed);
+          feed.close();
+        },
+      };
+    },
   };
   return chain;
 }

@@ -1,5 +1,6 @@
 // The embedded chain on its own, as a loopback Solana JSON-RPC server, so several processes (the
-// service in `rpc` mode, tests, scripts) can share one chain. HTTP only; clients poll.
+// service in `rpc` mode, tests, scripts) can share one chain: HTTP JSON-RPC on the port, and PubSub
+// (account and program subscriptions) over a websocket on port + 1, as solana-test-validator serves them.
 
 import type { Keypair, PublicKey } from '@solana/web3.js';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -8,6 +9,7 @@ import { ChainError } from '../errors.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../htlc/index.ts';
 import type { DevChain } from '../port.ts';
 import { createRpcMethods, RpcError } from './methods.ts';
+import { type PubSub, startPubSub } from './pubsub.ts';
 
 export { createRpcMethods, RpcError } from './methods.ts';
 
@@ -16,6 +18,11 @@ export interface ChainServerOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
+  /**
+   * The websocket's port; default port + 1 (8900 next to 8899). With port 0: the HTTP port + 1 when
+   * free, else any free port (wsUrl tells which).
+   */
+  wsPort?: number;
   programId?: PublicKey;
   program?: Uint8Array;
   mints: MintConfig[];
@@ -28,9 +35,25 @@ export interface ChainServerOptions {
 
 export interface ChainServer {
   readonly url: string;
+  readonly wsUrl: string;
   readonly ledger: EmbeddedLedger;
   readonly app: FastifyInstance;
+  /** Calls since start, for tests and the bench that count what an idle watcher costs. */
+  stats(): ChainServerStats;
+  /** Drops every websocket client and stops listening (a PubSub outage); HTTP stays up. */
+  stopWebSocket(): Promise<void>;
+  /** Listens again on the same websocket port. */
+  startWebSocket(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface ChainServerStats {
+  /** JSON-RPC requests per method over HTTP (each entry of a batch counts). */
+  http: Record<string, number>;
+  /** Requests per method over the websocket (subscribe, unsubscribe, clients' keep-alive `ping`). */
+  ws: Record<string, number>;
+  /** Notifications pushed, per method (accountNotification, programNotification). */
+  notifications: Record<string, number>;
 }
 
 interface JsonRpcRequest {
@@ -50,6 +73,10 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const call = createRpcMethods(ledger);
+  const counts: ChainServerStats = { http: {}, ws: {}, notifications: {} };
+  const count = (table: Record<string, number>, method: string) => {
+    table[method] = (table[method] ?? 0) + 1;
+  };
   const app = Fastify({
     logger: options.logRequests ? { level: 'info' } : false,
     bodyLimit: 4 * 1024 * 1024,
@@ -60,6 +87,7 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
     if (!req || typeof req !== 'object' || typeof req.method !== 'string') {
       return { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request' } };
     }
+    count(counts.http, req.method);
     try {
       const params = Array.isArray(req.params) ? req.params : [];
       return { jsonrpc: '2.0', id, result: call(req.method, params) };
@@ -90,18 +118,57 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
   });
   app.get('/health', async () => 'ok');
 
+  const host = options.host ?? '127.0.0.1';
+  const openPubSub = (port: number) =>
+    startPubSub({
+      ledger,
+      host,
+      port,
+      onRequest: (method) => count(counts.ws, method),
+      onNotify: (method) => count(counts.notifications, method),
+    });
+
   let address: string;
+  let pubsub: PubSub | null;
   try {
-    address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8899 });
+    address = await app.listen({ host, port: options.port ?? 8899 });
+    const httpPort = (app.server.address() as { port: number }).port;
+    const wsPort = options.wsPort ?? httpPort + 1;
+    pubsub = await openPubSub(wsPort).catch((e) => {
+      if (options.port !== 0 || options.wsPort !== undefined) throw e;
+      return openPubSub(0);
+    });
   } catch (e) {
+    await app.close();
     ledger.close();
     throw e;
   }
+  const url = address.replace('[::1]', '127.0.0.1');
+  const wsPort = pubsub.port;
+  const wsUrl = `ws://${new URL(url).hostname}:${wsPort}`;
+  const snapshot = (table: Record<string, number>) => ({ ...table });
+
   return {
-    url: address.replace('[::1]', '127.0.0.1'),
+    url,
+    wsUrl,
     ledger,
     app,
+    stats: () => ({
+      http: snapshot(counts.http),
+      ws: snapshot(counts.ws),
+      notifications: snapshot(counts.notifications),
+    }),
+    stopWebSocket: async () => {
+      const stopping = pubsub;
+      pubsub = null;
+      await stopping?.close();
+    },
+    startWebSocket: async () => {
+      if (!pubsub) pubsub = await openPubSub(wsPort);
+    },
     close: async () => {
+      await pubsub?.close();
+      pubsub = null;
       await app.close();
       ledger.close();
     },

@@ -1,5 +1,5 @@
-// `npm run chain`: the embedded chain as a loopback Solana JSON-RPC server.
-// Env: CHAIN_PORT (8899), CHAIN_HOST (127.0.0.1), DATA_DIR (./data; chain state in DATA_DIR/chain),
+// `npm run chain`: the embedded chain as a loopback Solana JSON-RPC server, its websocket on port + 1.
+// Env: CHAIN_PORT (8899; websocket on CHAIN_PORT + 1), CHAIN_HOST (127.0.0.1), DATA_DIR (./data; chain state in DATA_DIR/chain),
 // CONFIG (the service's config file: assets and maker inventory), MAKER_KEYPAIR_PATH (the maker to fund; created if absent).
 
 import { join, resolve } from 'node:path';
@@ -40,6 +40,7 @@ async function main() {
     JSON.stringify({
       msg: 'loopback chain listening',
       url: server.url,
+      wsUrl: server.wsUrl,
       programId: programId.toBase58(),
       maker: maker.publicKey.toBase58(),
       makerKeypairPath: keypairPath,

@@ -5,7 +5,7 @@ import { PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import type { EmbeddedLedger } from '../embedded/ledger.ts';
 import { LAMPORTS_PER_SIGNATURE } from '../embedded/ledger.ts';
-import type { StoredAccount, StoredTransaction } from '../embedded/store.ts';
+import type { StoredAccount, StoredTokenBalance, StoredTransaction } from '../embedded/store.ts';
 import { ChainError, type TransactionErrorJson } from '../errors.ts';
 import { readTokenAccount, TOKEN_PROGRAM_ID } from '../token.ts';
 import { parseWireTransaction, signatureOf } from '../wire.ts';
@@ -56,7 +56,7 @@ function pubkey(s: string): PublicKey {
 /** bigint → JSON number; every lamport figure on this chain stays below 2^53. */
 const n = (v: bigint) => Number(v);
 
-function accountJson(a: StoredAccount | null, encoding: unknown) {
+export function accountJson(a: StoredAccount | null, encoding: unknown) {
   if (!a) return null;
   const data =
     encoding === 'base58'
@@ -70,6 +70,36 @@ function accountJson(a: StoredAccount | null, encoding: unknown) {
     rentEpoch: U64_MAX_AS_NUMBER,
     space: a.data.length,
   };
+}
+
+/** A raw token amount as decimal text, trailing zeros trimmed (uiAmountString). */
+function uiAmountString(amount: bigint, decimals: number): string {
+  const s = amount.toString().padStart(decimals + 1, '0');
+  return decimals > 0 ? `${s.slice(0, -decimals)}.${s.slice(-decimals)}`.replace(/\.?0+$/, '') : s;
+}
+
+/** meta.preTokenBalances / postTokenBalances: the side's entries, accountIndex into the static keys. */
+function tokenBalancesJson(r: StoredTransaction, side: 'pre' | 'post') {
+  return (r.tokenBalances ?? []).flatMap((b: StoredTokenBalance) => {
+    const s = b[side];
+    if (!s) return [];
+    const ui = uiAmountString(s.amount, s.decimals);
+    return [
+      {
+        accountIndex: r.accountKeys.indexOf(b.account),
+        mint: s.mint,
+        owner: s.owner,
+        programId: TOKEN_PROGRAM_ID.toBase58(),
+        // As validators answer: a zero balance has no uiAmount.
+        uiTokenAmount: {
+          amount: s.amount.toString(),
+          decimals: s.decimals,
+          uiAmount: s.amount === 0n ? null : Number(ui),
+          uiAmountString: ui,
+        },
+      },
+    ];
+  });
 }
 
 function decodeWire(encoded: string, encoding: unknown): Uint8Array {
@@ -129,8 +159,9 @@ function transactionJson(r: StoredTransaction, encoding: unknown) {
       postBalances: r.postBalances.map(n),
       innerInstructions: [],
       logMessages: r.logs,
-      preTokenBalances: [],
-      postTokenBalances: [],
+      // null for a record from before the chain kept token balances, as an old node answers.
+      preTokenBalances: r.tokenBalances && tokenBalancesJson(r, 'pre'),
+      postTokenBalances: r.tokenBalances && tokenBalancesJson(r, 'post'),
       rewards: [],
       loadedAddresses: { writable: [], readonly: [] },
       computeUnitsConsumed: n(r.computeUnits),
@@ -241,8 +272,7 @@ export function createRpcMethods(ledger: EmbeddedLedger) {
       const token = acc && acc.owner === TOKEN_PROGRAM_ID.toBase58() ? readTokenAccount(acc.data) : null;
       if (!token) throw new RpcError(INVALID_PARAMS, 'Invalid param: not a Token account');
       const decimals = ledger.decimalsOf(token.mint) ?? 0;
-      const s = token.amount.toString().padStart(decimals + 1, '0');
-      const ui = decimals > 0 ? `${s.slice(0, -decimals)}.${s.slice(-decimals)}`.replace(/\.?0+$/, '') : s;
+      const ui = uiAmountString(token.amount, decimals);
       return withContext({
         amount: token.amount.toString(),
         decimals,
