@@ -18,6 +18,11 @@ export interface Asset {
   readonly symbol: string;
   readonly name: string;
   readonly decimals: number;
+  /**
+   * The config accepts the mint's freeze authority: its issuer is trusted not to freeze an escrow vault.
+   * Absent means not trusted (the config always sets it; hand-built assets in tests may leave it out).
+   */
+  readonly trustFreezeAuthority?: boolean;
 }
 
 export interface Pair {
@@ -48,6 +53,8 @@ export type ChainConfig =
   | {
       readonly kind: 'rpc';
       readonly url: string;
+      /** null: derived from url (port + 1), as web3.js does. */
+      readonly wsUrl: string | null;
       readonly programId: string;
       readonly makerKeypairPath: string;
       readonly priorityFeeMicroLamports: number;
@@ -245,6 +252,7 @@ export function resolveConfig(raw: unknown): Config {
       : {
           kind: 'rpc',
           url: file.chain.url,
+          wsUrl: file.chain.ws_url ?? null,
           programId: checkAddress(file.chain.program_id, 'chain.program_id') as string,
           makerKeypairPath: file.chain.maker_keypair_path,
           priorityFeeMicroLamports: file.chain.priority_fee_micro_lamports ?? 10_000,
@@ -321,7 +329,14 @@ function resolveTiming(raw: ConfigFile['settlement'], chainKind: ChainConfig['ki
 
 function resolveAsset(raw: ConfigFile['assets'][number], field: string): Asset {
   const mint = checkAddress(raw.mint, `${field}.mint`) as string;
-  return { id: mint, mint, symbol: raw.symbol, name: raw.name, decimals: raw.decimals };
+  return {
+    id: mint,
+    mint,
+    symbol: raw.symbol,
+    name: raw.name,
+    decimals: raw.decimals,
+    trustFreezeAuthority: raw.trust_freeze_authority ?? false,
+  };
 }
 
 function checkAddress(address: string | null, field: string): string | null {

@@ -17,6 +17,12 @@ export const AssetConfigSchema = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 64 }),
     mint: Base58Address,
     decimals: Type.Integer({ minimum: 0, maximum: 18 }),
+    trust_freeze_authority: Type.Optional(
+      Type.Boolean({
+        description:
+          'accept the mint freeze authority, which could freeze an escrow vault mid-swap: the issuer is trusted',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -107,6 +113,12 @@ export const ConfigFileSchema = Type.Object(
         {
           kind: Type.Literal('rpc'),
           url: Type.String({ pattern: '^https?://' }),
+          ws_url: Type.Optional(
+            Type.String({
+              pattern: '^wss?://',
+              description: "the cluster's websocket; default derived from url as web3.js does (port + 1)",
+            }),
+          ),
           program_id: Base58Address,
           maker_keypair_path: Type.String({ minLength: 1 }),
           priority_fee_micro_lamports: Type.Optional(Type.Integer({ minimum: 0 })),

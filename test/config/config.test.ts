@@ -80,6 +80,13 @@ describe('the config file', () => {
       'config assets[5]',
     ],
     [
+      'a trust_freeze_authority that is not a boolean',
+      (d) => {
+        nth(d.assets, 3).trust_freeze_authority = 'yes';
+      },
+      'config assets[3].trust_freeze_authority',
+    ],
+    [
       'a pair of an unknown asset',
       (d) => {
         nth(d.pairs, 0).output = 'DOGE';
@@ -172,6 +179,19 @@ describe('the config file', () => {
     ],
   ])('refuses %s, naming the field', (_name, change, field) => {
     expect(refused(change)).toContain(field);
+  });
+
+  test('trust_freeze_authority is optional and off unless set; the defaults trust the USDC and USDT issuers only', () => {
+    const trusted = (doc: ConfigDocument) =>
+      resolveConfig(doc)
+        .assets.list.filter((a) => a.trustFreezeAuthority)
+        .map((a) => a.symbol);
+    expect(trusted(defaultConfigDocument())).toEqual(['USDC', 'USDT']);
+    const doc = defaultConfigDocument();
+    nth(doc.assets, 3).trust_freeze_authority = true;
+    delete nth(doc.assets, 1).trust_freeze_authority;
+    nth(doc.assets, 2).trust_freeze_authority = false;
+    expect(trusted(doc)).toEqual(['BONK']);
   });
 
   test('embedded timings of a few seconds are accepted for tests and demos', () => {
