@@ -10,6 +10,28 @@ export interface TradeSnapshotLike {
   context: TradeContext;
 }
 
+interface StateFacts {
+  metas: (TradeStateMeta | undefined)[];
+  tags: ReadonlySet<string>;
+}
+
+const facts = new Map<string, StateFacts>();
+
+/**
+ * What a state value declares — its active nodes' meta and tags — which depends on the value alone, so
+ * it is worked out once per state (the machine has a few dozen) rather than resolved for every snapshot.
+ */
+export function stateFacts(value: StateValue): StateFacts {
+  const key = typeof value === 'string' ? value : JSON.stringify(value);
+  let found = facts.get(key);
+  if (!found) {
+    const resolved = tradeMachine.resolveState({ value, context: {} as TradeContext });
+    found = { metas: Object.values(resolved.getMeta()), tags: new Set(resolved.tags) };
+    facts.set(key, found);
+  }
+  return found;
+}
+
 /** The chain time a state's declared deadline falls due (guards: `now > lockDeadline`, `now ≥ expiry`). */
 export function deadlineTime(deadline: TradeDeadline, context: TradeContext): ChainTime | null {
   switch (deadline) {
@@ -40,12 +62,15 @@ export function earliestDeadline(
 }
 
 /**
- * The next chain time at which the runtime must send CHAIN_TIME_ADVANCED, or null when only a chain
- * fact, a command or an effect can move the trade. A deadline at or before the current chain time is
- * due at once; if sending it changes nothing (pending with a lock signature, waiting for the held lock
- * to land or to be proved dropped), the runtime polls the chain at its own interval.
+ * The next chain time at which the runtime must wake the trade: the state's declared deadline (it then
+ * sends CHAIN_TIME_ADVANCED) or a failed effect's retry time (RETRY_EFFECT), whichever comes first; null
+ * when only a chain fact, a command or a running effect can move the trade. A deadline at or before the
+ * current chain time is due at once; if sending it changes nothing (pending with a lock signature,
+ * waiting for the held lock to land or to be proved dropped), the runtime checks again at its own pace.
  */
 export function nextDeadline(snapshot: TradeSnapshotLike): ChainTime | null {
-  const resolved = tradeMachine.resolveState({ value: snapshot.value, context: snapshot.context });
-  return earliestDeadline(Object.values(resolved.getMeta()), snapshot.context);
+  const deadline = earliestDeadline(stateFacts(snapshot.value).metas, snapshot.context);
+  const retryAt = snapshot.context.effectError?.retryAt ?? null;
+  if (retryAt === null) return deadline;
+  return deadline === null ? retryAt : Math.min(deadline, retryAt);
 }

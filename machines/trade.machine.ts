@@ -1,101 +1,47 @@
-// The trade actor's statechart (SPEC §3): one HTLC swap from the unsigned taker lock to closed escrows.
+// The trade actor's statechart: one HTLC swap from the unsigned taker lock to closed escrows.
 // Pure and statically readable: no I/O here; chain effects are invoked actors the runtime provides.
+// Events, context and effect contracts are typed (and documented) in trade.types.ts.
 //
-// ── Contract with the runtime ─────────────────────────────────────────────────────────────────────
-//
-// Top-level states are exactly the seed's settlement_status values: pending, initiated, redeemed,
-// refunded, failed. Once redeemed, refunded or failed, no transition leaves that state (substates
-// still move while funds are released or rent reclaimed).
-//
-//   pending      awaitingLock → lockSubmitted → lockSeen          (wakes at lockDeadline + 1)
+//   pending      awaitingLock → lockSubmitted → lockSeen                      (wakes at lockDeadline + 1)
 //   initiated    assessing → deciding → signingMakerLock → sendingMakerLock → makerLocked
 //                  makerLocked → redeemingForTaker → takerRedeemLanded ┐
 //                  (any) ── MAKER_ESCROW_REDEEMED ──────────────────────┴→ makerRedeeming → redeemed
 //                  makerLocked ── maker expiry → refundingMakerEscrow → awaitingTakerExpiry
 //                    ── taker expiry → refundingTakerEscrow → refunded
-//                  deciding / lapsed maker lock → releasingTaker (cancel) → refunded
+//                  deciding / lapsed maker lock / taker's cancel of the maker escrow
+//                    → releasingTaker (the maker's cancel of the taker escrow) → refunded
 //   redeemed     closingEscrows → closed
 //   refunded     settling → reclaimingMakerEscrow? → closingEscrows? → closed
-//   failed       noLock → lateLockSeen → lateLockFinalized → releasingLateLock → released
-//                                                          └→ awaitingLateLockExpiry → refundingLateLock ┘
+//   failed       lockWindowOpen | noLock → lateLockSeen → lateLockFinalized → releasingLateLock → released
+//                                                      └→ awaitingLateLockExpiry → refundingLateLock ┘
 //
-// pending → failed, exactly: (a) CHAIN_TIME_ADVANCED with now > lockDeadline while no lock signature
-// exists (lock_window_expired); (b) TAKER_LOCK_DROPPED with now > lockDeadline while one exists
-// (lock_not_landed) — the runtime sends it once every lock transaction it holds is past its last valid
-// block height and the taker escrow is absent at finalized; (c) ABANDON (abandoned); (d) a final lock
-// with other terms (lock_terms_mismatch: it occupies this trade's escrow, so it is released like a
-// late lock). A dropped lock while the window is still open changes nothing: the taker may sign a
-// fresh one (the settlement retry) and LOCK_SUBMITTED records it.
-//
-// Time is the chain's clock. Every expiry is an absolute chain time (unix seconds) in context:
-// takerExpiry, lockDeadline, makerExpiry (fixed when the maker decides to lock), redeem_by =
-// makerExpiry − landingMargin. No XState timers guard expiries (they do not survive a persisted
-// snapshot): the runtime sends CHAIN_TIME_ADVANCED { now } whenever `nextDeadline(snapshot)` is due
-// and after every restore, and guards compare `now` with context. `now` is the finalized chain clock
-// on real clusters, and before sending it the runtime reports what it sees of the trade's escrows at
-// that commitment (TAKER_LOCK_SEEN/FINALIZED, MAKER_ESCROW_REDEEMED, TAKER_ESCROW_REFUNDED), so a
-// deadline is never judged on a stale view of the escrows.
-//
-// Commands (sent by HTTP handlers; see `commandOutcome` for answers and replays):
-//   ABANDON { secretHash }                 pending, secretHashMatches (constant time, any case) and
-//                                          hasNoLockSignature → failed (abandoned). The runtime reads the
-//                                          chain first and sends TAKER_LOCK_SEEN before it if a lock exists.
-//   LOCK_SUBMITTED { signature, lastValidBlockHeight|null }
-//                                          the service holds a signed taker lock: a lock signature exists.
-//   REDEEM_REQUESTED { preimage, preimageHash, now }
-//                                          the runtime computes preimageHash = sha256(preimage) as hex (the
-//                                          machine stays free of crypto) and the guard compares it with
-//                                          secretHash in constant time; also the maker lock is final and
-//                                          now < makerExpiry − landingMargin. The preimage is stored then.
-//   REFUND_REQUESTED { now }               the taker escrow has expired (now ≥ its expiry).
-//   ADOPTED { runId, now }                 a new run owns the actor (recorded once per run).
-//   RETRY_EFFECT                           re-run the current state's effect after it failed. The machine
-//                                          raises it itself after EFFECT_RETRY_BACKOFF; that timer is not
-//                                          persisted, so after a restore the runtime sends it when
-//                                          `context.effectError` is set.
-// Chain facts (finalized on real clusters):
-//   TAKER_LOCK_SEEN { signature }          a lock of this trade's taker escrow exists (any commitment).
-//   TAKER_LOCK_FINALIZED { signature, terms }
-//                                          the lock is final; terms as read from the escrow account.
-//   TAKER_LOCK_DROPPED { now }             every held lock transaction is past its last valid block height
-//                                          and the taker escrow is absent at finalized.
-//   MAKER_ESCROW_REDEEMED { signature, preimage }
-//                                          the maker escrow was redeemed (preimage read on chain): the one
-//                                          and only trigger of the maker's redeem.
-//   TAKER_ESCROW_REFUNDED { signature }    the taker escrow went back to the taker (refund or cancel).
-//   CHAIN_TIME_ADVANCED { now }            the chain clock reached a deadline.
-//
-// Effects (fromPromise placeholders here; the runtime supplies them with `tradeMachine.provide`):
-//   checkInventory → { available, now }    can the maker serve, at chain time `now`.
-//   signMakerLock → { signature, lastValidBlockHeight, transactionBase64 }
-//                                          builds and signs the maker lock, sends nothing. Its result is
-//                                          written to context (the intent) before makerLock runs.
-//   makerLock { intent } → { landed: true, signature } | { landed: false }
-//                                          sends the intent's transaction (and only it) until final, or
-//                                          until proved lapsed (last valid block height passed and the
-//                                          maker escrow absent at finalized).
-//   takerRedeem { preimage } → { signature }   redeems the maker escrow for the taker, until final.
-//   makerRedeem { preimage } → { signature }   redeems the taker escrow for the maker, until final.
-//   makerRefund → { signature | null }     refunds the expired maker escrow (null: nothing was there).
-//   makerCancel → { signature }            cancels the taker escrow as its recipient (releases the taker).
-//   takerRefund → { signature }            refunds the expired taker escrow to the taker.
-//   closeEscrows → unknown                 optional rent reclaim of the maker escrow; best effort.
-// Each resolves once its transaction is FINAL and must be idempotent (re-run after a restart finds
-// the movement done and resolves with its signature). A rejection means "try again later": the
-// state records `effectError` and re-invokes after EFFECT_RETRY_BACKOFF.
-//
-// Restore: persisted snapshots hold the invoked children with their input; restoring the actor
-// restarts an in-flight effect with the same input (the maker lock re-sends the persisted intent, it
-// never signs anew). Effects must `await` before their first send: the runtime's snapshot observer
-// runs synchronously after the transition that started them and persists the intent first.
-import { and, assertEvent, assign, cancel, enqueueActions, fromPromise, raise, setup } from 'xstate';
+// Rules the runtime relies on:
+// - Top-level states are exactly the settlement_status values. Once redeemed, refunded or failed, no
+//   transition leaves that state (substates still move while funds are released or rent reclaimed).
+// - Time is the chain's clock. Every expiry is an absolute chain time in context; no XState timer guards
+//   anything (timers do not survive a persisted snapshot). The runtime sends CHAIN_TIME_ADVANCED { now }
+//   when `nextDeadline(snapshot)` is due and, before it, what it sees of the trade's escrows.
+// - An effect resolves only once its transaction is final, and answers what the chain proves (an
+//   EscrowEnding: paid to the recipient or returned to the initializer, whoever settled the escrow).
+//   A rejection means "try again later": the state records `effectError` with a retry time (exponential
+//   backoff in chain seconds) and the runtime sends RETRY_EFFECT { now } once it is due. Retries survive
+//   restarts: the retry time is context, and it feeds the runtime's deadline index.
+// - Effects must `await` the runtime's durability barrier before their first send: the transition that
+//   started them (and the maker lock's intent) is then on disk. A restored snapshot restarts an
+//   in-flight effect with the same input (the maker lock re-sends the persisted intent, never signs anew).
+// - The maker is alerted (context.alert) only on proven loss: the chain shows the taker escrow back with
+//   the taker after the preimage was known (revealed by the maker escrow's redeem).
+import { and, assertEvent, assign, enqueueActions, fromPromise, setup } from 'xstate';
 import {
+  effectRetryDelay,
   hasSignature,
   leavesMinRedeemWindow,
   lockTermsMatch,
   makerEscrowMayHoldFunds,
+  makerEscrowUnsettled,
   noMakerLockCanLand,
   plannedMakerExpiry,
+  takerEscrowHoldsFunds,
   timingSafeEqualHex,
   withSignature,
 } from './trade.rules.ts';
@@ -103,13 +49,14 @@ import type {
   CheckInventoryInput,
   CheckInventoryOutput,
   CloseEscrowsInput,
+  EscrowEnding,
+  EscrowTerms,
   FailureReason,
   MakerLockInput,
   MakerLockOutput,
   MakerRedeemInput,
   MakerRefundInput,
   MakerRefundOutput,
-  SignatureOutput,
   SignMakerLockInput,
   SignMakerLockOutput,
   TakerEscrowReleaseInput,
@@ -118,10 +65,11 @@ import type {
   TradeEffect,
   TradeEvent,
   TradeInput,
+  TradeSignature,
 } from './trade.types.ts';
 
 /** Persisted with every snapshot; bump whenever states, events or context change shape. */
-export const TRADE_MACHINE_VERSION = 2;
+export const TRADE_MACHINE_VERSION = 3;
 
 /** Which context deadline a state waits for (read by `nextDeadline`). */
 export type TradeDeadline = 'lockWindowEnd' | 'makerExpiry' | 'takerExpiry' | 'lateLockExpiry';
@@ -140,7 +88,8 @@ const notProvided =
 const nowOf = (event: TradeEvent): number => ('now' in event ? event.now : Number.NaN);
 const HEX_32_BYTES = /^[0-9a-fA-F]{64}$/;
 
-function initialContext(input: TradeInput): TradeContext {
+/** A new trade's context: its input, nothing recorded yet. */
+export function initialContext(input: TradeInput): TradeContext {
   return {
     ...input,
     secretHash: input.secretHash.toLowerCase(),
@@ -164,6 +113,44 @@ function initialContext(input: TradeInput): TradeContext {
   };
 }
 
+/** Why an effect rejected, and when (chain time); see EffectFailure in trade.types.ts. */
+function describeFailure(error: unknown): { message: string; at: number } {
+  const shaped = (error ?? {}) as { message?: unknown; at?: unknown };
+  const message =
+    error instanceof Error
+      ? error.message
+      : typeof shaped.message === 'string'
+        ? shaped.message
+        : String(error);
+  const at = typeof shaped.at === 'number' && Number.isFinite(shaped.at) ? shaped.at : 0;
+  return { message, at };
+}
+
+/** A movement's signature added to the list (once), for actions that take it from an effect's ending. */
+const signed = (
+  context: TradeContext,
+  kind: TradeSignature['kind'],
+  signature: string,
+): Pick<TradeContext, 'signatures'> => ({ signatures: withSignature(context.signatures, kind, signature) });
+
+/** The taker escrow's terms: the taker's input, paid to the maker by a redeem. */
+export const takerEscrowTerms = (context: TradeContext): EscrowTerms => ({
+  address: context.takerEscrow,
+  mint: context.inputMint,
+  amountRaw: context.inputAmountRaw,
+  recipient: context.makerWallet,
+  initializer: context.takerWallet,
+});
+
+/** The maker escrow's terms: the maker's output, paid to the taker by a redeem. */
+export const makerEscrowTerms = (context: TradeContext): EscrowTerms => ({
+  address: context.makerEscrow,
+  mint: context.outputMint,
+  amountRaw: context.outputAmountRaw,
+  recipient: context.takerWallet,
+  initializer: context.makerWallet,
+});
+
 export const tradeMachine = setup({
   types: {
     input: {} as TradeInput,
@@ -176,15 +163,12 @@ export const tradeMachine = setup({
     checkInventory: fromPromise(notProvided<CheckInventoryOutput, CheckInventoryInput>('checkInventory')),
     signMakerLock: fromPromise(notProvided<SignMakerLockOutput, SignMakerLockInput>('signMakerLock')),
     makerLock: fromPromise(notProvided<MakerLockOutput, MakerLockInput>('makerLock')),
-    takerRedeem: fromPromise(notProvided<SignatureOutput, TakerRedeemInput>('takerRedeem')),
-    makerRedeem: fromPromise(notProvided<SignatureOutput, MakerRedeemInput>('makerRedeem')),
+    takerRedeem: fromPromise(notProvided<EscrowEnding, TakerRedeemInput>('takerRedeem')),
+    makerRedeem: fromPromise(notProvided<EscrowEnding, MakerRedeemInput>('makerRedeem')),
     makerRefund: fromPromise(notProvided<MakerRefundOutput, MakerRefundInput>('makerRefund')),
-    makerCancel: fromPromise(notProvided<SignatureOutput, TakerEscrowReleaseInput>('makerCancel')),
-    takerRefund: fromPromise(notProvided<SignatureOutput, TakerEscrowReleaseInput>('takerRefund')),
+    makerCancel: fromPromise(notProvided<EscrowEnding, TakerEscrowReleaseInput>('makerCancel')),
+    takerRefund: fromPromise(notProvided<EscrowEnding, TakerEscrowReleaseInput>('takerRefund')),
     closeEscrows: fromPromise(notProvided<unknown, CloseEscrowsInput>('closeEscrows')),
-  },
-  delays: {
-    EFFECT_RETRY_BACKOFF: 5_000,
   },
   guards: {
     // pending
@@ -224,6 +208,21 @@ export const tradeMachine = setup({
       context.makerExpiry !== null && nowOf(event) < context.makerExpiry - context.landingMargin,
     makerEscrowRedeemNotSeen: ({ context }) => !context.makerEscrowRedeemSeen,
     takerWasPaid: ({ context }) => context.makerEscrowRedeemSeen || hasSignature(context, 'taker_redeem'),
+    // how an escrow ended (effect outputs and chain facts)
+    endedPaid: (_, params: { ending: EscrowEnding | { kind: 'absent' } }) => params.ending.kind === 'paid',
+    endedCancelled: (_, params: { ending: EscrowEnding | { kind: 'absent' } }) =>
+      params.ending.kind === 'returned' && params.ending.how === 'cancelled',
+    endedReturned: (_, params: { ending: EscrowEnding | { kind: 'absent' } }) =>
+      params.ending.kind === 'returned',
+    endingRevealsPreimage: (_, params: { ending: EscrowEnding | { kind: 'absent' } }) =>
+      params.ending.kind === 'paid' &&
+      params.ending.preimage !== null &&
+      HEX_32_BYTES.test(params.ending.preimage),
+    makerEscrowUnsettled: ({ context }) => makerEscrowUnsettled(context),
+    returnedByCancel: ({ event }) => {
+      assertEvent(event, 'MAKER_ESCROW_RETURNED');
+      return event.how === 'cancelled';
+    },
     // expiries
     makerEscrowExpired: ({ context, event }) =>
       context.makerExpiry !== null && nowOf(event) >= context.makerExpiry,
@@ -237,16 +236,20 @@ export const tradeMachine = setup({
       context.takerLockTerms.recipient === context.makerWallet,
     lateLockExpired: ({ context, event }) =>
       context.takerLockTerms !== null && nowOf(event) >= context.takerLockTerms.expiry,
-    takerEscrowHoldsFunds: ({ context }) =>
-      hasSignature(context, 'taker_lock') &&
-      !hasSignature(context, 'taker_refund') &&
-      !hasSignature(context, 'maker_redeem'),
+    takerEscrowHoldsFunds: ({ context }) => takerEscrowHoldsFunds(context),
     // bookkeeping
     isAnotherRun: ({ context, event }) => {
       assertEvent(event, 'ADOPTED');
       return event.runId !== context.currentRunId;
     },
-    effectFailed: ({ context }) => context.effectError !== null,
+    effectRetryDue: ({ context, event }) => {
+      assertEvent(event, 'RETRY_EFFECT');
+      return (
+        context.effectError !== null &&
+        context.effectError.retryAt !== null &&
+        event.now >= context.effectError.retryAt
+      );
+    },
   },
   actions: {
     recordAdoption: assign(({ event }) => {
@@ -279,7 +282,7 @@ export const tradeMachine = setup({
       return {
         lockSignature: event.signature,
         takerLockTerms: event.terms,
-        signatures: withSignature(context.signatures, 'taker_lock', event.signature),
+        ...signed(context, 'taker_lock', event.signature),
       };
     }),
     recordAssessment: assign((_, params: CheckInventoryOutput) => ({
@@ -300,55 +303,72 @@ export const tradeMachine = setup({
     markMakerLockLapsed: assign(({ context }) => ({
       makerLockIntent: context.makerLockIntent && { ...context.makerLockIntent, lapsed: true },
     })),
-    recordMakerLock: assign(({ context }, params: { signature: string }) => ({
-      signatures: withSignature(context.signatures, 'maker_lock', params.signature),
-    })),
+    recordMakerLock: assign(({ context }, params: { signature: string }) =>
+      signed(context, 'maker_lock', params.signature),
+    ),
+    /** A maker escrow found on chain can only come from the intent (its address is unique to the trade). */
+    recordMakerLockOfIntent: assign(({ context }) =>
+      context.makerLockIntent === null
+        ? {}
+        : signed(context, 'maker_lock', context.makerLockIntent.signature),
+    ),
     recordRedeemRequest: assign(({ event }) => {
       assertEvent(event, 'REDEEM_REQUESTED');
       return { preimage: event.preimage.toLowerCase(), redeemRequested: true };
     }),
-    recordTakerRedeem: assign(({ context }, params: { signature: string }) => ({
-      signatures: withSignature(context.signatures, 'taker_redeem', params.signature),
-    })),
+    recordTakerRedeem: assign(({ context }, params: { signature: string }) =>
+      signed(context, 'taker_redeem', params.signature),
+    ),
     recordMakerEscrowRedeemed: assign(({ context, event }) => {
       assertEvent(event, 'MAKER_ESCROW_REDEEMED');
       return {
         preimage: event.preimage.toLowerCase(),
         makerEscrowRedeemSeen: true,
-        signatures: withSignature(context.signatures, 'taker_redeem', event.signature),
+        ...signed(context, 'taker_redeem', event.signature),
       };
     }),
-    recordMakerRedeem: assign(({ context }, params: { signature: string }) => ({
-      signatures: withSignature(context.signatures, 'maker_redeem', params.signature),
-    })),
-    recordMakerRefund: assign(({ context }, params: { signature: string | null }) => ({
-      signatures:
-        params.signature === null
-          ? context.signatures
-          : withSignature(context.signatures, 'maker_refund', params.signature),
-    })),
-    recordTakerRefund: assign(({ context }, params: { signature: string }) => ({
-      signatures: withSignature(context.signatures, 'taker_refund', params.signature),
-    })),
+    /** The same as MAKER_ESCROW_REDEEMED, learnt from an effect that found the maker escrow paid. */
+    recordMakerEscrowPaid: assign(({ context }, params: { ending: EscrowEnding | { kind: 'absent' } }) =>
+      params.ending.kind === 'paid' && params.ending.preimage !== null
+        ? {
+            preimage: params.ending.preimage.toLowerCase(),
+            makerEscrowRedeemSeen: true,
+            ...signed(context, 'taker_redeem', params.ending.signature),
+          }
+        : {},
+    ),
+    recordMakerRedeem: assign(({ context }, params: { signature: string }) =>
+      signed(context, 'maker_redeem', params.signature),
+    ),
+    recordMakerRefund: assign(({ context }, params: { signature: string | null }) =>
+      params.signature === null ? {} : signed(context, 'maker_refund', params.signature),
+    ),
+    recordTakerRefund: assign(({ context }, params: { signature: string }) =>
+      signed(context, 'taker_refund', params.signature),
+    ),
     recordRefundRequest: assign({ refundRequested: true }),
     // Effect failures. The action sees the error event, which the declared event union does not name.
-    recordEffectError: assign(({ event }, params: { effect: TradeEffect }) => {
-      const error = (event as unknown as { error?: unknown }).error;
+    recordEffectError: assign(({ context, event }, params: { effect: TradeEffect }) => {
+      const { message, at } = describeFailure((event as unknown as { error?: unknown }).error);
+      const previous = context.effectError?.effect === params.effect ? context.effectError.attempts : 0;
+      const attempts = previous + 1;
       return {
         effectError: {
           effect: params.effect,
-          message: error instanceof Error ? error.message : String(error),
+          message,
+          attempts,
+          retryAt: at + effectRetryDelay(attempts, context.tradeId),
         },
       };
     }),
-    scheduleEffectRetry: raise(
-      { type: 'RETRY_EFFECT' },
-      { delay: 'EFFECT_RETRY_BACKOFF', id: 'effectRetry' },
-    ),
-    // On leaving an effect's state, however it is left: its pending retry must not fire into the next one.
-    forgetEffectFailure: enqueueActions(({ enqueue }) => {
-      enqueue.assign({ effectError: null });
-      enqueue(cancel('effectRetry'));
+    /** The retry is running: no second one is due until it fails again. */
+    markRetryRunning: assign(({ context }) => ({
+      effectError: context.effectError && { ...context.effectError, retryAt: null },
+    })),
+    // On leaving an effect's state, however it is left, its failures go with it — but not when the state
+    // is re-entered by its own retry, which counts on.
+    forgetEffectFailure: enqueueActions(({ enqueue, event }) => {
+      if (event.type !== 'RETRY_EFFECT') enqueue.assign({ effectError: null });
     }),
   },
 }).createMachine({
@@ -430,9 +450,30 @@ export const tradeMachine = setup({
           target: '.makerRedeeming',
           actions: 'recordMakerEscrowRedeemed',
         },
+        // The taker (the maker escrow's recipient) cancelled it, or it was refunded after its expiry.
+        MAKER_ESCROW_RETURNED: [
+          {
+            guard: and(['makerEscrowUnsettled', 'returnedByCancel']),
+            target: '.releasingTaker',
+            actions: [
+              { type: 'recordMakerRefund', params: ({ event }) => ({ signature: event.signature }) },
+              { type: 'recordFailure', params: { reason: 'taker_cancelled' } },
+            ],
+          },
+          {
+            guard: 'makerEscrowUnsettled',
+            target: '.awaitingTakerExpiry',
+            actions: [
+              { type: 'recordMakerRefund', params: ({ event }) => ({ signature: event.signature }) },
+              { type: 'recordFailure', params: { reason: 'maker_escrow_expired' } },
+            ],
+          },
+        ],
+        // As in failed: only while the taker escrow holds funds. Once it is recorded paid to the maker, a
+        // report of it going back contradicts the chain, and must not end the trade refunded with an alert.
         TAKER_ESCROW_REFUNDED: [
           {
-            guard: 'takerWasPaid',
+            guard: and(['takerEscrowHoldsFunds', 'takerWasPaid']),
             target: '#trade.refunded',
             actions: [
               { type: 'recordTakerRefund', params: ({ event }) => ({ signature: event.signature }) },
@@ -440,8 +481,21 @@ export const tradeMachine = setup({
             ],
           },
           {
+            guard: 'takerEscrowHoldsFunds',
             target: '#trade.refunded',
             actions: { type: 'recordTakerRefund', params: ({ event }) => ({ signature: event.signature }) },
+          },
+        ],
+        // Anyone may submit the taker escrow's redeem (it pays the maker only).
+        TAKER_ESCROW_PAID: [
+          {
+            guard: and(['takerEscrowHoldsFunds', 'takerWasPaid']),
+            target: '#trade.redeemed',
+            actions: { type: 'recordMakerRedeem', params: ({ event }) => ({ signature: event.signature }) },
+          },
+          {
+            guard: 'takerEscrowHoldsFunds',
+            actions: { type: 'recordMakerRedeem', params: ({ event }) => ({ signature: event.signature }) },
           },
         ],
       },
@@ -464,19 +518,24 @@ export const tradeMachine = setup({
               actions: { type: 'recordAssessment', params: ({ event }) => event.output },
             },
             onError: {
-              actions: [
-                { type: 'recordEffectError', params: { effect: 'checkInventory' } },
-                'scheduleEffectRetry',
-              ],
+              actions: { type: 'recordEffectError', params: { effect: 'checkInventory' } },
             },
           },
-          on: { RETRY_EFFECT: { guard: 'effectFailed', target: 'assessing', reenter: true } },
+          on: {
+            RETRY_EFFECT: {
+              guard: 'effectRetryDue',
+              target: 'assessing',
+              reenter: true,
+              actions: 'markRetryRunning',
+            },
+          },
         },
         deciding: {
           always: [
             {
               guard: and([
                 'hasFinalMatchingTakerLock',
+                'takerEscrowHoldsFunds',
                 'hasNoMakerLockIntent',
                 'inventoryAvailable',
                 'leavesMinRedeemWindow',
@@ -522,13 +581,17 @@ export const tradeMachine = setup({
               actions: { type: 'recordMakerLockIntent', params: ({ event }) => event.output },
             },
             onError: {
-              actions: [
-                { type: 'recordEffectError', params: { effect: 'signMakerLock' } },
-                'scheduleEffectRetry',
-              ],
+              actions: { type: 'recordEffectError', params: { effect: 'signMakerLock' } },
             },
           },
-          on: { RETRY_EFFECT: { guard: 'effectFailed', target: 'signingMakerLock', reenter: true } },
+          on: {
+            RETRY_EFFECT: {
+              guard: 'effectRetryDue',
+              target: 'signingMakerLock',
+              reenter: true,
+              actions: 'markRetryRunning',
+            },
+          },
         },
         sendingMakerLock: {
           description: 'Send the intent’s maker lock until final, or until proved lapsed.',
@@ -563,13 +626,17 @@ export const tradeMachine = setup({
               },
             ],
             onError: {
-              actions: [
-                { type: 'recordEffectError', params: { effect: 'makerLock' } },
-                'scheduleEffectRetry',
-              ],
+              actions: { type: 'recordEffectError', params: { effect: 'makerLock' } },
             },
           },
-          on: { RETRY_EFFECT: { guard: 'effectFailed', target: 'sendingMakerLock', reenter: true } },
+          on: {
+            RETRY_EFFECT: {
+              guard: 'effectRetryDue',
+              target: 'sendingMakerLock',
+              reenter: true,
+              actions: 'markRetryRunning',
+            },
+          },
         },
         makerLocked: {
           description: 'Both escrows funded; waiting for the taker to redeem before redeem_by.',
@@ -597,26 +664,51 @@ export const tradeMachine = setup({
             src: 'takerRedeem',
             input: ({ context }) => ({
               tradeId: context.tradeId,
-              makerEscrow: context.makerEscrow,
-              recipient: context.takerWallet,
+              escrow: makerEscrowTerms(context),
               preimage: context.preimage ?? '',
             }),
-            onDone: {
-              target: 'takerRedeemLanded',
-              actions: {
-                type: 'recordTakerRedeem',
-                params: ({ event }) => ({ signature: event.output.signature }),
+            onDone: [
+              {
+                guard: { type: 'endedPaid', params: ({ event }) => ({ ending: event.output }) },
+                target: 'takerRedeemLanded',
+                actions: {
+                  type: 'recordTakerRedeem',
+                  params: ({ event }) => ({ signature: event.output.signature }),
+                },
               },
-            },
+              {
+                guard: { type: 'endedCancelled', params: ({ event }) => ({ ending: event.output }) },
+                target: 'releasingTaker',
+                actions: [
+                  {
+                    type: 'recordMakerRefund',
+                    params: ({ event }) => ({ signature: event.output.signature }),
+                  },
+                  { type: 'recordFailure', params: { reason: 'taker_cancelled' } },
+                ],
+              },
+              {
+                target: 'awaitingTakerExpiry',
+                actions: [
+                  {
+                    type: 'recordMakerRefund',
+                    params: ({ event }) => ({ signature: event.output.signature }),
+                  },
+                  { type: 'recordFailure', params: { reason: 'maker_escrow_expired' } },
+                ],
+              },
+            ],
             onError: {
-              actions: [
-                { type: 'recordEffectError', params: { effect: 'takerRedeem' } },
-                'scheduleEffectRetry',
-              ],
+              actions: { type: 'recordEffectError', params: { effect: 'takerRedeem' } },
             },
           },
           on: {
-            RETRY_EFFECT: { guard: 'effectFailed', target: 'redeemingForTaker', reenter: true },
+            RETRY_EFFECT: {
+              guard: 'effectRetryDue',
+              target: 'redeemingForTaker',
+              reenter: true,
+              actions: 'markRetryRunning',
+            },
             CHAIN_TIME_ADVANCED: {
               guard: 'makerEscrowExpired',
               target: 'refundingMakerEscrow',
@@ -628,18 +720,13 @@ export const tradeMachine = setup({
           description: 'Our redeem for the taker is final; the maker redeems once the watcher reports it.',
           meta: { wakeAt: 'takerExpiry' },
           on: {
-            CHAIN_TIME_ADVANCED: {
-              guard: 'takerEscrowExpired',
-              target: 'refundingTakerEscrow',
-              actions: { type: 'recordFailure', params: { reason: 'maker_missed_redeem', alert: true } },
-            },
+            // Past the taker expiry the maker can no longer redeem: the taker escrow goes back, and the
+            // refund's outcome proves (or disproves) the loss.
+            CHAIN_TIME_ADVANCED: { guard: 'takerEscrowExpired', target: 'refundingTakerEscrow' },
             REFUND_REQUESTED: {
               guard: 'takerEscrowExpired',
               target: 'refundingTakerEscrow',
-              actions: [
-                'recordRefundRequest',
-                { type: 'recordFailure', params: { reason: 'maker_missed_redeem', alert: true } },
-              ],
+              actions: 'recordRefundRequest',
             },
           },
         },
@@ -654,38 +741,46 @@ export const tradeMachine = setup({
             src: 'makerRedeem',
             input: ({ context }) => ({
               tradeId: context.tradeId,
-              takerEscrow: context.takerEscrow,
-              recipient: context.makerWallet,
+              escrow: takerEscrowTerms(context),
               preimage: context.preimage ?? '',
             }),
-            onDone: {
-              target: '#trade.redeemed',
-              actions: {
-                type: 'recordMakerRedeem',
-                params: ({ event }) => ({ signature: event.output.signature }),
+            onDone: [
+              {
+                guard: { type: 'endedPaid', params: ({ event }) => ({ ending: event.output }) },
+                target: '#trade.redeemed',
+                actions: {
+                  type: 'recordMakerRedeem',
+                  params: ({ event }) => ({ signature: event.output.signature }),
+                },
               },
-            },
+              {
+                // The taker escrow went back to the taker although the preimage was known: proven loss.
+                target: '#trade.refunded',
+                actions: [
+                  {
+                    type: 'recordTakerRefund',
+                    params: ({ event }) => ({ signature: event.output.signature }),
+                  },
+                  { type: 'recordFailure', params: { reason: 'maker_missed_redeem', alert: true } },
+                ],
+              },
+            ],
             onError: {
-              actions: [
-                { type: 'recordEffectError', params: { effect: 'makerRedeem' } },
-                'scheduleEffectRetry',
-              ],
+              actions: { type: 'recordEffectError', params: { effect: 'makerRedeem' } },
             },
           },
           on: {
-            RETRY_EFFECT: { guard: 'effectFailed', target: 'makerRedeeming', reenter: true },
-            CHAIN_TIME_ADVANCED: {
-              guard: 'takerEscrowExpired',
-              target: 'refundingTakerEscrow',
-              actions: { type: 'recordFailure', params: { reason: 'maker_missed_redeem', alert: true } },
+            RETRY_EFFECT: {
+              guard: 'effectRetryDue',
+              target: 'makerRedeeming',
+              reenter: true,
+              actions: 'markRetryRunning',
             },
+            CHAIN_TIME_ADVANCED: { guard: 'takerEscrowExpired', target: 'refundingTakerEscrow' },
             REFUND_REQUESTED: {
               guard: 'takerEscrowExpired',
               target: 'refundingTakerEscrow',
-              actions: [
-                'recordRefundRequest',
-                { type: 'recordFailure', params: { reason: 'maker_missed_redeem', alert: true } },
-              ],
+              actions: 'recordRefundRequest',
             },
           },
         },
@@ -696,26 +791,59 @@ export const tradeMachine = setup({
           invoke: {
             id: 'makerRefund',
             src: 'makerRefund',
-            input: ({ context }) => ({
-              tradeId: context.tradeId,
-              makerEscrow: context.makerEscrow,
-              initializer: context.makerWallet,
-            }),
-            onDone: {
-              target: 'awaitingTakerExpiry',
-              actions: {
-                type: 'recordMakerRefund',
-                params: ({ event }) => ({ signature: event.output.signature }),
+            input: ({ context }) => ({ tradeId: context.tradeId, escrow: makerEscrowTerms(context) }),
+            onDone: [
+              {
+                // The taker redeemed just in time: the maker redeems in turn.
+                guard: { type: 'endingRevealsPreimage', params: ({ event }) => ({ ending: event.output }) },
+                target: 'makerRedeeming',
+                actions: { type: 'recordMakerEscrowPaid', params: ({ event }) => ({ ending: event.output }) },
               },
-            },
+              {
+                guard: { type: 'endedPaid', params: ({ event }) => ({ ending: event.output }) },
+                target: 'takerRedeemLanded',
+                actions: {
+                  type: 'recordTakerRedeem',
+                  params: ({ event }) => ({
+                    signature: event.output.kind === 'paid' ? event.output.signature : '',
+                  }),
+                },
+              },
+              {
+                guard: { type: 'endedCancelled', params: ({ event }) => ({ ending: event.output }) },
+                target: 'releasingTaker',
+                actions: [
+                  {
+                    type: 'recordMakerRefund',
+                    params: ({ event }) => ({
+                      signature: event.output.kind === 'absent' ? null : event.output.signature,
+                    }),
+                  },
+                  { type: 'recordFailure', params: { reason: 'taker_cancelled' } },
+                ],
+              },
+              {
+                target: 'awaitingTakerExpiry',
+                actions: {
+                  type: 'recordMakerRefund',
+                  params: ({ event }) => ({
+                    signature: event.output.kind === 'absent' ? null : event.output.signature,
+                  }),
+                },
+              },
+            ],
             onError: {
-              actions: [
-                { type: 'recordEffectError', params: { effect: 'makerRefund' } },
-                'scheduleEffectRetry',
-              ],
+              actions: { type: 'recordEffectError', params: { effect: 'makerRefund' } },
             },
           },
-          on: { RETRY_EFFECT: { guard: 'effectFailed', target: 'refundingMakerEscrow', reenter: true } },
+          on: {
+            RETRY_EFFECT: {
+              guard: 'effectRetryDue',
+              target: 'refundingMakerEscrow',
+              reenter: true,
+              actions: 'markRetryRunning',
+            },
+          },
         },
         awaitingTakerExpiry: {
           description: 'Maker escrow refunded; the taker escrow returns to the taker at its expiry.',
@@ -736,26 +864,48 @@ export const tradeMachine = setup({
           invoke: {
             id: 'takerRefund',
             src: 'takerRefund',
-            input: ({ context }) => ({
-              tradeId: context.tradeId,
-              takerEscrow: context.takerEscrow,
-              initializer: context.takerWallet,
-            }),
-            onDone: {
-              target: '#trade.refunded',
-              actions: {
-                type: 'recordTakerRefund',
-                params: ({ event }) => ({ signature: event.output.signature }),
+            input: ({ context }) => ({ tradeId: context.tradeId, escrow: takerEscrowTerms(context) }),
+            onDone: [
+              {
+                // The maker's redeem landed after all.
+                guard: { type: 'endedPaid', params: ({ event }) => ({ ending: event.output }) },
+                target: '#trade.redeemed',
+                actions: {
+                  type: 'recordMakerRedeem',
+                  params: ({ event }) => ({ signature: event.output.signature }),
+                },
               },
-            },
+              {
+                guard: 'takerWasPaid',
+                target: '#trade.refunded',
+                actions: [
+                  {
+                    type: 'recordTakerRefund',
+                    params: ({ event }) => ({ signature: event.output.signature }),
+                  },
+                  { type: 'recordFailure', params: { reason: 'maker_missed_redeem', alert: true } },
+                ],
+              },
+              {
+                target: '#trade.refunded',
+                actions: {
+                  type: 'recordTakerRefund',
+                  params: ({ event }) => ({ signature: event.output.signature }),
+                },
+              },
+            ],
             onError: {
-              actions: [
-                { type: 'recordEffectError', params: { effect: 'takerRefund' } },
-                'scheduleEffectRetry',
-              ],
+              actions: { type: 'recordEffectError', params: { effect: 'takerRefund' } },
             },
           },
-          on: { RETRY_EFFECT: { guard: 'effectFailed', target: 'refundingTakerEscrow', reenter: true } },
+          on: {
+            RETRY_EFFECT: {
+              guard: 'effectRetryDue',
+              target: 'refundingTakerEscrow',
+              reenter: true,
+              actions: 'markRetryRunning',
+            },
+          },
         },
         releasingTaker: {
           description: 'The maker cannot serve and no maker lock can land: cancel releases the taker now.',
@@ -764,37 +914,49 @@ export const tradeMachine = setup({
           invoke: {
             id: 'makerCancel',
             src: 'makerCancel',
-            input: ({ context }) => ({
-              tradeId: context.tradeId,
-              takerEscrow: context.takerEscrow,
-              initializer: context.takerWallet,
-            }),
-            onDone: {
-              target: '#trade.refunded',
-              actions: {
-                type: 'recordTakerRefund',
-                params: ({ event }) => ({ signature: event.output.signature }),
+            input: ({ context }) => ({ tradeId: context.tradeId, escrow: takerEscrowTerms(context) }),
+            onDone: [
+              {
+                // Someone (the taker, with its preimage) paid the taker escrow to the maker first.
+                guard: { type: 'endedPaid', params: ({ event }) => ({ ending: event.output }) },
+                target: '#trade.redeemed',
+                actions: {
+                  type: 'recordMakerRedeem',
+                  params: ({ event }) => ({ signature: event.output.signature }),
+                },
               },
-            },
+              {
+                target: '#trade.refunded',
+                actions: {
+                  type: 'recordTakerRefund',
+                  params: ({ event }) => ({ signature: event.output.signature }),
+                },
+              },
+            ],
             onError: {
-              actions: [
-                { type: 'recordEffectError', params: { effect: 'makerCancel' } },
-                'scheduleEffectRetry',
-              ],
+              actions: { type: 'recordEffectError', params: { effect: 'makerCancel' } },
             },
           },
-          on: { RETRY_EFFECT: { guard: 'effectFailed', target: 'releasingTaker', reenter: true } },
+          on: {
+            RETRY_EFFECT: {
+              guard: 'effectRetryDue',
+              target: 'releasingTaker',
+              reenter: true,
+              actions: 'markRetryRunning',
+            },
+          },
         },
       },
     },
 
-    // ── redeemed: the swap happened ─────────────────────────────────────────────────────────────
+    // ── redeemed: the taker escrow was paid to the maker ────────────────────────────────────────
     redeemed: {
-      description: 'Both escrows redeemed. Final.',
+      description:
+        'The taker escrow went to the maker (normally after the maker escrow paid the taker). Final.',
       initial: 'closingEscrows',
       states: {
         closingEscrows: {
-          description: 'Best-effort rent reclaim of the maker escrow.',
+          description: 'Best-effort rent reclaim of the maker escrow (donated tokens swept to the maker).',
           tags: 'effect',
           invoke: {
             id: 'closeEscrows',
@@ -827,42 +989,53 @@ export const tradeMachine = setup({
           invoke: {
             id: 'makerRefund',
             src: 'makerRefund',
-            input: ({ context }) => ({
-              tradeId: context.tradeId,
-              makerEscrow: context.makerEscrow,
-              initializer: context.makerWallet,
-            }),
+            input: ({ context }) => ({ tradeId: context.tradeId, escrow: makerEscrowTerms(context) }),
             onDone: [
               {
-                guard: 'makerEscrowExists',
+                // The taker took the output too, after the taker escrow went back to it: proven loss.
+                guard: { type: 'endedPaid', params: ({ event }) => ({ ending: event.output }) },
                 target: 'closingEscrows',
-                actions: {
-                  type: 'recordMakerRefund',
-                  params: ({ event }) => ({ signature: event.output.signature }),
-                },
+                actions: [
+                  'recordMakerLockOfIntent',
+                  {
+                    type: 'recordTakerRedeem',
+                    params: ({ event }) => ({
+                      signature: event.output.kind === 'paid' ? event.output.signature : '',
+                    }),
+                  },
+                  { type: 'recordFailure', params: { reason: 'maker_missed_redeem', alert: true } },
+                ],
               },
               {
-                target: 'closed',
+                guard: { type: 'endedReturned', params: ({ event }) => ({ ending: event.output }) },
+                target: 'closingEscrows',
                 actions: [
-                  'markMakerLockLapsed',
+                  'recordMakerLockOfIntent',
                   {
                     type: 'recordMakerRefund',
-                    params: ({ event }) => ({ signature: event.output.signature }),
+                    params: ({ event }) => ({
+                      signature: event.output.kind === 'returned' ? event.output.signature : null,
+                    }),
                   },
                 ],
               },
+              { target: 'closed', actions: 'markMakerLockLapsed' },
             ],
             onError: {
-              actions: [
-                { type: 'recordEffectError', params: { effect: 'makerRefund' } },
-                'scheduleEffectRetry',
-              ],
+              actions: { type: 'recordEffectError', params: { effect: 'makerRefund' } },
             },
           },
-          on: { RETRY_EFFECT: { guard: 'effectFailed', target: 'reclaimingMakerEscrow', reenter: true } },
+          on: {
+            RETRY_EFFECT: {
+              guard: 'effectRetryDue',
+              target: 'reclaimingMakerEscrow',
+              reenter: true,
+              actions: 'markRetryRunning',
+            },
+          },
         },
         closingEscrows: {
-          description: 'Best-effort rent reclaim of the maker escrow.',
+          description: 'Best-effort rent reclaim of the maker escrow (donated tokens swept to the maker).',
           tags: 'effect',
           invoke: {
             id: 'closeEscrows',
@@ -885,6 +1058,11 @@ export const tradeMachine = setup({
           guard: 'takerEscrowHoldsFunds',
           target: '.released',
           actions: { type: 'recordTakerRefund', params: ({ event }) => ({ signature: event.signature }) },
+        },
+        TAKER_ESCROW_PAID: {
+          guard: 'takerEscrowHoldsFunds',
+          target: '.released',
+          actions: { type: 'recordMakerRedeem', params: ({ event }) => ({ signature: event.signature }) },
         },
       },
       states: {
@@ -926,26 +1104,36 @@ export const tradeMachine = setup({
           invoke: {
             id: 'makerCancel',
             src: 'makerCancel',
-            input: ({ context }) => ({
-              tradeId: context.tradeId,
-              takerEscrow: context.takerEscrow,
-              initializer: context.takerWallet,
-            }),
-            onDone: {
-              target: 'released',
-              actions: {
-                type: 'recordTakerRefund',
-                params: ({ event }) => ({ signature: event.output.signature }),
+            input: ({ context }) => ({ tradeId: context.tradeId, escrow: takerEscrowTerms(context) }),
+            onDone: [
+              {
+                guard: { type: 'endedPaid', params: ({ event }) => ({ ending: event.output }) },
+                target: 'released',
+                actions: {
+                  type: 'recordMakerRedeem',
+                  params: ({ event }) => ({ signature: event.output.signature }),
+                },
               },
-            },
+              {
+                target: 'released',
+                actions: {
+                  type: 'recordTakerRefund',
+                  params: ({ event }) => ({ signature: event.output.signature }),
+                },
+              },
+            ],
             onError: {
-              actions: [
-                { type: 'recordEffectError', params: { effect: 'makerCancel' } },
-                'scheduleEffectRetry',
-              ],
+              actions: { type: 'recordEffectError', params: { effect: 'makerCancel' } },
             },
           },
-          on: { RETRY_EFFECT: { guard: 'effectFailed', target: 'releasingLateLock', reenter: true } },
+          on: {
+            RETRY_EFFECT: {
+              guard: 'effectRetryDue',
+              target: 'releasingLateLock',
+              reenter: true,
+              actions: 'markRetryRunning',
+            },
+          },
         },
         awaitingLateLockExpiry: {
           description: 'A lock the maker cannot cancel (other recipient): refund it at its own expiry.',
@@ -965,26 +1153,36 @@ export const tradeMachine = setup({
           invoke: {
             id: 'takerRefund',
             src: 'takerRefund',
-            input: ({ context }) => ({
-              tradeId: context.tradeId,
-              takerEscrow: context.takerEscrow,
-              initializer: context.takerWallet,
-            }),
-            onDone: {
-              target: 'released',
-              actions: {
-                type: 'recordTakerRefund',
-                params: ({ event }) => ({ signature: event.output.signature }),
+            input: ({ context }) => ({ tradeId: context.tradeId, escrow: takerEscrowTerms(context) }),
+            onDone: [
+              {
+                guard: { type: 'endedPaid', params: ({ event }) => ({ ending: event.output }) },
+                target: 'released',
+                actions: {
+                  type: 'recordMakerRedeem',
+                  params: ({ event }) => ({ signature: event.output.signature }),
+                },
               },
-            },
+              {
+                target: 'released',
+                actions: {
+                  type: 'recordTakerRefund',
+                  params: ({ event }) => ({ signature: event.output.signature }),
+                },
+              },
+            ],
             onError: {
-              actions: [
-                { type: 'recordEffectError', params: { effect: 'takerRefund' } },
-                'scheduleEffectRetry',
-              ],
+              actions: { type: 'recordEffectError', params: { effect: 'takerRefund' } },
             },
           },
-          on: { RETRY_EFFECT: { guard: 'effectFailed', target: 'refundingLateLock', reenter: true } },
+          on: {
+            RETRY_EFFECT: {
+              guard: 'effectRetryDue',
+              target: 'refundingLateLock',
+              reenter: true,
+              actions: 'markRetryRunning',
+            },
+          },
         },
         released: { tags: 'closed', type: 'final' },
       },

@@ -78,10 +78,51 @@ export function makerEscrowMayHoldFunds(context: TradeContext): boolean {
   return context.makerLockIntent !== null && !context.makerLockIntent.lapsed;
 }
 
+/** The taker escrow holds the taker's funds: locked, and neither refunded nor paid to the maker yet. */
+export function takerEscrowHoldsFunds(context: Pick<TradeContext, 'signatures'>): boolean {
+  return (
+    hasSignature(context, 'taker_lock') &&
+    !hasSignature(context, 'taker_refund') &&
+    !hasSignature(context, 'maker_redeem')
+  );
+}
+
+/** The maker's lock landed and nothing has taken it out of the maker escrow yet. */
+export function makerEscrowUnsettled(context: Pick<TradeContext, 'signatures'>): boolean {
+  return (
+    hasSignature(context, 'maker_lock') &&
+    !hasSignature(context, 'taker_redeem') &&
+    !hasSignature(context, 'maker_refund')
+  );
+}
+
 /** No maker lock can land any more: none was signed, or the one sent is proved lapsed. */
 export function noMakerLockCanLand(context: TradeContext): boolean {
   return (
     !hasSignature(context, 'maker_lock') &&
     (context.makerLockIntent === null || context.makerLockIntent.lapsed)
   );
+}
+
+/**
+ * Effect retries back off exponentially in chain seconds (1, 2, 4 … capped at a minute) with up to 25 %
+ * jitter, so a chain outage does not turn into a synchronized retry storm. After `visibleAfterAttempts`
+ * consecutive failures the trade is flagged to operators (runtime views) rather than retrying silently.
+ */
+export const EFFECT_RETRY = { firstDelaySeconds: 1, maxDelaySeconds: 60, visibleAfterAttempts: 5 } as const;
+
+/**
+ * Seconds to wait after the `attempts`-th consecutive failure. The jitter is a pure function of the trade
+ * and the attempt (FNV-1a), so the machine stays deterministic and replayable.
+ */
+export function effectRetryDelay(attempts: number, tradeId: string): number {
+  const exponent = Math.max(0, Math.min(attempts - 1, 30));
+  const base = Math.min(EFFECT_RETRY.maxDelaySeconds, EFFECT_RETRY.firstDelaySeconds * 2 ** exponent);
+  let hash = 0x811c9dc5;
+  for (const char of `${tradeId}#${attempts}`) {
+    hash ^= char.charCodeAt(0);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  const jitter = (hash % 1000) / 4000; // 0 … 0.25
+  return Math.max(1, Math.round(base * (1 + jitter)));
 }

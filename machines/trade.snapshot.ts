@@ -1,13 +1,30 @@
 // Pure readings of a trade snapshot for the runtime and the HTTP layer: status, substate, whether the
 // actor may be dropped, and how to answer a command (accept, replay of one that took effect, refusal).
 // Each takes a live snapshot or a persisted { value, context }.
-import type { StateValue } from 'xstate';
+import { initialTransition, type StateValue } from 'xstate';
 import type { SettlementStatus } from '../src/vocabulary/index.ts';
 import { FINAL_SETTLEMENT_STATUSES } from '../src/vocabulary/index.ts';
-import type { TradeSnapshotLike } from './trade.deadlines.ts';
-import { tradeMachine } from './trade.machine.ts';
+import { stateFacts, type TradeSnapshotLike } from './trade.deadlines.ts';
+import { initialContext, tradeMachine } from './trade.machine.ts';
 import { timingSafeEqualHex } from './trade.rules.ts';
-import type { TradeCommand } from './trade.types.ts';
+import type { TradeCommand, TradeInput } from './trade.types.ts';
+
+let initialTemplate: Record<string, unknown> | null = null;
+
+/**
+ * A new trade's persisted snapshot, equal to `tradeMachine.getPersistedSnapshot(initialTransition(
+ * tradeMachine, input)[0])` without running the interpreter for every trade (that costs ~60 µs): the
+ * initial state runs no action and invokes nothing, so only the context depends on the input.
+ */
+export function initialSnapshot(input: TradeInput): TradeSnapshotLike {
+  if (initialTemplate === null) {
+    initialTemplate = tradeMachine.getPersistedSnapshot(initialTransition(tradeMachine, input)[0]) as Record<
+      string,
+      unknown
+    >;
+  }
+  return { ...initialTemplate, context: initialContext(input) } as unknown as TradeSnapshotLike;
+}
 
 /** The path of a state value: `{ initiated: 'makerLocked' }` → `['initiated', 'makerLocked']` (no parallel states). */
 function statePath(value: StateValue): string[] {
@@ -34,8 +51,8 @@ function resolve(snapshot: TradeSnapshotLike) {
 }
 
 /** Final status and no funds of the trade left in any escrow: the runtime may drop the actor. */
-export function isClosed(snapshot: TradeSnapshotLike): boolean {
-  return isFinalStatus(settlementStatusOf(snapshot)) && resolve(snapshot).hasTag('closed');
+export function isClosed(snapshot: Pick<TradeSnapshotLike, 'value'>): boolean {
+  return isFinalStatus(settlementStatusOf(snapshot)) && stateFacts(snapshot.value).tags.has('closed');
 }
 
 /** Refusals a command can meet; each is a code of the API's error table. */

@@ -80,6 +80,7 @@ export const FAILURE_REASONS = [
   'redeem_window_too_short',
   'maker_lock_lapsed',
   'maker_escrow_expired',
+  'taker_cancelled',
   'maker_missed_redeem',
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
@@ -110,8 +111,30 @@ export interface TradeContext extends TradeInput {
   failureReason: FailureReason | null;
   /** Set when the maker lost funds (missed its redeem): the runtime logs an alert. */
   alert: boolean;
-  /** The last effect failure of the current state; cleared when the state is left or retried. */
-  effectError: { effect: TradeEffect; message: string } | null;
+  /**
+   * The current effect state's failures: cleared when the state is left, kept across its retries. The
+   * runtime sends RETRY_EFFECT once chain time reaches `retryAt`; `retryAt` is null while a retry runs.
+   */
+  effectError: EffectErrorInfo | null;
+}
+
+export interface EffectErrorInfo {
+  effect: TradeEffect;
+  message: string;
+  /** Consecutive failures of this effect in this state. */
+  attempts: number;
+  /** Chain time the next attempt is due (exponential backoff with jitter); null while one runs. */
+  retryAt: ChainTime | null;
+}
+
+/**
+ * What the runtime's effects reject with: why, and the chain time of the failure, from which the retry is
+ * scheduled. A rejection without `at` (a bug, or a test's plain Error) counts as failed at time 0: its
+ * retry is due at once.
+ */
+export interface EffectFailure {
+  message: string;
+  at: ChainTime;
 }
 
 // ── Events ────────────────────────────────────────────────────────────────────────────────────────
@@ -123,7 +146,7 @@ export type TradeCommand =
   | { type: 'REDEEM_REQUESTED'; preimage: string; preimageHash: string; now: ChainTime }
   | { type: 'REFUND_REQUESTED'; now: ChainTime }
   | { type: 'ADOPTED'; runId: string; now: ChainTime }
-  | { type: 'RETRY_EFFECT' };
+  | { type: 'RETRY_EFFECT'; now: ChainTime };
 
 /** Facts the runtime observed on chain (finalized on real clusters). */
 export type ChainFact =
@@ -131,7 +154,9 @@ export type ChainFact =
   | { type: 'TAKER_LOCK_FINALIZED'; signature: string; terms: TakerLockTerms }
   | { type: 'TAKER_LOCK_DROPPED'; now: ChainTime }
   | { type: 'MAKER_ESCROW_REDEEMED'; signature: string; preimage: string }
+  | { type: 'MAKER_ESCROW_RETURNED'; signature: string; how: ReturnedHow }
   | { type: 'TAKER_ESCROW_REFUNDED'; signature: string }
+  | { type: 'TAKER_ESCROW_PAID'; signature: string }
   | { type: 'CHAIN_TIME_ADVANCED'; now: ChainTime };
 
 /** Every event the runtime may send (done/error events of invoked effects come from xstate). */
@@ -149,7 +174,9 @@ export const TRADE_EVENT_TYPES = [
   'TAKER_LOCK_FINALIZED',
   'TAKER_LOCK_DROPPED',
   'MAKER_ESCROW_REDEEMED',
+  'MAKER_ESCROW_RETURNED',
   'TAKER_ESCROW_REFUNDED',
+  'TAKER_ESCROW_PAID',
   'CHAIN_TIME_ADVANCED',
 ] as const satisfies readonly TradeEventType[];
 
@@ -205,38 +232,52 @@ export interface MakerLockInput {
 /** Final on chain, or proved unable to land (last valid block height passed, escrow absent at finalized). */
 export type MakerLockOutput = { landed: true; signature: string } | { landed: false };
 
-/** Redeem of the maker escrow, submitted by the service with the taker's preimage; pays the taker only. */
-export interface TakerRedeemInput {
-  tradeId: string;
-  makerEscrow: string;
+/** How an escrow that left `locked` came back to the initializer: the expiry refund or the recipient's cancel. */
+export type ReturnedHow = 'refunded' | 'cancelled';
+
+/**
+ * How an escrow ended, as the chain proves it (the account's status, or once it is closed, the token
+ * movements of the transaction that settled it): paid to its recipient (a redeem, whoever submitted it;
+ * with the revealed preimage when the chain still shows it) or returned to its initializer. Effects that
+ * settle an escrow answer this rather than "done": a party may have settled it first, in either
+ * direction, and the trade follows what happened.
+ */
+export type EscrowEnding =
+  | { kind: 'paid'; signature: string; preimage: string | null }
+  | { kind: 'returned'; signature: string; how: ReturnedHow };
+
+/**
+ * An escrow's agreed terms, as effects need them to act on it and to recognise how it ended even once
+ * its account is closed. Amounts are raw units as decimal strings.
+ */
+export interface EscrowTerms {
+  address: string;
+  mint: string;
+  amountRaw: string;
+  /** Paid by a redeem (the maker escrow's is the taker; the taker escrow's is the maker). */
   recipient: string;
-  preimage: string;
-}
-export interface MakerRedeemInput {
-  tradeId: string;
-  takerEscrow: string;
-  recipient: string;
-  preimage: string;
-}
-export interface MakerRefundInput {
-  tradeId: string;
-  makerEscrow: string;
+  /** Gets the funds back by refund or cancel, and the rent at close. */
   initializer: string;
 }
-/** `signature: null` when the maker escrow turned out to hold nothing to refund (never landed). */
-export interface MakerRefundOutput {
-  signature: string | null;
+
+export interface EscrowEffectInput {
+  tradeId: string;
+  escrow: EscrowTerms;
 }
+/** Redeem of the maker escrow (for the taker) or of the taker escrow (for the maker) with the preimage. */
+export interface RedeemEffectInput extends EscrowEffectInput {
+  preimage: string;
+}
+export type TakerRedeemInput = RedeemEffectInput;
+export type MakerRedeemInput = RedeemEffectInput;
+/** The maker escrow's expiry refund (or, in refunded, its reclaim). */
+export type MakerRefundInput = EscrowEffectInput;
 /** makerCancel (the maker, as recipient, releases the taker escrow) and takerRefund (expiry refund). */
-export interface TakerEscrowReleaseInput {
-  tradeId: string;
-  takerEscrow: string;
-  initializer: string;
-}
+export type TakerEscrowReleaseInput = EscrowEffectInput;
+/** `absent` when the maker escrow turned out never to have held anything (the maker lock never landed). */
+export type MakerRefundOutput = EscrowEnding | { kind: 'absent' };
+/** makerCancel (the maker, as recipient, releases the taker escrow) and takerRefund (expiry refund). */
 export interface CloseEscrowsInput {
   tradeId: string;
   makerEscrow: string;
-}
-export interface SignatureOutput {
-  signature: string;
 }

@@ -70,7 +70,16 @@ describe('the trade machine definition', () => {
       ['makerLock', null, ['trade.initiated.releasingTaker']],
     ]);
     const error = from('initiated.sendingMakerLock').find((t) => t.kind === 'error');
-    expect(error).toMatchObject({ targets: [], actions: ['recordEffectError', 'scheduleEffectRetry'] });
+    expect(error).toMatchObject({ targets: [], actions: ['recordEffectError'] });
+    // The retry is the runtime's RETRY_EFFECT, re-entering the state once it is due.
+    const retry = from('initiated.sendingMakerLock').find((t) => t.event === 'RETRY_EFFECT');
+    expect(retry).toMatchObject({
+      targets: ['trade.initiated.sendingMakerLock'],
+      guard: 'effectRetryDue',
+      reenter: true,
+      actions: ['markRetryRunning'],
+    });
+    expect(state('initiated.sendingMakerLock')?.exit).toEqual(['forgetEffectFailure']);
   });
 
   test('the Mermaid diagram nests states and labels transitions EVENT [guard]', () => {
@@ -81,7 +90,7 @@ describe('the trade machine definition', () => {
       'initiated_makerLocked --> initiated_redeemingForTaker : REDEEM_REQUESTED [and(preimageMatchesSecretHash, makerLockIsFinal, redeemWindowOpen)]',
     );
     // A transition leaving its composite is drawn at the level that holds both ends.
-    expect(mermaid).toMatch(/^ {2}initiated_makerRedeeming --> redeemed : done makerRedeem$/m);
+    expect(mermaid).toMatch(/^ {2}initiated_makerRedeeming --> redeemed : done makerRedeem \[endedPaid\]$/m);
   });
 });
 

@@ -1,9 +1,16 @@
 // Deadlines read from declared state meta: each named deadline maps to its own context field, and the
 // earliest of several declared ones wins (the statechart declares one at a time; the helper must not
-// rely on that to wake a trade in time).
+// rely on that to wake a trade in time). A failed effect's retry time is a deadline too.
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { deadlineTime, earliestDeadline, type TradeContext, tradeMachine } from '../../machines/index.ts';
+import {
+  deadlineTime,
+  type EffectErrorInfo,
+  earliestDeadline,
+  nextDeadline,
+  type TradeContext,
+  tradeMachine,
+} from '../../machines/index.ts';
 import { lockTerms, tradeInput } from './trade.fixtures.ts';
 
 // Every deadline field distinct, so a deadline read from the wrong field shows.
@@ -52,5 +59,42 @@ describe('earliestDeadline', () => {
     expect(earliestDeadline(declared, context({ makerExpiry: null }))).toBe(3_000);
     expect(earliestDeadline([...declared].reverse(), context({ makerExpiry: null }))).toBe(3_000);
     expect(earliestDeadline([{ wakeAt: 'makerExpiry' }], context({ makerExpiry: null }))).toBeNull();
+  });
+});
+
+describe('nextDeadline', () => {
+  const failing = (retryAt: number | null): EffectErrorInfo => ({
+    effect: 'takerRedeem',
+    message: 'rpc down',
+    attempts: 2,
+    retryAt,
+  });
+  const redeeming = (effectError: EffectErrorInfo | null) => ({
+    value: { initiated: 'redeemingForTaker' },
+    context: context({ effectError }),
+  });
+
+  it('is the state’s own deadline while no effect waits for a retry', () => {
+    expect(nextDeadline(redeeming(null))).toBe(2_000);
+    // A retry running has no retry time: only its outcome or the deadline moves the trade.
+    expect(nextDeadline(redeeming(failing(null)))).toBe(2_000);
+  });
+
+  it('is a failed effect’s retry time when it comes first, and the state’s deadline otherwise', () => {
+    expect(nextDeadline(redeeming(failing(1_500)))).toBe(1_500);
+    expect(nextDeadline(redeeming(failing(2_500)))).toBe(2_000);
+    expect(nextDeadline(redeeming(failing(2_000)))).toBe(2_000);
+  });
+
+  it('is the retry time in a state that declares no deadline, and null without one', () => {
+    const releasing = (effectError: EffectErrorInfo | null) => ({
+      value: { initiated: 'releasingTaker' },
+      context: context({ effectError: effectError && { ...effectError, effect: 'makerCancel' } }),
+    });
+    expect(nextDeadline(releasing(null))).toBeNull();
+    expect(nextDeadline(releasing(failing(null)))).toBeNull();
+    expect(nextDeadline(releasing(failing(1_500)))).toBe(1_500);
+    // Retries due at time 0 (a rejection without a chain time) are due at once, not forgotten.
+    expect(nextDeadline(releasing(failing(0)))).toBe(0);
   });
 });

@@ -1,38 +1,43 @@
 // What the machine hands each effect, and what it keeps from each effect's answer. The runtime signs and
 // sends exactly these inputs, so a wrong field here is a transaction against the wrong account.
 import { describe, expect, it } from 'vitest';
-import { type AnyActorLogic, createActor, SimulatedClock, toPromise, waitFor } from 'xstate';
-import { TRADE_EFFECTS, tradeMachine } from '../../machines/index.ts';
+import { type AnyActorLogic, createActor, toPromise, waitFor } from 'xstate';
+import {
+  effectRetryDelay,
+  makerEscrowTerms,
+  TRADE_EFFECTS,
+  takerEscrowTerms,
+  tradeMachine,
+} from '../../machines/index.ts';
 import {
   chainTime,
   DECIDED_AT,
-  fakeMachine,
+  deferred,
+  effectFailed,
+  failureAt,
   finalizedLock,
   LOCK_DEADLINE,
   lockTerms,
   MAKER_EXPIRY,
+  makerEscrowOf,
   PREIMAGE,
   REDEEM_BY,
   reach,
   redeemRequest,
+  returned,
   SECRET_HASH,
   SIG,
   startTrade,
   TAKER_EXPIRY,
+  takerEscrowOf,
   tradeInput,
 } from './trade.fixtures.ts';
 
 const input = tradeInput();
-const takerEscrowRelease = {
-  tradeId: input.tradeId,
-  takerEscrow: input.takerEscrow,
-  initializer: input.takerWallet,
-};
-const makerEscrowRefund = {
-  tradeId: input.tradeId,
-  makerEscrow: input.makerEscrow,
-  initializer: input.makerWallet,
-};
+/** The taker escrow, acted on by makerCancel and takerRefund (release) and makerRedeem. */
+const takerEscrowRelease = { tradeId: input.tradeId, escrow: takerEscrowOf(input) };
+/** The maker escrow, acted on by makerRefund and takerRedeem. */
+const makerEscrowRefund = { tradeId: input.tradeId, escrow: makerEscrowOf(input) };
 const intent = {
   makerExpiry: MAKER_EXPIRY,
   signature: SIG.makerLock,
@@ -98,25 +103,11 @@ describe('effect inputs and the signatures kept from their answers', () => {
     actor.send({ ...redeemRequest(REDEEM_BY - 1), preimage: 'EF'.repeat(32) });
     const landed = await reach(actor, 'initiated.takerRedeemLanded');
     expect(landed.context.signatures[2]).toEqual({ kind: 'taker_redeem', signature: SIG.takerRedeem });
-    expect(calls.takerRedeem).toEqual([
-      {
-        tradeId: input.tradeId,
-        makerEscrow: input.makerEscrow,
-        recipient: input.takerWallet,
-        preimage: 'ef'.repeat(32),
-      },
-    ]);
+    expect(calls.takerRedeem).toEqual([{ ...makerEscrowRefund, preimage: 'ef'.repeat(32) }]);
 
     actor.send({ type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: PREIMAGE });
     const done = await reach(actor, 'redeemed.closed');
-    expect(calls.makerRedeem).toEqual([
-      {
-        tradeId: input.tradeId,
-        takerEscrow: input.takerEscrow,
-        recipient: input.makerWallet,
-        preimage: PREIMAGE,
-      },
-    ]);
+    expect(calls.makerRedeem).toEqual([{ ...takerEscrowRelease, preimage: PREIMAGE }]);
     expect(calls.closeEscrows).toEqual([{ tradeId: input.tradeId, makerEscrow: input.makerEscrow }]);
     expect(done.context.signatures).toEqual([
       { kind: 'taker_lock', signature: SIG.takerLock },
@@ -196,45 +187,80 @@ describe('effect inputs and the signatures kept from their answers', () => {
     expect(calls.makerCancel).toEqual([]);
   });
 
-  it('a failing effect leaves its name and message in the context until it succeeds', async () => {
+  it('a failing effect leaves its name, message, attempts and retry time in the context until it succeeds', async () => {
     let attempts = 0;
-    const { actor } = startTrade({
+    const { actor, calls } = startTrade({
       checkInventory: () =>
-        ++attempts < 2 ? Promise.reject(new Error('rpc down')) : { available: true, now: DECIDED_AT },
+        ++attempts < 2
+          ? Promise.reject(failureAt('rpc down', DECIDED_AT))
+          : { available: true, now: DECIDED_AT },
     });
     actor.send(finalizedLock());
-    const failing = await waitFor(actor, (s) => s.context.effectError !== null, { timeout: 1_000 });
-    expect(failing.context.effectError).toEqual({ effect: 'checkInventory', message: 'rpc down' });
+    const failing = await effectFailed(actor);
+    expect(failing.context.effectError).toEqual({
+      effect: 'checkInventory',
+      message: 'rpc down',
+      attempts: 1,
+      retryAt: DECIDED_AT + effectRetryDelay(1, input.tradeId),
+    });
+    actor.send({ type: 'RETRY_EFFECT', now: DECIDED_AT + 1 });
     const locked = await reach(actor, 'initiated.makerLocked');
+    expect(calls.checkInventory).toHaveLength(2);
     expect(locked.context.effectError).toBeNull();
+  });
+
+  it('the escrow terms handed to effects are each escrow’s own: who is paid, who gets it back', () => {
+    const context = createActor(tradeMachine, { input }).getSnapshot().context;
+    expect(makerEscrowTerms(context)).toEqual({
+      address: input.makerEscrow,
+      mint: input.outputMint,
+      amountRaw: input.outputAmountRaw,
+      recipient: input.takerWallet,
+      initializer: input.makerWallet,
+    });
+    expect(takerEscrowTerms(context)).toEqual({
+      address: input.takerEscrow,
+      mint: input.inputMint,
+      amountRaw: input.inputAmountRaw,
+      recipient: input.makerWallet,
+      initializer: input.takerWallet,
+    });
   });
 });
 
 describe('effect retries', () => {
-  it('a retry still pending when a chain fact moves the trade on never fires into the next effect', async () => {
-    // Backoff is 5 ms of the simulated clock: the redeem's retry falls due at 5, the refund's at 3 + 5.
-    const clock = new SimulatedClock();
+  it('a failure left behind when a chain fact moves the trade on never retries into the next effect', async () => {
+    const refund = deferred<never>();
     let refundAttempts = 0;
-    const { machine, calls } = fakeMachine({
-      takerRedeem: () => Promise.reject(new Error('rpc down')),
-      makerRefund: () =>
-        ++refundAttempts === 1 ? Promise.reject(new Error('rpc down')) : { signature: SIG.makerRefund },
+    const { actor, calls } = startTrade({
+      takerRedeem: () => Promise.reject(failureAt('rpc down', MAKER_EXPIRY - 20)),
+      makerRefund: () => (++refundAttempts === 1 ? refund.promise : returned(SIG.makerRefund)),
     });
-    const actor = createActor(machine, { input, clock }).start();
     actor.send(finalizedLock());
     await reach(actor, 'initiated.makerLocked');
     actor.send(redeemRequest(REDEEM_BY - 1));
-    await waitFor(actor, (s) => s.context.effectError?.effect === 'takerRedeem', { timeout: 1_000 });
+    const redeemFailed = await effectFailed(actor);
+    const redeemRetryAt = redeemFailed.context.effectError?.retryAt ?? 0;
+    expect(redeemRetryAt).toBe(MAKER_EXPIRY - 20 + 1);
 
-    clock.increment(3);
     actor.send(chainTime(MAKER_EXPIRY));
-    await waitFor(actor, (s) => s.context.effectError?.effect === 'makerRefund', { timeout: 1_000 });
-    clock.increment(3); // past the redeem's retry, before the refund's own
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(calls.makerRefund).toHaveLength(1);
-    expect(calls.takerRedeem).toHaveLength(1);
+    const refunding = await reach(actor, 'initiated.refundingMakerEscrow');
+    expect(refunding.context.effectError).toBeNull();
+    // The redeem's retry time has passed, but nothing is failing any more: nothing is retried.
+    expect(refunding.can({ type: 'RETRY_EFFECT', now: MAKER_EXPIRY })).toBe(false);
 
-    clock.increment(5);
+    // The refund's own failure counts from one, and is retried at its own time only.
+    refund.reject(failureAt('rpc down', MAKER_EXPIRY + 10));
+    const refundFailed = await effectFailed(actor);
+    expect(refundFailed.context.effectError).toEqual({
+      effect: 'makerRefund',
+      message: 'rpc down',
+      attempts: 1,
+      retryAt: MAKER_EXPIRY + 10 + 1,
+    });
+    actor.send({ type: 'RETRY_EFFECT', now: MAKER_EXPIRY + 10 });
+    expect(calls.makerRefund).toHaveLength(1);
+    actor.send({ type: 'RETRY_EFFECT', now: MAKER_EXPIRY + 11 });
     await reach(actor, 'initiated.awaitingTakerExpiry');
     expect(calls.makerRefund).toHaveLength(2);
     expect(calls.takerRedeem).toHaveLength(1);
@@ -244,9 +270,12 @@ describe('effect retries', () => {
     const actor = createActor(tradeMachine, { input }).start();
     actor.send(finalizedLock());
     const failing = await waitFor(actor, (s) => s.context.effectError !== null, { timeout: 1_000 });
+    // A plain Error carries no chain time: its retry counts from time 0, so it is due at once.
     expect(failing.context.effectError).toEqual({
       effect: 'checkInventory',
       message: 'trade effect checkInventory is not provided by the runtime',
+      attempts: 1,
+      retryAt: effectRetryDelay(1, input.tradeId),
     });
     actor.stop();
   });

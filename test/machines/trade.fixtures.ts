@@ -1,15 +1,19 @@
-// Small factories for trade-machine tests: a trade's input, its lock terms, fake chain effects.
-// The fakes are not what is tested; they resolve with recognisable signatures and count their calls.
+// Small factories for trade-machine tests: a trade's input, its lock terms, fake chain effects and the
+// escrow endings they answer. The fakes are not what is tested; they resolve with recognisable signatures
+// and count their calls.
 import { type Actor, createActor, fromPromise, type SnapshotFrom, waitFor } from 'xstate';
 import {
   type CheckInventoryInput,
   type CheckInventoryOutput,
   type CloseEscrowsInput,
+  type EscrowEnding,
+  type EscrowTerms,
   type MakerLockInput,
   type MakerLockOutput,
   type MakerRedeemInput,
   type MakerRefundInput,
   type MakerRefundOutput,
+  type ReturnedHow,
   type SignMakerLockInput,
   type SignMakerLockOutput,
   type TakerEscrowReleaseInput,
@@ -81,7 +85,43 @@ export const SIG = {
   makerRefund: 'sig-maker-refund',
   takerRefund: 'sig-taker-refund',
   cancel: 'sig-cancel',
+  /** The taker's cancel of the maker escrow (it is that escrow's recipient). */
+  makerEscrowCancel: 'sig-maker-escrow-cancel',
 } as const;
+
+/** The maker escrow's terms as effects receive them: the maker's output, paid to the taker by a redeem. */
+export const makerEscrowOf = (input: TradeInput = tradeInput()): EscrowTerms => ({
+  address: input.makerEscrow,
+  mint: input.outputMint,
+  amountRaw: input.outputAmountRaw,
+  recipient: input.takerWallet,
+  initializer: input.makerWallet,
+});
+
+/** The taker escrow's terms as effects receive them: the taker's input, paid to the maker by a redeem. */
+export const takerEscrowOf = (input: TradeInput = tradeInput()): EscrowTerms => ({
+  address: input.takerEscrow,
+  mint: input.inputMint,
+  amountRaw: input.inputAmountRaw,
+  recipient: input.makerWallet,
+  initializer: input.takerWallet,
+});
+
+/** Escrow endings as effects answer them. */
+export const paid = (signature: string, preimage: string | null = null): EscrowEnding => ({
+  kind: 'paid',
+  signature,
+  preimage,
+});
+export const returned = (signature: string, how: ReturnedHow = 'refunded'): EscrowEnding => ({
+  kind: 'returned',
+  signature,
+  how,
+});
+export const ABSENT = { kind: 'absent' } as const;
+
+/** What the runtime's effects reject with: an Error stamped with the chain time of the failure. */
+export const failureAt = (message: string, at: number) => Object.assign(new Error(message), { at });
 
 export const finalizedLock = (input = tradeInput(), terms: Partial<TakerLockTerms> = {}) =>
   ({ type: 'TAKER_LOCK_FINALIZED', signature: SIG.takerLock, terms: lockTerms(input, terms) }) as const;
@@ -95,23 +135,24 @@ export interface FakeEffects {
   checkInventory: Behaviour<CheckInventoryInput, CheckInventoryOutput>;
   signMakerLock: Behaviour<SignMakerLockInput, SignMakerLockOutput>;
   makerLock: Behaviour<MakerLockInput, MakerLockOutput>;
-  takerRedeem: Behaviour<TakerRedeemInput, { signature: string }>;
-  makerRedeem: Behaviour<MakerRedeemInput, { signature: string }>;
+  takerRedeem: Behaviour<TakerRedeemInput, EscrowEnding>;
+  makerRedeem: Behaviour<MakerRedeemInput, EscrowEnding>;
   makerRefund: Behaviour<MakerRefundInput, MakerRefundOutput>;
-  makerCancel: Behaviour<TakerEscrowReleaseInput, { signature: string }>;
-  takerRefund: Behaviour<TakerEscrowReleaseInput, { signature: string }>;
+  makerCancel: Behaviour<TakerEscrowReleaseInput, EscrowEnding>;
+  takerRefund: Behaviour<TakerEscrowReleaseInput, EscrowEnding>;
   closeEscrows: Behaviour<CloseEscrowsInput, unknown>;
 }
 
+/** Each effect does what it was asked, and the chain shows it so: the escrow ends the way it settles it. */
 export const DEFAULT_EFFECTS: FakeEffects = {
   checkInventory: () => ({ available: true, now: DECIDED_AT }),
   signMakerLock: () => ({ signature: SIG.makerLock, lastValidBlockHeight: 1_000, transactionBase64: 'AQID' }),
   makerLock: ({ intent }) => ({ landed: true, signature: intent.signature }),
-  takerRedeem: () => ({ signature: SIG.takerRedeem }),
-  makerRedeem: () => ({ signature: SIG.makerRedeem }),
-  makerRefund: () => ({ signature: SIG.makerRefund }),
-  makerCancel: () => ({ signature: SIG.cancel }),
-  takerRefund: () => ({ signature: SIG.takerRefund }),
+  takerRedeem: ({ preimage }) => paid(SIG.takerRedeem, preimage),
+  makerRedeem: ({ preimage }) => paid(SIG.makerRedeem, preimage),
+  makerRefund: () => returned(SIG.makerRefund),
+  makerCancel: () => returned(SIG.cancel, 'cancelled'),
+  takerRefund: () => returned(SIG.takerRefund),
   closeEscrows: () => ({}),
 };
 
@@ -148,7 +189,6 @@ export function fakeMachine(overrides: Partial<FakeEffects> = {}) {
       takerRefund: fake('takerRefund', effects.takerRefund),
       closeEscrows: fake('closeEscrows', effects.closeEscrows),
     },
-    delays: { EFFECT_RETRY_BACKOFF: 5 },
   });
   return { machine, calls };
 }
@@ -192,3 +232,20 @@ export function deferred<T>() {
 }
 
 export const kinds = (s: TradeSnapshot) => s.context.signatures.map((x) => x.kind);
+
+/** Waits until the running effect failed and its retry is scheduled. */
+export function effectFailed(actor: TradeActor): Promise<TradeSnapshot> {
+  return waitFor(actor, (s) => s.context.effectError !== null && s.context.effectError.retryAt !== null, {
+    timeout: 1_000,
+  });
+}
+
+/**
+ * What the runtime does for a failed effect: once its retry falls due (`retryAt`, chain time), send
+ * RETRY_EFFECT with that time. Returns the retry time it used.
+ */
+export async function retryWhenDue(actor: TradeActor): Promise<number> {
+  const retryAt = (await effectFailed(actor)).context.effectError?.retryAt ?? Number.NaN;
+  actor.send({ type: 'RETRY_EFFECT', now: retryAt });
+  return retryAt;
+}

@@ -1,24 +1,31 @@
 // Exhaustive state × event coverage generated from the machine itself (xstate/graph): every reachable
-// state, reached by its shortest path, meets every event of a representative set. A failure prints the
-// path as JSON events, replayable with `transition`.
+// state, reached by its shortest path, meets every event of a representative set — commands, chain facts,
+// every ending each running effect can answer, its failure, and retries before and at their time. A failure
+// prints the path as JSON events, replayable with `transition`.
 
 import { describe, expect, it } from 'vitest';
 import { transition } from 'xstate';
 import { getShortestPaths } from 'xstate/graph';
 import {
+  type EscrowEnding,
+  effectRetryDelay,
   isClosed,
   lockTermsMatch,
+  type MakerRefundOutput,
   nextDeadline,
   settlementStatusOf,
   substateOf,
   TRADE_EFFECTS,
   TRADE_EVENT_TYPES,
+  type TradeContext,
   type TradeEffect,
   type TradeEvent,
+  type TradeSignature,
   tradeMachine,
 } from '../../machines/index.ts';
 import { FINAL_SETTLEMENT_STATUSES, SETTLEMENT_STATUSES } from '../../src/vocabulary/index.ts';
 import {
+  ABSENT,
   chainTime,
   DECIDED_AT,
   finalizedLock,
@@ -26,8 +33,10 @@ import {
   MAKER_EXPIRY,
   OTHER_HASH,
   PREIMAGE,
+  paid,
   REDEEM_BY,
   redeemRequest,
+  returned,
   SECRET_HASH,
   SIG,
   T0,
@@ -39,9 +48,57 @@ import {
 const input = tradeInput();
 const FOREIGN_EXPIRY = TAKER_EXPIRY + 600;
 const UPPER_PREIMAGE = 'EF'.repeat(32);
+/** The chain time the walk's effects fail at: their retries are scheduled from it. */
+const FAILED_AT = T0 + 200;
+/** Failures of one effect the walk goes through: enough to see attempts count on across a retry. */
+const WALK_ATTEMPTS = 2;
+/** Attempts of an effect failing long enough that its backoff is capped (and its jitter shows). */
+const LONG_FAILING = 7;
+
 const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output });
-const failure = (id: string) =>
-  ({ type: `xstate.error.actor.${id}`, error: 'boom' }) as unknown as TradeEvent;
+/** An effect's rejection: an EffectFailure stamped with chain time, or anything else (counts as time 0). */
+const failure = (id: TradeEffect, error: unknown = { message: 'boom', at: FAILED_AT }) =>
+  ({ type: `xstate.error.actor.${id}`, error }) as unknown as TradeEvent;
+const retry = (now: number) => ({ type: 'RETRY_EFFECT', now }) as const;
+
+/** The escrow each effect settles: the maker escrow pays the taker, the taker escrow pays the maker. */
+const ESCROW_OF: Partial<Record<TradeEffect, 'maker' | 'taker'>> = {
+  takerRedeem: 'maker',
+  makerRefund: 'maker',
+  makerRedeem: 'taker',
+  makerCancel: 'taker',
+  takerRefund: 'taker',
+};
+/**
+ * Every way an escrow can end, whoever settled it, with the transaction the chain facts report for the
+ * same movement (an escrow ends once, so an effect and the watcher name the same signature).
+ */
+const ENDINGS: Record<'maker' | 'taker', EscrowEnding[]> = {
+  maker: [
+    paid(SIG.takerRedeem, PREIMAGE),
+    paid(SIG.takerRedeem),
+    returned(SIG.makerRefund),
+    returned(SIG.makerEscrowCancel, 'cancelled'),
+  ],
+  taker: [
+    paid(SIG.makerRedeem, PREIMAGE),
+    paid(SIG.makerRedeem),
+    returned(SIG.takerRefund),
+    returned(SIG.cancel, 'cancelled'),
+  ],
+};
+/** The movement an escrow's ending records: who got its funds (SPEC §3 signature kinds). */
+const MOVEMENT = {
+  maker: { paid: 'taker_redeem', returned: 'maker_refund' },
+  taker: { paid: 'maker_redeem', returned: 'taker_refund' },
+} as const;
+
+/** Only the maker escrow's refund may find nothing there: the maker lock never landed. */
+const outputsOf = (effect: TradeEffect): MakerRefundOutput[] => {
+  const escrow = ESCROW_OF[effect];
+  if (escrow === undefined) return [];
+  return effect === 'makerRefund' ? [...ENDINGS[escrow], ABSENT] : ENDINGS[escrow];
+};
 
 /** Representative payloads per event type: each guard's both sides and each time boundary. */
 const EVENTS = [
@@ -60,9 +117,11 @@ const EVENTS = [
   { type: 'REFUND_REQUESTED', now: TAKER_EXPIRY - 1 },
   { type: 'REFUND_REQUESTED', now: TAKER_EXPIRY },
   { type: 'REFUND_REQUESTED', now: FOREIGN_EXPIRY },
-  { type: 'RETRY_EFFECT' },
   { type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: PREIMAGE },
+  { type: 'MAKER_ESCROW_RETURNED', signature: SIG.makerRefund, how: 'refunded' },
+  { type: 'MAKER_ESCROW_RETURNED', signature: SIG.makerEscrowCancel, how: 'cancelled' },
   { type: 'TAKER_ESCROW_REFUNDED', signature: SIG.takerRefund },
+  { type: 'TAKER_ESCROW_PAID', signature: SIG.makerRedeem },
   ...[
     LOCK_DEADLINE,
     LOCK_DEADLINE + 1,
@@ -78,20 +137,15 @@ const EVENTS = [
   done('signMakerLock', { signature: SIG.makerLock, lastValidBlockHeight: 1_000, transactionBase64: 'AQID' }),
   done('makerLock', { landed: true, signature: SIG.makerLock }),
   done('makerLock', { landed: false }),
-  done('takerRedeem', { signature: SIG.takerRedeem }),
-  done('makerRedeem', { signature: SIG.makerRedeem }),
-  done('makerRefund', { signature: SIG.makerRefund }),
-  done('makerRefund', { signature: null }),
-  done('makerCancel', { signature: SIG.cancel }),
-  done('takerRefund', { signature: SIG.takerRefund }),
+  ...TRADE_EFFECTS.flatMap((effect) => outputsOf(effect).map((output) => done(effect, output))),
   done('closeEscrows', {}),
-  ...TRADE_EFFECTS.map(failure),
+  ...TRADE_EFFECTS.map((effect) => failure(effect)),
 ] as unknown as TradeEvent[];
 
 /**
- * Checked in every state but not traversed: a second held lock signature, adoptions, and a preimage
- * written in capitals (kept in lower case). They would multiply every later state without new
- * behaviour.
+ * Checked in every state but not traversed: a second held lock signature, adoptions, a preimage written
+ * in capitals (kept in lower case) or not hex at all, retries long before and long after any retry time,
+ * and rejections that carry no chain time. They would multiply every later state without new behaviour.
  */
 const CHECK_ONLY_EVENTS = [
   { type: 'LOCK_SUBMITTED', signature: 'sig-taker-lock-2', lastValidBlockHeight: 700 },
@@ -102,23 +156,103 @@ const CHECK_ONLY_EVENTS = [
   { ...redeemRequest(REDEEM_BY - 1), preimage: `zz${PREIMAGE}` },
   { ...redeemRequest(REDEEM_BY - 1), preimage: `${PREIMAGE}zz` },
   { type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: UPPER_PREIMAGE },
+  retry(T0),
+  retry(FOREIGN_EXPIRY),
+  ...(['takerRedeem', 'makerRefund'] as const).flatMap((effect) => [
+    done(effect, paid(SIG.takerRedeem, UPPER_PREIMAGE)),
+    done(effect, paid(SIG.takerRedeem, `zz${PREIMAGE.slice(2)}`)),
+  ]),
 ] as unknown as TradeEvent[];
 const ALL_EVENTS = [...EVENTS, ...CHECK_ONLY_EVENTS];
+
+/** A failed effect's retry, offered just before it falls due and when it does. */
+const retriesOf = (state: TradeSnapshot): TradeEvent[] => {
+  const retryAt = state.context.effectError?.retryAt ?? null;
+  return retryAt === null ? [] : [retry(retryAt - 1), retry(retryAt)];
+};
+/** Every event checked in a state: the fixed set and the state's own retry times. */
+const eventsIn = (state: TradeSnapshot) => [...ALL_EVENTS, ...retriesOf(state)];
+
+// ── The spec's rules, restated over the context (not the machine's guards) ───────────────────────
+
+const has = (c: TradeContext, kind: string) => c.signatures.some((s) => s.kind === kind);
+const count = (c: TradeContext, kind: string) => c.signatures.filter((s) => s.kind === kind).length;
+/** The taker was paid from the maker escrow: its redeem landed or was seen on chain. */
+const takerWasPaid = (c: TradeContext) => c.makerEscrowRedeemSeen || has(c, 'taker_redeem');
+/** The taker escrow still holds the taker's funds: locked, neither returned nor paid to the maker. */
+const takerEscrowHolds = (c: TradeContext) =>
+  has(c, 'taker_lock') && !has(c, 'taker_refund') && !has(c, 'maker_redeem');
+/** The maker's lock landed and nothing took it out yet. */
+const makerEscrowUnsettled = (c: TradeContext) =>
+  has(c, 'maker_lock') && !has(c, 'taker_redeem') && !has(c, 'maker_refund');
+/** A maker lock landed, or the one signed may still land. */
+const makerLockMayExist = (c: TradeContext) =>
+  has(c, 'maker_lock') || (c.makerLockIntent !== null && !c.makerLockIntent.lapsed);
+/** Where refunded settles: reclaim the maker escrow while funds may sit in it, close it if it exists. */
+const refundedSettlesIn = (c: TradeContext) => {
+  const makerLocked = has(c, 'maker_lock');
+  const mayHoldFunds = makerLocked ? makerEscrowUnsettled(c) : makerLockMayExist(c);
+  if (mayHoldFunds) return 'refunded.reclaimingMakerEscrow';
+  return makerLocked ? 'refunded.closingEscrows' : 'refunded.closed';
+};
+/** The maker lost funds: the taker escrow went back after the maker escrow paid the taker. */
+const MAKER_MISSED_REDEEM = { failureReason: 'maker_missed_redeem', alert: true } as const;
+
 /**
- * An effect's done and error events come only from that effect while it runs: offered elsewhere they would
- * escalate to an errored actor, a snapshot no trade can be in. (They are still sent in every state below.)
+ * The endings the chain can still show for an escrow, given what the trade recorded of it: an escrow ends
+ * once, so an effect finds it the way it was reported; only a maker escrow whose lock was never recorded
+ * landed may turn out absent.
+ */
+function endingIsPossible(c: TradeContext, effect: TradeEffect, output: unknown): boolean {
+  const escrow = ESCROW_OF[effect];
+  if (escrow === undefined) return true;
+  const ending = output as MakerRefundOutput;
+  if (ending.kind === 'absent') return escrow === 'maker' && !has(c, 'maker_lock');
+  if (has(c, MOVEMENT[escrow].paid)) return ending.kind === 'paid';
+  if (has(c, MOVEMENT[escrow].returned)) return ending.kind === 'returned';
+  return true;
+}
+
+/**
+ * An effect's done and error events come only from that effect while it runs — not before it starts, not
+ * once it failed and waits for its retry: offered elsewhere they would escalate to an errored actor or
+ * answer an effect nobody ran. (They are still sent in every state below.) Its answers are the endings
+ * still possible. Each effect state is walked failing — twice, with its retries just before and at their
+ * time — from the first context the walk reaches it in: failing it in every context would multiply the
+ * walk without new behaviour, and every context is failed and retried in place below.
  */
 const ACTOR_EVENT = /^xstate\.(?:done|error)\.actor\.(.+)$/;
-const possibleEvents = (state: TradeSnapshot) =>
-  EVENTS.filter((e) => {
-    const actor = ACTOR_EVENT.exec(e.type)?.[1];
-    return actor === undefined || actor in state.children;
-  });
+const effectRuns = (state: TradeSnapshot, effect: string) =>
+  effect in state.children && (state.context.effectError?.retryAt ?? null) === null;
+const walkedFailing = new Map<string, string>();
+const walksFailure = (state: TradeSnapshot) => {
+  const sub = substateOf(state);
+  const first = JSON.stringify({ ...state.context, effectError: null });
+  if (!walkedFailing.has(sub)) walkedFailing.set(sub, first);
+  return walkedFailing.get(sub) === first && (state.context.effectError?.attempts ?? 0) < WALK_ATTEMPTS;
+};
+const possibleEvents = (state: TradeSnapshot) => [
+  ...EVENTS.filter((e) => {
+    // The walk follows what the chain can show: only a maker escrow that holds (or may hold) funds, not
+    // yet returned, can be seen redeemed.
+    if (e.type === 'MAKER_ESCROW_REDEEMED')
+      return makerLockMayExist(state.context) && !has(state.context, 'maker_refund');
+    const effect = ACTOR_EVENT.exec(e.type)?.[1] as TradeEffect | undefined;
+    if (effect === undefined) return true;
+    if (!effectRuns(state, effect)) return false;
+    if (e.type.startsWith('xstate.error.')) return walksFailure(state);
+    return endingIsPossible(state.context, effect, (e as unknown as { output: unknown }).output);
+  }),
+  ...retriesOf(state),
+];
+/** xstate/graph stands in a bare `{ type }` for a type the state handles but the walk offers none of now. */
+const notBare = (_: TradeSnapshot, event: TradeEvent) => Object.keys(event).length > 1;
+
 /** The walk runs while the file is collected; a machine it cannot walk must still fail a test, below. */
 let walkError: unknown = null;
 const paths = (() => {
   try {
-    return getShortestPaths(tradeMachine, { input, events: possibleEvents });
+    return getShortestPaths(tradeMachine, { input, events: possibleEvents, filterEvents: notBare });
   } catch (error) {
     walkError = error;
     return [];
@@ -133,13 +267,46 @@ const cases = paths.map((p) => ({
   path: replayable(p.steps),
 }));
 
+/** What one event does in a state: whether the machine takes it, and the snapshot and actions it yields. */
+interface Move {
+  event: TradeEvent;
+  accepted: boolean;
+  next: TradeSnapshot;
+  actions: { type: string; params?: unknown }[];
+}
+/**
+ * Every event in the state, run through `transition`, except those no active state node has a transition
+ * for: xstate cannot take them, and they yield the same snapshot (checked by `can` like all the others).
+ */
+const movesFrom = (state: TradeSnapshot): Move[] => {
+  const handled = new Set(state._nodes.flatMap((node) => [...node.transitions.keys()]));
+  return eventsIn(state).map((event) => {
+    const accepted = state.can(event);
+    if (!handled.has(event.type)) return { event, accepted, next: state, actions: [] };
+    const [next, actions] = transition(tradeMachine, state, event);
+    return { event, accepted, next, actions: actions as Move['actions'] };
+  });
+};
+
 describe('state × event coverage from xstate/graph', () => {
-  it('the payload set covers every event type and every effect outcome', () => {
+  it('the payload set covers every event type, every effect outcome and every escrow ending', () => {
     const types = new Set(ALL_EVENTS.map((e) => e.type));
     for (const type of TRADE_EVENT_TYPES) expect(types).toContain(type);
     for (const effect of TRADE_EFFECTS) {
       expect(types).toContain(`xstate.done.actor.${effect}`);
       expect(types).toContain(`xstate.error.actor.${effect}`);
+    }
+    for (const effect of Object.keys(ESCROW_OF)) {
+      const outputs = EVENTS.filter((e) => e.type === `xstate.done.actor.${effect}`).map(
+        (e) => (e as unknown as { output: unknown }).output,
+      );
+      expect(outputs, effect).toContainEqual(expect.objectContaining({ kind: 'paid', preimage: PREIMAGE }));
+      expect(outputs, effect).toContainEqual(expect.objectContaining({ kind: 'paid', preimage: null }));
+      for (const how of ['refunded', 'cancelled']) {
+        expect(outputs, effect).toContainEqual(expect.objectContaining({ kind: 'returned', how }));
+      }
+      if (effect === 'makerRefund') expect(outputs, effect).toContainEqual({ kind: 'absent' });
+      else expect(outputs, effect).not.toContainEqual({ kind: 'absent' });
     }
   });
 
@@ -167,12 +334,23 @@ describe('state × event coverage from xstate/graph', () => {
     for (const leaf of leaves.filter((l) => !transient.has(l))) expect(reached, leaf).toContain(leaf);
   });
 
+  it('reaches every retried effect failed, retrying, and failed again', () => {
+    for (const [sub, effect] of Object.entries(RETRIED_EFFECT)) {
+      const errors = cases.filter((c) => substateOf(c.state) === sub).map((c) => c.state.context.effectError);
+      const scheduled = { effect, retryAt: expect.any(Number) };
+      expect(errors, sub).toContainEqual(expect.objectContaining({ ...scheduled, attempts: 1 }));
+      expect(errors, sub).toContainEqual(expect.objectContaining({ effect, attempts: 1, retryAt: null }));
+      expect(errors, sub).toContainEqual(expect.objectContaining({ ...scheduled, attempts: WALK_ATTEMPTS }));
+    }
+  });
+
   it.each(cases)('$name', ({ state, path }) => {
-    refusedEventsChangeNothingAndFinalStatusesHold(state, path);
-    acceptedExactlyWhenTheSpecSays(state, path);
-    acceptedEventsLandWhereTheSpecSays(state, path);
-    failedEffectsAreRetriedInPlace(state, path);
-    effectOutcomesAreRecorded(state, path);
+    const moves = movesFrom(state);
+    refusedEventsChangeNothingAndFinalStatusesHold(state, path, moves);
+    acceptedExactlyWhenTheSpecSays(state, path, moves);
+    acceptedEventsLandWhereTheSpecSays(state, path, moves);
+    failedEffectsAreRetriedInPlace(state, path, moves);
+    effectOutcomesLandWhereTheSpecSays(state, path, moves);
     tagsSayWhatTheStateDoes(state, path);
     safetyInvariantsHold(state, path);
     nextDeadlineWakesTimeDrivenTransitions(state, path);
@@ -182,13 +360,13 @@ describe('state × event coverage from xstate/graph', () => {
 /** Where a check failed: the replayable path to the state, and the event sent there. */
 const at = (path: string, event: TradeEvent) => `after path ${path}\nevent ${JSON.stringify(event)}`;
 
-function refusedEventsChangeNothingAndFinalStatusesHold(state: TradeSnapshot, path: string) {
+function refusedEventsChangeNothingAndFinalStatusesHold(state: TradeSnapshot, path: string, moves: Move[]) {
   const status = settlementStatusOf(state);
   expect(SETTLEMENT_STATUSES, path).toContain(status);
-  for (const event of ALL_EVENTS) {
-    const [next] = transition(tradeMachine, state, event);
+  for (const { event, accepted, next } of moves) {
     const where = at(path, event);
-    if (!state.can(event)) {
+    // A refused event leaves the very same snapshot (compared in depth only when it is another object).
+    if (!accepted && next !== state) {
       expect(next.value, where).toEqual(state.value);
       expect(next.context, where).toEqual(state.context);
     }
@@ -198,39 +376,6 @@ function refusedEventsChangeNothingAndFinalStatusesHold(state: TradeSnapshot, pa
   }
 }
 
-function safetyInvariantsHold(state: TradeSnapshot, path: string) {
-  const { context } = state;
-  const count = (kind: string) => context.signatures.filter((s) => s.kind === kind).length;
-  for (const kind of ['taker_lock', 'maker_lock', 'taker_redeem', 'maker_redeem', 'maker_refund']) {
-    expect(count(kind), `${kind} twice after ${path}`).toBeLessThanOrEqual(1);
-  }
-  if (count('maker_lock') > 0 || context.makerLockIntent !== null || state.matches('initiated')) {
-    expect(context.takerLockTerms && lockTermsMatch(context, context.takerLockTerms), path).toBe(true);
-  }
-  if (context.makerExpiry !== null) {
-    expect(context.assessment, path).not.toBeNull();
-    expect(context.makerExpiry - (context.assessment?.now ?? 0), path).toBeGreaterThanOrEqual(
-      context.minRedeemWindow,
-    );
-  }
-  if (count('maker_redeem') > 0) expect(context.makerEscrowRedeemSeen, path).toBe(true);
-  if (state.matches({ initiated: 'makerRedeeming' })) expect(context.makerEscrowRedeemSeen, path).toBe(true);
-  if (context.preimage !== null)
-    expect(context.redeemRequested || context.makerEscrowRedeemSeen, path).toBe(true);
-  if (state.matches('redeemed')) {
-    expect(context.signatures.map((s) => s.kind).slice(-2), path).toEqual(['taker_redeem', 'maker_redeem']);
-  }
-  if (state.matches('failed')) expect(context.makerLockIntent, path).toBeNull();
-  // Every recorded movement names its transaction.
-  for (const entry of context.signatures) {
-    expect(typeof entry.signature === 'string' && entry.signature.length > 0, path).toBe(true);
-  }
-  if (context.makerLockIntent !== null) {
-    expect(context.makerLockIntent.makerExpiry, path).toBe(context.makerExpiry);
-  }
-}
-
-const has = (state: TradeSnapshot, kind: string) => state.context.signatures.some((s) => s.kind === kind);
 const oneOf = (state: TradeSnapshot, substates: readonly string[]) => substates.includes(substateOf(state));
 const AWAITING_TAKER_EXPIRY = [
   'initiated.takerRedeemLanded',
@@ -239,8 +384,8 @@ const AWAITING_TAKER_EXPIRY = [
 ] as const;
 
 /**
- * When SPEC §3 lets each command and chain fact through, written from the spec's rules rather than
- * the machine's guards; `undefined` for effect outcomes and retries, which the invariants cover.
+ * When the spec lets each command, chain fact and retry through, written from its rules rather than the
+ * machine's guards; `undefined` for effect outcomes, checked below.
  */
 function acceptedBySpec(state: TradeSnapshot, event: TradeEvent): boolean | undefined {
   const c = state.context;
@@ -275,7 +420,7 @@ function acceptedBySpec(state: TradeSnapshot, event: TradeEvent): boolean | unde
     case 'REDEEM_REQUESTED':
       return (
         oneOf(state, ['initiated.makerLocked']) &&
-        has(state, 'maker_lock') &&
+        has(c, 'maker_lock') &&
         /^[0-9a-fA-F]{64}$/.test(event.preimage) &&
         event.preimageHash.toLowerCase() === c.secretHash &&
         c.makerExpiry !== null &&
@@ -299,33 +444,36 @@ function acceptedBySpec(state: TradeSnapshot, event: TradeEvent): boolean | unde
       );
     case 'MAKER_ESCROW_REDEEMED':
       return status === 'initiated' && !c.makerEscrowRedeemSeen;
+    case 'MAKER_ESCROW_RETURNED':
+      // Only a maker escrow that landed and was not settled yet can come back.
+      return status === 'initiated' && makerEscrowUnsettled(c);
     case 'TAKER_ESCROW_REFUNDED':
-      return (
-        status === 'initiated' ||
-        (status === 'failed' &&
-          has(state, 'taker_lock') &&
-          !has(state, 'taker_refund') &&
-          !has(state, 'maker_redeem'))
-      );
+    case 'TAKER_ESCROW_PAID':
+      // The taker escrow ends once, either way: a report counts only while it holds the funds.
+      return (status === 'initiated' || status === 'failed') && takerEscrowHolds(c);
     case 'ADOPTED':
       return event.runId !== c.currentRunId;
     case 'RETRY_EFFECT':
-      // Only a failed effect is retried, in the state that runs it.
-      return substateOf(state) in RETRIED_EFFECT && c.effectError !== null;
+      // Only a failed effect is retried, in the state that runs it, once its retry time has come.
+      return (
+        substateOf(state) in RETRIED_EFFECT &&
+        c.effectError !== null &&
+        c.effectError.retryAt !== null &&
+        event.now >= c.effectError.retryAt
+      );
     default:
       return undefined;
   }
 }
 
 /** The machine takes exactly the commands and chain facts the spec allows, and records what they say. */
-function acceptedExactlyWhenTheSpecSays(state: TradeSnapshot, path: string) {
-  for (const event of ALL_EVENTS) {
+function acceptedExactlyWhenTheSpecSays(state: TradeSnapshot, path: string, moves: Move[]) {
+  for (const { event, accepted, next } of moves) {
     const expected = acceptedBySpec(state, event);
     if (expected === undefined) continue;
     const where = at(path, event);
-    expect(state.can(event), where).toBe(expected);
+    expect(accepted, where).toBe(expected);
     if (!expected) continue;
-    const [next] = transition(tradeMachine, state, event);
     const before = state.context;
     const after = next.context;
     switch (event.type) {
@@ -356,17 +504,21 @@ function acceptedExactlyWhenTheSpecSays(state: TradeSnapshot, path: string) {
         expect([after.preimage, after.makerEscrowRedeemSeen], where).toEqual([lower(event.preimage), true]);
         expect(after.signatures, where).toContainEqual({ kind: 'taker_redeem', signature: event.signature });
         break;
+      case 'MAKER_ESCROW_RETURNED':
+        expect(after.signatures, where).toContainEqual({ kind: 'maker_refund', signature: event.signature });
+        break;
       case 'TAKER_ESCROW_REFUNDED':
         expect(after.signatures, where).toContainEqual({ kind: 'taker_refund', signature: event.signature });
-        // The taker took its escrow back after being paid from the maker escrow: the maker lost.
-        if (state.matches('initiated') && has(state, 'taker_redeem')) {
-          expect([after.failureReason, after.alert], where).toEqual(['maker_missed_redeem', true]);
-        } else {
-          expect([after.failureReason, after.alert], where).toEqual([before.failureReason, before.alert]);
-        }
+        break;
+      case 'TAKER_ESCROW_PAID':
+        expect(after.signatures, where).toContainEqual({ kind: 'maker_redeem', signature: event.signature });
         break;
       case 'ADOPTED':
         expect([after.currentRunId, after.adoptedAt], where).toEqual([event.runId, event.now]);
+        break;
+      case 'RETRY_EFFECT':
+        // The failures so far are kept; no retry is due while this one runs.
+        expect(after.effectError, where).toEqual({ ...before.effectError, retryAt: null });
         break;
     }
   }
@@ -374,20 +526,7 @@ function acceptedExactlyWhenTheSpecSays(state: TradeSnapshot, path: string) {
 
 const lower = (hex: string) => hex.toLowerCase();
 
-function nextDeadlineWakesTimeDrivenTransitions(state: TradeSnapshot, path: string) {
-  const times = EVENTS.filter((e) => e.type === 'CHAIN_TIME_ADVANCED');
-  const deadline = nextDeadline(state);
-  if (times.some((e) => state.can(e))) {
-    expect(deadline, path).not.toBeNull();
-    expect(state.can(chainTime(deadline ?? 0)), path).toBe(true);
-    expect(state.can(chainTime((deadline ?? 0) - 1)), path).toBe(false);
-  }
-  if (deadline !== null && !state.matches('pending')) {
-    expect(state.can(chainTime(deadline)) || state.can(chainTime(deadline + 1)), path).toBe(true);
-  }
-}
-
-/** Where an accepted command or chain fact leaves the trade, and what it records as the outcome. */
+/** Where an accepted command, chain fact or effect outcome leaves the trade, and the outcome it records. */
 interface Landing {
   substate: string;
   failureReason: string | null;
@@ -396,8 +535,8 @@ interface Landing {
 }
 
 /**
- * SPEC §3 restated as a table of landings (after eventless steps settle), with the failure reasons of the
- * API's vocabulary: which substate each accepted event leads to and the outcome it records.
+ * The spec restated as a table of landings (after eventless steps settle), with the failure reasons of
+ * the API's vocabulary: which substate each accepted event leads to and the outcome it records.
  */
 function landingBySpec(state: TradeSnapshot, event: TradeEvent): Landing {
   const c = state.context;
@@ -409,9 +548,6 @@ function landingBySpec(state: TradeSnapshot, event: TradeEvent): Landing {
     ...keep,
     ...change,
   });
-  // The maker missed its redeem once the taker was paid from the maker escrow and the taker escrow goes back.
-  const takerWasPaid = c.makerEscrowRedeemSeen || has(state, 'taker_redeem');
-  const makerMissedRedeem = { failureReason: 'maker_missed_redeem', alert: true };
   switch (event.type) {
     case 'ABANDON':
       return land('failed.lockWindowOpen', { failureReason: 'abandoned' });
@@ -434,18 +570,20 @@ function landingBySpec(state: TradeSnapshot, event: TradeEvent): Landing {
       return land('initiated.redeemingForTaker');
     case 'MAKER_ESCROW_REDEEMED':
       return land('initiated.makerRedeeming');
-    case 'TAKER_ESCROW_REFUNDED': {
+    case 'MAKER_ESCROW_RETURNED':
+      // The taker cancelled the maker escrow: the maker releases the taker escrow at once. Refunded after
+      // its expiry: the taker escrow goes back at its own.
+      return event.how === 'cancelled'
+        ? land('initiated.releasingTaker', { failureReason: 'taker_cancelled' })
+        : land('initiated.awaitingTakerExpiry', { failureReason: 'maker_escrow_expired' });
+    case 'TAKER_ESCROW_REFUNDED':
       if (status === 'failed') return land('failed.released');
-      const makerLocked = has(state, 'maker_lock');
-      const makerEscrowSettled = has(state, 'taker_redeem') || has(state, 'maker_refund');
-      const lockMayLand = c.makerLockIntent !== null && !c.makerLockIntent.lapsed;
-      const where = (makerLocked ? !makerEscrowSettled : lockMayLand)
-        ? 'refunded.reclaimingMakerEscrow'
-        : makerLocked
-          ? 'refunded.closingEscrows'
-          : 'refunded.closed';
-      return land(where, takerWasPaid ? makerMissedRedeem : {});
-    }
+      // The taker took its escrow back after being paid from the maker escrow: the maker lost.
+      return land(refundedSettlesIn(c), takerWasPaid(c) ? MAKER_MISSED_REDEEM : {});
+    case 'TAKER_ESCROW_PAID':
+      // Anyone may submit it; the trade is redeemed once the taker was paid too, else it carries on.
+      if (status === 'failed') return land('failed.released');
+      return land(takerWasPaid(c) ? 'redeemed.closingEscrows' : sub);
     case 'CHAIN_TIME_ADVANCED':
     case 'REFUND_REQUESTED': {
       const requested = event.type === 'REFUND_REQUESTED' ? { refundRequested: true } : {};
@@ -456,10 +594,8 @@ function landingBySpec(state: TradeSnapshot, event: TradeEvent): Landing {
       if (sub === 'initiated.makerLocked' || sub === 'initiated.redeemingForTaker') {
         return land('initiated.refundingMakerEscrow', { failureReason: 'maker_escrow_expired' });
       }
-      return land('initiated.refundingTakerEscrow', {
-        ...requested,
-        ...(sub === 'initiated.awaitingTakerExpiry' ? {} : makerMissedRedeem),
-      });
+      // Past the taker expiry the taker escrow goes back; only the refund's ending can prove a loss.
+      return land('initiated.refundingTakerEscrow', requested);
     }
     case 'ADOPTED':
     case 'RETRY_EFFECT':
@@ -469,10 +605,9 @@ function landingBySpec(state: TradeSnapshot, event: TradeEvent): Landing {
   }
 }
 
-function acceptedEventsLandWhereTheSpecSays(state: TradeSnapshot, path: string) {
-  for (const event of ALL_EVENTS) {
+function acceptedEventsLandWhereTheSpecSays(state: TradeSnapshot, path: string, moves: Move[]) {
+  for (const { event, next } of moves) {
     if (acceptedBySpec(state, event) !== true) continue;
-    const [next] = transition(tradeMachine, state, event);
     const { failureReason, alert, refundRequested } = next.context;
     expect({ substate: substateOf(next), failureReason, alert, refundRequested }, at(path, event)).toEqual(
       landingBySpec(state, event),
@@ -501,11 +636,14 @@ const BEST_EFFORT_EFFECT: Record<string, TradeEffect> = {
 };
 
 /**
- * A failed effect is recorded by name and retried in place after the backoff: the state is re-entered,
- * the pending retry cancelled, and the same effect started again; success forgets the failure.
+ * A running effect that fails is recorded by name with its consecutive attempts and a retry time backed
+ * off from the failure's chain time (time 0 for a rejection that carries none), schedules nothing itself,
+ * and is re-run in place by RETRY_EFFECT once due — not before, and not a second time while it runs. A
+ * failure is kept across its own retries and dropped whenever the state is left.
  */
-function failedEffectsAreRetriedInPlace(state: TradeSnapshot, path: string) {
+function failedEffectsAreRetriedInPlace(state: TradeSnapshot, path: string, moves: Move[]) {
   const sub = substateOf(state);
+  const c = state.context;
   const bestEffort = BEST_EFFORT_EFFECT[sub];
   if (bestEffort !== undefined) {
     const [next] = transition(tradeMachine, state, failure(bestEffort));
@@ -518,75 +656,317 @@ function failedEffectsAreRetriedInPlace(state: TradeSnapshot, path: string) {
   const effect = RETRIED_EFFECT[sub];
   if (effect === undefined) return;
   const where = `${effect} failing after path ${path}`;
-  const [failed, onError] = transition(tradeMachine, state, failure(effect));
-  expect(substateOf(failed), where).toBe(sub);
-  expect(failed.context.effectError, where).toEqual({ effect, message: 'boom' });
-  expect(onError, where).toContainEqual(
-    expect.objectContaining({
-      type: 'xstate.raise',
-      params: expect.objectContaining({ event: { type: 'RETRY_EFFECT' }, id: 'effectRetry' }),
-    }),
-  );
 
-  const [retried, onRetry] = transition(tradeMachine, failed, { type: 'RETRY_EFFECT' });
+  if (c.effectError !== null && c.effectError.retryAt !== null) {
+    // Failed and waiting: whatever moves the trade elsewhere drops the failure; what keeps it here keeps it.
+    for (const { event, accepted, next } of moves) {
+      if (!accepted || event.type === 'RETRY_EFFECT' || ACTOR_EVENT.test(event.type)) continue;
+      const stays = substateOf(next) === sub;
+      expect(next.context.effectError, at(path, event)).toEqual(stays ? c.effectError : null);
+    }
+    return;
+  }
+
+  const attempts = (c.effectError?.attempts ?? 0) + 1;
+  const rejections: [unknown, number][] = [
+    [{ message: 'boom', at: FAILED_AT }, FAILED_AT],
+    [Object.assign(new Error('boom'), { at: MAKER_EXPIRY }), MAKER_EXPIRY],
+    [new Error('boom'), 0],
+    ['boom', 0],
+  ];
+  for (const [error, failedAt] of rejections) {
+    const [failed, onError] = transition(tradeMachine, state, failure(effect, error));
+    expect(substateOf(failed), where).toBe(sub);
+    expect(failed.context.effectError, where).toEqual({
+      effect,
+      message: 'boom',
+      attempts,
+      retryAt: failedAt + effectRetryDelay(attempts, c.tradeId),
+    });
+    // No timer and no re-run: the retry waits for the runtime's RETRY_EFFECT.
+    expect(onError, where).toEqual([]);
+  }
+
+  const [failed] = transition(tradeMachine, state, failure(effect));
+  const retryAt = failed.context.effectError?.retryAt ?? Number.NaN;
+  expect(failed.can(retry(retryAt - 1)), where).toBe(false);
+  const [retried, onRetry] = transition(tradeMachine, failed, retry(retryAt));
   expect(substateOf(retried), where).toBe(sub);
-  expect(retried.context.effectError, where).toBeNull();
-  expect(onRetry, where).toContainEqual(
-    expect.objectContaining({ type: 'xstate.cancel', params: { sendId: 'effectRetry' } }),
-  );
+  expect(retried.context.effectError, where).toEqual({ ...failed.context.effectError, retryAt: null });
   expect(onRetry, where).toContainEqual(
     expect.objectContaining({
       type: 'xstate.spawnChild',
       params: expect.objectContaining({ id: effect, src: effect }),
     }),
   );
+  expect(retried.can(retry(FOREIGN_EXPIRY)), where).toBe(false);
 
-  // Whatever success the effect reports, the trade moves on without the failure or its pending retry.
-  for (const event of EVENTS.filter((e) => e.type === `xstate.done.actor.${effect}` && failed.can(e))) {
-    const [next, onDone] = transition(tradeMachine, failed, event);
-    expect(next.context.effectError, where).toBeNull();
-    expect(onDone, where).toContainEqual(
-      expect.objectContaining({ type: 'xstate.cancel', params: { sendId: 'effectRetry' } }),
-    );
-  }
+  // Long failing: the delay is the capped one, with the jitter this trade gets at that attempt.
+  const longFailing = tradeMachine.resolveState({
+    value: state.value,
+    context: { ...c, effectError: { effect, message: 'boom', attempts: LONG_FAILING, retryAt: null } },
+  });
+  const [capped] = transition(tradeMachine, longFailing, failure(effect));
+  expect(capped.context.effectError, where).toEqual({
+    effect,
+    message: 'boom',
+    attempts: LONG_FAILING + 1,
+    retryAt: FAILED_AT + effectRetryDelay(LONG_FAILING + 1, c.tradeId),
+  });
 }
 
 /** Final states where nothing of the trade is left in any escrow: the runtime may drop their actors. */
 const CLOSED_SUBSTATES = ['redeemed.closed', 'refunded.closed', 'failed.noLock', 'failed.released'];
 
-/** `effect` marks exactly the states that invoke one (the visualiser shows it); `closed` exactly the closed ones. */
+/**
+ * `effect` marks exactly the states that invoke one (the visualiser shows it), and each runs its own effect
+ * only (the maker's redeem, say, nowhere but in makerRedeeming); `closed` marks exactly the closed ones.
+ */
 function tagsSayWhatTheStateDoes(state: TradeSnapshot, path: string) {
   const sub = substateOf(state);
   const invokes = state._nodes.some((node) => node.invoke.length > 0);
   expect(state.hasTag('effect'), path).toBe(invokes);
   expect(invokes, path).toBe(sub in RETRIED_EFFECT || sub in BEST_EFFORT_EFFECT);
+  const effect = RETRIED_EFFECT[sub] ?? BEST_EFFORT_EFFECT[sub];
+  expect(Object.keys(state.children), path).toEqual(effect === undefined ? [] : [effect]);
   expect(state.hasTag('closed'), path).toBe(CLOSED_SUBSTATES.includes(sub));
   expect(isClosed(state), path).toBe(CLOSED_SUBSTATES.includes(sub));
 }
 
-/** The movement each effect's reported signature records (SPEC §3 signature kinds). */
-const RECORDED_AS: Partial<Record<TradeEffect, string>> = {
-  makerLock: 'maker_lock',
-  takerRedeem: 'taker_redeem',
-  makerRedeem: 'maker_redeem',
-  makerRefund: 'maker_refund',
-  makerCancel: 'taker_refund',
-  takerRefund: 'taker_refund',
-};
+interface Outcome extends Landing {
+  signatures: TradeSignature[];
+  /** Other context fields the outcome sets. */
+  context: Partial<TradeContext>;
+}
 
-/** Whatever an effect reports is recorded: its transaction under the movement's kind, or nothing. */
-function effectOutcomesAreRecorded(state: TradeSnapshot, path: string) {
-  for (const event of EVENTS) {
-    const effect = ACTOR_EVENT.exec(event.type)?.[1] as TradeEffect | undefined;
-    if (effect === undefined || !event.type.startsWith('xstate.done.') || !state.can(event)) continue;
-    const [next] = transition(tradeMachine, state, event);
-    const signature = (event as unknown as { output: { signature?: string | null } }).output.signature;
-    const kind = RECORDED_AS[effect];
-    const where = at(path, event);
-    if (kind !== undefined && typeof signature === 'string') {
-      expect(next.context.signatures, where).toContainEqual({ kind, signature });
-    } else {
-      expect(next.context.signatures, where).toEqual(state.context.signatures);
+/**
+ * Where each effect's answer leads, written from the spec: the settling effects route on how the escrow
+ * ended (paid to its recipient, returned to its initializer, or — for the maker escrow's refund — never
+ * there), recording the movement under its signature kind, and alert only on proven loss.
+ */
+function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknown): Outcome {
+  const c = state.context;
+  const sub = substateOf(state);
+  const keep = { failureReason: c.failureReason, alert: c.alert, refundRequested: c.refundRequested };
+  const land = (
+    substate: string,
+    change: Partial<Omit<Landing, 'substate'>> = {},
+    moved: TradeSignature[] = [],
+    context: Partial<TradeContext> = {},
+  ): Outcome => {
+    // Appended in order, each movement once (an effect may report one the watcher reported already).
+    const signatures = [...c.signatures];
+    for (const m of moved) {
+      if (!signatures.some((s) => s.kind === m.kind && s.signature === m.signature)) signatures.push(m);
     }
+    return { substate, ...keep, ...change, signatures, context };
+  };
+  switch (effect) {
+    case 'checkInventory': {
+      const { available, now } = output as { available: boolean; now: number };
+      const assessment = { available, now };
+      const makerExpiry = Math.min(now + c.makerTimelock, c.takerExpiry - c.safetyMargin);
+      const matchingLock =
+        has(c, 'taker_lock') && c.takerLockTerms !== null && lockTermsMatch(c, c.takerLockTerms);
+      const window = makerExpiry - now >= c.minRedeemWindow;
+      if (matchingLock && takerEscrowHolds(c) && c.makerLockIntent === null && available && window) {
+        return land('initiated.signingMakerLock', {}, [], { assessment, makerExpiry });
+      }
+      if (!makerLockMayExist(c)) {
+        const failureReason = available ? 'redeem_window_too_short' : 'inventory_unavailable';
+        return land('initiated.releasingTaker', { failureReason }, [], { assessment, makerExpiry: null });
+      }
+      return land('initiated.sendingMakerLock', {}, [], { assessment });
+    }
+    case 'signMakerLock': {
+      const signed = output as { signature: string; lastValidBlockHeight: number; transactionBase64: string };
+      const makerLockIntent = { makerExpiry: c.makerExpiry, ...signed, lapsed: false };
+      return land('initiated.sendingMakerLock', {}, [], { makerLockIntent } as Partial<TradeContext>);
+    }
+    case 'makerLock': {
+      const result = output as { landed: boolean; signature?: string };
+      if (result.landed) {
+        return land('initiated.makerLocked', {}, [{ kind: 'maker_lock', signature: result.signature ?? '' }]);
+      }
+      const makerLockIntent = c.makerLockIntent && { ...c.makerLockIntent, lapsed: true };
+      return land('initiated.releasingTaker', { failureReason: 'maker_lock_lapsed' }, [], {
+        makerLockIntent,
+      });
+    }
+    case 'closeEscrows':
+      return land(sub.replace('closingEscrows', 'closed'));
+  }
+
+  const ending = output as MakerRefundOutput;
+  const escrow = ESCROW_OF[effect] ?? 'maker';
+  const moved: TradeSignature[] =
+    ending.kind === 'absent' ? [] : [{ kind: MOVEMENT[escrow][ending.kind], signature: ending.signature }];
+  const cancelled = ending.kind === 'returned' && ending.how === 'cancelled';
+  // The output came back by the taker's cancel: release the taker escrow at once, without waiting.
+  const takerCancelled = () => land('initiated.releasingTaker', { failureReason: 'taker_cancelled' }, moved);
+  switch (sub) {
+    case 'initiated.redeemingForTaker':
+      if (ending.kind === 'paid') return land('initiated.takerRedeemLanded', {}, moved);
+      if (cancelled) return takerCancelled();
+      return land('initiated.awaitingTakerExpiry', { failureReason: 'maker_escrow_expired' }, moved);
+    case 'initiated.refundingMakerEscrow':
+      if (ending.kind === 'paid') {
+        // The taker redeemed just in time: with the preimage the maker redeems in turn.
+        const preimage = ending.preimage !== null && /^[0-9a-fA-F]{64}$/.test(ending.preimage);
+        return preimage
+          ? land('initiated.makerRedeeming', {}, moved, {
+              preimage: lower(ending.preimage ?? ''),
+              makerEscrowRedeemSeen: true,
+            })
+          : land('initiated.takerRedeemLanded', {}, moved);
+      }
+      if (cancelled) return takerCancelled();
+      return land('initiated.awaitingTakerExpiry', {}, moved);
+    case 'initiated.makerRedeeming':
+      // The taker escrow went back although the preimage was known: proven loss.
+      return ending.kind === 'paid'
+        ? land('redeemed.closingEscrows', {}, moved)
+        : land(refundedSettlesIn(c), MAKER_MISSED_REDEEM, moved);
+    case 'initiated.refundingTakerEscrow':
+      // Paid: the maker's redeem landed after all. Returned: a loss only if the taker was paid.
+      return ending.kind === 'paid'
+        ? land('redeemed.closingEscrows', {}, moved)
+        : land(refundedSettlesIn(c), takerWasPaid(c) ? MAKER_MISSED_REDEEM : {}, moved);
+    case 'initiated.releasingTaker':
+      return ending.kind === 'paid'
+        ? land('redeemed.closingEscrows', {}, moved)
+        : land(refundedSettlesIn(c), {}, moved);
+    case 'failed.releasingLateLock':
+    case 'failed.refundingLateLock':
+      return land('failed.released', {}, moved);
+    case 'refunded.reclaimingMakerEscrow': {
+      if (ending.kind === 'absent') {
+        return land('refunded.closed', {}, [], {
+          makerLockIntent: c.makerLockIntent && { ...c.makerLockIntent, lapsed: true },
+        });
+      }
+      // An escrow found on chain can only be the intent's lock: it is recorded as landed.
+      const lock: TradeSignature[] =
+        c.makerLockIntent !== null && !has(c, 'maker_lock')
+          ? [{ kind: 'maker_lock', signature: c.makerLockIntent.signature }]
+          : [];
+      // The taker took the output too, after its escrow went back to it: proven loss.
+      return land('refunded.closingEscrows', ending.kind === 'paid' ? MAKER_MISSED_REDEEM : {}, [
+        ...lock,
+        ...moved,
+      ]);
+    }
+    default:
+      throw new Error(`${effect} does not run in ${sub}`);
+  }
+}
+
+/** Whatever a running effect answers moves the trade where the spec says, recording the movement. */
+function effectOutcomesLandWhereTheSpecSays(state: TradeSnapshot, path: string, moves: Move[]) {
+  for (const { event, accepted, next } of moves) {
+    const effect = ACTOR_EVENT.exec(event.type)?.[1] as TradeEffect | undefined;
+    if (effect === undefined || !event.type.startsWith('xstate.done.') || !effectRuns(state, effect))
+      continue;
+    const output = (event as unknown as { output: unknown }).output;
+    if (!endingIsPossible(state.context, effect, output)) continue;
+    const where = at(path, event);
+    expect(accepted, where).toBe(true);
+    const expected = outcomeBySpec(state, effect, output);
+    const after = next.context;
+    expect(
+      {
+        substate: substateOf(next),
+        failureReason: after.failureReason,
+        alert: after.alert,
+        refundRequested: after.refundRequested,
+        signatures: after.signatures,
+        context: Object.fromEntries(
+          Object.keys(expected.context).map((k) => [k, after[k as keyof TradeContext]]),
+        ),
+      },
+      where,
+    ).toEqual(expected);
+    // The effect succeeded: its failures, if any, go with the state.
+    expect(after.effectError, where).toBeNull();
+  }
+}
+
+function safetyInvariantsHold(state: TradeSnapshot, path: string) {
+  const { context } = state;
+  const sub = substateOf(state);
+  for (const kind of [
+    'taker_lock',
+    'maker_lock',
+    'taker_redeem',
+    'maker_redeem',
+    'maker_refund',
+    'taker_refund',
+  ]) {
+    expect(count(context, kind), `${kind} twice after ${path}`).toBeLessThanOrEqual(1);
+  }
+  // The taker escrow ends once: paid to the maker or back to the taker, never both.
+  expect(count(context, 'maker_redeem') + count(context, 'taker_refund'), path).toBeLessThanOrEqual(1);
+  if (count(context, 'maker_lock') > 0 || context.makerLockIntent !== null || state.matches('initiated')) {
+    expect(context.takerLockTerms && lockTermsMatch(context, context.takerLockTerms), path).toBe(true);
+  }
+  if (context.makerExpiry !== null) {
+    expect(context.assessment, path).not.toBeNull();
+    expect(context.makerExpiry - (context.assessment?.now ?? 0), path).toBeGreaterThanOrEqual(
+      context.minRedeemWindow,
+    );
+  }
+  // The maker's own redeem runs only with the preimage the chain revealed.
+  if (state.matches({ initiated: 'makerRedeeming' })) {
+    expect([context.makerEscrowRedeemSeen, context.preimage !== null], path).toEqual([true, true]);
+  }
+  if (context.preimage !== null)
+    expect(context.redeemRequested || context.makerEscrowRedeemSeen, path).toBe(true);
+  // Redeemed: the taker escrow went to the maker. Refunded: back to the taker.
+  if (state.matches('redeemed')) {
+    expect([has(context, 'maker_redeem'), has(context, 'taker_refund')], path).toEqual([true, false]);
+  }
+  if (state.matches('refunded')) {
+    expect([has(context, 'taker_refund'), has(context, 'maker_redeem')], path).toEqual([true, false]);
+  }
+  // Alerts only on proven loss: the taker got its escrow back and was paid from the maker escrow too.
+  expect(context.alert, path).toBe(has(context, 'taker_refund') && takerWasPaid(context));
+  expect(context.failureReason === 'maker_missed_redeem', path).toBe(context.alert);
+  if (state.matches('failed')) expect(context.makerLockIntent, path).toBeNull();
+  // Every recorded movement names its transaction.
+  for (const entry of context.signatures) {
+    expect(typeof entry.signature === 'string' && entry.signature.length > 0, path).toBe(true);
+  }
+  if (context.makerLockIntent !== null) {
+    expect(context.makerLockIntent.makerExpiry, path).toBe(context.makerExpiry);
+  }
+  // A failure belongs to the state running the failed effect, and counts its attempts.
+  if (context.effectError !== null) {
+    expect(RETRIED_EFFECT[sub], path).toBe(context.effectError.effect);
+    expect(context.effectError.attempts, path).toBeGreaterThanOrEqual(1);
+  }
+}
+
+/**
+ * The runtime wakes the trade at `nextDeadline`: the state's own deadline (CHAIN_TIME_ADVANCED) or a failed
+ * effect's retry time (RETRY_EFFECT), whichever comes first; each is exactly when its event is taken.
+ */
+function nextDeadlineWakesTimeDrivenTransitions(state: TradeSnapshot, path: string) {
+  const times = EVENTS.filter((e) => e.type === 'CHAIN_TIME_ADVANCED');
+  const retryAt = state.context.effectError?.retryAt ?? null;
+  const own = nextDeadline({ value: state.value, context: { ...state.context, effectError: null } });
+  if (times.some((e) => state.can(e))) {
+    expect(own, path).not.toBeNull();
+    expect(state.can(chainTime(own ?? 0)), path).toBe(true);
+    expect(state.can(chainTime((own ?? 0) - 1)), path).toBe(false);
+  }
+  if (own !== null && !state.matches('pending')) {
+    expect(state.can(chainTime(own)) || state.can(chainTime(own + 1)), path).toBe(true);
+  }
+  expect(nextDeadline(state), path).toBe(
+    retryAt === null ? own : own === null ? retryAt : Math.min(own, retryAt),
+  );
+  if (retryAt !== null) {
+    expect(state.can(retry(retryAt)), path).toBe(true);
+    expect(state.can(retry(retryAt - 1)), path).toBe(false);
   }
 }

@@ -1,9 +1,11 @@
 // Every path of SPEC §3, driven through a live actor with fake chain effects.
 import { describe, expect, it } from 'vitest';
-import { isClosed, nextDeadline, settlementStatusOf } from '../../machines/index.ts';
+import { type EscrowEnding, isClosed, nextDeadline, settlementStatusOf } from '../../machines/index.ts';
 import {
   chainTime,
   deferred,
+  effectFailed,
+  failureAt,
   finalizedLock,
   kinds,
   LOCK_DEADLINE,
@@ -12,6 +14,8 @@ import {
   REDEEM_BY,
   reach,
   redeemRequest,
+  retryWhenDue,
+  returned,
   SECRET_HASH,
   SIG,
   startTrade,
@@ -186,7 +190,7 @@ describe('trade lifecycle (SPEC §3)', () => {
     actor.send(finalizedLock());
     await reach(actor, 'initiated.makerLocked');
     actor.send({ type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: PREIMAGE });
-    await waitForEffectError(actor);
+    await effectFailed(actor);
     actor.send({ type: 'TAKER_ESCROW_REFUNDED', signature: SIG.takerRefund });
     const done = await reach(actor, 'refunded');
     expect(done.context.failureReason).toBe('maker_missed_redeem');
@@ -195,36 +199,51 @@ describe('trade lifecycle (SPEC §3)', () => {
     expect((await reach(actor, 'refunded.closed')).value).toEqual({ refunded: 'closed' });
   });
 
-  it('the maker misses its redeem until the taker expiry: the runtime refunds the taker, with an alert', async () => {
-    const { actor } = startTrade({ makerRedeem: () => Promise.reject(new Error('rpc down')) });
+  it('the maker misses its redeem until the taker expiry: the runtime refunds the taker, and the refund proves the loss', async () => {
+    const refund = deferred<EscrowEnding>();
+    const { actor } = startTrade({
+      makerRedeem: () => Promise.reject(failureAt('rpc down', TAKER_EXPIRY)),
+      takerRefund: () => refund.promise,
+    });
     actor.send(finalizedLock());
     await reach(actor, 'initiated.makerLocked');
     actor.send({ type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: PREIMAGE });
-    const redeeming = await waitForEffectError(actor);
+    const redeeming = await effectFailed(actor);
+    // The retry would come after the taker expiry: the expiry wakes the trade first.
+    expect(redeeming.context.effectError?.retryAt).toBe(TAKER_EXPIRY + 1);
     expect(nextDeadline(redeeming)).toBe(TAKER_EXPIRY);
     actor.send(chainTime(TAKER_EXPIRY));
+    // Past the taker expiry nothing is proved yet: no reason, no alert until the refund's ending.
+    const refunding = await reach(actor, 'initiated.refundingTakerEscrow');
+    expect([refunding.context.failureReason, refunding.context.alert]).toEqual([null, false]);
+    refund.resolve(returned(SIG.takerRefund));
     const done = await reach(actor, 'refunded.closed');
     expect(done.context.failureReason).toBe('maker_missed_redeem');
     expect(done.context.alert).toBe(true);
     expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'taker_redeem', 'taker_refund']);
   });
 
-  it('a failing effect is retried after the backoff until it succeeds', async () => {
+  it('a failing effect is retried once its backoff is due, until it succeeds', async () => {
     let attempts = 0;
-    const { actor } = startTrade({
+    const { actor, calls } = startTrade({
       makerRefund: () =>
-        ++attempts < 3 ? Promise.reject(new Error('blockhash not found')) : { signature: SIG.makerRefund },
+        ++attempts < 3
+          ? Promise.reject(failureAt('blockhash not found', MAKER_EXPIRY + attempts))
+          : returned(SIG.makerRefund),
     });
     actor.send(finalizedLock());
     await reach(actor, 'initiated.makerLocked');
     actor.send(chainTime(MAKER_EXPIRY));
+    const first = await effectFailed(actor);
+    expect(first.context.effectError).toMatchObject({ attempts: 1, retryAt: MAKER_EXPIRY + 1 + 1 });
+    expect(nextDeadline(first)).toBe(MAKER_EXPIRY + 2);
+    await retryWhenDue(actor);
+    const second = await effectFailed(actor);
+    expect(second.context.effectError).toMatchObject({ attempts: 2, retryAt: MAKER_EXPIRY + 2 + 2 });
+    await retryWhenDue(actor);
     const waiting = await reach(actor, 'initiated.awaitingTakerExpiry');
-    expect(attempts).toBe(3);
+    expect(calls.makerRefund).toHaveLength(3);
     expect(waiting.context.effectError).toBeNull();
+    expect(nextDeadline(waiting)).toBe(TAKER_EXPIRY);
   });
 });
-
-async function waitForEffectError(actor: ReturnType<typeof startTrade>['actor']) {
-  const { waitFor } = await import('xstate');
-  return waitFor(actor, (s) => s.context.effectError !== null, { timeout: 1_000 });
-}

@@ -2,10 +2,12 @@
 
 import { describe, expect, it } from 'vitest';
 import { waitFor } from 'xstate';
-import { nextDeadline, TRADE_MACHINE_VERSION } from '../../machines/index.ts';
+import { effectRetryDelay, nextDeadline, TRADE_MACHINE_VERSION } from '../../machines/index.ts';
 import {
   chainTime,
   deferred,
+  effectFailed,
+  failureAt,
   fakeMachine,
   finalizedLock,
   kinds,
@@ -13,6 +15,7 @@ import {
   MAKER_EXPIRY,
   persistAndRestore,
   reach,
+  retryWhenDue,
   SIG,
   startTrade,
   TAKER_EXPIRY,
@@ -20,22 +23,31 @@ import {
 } from './trade.fixtures.ts';
 
 /**
- * What the runtime does with a restored or live actor: once no effect is in flight, wake it with the
- * chain time whenever its next deadline is due, until nothing more is due.
+ * What the runtime does with a restored or live actor: once no effect is running, wake it whenever its
+ * next deadline is due — with the chain time for a state's deadline, or RETRY_EFFECT for a failed effect's
+ * retry — until nothing more is due.
  */
 async function runDeadlines(actor: TradeActor, now: number) {
   for (let i = 0; i < 10; i++) {
-    const settled = await waitFor(actor, (s) => !s.hasTag('effect'), { timeout: 1_000 });
+    const settled = await waitFor(
+      actor,
+      (s) =>
+        !s.hasTag('effect') || (s.context.effectError !== null && s.context.effectError.retryAt !== null),
+      { timeout: 1_000 },
+    );
     const due = nextDeadline(settled);
-    if (due === null || due > now || !settled.can(chainTime(now))) return settled;
-    actor.send(chainTime(now));
+    if (due === null || due > now) return settled;
+    const retry = { type: 'RETRY_EFFECT', now } as const;
+    const event = settled.can(retry) ? retry : chainTime(now);
+    if (!settled.can(event)) return settled;
+    actor.send(event);
   }
   throw new Error('deadlines did not settle');
 }
 
 describe('restore', () => {
-  it('a version is exported to persist with snapshots', () => {
-    expect(Number.isInteger(TRADE_MACHINE_VERSION)).toBe(true);
+  it('the version persisted with snapshots is 3: effects answer escrow endings and retry times are kept', () => {
+    expect(TRADE_MACHINE_VERSION).toBe(3);
   });
 
   it('resumes from a JSON round trip and meets the maker and taker expiries', async () => {
@@ -101,22 +113,60 @@ describe('restore', () => {
     expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'taker_redeem', 'maker_redeem']);
   });
 
-  it('a failed effect whose retry timer was lost is re-driven by RETRY_EFFECT', async () => {
-    const first = startTrade({ makerCancel: () => Promise.reject(new Error('rpc down')) });
+  it('a failed effect’s retry time survives the restore: it is woken by RETRY_EFFECT then, not before', async () => {
+    const first = startTrade({ makerCancel: () => Promise.reject(failureAt('rpc down', LOCK_DEADLINE)) });
     first.actor.send({ type: 'ABANDON', secretHash: 'ab'.repeat(32) });
     first.actor.send(finalizedLock());
-    await waitFor(first.actor, (s) => s.context.effectError !== null, { timeout: 1_000 });
+    const failed = await effectFailed(first.actor);
+    const retryAt = LOCK_DEADLINE + effectRetryDelay(1, failed.context.tradeId);
+    expect(failed.context.effectError).toEqual({
+      effect: 'makerCancel',
+      message: 'rpc down',
+      attempts: 1,
+      retryAt,
+    });
 
     const second = fakeMachine();
     const restored = persistAndRestore(first.actor, second.machine);
     await new Promise((r) => setTimeout(r, 30));
+    // The failed effect is not re-run by the restore itself: it waits for its retry time.
     expect(restored.getSnapshot().value).toEqual({ failed: 'releasingLateLock' });
     expect(second.calls.makerCancel).toEqual([]);
-    expect(restored.getSnapshot().can({ type: 'RETRY_EFFECT' })).toBe(true);
-    restored.send({ type: 'RETRY_EFFECT' });
+    expect(nextDeadline(restored.getSnapshot())).toBe(retryAt);
+    expect(restored.getSnapshot().can({ type: 'RETRY_EFFECT', now: retryAt - 1 })).toBe(false);
+    await runDeadlines(restored, retryAt);
     const done = await reach(restored, 'failed.released');
+    expect(second.calls.makerCancel).toHaveLength(1);
     expect(done.context.effectError).toBeNull();
     expect(kinds(done)).toEqual(['taker_lock', 'taker_refund']);
+  });
+
+  it('a retry running when the snapshot was taken is re-run on restore, its failures still counted', async () => {
+    const running = deferred<never>();
+    let attempts = 0;
+    const first = startTrade({
+      makerRefund: () =>
+        ++attempts === 1 ? Promise.reject(failureAt('rpc down', MAKER_EXPIRY)) : running.promise,
+    });
+    first.actor.send(finalizedLock());
+    await reach(first.actor, 'initiated.makerLocked');
+    first.actor.send(chainTime(MAKER_EXPIRY));
+    await retryWhenDue(first.actor);
+    expect(first.actor.getSnapshot().context.effectError).toMatchObject({ attempts: 1, retryAt: null });
+    expect(nextDeadline(first.actor.getSnapshot())).toBeNull();
+
+    const second = fakeMachine({
+      makerRefund: () => Promise.reject(failureAt('still down', MAKER_EXPIRY + 5)),
+    });
+    const restored = persistAndRestore(first.actor, second.machine);
+    const again = await effectFailed(restored);
+    expect(second.calls.makerRefund).toHaveLength(1);
+    expect(again.context.effectError).toEqual({
+      effect: 'makerRefund',
+      message: 'still down',
+      attempts: 2,
+      retryAt: MAKER_EXPIRY + 5 + effectRetryDelay(2, again.context.tradeId),
+    });
   });
 
   it('adoption by a new run is recorded once', () => {

@@ -20,10 +20,12 @@ import {
   MAKER_EXPIRY,
   OTHER_HASH,
   PREIMAGE,
+  paid,
   persistAndRestore,
   REDEEM_BY,
   reach,
   redeemRequest,
+  returned,
   SECRET_HASH,
   SIG,
   startTrade,
@@ -187,7 +189,7 @@ describe('safety rules', () => {
     const lapsed = step(sending, done('makerLock', { landed: false }));
     expect(lapsed.value).toEqual({ initiated: 'releasingTaker' });
     // While the intent is live, nothing but its outcome moves the trade to the cancel.
-    for (const event of [chainTime(TAKER_EXPIRY - 1), { type: 'RETRY_EFFECT' } as const]) {
+    for (const event of [chainTime(TAKER_EXPIRY - 1), { type: 'RETRY_EFFECT', now: TAKER_EXPIRY } as const]) {
       expectUnchanged(sending, event);
     }
   });
@@ -229,7 +231,7 @@ describe('safety rules', () => {
     const landed = drive([
       ...TO_MAKER_LOCKED,
       redeemRequest(T0 + 100),
-      done('takerRedeem', { signature: SIG.takerRedeem }),
+      done('takerRedeem', paid(SIG.takerRedeem, PREIMAGE)),
     ]);
     expect(landed.value).toEqual({ initiated: 'takerRedeemLanded' });
     const seen = step(landed, {
@@ -321,7 +323,7 @@ describe('command answers and replays', () => {
     const waiting = drive([
       ...TO_MAKER_LOCKED,
       chainTime(MAKER_EXPIRY),
-      done('makerRefund', { signature: SIG.makerRefund }),
+      done('makerRefund', returned(SIG.makerRefund)),
     ]);
     expect(waiting.value).toEqual({ initiated: 'awaitingTakerExpiry' });
     expect(commandOutcome(waiting, { ...refund, now: TAKER_EXPIRY - 1 })).toEqual({
@@ -374,6 +376,24 @@ describe('guards fail closed on a context that lacks what they read (a corrupted
     expect(fresh.takerLockTerms).toBeNull();
     expect(ask('lateLockIsCancellable')).toBe(false);
     expect(ask('lateLockExpired')).toBe(false);
+  });
+
+  it('no failure recorded, or a retry already running: no retry is due at any time', () => {
+    expect(fresh.effectError).toBeNull();
+    for (const now of [0, T0, LATE]) {
+      expect(ask('effectRetryDue', fresh, { type: 'RETRY_EFFECT', now })).toBe(false);
+    }
+    const running = {
+      ...fresh,
+      effectError: { effect: 'makerRefund', message: 'boom', attempts: 3, retryAt: null },
+    } as TradeSnapshot['context'];
+    for (const now of [0, T0, LATE]) {
+      expect(ask('effectRetryDue', running, { type: 'RETRY_EFFECT', now })).toBe(false);
+    }
+  });
+
+  it('no maker lock recorded: the maker escrow is never taken as unsettled (nothing can come back from it)', () => {
+    expect(ask('makerEscrowUnsettled')).toBe(false);
   });
 
   it('the taker escrow holds funds only while locked and neither refunded nor redeemed by the maker', () => {

@@ -1,11 +1,15 @@
 // Trade rules at the edges the statechart suites do not reach: amounts written in other notations,
-// signatures recorded per movement, hex compared across lengths and cases.
+// signatures recorded per movement, hex compared across lengths and cases, which escrow still holds
+// funds given the movements recorded.
 import { describe, expect, test } from 'vitest';
 import { createActor } from 'xstate';
 import {
   lockTermsMatch,
+  makerEscrowUnsettled,
   noMakerLockCanLand,
   redeemBy,
+  type TradeSignature,
+  takerEscrowHoldsFunds,
   timingSafeEqualHex,
   tradeMachine,
   withSignature,
@@ -96,5 +100,33 @@ describe('noMakerLockCanLand', () => {
     expect(noMakerLockCanLand(withLock({ ...intent, lapsed: true }, ['taker_lock', 'maker_lock']))).toBe(
       false,
     );
+  });
+});
+
+describe('what each escrow still holds, from the movements recorded', () => {
+  const recorded = (...kinds: TradeSignature['kind'][]) => ({
+    signatures: kinds.map((kind) => ({ kind, signature: `sig-${kind}` })),
+  });
+
+  test('the taker escrow holds funds once locked, until it is returned to the taker or paid to the maker', () => {
+    expect(takerEscrowHoldsFunds(recorded())).toBe(false);
+    expect(takerEscrowHoldsFunds(recorded('taker_lock'))).toBe(true);
+    // Movements of the maker escrow say nothing about the taker escrow.
+    expect(takerEscrowHoldsFunds(recorded('taker_lock', 'maker_lock', 'taker_redeem', 'maker_refund'))).toBe(
+      true,
+    );
+    expect(takerEscrowHoldsFunds(recorded('taker_lock', 'taker_refund'))).toBe(false);
+    expect(takerEscrowHoldsFunds(recorded('taker_lock', 'maker_redeem'))).toBe(false);
+  });
+
+  test('the maker escrow is unsettled once its lock landed, until it paid the taker or went back to the maker', () => {
+    expect(makerEscrowUnsettled(recorded('taker_lock'))).toBe(false);
+    expect(makerEscrowUnsettled(recorded('taker_lock', 'maker_lock'))).toBe(true);
+    // Movements of the taker escrow say nothing about the maker escrow.
+    expect(makerEscrowUnsettled(recorded('taker_lock', 'maker_lock', 'taker_refund', 'maker_redeem'))).toBe(
+      true,
+    );
+    expect(makerEscrowUnsettled(recorded('taker_lock', 'maker_lock', 'taker_redeem'))).toBe(false);
+    expect(makerEscrowUnsettled(recorded('taker_lock', 'maker_lock', 'maker_refund'))).toBe(false);
   });
 });
