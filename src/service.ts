@@ -18,7 +18,7 @@ import { buildHttpApp, type TypeBoxApp } from './http/app.ts';
 import type { ReadinessPart } from './http/routes/index.ts';
 import { type PriceSource, QuoteDesk, StaticPriceSource } from './quotes/index.ts';
 import { MakerInventory, TradeRuntime } from './runtime/index.ts';
-import { openStore, type Store } from './store/index.ts';
+import { GroupCommit, openStore, type Store } from './store/index.ts';
 
 export const VERSION: string = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -85,9 +85,12 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       log.warn({ err: (error as Error).message }, 'could not read maker balances at start'),
     );
 
+  // Every durable write of the running service joins the group commit: one fsync per event-loop turn.
+  const durable = new GroupCommit(store);
   const quotes = new QuoteDesk({
     config,
     store,
+    durable,
     runId,
     prices: options.prices ?? new StaticPriceSource(config.prices),
     inventory,
@@ -96,6 +99,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
 
   const runtime = new TradeRuntime({
     store,
+    durable,
     chain,
     config,
     quotes,
@@ -116,7 +120,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       if (!health.ok) throw new Error(health.detail);
       return health.detail;
     }),
-    await part('runtime', async () => `${runtime.liveActors().length} live actors`),
+    await part(
+      'runtime',
+      async () => `${runtime.watcher.size} trades watched, ${runtime.host.activeCount} actors active`,
+    ),
     await part('maker_fee_balance', async () => {
       const lamports = await chain.solBalance(chain.makerWallet);
       if (lamports < MIN_FEE_BALANCE_LAMPORTS)
@@ -156,6 +163,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       inventory.stop();
       await runtime.stop();
       await opened.close();
+      durable.close();
       if (store.isOpen) {
         store.stopRun(runId, new Date().toISOString());
         store.close();
@@ -170,6 +178,7 @@ function openChain(config: Config, dataDir: string): ChainPort {
     return createChain({
       kind: 'rpc',
       url: chain.url,
+      ...(chain.wsUrl ? { wsUrl: chain.wsUrl } : {}),
       programId: chain.programId,
       makerKeypairPath: chain.makerKeypairPath,
       priorityFeeMicroLamports: chain.priorityFeeMicroLamports,
@@ -191,10 +200,12 @@ function openChain(config: Config, dataDir: string): ChainPort {
 
 /**
  * Only classic SPL Token mints are tradable (Token-2022 transfer fees, hooks or permanent delegates would
- * break the escrow's amounts): a mint the chain shows otherwise stops the process at start.
+ * break the escrow's amounts): a mint the chain shows otherwise stops the process at start. So does a mint
+ * with a freeze authority the config does not trust: its holder can freeze an escrow vault mid-swap.
  */
 async function checkMints(chain: ChainPort, config: Config, log: pino.Logger): Promise<void> {
-  for (const asset of config.assets.list) {
+  for (const [index, asset] of config.assets.list.entries()) {
+    const at = `assets[${index}]`;
     let info: Awaited<ReturnType<ChainPort['readMint']>>;
     try {
       info = await chain.readMint(new PublicKey(asset.mint));
@@ -205,18 +216,30 @@ async function checkMints(chain: ChainPort, config: Config, log: pino.Logger): P
       );
       return;
     }
-    const field = `assets[${config.assets.list.indexOf(asset)}].mint`;
-    if (info === null) throw new ConfigError(field, `no mint ${asset.mint} on the chain`);
+    if (info === null) throw new ConfigError(`${at}.mint`, `no mint ${asset.mint} on the chain`);
     if (info.program !== 'spl-token') {
       throw new ConfigError(
-        field,
+        `${at}.mint`,
         `${asset.symbol} is a ${info.program} mint; only classic SPL Token mints are accepted`,
       );
     }
     if (info.decimals !== asset.decimals) {
-      throw new ConfigError(
-        `assets[${config.assets.list.indexOf(asset)}].decimals`,
-        `the chain says ${info.decimals} for ${asset.symbol}`,
+      throw new ConfigError(`${at}.decimals`, `the chain says ${info.decimals} for ${asset.symbol}`);
+    }
+    if (info.freezeAuthority !== null) {
+      if (asset.trustFreezeAuthority !== true) {
+        throw new ConfigError(
+          `${at}.trust_freeze_authority`,
+          `${asset.symbol}'s mint has freeze authority ${info.freezeAuthority}, which can freeze an escrow vault ` +
+            "mid-swap: a colluding taker redeems the maker's side, has its own escrow's vault frozen so the " +
+            "maker's redeem fails, and refunds after expiry, keeping both sides. Accept the risk with " +
+            'trust_freeze_authority: true on this asset only if you trust its issuer as you already do with your ' +
+            'inventory of it; otherwise remove the asset',
+        );
+      }
+      log.info(
+        { mint: asset.mint, freezeAuthority: info.freezeAuthority },
+        `${asset.symbol}: freeze authority trusted by config (trust_freeze_authority)`,
       );
     }
   }

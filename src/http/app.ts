@@ -19,7 +19,7 @@ import Fastify, {
   type RawRequestDefaultExpression,
   type RawServerDefault,
 } from 'fastify';
-import { ApiError, ERROR_CODES, type ErrorCode, envelope } from './errors.ts';
+import { ApiError, ERROR_CODES, type ErrorCode, envelope, fromRuntimeError, RuntimeError } from './errors.ts';
 import { stringifyJson } from './json.ts';
 import { type HttpDeps, registerRoutes } from './routes/index.ts';
 
@@ -181,10 +181,11 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 
 function handleError(
   this: FastifyInstance,
-  error: FastifyError | ApiError,
+  thrown: FastifyError | ApiError | RuntimeError,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
+  const error = thrown instanceof RuntimeError ? fromRuntimeError(thrown) : thrown;
   if (error instanceof ApiError) {
     if (error.code === 'rate_limited') reply.header('retry-after', '60');
     return reply.code(error.statusCode).send(envelope(error.code, error.message, error.details));

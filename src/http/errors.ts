@@ -1,6 +1,7 @@
 // Every error code the API can answer, with its HTTP status, defined once. Handlers throw ApiError;
 // the error handler turns it (and Fastify's own errors) into the seed's envelope {error:{code,message,details}}.
 import Type from 'typebox';
+import { RuntimeError, type RuntimeInput } from '../runtime/errors.ts';
 
 export const ERROR_CODES = {
   invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
@@ -51,6 +52,25 @@ export class ApiError extends Error {
     this.statusCode = ERROR_CODES[code].status;
   }
 }
+
+/** Where each runtime input comes from in a request. */
+const RUNTIME_INPUT_FIELDS: Record<RuntimeInput, string> = {
+  transaction: 'body.transaction_base64',
+  signature: 'body.signature',
+  cursor: 'querystring.cursor',
+};
+
+/** The runtime's domain error as the API answers it: its code, or a validation error naming the field. */
+export function fromRuntimeError(error: RuntimeError): ApiError {
+  if (error.code === 'invalid_input') {
+    const invalid = error.invalid ?? { input: 'transaction' as const, problem: error.message };
+    const field = RUNTIME_INPUT_FIELDS[invalid.input];
+    return new ApiError('validation_failed', error.detail, [`${field}: ${invalid.problem}`]);
+  }
+  return new ApiError(error.code, error.detail);
+}
+
+export { RuntimeError };
 
 export interface ErrorEnvelope {
   error: { code: ErrorCode; message: string; details: string[] };

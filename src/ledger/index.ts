@@ -2,6 +2,7 @@
 // to the account that receives and a credit to the account that gives, so debits equal credits per asset;
 // the summary checks that equality over whatever was stored rather than assuming it.
 import { formatDecimal, type Price } from '../money/index.ts';
+import type { TradeSignatureKind } from '../vocabulary/index.ts';
 
 export const LEDGER_ACCOUNTS = ['taker', 'maker', 'taker_escrow', 'maker_escrow', 'network'] as const;
 export type LedgerAccount = (typeof LEDGER_ACCOUNTS)[number];
@@ -74,6 +75,38 @@ export function postNetworkFee(signature: string, lamports: bigint): LedgerEntry
       amountRaw: lamports,
     },
   ];
+}
+
+/** Which side of the trade each signature kind moves; kinds not listed move nothing of the trade's. */
+const SIGNATURE_MOVEMENT: Partial<Record<TradeSignatureKind, 'input' | 'output'>> = {
+  taker_lock: 'input',
+  maker_redeem: 'input',
+  taker_refund: 'input',
+  maker_lock: 'output',
+  taker_redeem: 'output',
+  maker_refund: 'output',
+};
+
+/**
+ * The entries a transition posts: a movement for each signature it added (the trade's own amount of the
+ * side that signature moves), plus the network fee the maker paid for it, if the maker paid one.
+ */
+export function transitionPostings(
+  added: readonly { kind: TradeSignatureKind; signature: string }[],
+  trade: { inputMint: string; inputAmountRaw: string; outputMint: string; outputAmountRaw: string },
+  feeOf: (signature: string) => bigint | undefined,
+): LedgerEntry[] {
+  const entries: LedgerEntry[] = [];
+  for (const { kind, signature } of added) {
+    const side = SIGNATURE_MOVEMENT[kind];
+    if (!side) continue;
+    const mint = side === 'input' ? trade.inputMint : trade.outputMint;
+    const amount = BigInt(side === 'input' ? trade.inputAmountRaw : trade.outputAmountRaw);
+    entries.push(...postMovement(kind as Exclude<LedgerMovement, 'network_fee'>, signature, mint, amount));
+    const fee = feeOf(signature);
+    if (fee !== undefined) entries.push(...postNetworkFee(signature, fee));
+  }
+  return entries;
 }
 
 export interface AssetPricing {

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Asset, Config, Pair } from '../config/index.ts';
 import { dividePrices, type Price, parseAmount } from '../money/index.ts';
-import type { QuoteRecord, Store } from '../store/index.ts';
+import type { GroupCommit, QuoteRecord, Store } from '../store/index.ts';
 import type { RiskCheck } from '../vocabulary/index.ts';
 import type { PriceSource } from './prices.ts';
 import { priceQuote } from './pricing.ts';
@@ -65,6 +65,8 @@ export class RfqInputError extends Error {
 export interface QuoteDeskDeps {
   config: Config;
   store: Store;
+  /** The service's group commit: quotes of one event-loop turn share one fsync with everything else. */
+  durable: GroupCommit;
   prices: PriceSource;
   inventory: InventorySource;
   runId: string;
@@ -72,16 +74,13 @@ export interface QuoteDeskDeps {
   exposure?: TradeExposure;
 }
 
-interface PendingWrite {
-  record: QuoteRecord;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
 export class QuoteDesk {
   private readonly book = new ReservationBook();
-  /** Quotes priced and reserved in this turn of the event loop, waiting for their group commit. */
-  private pendingWrites: PendingWrite[] = [];
+  /**
+   * Quotes this process issued that no trade has used yet, roughly in expiry order: a settlement start
+   * finds its quote here without reading the store. Expired ones are dropped as new quotes come in.
+   */
+  private readonly open = new Map<string, QuoteRecord>();
   private readonly nowMs: () => number;
   private exposure: TradeExposure;
 
@@ -216,34 +215,32 @@ export class QuoteDesk {
     // Reserved in the same synchronous step as the check above; durable before it is answered.
     this.reserveQuote(record);
     await this.commit(record);
+    this.remember(record, now);
     return this.accepted(record, pair);
   }
 
-  private commit(record: QuoteRecord): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.pendingWrites.push({ record, resolve, reject });
-      if (this.pendingWrites.length === 1) setImmediate(() => this.flush());
-    });
-  }
-
-  private flush(): void {
-    const writes = this.pendingWrites;
-    this.pendingWrites = [];
+  private async commit(record: QuoteRecord): Promise<void> {
     try {
-      this.deps.store.insertQuotes(writes.map((write) => write.record));
+      await this.deps.durable.write({ kind: 'insertQuote', quote: record });
     } catch (error) {
-      // Not stored, so never answered: the reservations go too.
-      for (const write of writes) {
-        this.book.release(write.record.quoteId);
-        write.reject(error);
-      }
-      return;
+      // Not stored, so never answered: the reservation goes too.
+      this.book.release(record.quoteId);
+      throw error;
     }
-    for (const write of writes) write.resolve();
   }
 
-  getQuote(quoteId: string): { quote: AcceptedQuote; state: QuoteState; takerWallet: string } | undefined {
-    const record = this.deps.store.getQuote(quoteId);
+  private remember(record: QuoteRecord, nowMs: number): void {
+    this.open.set(record.quoteId, record);
+    for (const [id, oldest] of this.open) {
+      if (oldest.expiresAtMs > nowMs) break;
+      this.open.delete(id);
+    }
+  }
+
+  getQuote(
+    quoteId: string,
+  ): { quote: AcceptedQuote; state: QuoteState; takerWallet: string; record: QuoteRecord } | undefined {
+    const record = this.open.get(quoteId) ?? this.deps.store.getQuote(quoteId);
     if (!record) return undefined;
     const pair = this.deps.config.pairs.find(
       (p) => p.input.mint === record.inputMint && p.output.mint === record.outputMint,
@@ -251,11 +248,12 @@ export class QuoteDesk {
     if (!pair) return undefined;
     const state: QuoteState =
       record.usedByTradeId !== null ? 'used' : record.expiresAtMs <= this.nowMs() ? 'expired' : 'open';
-    return { quote: this.accepted(record, pair), state, takerWallet: record.takerWallet };
+    return { quote: this.accepted(record, pair), state, takerWallet: record.takerWallet, record };
   }
 
   /** A used quote's output is held by its trade from now on. */
   releaseQuote(quoteId: string): void {
+    this.open.delete(quoteId);
     this.book.release(quoteId);
   }
 

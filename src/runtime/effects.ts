@@ -1,69 +1,125 @@
-// The trade machine's effects, made real: each invoked actor of machines/trade.machine.ts implemented on
-// the chain port. Every one is idempotent (a re-run after a restart finds the movement done and resolves
-// with its signature), writes its intent to the store before it sends anything, and resolves only once
-// its transaction is final.
+// The trade machine's effects, made real: each invoked actor of machines/trade.machine.ts on the chain
+// port. Every one
+// - waits for the durability barrier first: the transition that started it is on disk before anything
+//   is sent (and a maker-signed transaction's intent before it is sent);
+// - is idempotent: a re-run after a restart finds the movement done and answers it;
+// - answers what the chain proves (escrow endings), so a taker who settled an escrow first, in either
+//   direction, moves the trade to where the funds really went;
+// - rejects with an EffectFailure { message, at } — `at` the chain time, from which the machine backs off.
 import { PublicKey } from '@solana/web3.js';
 import { fromPromise } from 'xstate';
 import type {
   CheckInventoryInput,
   CheckInventoryOutput,
   CloseEscrowsInput,
+  EffectFailure,
+  EscrowEffectInput,
+  EscrowEnding,
+  EscrowTerms,
   MakerLockInput,
   MakerLockOutput,
-  MakerRedeemInput,
-  MakerRefundInput,
   MakerRefundOutput,
-  SignatureOutput,
+  RedeemEffectInput,
   SignMakerLockInput,
   SignMakerLockOutput,
-  TakerEscrowReleaseInput,
-  TakerRedeemInput,
 } from '../../machines/index.ts';
 import type { ChainPort, EscrowState, LandResult, SignedMakerTransaction } from '../chain/index.ts';
+import { escrowEnding } from './endings.ts';
 
 export interface EffectHooks {
+  /** Resolves once everything the runtime has written so far is durable. */
+  barrier(): Promise<void>;
   /** Durably records that a transaction of this kind and signature is about to be sent. */
-  recordIntent(tradeId: string, kind: string, signature: string): void;
+  recordIntent(tradeId: string, kind: string, signature: string): Promise<void>;
   /** The fee a maker-paid transaction cost, for the ledger's network_fee entries. */
   recordFee(signature: string, lamports: bigint): void;
+  /** The runtime's best knowledge of chain time (the failure time of an effect). */
+  chainTime(): number;
   minRedeemWindowSeconds: number;
   landTimeoutMs: number;
 }
 
 const hex = (text: string) => Uint8Array.from(Buffer.from(text, 'hex'));
 const key = (address: string) => new PublicKey(address);
-/** Lets the snapshot that started an effect be persisted before the effect does anything. */
-const afterPersist = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export class EffectError extends Error {
+/** An effect's rejection: the machine records it and retries after a backoff from `at`. */
+export class EffectError extends Error implements EffectFailure {
   override name = 'EffectError';
+  constructor(
+    message: string,
+    readonly at: number,
+  ) {
+    super(message);
+  }
 }
 
+/** Not final yet, or not visible yet: try again later. */
+class NotYet extends Error {}
+
 export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
-  /** Send and land a maker-signed transaction; throws (so the machine retries) unless final and successful. */
-  async function landOrThrow(tradeId: string, kind: string, tx: SignedMakerTransaction): Promise<string> {
-    hooks.recordIntent(tradeId, kind, tx.signature);
+  /** Every effect: after the barrier; any failure becomes an EffectError stamped with chain time. */
+  const effect = <TOutput, TInput>(run: (input: TInput) => Promise<TOutput>) =>
+    fromPromise<TOutput, TInput>(async ({ input }) => {
+      await hooks.barrier();
+      try {
+        return await run(input);
+      } catch (error) {
+        throw new EffectError((error as Error).message ?? String(error), hooks.chainTime());
+      }
+    });
+
+  /** Send and land a maker-signed transaction; answers its signature once final and successful. */
+  async function land(tradeId: string, kind: string, tx: SignedMakerTransaction): Promise<string> {
+    await hooks.recordIntent(tradeId, kind, tx.signature);
     const result = await chain.land(tx, 'finalized', hooks.landTimeoutMs);
     if (result.status === 'finalized') {
       hooks.recordFee(tx.signature, result.fee);
       if (result.err === null) return tx.signature;
-      throw new EffectError(`${kind} ${tx.signature} failed on chain: ${result.err}`);
+      throw new Error(`${kind} ${tx.signature} failed on chain: ${result.err}`);
     }
-    throw new EffectError(`${kind} ${tx.signature} not final (${describe(result)})`);
+    throw new NotYet(`${kind} ${tx.signature} not final (${describe(result)})`);
   }
 
-  /** The signature that moved an escrow out of `locked`: the newest successful one touching it. */
-  async function settlingSignature(escrow: string): Promise<string | null> {
-    const signatures = await chain.signaturesForAddress(key(escrow), 'finalized', 20);
-    return signatures.find((s) => s.err === null)?.signature ?? null;
+  const read = (address: string): Promise<EscrowState | null> => chain.readEscrow(key(address), 'finalized');
+
+  /** The escrow's ending as the chain shows it now; throws while it shows none (the effect retries). */
+  async function ended(terms: EscrowTerms, state?: EscrowState | null): Promise<EscrowEnding> {
+    const current = state === undefined ? await read(terms.address) : state;
+    const ending = await escrowEnding(chain, terms, current, 'finalized');
+    if (ending === null) {
+      throw new NotYet(
+        current === null
+          ? `escrow ${terms.address} not found and no settlement of it in its history`
+          : `escrow ${terms.address} is ${current.status}; its settlement is not visible yet`,
+      );
+    }
+    return ending;
   }
 
-  async function escrow(address: string): Promise<EscrowState | null> {
-    return chain.readEscrow(key(address), 'finalized');
+  /**
+   * Settles a locked escrow with the maker's transaction, or answers how it already ended. A transaction
+   * that fails on chain because someone settled the escrow first is not an error: the ending says how.
+   */
+  async function settle(
+    input: EscrowEffectInput,
+    kind: string,
+    sign: (state: EscrowState) => Promise<SignedMakerTransaction>,
+    outcome: (signature: string) => EscrowEnding,
+  ): Promise<EscrowEnding> {
+    const { escrow } = input;
+    const state = await read(escrow.address);
+    if (state === null || state.status !== 'locked') return ended(escrow, state);
+    try {
+      return outcome(await land(input.tradeId, kind, await sign(state)));
+    } catch (error) {
+      const after = await read(escrow.address);
+      if (after === null || after.status !== 'locked') return ended(escrow, after);
+      throw error;
+    }
   }
 
   return {
-    checkInventory: fromPromise<CheckInventoryOutput, CheckInventoryInput>(async ({ input }) => {
+    checkInventory: effect<CheckInventoryOutput, CheckInventoryInput>(async (input) => {
       const [balance, now] = await Promise.all([
         chain.tokenBalance(chain.makerWallet, key(input.outputMint)),
         chain.now(),
@@ -71,128 +127,124 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
       return { available: balance >= BigInt(input.outputAmountRaw), now: Number(now) };
     }),
 
-    signMakerLock: fromPromise<SignMakerLockOutput, SignMakerLockInput>(async ({ input }) => {
+    signMakerLock: effect<SignMakerLockOutput, SignMakerLockInput>(async (input) =>
       // The maker lock may land no later than the moment that still leaves the taker its redeem window.
-      const lockDeadline = BigInt(input.expiry - hooks.minRedeemWindowSeconds);
-      const tx = await chain.signMakerLock({
+      chain.signMakerLock({
         takerEscrow: key(input.takerEscrow),
         taker: key(input.recipient),
         outputMint: key(input.mint),
         amount: BigInt(input.amountRaw),
         hashlock: hex(input.hashlock),
         expiry: BigInt(input.expiry),
-        lockDeadline,
-      });
-      return tx;
-    }),
+        lockDeadline: BigInt(input.expiry - hooks.minRedeemWindowSeconds),
+      }),
+    ),
 
-    makerLock: fromPromise<MakerLockOutput, MakerLockInput>(async ({ input }) => {
-      await afterPersist();
+    makerLock: effect<MakerLockOutput, MakerLockInput>(async (input) => {
       const { intent } = input;
-      hooks.recordIntent(input.tradeId, 'maker_lock', intent.signature);
+      await hooks.recordIntent(input.tradeId, 'maker_lock', intent.signature);
       const result: LandResult = await chain.land(intent, 'finalized', hooks.landTimeoutMs);
       if (result.status === 'finalized') hooks.recordFee(intent.signature, result.fee);
       if (result.status === 'finalized' && result.err === null)
         return { landed: true, signature: intent.signature };
       // Whatever happened to the transaction, the escrow decides: a maker escrow that exists came from this
       // intent (its address is unique to the trade, and no other lock is ever signed for it).
-      const existing = await escrow(input.makerEscrow);
-      if (existing) return { landed: true, signature: intent.signature };
+      if (await read(input.makerEscrow)) return { landed: true, signature: intent.signature };
       if (result.status === 'expired' || (result.status === 'finalized' && result.err !== null)) {
         return { landed: false };
       }
-      throw new EffectError(`maker lock ${intent.signature} not final yet (${describe(result)})`);
+      throw new NotYet(`maker lock ${intent.signature} not final yet (${describe(result)})`);
     }),
 
-    takerRedeem: fromPromise<SignatureOutput, TakerRedeemInput>(async ({ input }) => {
-      await afterPersist();
-      const state = await escrow(input.makerEscrow);
-      if (state && state.status !== 'locked') {
-        const signature = await settlingSignature(input.makerEscrow);
-        if (state.status === 'redeemed' && signature) return { signature };
-        throw new EffectError(`maker escrow is ${state.status}, not redeemable`);
+    // The maker escrow, redeemed for the taker with the preimage it handed over (funds go to it only).
+    takerRedeem: effect<EscrowEnding, RedeemEffectInput>((input) =>
+      settle(
+        input,
+        'taker_redeem',
+        (state) =>
+          chain.signRedeemFor({
+            takerEscrow: requireTakerEscrow(state),
+            taker: key(input.escrow.recipient),
+            outputMint: state.mint,
+            preimage: hex(input.preimage),
+          }),
+        (signature) => ({ kind: 'paid', signature, preimage: input.preimage }),
+      ),
+    ),
+
+    // The taker escrow, redeemed for the maker with the revealed preimage.
+    makerRedeem: effect<EscrowEnding, RedeemEffectInput>((input) =>
+      settle(
+        input,
+        'maker_redeem',
+        (state) =>
+          chain.signMakerRedeem({
+            takerEscrow: key(input.escrow.address),
+            inputMint: state.mint,
+            preimage: hex(input.preimage),
+          }),
+        (signature) => ({ kind: 'paid', signature, preimage: input.preimage }),
+      ),
+    ),
+
+    // The maker escrow back to the maker after its expiry; `absent` when no maker lock ever landed.
+    makerRefund: effect<MakerRefundOutput, EscrowEffectInput>(async (input) => {
+      const state = await read(input.escrow.address);
+      if (state === null) {
+        const ending = await escrowEnding(chain, input.escrow, null, 'finalized');
+        return ending ?? { kind: 'absent' };
       }
-      if (!state) throw new EffectError('maker escrow not found');
-      const takerEscrow = state.takerEscrow;
-      if (!takerEscrow) throw new EffectError('maker escrow names no taker escrow');
-      const tx = await chain.signRedeemFor({
-        takerEscrow,
-        taker: key(input.recipient),
-        outputMint: state.mint,
-        preimage: hex(input.preimage),
-      });
-      return { signature: await landOrThrow(input.tradeId, 'taker_redeem', tx) };
+      return settle(
+        input,
+        'maker_refund',
+        () => chain.signMakerRefund({ makerEscrow: key(input.escrow.address), outputMint: state.mint }),
+        (signature) => ({ kind: 'returned', signature, how: 'refunded' }),
+      );
     }),
 
-    makerRedeem: fromPromise<SignatureOutput, MakerRedeemInput>(async ({ input }) => {
-      await afterPersist();
-      const state = await escrow(input.takerEscrow);
-      if (!state) throw new EffectError('taker escrow not found');
-      if (state.status !== 'locked') {
-        const signature = await settlingSignature(input.takerEscrow);
-        if (state.status === 'redeemed' && signature) return { signature };
-        throw new EffectError(`taker escrow is ${state.status}, not redeemable`);
-      }
-      const tx = await chain.signMakerRedeem({
-        takerEscrow: key(input.takerEscrow),
-        inputMint: state.mint,
-        preimage: hex(input.preimage),
-      });
-      return { signature: await landOrThrow(input.tradeId, 'maker_redeem', tx) };
-    }),
+    // The taker escrow released at once by the maker, its recipient.
+    makerCancel: effect<EscrowEnding, EscrowEffectInput>((input) =>
+      settle(
+        input,
+        'maker_cancel',
+        (state) =>
+          chain.signMakerCancel({
+            takerEscrow: key(input.escrow.address),
+            taker: key(input.escrow.initializer),
+            inputMint: state.mint,
+          }),
+        (signature) => ({ kind: 'returned', signature, how: 'cancelled' }),
+      ),
+    ),
 
-    makerRefund: fromPromise<MakerRefundOutput, MakerRefundInput>(async ({ input }) => {
-      await afterPersist();
-      const state = await escrow(input.makerEscrow);
-      if (!state) return { signature: null };
-      if (state.status !== 'locked') {
-        const signature = await settlingSignature(input.makerEscrow);
-        if (state.status === 'refunded' && signature) return { signature };
-        throw new EffectError(`maker escrow is ${state.status}, not refundable`);
-      }
-      const tx = await chain.signMakerRefund({ makerEscrow: key(input.makerEscrow), outputMint: state.mint });
-      return { signature: await landOrThrow(input.tradeId, 'maker_refund', tx) };
-    }),
+    // The taker escrow's expiry refund, submitted by the maker (funds go to the taker only).
+    takerRefund: effect<EscrowEnding, EscrowEffectInput>((input) =>
+      settle(
+        input,
+        'taker_refund',
+        (state) =>
+          chain.signRefundFor({
+            takerEscrow: key(input.escrow.address),
+            taker: key(input.escrow.initializer),
+            inputMint: state.mint,
+          }),
+        (signature) => ({ kind: 'returned', signature, how: 'refunded' }),
+      ),
+    ),
 
-    makerCancel: fromPromise<SignatureOutput, TakerEscrowReleaseInput>(async ({ input }) => {
-      await afterPersist();
-      return { signature: await releaseTakerEscrow(input, 'cancel') };
-    }),
-
-    takerRefund: fromPromise<SignatureOutput, TakerEscrowReleaseInput>(async ({ input }) => {
-      await afterPersist();
-      return { signature: await releaseTakerEscrow(input, 'refund') };
-    }),
-
-    closeEscrows: fromPromise<unknown, CloseEscrowsInput>(async ({ input }) => {
-      await afterPersist();
-      const state = await escrow(input.makerEscrow);
+    // Rent of the settled maker escrow back to the maker; tokens donated to its vault swept with it.
+    closeEscrows: effect<unknown, CloseEscrowsInput>(async (input) => {
+      const state = await read(input.makerEscrow);
       if (!state || state.status === 'locked') return null;
-      const tx = await chain.signClose({ escrow: key(input.makerEscrow) });
-      return landOrThrow(input.tradeId, 'close_maker_escrow', tx);
+      const tx = await chain.signClose({ escrow: key(input.makerEscrow), mint: state.mint });
+      return land(input.tradeId, 'close_maker_escrow', tx);
     }),
   };
+}
 
-  /** Returns the taker escrow to the taker: by the maker's cancel (as recipient) or by the expiry refund. */
-  async function releaseTakerEscrow(
-    input: TakerEscrowReleaseInput,
-    how: 'cancel' | 'refund',
-  ): Promise<string> {
-    const state = await escrow(input.takerEscrow);
-    if (!state) throw new EffectError('taker escrow not found');
-    if (state.status !== 'locked') {
-      const signature = await settlingSignature(input.takerEscrow);
-      if ((state.status === 'refunded' || state.status === 'cancelled') && signature) return signature;
-      throw new EffectError(`taker escrow is ${state.status}`);
-    }
-    const args = {
-      takerEscrow: key(input.takerEscrow),
-      taker: key(input.initializer),
-      inputMint: state.mint,
-    };
-    const tx = how === 'cancel' ? await chain.signMakerCancel(args) : await chain.signRefundFor(args);
-    return landOrThrow(input.tradeId, how === 'cancel' ? 'maker_cancel' : 'taker_refund', tx);
-  }
+function requireTakerEscrow(state: EscrowState): PublicKey {
+  if (!state.takerEscrow) throw new Error('maker escrow names no taker escrow');
+  return state.takerEscrow;
 }
 
 function describe(result: LandResult): string {

@@ -1,5 +1,11 @@
-// The trade runtime: the run supervisor, its chain effects and the TradeResponse view.
+// The trade runtime: trades as virtual actors (host.ts), the chain watcher (watcher.ts), deadlines from an
+// index (scheduler.ts), the commands (commands.ts) and the read-only views (queries.ts), composed per run
+// in runtime.ts; effects.ts makes the machine's effects real on the chain port.
 
+export type { SettlementResult } from './commands.ts';
+export { isRuntimeError, RuntimeError, type RuntimeErrorCode, type RuntimeInput } from './errors.ts';
+export { eventPayload, type RuntimeLogger } from './host.ts';
 export { MakerInventory } from './inventory.ts';
-export { eventPayload, type RuntimeOptions, type SettlementResult, TradeRuntime } from './supervisor.ts';
+export type { TradePage } from './queries.ts';
+export { type RuntimeOptions, TradeRuntime } from './runtime.ts';
 export { nextAction, renderTrade, type TradeView } from './trade-view.ts';

@@ -1,12 +1,16 @@
 // The durable store: better-sqlite3 in WAL mode with synchronous=FULL under DATA_DIR, so that whatever a
-// route acknowledges is on disk before its answer leaves. The Store interface is what the rest of the
-// service sees; a PostgreSQL implementation can fill it later.
+// route acknowledges is on disk before its answer leaves. Writes of the running service go through the
+// group commit (group-commit.ts): one transaction, one fsync, per event-loop turn. The Store interface is
+// what the rest of the service sees; a PostgreSQL implementation can fill it later.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { LedgerEntry } from '../ledger/index.ts';
 import type { SettlementStatus } from '../vocabulary/index.ts';
 import { MIGRATIONS } from './migrations.ts';
+
+export { type CommitStats, GroupCommit } from './group-commit.ts';
+export type { StoreWrite } from './writes.ts';
 
 export interface RunRecord {
   runId: string;
@@ -51,14 +55,42 @@ export interface TradeRecord {
   substate: string;
   /** Final and no funds left in any escrow: no actor needs to own it any more. */
   closed: boolean;
-  /** Chain time (unix seconds) by which the runtime must wake the trade, if any. */
+  /** Chain time (unix seconds) at which the runtime must wake the trade (a deadline or a retry), if any. */
   nextDeadline: number | null;
   machineVersion: number;
   /** The actor's persisted snapshot, JSON. */
   snapshot: string;
   /** Why the current run could not adopt the trade (then it answers 503 until /resume). */
   adoptionError: string | null;
+  // ── The rest record: what the runtime keeps of a trade whose actor is not in memory ──
+  takerEscrow: string;
+  makerEscrow: string;
+  /** Escrows the trade waits on: WATCH_TAKER | WATCH_MAKER. */
+  watch: number;
+  /** What the trade last absorbed of its watched escrows (see the watcher's fingerprint). */
+  seen: string;
+  /** Output the trade holds in the reservation book, until untilMs; null once it holds none. */
+  hold: TradeHold | null;
+  /** An effect was in flight when the trade was last stored: restart activates it at once. */
+  running: boolean;
+  /** Consecutive failures of the current effect (0 when none failed). */
+  effectAttempts: number;
 }
+
+export const WATCH_TAKER = 1;
+export const WATCH_MAKER = 2;
+
+export interface TradeHold {
+  mint: string;
+  raw: bigint;
+  untilMs: number;
+}
+
+/** An owned, unclosed trade as the runtime indexes it at start: no snapshot. */
+export type RestEntry = Pick<
+  TradeRecord,
+  'tradeId' | 'takerWallet' | 'takerEscrow' | 'makerEscrow' | 'watch' | 'seen' | 'hold'
+>;
 
 export interface TradeEventRecord {
   seq: number;
@@ -102,6 +134,10 @@ export type TradeUpdate = Pick<
   | 'nextDeadline'
   | 'machineVersion'
   | 'snapshot'
+  | 'watch'
+  | 'hold'
+  | 'running'
+  | 'effectAttempts'
 >;
 
 export interface Store {
@@ -130,11 +166,40 @@ export interface Store {
   findTradeBySecretHash(secretHash: string): TradeRecord | undefined;
   findTradeByQuote(quoteId: string): TradeRecord | undefined;
   listTrades(filter: TradeFilter): TradeRecord[];
-  /** Every trade not yet closed, whichever run owns it: what a new run adopts. */
+  /** Every trade not yet closed, whichever run owns it. */
   unclosedTrades(): TradeRecord[];
+
+  // ── The virtual-actor runtime's indexes (each one statement) ──
+  /**
+   * A new run takes every unclosed trade of earlier runs, recording ADOPTED in each one's history — all
+   * in one transaction; answers how many.
+   */
+  claimUnclosed(runId: string, at: string, now: number): number;
+  /** One trade taken by this run (POST /resume of a trade it could not adopt at start), likewise. */
+  claimTrade(tradeId: string, runId: string, at: string, now: number): void;
+  /** A new run that cannot reach the chain marks earlier runs' unclosed trades unadoptable instead. */
+  markUnadoptable(runId: string, error: string): number;
+  /** The run's unclosed, adoptable trades without their snapshots: what the watcher and the book index. */
+  restIndex(ownerRunId: string): RestEntry[];
+  /** The run's trades stored with an effect in flight (a crash interrupted them). */
+  runningTrades(ownerRunId: string): string[];
+  /** The run's trades whose wake time has come, earliest first. */
+  dueTrades(ownerRunId: string, now: number, limit: number): string[];
+  /** The earliest wake time among the run's trades. */
+  earliestWake(ownerRunId: string): number | null;
+  setWake(tradeId: string, at: number | null): void;
+  setSeen(tradeId: string, seen: string): void;
+  /** Pending and initiated trades of a wallet (they count against its limit). */
+  liveTradeCount(wallet: string): number;
+  /** The run's unclosed trades per status and substate, and how many of them have a failing effect. */
+  ownedTradeCounts(ownerRunId: string): { status: SettlementStatus; substate: string; count: number }[];
+  /** The run's trades whose current effect failed at least minAttempts times in a row, worst first. */
+  failingTrades(ownerRunId: string, minAttempts: number, limit: number): TradeRecord[];
   tradeEvents(tradeId: string): TradeEventRecord[];
   /** The runtime event log in stable order: events with seq > afterSeq. */
   events(afterSeq: number, limit: number): TradeEventRecord[];
+  /** The newest seq of the event log (0 when empty). */
+  lastEventSeq(): number;
   ledger(tradeId?: string): StoredLedgerEntry[];
   tradeCounts(): { runId: string; created: number; owned: number }[];
 
@@ -206,7 +271,27 @@ interface TradeRow {
   machine_version: number;
   snapshot: string;
   adoption_error: string | null;
+  taker_escrow: string;
+  maker_escrow: string;
+  watch: number;
+  seen: string;
+  hold_mint: string | null;
+  hold_raw: string | null;
+  hold_until_ms: number | null;
+  running: number;
+  effect_attempts: number;
 }
+
+const holdFromRow = (row: Pick<TradeRow, 'hold_mint' | 'hold_raw' | 'hold_until_ms'>): TradeHold | null =>
+  row.hold_mint !== null && row.hold_raw !== null && row.hold_until_ms !== null
+    ? { mint: row.hold_mint, raw: BigInt(row.hold_raw), untilMs: row.hold_until_ms }
+    : null;
+
+const holdColumns = (hold: TradeHold | null) => ({
+  holdMint: hold?.mint ?? null,
+  holdRaw: hold?.raw.toString() ?? null,
+  holdUntilMs: hold?.untilMs ?? null,
+});
 
 const tradeFromRow = (row: TradeRow): TradeRecord => ({
   tradeId: row.trade_id,
@@ -224,6 +309,13 @@ const tradeFromRow = (row: TradeRow): TradeRecord => ({
   machineVersion: row.machine_version,
   snapshot: row.snapshot,
   adoptionError: row.adoption_error,
+  takerEscrow: row.taker_escrow,
+  makerEscrow: row.maker_escrow,
+  watch: row.watch,
+  seen: row.seen,
+  hold: holdFromRow(row),
+  running: row.running === 1,
+  effectAttempts: row.effect_attempts,
 });
 
 interface EventRow {
@@ -307,13 +399,19 @@ class SqliteStore implements Store {
       ),
       insertTrade: this.db.prepare(`
         INSERT INTO trades (trade_id, quote_id, run_id, owner_run_id, taker_wallet, secret_hash, created_at, updated_at,
-                            status, substate, closed, next_deadline, machine_version, snapshot, adoption_error)
+                            status, substate, closed, next_deadline, machine_version, snapshot, adoption_error,
+                            taker_escrow, maker_escrow, watch, seen, hold_mint, hold_raw, hold_until_ms, running,
+                            effect_attempts)
         VALUES (@tradeId, @quoteId, @runId, @ownerRunId, @takerWallet, @secretHash, @createdAt, @updatedAt,
-                @status, @substate, @closed, @nextDeadline, @machineVersion, @snapshot, @adoptionError)`),
+                @status, @substate, @closed, @nextDeadline, @machineVersion, @snapshot, @adoptionError,
+                @takerEscrow, @makerEscrow, @watch, @seen, @holdMint, @holdRaw, @holdUntilMs, @running,
+                @effectAttempts)`),
       updateTrade: this.db.prepare(`
         UPDATE trades SET owner_run_id = @ownerRunId, updated_at = @updatedAt, status = @status, substate = @substate,
                closed = @closed, next_deadline = @nextDeadline, machine_version = @machineVersion,
-               snapshot = @snapshot, adoption_error = NULL
+               snapshot = @snapshot, adoption_error = NULL, watch = @watch, hold_mint = @holdMint,
+               hold_raw = @holdRaw, hold_until_ms = @holdUntilMs, running = @running,
+               effect_attempts = @effectAttempts
         WHERE trade_id = @tradeId`),
       setAdoptionError: this.db.prepare('UPDATE trades SET adoption_error = ? WHERE trade_id = ?'),
       insertEvent: this.db.prepare(`
@@ -328,8 +426,48 @@ class SqliteStore implements Store {
       unclosedTrades: this.db.prepare('SELECT * FROM trades WHERE closed = 0 ORDER BY created_at, trade_id'),
       tradeEvents: this.db.prepare('SELECT * FROM trade_events WHERE trade_id = ? ORDER BY seq'),
       events: this.db.prepare('SELECT * FROM trade_events WHERE seq > ? ORDER BY seq LIMIT ?'),
+      lastEventSeq: this.db.prepare('SELECT max(seq) AS seq FROM trade_events'),
       ledgerAll: this.db.prepare('SELECT * FROM ledger_entries ORDER BY entry_id'),
       ledgerOf: this.db.prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY entry_id'),
+      recordAdoptions: this.db.prepare(`
+        INSERT INTO trade_events (trade_id, run_id, at, type, status, substate, payload)
+        SELECT trade_id, @runId, @at, 'ADOPTED', status, substate, json_object('runId', @runId, 'now', @now)
+        FROM trades WHERE closed = 0 AND owner_run_id <> @runId AND (@tradeId IS NULL OR trade_id = @tradeId)`),
+      claimUnclosed: this.db.prepare(
+        'UPDATE trades SET owner_run_id = @runId, adoption_error = NULL WHERE closed = 0 AND owner_run_id <> @runId',
+      ),
+      claimTrade: this.db.prepare(
+        'UPDATE trades SET owner_run_id = @runId, adoption_error = NULL WHERE trade_id = @tradeId AND closed = 0',
+      ),
+      markUnadoptable: this.db.prepare(
+        'UPDATE trades SET adoption_error = @error WHERE closed = 0 AND owner_run_id <> @runId',
+      ),
+      restIndex: this.db.prepare(`
+        SELECT trade_id, taker_wallet, taker_escrow, maker_escrow, watch, seen, hold_mint, hold_raw, hold_until_ms
+        FROM trades WHERE closed = 0 AND owner_run_id = ? AND adoption_error IS NULL`),
+      runningTrades: this.db.prepare(
+        'SELECT trade_id FROM trades WHERE closed = 0 AND owner_run_id = ? AND running = 1 AND adoption_error IS NULL',
+      ),
+      dueTrades: this.db.prepare(`
+        SELECT trade_id FROM trades
+        WHERE closed = 0 AND next_deadline IS NOT NULL AND next_deadline <= @now AND owner_run_id = @runId
+          AND adoption_error IS NULL
+        ORDER BY next_deadline LIMIT @limit`),
+      earliestWake: this.db.prepare(`
+        SELECT next_deadline AS at FROM trades
+        WHERE closed = 0 AND next_deadline IS NOT NULL AND owner_run_id = ? AND adoption_error IS NULL
+        ORDER BY next_deadline LIMIT 1`),
+      setWake: this.db.prepare('UPDATE trades SET next_deadline = ? WHERE trade_id = ?'),
+      setSeen: this.db.prepare('UPDATE trades SET seen = ? WHERE trade_id = ?'),
+      liveTradeCount: this.db.prepare(
+        "SELECT count(*) AS n FROM trades WHERE taker_wallet = ? AND status IN ('pending', 'initiated')",
+      ),
+      ownedTradeCounts: this.db.prepare(`
+        SELECT status, substate, count(*) AS count FROM trades
+        WHERE closed = 0 AND owner_run_id = ? GROUP BY status, substate ORDER BY status, substate`),
+      failingTrades: this.db.prepare(`
+        SELECT * FROM trades WHERE effect_attempts >= @min AND closed = 0 AND owner_run_id = @runId
+        ORDER BY effect_attempts DESC, trade_id LIMIT @limit`),
       tradeCounts: this.db.prepare(`
         SELECT r.run_id AS runId,
                (SELECT count(*) FROM trades t WHERE t.run_id = r.run_id) AS created,
@@ -401,7 +539,12 @@ class SqliteStore implements Store {
   createTrade(trade: TradeRecord, event: NewTradeEvent): void {
     this.db.transaction(() => {
       this.markQuoteUsed(trade.quoteId, trade.tradeId);
-      this.statements.insertTrade.run({ ...trade, closed: trade.closed ? 1 : 0 });
+      this.statements.insertTrade.run({
+        ...trade,
+        ...holdColumns(trade.hold),
+        closed: trade.closed ? 1 : 0,
+        running: trade.running ? 1 : 0,
+      });
       this.insertEvent(event);
     })();
   }
@@ -412,7 +555,12 @@ class SqliteStore implements Store {
     ledger: readonly LedgerEntry[],
   ): void {
     this.db.transaction(() => {
-      const { changes } = this.statements.updateTrade.run({ ...update, closed: update.closed ? 1 : 0 });
+      const { changes } = this.statements.updateTrade.run({
+        ...update,
+        ...holdColumns(update.hold),
+        closed: update.closed ? 1 : 0,
+        running: update.running ? 1 : 0,
+      });
       if (changes !== 1) throw new Error(`trade ${update.tradeId} does not exist`);
       for (const event of events) this.insertEvent(event);
       for (const entry of ledger) {
@@ -488,12 +636,90 @@ class SqliteStore implements Store {
     return (this.statements.unclosedTrades.all() as TradeRow[]).map(tradeFromRow);
   }
 
+  claimUnclosed(runId: string, at: string, now: number): number {
+    return this.db.transaction(() => {
+      this.statements.recordAdoptions.run({ runId, at, now, tradeId: null });
+      return this.statements.claimUnclosed.run({ runId }).changes;
+    })();
+  }
+
+  claimTrade(tradeId: string, runId: string, at: string, now: number): void {
+    this.db.transaction(() => {
+      this.statements.recordAdoptions.run({ runId, at, now, tradeId });
+      this.statements.claimTrade.run({ tradeId, runId });
+    })();
+  }
+
+  markUnadoptable(runId: string, error: string): number {
+    return this.statements.markUnadoptable.run({ runId, error }).changes;
+  }
+
+  restIndex(ownerRunId: string): RestEntry[] {
+    const rows = this.statements.restIndex.all(ownerRunId) as TradeRow[];
+    return rows.map((row) => ({
+      tradeId: row.trade_id,
+      takerWallet: row.taker_wallet,
+      takerEscrow: row.taker_escrow,
+      makerEscrow: row.maker_escrow,
+      watch: row.watch,
+      seen: row.seen,
+      hold: holdFromRow(row),
+    }));
+  }
+
+  runningTrades(ownerRunId: string): string[] {
+    return (this.statements.runningTrades.all(ownerRunId) as { trade_id: string }[]).map((r) => r.trade_id);
+  }
+
+  dueTrades(ownerRunId: string, now: number, limit: number): string[] {
+    const rows = this.statements.dueTrades.all({ runId: ownerRunId, now, limit }) as { trade_id: string }[];
+    return rows.map((r) => r.trade_id);
+  }
+
+  earliestWake(ownerRunId: string): number | null {
+    const row = this.statements.earliestWake.get(ownerRunId) as { at: number } | undefined;
+    return row?.at ?? null;
+  }
+
+  setWake(tradeId: string, at: number | null): void {
+    this.statements.setWake.run(at, tradeId);
+  }
+
+  setSeen(tradeId: string, seen: string): void {
+    this.statements.setSeen.run(seen, tradeId);
+  }
+
+  liveTradeCount(wallet: string): number {
+    return (this.statements.liveTradeCount.get(wallet) as { n: number }).n;
+  }
+
+  ownedTradeCounts(ownerRunId: string): { status: SettlementStatus; substate: string; count: number }[] {
+    return this.statements.ownedTradeCounts.all(ownerRunId) as {
+      status: SettlementStatus;
+      substate: string;
+      count: number;
+    }[];
+  }
+
+  failingTrades(ownerRunId: string, minAttempts: number, limit: number): TradeRecord[] {
+    const rows = this.statements.failingTrades.all({
+      runId: ownerRunId,
+      min: minAttempts,
+      limit,
+    }) as TradeRow[];
+    return rows.map(tradeFromRow);
+  }
+
   tradeEvents(tradeId: string): TradeEventRecord[] {
     return (this.statements.tradeEvents.all(tradeId) as EventRow[]).map(eventFromRow);
   }
 
   events(afterSeq: number, limit: number): TradeEventRecord[] {
     return (this.statements.events.all(afterSeq, limit) as EventRow[]).map(eventFromRow);
+  }
+
+  lastEventSeq(): number {
+    return (this.statements.lastEventSeq.get() as { seq: number | null }).seq ?? 0;
   }
 
   ledger(tradeId?: string): StoredLedgerEntry[] {

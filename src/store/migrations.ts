@@ -73,4 +73,39 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX ledger_by_trade ON ledger_entries (trade_id, entry_id);
   `,
+  // The rest record of a virtual actor: what the runtime needs of a trade without loading its snapshot —
+  // the escrows it waits on and what it last saw of them, its wake time (next_deadline), the output it
+  // holds in the reservation book, whether an effect is in flight, and how often its effect failed.
+  `
+  ALTER TABLE trades ADD COLUMN taker_escrow TEXT NOT NULL DEFAULT '';
+  ALTER TABLE trades ADD COLUMN maker_escrow TEXT NOT NULL DEFAULT '';
+  ALTER TABLE trades ADD COLUMN watch INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE trades ADD COLUMN seen TEXT NOT NULL DEFAULT '';
+  ALTER TABLE trades ADD COLUMN hold_mint TEXT;
+  ALTER TABLE trades ADD COLUMN hold_raw TEXT;
+  ALTER TABLE trades ADD COLUMN hold_until_ms INTEGER;
+  ALTER TABLE trades ADD COLUMN running INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE trades ADD COLUMN effect_attempts INTEGER NOT NULL DEFAULT 0;
+  UPDATE trades SET
+    taker_escrow = json_extract(snapshot, '$.context.takerEscrow'),
+    maker_escrow = json_extract(snapshot, '$.context.makerEscrow'),
+    watch = CASE WHEN closed = 1 THEN 0 WHEN status IN ('pending', 'failed') THEN 1 ELSE 3 END,
+    running = CASE WHEN closed = 0 AND EXISTS (
+      SELECT 1 FROM json_each(snapshot, '$.children') WHERE json_extract(value, '$.snapshot.status') = 'active'
+    ) THEN 1 ELSE 0 END;
+  UPDATE trades SET
+    hold_mint = json_extract(snapshot, '$.context.outputMint'),
+    hold_raw = json_extract(snapshot, '$.context.outputAmountRaw'),
+    hold_until_ms = 1000 * CASE status
+      WHEN 'pending' THEN json_extract(snapshot, '$.context.lockDeadline')
+      ELSE json_extract(snapshot, '$.context.takerExpiry') END
+  WHERE closed = 0 AND status IN ('pending', 'initiated') AND NOT EXISTS (
+    SELECT 1 FROM json_each(snapshot, '$.context.signatures') WHERE json_extract(value, '$.kind') = 'maker_lock'
+  );
+  DROP INDEX trades_open;
+  CREATE INDEX trades_due ON trades (next_deadline) WHERE closed = 0 AND next_deadline IS NOT NULL;
+  CREATE INDEX trades_owned_open ON trades (owner_run_id) WHERE closed = 0;
+  CREATE INDEX trades_live_by_wallet ON trades (taker_wallet) WHERE status IN ('pending', 'initiated');
+  CREATE INDEX trades_failing ON trades (effect_attempts) WHERE effect_attempts > 0;
+  `,
 ];

@@ -16,12 +16,15 @@ afterEach(async () => {
   second = undefined;
 });
 
-/** The real chain, except that while `down` is set it cannot be reached (as a cluster outage looks). */
+/**
+ * The real chain, except that while `down` is set it cannot be reached (as a cluster outage looks). The
+ * push feed stays subscribed: during an outage it simply has nothing to say.
+ */
 function outage(chain: ChainPort, state: { down: boolean }): ChainPort {
   return new Proxy(chain, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver);
-      if (typeof value !== 'function' || key === 'close') return value;
+      if (typeof value !== 'function' || key === 'close' || key === 'watchAccounts') return value;
       return (...args: unknown[]) => {
         if (state.down)
           return Promise.reject(new ChainError('unavailable', 'chain unreachable (test outage)'));

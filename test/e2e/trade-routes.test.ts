@@ -149,7 +149,7 @@ describe('wallet-mode exits', () => {
     await service.devChain?.advanceClock(
       Math.ceil(Date.parse(locked.expires_at) / 1000 - Date.now() / 1000) + 2,
     );
-    const res = await service.runtime.walletRefund(tradeId);
+    const res = await service.runtime.commands.walletRefund(tradeId);
     const before = await service.chain.solBalance(new PublicKey(taker.address));
     await service.chain.submitSigned(signAsWallet(res.transaction.transactionBase64, taker.wallet));
     // The wallet-mode refund also unwraps: the input comes back as native SOL, less the network fee.

@@ -35,12 +35,20 @@ const RuntimeSchema = Type.Object(
     uptime_seconds: Type.Integer({ minimum: 0 }),
     actors: Type.Object(
       {
-        count: Type.Integer({ minimum: 0 }),
+        count: Type.Integer({
+          minimum: 0,
+          description: 'unclosed trades this run owns: active actors plus trades at rest in the store',
+        }),
+        active: Type.Integer({ minimum: 0, description: 'trades whose actor is in memory now' }),
+        at_rest: Type.Integer({
+          minimum: 0,
+          description: 'owned trades waiting at rest (no actor in memory)',
+        }),
         by_state: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
-          description: 'live actors per settlement_status (every status listed)',
+          description: 'owned unclosed trades per settlement_status (every status listed)',
         }),
         by_substate: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
-          description: 'live actors per full state path',
+          description: 'owned unclosed trades per full state path',
         }),
         list: Type.Array(
           Type.Object({
@@ -48,6 +56,24 @@ const RuntimeSchema = Type.Object(
             settlement_status: Type.Enum(SETTLEMENT_STATUSES),
             substate: Type.String(),
           }),
+          { description: 'the active actors (bounded by activity, not by the number of trades)' },
+        ),
+        failing_effects: Type.Array(
+          Type.Object(
+            {
+              trade_id: Uuid,
+              substate: Type.String(),
+              effect: Type.String(),
+              attempts: Type.Integer({ minimum: 1 }),
+              message: Type.String(),
+              next_retry_at: Nullable(DateTime),
+            },
+            { title: 'FailingEffect' },
+          ),
+          {
+            description:
+              'trades whose current effect failed at least 5 times in a row (retried with backoff; look at them)',
+          },
         ),
       },
       { title: 'RuntimeActors' },
@@ -230,10 +256,11 @@ const STREAM_PAGE = 200;
 
 export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
   const { runtime } = deps;
+  const { queries } = runtime;
   const operator = requireOperator(deps);
   const definition = machineDefinition();
   const page = vizPage(definition);
-  const tail = eventLogTail(runtime);
+  const tail = () => queries.lastEventSeq();
   const streams = new Set<() => void>();
   // An open stream would keep app.close() waiting for its connection: end them all first.
   app.addHook('preClose', async () => {
@@ -246,31 +273,40 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
       preHandler: operator,
       schema: {
         tags: ['Runtime'],
-        summary: 'This run: live actors, chain and store status, maker balances',
+        summary: 'This run: its trades (active and at rest), chain and store status, maker balances',
         querystring: OperatorQuery,
         response: { 200: RuntimeSchema, ...errorResponses('unauthorized') },
       },
     },
     async () => {
-      const status = await runtime.runtimeStatus();
-      const list = runtime.liveActors().map((a) => ({
-        trade_id: a.trade_id,
-        settlement_status: a.status as (typeof SETTLEMENT_STATUSES)[number],
-        substate: a.substate,
-      }));
+      const status = await queries.runtimeStatus();
+      const actors = queries.actors();
       const byState = Object.fromEntries(SETTLEMENT_STATUSES.map((s) => [s, 0]));
       const bySubstate: Record<string, number> = {};
-      for (const actor of list) {
-        byState[actor.settlement_status] = (byState[actor.settlement_status] ?? 0) + 1;
-        bySubstate[actor.substate] = (bySubstate[actor.substate] ?? 0) + 1;
+      for (const row of actors.owned) {
+        byState[row.status] = (byState[row.status] ?? 0) + row.count;
+        bySubstate[row.substate] = (bySubstate[row.substate] ?? 0) + row.count;
       }
+      const iso = (unix: number | null) => (unix === null ? null : new Date(unix * 1000).toISOString());
       const { chain } = status;
       return {
         run_id: deps.run.runId,
         started_at: deps.run.startedAt.toISOString(),
         version: deps.version,
         uptime_seconds: Math.floor((Date.now() - deps.run.startedAt.getTime()) / 1000),
-        actors: { count: list.length, by_state: byState, by_substate: bySubstate, list },
+        actors: {
+          count: actors.total,
+          active: actors.active.length,
+          at_rest: Math.max(0, actors.total - actors.active.length),
+          by_state: byState,
+          by_substate: bySubstate,
+          list: actors.active.map((a) => ({
+            trade_id: a.trade_id,
+            settlement_status: a.status,
+            substate: a.substate,
+          })),
+          failing_effects: actors.failing.map((f) => ({ ...f, next_retry_at: iso(f.next_retry_at) })),
+        },
         chain: {
           kind: chain.kind,
           healthy: chain.healthy,
@@ -309,7 +345,7 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
       },
     },
     async () => ({
-      runs: runtime.runs().map((run) => ({
+      runs: queries.runs().map((run) => ({
         run_id: run.runId,
         version: run.version,
         started_at: run.startedAt,
@@ -334,7 +370,7 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
     },
     async (request) => {
       const { run_id, status, limit = 50, cursor } = request.query;
-      return runtime.runTrades({ runId: run_id, status, limit, cursor });
+      return queries.runTrades({ runId: run_id, status, limit, cursor });
     },
   );
 
@@ -350,7 +386,7 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
       },
     },
     async (request) => {
-      const { entries, summaries } = runtime.ledgerView(request.query.trade_id);
+      const { entries, summaries } = queries.ledgerView(request.query.trade_id);
       return {
         entries: entries.map((e) => ({
           entry_id: e.entryId,
@@ -385,7 +421,7 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
     },
     async (request) => {
       const { after = 0, limit = 100 } = request.query;
-      const events = runtime.eventLog(after, limit);
+      const events = queries.eventLog(after, limit);
       return { events, next_cursor: events.at(-1)?.seq ?? after };
     },
   );
@@ -493,7 +529,7 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
           again = false;
           for (;;) {
             if (closed) return;
-            const events = runtime.eventLog(cursor, STREAM_PAGE);
+            const events = queries.eventLog(cursor, STREAM_PAGE);
             for (const event of events) {
               if (closed) return;
               cursor = event.seq;
@@ -540,19 +576,4 @@ function drained(raw: NodeJS.WritableStream & { once: NodeJS.EventEmitter['once'
     raw.once('drain', done);
     raw.once('close', done);
   });
-}
-
-/**
- * The newest seq of the event log. Followed forward from the last answer, so only the first call reads the
- * whole log; the store offers no "latest" query and the runtime's event signal carries no seq.
- */
-function eventLogTail(runtime: HttpDeps['runtime']): () => number {
-  let seq = 0;
-  return () => {
-    for (;;) {
-      const events = runtime.eventLog(seq, 1000);
-      seq = events.at(-1)?.seq ?? seq;
-      if (events.length < 1000) return seq;
-    }
-  };
 }

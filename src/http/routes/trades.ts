@@ -33,7 +33,7 @@ const transactionView = (tx: UnsignedTransaction) => ({
 const COMMAND_ERRORS = ['trade_not_found', 'runtime_unavailable', 'chain_unavailable'] as const;
 
 export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
-  const { runtime } = deps;
+  const { commands, queries } = deps.runtime;
 
   // Creates the trade actor (machine input; first event SETTLEMENT_STARTED in the log).
   app.post(
@@ -62,7 +62,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     },
     async (request, reply) => {
       assertWallet(request.body.taker_wallet, 'body.taker_wallet');
-      const result = await runtime.startSettlement(
+      const result = await commands.startSettlement(
         request.params.quote_id,
         request.body.taker_wallet,
         request.body.secret_hash,
@@ -99,7 +99,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
         response: { 200: TradeResponseSchema, ...errorResponses('trade_not_found', 'runtime_unavailable') },
       },
     },
-    async (request) => runtime.view(request.params.trade_id),
+    async (request) => queries.view(request.params.trade_id),
   );
 
   app.get(
@@ -115,7 +115,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     },
     async (request) => {
       const { taker_wallet, status, limit = 50, cursor } = request.query;
-      return runtime.listTrades({ takerWallet: taker_wallet, status, limit, cursor });
+      return queries.listTrades({ takerWallet: taker_wallet, status, limit, cursor });
     },
   );
 
@@ -133,7 +133,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
         },
       },
     },
-    async (request) => ({ events: runtime.tradeEvents(request.params.trade_id) }),
+    async (request) => ({ events: queries.tradeEvents(request.params.trade_id) }),
   );
 
   // LOCK_SUBMITTED, then TAKER_LOCK_SEEN / TAKER_LOCK_FINALIZED once the escrow is read on chain.
@@ -161,7 +161,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     },
     async (request, reply) => {
       const body = request.body as { transaction_base64?: string; signature?: string };
-      const trade = await runtime.submitLock(request.params.trade_id, {
+      const trade = await commands.submitLock(request.params.trade_id, {
         ...(body.transaction_base64 !== undefined ? { transactionBase64: body.transaction_base64 } : {}),
         ...(body.signature !== undefined ? { signature: body.signature } : {}),
       });
@@ -190,7 +190,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
       },
     },
     async (request, reply) =>
-      reply.code(202).send(await runtime.abandon(request.params.trade_id, request.body.secret_hash)),
+      reply.code(202).send(await commands.abandon(request.params.trade_id, request.body.secret_hash)),
   );
 
   // REDEEM_REQUESTED (service mode) or nothing at all (wallet mode).
@@ -216,10 +216,10 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     async (request, reply) => {
       const { trade_id } = request.params;
       if (request.query.mode === 'wallet') {
-        const { trade, transaction } = await runtime.walletRedeem(trade_id, request.body.preimage);
+        const { trade, transaction } = await commands.walletRedeem(trade_id, request.body.preimage);
         return reply.code(200).send({ trade, transaction: transactionView(transaction) });
       }
-      return reply.code(202).send(await runtime.redeem(trade_id, request.body.preimage));
+      return reply.code(202).send(await commands.redeem(trade_id, request.body.preimage));
     },
   );
 
@@ -244,10 +244,10 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     async (request, reply) => {
       const { trade_id } = request.params;
       if (request.query.mode === 'wallet') {
-        const { trade, transaction } = await runtime.walletRefund(trade_id);
+        const { trade, transaction } = await commands.walletRefund(trade_id);
         return reply.code(200).send({ trade, transaction: transactionView(transaction) });
       }
-      return reply.code(202).send(await runtime.refund(trade_id));
+      return reply.code(202).send(await commands.refund(trade_id));
     },
   );
 
@@ -262,6 +262,6 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
         response: { 202: TradeResponseSchema, ...errorResponses(...COMMAND_ERRORS) },
       },
     },
-    async (request, reply) => reply.code(202).send(await runtime.resume(request.params.trade_id)),
+    async (request, reply) => reply.code(202).send(await commands.resume(request.params.trade_id)),
   );
 }

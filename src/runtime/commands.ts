@@ -1,0 +1,440 @@
+// The trade commands: settlement start (and its retry), lock, abandon, redeem, refund, resume, and the
+// wallet-mode exits that need no actor. Each command that moves a trade runs on its actor through the
+// host (activated if the trade is at rest) and answers once what it caused is durable; the machine event
+// each sends is named on the command.
+import { createHash } from 'node:crypto';
+import { PublicKey } from '@solana/web3.js';
+import {
+  type CommandOutcome,
+  commandOutcome,
+  initialSnapshot,
+  TRADE_MACHINE_VERSION,
+  type TradeEvent,
+  type TradeInput,
+  type TradeSnapshotLike,
+  timingSafeEqualHex,
+} from '../../machines/index.ts';
+import {
+  type ChainPort,
+  isChainError,
+  makerEscrowAddress,
+  takerEscrowAddress,
+  type UnsignedTransaction,
+} from '../chain/index.ts';
+import type { Config } from '../config/index.ts';
+import type { QuoteDesk } from '../quotes/index.ts';
+import type { GroupCommit, Store, TradeRecord } from '../store/index.ts';
+import type { ChainClock } from './clock.ts';
+import { invalidInput, RuntimeError } from './errors.ts';
+import { metaOf, type RestState, restColumns, type TradeHandle, type TradeHost } from './host.ts';
+import { checkLockTransaction } from './lock-check.ts';
+import type { TradeQueries } from './queries.ts';
+import { advance } from './scheduler.ts';
+import type { TradeView } from './trade-view.ts';
+import type { ChainWatcher } from './watcher.ts';
+
+export interface SettlementResult {
+  created: boolean;
+  trade: TradeView;
+  lock: UnsignedTransaction;
+}
+
+export interface CommandDeps {
+  host: TradeHost;
+  watcher: ChainWatcher;
+  queries: TradeQueries;
+  store: Store;
+  durable: GroupCommit;
+  chain: ChainPort;
+  clock: ChainClock;
+  config: Config;
+  quotes: QuoteDesk;
+  runId: string;
+  /** Puts a trade into the runtime's indexes (resume of a trade this run could not adopt at start). */
+  index(rest: RestState, seen: string): void;
+  /** How long POST /lock waits for the lock to appear on chain before answering lock_not_found. */
+  lockWaitMs: number;
+  pollIntervalMs: number;
+}
+
+const sha256Hex = (hex: string) => createHash('sha256').update(Buffer.from(hex, 'hex')).digest('hex');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class TradeCommands {
+  /** Quotes and commitments being turned into trades this turn, before their write is durable. */
+  private readonly startingQuotes = new Set<string>();
+  private readonly startingHashes = new Set<string>();
+  private readonly startingByWallet = new Map<string, number>();
+
+  constructor(private readonly deps: CommandDeps) {}
+
+  /** Pending and initiated trades of a wallet, for its limit (including starts not yet durable). */
+  liveTradesOf(wallet: string): number {
+    return this.deps.store.liveTradeCount(wallet) + (this.startingByWallet.get(wallet) ?? 0);
+  }
+
+  // ── Settlement start: a new trade, stored at rest (first event SETTLEMENT_STARTED) ──────────────
+
+  async startSettlement(
+    quoteId: string,
+    takerWallet: string,
+    secretHashHex: string,
+  ): Promise<SettlementResult> {
+    const { store, quotes, chain, config } = this.deps;
+    const secretHash = secretHashHex.toLowerCase();
+    const found = quotes.getQuote(quoteId);
+    if (!found) throw new RuntimeError('quote_not_found');
+    // A trade marks its quote used in the transaction that creates it: an unused quote has none.
+    const existing = found.state === 'used' ? store.findTradeByQuote(quoteId) : undefined;
+    if (existing) return this.retrySettlement(existing, takerWallet, secretHash);
+    if (this.startingQuotes.has(quoteId)) throw new RuntimeError('quote_already_used');
+    if (found.takerWallet !== takerWallet) throw new RuntimeError('taker_wallet_mismatch');
+    if (found.state === 'expired') throw new RuntimeError('quote_expired');
+    if (this.startingHashes.has(secretHash) || store.findTradeBySecretHash(secretHash)) {
+      throw new RuntimeError('secret_hash_reused');
+    }
+    // Claimed from here on: a concurrent start of the same quote or commitment is refused above.
+    this.startingQuotes.add(quoteId);
+    this.startingHashes.add(secretHash);
+    this.startingByWallet.set(takerWallet, (this.startingByWallet.get(takerWallet) ?? 0) + 1);
+    try {
+      const { quote } = found;
+      const timing = config.settlement;
+      const now = await this.chainNow();
+      const taker = new PublicKey(takerWallet);
+      const [takerEscrow] = takerEscrowAddress(chain.programId, taker, Buffer.from(secretHash, 'hex'));
+      const [makerEscrow] = makerEscrowAddress(chain.programId, takerEscrow);
+      const input: TradeInput = {
+        tradeId: crypto.randomUUID(),
+        quoteId,
+        runId: this.deps.runId,
+        takerWallet,
+        makerWallet: chain.makerWallet.toBase58(),
+        secretHash,
+        inputMint: quote.pair.input.mint,
+        inputAmountRaw: quote.inputRaw.toString(),
+        outputMint: quote.pair.output.mint,
+        outputAmountRaw: quote.outputRaw.toString(),
+        takerExpiry: now + timing.takerTimelockSeconds,
+        lockDeadline: now + timing.lockWindowSeconds,
+        takerEscrow: takerEscrow.toBase58(),
+        makerEscrow: makerEscrow.toBase58(),
+        makerTimelock: timing.makerTimelockSeconds,
+        safetyMargin: timing.safetyMarginSeconds,
+        minRedeemWindow: timing.minRedeemWindowSeconds,
+        landingMargin: timing.landingMarginSeconds,
+      };
+      const lock = await this.buildLock(input);
+      // Expired during the awaits? (Used it cannot be: the quote is claimed above.)
+      if (quote.expiresAt.getTime() <= Date.now()) throw new RuntimeError('quote_expired');
+
+      // The trade is born at rest: its first snapshot is computed, stored, and no actor is made.
+      const snapshot = initialSnapshot(input);
+      const rest = restColumns(snapshot);
+      const at = new Date().toISOString();
+      const record: TradeRecord = {
+        tradeId: input.tradeId,
+        quoteId,
+        runId: this.deps.runId,
+        ownerRunId: this.deps.runId,
+        takerWallet,
+        secretHash,
+        createdAt: at,
+        updatedAt: at,
+        status: rest.status,
+        substate: rest.substate,
+        closed: false,
+        nextDeadline: rest.nextDeadline,
+        machineVersion: TRADE_MACHINE_VERSION,
+        snapshot: JSON.stringify(snapshot),
+        adoptionError: null,
+        takerEscrow: input.takerEscrow,
+        makerEscrow: input.makerEscrow,
+        watch: rest.watch,
+        seen: '-',
+        hold: rest.hold,
+        running: false,
+        effectAttempts: 0,
+      };
+      const event = this.deps.host.eventRecord(
+        record.tradeId,
+        'SETTLEMENT_STARTED',
+        rest,
+        { quote_id: quoteId },
+        at,
+      );
+      await this.deps.host.create(record, snapshot, event);
+      quotes.releaseQuote(quoteId);
+      const view = this.deps.queries.render(record, snapshot, now, { entries: [], quote: found.record });
+      return { created: true, trade: view, lock };
+    } finally {
+      this.startingQuotes.delete(quoteId);
+      this.startingHashes.delete(secretHash);
+      const left = (this.startingByWallet.get(takerWallet) ?? 1) - 1;
+      if (left === 0) this.startingByWallet.delete(takerWallet);
+      else this.startingByWallet.set(takerWallet, left);
+    }
+  }
+
+  /** The same wallet and commitment again, while pending and in the lock window: a fresh lock. */
+  private async retrySettlement(existing: TradeRecord, takerWallet: string, secretHash: string) {
+    const sameCommitment =
+      existing.takerWallet === takerWallet && timingSafeEqualHex(existing.secretHash, secretHash);
+    if (!sameCommitment) {
+      const quote = this.deps.quotes.getQuote(existing.quoteId);
+      if (quote && quote.takerWallet !== takerWallet) throw new RuntimeError('taker_wallet_mismatch');
+      throw new RuntimeError('quote_already_used');
+    }
+    const { snapshot, record } = await this.deps.queries.current(existing.tradeId);
+    const now = await this.chainNow();
+    // A usable lock for a trade that left pending (or whose window closed) is never handed out.
+    if (record.status !== 'pending' || now > snapshot.context.lockDeadline) {
+      throw new RuntimeError('lock_window_closed');
+    }
+    const lock = await this.buildLock(snapshot.context);
+    return { created: false, trade: this.deps.queries.render(record, snapshot), lock };
+  }
+
+  private buildLock(input: TradeInput): Promise<UnsignedTransaction> {
+    return this.chainCall(() =>
+      this.deps.chain.buildTakerLock({
+        taker: new PublicKey(input.takerWallet),
+        inputMint: new PublicKey(input.inputMint),
+        outputMint: new PublicKey(input.outputMint),
+        amount: BigInt(input.inputAmountRaw),
+        hashlock: Buffer.from(input.secretHash, 'hex'),
+        expiry: BigInt(input.takerExpiry),
+        lockDeadline: BigInt(input.lockDeadline),
+      }),
+    );
+  }
+
+  // ── Commands on a trade ────────────────────────────────────────────────────────────────────────
+
+  /**
+   * LOCK_SUBMITTED: the wallet-signed lock (or the signature of one the wallet sent itself), then
+   * TAKER_LOCK_SEEN / TAKER_LOCK_FINALIZED once the escrow is read on chain. The lock signature is recorded
+   * only once the chain has taken the transaction: a lock the chain refuses changes nothing, and a crash
+   * between sending and recording loses nothing, since the escrow on chain is what the runtime watches.
+   */
+  async submitLock(
+    tradeId: string,
+    body: { transactionBase64?: string; signature?: string },
+  ): Promise<TradeView> {
+    await this.deps.host.use(tradeId, async (trade) => {
+      const { context } = trade;
+      const transaction = body.transactionBase64 ?? null;
+      const signature =
+        transaction !== null
+          ? checkLockTransaction(context, transaction, this.deps.chain.programId)
+          : (body.signature as string);
+      const command = { type: 'LOCK_SUBMITTED' as const, signature, lastValidBlockHeight: null };
+      const outcome = commandOutcome(trade.snapshot, command);
+      if (outcome.outcome === 'refuse') {
+        // A lock already on chain under another signature: the trade moved on; show it as it is.
+        if (context.takerLockTerms !== null && outcome.code === 'lock_window_closed') {
+          throw new RuntimeError('lock_signature_exists');
+        }
+        throw new RuntimeError(outcome.code);
+      }
+      if (outcome.outcome === 'accept') {
+        const now = Number(await this.chainCall(() => this.deps.chain.now()));
+        if (now > context.lockDeadline) throw new RuntimeError('lock_window_closed');
+        if (transaction !== null) await this.submitTakerLock(transaction);
+        else await this.awaitTakerLockTransaction(trade, signature);
+        trade.send(command);
+      }
+      if (trade.status === 'pending') {
+        const deadline = Date.now() + this.deps.lockWaitMs;
+        while (trade.status === 'pending' && Date.now() < deadline) {
+          await this.chainCall(() => this.deps.watcher.observe(trade));
+          if (trade.status !== 'pending') break;
+          await sleep(Math.min(this.deps.pollIntervalMs, 250));
+        }
+        if (trade.status === 'pending') throw new RuntimeError('lock_not_found');
+      }
+    });
+    return this.deps.queries.view(tradeId);
+  }
+
+  private async submitTakerLock(transaction: string): Promise<void> {
+    try {
+      await this.deps.chain.submitSigned(transaction);
+    } catch (error) {
+      // A lock of this escrow already on chain (this one, or one the wallet sent itself) is what we wait for.
+      if (isChainError(error) && error.htlcError === 'EscrowAlreadyExists') return;
+      if (isChainError(error)) {
+        if (error.code === 'unavailable') throw new RuntimeError('chain_unavailable');
+        if (error.htlcError === 'LockDeadlinePassed') throw new RuntimeError('lock_window_closed');
+        throw invalidInput('transaction', error.message, `The chain refused the lock: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+
+  /** A lock the wallet sent itself: it counts once the chain knows it, and only if it touched this escrow. */
+  private async awaitTakerLockTransaction(trade: TradeHandle, signature: string): Promise<void> {
+    const deadline = Date.now() + this.deps.lockWaitMs;
+    for (;;) {
+      const tx = await this.chainCall(() => this.deps.chain.getTransaction(signature, 'confirmed'));
+      if (tx) {
+        if (!tx.accountKeys.includes(trade.meta.takerEscrow)) {
+          throw invalidInput(
+            'signature',
+            'does not touch the trade’s taker escrow',
+            'The transaction does not lock this trade’s escrow.',
+          );
+        }
+        if (tx.err !== null) {
+          throw invalidInput('signature', `failed with ${tx.err}`, `The lock failed on chain: ${tx.err}.`);
+        }
+        return;
+      }
+      if (Date.now() >= deadline) throw new RuntimeError('lock_not_found');
+      await sleep(Math.min(this.deps.pollIntervalMs, 250));
+    }
+  }
+
+  /** ABANDON, after the chain was read for a lock ("a lock signature exists" includes one seen on chain). */
+  async abandon(tradeId: string, secretHashHex: string): Promise<TradeView> {
+    await this.deps.host.use(tradeId, async (trade) => {
+      const command = { type: 'ABANDON' as const, secretHash: secretHashHex };
+      const first = commandOutcome(trade.snapshot, command);
+      if (first.outcome === 'refuse' && first.code === 'secret_hash_mismatch')
+        throw new RuntimeError(first.code);
+      if (trade.status === 'pending') {
+        await this.chainCall(() => this.deps.watcher.observe(trade, { commitment: 'confirmed' }));
+      }
+      this.run(trade, command, commandOutcome(trade.snapshot, command));
+    });
+    return this.deps.queries.view(tradeId);
+  }
+
+  /** REDEEM_REQUESTED: the service redeems the maker escrow for the taker with its preimage. */
+  async redeem(tradeId: string, preimageHex: string): Promise<TradeView> {
+    await this.deps.host.use(tradeId, async (trade) => {
+      const now = Number(await this.chainCall(() => this.deps.clock.read()));
+      const command = {
+        type: 'REDEEM_REQUESTED' as const,
+        preimage: preimageHex.toLowerCase(),
+        preimageHash: sha256Hex(preimageHex),
+        now,
+      };
+      this.run(trade, command, commandOutcome(trade.snapshot, command));
+    });
+    return this.deps.queries.view(tradeId);
+  }
+
+  /** REFUND_REQUESTED, after the chain was read (a refund by the taker itself is a fact, not a command). */
+  async refund(tradeId: string): Promise<TradeView> {
+    await this.deps.host.use(tradeId, async (trade) => {
+      if (!trade.closed) await this.chainCall(() => this.deps.watcher.observe(trade));
+      const now = Number(await this.chainCall(() => this.deps.clock.read()));
+      const command = { type: 'REFUND_REQUESTED' as const, now };
+      this.run(trade, command, commandOutcome(trade.snapshot, command));
+    });
+    return this.deps.queries.view(tradeId);
+  }
+
+  private run(trade: TradeHandle, command: TradeEvent, outcome: CommandOutcome): void {
+    if (outcome.outcome === 'refuse') throw new RuntimeError(outcome.code);
+    if (outcome.outcome === 'accept') trade.send(command);
+  }
+
+  /**
+   * Adopts a trade this run could not adopt at start (or whose last write failed) and reconciles it
+   * with the chain; idempotent.
+   */
+  async resume(tradeId: string): Promise<TradeView> {
+    const { store, host, runId } = this.deps;
+    const record = store.getTrade(tradeId);
+    if (!record) throw new RuntimeError('trade_not_found');
+    if (host.isBroken(tradeId)) host.forget(tradeId);
+    if (record.closed) return this.deps.queries.view(tradeId);
+    if (record.ownerRunId !== runId || record.adoptionError !== null) {
+      let now: number;
+      try {
+        now = await this.deps.clock.read();
+      } catch (error) {
+        throw new RuntimeError(
+          'runtime_unavailable',
+          `Trade ${tradeId} could not be adopted: ${(error as Error).message}`,
+        );
+      }
+      const at = new Date().toISOString();
+      await this.deps.durable.write({ kind: 'claimTrade', tradeId, runId, at, now });
+      const snapshot = JSON.parse(record.snapshot) as TradeSnapshotLike;
+      const rest = restColumns(snapshot);
+      this.deps.index({ ...metaOf(record), closed: false, watch: rest.watch, hold: rest.hold }, record.seen);
+    }
+    await host.use(tradeId, async (trade) => {
+      await this.chainCall(() => this.deps.watcher.observe(trade));
+      advance(trade, await this.chainCall(() => this.deps.clock.read()));
+    });
+    return this.deps.queries.view(tradeId);
+  }
+
+  // ── Wallet mode: unsigned exits that need no actor, nor the service to act ───────────────────────
+
+  async walletRedeem(
+    tradeId: string,
+    preimageHex: string,
+  ): Promise<{ trade: TradeView; transaction: UnsignedTransaction }> {
+    const { context, view } = await this.deps.queries.stored(tradeId);
+    if (!timingSafeEqualHex(sha256Hex(preimageHex), context.secretHash))
+      throw new RuntimeError('preimage_mismatch');
+    const { chain } = this.deps;
+    const [maker, now] = await Promise.all([
+      this.chainCall(() => chain.readEscrow(new PublicKey(context.makerEscrow), 'confirmed')),
+      this.chainCall(() => chain.now()),
+    ]);
+    if (maker?.status !== 'locked' || Number(now) >= Number(maker.expiry))
+      throw new RuntimeError('not_redeemable');
+    const transaction = await this.chainCall(() =>
+      chain.buildTakerRedeem({
+        taker: new PublicKey(context.takerWallet),
+        takerEscrow: new PublicKey(context.takerEscrow),
+        outputMint: new PublicKey(context.outputMint),
+        preimage: Buffer.from(preimageHex, 'hex'),
+      }),
+    );
+    return { trade: view, transaction };
+  }
+
+  async walletRefund(tradeId: string): Promise<{ trade: TradeView; transaction: UnsignedTransaction }> {
+    const { context, view } = await this.deps.queries.stored(tradeId);
+    const { chain } = this.deps;
+    const [taker, now] = await Promise.all([
+      this.chainCall(() => chain.readEscrow(new PublicKey(context.takerEscrow), 'confirmed')),
+      this.chainCall(() => chain.now()),
+    ]);
+    if (taker?.status !== 'locked' || Number(now) < Number(taker.expiry))
+      throw new RuntimeError('not_refundable');
+    const transaction = await this.chainCall(() =>
+      chain.buildTakerRefund({
+        taker: new PublicKey(context.takerWallet),
+        takerEscrow: new PublicKey(context.takerEscrow),
+        inputMint: new PublicKey(context.inputMint),
+      }),
+    );
+    return { trade: view, transaction };
+  }
+
+  // ── Plumbing ───────────────────────────────────────────────────────────────────────────────────
+
+  /** Chain time for a new trade's expiries: read on the embedded chain; on a cluster a second-old reading will do. */
+  private async chainNow(): Promise<number> {
+    const { clock, chain } = this.deps;
+    const recent = chain.kind === 'rpc' ? clock.fresh(1_000) : null;
+    return recent !== null ? clock.estimate() : this.chainCall(() => clock.read());
+  }
+
+  private async chainCall<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (isChainError(error, 'unavailable')) throw new RuntimeError('chain_unavailable');
+      throw error;
+    }
+  }
+}

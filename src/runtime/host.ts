@@ -1,0 +1,590 @@
+// The actor host: trades as virtual actors. A trade with nothing to do is at rest in the store (its
+// snapshot, its wake time, the escrows it waits on); the host activates its actor when a command, a chain
+// change or a due deadline reaches it, serializes everything done to it, persists each transition, and
+// passivates the actor once it waits again. Memory follows activity; ownership stays with the run.
+//
+// Invariants kept here:
+// - a transition is written (snapshot, event, ledger entries) in the group commit of its turn, and whoever
+//   acts on it — an HTTP answer, an effect about to send — waits for that commit;
+// - one actor per trade, one operation on it at a time (a per-trade mutex);
+// - every actor runs the one provided machine; a live trade keeps one copy of its snapshot (the actor's).
+import { type Actor, type AnyEventObject, createActor, type Snapshot } from 'xstate';
+import {
+  isClosed,
+  isFinalStatus,
+  nextDeadline,
+  settlementStatusOf,
+  substateOf,
+  TRADE_MACHINE_VERSION,
+  type TradeContext,
+  type TradeEvent,
+  type TradeSnapshotLike,
+  tradeMachine,
+} from '../../machines/index.ts';
+import { type LedgerEntry, transitionPostings } from '../ledger/index.ts';
+import {
+  type GroupCommit,
+  type NewTradeEvent,
+  type Store,
+  type TradeHold,
+  type TradeRecord,
+  type TradeUpdate,
+  WATCH_MAKER,
+  WATCH_TAKER,
+} from '../store/index.ts';
+import type { SettlementStatus } from '../vocabulary/index.ts';
+import type { ChainClock } from './clock.ts';
+import type { chainEffects } from './effects.ts';
+import { RuntimeError } from './errors.ts';
+
+export interface RuntimeLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+type ProvidedMachine = ReturnType<typeof tradeMachine.provide>;
+type TradeActor = Actor<ProvidedMachine>;
+
+/** What the runtime's indexes (watcher, reservation book) keep of a trade at rest. */
+export interface RestState {
+  tradeId: string;
+  takerWallet: string;
+  closed: boolean;
+  takerEscrow: string;
+  makerEscrow: string;
+  watch: number;
+  hold: TradeHold | null;
+}
+
+/** A trade as a command, the watcher or a view sees it, live or closed. */
+export interface TradeHandle {
+  readonly tradeId: string;
+  readonly meta: TradeMeta;
+  /** The snapshot now ({ value, context }). */
+  readonly snapshot: TradeSnapshotLike;
+  readonly context: TradeContext;
+  readonly status: SettlementStatus;
+  /** Closed trades have no actor: they answer replays and refusals, never transition. */
+  readonly closed: boolean;
+  send(event: TradeEvent): void;
+}
+
+/** The part of a trade's record that does not change with its snapshot. */
+export type TradeMeta = Pick<
+  TradeRecord,
+  'tradeId' | 'quoteId' | 'runId' | 'takerWallet' | 'createdAt' | 'takerEscrow' | 'makerEscrow'
+>;
+
+interface ActiveTrade {
+  readonly meta: TradeMeta;
+  readonly actor: TradeActor;
+  /** The snapshot last written (by reference): a macrostep that changed nothing is not written again. */
+  written: unknown;
+  signatureCount: number;
+  status: SettlementStatus;
+  alert: boolean;
+  /** The state value (as a key) the last observation of the chain was made in. */
+  observedIn: string | null;
+  /** Set when a write failed: the trade answers 503 until resumed. */
+  broken: string | null;
+  /** Writes queued and not yet durable. */
+  pending: number;
+}
+
+export interface HostOptions {
+  store: Store;
+  durable: GroupCommit;
+  runId: string;
+  log: RuntimeLogger;
+  clock: ChainClock;
+  effects: ReturnType<typeof chainEffects>;
+  /**
+   * Index updates (watched escrows, held output) after every stored transition or new trade; `seen` is
+   * the new trade's fingerprint of its escrows (undefined: unchanged).
+   */
+  onRest(rest: RestState, seen?: string): void;
+  /** New events reached the store (live streams listen). */
+  onEventsStored(): void;
+  /** The fee a maker transaction cost, by signature, for the ledger (consumed once). */
+  takeFee(signature: string): bigint | undefined;
+}
+
+const SECRET_KEYS = new Set(['secretHash', 'preimage', 'preimageHash', 'transactionBase64']);
+
+/** An event as the runtime log shows it: never the commitment, a preimage or a signed transaction. */
+export function eventPayload(event: AnyEventObject): Record<string, unknown> {
+  const strip = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(strip);
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(
+        Object.entries(value)
+          .filter(([k]) => !SECRET_KEYS.has(k))
+          .map(([k, v]) => [k, strip(v)]),
+      );
+    }
+    return value;
+  };
+  const { type: _type, ...rest } = event;
+  return strip(rest) as Record<string, unknown>;
+}
+
+/** An effect is in flight: some invoked child is still running. */
+export function effectRunning(snapshot: { children: Record<string, unknown> }): boolean {
+  return Object.values(snapshot.children).some((child) => {
+    const status = (child as { getSnapshot?: () => { status: string } }).getSnapshot?.().status;
+    return status === 'active';
+  });
+}
+
+const valueKey = (snapshot: Pick<TradeSnapshotLike, 'value'>) => JSON.stringify(snapshot.value);
+
+/** What the indexes and the store keep of a snapshot besides the snapshot itself. */
+export function restColumns(snapshot: TradeSnapshotLike & { children?: Record<string, unknown> }) {
+  const { context } = snapshot;
+  const status = settlementStatusOf(snapshot);
+  const closed = isClosed(snapshot);
+  const makerLocked = context.signatures.some((s) => s.kind === 'maker_lock');
+  // A trade holds its output in the reservation book until the maker's lock moves it on chain (the balance
+  // then shows it) or the trade ends: pending until the lock window closes, initiated until the taker expiry.
+  const hold: TradeHold | null =
+    isFinalStatus(status) || makerLocked
+      ? null
+      : {
+          mint: context.outputMint,
+          raw: BigInt(context.outputAmountRaw),
+          untilMs: (status === 'pending' ? context.lockDeadline : context.takerExpiry) * 1000,
+        };
+  return {
+    status,
+    substate: substateOf(snapshot),
+    closed,
+    nextDeadline: closed ? null : nextDeadline(snapshot),
+    watch: closed ? 0 : status === 'pending' || status === 'failed' ? WATCH_TAKER : WATCH_TAKER | WATCH_MAKER,
+    hold,
+    running:
+      snapshot.children !== undefined && effectRunning(snapshot as { children: Record<string, unknown> }),
+    effectAttempts: context.effectError?.attempts ?? 0,
+  };
+}
+
+/**
+ * Snapshots stored by an older build of the machine, brought to this one's shape. Version 2 kept an
+ * effect error without its attempt count and retry time: it counts as one failure, retried at once.
+ */
+export function upgradeSnapshot(version: number, snapshot: TradeSnapshotLike): TradeSnapshotLike {
+  if (version === TRADE_MACHINE_VERSION) return snapshot;
+  if (version === 2) {
+    const error = snapshot.context.effectError as { effect: never; message: string } | null;
+    return {
+      ...snapshot,
+      context: { ...snapshot.context, effectError: error && { ...error, attempts: 1, retryAt: 0 } },
+    };
+  }
+  throw new Error(`snapshot of machine version ${version}; this build runs ${TRADE_MACHINE_VERSION}`);
+}
+
+export class TradeHost {
+  private readonly active = new Map<string, ActiveTrade>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly passivating = new Set<string>();
+  private readonly machine: ProvidedMachine;
+  private observer: (trade: TradeHandle) => Promise<void> = async () => {};
+  private stopped = false;
+
+  constructor(private readonly options: HostOptions) {
+    this.machine = tradeMachine.provide({ actors: options.effects });
+  }
+
+  get runId(): string {
+    return this.options.runId;
+  }
+
+  /** The watcher observes a trade before it is passivated (facts it ignored while busy are seen again). */
+  setObserver(observe: (trade: TradeHandle) => Promise<void>): void {
+    this.observer = observe;
+  }
+
+  // ── Use: activation, the per-trade mutex, passivation ──────────────────────────────────────────
+
+  /**
+   * Runs fn on the trade with its mutex held: activates its actor if it is at rest (closed trades get a
+   * read-only handle), and after fn — also when it throws, since a refusal may follow a fact it just
+   * observed — waits until what it caused is durable. The trade is passivated afterwards if it waits
+   * again, so a refused command leaves no actor behind either.
+   */
+  async use<T>(tradeId: string, fn: (trade: TradeHandle) => Promise<T>): Promise<T> {
+    try {
+      return await this.exclusive(tradeId, async () => {
+        const trade = this.active.get(tradeId);
+        const handle = trade ? this.liveHandle(trade) : this.activate(tradeId);
+        let value: T;
+        try {
+          value = await fn(handle);
+        } catch (error) {
+          await this.settled(tradeId).catch(() => undefined);
+          throw error;
+        }
+        await this.settled(tradeId);
+        return value;
+      });
+    } finally {
+      this.schedulePassivation(tradeId);
+    }
+  }
+
+  /** Resolves once the trade's queued writes are durable; throws if one failed. */
+  async settled(tradeId: string): Promise<void> {
+    const trade = this.active.get(tradeId);
+    if (trade && trade.pending > 0) await this.options.durable.barrier();
+    if (trade?.broken)
+      throw new RuntimeError('runtime_unavailable', 'The trade’s transition could not be stored.');
+  }
+
+  private async exclusive<T>(tradeId: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(tradeId) ?? Promise.resolve();
+    const run = previous.catch(() => undefined).then(fn);
+    this.locks.set(tradeId, run);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(tradeId) === run) this.locks.delete(tradeId);
+    }
+  }
+
+  /** The trade's actor from its stored snapshot, adopted into this run the first time this run runs it. */
+  private activate(tradeId: string): TradeHandle {
+    const record = this.options.store.getTrade(tradeId);
+    if (!record) throw new RuntimeError('trade_not_found');
+    if (record.closed) return this.closedHandle(record);
+    if (record.ownerRunId !== this.runId || record.adoptionError !== null) {
+      throw new RuntimeError(
+        'runtime_unavailable',
+        `Trade ${tradeId} is not owned by this run; POST /resume.`,
+      );
+    }
+    const snapshot = upgradeSnapshot(record.machineVersion, JSON.parse(record.snapshot) as TradeSnapshotLike);
+    const trade = this.register(metaOf(record), snapshot);
+    if (trade.actor.getSnapshot().context.currentRunId !== this.runId) {
+      this.sendTo(trade, { type: 'ADOPTED', runId: this.runId, now: this.options.clock.estimate() });
+    }
+    return this.liveHandle(trade);
+  }
+
+  private register(meta: TradeMeta, snapshot: TradeSnapshotLike): ActiveTrade {
+    let trade: ActiveTrade | undefined;
+    const actor = createActor(this.machine, {
+      snapshot: snapshot as unknown as Snapshot<unknown>,
+      inspect: (inspection) => {
+        if (
+          inspection.type === '@xstate.snapshot' &&
+          trade !== undefined &&
+          inspection.actorRef === trade.actor
+        ) {
+          this.persist(trade, inspection.event);
+        }
+      },
+    } as Parameters<typeof createActor<ProvidedMachine>>[1]) as TradeActor;
+    trade = {
+      meta,
+      actor,
+      written: null,
+      signatureCount: snapshot.context.signatures.length,
+      status: settlementStatusOf(snapshot),
+      alert: snapshot.context.alert,
+      observedIn: null,
+      broken: null,
+      pending: 0,
+    };
+    this.active.set(meta.tradeId, trade);
+    actor.start();
+    trade.written = actor.getSnapshot();
+    return trade;
+  }
+
+  private schedulePassivation(tradeId: string): void {
+    if (!this.active.has(tradeId) || this.stopped || this.passivating.has(tradeId)) return;
+    this.passivating.add(tradeId);
+    setImmediate(() => {
+      this.passivating.delete(tradeId);
+      void this.exclusive(tradeId, () => this.passivate(tradeId)).catch((error: unknown) =>
+        this.options.log.warn({ trade_id: tradeId, err: (error as Error).message }, 'passivation failed'),
+      );
+    });
+  }
+
+  /** Puts a waiting trade to rest: observed in its resting state, durable, actor stopped. */
+  private async passivate(tradeId: string): Promise<void> {
+    const trade = this.active.get(tradeId);
+    if (!trade || trade.broken || this.stopped) return;
+    const now = trade.actor.getSnapshot();
+    if (effectRunning(now)) return;
+    if (!isClosed(now) && trade.observedIn !== valueKey(now)) {
+      await this.observer(this.liveHandle(trade));
+      if (effectRunning(trade.actor.getSnapshot())) return;
+    }
+    await this.options.durable.barrier();
+    if (trade.pending > 0 || trade.broken || this.active.get(tradeId) !== trade) return;
+    this.active.delete(tradeId);
+    trade.actor.stop();
+  }
+
+  /** Records that the chain was just observed in the trade's current state. */
+  markObserved(trade: TradeHandle): void {
+    const active = this.active.get(trade.tradeId);
+    if (active) active.observedIn = valueKey(active.actor.getSnapshot());
+  }
+
+  // ── Sending and persisting ───────────────────────────────────────────────────────────────────────
+
+  private sendTo(trade: ActiveTrade, event: TradeEvent): void {
+    trade.actor.send(event);
+    if (trade.broken)
+      throw new RuntimeError('runtime_unavailable', 'The trade’s transition could not be stored.');
+  }
+
+  private liveHandle(trade: ActiveTrade): TradeHandle {
+    if (trade.broken)
+      throw new RuntimeError('runtime_unavailable', 'The trade’s transition could not be stored.');
+    return {
+      tradeId: trade.meta.tradeId,
+      meta: trade.meta,
+      get snapshot() {
+        return trade.actor.getSnapshot() as unknown as TradeSnapshotLike;
+      },
+      get context() {
+        return trade.actor.getSnapshot().context;
+      },
+      get status() {
+        return settlementStatusOf(trade.actor.getSnapshot());
+      },
+      closed: false,
+      send: (event) => this.sendTo(trade, event),
+    };
+  }
+
+  private closedHandle(record: TradeRecord): TradeHandle {
+    const snapshot = upgradeSnapshot(record.machineVersion, JSON.parse(record.snapshot) as TradeSnapshotLike);
+    return {
+      tradeId: record.tradeId,
+      meta: metaOf(record),
+      snapshot,
+      context: snapshot.context,
+      status: settlementStatusOf(snapshot),
+      closed: true,
+      send: () => {
+        throw new RuntimeError('runtime_unavailable', 'The trade is closed; no actor owns it.');
+      },
+    };
+  }
+
+  /** Runs synchronously after every macrostep of an actor: the transition joins this turn's commit. */
+  private persist(trade: ActiveTrade, event: AnyEventObject): void {
+    const snapshot = trade.actor.getSnapshot();
+    // Starting a restored actor or stopping one (passivation, shutdown) is not a transition: never store it.
+    if (event.type === 'xstate.init' || this.stopped || snapshot.status === 'stopped') return;
+    if (snapshot === trade.written || trade.broken) return;
+    trade.written = snapshot;
+    const persisted = trade.actor.getPersistedSnapshot() as unknown as TradeSnapshotLike;
+    const { context } = snapshot;
+    const rest = restColumns(
+      snapshot as unknown as TradeSnapshotLike & { children: Record<string, unknown> },
+    );
+    const at = new Date().toISOString();
+    const ledger: LedgerEntry[] = transitionPostings(
+      context.signatures.slice(trade.signatureCount),
+      context,
+      (signature) => this.options.takeFee(signature),
+    );
+    trade.signatureCount = context.signatures.length;
+    const update: TradeUpdate = {
+      tradeId: trade.meta.tradeId,
+      ownerRunId: this.runId,
+      updatedAt: at,
+      status: rest.status,
+      substate: rest.substate,
+      closed: rest.closed,
+      nextDeadline: rest.nextDeadline,
+      machineVersion: TRADE_MACHINE_VERSION,
+      snapshot: JSON.stringify(persisted),
+      watch: rest.watch,
+      hold: rest.hold,
+      running: rest.running,
+      effectAttempts: rest.effectAttempts,
+    };
+    // The adoption is already in the history, written when the run claimed the trade; the machine's own
+    // ADOPTED only brings it into the actor's context.
+    const events =
+      event.type === 'ADOPTED'
+        ? []
+        : [this.eventRecord(trade.meta.tradeId, event.type, rest, eventPayload(event), at)];
+    trade.pending++;
+    this.options.durable.write({ kind: 'saveTransition', update, events, ledger }).then(
+      () => {
+        trade.pending--;
+        this.options.onEventsStored();
+      },
+      (error: unknown) => {
+        trade.pending--;
+        trade.broken = (error as Error).message;
+        this.options.log.error(
+          { trade_id: trade.meta.tradeId, err: error },
+          'could not persist a transition; the trade answers 503 until resumed',
+        );
+        queueMicrotask(() => trade.actor.stop());
+      },
+    );
+
+    this.options.onRest({
+      tradeId: trade.meta.tradeId,
+      takerWallet: trade.meta.takerWallet,
+      closed: rest.closed,
+      takerEscrow: trade.meta.takerEscrow,
+      makerEscrow: trade.meta.makerEscrow,
+      watch: rest.watch,
+      hold: rest.hold,
+    });
+    if (trade.status !== rest.status) {
+      this.options.log.info(
+        { trade_id: trade.meta.tradeId, from: trade.status, to: rest.status, substate: rest.substate },
+        'trade status',
+      );
+      trade.status = rest.status;
+    }
+    if (context.alert && !trade.alert) {
+      trade.alert = true;
+      this.options.log.error(
+        { trade_id: trade.meta.tradeId, reason: context.failureReason },
+        'ALERT: maker lost funds',
+      );
+    }
+    if (context.effectError && context.effectError.attempts >= 5 && context.effectError.retryAt !== null) {
+      this.options.log.warn(
+        {
+          trade_id: trade.meta.tradeId,
+          effect: context.effectError.effect,
+          attempts: context.effectError.attempts,
+        },
+        `effect failing: ${context.effectError.message}`,
+      );
+    }
+    // Effects that finish move the trade without a command: put it to rest once it waits again.
+    if (!effectRunning(snapshot)) this.schedulePassivation(trade.meta.tradeId);
+  }
+
+  eventRecord(
+    tradeId: string,
+    type: string,
+    rest: { status: SettlementStatus; substate: string },
+    payload: Record<string, unknown>,
+    at = new Date().toISOString(),
+  ): NewTradeEvent {
+    return { tradeId, runId: this.runId, at, type, status: rest.status, substate: rest.substate, payload };
+  }
+
+  /** A runtime note that changes no snapshot (the intent before a transaction is sent), durably. */
+  async note(tradeId: string, type: string, payload: Record<string, unknown>): Promise<void> {
+    const trade = this.active.get(tradeId);
+    const snapshot = trade?.actor.getSnapshot();
+    const rest = snapshot
+      ? { status: settlementStatusOf(snapshot), substate: substateOf(snapshot) }
+      : { status: 'pending' as const, substate: 'unknown' };
+    await this.options.durable.write({
+      kind: 'appendEvents',
+      events: [this.eventRecord(tradeId, type, rest, payload)],
+    });
+    this.options.onEventsStored();
+  }
+
+  // ── New trades (settlement start): stored at rest, no actor ─────────────────────────────────────
+
+  /** Stores a new trade and its first event, and indexes it; resolves once durable. */
+  async create(record: TradeRecord, snapshot: TradeSnapshotLike, event: NewTradeEvent): Promise<void> {
+    const rest = restColumns(snapshot);
+    const state: RestState = {
+      tradeId: record.tradeId,
+      takerWallet: record.takerWallet,
+      closed: false,
+      takerEscrow: record.takerEscrow,
+      makerEscrow: record.makerEscrow,
+      watch: rest.watch,
+      hold: rest.hold,
+    };
+    this.options.onRest(state, record.seen);
+    try {
+      await this.options.durable.write({ kind: 'createTrade', trade: record, event });
+    } catch (error) {
+      this.options.onRest({ ...state, closed: true, watch: 0, hold: null });
+      throw error;
+    }
+    this.options.onEventsStored();
+  }
+
+  // ── Views ────────────────────────────────────────────────────────────────────────────────────────
+
+  /** The trade's snapshot now: the live actor's, else the stored one. null when unknown. */
+  snapshotOf(tradeId: string): { record: TradeRecord; snapshot: TradeSnapshotLike; live: boolean } | null {
+    const record = this.options.store.getTrade(tradeId);
+    if (!record) return null;
+    const trade = this.active.get(tradeId);
+    if (trade && !trade.broken) {
+      return { record, snapshot: trade.actor.getSnapshot() as unknown as TradeSnapshotLike, live: true };
+    }
+    return {
+      record,
+      snapshot: upgradeSnapshot(record.machineVersion, JSON.parse(record.snapshot) as TradeSnapshotLike),
+      live: false,
+    };
+  }
+
+  isBroken(tradeId: string): boolean {
+    return this.active.get(tradeId)?.broken != null;
+  }
+
+  /** Drops a broken actor so the next use activates the trade from the store again. */
+  forget(tradeId: string): void {
+    const trade = this.active.get(tradeId);
+    if (!trade) return;
+    this.active.delete(tradeId);
+    trade.actor.stop();
+  }
+
+  isActive(tradeId: string): boolean {
+    return this.active.has(tradeId);
+  }
+
+  /** Active actors by state (bounded by activity, not by the number of trades). */
+  activeActors(): { trade_id: string; status: SettlementStatus; substate: string }[] {
+    return [...this.active.values()].map((t) => {
+      const snapshot = t.actor.getSnapshot();
+      return {
+        trade_id: t.meta.tradeId,
+        status: settlementStatusOf(snapshot),
+        substate: substateOf(snapshot),
+      };
+    });
+  }
+
+  get activeCount(): number {
+    return this.active.size;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.allSettled([...this.locks.values()]);
+    this.stopped = true;
+    for (const trade of this.active.values()) trade.actor.stop();
+    this.active.clear();
+  }
+}
+
+export function metaOf(record: TradeRecord): TradeMeta {
+  return {
+    tradeId: record.tradeId,
+    quoteId: record.quoteId,
+    runId: record.runId,
+    takerWallet: record.takerWallet,
+    createdAt: record.createdAt,
+    takerEscrow: record.takerEscrow,
+    makerEscrow: record.makerEscrow,
+  };
+}

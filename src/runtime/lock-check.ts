@@ -1,0 +1,70 @@
+// A taker lock seen two ways — in the wallet-signed transaction handed to POST /lock, and in the escrow
+// account on chain — turned into the machine's TakerLockTerms, so both are judged by one rule
+// (lockTermsMatch) and a lock with other terms is never this trade's.
+import type { PublicKey } from '@solana/web3.js';
+import { lockTermsMatch, type TakerLockTerms, type TradeContext } from '../../machines/index.ts';
+import { type EscrowState, inspectTransaction, type LockInstructionView } from '../chain/index.ts';
+import { invalidInput } from './errors.ts';
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+/** The terms a taker escrow account on chain holds. */
+export function escrowLockTerms(address: string, escrow: EscrowState): TakerLockTerms {
+  return {
+    escrow: address,
+    initializer: escrow.initializer.toBase58(),
+    recipient: escrow.recipient.toBase58(),
+    mint: escrow.mint.toBase58(),
+    amountRaw: escrow.amount.toString(),
+    hashlock: hex(escrow.hashlock),
+    expiry: Number(escrow.expiry),
+    lockDeadline: Number(escrow.lockDeadline),
+  };
+}
+
+/** The terms a lock instruction would create. */
+function instructionLockTerms(lock: LockInstructionView): TakerLockTerms {
+  return {
+    escrow: lock.escrow.toBase58(),
+    initializer: lock.initializer.toBase58(),
+    recipient: lock.recipient.toBase58(),
+    mint: lock.mint.toBase58(),
+    amountRaw: lock.amount.toString(),
+    hashlock: hex(lock.hashlock),
+    expiry: Number(lock.expiry),
+    lockDeadline: Number(lock.lockDeadline),
+  };
+}
+
+/**
+ * The wallet-signed lock must carry the taker's signature and lock this trade's escrow with exactly the
+ * agreed terms; anything else is refused before it is submitted. (Wallets may add other instructions.)
+ * Answers the transaction's signature.
+ */
+export function checkLockTransaction(
+  context: TradeContext,
+  transactionBase64: string,
+  programId: PublicKey,
+): string {
+  let inspection: ReturnType<typeof inspectTransaction>;
+  try {
+    inspection = inspectTransaction(transactionBase64, programId);
+  } catch (error) {
+    throw invalidInput(
+      'transaction',
+      (error as Error).message,
+      'transaction_base64 is not a Solana transaction.',
+    );
+  }
+  const refuse = (problem: string): never => {
+    throw invalidInput('transaction', problem, `The transaction ${problem}.`);
+  };
+  const signed = inspection.signedBy.some((key) => key.toBase58() === context.takerWallet);
+  if (!signed || inspection.signature === null) refuse('is not signed by taker_wallet');
+  const lock = inspection.locks.find((l) => l.escrow.toBase58() === context.takerEscrow);
+  if (!lock || inspection.locks.length !== 1) return refuse('does not lock this trade’s escrow');
+  if (lock.kind !== 'taker' || !lockTermsMatch(context, instructionLockTerms(lock))) {
+    refuse('locks this trade’s escrow with other terms than agreed');
+  }
+  return inspection.signature as string;
+}

@@ -1,0 +1,297 @@
+// Read-only views of trades and of the run: TradeResponse, pages with cursors, the event log, the ledger,
+// runs, and what the operator's runtime view shows. Nothing here changes a trade; nothing here grows with
+// the number of trades at rest (counts come from the store's indexes, lists are paged).
+import { PublicKey } from '@solana/web3.js';
+import {
+  EFFECT_RETRY,
+  isClosed,
+  settlementStatusOf,
+  type TradeContext,
+  type TradeSnapshotLike,
+} from '../../machines/index.ts';
+import type { ChainPort } from '../chain/index.ts';
+import type { Config } from '../config/index.ts';
+import { type AssetPricing, type LedgerEntry, type LedgerSummary, summarize } from '../ledger/index.ts';
+import { type Price, parsePrice } from '../money/index.ts';
+import type { QuoteRecord, Store, TradeEventRecord, TradeFilter, TradeRecord } from '../store/index.ts';
+import type { SettlementStatus } from '../vocabulary/index.ts';
+import type { ChainClock } from './clock.ts';
+import { invalidInput, RuntimeError } from './errors.ts';
+import type { TradeHost } from './host.ts';
+import { renderTrade, type TradeView } from './trade-view.ts';
+
+export interface TradePage {
+  trades: TradeView[];
+  next_cursor: string | null;
+}
+
+export interface QueryDeps {
+  store: Store;
+  host: TradeHost;
+  chain: ChainPort;
+  config: Config;
+  clock: ChainClock;
+  runId: string;
+}
+
+export class TradeQueries {
+  private readonly usdcUsd: Price;
+
+  constructor(private readonly deps: QueryDeps) {
+    const usdc = deps.config.assets.find('USDC');
+    this.usdcUsd = (usdc && deps.config.prices.get(usdc.mint)?.usd) ?? { num: 1n, den: 1n };
+  }
+
+  /** The trade's durable state now (its live actor's once that is on disk, else the stored one). */
+  async current(tradeId: string): Promise<{ record: TradeRecord; snapshot: TradeSnapshotLike }> {
+    await this.deps.host.settled(tradeId);
+    const found = this.deps.host.snapshotOf(tradeId);
+    if (!found) throw new RuntimeError('trade_not_found');
+    const { record, snapshot } = found;
+    if (!record.closed && (record.ownerRunId !== this.deps.runId || record.adoptionError !== null)) {
+      throw new RuntimeError(
+        'runtime_unavailable',
+        `Trade ${tradeId} is not owned by this run; POST /resume.`,
+      );
+    }
+    return { record, snapshot };
+  }
+
+  /** TradeResponse of any trade; a trade this run could not adopt is unavailable. */
+  async view(tradeId: string): Promise<TradeView> {
+    const { record, snapshot } = await this.current(tradeId);
+    return this.render(record, snapshot, await this.chainNow());
+  }
+
+  /**
+   * Chain time for a view (whether a refund is due yet): read on the embedded chain, where it costs
+   * nothing; on a cluster the clock's estimate, which the watcher keeps current.
+   */
+  private async chainNow(): Promise<number> {
+    const { clock, chain } = this.deps;
+    if (chain.kind === 'embedded') return clock.read().catch(() => clock.estimate());
+    return clock.estimate();
+  }
+
+  /**
+   * A trade as last stored, whether or not this run owns it: the wallet exits read only the chain and the
+   * trade's terms, so a taker can leave even when this run could not adopt its trade.
+   */
+  async stored(tradeId: string): Promise<{ context: TradeContext; view: TradeView }> {
+    await this.deps.host.settled(tradeId).catch(() => undefined);
+    const found = this.deps.host.snapshotOf(tradeId);
+    if (!found) throw new RuntimeError('trade_not_found');
+    const view = this.render(found.record, found.snapshot, await this.chainNow());
+    return { context: found.snapshot.context, view };
+  }
+
+  /** `known`: the trade's ledger entries and quote when the caller has them (a new trade: none yet). */
+  render(
+    record: TradeRecord,
+    snapshot: TradeSnapshotLike,
+    chainNow = this.deps.clock.estimate(),
+    known?: { entries: LedgerEntry[]; quote: QuoteRecord },
+  ): TradeView {
+    const { config, chain, runId } = this.deps;
+    const owned = record.ownerRunId === runId && record.adoptionError === null;
+    return renderTrade({
+      snapshot,
+      status: settlementStatusOf(snapshot),
+      closed: record.closed || isClosed(snapshot),
+      createdAt: record.createdAt,
+      ownerRunId: owned ? runId : record.ownerRunId,
+      currentRunId: runId,
+      assets: config.assets,
+      ledger: this.ledgerSummary(record.tradeId, snapshot.context, known),
+      programId: chain.programId.toBase58(),
+      chainNow,
+    });
+  }
+
+  ledgerSummary(
+    tradeId: string,
+    context: TradeContext,
+    known?: { entries: LedgerEntry[]; quote: QuoteRecord },
+  ): LedgerSummary {
+    const { config, store } = this.deps;
+    const pricing = new Map<string, AssetPricing>();
+    const quote = known ? known.quote : store.getQuote(context.quoteId);
+    const add = (mint: string, usd: Price | undefined) => {
+      const asset = config.assets.find(mint);
+      if (asset && usd) pricing.set(mint, { usd, decimals: asset.decimals });
+    };
+    add(context.inputMint, quote ? ratio(quote.inputUsd) : config.prices.get(context.inputMint)?.usd);
+    add(context.outputMint, quote ? ratio(quote.outputUsd) : config.prices.get(context.outputMint)?.usd);
+    const sol = config.assets.find('So11111111111111111111111111111111111111112');
+    if (sol && !pricing.has(sol.mint)) add(sol.mint, config.prices.get(sol.mint)?.usd);
+    return summarize(known ? known.entries : store.ledger(tradeId), pricing, this.usdcUsd);
+  }
+
+  listTrades(query: {
+    takerWallet?: string | undefined;
+    status?: SettlementStatus | undefined;
+    limit: number;
+    cursor?: string | undefined;
+  }): Promise<TradePage> {
+    return this.page({ takerWallet: query.takerWallet, status: query.status }, query);
+  }
+
+  /** Trades a run created (runId), or else those this run owns; paged like listTrades. */
+  runTrades(query: {
+    runId?: string | undefined;
+    status?: SettlementStatus | undefined;
+    limit: number;
+    cursor?: string | undefined;
+  }): Promise<TradePage> {
+    const owner = query.runId !== undefined ? { runId: query.runId } : { ownerRunId: this.deps.runId };
+    return this.page({ ...owner, status: query.status }, query);
+  }
+
+  /** One page of stored trades, oldest first, with the cursor of the next page. */
+  private async page(
+    filter: Omit<TradeFilter, 'after' | 'limit'>,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<TradePage> {
+    const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
+    const records = this.deps.store.listTrades({ ...filter, after, limit: page.limit + 1 });
+    const shown = records.slice(0, page.limit);
+    const last = shown[shown.length - 1];
+    const now = await this.chainNow();
+    return {
+      trades: shown.map((record) => {
+        const found = this.deps.host.snapshotOf(record.tradeId);
+        const snapshot = found?.snapshot ?? (JSON.parse(record.snapshot) as TradeSnapshotLike);
+        return this.render(record, snapshot, now);
+      }),
+      next_cursor: records.length > page.limit && last ? encodeCursor(last) : null,
+    };
+  }
+
+  tradeEvents(tradeId: string) {
+    if (!this.deps.store.getTrade(tradeId)) throw new RuntimeError('trade_not_found');
+    return this.deps.store.tradeEvents(tradeId).map(eventView);
+  }
+
+  /** The runtime event log after a seq, in seq order, shaped like a trade's event history. */
+  eventLog(afterSeq: number, limit: number) {
+    return this.deps.store.events(afterSeq, limit).map(eventView);
+  }
+
+  lastEventSeq(): number {
+    return this.deps.store.lastEventSeq();
+  }
+
+  /** Ledger entries (of one trade, or all) and the summary of every trade they belong to. */
+  ledgerView(tradeId?: string) {
+    const { store } = this.deps;
+    if (tradeId !== undefined && !store.getTrade(tradeId)) throw new RuntimeError('trade_not_found');
+    const entries = store.ledger(tradeId);
+    const tradeIds = tradeId !== undefined ? [tradeId] : [...new Set(entries.map((e) => e.tradeId))];
+    const summaries = tradeIds.flatMap((id) => {
+      const context = this.deps.host.snapshotOf(id)?.snapshot.context;
+      return context ? [{ tradeId: id, summary: this.ledgerSummary(id, context) }] : [];
+    });
+    return { entries, summaries };
+  }
+
+  /** Every run, oldest first, with the trades it created and owns. */
+  runs() {
+    const { store } = this.deps;
+    const counts = new Map(store.tradeCounts().map((c) => [c.runId, c]));
+    return store.listRuns().map((run) => ({
+      ...run,
+      created: counts.get(run.runId)?.created ?? 0,
+      owned: counts.get(run.runId)?.owned ?? 0,
+    }));
+  }
+
+  /**
+   * The run's trades: every unclosed one it owns by status and substate (from the store's index), the
+   * actors active in memory now, and the trades whose effect keeps failing.
+   */
+  actors() {
+    const { store, host, runId } = this.deps;
+    const owned = store.ownedTradeCounts(runId);
+    const failing = store.failingTrades(runId, EFFECT_RETRY.visibleAfterAttempts, 100).map((record) => {
+      const error = (JSON.parse(record.snapshot) as TradeSnapshotLike).context.effectError;
+      return {
+        trade_id: record.tradeId,
+        substate: record.substate,
+        effect: error?.effect ?? 'unknown',
+        attempts: record.effectAttempts,
+        message: error?.message ?? '',
+        next_retry_at: error?.retryAt ?? null,
+      };
+    });
+    const total = owned.reduce((sum, row) => sum + row.count, 0);
+    return { owned, total, active: host.activeActors(), failing };
+  }
+
+  /** Chain, store and maker balances as this run sees them now; a part that cannot be read is reported. */
+  async runtimeStatus() {
+    const { chain, store, config } = this.deps;
+    const read = <T>(fn: () => Promise<T>): Promise<T | null> => fn().catch(() => null);
+    const [health, now, feeLamports, balances] = await Promise.all([
+      chain.health().catch((error: unknown) => ({ ok: false, detail: (error as Error).message })),
+      read(() => chain.now()),
+      read(() => chain.solBalance(chain.makerWallet)),
+      Promise.all(
+        config.assets.list.map((asset) =>
+          read(() => chain.tokenBalance(chain.makerWallet, new PublicKey(asset.mint))),
+        ),
+      ),
+    ]);
+    let storeOk = false;
+    try {
+      storeOk = store.isOpen && store.ping();
+    } catch {
+      // a store that cannot answer is reported as not ok
+    }
+    return {
+      chain: {
+        kind: chain.kind,
+        healthy: health.ok,
+        detail: health.detail,
+        now: now === null ? null : Number(now),
+        programId: chain.programId.toBase58(),
+        makerWallet: chain.makerWallet.toBase58(),
+        feeLamports,
+      },
+      store: { ok: storeOk, path: store.path },
+      balances: config.assets.list.map((asset, i) => ({ asset, raw: balances[i] ?? null })),
+    };
+  }
+}
+
+/** A stored event as the API shows it (the trade's history and the runtime log alike). */
+function eventView(event: TradeEventRecord) {
+  return {
+    seq: event.seq,
+    trade_id: event.tradeId,
+    run_id: event.runId,
+    at: event.at,
+    type: event.type,
+    settlement_status: event.status,
+    substate: event.substate,
+    payload: event.payload,
+  };
+}
+
+function encodeCursor(record: TradeRecord): string {
+  return Buffer.from(JSON.stringify([record.createdAt, record.tradeId])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: string; tradeId: string } {
+  try {
+    const [createdAt, tradeId] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof createdAt === 'string' && typeof tradeId === 'string') return { createdAt, tradeId };
+  } catch {
+    // falls through to the client error below
+  }
+  throw invalidInput('cursor', 'not a cursor this service issued');
+}
+
+function ratio(text: string): Price {
+  const [num, den] = text.split('/');
+  return num && den ? { num: BigInt(num), den: BigInt(den) } : parsePrice(text);
+}

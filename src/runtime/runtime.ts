@@ -1,0 +1,228 @@
+// The trade runtime of one run, composed: the actor host (virtual actors), the chain watcher, the deadline
+// scheduler, the commands and the queries, over one group-committed store and one chain. It owns the run's
+// ticker and what happens at start (claiming earlier runs' trades) and stop.
+import type { ChainPort } from '../chain/index.ts';
+import type { Config } from '../config/index.ts';
+import type { QuoteDesk } from '../quotes/index.ts';
+import type { GroupCommit, Store } from '../store/index.ts';
+import { ChainClock } from './clock.ts';
+import { TradeCommands } from './commands.ts';
+import { chainEffects } from './effects.ts';
+import { type RestState, type RuntimeLogger, TradeHost } from './host.ts';
+import { TradeQueries } from './queries.ts';
+import { DeadlineScheduler } from './scheduler.ts';
+import { ChainWatcher } from './watcher.ts';
+
+export interface RuntimeOptions {
+  store: Store;
+  /** The group commit every durable write of the run goes through (shared with the quote desk). */
+  durable: GroupCommit;
+  chain: ChainPort;
+  config: Config;
+  quotes: QuoteDesk;
+  runId: string;
+  log: RuntimeLogger;
+  /** The tick: deadlines checked, a slice of the watched escrows swept (everything while not pushed). */
+  pollIntervalMs?: number;
+  /** How long POST /lock waits for the lock to appear on chain before answering lock_not_found. */
+  lockWaitMs?: number;
+  landTimeoutMs?: number;
+  /** One full safety-net pass over every watched escrow while pushes flow. */
+  sweepIntervalMs?: number;
+}
+
+/** Fees of maker transactions not yet posted to the ledger; bounded (a fee nobody claims is dropped). */
+const FEE_MEMORY = 10_000;
+
+export class TradeRuntime {
+  readonly host: TradeHost;
+  readonly watcher: ChainWatcher;
+  readonly commands: TradeCommands;
+  readonly queries: TradeQueries;
+  readonly clock: ChainClock;
+  private readonly scheduler: DeadlineScheduler;
+  private readonly fees = new Map<string, bigint>();
+  private readonly eventListeners = new Set<() => void>();
+  private readonly tickMs: number;
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(private readonly options: RuntimeOptions) {
+    const { store, durable, chain, config, quotes, runId, log } = options;
+    const embedded = chain.kind === 'embedded';
+    this.tickMs = options.pollIntervalMs ?? (embedded ? 250 : 2_000);
+    this.clock = new ChainClock(chain, 30_000);
+    const effects = chainEffects(chain, {
+      // After the transition that started the effect joined its commit (same turn), wait for that commit.
+      barrier: () => new Promise<void>((resolve) => setImmediate(resolve)).then(() => durable.barrier()),
+      recordIntent: (tradeId, kind, signature) => this.host.note(tradeId, 'TX_INTENT', { kind, signature }),
+      recordFee: (signature, lamports) => {
+        if (this.fees.size >= FEE_MEMORY) this.fees.clear();
+        this.fees.set(signature, lamports);
+      },
+      chainTime: () => this.clock.estimate(),
+      minRedeemWindowSeconds: config.settlement.minRedeemWindowSeconds,
+      landTimeoutMs: options.landTimeoutMs ?? (embedded ? 5_000 : 90_000),
+    });
+    this.host = new TradeHost({
+      store,
+      durable,
+      runId,
+      log,
+      clock: this.clock,
+      effects,
+      onRest: (rest, seen) => this.index(rest, seen),
+      onEventsStored: () => this.eventsStored(),
+      takeFee: (signature) => {
+        const fee = this.fees.get(signature);
+        this.fees.delete(signature);
+        return fee;
+      },
+    });
+    this.watcher = new ChainWatcher({
+      chain,
+      clock: this.clock,
+      host: this.host,
+      log,
+      storeSeen: (tradeId, seen) => {
+        void durable.write({ kind: 'setSeen', tradeId, seen }).catch(() => undefined);
+      },
+      tickMs: this.tickMs,
+      sweepIntervalMs: options.sweepIntervalMs ?? (embedded ? 60_000 : 30_000),
+    });
+    this.host.setObserver((trade) => this.watcher.observe(trade));
+    this.queries = new TradeQueries({ store, host: this.host, chain, config, clock: this.clock, runId });
+    this.commands = new TradeCommands({
+      host: this.host,
+      watcher: this.watcher,
+      queries: this.queries,
+      store,
+      durable,
+      chain,
+      clock: this.clock,
+      config,
+      quotes,
+      runId,
+      index: (rest, seen) => this.index(rest, seen),
+      lockWaitMs: options.lockWaitMs ?? (embedded ? 3_000 : 45_000),
+      pollIntervalMs: this.tickMs,
+    });
+    this.scheduler = new DeadlineScheduler({
+      store,
+      durable,
+      host: this.host,
+      watcher: this.watcher,
+      clock: this.clock,
+      runId,
+      log,
+      recheckSeconds: Math.max(1, Math.ceil(this.tickMs / 1000)),
+    });
+    quotes.setExposure({ liveTradesOf: (wallet) => this.commands.liveTradesOf(wallet) });
+  }
+
+  get runId(): string {
+    return this.options.runId;
+  }
+
+  /**
+   * Takes over every trade earlier runs left unclosed, with ADOPTED in each one's history, in one
+   * transaction (or, with the chain unreachable, marks them unadoptable: they answer 503 until /resume);
+   * indexes the run's trades at rest, restarts the effects a crash interrupted, and starts the ticker. No
+   * actor is made here: a trade's actor takes the adoption into its context when it first runs in this
+   * run, and the first tick sweeps every watched escrow once, so changes made while no run watched are
+   * seen.
+   */
+  async start(): Promise<void> {
+    const { store, runId, log } = this.options;
+    let chainError: string | null = null;
+    let now = 0;
+    try {
+      now = await this.clock.read();
+    } catch (error) {
+      chainError = (error as Error).message;
+    }
+    if (chainError === null) {
+      const claimed = store.claimUnclosed(runId, new Date().toISOString(), now);
+      if (claimed > 0)
+        log.info({ run_id: runId, trades: claimed }, 'adopted the unclosed trades of earlier runs');
+    } else {
+      const marked = store.markUnadoptable(runId, `chain unreachable at start: ${chainError}`);
+      if (marked > 0) {
+        log.warn(
+          { trades: marked, err: chainError },
+          'could not adopt trades; they answer 503 until resumed',
+        );
+      }
+    }
+    for (const entry of store.restIndex(runId)) this.index({ ...entry, closed: false }, entry.seen);
+    this.watcher.start();
+    for (const tradeId of store.runningTrades(runId)) {
+      void this.host
+        .use(tradeId, async () => {})
+        .catch((error: unknown) =>
+          log.warn(
+            { trade_id: tradeId, err: (error as Error).message },
+            'could not restart an interrupted effect',
+          ),
+        );
+    }
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.ticking;
+    this.watcher.stop();
+    await this.host.stop();
+  }
+
+  /** Called after new events reach the store (for live streams); returns the unsubscribe function. */
+  onEvents(listener: () => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  private eventsStored(): void {
+    for (const listener of this.eventListeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.options.log.warn({ err: (error as Error).message }, 'event listener failed');
+      }
+    }
+  }
+
+  /** A trade's rest state into the indexes: the escrows the watcher watches, the output the book holds. */
+  private index(rest: RestState, seen?: string): void {
+    this.watcher.track(rest, seen);
+    const book = this.options.quotes.reservations;
+    if (rest.closed || rest.hold === null) book.release(rest.tradeId);
+    else book.reserve({ id: rest.tradeId, wallet: null, ...rest.hold });
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.ticking = this.tick().finally(() => {
+        this.ticking = null;
+        this.schedule();
+      });
+    }, this.tickMs);
+    this.timer.unref?.();
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.watcher.sweep();
+    } catch (error) {
+      this.options.log.warn({ err: (error as Error).message }, 'sweeping watched escrows failed');
+    }
+    try {
+      await this.scheduler.wakeDue();
+    } catch (error) {
+      this.options.log.warn({ err: (error as Error).message }, 'waking due trades failed');
+    }
+  }
+}

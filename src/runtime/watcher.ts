@@ -1,0 +1,364 @@
+// The chain watcher: knows which escrows each owned trade waits on and what the trade last absorbed of them
+// (a fingerprint of their statuses), and wakes a trade only when the chain shows a change. Changes come
+// pushed (the embedded chain names the accounts each transaction wrote; on a cluster, a programSubscribe
+// websocket) and, as the safety net, from batched reads (up to 100 escrows per call) that sweep every
+// watched escrow over `sweepIntervalMs` — or on every tick while pushes are not flowing. An idle tick
+// therefore costs at most one call per 100 watched escrows, and usually a fraction of one.
+//
+// It also turns what the chain shows of a trade's escrows into the machine's chain facts (observe()).
+import { PublicKey } from '@solana/web3.js';
+import {
+  hasSignature,
+  makerEscrowTerms,
+  makerEscrowUnsettled,
+  takerEscrowHoldsFunds,
+  takerEscrowTerms,
+} from '../../machines/index.ts';
+import type { AccountFeed, ChainPort, Commitment, EscrowState } from '../chain/index.ts';
+import { WATCH_MAKER, WATCH_TAKER } from '../store/index.ts';
+import type { ChainClock } from './clock.ts';
+import { escrowEnding, lockingSignature } from './endings.ts';
+import type { RestState, RuntimeLogger, TradeHandle, TradeHost } from './host.ts';
+import { escrowLockTerms } from './lock-check.ts';
+
+export type Readings = ReadonlyMap<string, EscrowState | null>;
+
+interface Watched {
+  escrows: string[];
+  /** Fingerprint of the escrows as the trade last absorbed them. */
+  seen: string;
+}
+
+export interface WatcherOptions {
+  chain: ChainPort;
+  clock: ChainClock;
+  host: TradeHost;
+  log: RuntimeLogger;
+  /** Stores a trade's fingerprint (best effort: a lost one only costs a redelivery after a restart). */
+  storeSeen(tradeId: string, seen: string): void;
+  tickMs: number;
+  /** How long one pass of the safety-net sweep over every watched escrow takes while pushes flow. */
+  sweepIntervalMs: number;
+}
+
+const STATUS_MARK: Record<EscrowState['status'], string> = {
+  locked: 'L',
+  redeemed: 'R',
+  refunded: 'F',
+  cancelled: 'C',
+};
+/**
+ * Trades read per batched check (their escrows in chunks of 100 per call). 999, not 1,000: the clock rides
+ * as one more key, so a batch of one-escrow trades fills exactly ten calls instead of starting an eleventh.
+ */
+const CHECK_BATCH = 999;
+/** Trades delivered to at once (each may activate an actor). */
+const DELIVER_CONCURRENCY = 64;
+
+export function fingerprint(escrows: readonly string[], readings: Readings): string {
+  return escrows
+    .map((address) => {
+      if (!readings.has(address)) return '?';
+      const state = readings.get(address);
+      return state ? STATUS_MARK[state.status] : '-';
+    })
+    .join('');
+}
+
+export function watchedEscrows(rest: Pick<RestState, 'watch' | 'takerEscrow' | 'makerEscrow'>): string[] {
+  const escrows: string[] = [];
+  if (rest.watch & WATCH_TAKER) escrows.push(rest.takerEscrow);
+  if (rest.watch & WATCH_MAKER) escrows.push(rest.makerEscrow);
+  return escrows;
+}
+
+export class ChainWatcher {
+  private readonly byTrade = new Map<string, Watched>();
+  private readonly byAddress = new Map<string, string>();
+  private feed: AccountFeed | null = null;
+  private feedGeneration = -1;
+  private readonly pushed = new Set<string>();
+  private pushScheduled = false;
+  private sweepCursor: IterableIterator<string> | null = null;
+  /** A full sweep is owed (at start, and after pushes were lost). */
+  private sweepOwed = true;
+  private stopped = false;
+
+  constructor(private readonly options: WatcherOptions) {}
+
+  /** Trades watched now. */
+  get size(): number {
+    return this.byTrade.size;
+  }
+
+  /** Whether pushes are flowing (else the watcher polls every tick). */
+  get live(): boolean {
+    return this.feed?.live ?? false;
+  }
+
+  start(): void {
+    try {
+      this.feed = this.options.chain.watchAccounts((addresses) => this.onPush(addresses));
+    } catch (error) {
+      // Without pushes the watcher polls every tick.
+      this.options.log.warn({ err: (error as Error).message }, 'no push feed of account changes');
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.feed?.close();
+  }
+
+  /** Indexes a trade at rest (or forgets it once it is closed or waits on nothing). */
+  track(rest: RestState, seen?: string): void {
+    const escrows = rest.closed ? [] : watchedEscrows(rest);
+    const previous = this.byTrade.get(rest.tradeId);
+    if (previous) for (const address of previous.escrows) this.byAddress.delete(address);
+    if (escrows.length === 0) {
+      this.byTrade.delete(rest.tradeId);
+      return;
+    }
+    for (const address of escrows) this.byAddress.set(address, rest.tradeId);
+    const kept = previous && sameList(previous.escrows, escrows) ? previous.seen : undefined;
+    this.byTrade.set(rest.tradeId, { escrows, seen: seen ?? kept ?? '' });
+  }
+
+  private onPush(addresses: readonly string[]): void {
+    for (const address of addresses) {
+      const tradeId = this.byAddress.get(address);
+      if (tradeId !== undefined) this.pushed.add(tradeId);
+    }
+    if (this.pushed.size > 0 && !this.pushScheduled) {
+      this.pushScheduled = true;
+      setImmediate(() => {
+        this.pushScheduled = false;
+        const ids = [...this.pushed];
+        this.pushed.clear();
+        void this.check(ids).catch((error: unknown) =>
+          this.options.log.warn({ err: (error as Error).message }, 'reading pushed escrow changes failed'),
+        );
+      });
+    }
+  }
+
+  /**
+   * One tick's share of the safety-net sweep: everything when a full sweep is owed or pushes are not
+   * flowing, else the slice that completes a pass every `sweepIntervalMs`.
+   */
+  async sweep(): Promise<void> {
+    const feed = this.feed;
+    if (feed && feed.generation !== this.feedGeneration && feed.live) {
+      this.feedGeneration = feed.generation;
+      this.sweepOwed = true; // pushes while the feed was down are lost
+    }
+    if (this.sweepOwed || !this.live) {
+      this.sweepOwed = false;
+      const all = [...this.byTrade.keys()];
+      for (let i = 0; i < all.length && !this.stopped; i += CHECK_BATCH) {
+        await this.check(all.slice(i, i + CHECK_BATCH));
+      }
+      return;
+    }
+    const share = Math.min(
+      this.byTrade.size,
+      Math.ceil((this.byTrade.size * this.options.tickMs) / this.options.sweepIntervalMs),
+    );
+    const slice = new Set<string>();
+    for (let step = 0; slice.size < share && step <= 2 * share; step++) {
+      this.sweepCursor ??= this.byTrade.keys();
+      const next = this.sweepCursor.next();
+      if (next.done) this.sweepCursor = null;
+      else slice.add(next.value);
+    }
+    if (slice.size > 0) await this.check([...slice]);
+  }
+
+  /**
+   * The watched escrows of these trades, read in one batch (trades not watched are left out), with the
+   * chain time of that same (finalized) reading.
+   */
+  async read(tradeIds: readonly string[]): Promise<{ readings: Readings; now: number | null }> {
+    const addresses = tradeIds.flatMap((id) => this.byTrade.get(id)?.escrows ?? []);
+    if (addresses.length === 0) return { readings: new Map(), now: null };
+    const { escrows, now } = await this.options.chain.readEscrowsAndClock(
+      addresses.map((a) => new PublicKey(a)),
+      'finalized',
+    );
+    this.options.clock.observe(Number(now));
+    return {
+      readings: new Map(addresses.map((address, i) => [address, escrows[i] ?? null])),
+      now: Number(now),
+    };
+  }
+
+  /** Reads the trades' escrows in one batched read and delivers to each trade whose escrows changed. */
+  async check(tradeIds: readonly string[]): Promise<void> {
+    const entries = tradeIds.flatMap((id) => {
+      const watched = this.byTrade.get(id);
+      return watched ? [[id, watched] as const] : [];
+    });
+    if (entries.length === 0) return;
+    const { readings } = await this.read(entries.map(([id]) => id));
+    const changed = entries.filter(([, w]) => fingerprint(w.escrows, readings) !== w.seen).map(([id]) => id);
+    await this.deliver(changed, readings);
+  }
+
+  /** Hands fresh readings to each trade (activating it), a few at a time. */
+  async deliver(tradeIds: readonly string[], readings?: Readings): Promise<void> {
+    for (let i = 0; i < tradeIds.length; i += DELIVER_CONCURRENCY) {
+      await Promise.all(
+        tradeIds
+          .slice(i, i + DELIVER_CONCURRENCY)
+          .map((tradeId) =>
+            this.options.host
+              .use(tradeId, (trade) => this.observe(trade, readings ? { readings } : {}))
+              .catch((error: unknown) =>
+                this.options.log.warn(
+                  { trade_id: tradeId, err: (error as Error).message },
+                  'chain observation failed',
+                ),
+              ),
+          ),
+      );
+    }
+  }
+
+  /** Reads the escrows the trade waits on in its state that the readings lack. */
+  private async readFor(
+    trade: TradeHandle,
+    readings: Map<string, EscrowState | null>,
+    commitment: Commitment,
+  ): Promise<void> {
+    const wanted = watchedEscrows({
+      watch:
+        trade.status === 'pending' || trade.status === 'failed' ? WATCH_TAKER : WATCH_TAKER | WATCH_MAKER,
+      takerEscrow: trade.meta.takerEscrow,
+      makerEscrow: trade.meta.makerEscrow,
+    });
+    const missing = wanted.filter((address) => !readings.has(address));
+    if (missing.length > 0) {
+      const states = await this.options.chain.readEscrows(
+        missing.map((a) => new PublicKey(a)),
+        commitment,
+      );
+      for (const [i, address] of missing.entries()) readings.set(address, states[i] ?? null);
+    }
+  }
+
+  /**
+   * Reports what the chain shows of the trade's escrows to its actor, as chain facts (finalized on
+   * clusters, unless `commitment` says otherwise). When everything it saw was absorbed, the trade's
+   * fingerprint moves on, so the same state of the chain does not wake it again.
+   */
+  async observe(
+    trade: TradeHandle,
+    options: { readings?: Readings; commitment?: Commitment } = {},
+  ): Promise<void> {
+    if (trade.closed) return;
+    const commitment = options.commitment ?? 'finalized';
+    const readings = new Map(options.readings ?? []);
+    let complete = true;
+    // A fact can widen what the trade waits on (pending → initiated adds the maker escrow): look again.
+    for (let round = 0; round < 3 && !trade.closed; round++) {
+      const before = trade.status;
+      await this.readFor(trade, readings, commitment);
+      complete = (await this.report(trade, readings, commitment)) && complete;
+      if (trade.status === before) break;
+    }
+    this.options.host.markObserved(trade);
+    if (!complete || commitment !== 'finalized' || trade.closed) return;
+    const watched = this.byTrade.get(trade.tradeId);
+    if (!watched) return;
+    const seen = fingerprint(watched.escrows, readings);
+    if (seen.includes('?') || seen === watched.seen) return;
+    watched.seen = seen;
+    this.options.storeSeen(trade.tradeId, seen);
+  }
+
+  /** Sends the facts the readings prove; false when something could not be resolved yet (look again). */
+  private async report(trade: TradeHandle, readings: Readings, commitment: Commitment): Promise<boolean> {
+    const { chain } = this.options;
+    const context = () => trade.context;
+    const { takerEscrow, makerEscrow } = trade.meta;
+    const taker = readings.get(takerEscrow) ?? null;
+    let complete = true;
+
+    const reportTakerEnding = async (state: EscrowState | null) => {
+      const ending = await escrowEnding(chain, takerEscrowTerms(context()), state, commitment);
+      if (ending === null) complete = false;
+      else if (ending.kind === 'paid') trade.send({ type: 'TAKER_ESCROW_PAID', signature: ending.signature });
+      else trade.send({ type: 'TAKER_ESCROW_REFUNDED', signature: ending.signature });
+    };
+
+    if (trade.status === 'pending' || trade.status === 'failed') {
+      if (taker) {
+        const signature =
+          context().lockSignature ?? (await lockingSignature(chain, takerEscrow, 'confirmed'));
+        if (signature === null) complete = false;
+        else {
+          if (context().lockSignature === null) trade.send({ type: 'TAKER_LOCK_SEEN', signature });
+          if (commitment === 'finalized' || chain.kind === 'embedded') {
+            trade.send({
+              type: 'TAKER_LOCK_FINALIZED',
+              signature,
+              terms: escrowLockTerms(takerEscrow, taker),
+            });
+          }
+        }
+        if (taker.status !== 'locked' && takerEscrowHoldsFunds(context())) await reportTakerEnding(taker);
+      } else if (trade.status === 'pending' && context().lockSignature !== null) {
+        // The program refuses any lock after the deadline: with the escrow absent at finalized, none can land.
+        // Judged by the clock of that same finalized bank: a lock confirmed just before the deadline is absent
+        // at finalized until finality catches up, while the confirmed clock is already past the deadline.
+        const read = await chain.readEscrowsAndClock([new PublicKey(takerEscrow)], commitment);
+        const now = Number(read.now);
+        this.options.clock.observe(now);
+        if (!read.escrows[0] && now > context().lockDeadline) trade.send({ type: 'TAKER_LOCK_DROPPED', now });
+      } else if (trade.status === 'failed' && takerEscrowHoldsFunds(context())) {
+        await reportTakerEnding(null); // settled, then closed by the taker
+      }
+    }
+
+    if (trade.status === 'initiated') {
+      const maker = readings.get(makerEscrow) ?? null;
+      if (maker?.status === 'redeemed' && maker.preimage && !context().makerEscrowRedeemSeen) {
+        const ours = context().signatures.find((s) => s.kind === 'taker_redeem')?.signature;
+        const signature =
+          ours ?? (await escrowEnding(chain, makerEscrowTerms(context()), maker, commitment))?.signature;
+        if (signature === undefined) complete = false;
+        else {
+          trade.send({
+            type: 'MAKER_ESCROW_REDEEMED',
+            signature,
+            preimage: Buffer.from(maker.preimage).toString('hex'),
+          });
+        }
+      }
+      if (
+        trade.status === 'initiated' &&
+        maker !== null &&
+        (maker.status === 'refunded' || maker.status === 'cancelled') &&
+        makerEscrowUnsettled(context())
+      ) {
+        const ending = await escrowEnding(chain, makerEscrowTerms(context()), maker, commitment);
+        if (ending?.kind === 'returned') {
+          trade.send({ type: 'MAKER_ESCROW_RETURNED', signature: ending.signature, how: ending.how });
+        } else complete = false;
+      }
+      if (
+        trade.status === 'initiated' &&
+        takerEscrowHoldsFunds(context()) &&
+        (taker === null || taker.status !== 'locked') &&
+        hasSignature(context(), 'taker_lock')
+      ) {
+        await reportTakerEnding(taker);
+      }
+    }
+    return complete;
+  }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}

@@ -1,0 +1,335 @@
+// The trade commands on the real runtime (host, watcher, scheduler, commands, queries over a temp store,
+// group-committed), with only the chain faked: what each command reads of the chain, what it refuses and
+// with which code, and that a refusal or an unreachable chain leaves the store as it was.
+import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { takerLockTransaction, unsignedBase64 } from '../../src/chain/transactions.ts';
+import { isRuntimeError, type RuntimeError } from '../../src/runtime/index.ts';
+import {
+  FakeChain,
+  type Harness,
+  lockTransaction,
+  newSecret,
+  openHarness,
+  takerEscrowState,
+  turns,
+  until,
+  walletSign,
+} from './fake-chain.ts';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function started(options: { lockWaitMs?: number } = {}) {
+  h = openHarness(new FakeChain('rpc'));
+  await h.start(options);
+  return h;
+}
+
+/** The RuntimeError a command rejected with (fails the test if it resolved or threw something else). */
+async function refusal(command: Promise<unknown>): Promise<RuntimeError> {
+  const error = await command.then(
+    () => new Error('the command was not refused'),
+    (e: unknown) => e,
+  );
+  if (!isRuntimeError(error)) throw error;
+  return error;
+}
+
+/** What the store holds of a trade: its row and its history (to show a command changed nothing). */
+const stored = (harness: Harness, tradeId: string) => ({
+  trade: harness.store.getTrade(tradeId),
+  events: harness.store.tradeEvents(tradeId).map((e) => e.type),
+});
+
+type Started = Awaited<ReturnType<Harness['startTrade']>>;
+
+/** A lock of the trade's escrow built with the trade's terms changed by `change`, signed by the taker. */
+function lockWith(harness: Harness, trade: Started, change: (terms: LockTerms) => LockTerms): string {
+  const { input } = trade;
+  const terms = change({
+    taker: trade.taker.publicKey,
+    inputMint: new PublicKey(input.inputMint),
+    outputMint: new PublicKey(input.outputMint),
+    amount: BigInt(input.inputAmountRaw),
+    hashlock: Buffer.from(input.secretHash, 'hex'),
+    expiry: BigInt(input.takerExpiry),
+    lockDeadline: BigInt(input.lockDeadline),
+  });
+  const lifetime = { blockhash: Keypair.generate().publicKey.toBase58(), lastValidBlockHeight: 1 };
+  const tx = takerLockTransaction(harness.chain.programId, harness.chain.makerWallet, lifetime, terms);
+  return walletSign(unsignedBase64(tx), trade.taker);
+}
+type LockTerms = Parameters<typeof takerLockTransaction>[3];
+
+describe('settlement start', () => {
+  test('a new trade is born at rest: stored, its escrow watched, no actor in memory', async () => {
+    const harness = await started();
+    const trade = await harness.startTrade();
+    expect(harness.runtime.host.isActive(trade.tradeId)).toBe(false);
+    expect(harness.runtime.host.activeCount).toBe(0);
+    expect(harness.runtime.watcher.size).toBe(1);
+    expect(stored(harness, trade.tradeId)).toMatchObject({
+      trade: { status: 'pending', seen: '-', ownerRunId: harness.runId },
+      events: ['SETTLEMENT_STARTED'],
+    });
+    expect(harness.chain.calls.buildTakerLock).toBe(1);
+  });
+
+  test('the first sweep after settlement start finds the escrow as stored and wakes no trade', async () => {
+    const harness = await started();
+    for (let i = 0; i < 3; i++) await harness.startTrade();
+    const use = vi.spyOn(harness.runtime.host, 'use');
+    await harness.runtime.watcher.sweep();
+    await turns();
+    expect(use.mock.calls.map(([id]) => id)).toEqual([]);
+  });
+});
+
+describe('POST /lock: the wallet-signed lock is checked before anything is sent', () => {
+  test.each([
+    ['another amount', (t: LockTerms) => ({ ...t, amount: t.amount + 1n }), 'other terms than agreed'],
+    ['another expiry', (t: LockTerms) => ({ ...t, expiry: t.expiry + 60n }), 'other terms than agreed'],
+    ['another lock deadline', (t: LockTerms) => ({ ...t, lockDeadline: t.lockDeadline - 1n }), 'other terms'],
+    ['another hashlock', (t: LockTerms) => ({ ...t, hashlock: Buffer.alloc(32, 7) }), 'does not lock this'],
+  ])('a lock with %s is refused as invalid_input, and nothing is submitted', async (_, change, problem) => {
+    const harness = await started();
+    const trade = await harness.startTrade();
+    const before = stored(harness, trade.tradeId);
+    harness.chain.resetCounts();
+    const error = await refusal(
+      harness.runtime.commands.submitLock(trade.tradeId, {
+        transactionBase64: lockWith(harness, trade, change),
+      }),
+    );
+    expect(error.code).toBe('invalid_input');
+    expect(error.invalid?.input).toBe('transaction');
+    expect(error.invalid?.problem).toContain(problem);
+    expect(harness.chain.calls.submitSigned ?? 0).toBe(0);
+    expect(harness.chain.totalCalls).toBe(0);
+    expect(stored(harness, trade.tradeId)).toEqual(before);
+  });
+
+  test('a lock not signed by the taker is refused as invalid_input, and nothing is submitted', async () => {
+    const harness = await started();
+    const trade = await harness.startTrade();
+    const tx = Transaction.from(Buffer.from(trade.lock, 'base64'));
+    const stranger = Keypair.generate();
+    tx.feePayer = stranger.publicKey;
+    tx.partialSign(stranger);
+    const unsigned = tx.serialize({ requireAllSignatures: false }).toString('base64');
+    harness.chain.resetCounts();
+    const error = await refusal(
+      harness.runtime.commands.submitLock(trade.tradeId, { transactionBase64: unsigned }),
+    );
+    expect(error.invalid).toEqual({ input: 'transaction', problem: 'is not signed by taker_wallet' });
+    expect(harness.chain.totalCalls).toBe(0);
+  });
+
+  test('the agreed lock is submitted once, and the trade is initiated once the chain shows it final', async () => {
+    const harness = await started({ lockWaitMs: 2_000 });
+    const trade = await harness.startTrade();
+    harness.chain.setEscrow(trade.input.takerEscrow, takerEscrowState(harness.chain, trade.input));
+    harness.chain.addTransaction(lockTransaction(trade.input));
+    const view = await harness.runtime.commands.submitLock(trade.tradeId, {
+      transactionBase64: walletSign(trade.lock, trade.taker),
+    });
+    expect(harness.chain.calls.submitSigned).toBe(1);
+    expect(view.settlement_status).toBe('initiated');
+    expect(harness.store.tradeEvents(trade.tradeId).map((e) => e.type)).toEqual(
+      expect.arrayContaining(['LOCK_SUBMITTED', 'TAKER_LOCK_FINALIZED']),
+    );
+  });
+});
+
+describe('abandon, redeem and refund', () => {
+  test('abandon reads the chain first: a lock seen there refuses it with lock_signature_exists', async () => {
+    const harness = await started();
+    const trade = await harness.startTrade();
+    // Landed, not final yet: visible at `confirmed`, which is what abandon reads at.
+    harness.chain.setEscrow(trade.input.takerEscrow, takerEscrowState(harness.chain, trade.input), {
+      finalized: false,
+    });
+    const lock = lockTransaction(trade.input);
+    harness.chain.addTransaction(lock, { finalized: false });
+    harness.chain.resetCounts();
+    const error = await refusal(harness.runtime.commands.abandon(trade.tradeId, trade.secret.secretHash));
+    expect(error.code).toBe('lock_signature_exists');
+    expect(harness.chain.reads.map((r) => [r.addresses, r.commitment])).toEqual([
+      [[trade.input.takerEscrow], 'confirmed'],
+    ]);
+    expect(harness.chain.calls.signaturesForAddress).toBe(1);
+    // What the chain showed is recorded; the abandon is not.
+    await turns();
+    const after = stored(harness, trade.tradeId);
+    expect(after.events).toEqual(['SETTLEMENT_STARTED', 'TAKER_LOCK_SEEN']);
+    expect(after.trade?.substate).toBe('pending.lockSeen');
+  });
+
+  test('a refusal caused by a fact just observed is answered only once that fact is durable', async () => {
+    const harness = await started();
+    const trade = await harness.startTrade();
+    harness.chain.setEscrow(trade.input.takerEscrow, takerEscrowState(harness.chain, trade.input), {
+      finalized: false,
+    });
+    harness.chain.addTransaction(lockTransaction(trade.input), { finalized: false });
+    await refusal(harness.runtime.commands.abandon(trade.tradeId, trade.secret.secretHash));
+    // No turn of the event loop in between: the answer leaves now.
+    expect(stored(harness, trade.tradeId).events).toEqual(['SETTLEMENT_STARTED', 'TAKER_LOCK_SEEN']);
+  });
+
+  test('abandon with nothing on chain fails the trade as abandoned', async () => {
+    const harness = await started();
+    const trade = await harness.startTrade();
+    const view = await harness.runtime.commands.abandon(trade.tradeId, trade.secret.secretHash);
+    expect(view.settlement_status).toBe('failed');
+    expect(view.failure_reason).toBe('abandoned');
+    expect(stored(harness, trade.tradeId).events).toEqual(['SETTLEMENT_STARTED', 'ABANDON']);
+  });
+
+  test('abandon with another commitment is refused as secret_hash_mismatch without reading the chain', async () => {
+    const harness = await started();
+    const trade = await harness.startTrade();
+    harness.chain.resetCounts();
+    const error = await refusal(harness.runtime.commands.abandon(trade.tradeId, newSecret().secretHash));
+    expect(error.code).toBe('secret_hash_mismatch');
+    expect(harness.chain.totalCalls).toBe(0);
+  });
+
+  test('redeem and refund refusals carry the machine’s refusal codes, and store nothing', async () => {
+    const harness = await started();
+    const trade = await harness.startTrade();
+    const before = stored(harness, trade.tradeId);
+    const { commands } = harness.runtime;
+    expect((await refusal(commands.redeem(trade.tradeId, trade.secret.preimage))).code).toBe(
+      'not_redeemable',
+    );
+    expect((await refusal(commands.redeem(trade.tradeId, newSecret().preimage))).code).toBe(
+      'preimage_mismatch',
+    );
+    expect((await refusal(commands.refund(trade.tradeId))).code).toBe('not_refundable');
+    await turns();
+    expect(stored(harness, trade.tradeId)).toEqual(before);
+  });
+
+  test('a command on an unknown trade answers trade_not_found', async () => {
+    const harness = await started();
+    expect((await refusal(harness.runtime.commands.refund(crypto.randomUUID()))).code).toBe(
+      'trade_not_found',
+    );
+  });
+});
+
+describe('the chain unreachable', () => {
+  const commands: [string, (harness: Harness, trade: Started) => Promise<unknown>][] = [
+    ['settlement start', async (harness) => harness.startTrade()],
+    [
+      'lock',
+      (harness, trade) =>
+        harness.runtime.commands.submitLock(trade.tradeId, {
+          transactionBase64: walletSign(trade.lock, trade.taker),
+        }),
+    ],
+    ['abandon', (harness, trade) => harness.runtime.commands.abandon(trade.tradeId, trade.secret.secretHash)],
+    ['redeem', (harness, trade) => harness.runtime.commands.redeem(trade.tradeId, trade.secret.preimage)],
+    ['refund', (harness, trade) => harness.runtime.commands.refund(trade.tradeId)],
+  ];
+
+  test.each(commands)('%s answers chain_unavailable and changes nothing in the store', async (_, command) => {
+    const harness = await started();
+    const trade = await harness.startTrade();
+    const before = stored(harness, trade.tradeId);
+    const trades = harness.store.listTrades({ limit: 100 }).length;
+    harness.chain.unreachable();
+    expect((await refusal(command(harness, trade))).code).toBe('chain_unavailable');
+    await turns();
+    expect(stored(harness, trade.tradeId)).toEqual(before);
+    expect(harness.store.listTrades({ limit: 100 })).toHaveLength(trades);
+    expect(harness.chain.submitted).toEqual([]);
+  });
+});
+
+describe('virtual actors', () => {
+  test('a trade at rest has no actor; a command activates it, and it rests again once it waits', async () => {
+    const harness = await started();
+    const trade = await harness.startTrade();
+    const { host } = harness.runtime;
+    expect(host.isActive(trade.tradeId)).toBe(false);
+    const activated: boolean[] = [];
+    const use = host.use.bind(host);
+    vi.spyOn(host, 'use').mockImplementation((tradeId, fn) =>
+      use(tradeId, async (handle) => {
+        activated.push(host.isActive(tradeId));
+        return fn(handle);
+      }),
+    );
+    await harness.runtime.commands.abandon(trade.tradeId, trade.secret.secretHash);
+    expect(activated).toEqual([true]);
+    await until(() => !host.isActive(trade.tradeId), 'the trade to be passivated');
+    expect(host.activeCount).toBe(0);
+  });
+
+  test('a refused command leaves no actor behind', async () => {
+    const harness = await started();
+    const trade = await harness.startTrade();
+    const { host } = harness.runtime;
+    await refusal(harness.runtime.commands.redeem(trade.tradeId, newSecret().preimage));
+    await until(() => !host.isActive(trade.tradeId), 'the trade to be passivated after a refusal');
+    expect(host.activeCount).toBe(0);
+  });
+});
+
+describe('a new run', () => {
+  test('with the chain unreachable at start, earlier runs’ trades are marked unadoptable in one statement and answer runtime_unavailable until resumed', async () => {
+    const harness = await started();
+    const first = harness.runId;
+    const a = await harness.startTrade();
+    const b = await harness.startTrade();
+    harness.chain.unreachable();
+    const mark = vi.spyOn(harness.store, 'markUnadoptable');
+    const setError = vi.spyOn(harness.store, 'setAdoptionError');
+    const runtime = await harness.start();
+    expect(mark).toHaveBeenCalledTimes(1);
+    expect(mark.mock.results[0]?.value).toBe(2);
+    expect(setError).not.toHaveBeenCalled();
+    for (const { tradeId } of [a, b]) {
+      expect(harness.store.getTrade(tradeId)).toMatchObject({
+        ownerRunId: first,
+        adoptionError: expect.stringContaining('chain unreachable at start'),
+      });
+    }
+    expect(runtime.watcher.size).toBe(0);
+
+    // The chain is back, but nothing is adopted behind the operator's back: each trade waits for /resume.
+    harness.chain.reachable();
+    expect((await refusal(runtime.queries.view(a.tradeId))).code).toBe('runtime_unavailable');
+    expect((await refusal(runtime.commands.refund(a.tradeId))).code).toBe('runtime_unavailable');
+    expect((await refusal(runtime.commands.abandon(a.tradeId, a.secret.secretHash))).code).toBe(
+      'runtime_unavailable',
+    );
+    expect(runtime.host.isActive(a.tradeId)).toBe(false);
+
+    const resumed = await runtime.commands.resume(a.tradeId);
+    expect(resumed.current_run).toBe(true);
+    expect(harness.store.getTrade(a.tradeId)).toMatchObject({
+      ownerRunId: harness.runId,
+      adoptionError: null,
+    });
+    expect(harness.store.tradeEvents(a.tradeId).map((e) => e.type)).toContain('ADOPTED');
+    expect(runtime.watcher.size).toBe(1);
+    expect((await refusal(runtime.queries.view(b.tradeId))).code).toBe('runtime_unavailable');
+  });
+
+  test('resume while the chain is still unreachable answers runtime_unavailable and claims nothing', async () => {
+    const harness = await started();
+    const first = harness.runId;
+    const a = await harness.startTrade();
+    harness.chain.unreachable();
+    const runtime = await harness.start();
+    expect((await refusal(runtime.commands.resume(a.tradeId))).code).toBe('runtime_unavailable');
+    expect(harness.store.getTrade(a.tradeId)?.ownerRunId).toBe(first);
+  });
+});
