@@ -1,26 +1,37 @@
 // Model-based test of the whole service: random sequences of taker, adversary, clock and process commands
-// against the real supervisor and HTTP layer on the embedded chain, checked after every step against a
-// small reference model (test/properties/model/). DEEP=1 (npm run test:deep) runs more and longer sequences.
+// against the real runtime and HTTP layer on the embedded chain, checked after every step against a small
+// reference model (test/properties/model/). The adversarial taker also signs the program's instructions
+// itself (cancel, redeem either escrow, refund, close, donate), with the service running, stopped or killed.
+// Every step ends with each trade at rest (no actor in memory); every run ends with time running out and
+// every trade closed as the chain shows it. DEEP=1 (npm run test:deep) runs more and longer sequences.
 import fc from 'fast-check';
 import { describe, test } from 'vitest';
 import {
   AbandonRight,
+  AbandonWrong,
+  AdvanceBy,
   AdvanceToNextExpiry,
+  type ClockJump,
   Concurrent,
   commandArbitraries,
   LateLock,
   Lock,
   LockAfterAbandon,
+  type MoveKind,
+  MoveWhileStopped,
+  moveListArbitrary,
   NewTrade,
   RedeemService,
   RedeemWallet,
+  RedeemWrong,
   Restart,
   Settle,
+  TakerChainMove,
   TakerRefundsItself,
   WrongTerms,
 } from './model/commands.ts';
 import { CRASH_STEPS, runCrashCase } from './model/crash.ts';
-import type { Model } from './model/model.ts';
+import { finale, type Model } from './model/model.ts';
 import { World } from './model/world.ts';
 
 const DEEP = process.env.DEEP === '1';
@@ -35,6 +46,7 @@ async function runSequence(cmds: fc.AsyncCommand<Model, World>[]): Promise<void>
   try {
     const model: Model = { trades: [], maxTrades: 4 };
     await fc.asyncModelRun(() => ({ model, real: world }), cmds);
+    await finale(model, world);
   } catch (error) {
     const path = cmds.map(String).join(',');
     throw new Error(
@@ -126,6 +138,64 @@ describe('model-based: directed sequences', () => {
       'the taker refunds itself past its expiry, racing the runtime',
       () => [new NewTrade(2, 1), new Settle(0), new Lock(0), new TakerRefundsItself(0)],
     ],
+    [
+      'a refused command leaves no actor in memory: the trade is at rest after the 403',
+      () => [new NewTrade(1, 0), new Settle(0), new Lock(0), new AbandonWrong(0), new RedeemWrong(0, false)],
+    ],
+    // Issue 17: the taker ends escrows on chain in every way the program allows.
+    [
+      'the taker cancels the maker escrow: the maker releases the taker escrow at once',
+      () => [new NewTrade(1, 1), new Settle(0), new Lock(0), new TakerChainMove(0, ['cancel'])],
+    ],
+    [
+      'the taker redeems both escrows and closes its own in one transaction: redeemed, no alert',
+      () => [
+        new NewTrade(0, 0),
+        new Settle(0),
+        new Lock(0),
+        new TakerChainMove(0, ['redeemMaker', 'redeemTaker', 'close']),
+      ],
+    ],
+    [
+      'the taker pays the maker without redeeming its side, then cancels the maker escrow: redeemed',
+      () => [
+        new NewTrade(3, 1),
+        new Settle(0),
+        new Lock(0),
+        new TakerChainMove(0, ['redeemTaker']),
+        new AdvanceBy(3),
+        new TakerChainMove(0, ['cancel', 'close']),
+      ],
+    ],
+    [
+      'dust in both vaults, a redeem and the taker closing its escrow: everything closes, the maker swept its unit',
+      () => [
+        new NewTrade(1, 1),
+        new Settle(0),
+        new Lock(0),
+        new TakerChainMove(0, ['donateMaker', 'donateTaker']),
+        new RedeemService(0),
+        new TakerChainMove(0, ['close']),
+      ],
+    ],
+    [
+      'cancelled while the service is stopped, then refunded and closed by the taker after its expiry',
+      () => [
+        new NewTrade(2, 0),
+        new Settle(0),
+        new Lock(0),
+        new MoveWhileStopped(0, ['cancel'], 'takerExpiry', ['refund', 'close']),
+      ],
+    ],
+    [
+      'the maker escrow redeemed while the service is stopped past the taker expiry, the taker escrow refunded: a real loss, alerted',
+      () => [
+        new NewTrade(1, 0),
+        new Settle(0),
+        new Lock(0),
+        new MoveWhileStopped(0, ['redeemMaker'], 'takerExpiry', ['refund']),
+      ],
+    ],
   ])('%s', async (_name, cmds) => runSequence(cmds()), 60_000);
 });
 
@@ -163,6 +233,7 @@ describe('model-based: the service against a reference model', () => {
                 }
                 return { model, real: world };
               }, cmds);
+              await finale(model, world);
               if (process.env.MODEL_LOG === '1')
                 console.log(`ran: ${String(cmds)}\n${world.trail.join('\n')}`);
             } catch (error) {
@@ -195,6 +266,14 @@ describe('model-based: the service against a reference model', () => {
             acked: fc.integer({ min: 1, max: CRASH_STEPS.length }),
             inflightMs: fc.option(fc.integer({ min: 0, max: 400 }), { nil: null }),
             redeemAfter: fc.boolean(),
+            moves: fc.option(
+              fc.record({
+                before: moveListArbitrary,
+                clock: fc.constantFrom<ClockJump>('none', 'makerExpiry', 'takerExpiry'),
+                after: fc.oneof(fc.constant<MoveKind[]>([]), moveListArbitrary),
+              }),
+              { nil: null },
+            ),
           }),
           async (crash) => {
             const log: string[] = [];

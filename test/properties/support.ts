@@ -53,8 +53,11 @@ export class StoreProbe {
   fingerprint(except = ''): StoreFingerprint {
     const rows = this.db
       .prepare(
-        `SELECT trade_id, owner_run_id, updated_at, status, substate, closed, next_deadline, snapshot,
-                adoption_error FROM trades WHERE trade_id <> ? ORDER BY trade_id`,
+        `SELECT t.trade_id, t.owner_run_id, t.updated_at, t.status, t.substate, t.closed, t.next_deadline,
+                t.watch, t.hold_raw, t.hold_until_ms, t.running, t.effect_attempts, s.snapshot,
+                t.adoption_error
+         FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id
+         WHERE t.trade_id <> ? ORDER BY t.trade_id`,
       )
       .all(except);
     const count = (sql: string) => (this.db.prepare(sql).get(except) as { n: number }).n;
@@ -72,7 +75,11 @@ export class StoreProbe {
   /** One trade as stored: its row (snapshot JSON included) and how many events and ledger entries it has. */
   trade(tradeId: string): { row: unknown; events: number; ledger: number } {
     return {
-      row: this.db.prepare('SELECT * FROM trades WHERE trade_id = ?').get(tradeId),
+      row: this.db
+        .prepare(
+          'SELECT t.*, s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id WHERE t.trade_id = ?',
+        )
+        .get(tradeId),
       events: (
         this.db.prepare('SELECT count(*) AS n FROM trade_events WHERE trade_id = ?').get(tradeId) as {
           n: number;

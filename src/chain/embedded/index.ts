@@ -116,13 +116,16 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     lifetime: async () => ledger.latestBlockhash(),
   });
 
-  /** Executes; a transaction that ran and failed is on chain (fee paid) and is reported as `rejected`. */
+  /**
+   * Executes; a transaction that ran and failed is on chain (fee paid) and is reported as `rejected` —
+   * also when it is sent again (a duplicate answers as its first run did, like a cluster).
+   */
   function execute(transactionBase64: string): string {
     if (closed) throw new ChainError('unavailable', 'embedded chain is closed');
     const bytes = new Uint8Array(Buffer.from(transactionBase64, 'base64'));
     const out = ledger.execute(bytes);
     const { record } = out;
-    if (out.kind === 'landed' && record.err !== null) {
+    if (record.err !== null) {
       const err = record.err as TransactionErrorJson;
       const named = nameError(err, programId, parseWireTransaction(record.bytes));
       throw new ChainError('rejected', `transaction failed on chain: ${named.name}`, {

@@ -8,6 +8,7 @@ import {
 import { PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import fc from 'fast-check';
 import { ata, isChainError, lockInstruction } from '../../../src/chain/index.ts';
+import { describeMove, submitMoves, type TakerMove, type TakerSide } from '../../support/taker-moves.ts';
 import {
   CLOSED_SUBSTATES,
   checkInvariants,
@@ -17,6 +18,7 @@ import {
   kindsOf,
   type Model,
   type MTrade,
+  rest,
   type Status,
   settle,
 } from './model.ts';
@@ -70,9 +72,31 @@ async function bracketed<T>(
   return { before, after, value };
 }
 
-async function finish(model: Model, world: World): Promise<void> {
+/**
+ * Events one step may add to one trade's history. The busiest steps store about ten: a lock (submission,
+ * the final lock, the maker's assessment, signing, its intent and landing), or a restart after which the
+ * trade is adopted and catches up with what the taker did on chain meanwhile (facts, an effect with its
+ * intent, the close with its own). A retry storm stores one or two per tick — every 25 ms here.
+ */
+export const EVENTS_PER_STEP = 16;
+
+/**
+ * Every step ends the same way: the trades settle where the model expects them, come to rest, and every
+ * invariant holds; and no trade's history grew by more than a step can explain.
+ */
+export async function finish(model: Model, world: World): Promise<void> {
   await settle(model, world);
+  await rest(model, world);
   await checkInvariants(model, world);
+  for (const t of model.trades) {
+    if (t.tradeId === null) continue;
+    const count = (await world.events(t.tradeId)).length;
+    expect(
+      count - t.eventCount <= EVENTS_PER_STEP,
+      `trade #${t.n} stored ${count - t.eventCount} events in one step (${t.eventCount} → ${count})`,
+    );
+    t.eventCount = count;
+  }
 }
 
 const started = (t: MTrade) => t.tradeId !== null;
@@ -101,7 +125,11 @@ async function submit(
   signed: string,
 ): Promise<{ signature: string } | { error: string; htlc?: string }> {
   try {
-    return await world.service.chain.submitSigned(signed);
+    const sent = await world.service.chain.submitSigned(signed);
+    // The embedded chain answers bytes it executed before with their signature, also when they failed then.
+    const state = await world.service.chain.signatureState(sent.signature);
+    if (state.status !== 'unknown' && state.err !== null) return { error: 'rejected', htlc: state.err };
+    return sent;
   } catch (error) {
     if (isChainError(error))
       return { error: error.code, ...(error.htlcError ? { htlc: error.htlcError } : {}) };
@@ -110,6 +138,9 @@ async function submit(
 }
 
 // ── trade setup ───────────────────────────────────────────────────────────────────────────────────
+
+/** Raw units of each (non-SOL) token a taker holds beyond its trade, for donations to vaults. */
+const SPARE_UNITS = 5n;
 
 const PAIRS = [
   { input: SOL, output: USDC, amounts: ['0.2', '0.75', '1.5'], decimals: 9 },
@@ -130,6 +161,11 @@ export class NewTrade implements Cmd {
     const wallet = w.newTaker();
     const raw = BigInt(Math.round(Number(amount) * 10 ** pair.decimals));
     await w.airdrop(wallet.publicKey, pair.input, amount, raw);
+    // A few spare units of each token, for donations to vaults (wrapped SOL is wrapped on the spot).
+    for (const mint of [pair.input, pair.output]) {
+      if (mint !== SOL)
+        await w.chain.airdrop({ wallet: wallet.publicKey, mint: new PublicKey(mint), amount: SPARE_UNITS });
+    }
     const res = await w.post('/v1/rfq', {
       input_asset: SYMBOL[pair.input],
       output_asset: SYMBOL[pair.output],
@@ -165,6 +201,11 @@ export class NewTrade implements Cmd {
       redeemRequested: false,
       takerRedeemed: false,
       refundRequested: false,
+      chainMoved: false,
+      takerClosed: false,
+      donated: { maker: 0n, taker: 0n },
+      outcome: null,
+      eventCount: 0,
       start: {
         input: await w.holding(wallet.publicKey, pair.input),
         output: await w.holding(wallet.publicKey, pair.output),
@@ -468,6 +509,11 @@ function nextExpiry(m: Model, now: number): number | null {
     if (at > now && (next === null || at < next)) next = at;
   };
   for (const t of m.trades) {
+    if (t.tradeId !== null && t.chainMoved && t.seen !== null && !isFinal(t.seen)) {
+      if (t.makerExpiry !== null) consider(t.makerExpiry);
+      consider(t.takerExpiry);
+      continue;
+    }
     const e = expected(t, now);
     if (!e || isFinal(e.status)) continue;
     if (e.status === 'pending') consider(t.lockDeadline + 1);
@@ -512,7 +558,13 @@ export class TakerRefundsItself implements Cmd {
     choose(
       m,
       this.pick,
-      (t) => started(t) && t.locked && !t.redeemRequested && !t.takerRedeemed && t.seen === 'initiated',
+      (t) =>
+        started(t) &&
+        t.locked &&
+        !t.chainMoved &&
+        !t.redeemRequested &&
+        !t.takerRedeemed &&
+        t.seen === 'initiated',
     );
   check = (m: Model) => this.target(m) !== undefined;
   async run(m: Model, w: World) {
@@ -922,6 +974,181 @@ export class WrongTerms implements Cmd {
   toString = () => `WrongTerms(${this.pick},${this.variant},${this.viaService ? 'service' : 'chain'})`;
 }
 
+// ── the adversarial taker on chain ─────────────────────────────────────────────────────────────────
+
+/** What a taker may sign besides the API's transactions (programs/htlc/README.md). */
+export type MoveKind =
+  | 'cancel'
+  | 'redeemMaker'
+  | 'redeemTaker'
+  | 'refund'
+  | 'close'
+  | 'donateMaker'
+  | 'donateTaker';
+
+const MOVES: Record<MoveKind, TakerMove> = {
+  cancel: { kind: 'cancelMakerEscrow' },
+  redeemMaker: { kind: 'redeemMakerEscrow' },
+  redeemTaker: { kind: 'redeemTakerEscrowForMaker' },
+  refund: { kind: 'refundTakerEscrow' },
+  close: { kind: 'closeTakerEscrow' },
+  donateMaker: { kind: 'donate', escrow: 'maker', amount: 1n },
+  donateTaker: { kind: 'donate', escrow: 'taker', amount: 1n },
+};
+
+/**
+ * The moves of one taker transaction: mostly combinations a taker would send (each of issue 17's endings,
+ * the one-transaction exit that redeems both escrows and closes its own, dust in the vaults), sometimes any
+ * one to three moves in any order (the chain refuses most of those, atomically).
+ */
+export const moveListArbitrary: fc.Arbitrary<MoveKind[]> = fc.oneof(
+  {
+    arbitrary: fc.constantFrom<MoveKind[]>(
+      ['cancel'],
+      ['redeemMaker'],
+      ['redeemTaker'],
+      ['refund'],
+      ['close'],
+      ['donateMaker'],
+      ['donateTaker'],
+      ['donateMaker', 'donateTaker'],
+      ['redeemMaker', 'redeemTaker'],
+      ['redeemMaker', 'redeemTaker', 'close'],
+      ['redeemTaker', 'close'],
+      ['cancel', 'close'],
+      ['refund', 'close'],
+      ['cancel', 'refund', 'close'],
+    ),
+    weight: 4,
+  },
+  {
+    arbitrary: fc.array(fc.constantFrom(...(Object.keys(MOVES) as MoveKind[])), {
+      minLength: 1,
+      maxLength: 3,
+    }),
+    weight: 1,
+  },
+);
+
+function sideOf(maker: PublicKey, t: MTrade): TakerSide {
+  return {
+    wallet: t.wallet,
+    maker,
+    takerEscrow: new PublicKey(t.takerEscrow),
+    makerEscrow: new PublicKey(t.makerEscrow),
+    inputMint: new PublicKey(t.inputMint),
+    outputMint: new PublicKey(t.outputMint),
+    preimage: t.secret.preimage,
+  };
+}
+
+/** A taker escrow was locked at some point (else every move is refused and nothing is learnt). */
+const everLocked = (t: MTrade) => started(t) && (t.locked || t.lateLock || t.wrongTerms !== null);
+
+/**
+ * Signs and submits the moves in one transaction on `chain`; records what landed in the model. A refusal
+ * changes nothing (the program's checks are atomic) and must be the chain's or the program's own.
+ */
+export async function takerMoves(
+  chain: Parameters<typeof submitMoves>[0] & { makerWallet: PublicKey },
+  t: MTrade,
+  kinds: readonly MoveKind[],
+  note: (line: string) => void,
+): Promise<void> {
+  const moves = kinds.map((k) => MOVES[k]);
+  const result = await submitMoves(chain, sideOf(chain.makerWallet, t), moves);
+  note(`taker #${t.n}: ${moves.map(describeMove).join('+')} → ${JSON.stringify(result)}`);
+  if (!result.landed) {
+    expect(
+      result.error !== 'unavailable',
+      `the chain was unavailable to the taker: ${JSON.stringify(result)}`,
+    );
+    return;
+  }
+  for (const move of moves) {
+    switch (move.kind) {
+      case 'cancelMakerEscrow':
+      case 'redeemMakerEscrow':
+      case 'redeemTakerEscrowForMaker':
+      case 'refundTakerEscrow':
+        t.chainMoved = true;
+        break;
+      case 'closeTakerEscrow':
+        t.takerClosed = true;
+        break;
+      case 'donate':
+        t.donated[move.escrow] += move.amount;
+        break;
+    }
+  }
+}
+
+/**
+ * The taker signs instructions of the program itself, with the service running — perhaps the moment an
+ * expiry comes, racing what the runtime does then.
+ */
+export class TakerChainMove implements Cmd {
+  constructor(
+    readonly pick: number,
+    readonly kinds: MoveKind[],
+    readonly clock: ClockJump = 'none',
+  ) {}
+  private target = (m: Model) => choose(m, this.pick, everLocked);
+  check = (m: Model) => this.target(m) !== undefined;
+  async run(m: Model, w: World) {
+    const t = this.target(m) as MTrade;
+    const to = expiryOf(t, this.clock);
+    const now = await w.now();
+    if (to !== null && now < to) {
+      w.note(`advance ${to - now}s to the ${this.clock}`);
+      await w.advance(to - now);
+    }
+    await takerMoves(w.service.chain, t, this.kinds, (line) => w.note(`on chain, ${line}`));
+    await finish(m, w);
+  }
+  toString = () =>
+    `TakerChainMove(${this.pick},${this.kinds.join('+')}${this.clock === 'none' ? '' : `,${this.clock}`})`;
+}
+
+const expiryOf = (t: MTrade, clock: ClockJump): number | null =>
+  clock === 'makerExpiry' ? t.makerExpiry : clock === 'takerExpiry' ? t.takerExpiry : null;
+
+export type ClockJump = 'none' | 'makerExpiry' | 'takerExpiry';
+
+/**
+ * The service stops; meanwhile the chain clock may move past an expiry and the taker makes its moves
+ * (e.g. redeems the maker escrow and closes its own escrow, or cancels and later refunds); then a new run
+ * starts on the same DATA_DIR and must find out how everything ended.
+ */
+export class MoveWhileStopped implements Cmd {
+  constructor(
+    readonly pick: number,
+    readonly before: MoveKind[],
+    readonly clock: ClockJump,
+    readonly after: MoveKind[],
+  ) {}
+  private target = (m: Model) => choose(m, this.pick, everLocked);
+  check = (m: Model) => this.target(m) !== undefined;
+  async run(m: Model, w: World) {
+    const t = this.target(m) as MTrade;
+    const note = (line: string) => w.note(`while stopped, ${line}`);
+    await w.whileStopped(async (chain) => {
+      await takerMoves(chain, t, this.before, note);
+      const to =
+        this.clock === 'makerExpiry' ? t.makerExpiry : this.clock === 'takerExpiry' ? t.takerExpiry : null;
+      const now = Number(await chain.now());
+      if (to !== null && now < to) {
+        w.note(`advance ${to - now}s while stopped`);
+        await chain.advanceClock(to - now);
+      }
+      if (this.after.length > 0) await takerMoves(chain, t, this.after, note);
+    });
+    await finish(m, w);
+  }
+  toString = () =>
+    `MoveWhileStopped(${this.pick},${this.before.join('+')},${this.clock},${this.after.join('+') || '-'})`;
+}
+
 // ── the command set ───────────────────────────────────────────────────────────────────────────────
 
 export function commandArbitraries() {
@@ -964,5 +1191,18 @@ export function commandArbitraries() {
     fc
       .tuple(pick, fc.constantFrom('amount' as const, 'expiry' as const), fc.boolean())
       .map(([p, v, s]) => new WrongTerms(p, v, s)),
+    fc.tuple(pick, moveListArbitrary).map(([p, k]) => new TakerChainMove(p, k)),
+    fc.tuple(pick, moveListArbitrary).map(([p, k]) => new TakerChainMove(p, k)),
+    fc
+      .tuple(pick, moveListArbitrary, fc.constantFrom<ClockJump>('makerExpiry', 'takerExpiry'))
+      .map(([p, k, c]) => new TakerChainMove(p, k, c)),
+    fc
+      .tuple(
+        pick,
+        moveListArbitrary,
+        fc.constantFrom<ClockJump>('none', 'makerExpiry', 'takerExpiry'),
+        fc.oneof(fc.constant<MoveKind[]>([]), moveListArbitrary),
+      )
+      .map(([p, b, c, a]) => new MoveWhileStopped(p, b, c, a)),
   ];
 }

@@ -1,23 +1,39 @@
 // The kill -9 property: a taker drives one swap against the service running as a child process, the process
 // is SIGKILLed between two steps or while a step is in flight, and a new in-process service on the same
 // DATA_DIR adopts the trade. Nothing acknowledged may be lost, no second maker lock may ever be signed, and
-// the trade must still finish (redeemed, or both sides refunded) with every invariant of the model.
+// the trade must still finish (redeemed, or both sides refunded) with every invariant of the model. While no
+// process runs, the taker may act on chain itself and the clock may pass an expiry.
 import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { AIRDROP_SOL_RESERVE } from '../../../src/chain/embedded/ledger.ts';
+import { resolveConfig } from '../../../src/config/index.ts';
 import { tempDir } from '../../support/service.ts';
+import { chainAlone } from '../../support/taker-moves.ts';
 import { startChild } from './child.ts';
+import { type ClockJump, type MoveKind, takerMoves } from './commands.ts';
 import {
   CLOSED_SUBSTATES,
   checkInvariants,
+  finale,
   isFinal,
   isoSeconds,
   kindsOf,
   type Model,
   type MTrade,
+  rest,
   type Status,
   settle,
 } from './model.ts';
-import { type Json, newSecret, SOL, SYMBOL, TIMING, USDC, USDT, World } from './world.ts';
+import {
+  type Json,
+  modelConfigDocument,
+  newSecret,
+  SOL,
+  SYMBOL,
+  TIMING,
+  USDC,
+  USDT,
+  World,
+} from './world.ts';
 
 const PAIRS = [
   { input: SOL, output: USDC, amount: '0.5', decimals: 9 },
@@ -36,6 +52,8 @@ export interface CrashCase {
   inflightMs: number | null;
   /** After the restart the taker redeems (if it still can), else it walks away. */
   redeemAfter: boolean;
+  /** While the process is dead: the taker's transactions on chain, before and after a clock jump. */
+  moves: { before: MoveKind[]; clock: ClockJump; after: MoveKind[] } | null;
 }
 
 function check(condition: boolean, message: string): asserts condition {
@@ -132,26 +150,6 @@ export async function runCrashCase(c: CrashCase, log: string[]): Promise<void> {
     }
     await child.kill9();
 
-    // ── a new process on the same DATA_DIR ──────────────────────────────────────────────────────
-    world = await World.open(dir.path, () => undefined);
-    const w = world;
-    const res = await w.get(`/v1/trades/${tradeId}`);
-    check(res.status === 200, `after kill -9 the trade answers ${res.status} ${JSON.stringify(res.body)}`);
-    const status = res.body.settlement_status as Status;
-    check(RANK[status] >= RANK[ackedStatus], `kill -9 took the trade back from ${ackedStatus} to ${status}`);
-    if (isFinal(ackedStatus)) check(status === ackedStatus, `kill -9 moved a final trade to ${status}`);
-    const seqs = new Set((await w.events(tradeId)).map((e) => e.seq));
-    check(
-      ackedSeqs.every((s) => seqs.has(s)),
-      'kill -9 lost acknowledged events',
-    );
-    // Every unclosed trade is adopted by the new run (a closed one may show either run).
-    const closed = CLOSED_SUBSTATES.includes(res.body.substate);
-    check(
-      closed || res.body.current_run === true,
-      `after kill -9 a ${res.body.substate} trade is not owned by the new run`,
-    );
-
     const t: MTrade = {
       n: 0,
       wallet,
@@ -179,6 +177,11 @@ export async function runCrashCase(c: CrashCase, log: string[]): Promise<void> {
       redeemRequested: c.acked >= 4,
       takerRedeemed: false,
       refundRequested: false,
+      chainMoved: false,
+      takerClosed: false,
+      donated: { maker: 0n, taker: 0n },
+      outcome: null,
+      eventCount: 0,
       start: {
         input: raw + (pair.input === SOL ? AIRDROP_SOL_RESERVE : 0n),
         output: pair.output === SOL ? AIRDROP_SOL_RESERVE : 0n,
@@ -189,8 +192,55 @@ export async function runCrashCase(c: CrashCase, log: string[]): Promise<void> {
     check(t.inputRaw === raw, 'quote input');
     const model: Model = { trades: [t], maxTrades: 1 };
 
+    // ── while no process runs: the taker's own moves on chain, the clock perhaps past an expiry ──
+    if (c.moves !== null && c.acked >= 1) {
+      const { before, clock, after } = c.moves;
+      const note = (line: string) => log.push(`while killed, ${line}`);
+      await chainAlone(dir.path, resolveConfig(modelConfigDocument()), async (chain) => {
+        await takerMoves(chain, t, before, note);
+        const maker = await chain.readEscrow(new PublicKey(t.makerEscrow), 'finalized');
+        const to =
+          clock === 'makerExpiry'
+            ? maker
+              ? Number(maker.expiry)
+              : null
+            : clock === 'takerExpiry'
+              ? t.takerExpiry
+              : null;
+        const now = Number(await chain.now());
+        if (to !== null && now < to) {
+          note(`advance ${to - now}s`);
+          await chain.advanceClock(to - now);
+          // Whatever the dead process had in flight (a maker lock signed, not landed) may have lapsed
+          // meanwhile: from here the model expects what the chain shows.
+          t.chainMoved = true;
+        }
+        if (after.length > 0) await takerMoves(chain, t, after, note);
+      });
+    }
+
+    // ── a new process on the same DATA_DIR ──────────────────────────────────────────────────────
+    world = await World.open(dir.path, () => undefined);
+    const w = world;
+    const res = await w.get(`/v1/trades/${tradeId}`);
+    check(res.status === 200, `after kill -9 the trade answers ${res.status} ${JSON.stringify(res.body)}`);
+    const status = res.body.settlement_status as Status;
+    check(RANK[status] >= RANK[ackedStatus], `kill -9 took the trade back from ${ackedStatus} to ${status}`);
+    if (isFinal(ackedStatus)) check(status === ackedStatus, `kill -9 moved a final trade to ${status}`);
+    const seqs = new Set((await w.events(tradeId)).map((e) => e.seq));
+    check(
+      ackedSeqs.every((s) => seqs.has(s)),
+      'kill -9 lost acknowledged events',
+    );
+    // Every unclosed trade is adopted by the new run (a closed one may show either run).
+    const closed = CLOSED_SUBSTATES.includes(res.body.substate);
+    check(
+      closed || res.body.current_run === true,
+      `after kill -9 a ${res.body.substate} trade is not owned by the new run`,
+    );
+
     // The step in flight may or may not have taken effect; a client retries it, as a front end would.
-    if (c.inflightMs !== null && next === 'lock') {
+    if (c.inflightMs !== null && next === 'lock' && !t.chainMoved) {
       const retry = await w.post(`/v1/trades/${tradeId}/lock`, {
         transaction_base64: sign(t.lockTx?.base64 as string, wallet),
       });
@@ -203,8 +253,8 @@ export async function runCrashCase(c: CrashCase, log: string[]): Promise<void> {
         t.locked = true;
       else if ((await w.trade(tradeId)).substate === 'pending.lockSubmitted') t.lockSubmitted = true;
     }
-    if (t.locked) await waitForMakerLock(w, t);
-    if (c.inflightMs !== null && next === 'redeem') {
+    if (t.locked && !t.chainMoved) await waitForMakerLock(w, t);
+    if (c.inflightMs !== null && next === 'redeem' && !t.chainMoved) {
       const retry = await w.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage });
       log.push(`redeem retried after the kill: ${retry.status}`);
       check(
@@ -214,12 +264,14 @@ export async function runCrashCase(c: CrashCase, log: string[]): Promise<void> {
       t.redeemRequested = true;
     }
     await settle(model, w, 20_000);
+    await rest(model, w);
     await checkInvariants(model, w);
 
     // ── finish the trade ────────────────────────────────────────────────────────────────────────
     const now = await w.now();
     if (
       c.redeemAfter &&
+      !t.chainMoved &&
       !t.redeemRequested &&
       t.makerExpiry !== null &&
       now < t.makerExpiry - TIMING.landing_margin_seconds - 2
@@ -230,6 +282,7 @@ export async function runCrashCase(c: CrashCase, log: string[]): Promise<void> {
     }
     for (let i = 0; i < 6; i++) {
       await settle(model, w, 20_000);
+      await rest(model, w);
       await checkInvariants(model, w);
       if (t.lastView && isFinal(t.lastView.settlement_status) && !t.lastView.next_action) break;
       const at = await w.now();
@@ -250,6 +303,8 @@ export async function runCrashCase(c: CrashCase, log: string[]): Promise<void> {
     );
     check(intents.size <= 1, `${intents.size} maker lock signatures were sent`);
     check(kindsOf(view).filter((k) => k === 'maker_lock').length <= 1, 'two maker locks');
+    // Time runs out: the trade closes, recording what the chain shows.
+    await finale(model, w);
   } catch (error) {
     throw new Error(`${(error as Error).message}\n-- child output --\n${child.output().slice(-3000)}`, {
       cause: error,

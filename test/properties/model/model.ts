@@ -1,8 +1,10 @@
 // The reference model: what each trade should look like, derived from the facts the commands established
-// (locked, abandoned, redeem requested, ...) and the chain clock; and the invariants checked against the
-// real service after every command.
+// (locked, abandoned, redeem requested, ...) and the chain clock — or, once the taker settled an escrow
+// itself, from how the chain shows its escrows ended (oracle.ts); the invariants checked against the real
+// service after every command; and the end of every run, when time runs out (finale).
 import type { Keypair } from '@solana/web3.js';
 import { PublicKey } from '@solana/web3.js';
+import { escrowOutcome, makerLost, type TradeOutcome } from './oracle.ts';
 import { type Json, type Secret, SOL, SOL_FEE_TOLERANCE, TIMING, type World } from './world.ts';
 
 export type Status = 'pending' | 'initiated' | 'redeemed' | 'refunded' | 'failed';
@@ -47,6 +49,20 @@ export interface MTrade {
   /** The taker's own redeem of the maker escrow landed on chain. */
   takerRedeemed: boolean;
   refundRequested: boolean;
+  /**
+   * The taker settled an escrow with its own raw instructions (cancel, redeem either, refund), or time
+   * jumped past an expiry while a killed process had a maker lock in flight: from then on the model expects
+   * what the chain shows (`outcome`) rather than what the API facts imply.
+   */
+  chainMoved: boolean;
+  /** The taker closed its own escrow (once settled). */
+  takerClosed: boolean;
+  /** Tokens the taker sent to each escrow's vault (that landed). */
+  donated: { maker: bigint; taker: bigint };
+  /** How the escrows ended as the chain shows it, refreshed while the model waits (chain-moved trades). */
+  outcome: TradeOutcome | null;
+  /** Events stored for the trade at the end of the last step (for the per-step bound). */
+  eventCount: number;
   /** Taker holdings (SOL: lamports + wrapped) right after its airdrop. */
   start: { input: bigint; output: bigint };
   /** Highest status seen; a final one never changes. */
@@ -63,14 +79,87 @@ export interface Expected {
   status: Status;
   /** Allowed substates (the first is the one the model expects; others are equivalent namings). */
   substate: string | string[];
-  reasons: (string | null)[];
-  /** Allowed orders of tx_signature_kinds. */
+  /** Allowed failure reasons; `not_a_loss`: any but maker_missed_redeem. */
+  reasons: (string | null)[] | 'not_a_loss';
+  /** Allowed orders of tx_signature_kinds (with `anyOrder`, the one multiset they must form). */
   kinds: string[][];
+  anyOrder?: boolean;
+  /** Other states equally acceptable. */
+  or?: Expected[];
+}
+
+/** The movements the chain shows for a trade's escrows, as signature kinds (each once). */
+export function kindsFromChain(o: TradeOutcome): string[] {
+  const kinds = ['taker_lock'];
+  if (o.maker.state !== 'none') kinds.push('maker_lock');
+  if (o.maker.state === 'paid') kinds.push('taker_redeem');
+  if (o.maker.state === 'returned') kinds.push('maker_refund');
+  if (o.taker.state === 'paid') kinds.push('maker_redeem');
+  if (o.taker.state === 'returned') kinds.push('taker_refund');
+  return kinds;
+}
+
+/**
+ * Where a trade whose escrows the taker settled itself must come to rest, from what the chain shows
+ * (`t.outcome`) and the clock — or null while the runtime still has something to do (e.g. the maker
+ * escrow was cancelled: the maker cancels the taker escrow at once). The runtime reacts to every chain
+ * change at once, so the states it may rest in are few:
+ */
+function chainExpected(t: MTrade, now: number): Expected | null {
+  const o = t.outcome;
+  if (o === null) return null;
+  const M = o.maker;
+  const T = o.taker;
+  const kinds = [kindsFromChain(o)];
+  const state = (
+    status: Status,
+    substate: string | string[],
+    reasons: Expected['reasons'] = 'not_a_loss',
+  ) => ({
+    status,
+    substate,
+    reasons,
+    kinds,
+    anyOrder: true,
+  });
+  const beforeMakerExpiry = t.makerExpiry !== null && now < t.makerExpiry;
+  const beforeTakerExpiry = now < t.takerExpiry;
+  if (T.state === 'paid') {
+    // The taker escrow went to the maker: redeemed — once the maker escrow is settled too (a maker escrow
+    // refunded at its expiry is followed by the trade's last step at the taker expiry).
+    if (M.state === 'paid' || (M.state === 'returned' && M.how === 'cancelled'))
+      return state('redeemed', 'redeemed.closed');
+    if (M.state === 'returned')
+      return beforeTakerExpiry
+        ? {
+            ...state('initiated', 'initiated.awaitingTakerExpiry'),
+            or: [state('redeemed', 'redeemed.closed')],
+          }
+        : state('redeemed', 'redeemed.closed');
+    if (M.state === 'locked') return beforeMakerExpiry ? state('initiated', 'initiated.makerLocked') : null;
+    // No maker lock: a late or mismatched lock the trade released, or a lock the maker never matched.
+    return { ...state('failed', 'failed.released'), or: [state('redeemed', 'redeemed.closed')] };
+  }
+  if (T.state === 'returned') {
+    // Both sides back, or the maker's output gone and the taker's input back: the loss, alerted.
+    if (M.state === 'paid') return state('refunded', 'refunded.closed', ['maker_missed_redeem']);
+    if (M.state === 'returned') return state('refunded', 'refunded.closed');
+    if (M.state === 'locked') return null;
+    return { ...state('failed', 'failed.released'), or: [state('refunded', 'refunded.closed')] };
+  }
+  if (T.state === 'locked') {
+    if (M.state === 'locked') return beforeMakerExpiry ? state('initiated', 'initiated.makerLocked') : null;
+    if (M.state === 'returned' && M.how === 'refunded' && beforeTakerExpiry)
+      return state('initiated', 'initiated.awaitingTakerExpiry');
+    return null;
+  }
+  return null;
 }
 
 /** The settled (quiescent) state a trade must reach, given the facts and the chain clock. */
 export function expected(t: MTrade, now: number): Expected | null {
   if (t.tradeId === null) return null;
+  if (t.chainMoved) return chainExpected(t, now);
   if (t.wrongTerms !== null)
     return {
       status: 'failed',
@@ -142,17 +231,44 @@ export function expected(t: MTrade, now: number): Expected | null {
   };
 }
 
+const sorted = (xs: string[]) => [...xs].sort().join(',');
+
 function matches(view: Json, e: Expected): boolean {
   const kinds = (view.tx_signature_kinds as { kind: string }[]).map((k) => k.kind);
-  return (
+  const here =
     view.settlement_status === e.status &&
     (Array.isArray(e.substate) ? e.substate.includes(view.substate) : view.substate === e.substate) &&
-    e.reasons.includes(view.failure_reason) &&
-    e.kinds.some((k) => JSON.stringify(kinds) === JSON.stringify(k))
-  );
+    (e.reasons === 'not_a_loss'
+      ? view.failure_reason !== 'maker_missed_redeem'
+      : e.reasons.includes(view.failure_reason)) &&
+    e.kinds.some((k) =>
+      e.anyOrder ? sorted(kinds) === sorted(k) : JSON.stringify(kinds) === JSON.stringify(k),
+    );
+  return here || (e.or ?? []).some((other) => matches(view, other));
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** How the trade's escrows ended, as the chain shows it (see oracle.ts). */
+export async function tradeOutcome(world: World, t: MTrade): Promise<TradeOutcome> {
+  const maker = world.makerWallet.toBase58();
+  return {
+    maker: await escrowOutcome(world.service.chain, {
+      escrow: t.makerEscrow,
+      mint: t.outputMint,
+      amount: t.outputRaw,
+      recipient: t.taker,
+      initializer: maker,
+    }),
+    taker: await escrowOutcome(world.service.chain, {
+      escrow: t.takerEscrow,
+      mint: t.inputMint,
+      amount: t.wrongTerms === 'amount' ? t.inputRaw - 1n : t.inputRaw,
+      recipient: maker,
+      initializer: t.taker,
+    }),
+  };
+}
 
 /**
  * Polls every started trade until it shows what the model expects at the current chain time (the runtime
@@ -165,7 +281,9 @@ export async function settle(model: Model, world: World, timeoutMs = 15_000): Pr
     const pending: string[] = [];
     for (const t of model.trades) {
       if (t.tradeId === null) continue;
+      if (t.chainMoved) t.outcome = await tradeOutcome(world, t);
       const view = await world.trade(t.tradeId);
+      if (t.makerExpiry === null && view.maker_expires_at) t.makerExpiry = isoSeconds(view.maker_expires_at);
       const after = await world.now();
       const ok = [before, after].some((now) => {
         const e = expected(t, now);
@@ -173,12 +291,11 @@ export async function settle(model: Model, world: World, timeoutMs = 15_000): Pr
       });
       if (ok) {
         t.lastView = view;
-        if (t.makerExpiry === null && view.maker_expires_at)
-          t.makerExpiry = isoSeconds(view.maker_expires_at);
       } else {
         pending.push(
           `trade #${t.n}: is ${view.settlement_status}/${view.substate} reason=${view.failure_reason} kinds=${kindsOf(view).join(',')}; ` +
-            `expected ${JSON.stringify(expected(t, after))} (now=${after}, lockDeadline=${t.lockDeadline}, makerExpiry=${t.makerExpiry}, takerExpiry=${t.takerExpiry})`,
+            `expected ${JSON.stringify(expected(t, after))} (now=${after}, lockDeadline=${t.lockDeadline}, makerExpiry=${t.makerExpiry}, takerExpiry=${t.takerExpiry})` +
+            (t.chainMoved ? ` chain: ${JSON.stringify(t.outcome)}` : ''),
         );
       }
     }
@@ -186,6 +303,67 @@ export async function settle(model: Model, world: World, timeoutMs = 15_000): Pr
     if (Date.now() > until)
       throw new Error(`trades did not settle as the model expects:\n${pending.join('\n')}`);
     await sleep(40);
+  }
+}
+
+/**
+ * Issue 11: between steps every trade comes to rest — no actor in memory, no effect running — and what
+ * the store answers for it at rest is what its live actor showed. The next step then activates it from
+ * the store. Fails with the trades still active after `timeoutMs`.
+ */
+export async function rest(model: Model, world: World, timeoutMs = 10_000): Promise<void> {
+  const ids = model.trades.flatMap((t) => (t.tradeId === null ? [] : [t.tradeId]));
+  const until = Date.now() + timeoutMs;
+  // Twice in a row, a few turns apart: a chain change pushed just now activates its trade on the next turn.
+  let quiet = 0;
+  while (quiet < 2) {
+    const active = ids.filter((id) => world.isActive(id));
+    quiet = active.length === 0 ? quiet + 1 : 0;
+    if (quiet < 2) {
+      if (Date.now() > until) {
+        const host = world.service.runtime.host as unknown as {
+          active: Map<
+            string,
+            {
+              actor: { getSnapshot(): { value: unknown; children: object } };
+              pending: number;
+              broken: string | null;
+              observedIn: string | null;
+            }
+          >;
+          locks: Map<string, unknown>;
+        };
+        const detail = active.map((id) => {
+          const a = host.active.get(id);
+          const snap = a?.actor.getSnapshot();
+          return `${id}: ${JSON.stringify(snap?.value)} children=${Object.keys(snap?.children ?? {})} pending=${a?.pending} broken=${a?.broken} observedIn=${a?.observedIn} locked=${host.locks.has(id)}`;
+        });
+        throw new Error(`invariant: trades never came to rest: ${detail.join('; ')}`);
+      }
+      await sleep(15);
+    }
+  }
+  const runtime = await world.get('/v1/runtime');
+  const listed = (runtime.body.actors.list as { trade_id: string }[]).filter((a) => ids.includes(a.trade_id));
+  if (listed.length > 0) fail(`trades at rest listed as active actors: ${JSON.stringify(listed)}`);
+  const now = await world.now();
+  for (const t of model.trades) {
+    if (t.tradeId === null || t.lastView === null) continue;
+    const stored = await world.trade(t.tradeId);
+    const same = (v: Json) =>
+      JSON.stringify([
+        v.settlement_status,
+        v.substate,
+        v.failure_reason,
+        v.tx_signature_kinds,
+        v.ledger_summary,
+      ]);
+    if (same(stored) === same(t.lastView)) continue;
+    // It may have moved on meanwhile (a deadline came due), but only to where the model expects it.
+    const e = expected(t, now);
+    if (e === null || !matches(stored, e))
+      fail(`trade #${t.n} at rest reads ${same(stored)}, its actor showed ${same(t.lastView)}`);
+    t.lastView = stored;
   }
 }
 
@@ -197,11 +375,35 @@ function fail(message: string): never {
   throw new Error(`invariant: ${message}`);
 }
 
+/** Per ledger account and mint, what the ledger posted (debits in, credits out), network fees apart. */
+function ledgerNets(
+  entries: {
+    trade_id: string;
+    movement: string;
+    mint: string;
+    account: string;
+    side: string;
+    amount_raw: string;
+  }[],
+  account: string,
+  tradeId?: string,
+): Map<string, bigint> {
+  const net = new Map<string, bigint>();
+  for (const e of entries) {
+    if (e.account !== account || e.movement === 'network_fee') continue;
+    if (tradeId !== undefined && e.trade_id !== tradeId) continue;
+    const amount = BigInt(e.amount_raw) * (e.side === 'debit' ? 1n : -1n);
+    net.set(e.mint, (net.get(e.mint) ?? 0n) + amount);
+  }
+  return net;
+}
+
 /** Every invariant, on the views `settle` just recorded and on the chain. */
 export async function checkInvariants(model: Model, world: World): Promise<void> {
-  const { chain } = world;
+  const chain = world.service.chain;
   const maker = world.makerWallet.toBase58();
   const started = model.trades.filter((t) => t.tradeId !== null && t.lastView !== null);
+  const ledger = await world.ledger();
 
   for (const t of started) {
     const view = t.lastView as Json;
@@ -217,38 +419,60 @@ export async function checkInvariants(model: Model, world: World): Promise<void>
     if (view.ledger_summary?.balanced !== true)
       fail(`trade #${t.n} ledger not balanced: ${JSON.stringify(view.ledger_summary)}`);
 
+    // An alert only on a loss the chain proves (and every such loss alerted).
+    const context = world.context(t.tradeId as string);
+    if (t.chainMoved && t.outcome !== null) {
+      const lost = makerLost(t.outcome);
+      if ((context?.alert ?? false) !== lost)
+        fail(`trade #${t.n} alert=${context?.alert} but the chain shows ${JSON.stringify(t.outcome)}`);
+    } else if (context?.alert || view.failure_reason === 'maker_missed_redeem') {
+      const outcome = await tradeOutcome(world, t);
+      if (!makerLost(outcome))
+        fail(`trade #${t.n} alerted (${view.failure_reason}) but the chain shows ${JSON.stringify(outcome)}`);
+    }
+
     // No maker lock without a final matching taker lock before it.
     const kinds = kindsOf(view);
     const makerLockAt = kinds.indexOf('maker_lock');
-    if (kinds.filter((k) => k === 'maker_lock').length > 1) fail(`trade #${t.n} has two maker locks`);
-    if (kinds.filter((k) => k === 'taker_lock').length > 1) fail(`trade #${t.n} has two taker locks`);
+    for (const kind of [
+      'taker_lock',
+      'maker_lock',
+      'taker_redeem',
+      'maker_redeem',
+      'maker_refund',
+      'taker_refund',
+    ])
+      if (kinds.filter((k) => k === kind).length > 1) fail(`trade #${t.n} has two ${kind}: ${kinds}`);
     if (makerLockAt >= 0) {
       const takerLockAt = kinds.indexOf('taker_lock');
       if (takerLockAt < 0 || takerLockAt > makerLockAt)
         fail(`trade #${t.n} maker_lock before taker_lock: ${kinds}`);
       const escrow = await chain.readEscrow(new PublicKey(t.takerEscrow), 'finalized');
-      if (!escrow) fail(`trade #${t.n} maker locked but the taker escrow is absent`);
-      const terms = {
-        initializer: escrow.initializer.toBase58(),
-        recipient: escrow.recipient.toBase58(),
-        mint: escrow.mint.toBase58(),
-        amount: escrow.amount,
-        hashlock: Buffer.from(escrow.hashlock).toString('hex'),
-        expiry: Number(escrow.expiry),
-        lockDeadline: Number(escrow.lockDeadline),
-      };
-      const agreed = {
-        initializer: t.taker,
-        recipient: maker,
-        mint: t.inputMint,
-        amount: t.inputRaw,
-        hashlock: t.secret.secretHash,
-        expiry: t.takerExpiry,
-        lockDeadline: t.lockDeadline,
-      };
-      for (const k of Object.keys(agreed) as (keyof typeof agreed)[]) {
-        if (terms[k] !== agreed[k])
-          fail(`trade #${t.n} maker locked against taker escrow ${k}=${terms[k]} (agreed ${agreed[k]})`);
+      // The taker may close its own escrow once settled (its terms were checked while it existed).
+      if (!escrow && !t.takerClosed) fail(`trade #${t.n} maker locked but the taker escrow is absent`);
+      if (escrow) {
+        const terms = {
+          initializer: escrow.initializer.toBase58(),
+          recipient: escrow.recipient.toBase58(),
+          mint: escrow.mint.toBase58(),
+          amount: escrow.amount,
+          hashlock: Buffer.from(escrow.hashlock).toString('hex'),
+          expiry: Number(escrow.expiry),
+          lockDeadline: Number(escrow.lockDeadline),
+        };
+        const agreed = {
+          initializer: t.taker,
+          recipient: maker,
+          mint: t.inputMint,
+          amount: t.inputRaw,
+          hashlock: t.secret.secretHash,
+          expiry: t.takerExpiry,
+          lockDeadline: t.lockDeadline,
+        };
+        for (const k of Object.keys(agreed) as (keyof typeof agreed)[]) {
+          if (terms[k] !== agreed[k])
+            fail(`trade #${t.n} maker locked against taker escrow ${k}=${terms[k]} (agreed ${agreed[k]})`);
+        }
       }
       const makerEscrow = await chain.readEscrow(new PublicKey(t.makerEscrow), 'finalized');
       if (makerEscrow) {
@@ -264,42 +488,68 @@ export async function checkInvariants(model: Model, world: World): Promise<void>
     }
     if (kinds.length > 0 && kinds[0] !== 'taker_lock') fail(`trade #${t.n} first movement is ${kinds[0]}`);
 
-    // Neither side ends with less than it started unless it received the other side's asset.
+    // The taker's holdings moved by exactly what its ledger says (and what it gave away or swept back).
     const taker = t.wallet.publicKey;
-    const input = await world.holding(taker, t.inputMint);
-    const output = await world.holding(taker, t.outputMint);
-    const tol = (mint: string) => (mint === SOL ? SOL_FEE_TOLERANCE : 0n);
-    const quiet = [
-      'redeemed.closed',
-      'refunded.closed',
-      'failed.noLock',
-      'failed.lockWindowOpen',
-      'failed.released',
-    ].includes(view.substate);
-    if (status === 'redeemed' && quiet) {
-      if (output < t.start.output + t.outputRaw - tol(t.outputMint))
+    const takerNet = ledgerNets(ledger, 'taker', t.tradeId as string);
+    const takerVault = await world.vaultBalance(t.takerEscrow);
+    for (const [mint, started_, side] of [
+      [t.inputMint, t.start.input, 'input'],
+      [t.outputMint, t.start.output, 'output'],
+    ] as const) {
+      const holding = await world.holding(taker, mint);
+      let expectedHolding = started_ + (takerNet.get(mint) ?? 0n);
+      if (mint !== SOL) {
+        if (side === 'output') expectedHolding -= t.donated.maker;
+        // Donated to its own vault: gone until it closes the escrow, which sweeps the rest back.
+        if (side === 'input' && takerVault) expectedHolding -= t.donated.taker;
+      }
+      const tol = mint === SOL ? SOL_FEE_TOLERANCE : 0n;
+      if (holding > expectedHolding + tol || holding < expectedHolding - tol)
         fail(
-          `trade #${t.n} redeemed but the taker holds ${output} of output (start ${t.start.output} + ${t.outputRaw})`,
+          `trade #${t.n} taker ${side} ${holding} on chain, ${expectedHolding} by its ledger (start ${started_}, ledger ${takerNet.get(mint) ?? 0n}, donated ${JSON.stringify(t.donated, (_, v) => (typeof v === 'bigint' ? String(v) : v))})`,
         );
-      if (input < t.start.input - t.inputRaw - tol(t.inputMint))
-        fail(
-          `trade #${t.n} taker paid more than its input: ${input} (start ${t.start.input} - ${t.inputRaw})`,
-        );
-    } else if (isFinal(status) && quiet) {
-      if (input < t.start.input - tol(t.inputMint))
-        fail(`trade #${t.n} ${status} but the taker's input is ${input} (started with ${t.start.input})`);
-      if (output < t.start.output - tol(t.outputMint))
-        fail(`trade #${t.n} ${status} but the taker's output is ${output} (started with ${t.start.output})`);
-    } else {
-      // In flight: at most the agreed input sits in escrow.
-      if (input < t.start.input - t.inputRaw - tol(t.inputMint))
-        fail(`trade #${t.n} taker input ${input} below start ${t.start.input} - escrowed ${t.inputRaw}`);
+    }
+    // An honest taker (API moves and its own redeem or refund only) never ends with less than it started,
+    // unless it received the other side's asset.
+    if (!t.chainMoved) {
+      const input = await world.holding(taker, t.inputMint);
+      const output = await world.holding(taker, t.outputMint);
+      const tol = (mint: string) => (mint === SOL ? SOL_FEE_TOLERANCE : 0n);
+      const gift = (mint: string, escrow: 'maker' | 'taker') => (mint === SOL ? 0n : t.donated[escrow]);
+      const quiet = [
+        'redeemed.closed',
+        'refunded.closed',
+        'failed.noLock',
+        'failed.lockWindowOpen',
+        'failed.released',
+      ].includes(view.substate);
+      const startIn = t.start.input - gift(t.inputMint, 'taker');
+      const startOut = t.start.output - gift(t.outputMint, 'maker');
+      if (status === 'redeemed' && quiet) {
+        if (output < startOut + t.outputRaw - tol(t.outputMint))
+          fail(
+            `trade #${t.n} redeemed but the taker holds ${output} of output (start ${startOut} + ${t.outputRaw})`,
+          );
+        if (input < startIn - t.inputRaw - tol(t.inputMint))
+          fail(`trade #${t.n} taker paid more than its input: ${input} (start ${startIn} - ${t.inputRaw})`);
+      } else if (isFinal(status) && quiet) {
+        if (input < startIn - tol(t.inputMint))
+          fail(`trade #${t.n} ${status} but the taker's input is ${input} (started with ${startIn})`);
+        if (output < startOut - tol(t.outputMint))
+          fail(`trade #${t.n} ${status} but the taker's output is ${output} (started with ${startOut})`);
+      } else if (input < startIn - t.inputRaw - tol(t.inputMint)) {
+        // In flight: at most the agreed input sits in escrow.
+        fail(`trade #${t.n} taker input ${input} below start ${startIn} - escrowed ${t.inputRaw}`);
+      }
     }
   }
 
-  // The maker: its balance plus what it escrowed equals its start plus what it redeemed minus what it paid.
+  // The maker: its tokens plus what its escrows' vaults hold moved by exactly what the ledger posted for the
+  // maker and its escrows, plus what takers donated to those vaults (swept to the maker at close; a
+  // wrapped-SOL vault's dust goes to its lamports instead).
   const vaults = new Map<string, bigint>();
   const makerVaults = new Map<string, bigint>();
+  const donatedToMaker = new Map<string, bigint>();
   for (const t of model.trades) {
     if (t.tradeId === null) continue;
     for (const [escrow, own] of [
@@ -307,24 +557,29 @@ export async function checkInvariants(model: Model, world: World): Promise<void>
       [t.makerEscrow, true],
     ] as const) {
       const v = await world.vaultBalance(escrow);
+      if (own && t.donated.maker > 0n && (v !== null || t.outputMint !== SOL))
+        donatedToMaker.set(t.outputMint, (donatedToMaker.get(t.outputMint) ?? 0n) + t.donated.maker);
       if (!v) continue;
       vaults.set(v.mint, (vaults.get(v.mint) ?? 0n) + v.amount);
       if (own) makerVaults.set(v.mint, (makerVaults.get(v.mint) ?? 0n) + v.amount);
     }
   }
+  const makerNet = ledgerNets(ledger, 'maker');
+  const makerEscrowNet = ledgerNets(ledger, 'maker_escrow');
   const makerNow = new Map<string, bigint>();
   for (const mint of world.makerStart.keys()) {
     const balance = await world.tokenBalance(world.makerWallet, mint);
     makerNow.set(mint, balance);
-    let expectedBalance = world.makerStart.get(mint) ?? 0n;
-    for (const t of started) {
-      const kinds = kindsOf(t.lastView);
-      if (t.inputMint === mint && kinds.includes('maker_redeem')) expectedBalance += t.inputRaw;
-      if (t.outputMint === mint && kinds.includes('taker_redeem')) expectedBalance -= t.outputRaw;
-    }
-    const escrowed = makerVaults.get(mint) ?? 0n;
-    if (balance + escrowed !== expectedBalance)
-      fail(`maker ${mint}: holds ${balance} + escrowed ${escrowed}, expected ${expectedBalance}`);
+    const onChain = balance + (makerVaults.get(mint) ?? 0n);
+    const byLedger =
+      (world.makerStart.get(mint) ?? 0n) +
+      (makerNet.get(mint) ?? 0n) +
+      (makerEscrowNet.get(mint) ?? 0n) +
+      (donatedToMaker.get(mint) ?? 0n);
+    if (onChain !== byLedger)
+      fail(
+        `maker ${mint}: holds ${balance} + ${makerVaults.get(mint) ?? 0n} in its vaults, the ledger says ${byLedger} (start ${world.makerStart.get(mint)}, maker ${makerNet.get(mint) ?? 0n}, escrows ${makerEscrowNet.get(mint) ?? 0n}, donated ${donatedToMaker.get(mint) ?? 0n})`,
+      );
     // Reserved inventory never exceeds inventory.
     const reserved = world.service.quotes.reservations.reserved(mint);
     if (reserved > balance) fail(`reserved ${reserved} of ${mint} exceeds the maker's ${balance}`);
@@ -350,5 +605,101 @@ export async function checkInvariants(model: Model, world: World): Promise<void>
     const slack = mint === SOL ? SOL_FEE_TOLERANCE * takers : 0n;
     if (total > baseline + slack || total < baseline - slack)
       fail(`${mint} not conserved: ${total} on chain, ${baseline} put in (slack ${slack})`);
+  }
+}
+
+/**
+ * Failed effect attempts per trade over a whole run. On the embedded chain nothing is unreachable: an effect
+ * fails only when a taker's move lands between its read of the escrow and its own transaction in a way the
+ * effect cannot answer at once, and it answers on its next attempt. A run holds at most a couple of such
+ * races per trade; an effect failing in a loop would be retried until time runs out and blow the bound.
+ */
+export const MAX_EFFECT_FAILURES = 3;
+
+/**
+ * Events a trade stores over its whole life: a swap stores 11 to 17 (settlement, lock, the final lock, four
+ * or five effects with their intents, a fact or two), a run at most one ADOPTED per restart on top.
+ */
+export const eventsBound = (restarts: number) => 24 + restarts;
+
+/**
+ * The end of every run: time runs out (the clock goes past every lock window and both expiries of every
+ * trade), and then every trade must come to a final, closed state within a bounded number of effect
+ * attempts, recording exactly the movements the chain shows with their signatures, the maker escrow closed
+ * (its rent reclaimed), an alert exactly when the chain shows the maker lost, and the network fees the
+ * ledger names as the chain charged them.
+ */
+export async function finale(model: Model, world: World): Promise<void> {
+  const trades = model.trades.filter((t) => t.tradeId !== null);
+  if (trades.length === 0) return;
+  const end = Math.max(...trades.map((t) => Math.max(t.lockDeadline + 1, t.takerExpiry + 8)));
+  const now = await world.now();
+  if (now < end) {
+    world.note(`finale: advance ${end - now}s past every expiry`);
+    await world.advance(end - now);
+  }
+  await settle(model, world, 20_000);
+  await rest(model, world);
+  await checkInvariants(model, world);
+  const chain = world.service.chain;
+  for (const t of trades) {
+    const id = t.tradeId as string;
+    const view = t.lastView as Json;
+    if (!CLOSED_SUBSTATES.includes(view.substate)) fail(`trade #${t.n} did not close: ${view.substate}`);
+    const outcome = await tradeOutcome(world, t);
+    const recorded = view.tx_signature_kinds as { kind: string; signature: string }[];
+    const kinds = recorded.map((k) => k.kind);
+    if (outcome.taker.state === 'none') {
+      if (kinds.length > 0) fail(`trade #${t.n} without a taker lock records ${kinds}`);
+    } else {
+      const want = kindsFromChain(outcome);
+      if (sorted(kinds) !== sorted(want))
+        fail(`trade #${t.n} records ${kinds}, the chain shows ${want}: ${JSON.stringify(outcome)}`);
+      const settledBy: Record<string, string | undefined> = {
+        taker_redeem: outcome.maker.state === 'paid' ? outcome.maker.signature : undefined,
+        maker_refund: outcome.maker.state === 'returned' ? outcome.maker.signature : undefined,
+        maker_redeem: outcome.taker.state === 'paid' ? outcome.taker.signature : undefined,
+        taker_refund: outcome.taker.state === 'returned' ? outcome.taker.signature : undefined,
+      };
+      for (const { kind, signature } of recorded) {
+        const onChain = settledBy[kind];
+        if (onChain !== undefined && onChain !== signature)
+          fail(`trade #${t.n} records ${kind} ${signature}, the chain settled it in ${onChain}`);
+        const state = await chain.signatureState(signature);
+        if (state.status === 'unknown' || state.err !== null)
+          fail(`trade #${t.n} records ${kind} ${signature}, which did not succeed on chain`);
+      }
+    }
+    if (outcome.maker.state !== 'none') {
+      if ((await chain.readEscrow(new PublicKey(t.makerEscrow), 'finalized')) !== null)
+        fail(`trade #${t.n} closed but its maker escrow still exists (rent not reclaimed)`);
+      if ((await world.vaultBalance(t.makerEscrow)) !== null)
+        fail(`trade #${t.n} maker escrow vault left open`);
+    }
+    const lost = makerLost(outcome);
+    const context = world.context(id);
+    if ((context?.alert ?? false) !== lost || (view.failure_reason === 'maker_missed_redeem') !== lost)
+      fail(
+        `trade #${t.n} alert=${context?.alert} reason=${view.failure_reason}, but the maker ${lost ? 'lost' : 'did not lose'}: ${JSON.stringify(outcome)}`,
+      );
+    if (context?.effectError != null) fail(`trade #${t.n} closed with a failing effect`);
+    const events = await world.events(id);
+    const failures = events.filter((e) => e.type.startsWith('xstate.error.actor')).length;
+    if (failures > MAX_EFFECT_FAILURES)
+      fail(`trade #${t.n}: ${failures} failed effect attempts (bound ${MAX_EFFECT_FAILURES})`);
+    if (events.length > eventsBound(world.restarts))
+      fail(`trade #${t.n} stored ${events.length} events (bound ${eventsBound(world.restarts)})`);
+    // Network fees the ledger posts are what the chain charged for the maker's own transactions.
+    const intents = new Set(
+      events.filter((e) => e.type === 'TX_INTENT').map((e) => e.payload.signature as string),
+    );
+    const fees = (await world.ledger()).filter((e) => e.trade_id === id && e.movement === 'network_fee');
+    for (const fee of fees.filter((e) => e.account === 'maker')) {
+      if (!intents.has(fee.signature))
+        fail(`trade #${t.n} fee for ${fee.signature}, not a transaction it sent`);
+      const tx = await chain.getTransaction(fee.signature, 'finalized');
+      if (tx?.fee !== BigInt(fee.amount_raw))
+        fail(`trade #${t.n} fee ${fee.amount_raw} for ${fee.signature}, the chain charged ${tx?.fee}`);
+    }
   }
 }

@@ -1,6 +1,7 @@
 // The real side of the model-based test: one service on a DATA_DIR (restartable in process), its embedded
 // chain, and the takers' keys. Commands reach the service only through HTTP (app.inject) and the chain only
-// as a wallet would (submitSigned of a transaction the taker signed), plus the dev clock.
+// as a wallet would (submitSigned of a transaction the taker signed), plus the dev clock — also while the
+// service is stopped (whileStopped opens the chain on its own, as `npm run chain` would).
 import { createHash, randomBytes } from 'node:crypto';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { ata, type EmbeddedChain, vaultAddress } from '../../../src/chain/index.ts';
@@ -8,6 +9,7 @@ import { readTokenAccount } from '../../../src/chain/token.ts';
 import { type Config, resolveConfig } from '../../../src/config/index.ts';
 import { createService, type Service } from '../../../src/service.ts';
 import { type ConfigDocument, defaultConfigDocument, tempDir } from '../../support/service.ts';
+import { chainAlone } from '../../support/taker-moves.ts';
 
 export const SOL = 'So11111111111111111111111111111111111111112';
 export const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -115,6 +117,32 @@ export class World {
     this.restarts++;
   }
 
+  /**
+   * Stops the service, runs `fn` on the chain alone (opened from DATA_DIR the way the service opens it),
+   * and starts the service again: what the taker does while no process watches.
+   */
+  async whileStopped<T>(fn: (chain: EmbeddedChain) => Promise<T>): Promise<T> {
+    await this.service.close();
+    let result: T;
+    try {
+      result = await chainAlone(this.dataDir, this.config, fn);
+    } finally {
+      this.service = await createService({ dataDir: this.dataDir, config: this.config, ...RUNTIME_OPTIONS });
+      this.restarts++;
+    }
+    return result;
+  }
+
+  /** The trade's actor is in memory (a trade at rest has none). */
+  isActive(tradeId: string): boolean {
+    return this.service.runtime.host.isActive(tradeId);
+  }
+
+  /** The trade's machine context as the runtime knows it now (alert, effect failures). */
+  context(tradeId: string) {
+    return this.service.runtime.host.snapshotOf(tradeId)?.snapshot.context ?? null;
+  }
+
   async dispose(): Promise<void> {
     try {
       await this.service.close();
@@ -144,10 +172,29 @@ export class World {
     return res.body;
   }
 
-  async events(tradeId: string): Promise<{ seq: number; type: string; settlement_status: string }[]> {
+  async events(
+    tradeId: string,
+  ): Promise<{ seq: number; type: string; settlement_status: string; payload: Json }[]> {
     const res = await this.get(`/v1/trades/${tradeId}/events`);
     if (res.status !== 200) throw new Error(`GET events ${tradeId}: ${res.status}`);
     return res.body.events;
+  }
+
+  /** Every ledger entry of every trade (amounts as exact strings). */
+  async ledger(): Promise<
+    {
+      trade_id: string;
+      movement: string;
+      signature: string;
+      mint: string;
+      account: string;
+      side: string;
+      amount_raw: string;
+    }[]
+  > {
+    const res = await this.get('/v1/runtime/ledger');
+    if (res.status !== 200) throw new Error(`GET ledger: ${res.status}`);
+    return res.body.entries;
   }
 
   async now(): Promise<number> {
