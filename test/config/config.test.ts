@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { SERVICE_BUNDLE } from '../../scripts/build-service.ts';
 import { ConfigError, loadConfig, resolveConfig } from '../../src/config/index.ts';
 import { type ConfigDocument, defaultConfigDocument, nth, tempDir } from '../support/service.ts';
 
@@ -214,7 +215,7 @@ describe('the config file', () => {
       doc.risk.max_open_per_wallet = 0;
       const path = join(dir.path, 'bad.json');
       writeFileSync(path, JSON.stringify(doc));
-      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      const run = spawnSync(process.execPath, [SERVICE_BUNDLE], {
         env: { ...process.env, CONFIG: path, DATA_DIR: dir.path, PORT: '0' },
         encoding: 'utf8',
         timeout: 20_000,

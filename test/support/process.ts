@@ -1,8 +1,9 @@
-// The service as a real child process (node + tsx, as `npm start` runs it), for crash tests: start it on a
+// The service as a real child process (node on the bundle, as `npm start` runs it), for crash tests: start it on a
 // DATA_DIR and port, wait until it answers, and kill it with SIGKILL.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { SERVICE_BUNDLE } from '../../scripts/build-service.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -32,7 +33,7 @@ export async function startServiceProcess(
   env: Record<string, string> = {},
 ): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--enable-source-maps', SERVICE_BUNDLE], {
     cwd: ROOT,
     env: {
       ...process.env,

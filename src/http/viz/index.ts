@@ -2,9 +2,10 @@
 // the page's own script and styles inlined, so that everything comes from this process and one request.
 import { readFileSync } from 'node:fs';
 import type { MachineDefinition } from '../../../machines/trade.definition.ts';
+import { rootPath } from '../../paths.ts';
 import { renderSvg } from './layout.ts';
 
-const asset = (name: string) => readFileSync(new URL(name, import.meta.url), 'utf8');
+const asset = (name: string) => readFileSync(rootPath('src', 'http', 'viz', name), 'utf8');
 
 export interface VizOptions {
   /** How long the player shows each step of a history. */
