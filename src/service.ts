@@ -16,12 +16,13 @@ import {
 import { type Config, ConfigError, loadConfig } from './config/index.ts';
 import { buildHttpApp, type TypeBoxApp } from './http/app.ts';
 import type { ReadinessPart } from './http/routes/index.ts';
+import { rootPath } from './paths.ts';
 import { type PriceSource, QuoteDesk, StaticPriceSource } from './quotes/index.ts';
 import { MakerInventory, TradeRuntime } from './runtime/index.ts';
 import { GroupCommit, openStore, type Store } from './store/index.ts';
 
 export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+  JSON.parse(readFileSync(rootPath('package.json'), 'utf8')) as { version: string }
 ).version;
 
 /** The maker needs SOL for fees and rent of the escrows it opens. */

@@ -6,6 +6,7 @@ import { createEmbeddedChain, type EmbeddedChain } from './embedded/index.ts';
 import type { ChainPort } from './port.ts';
 import { createRpcChain } from './rpc/index.ts';
 
+export { decodeBase58, encodeBase58 } from './base58.ts';
 export {
   createEmbeddedChain,
   type EmbeddedChain,
@@ -21,6 +22,7 @@ export {
 } from './errors.ts';
 export * from './htlc/index.ts';
 export { inspectTransaction, type LockInspection, type LockInstructionView } from './inspect.ts';
+export { keyBase58, publicKey } from './keys.ts';
 export type * from './port.ts';
 export { createRpcChain, type RpcChainOptions } from './rpc/index.ts';
 export {

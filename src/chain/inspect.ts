@@ -3,7 +3,7 @@
 // signature or does not lock the trade's escrow. Wallets may add instructions; only the lock matters.
 
 import { PublicKey } from '@solana/web3.js';
-import bs58 from 'bs58';
+import { encodeBase58 } from './base58.ts';
 import { ESCROW_KIND_CODES, HTLC_INSTRUCTION_TAGS } from './htlc/index.ts';
 import { decodeBase64Transaction, isZeroSignature } from './wire.ts';
 
@@ -60,7 +60,7 @@ export function inspectTransaction(transactionBase64: string, programId: PublicK
   }
   const first = tx.signatures[0];
   return {
-    signature: first && !isZeroSignature(first) ? bs58.encode(first) : null,
+    signature: first && !isZeroSignature(first) ? encodeBase58(first) : null,
     feePayer: key(0),
     recentBlockhash: tx.recentBlockhash,
     signedBy: tx.signatures.flatMap((sig, i) => (isZeroSignature(sig) ? [] : [key(i)])),

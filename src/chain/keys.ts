@@ -3,6 +3,7 @@
 // ids, mints, and each transaction's fresh keys several times while it is built and compiled.
 
 import { PublicKey } from '@solana/web3.js';
+import { decodeBase58, encodeBase58 } from './base58.ts';
 
 interface Forms {
   bytes?: Uint8Array;
@@ -30,8 +31,20 @@ export function keyBytes(key: PublicKey): Uint8Array {
 
 export function keyBase58(key: PublicKey): string {
   const f = formsOf(key);
-  if (f.base58 === undefined) f.base58 = key.toBase58();
+  if (f.base58 === undefined) f.base58 = encodeBase58(keyBytes(key));
   return f.base58;
+}
+
+/**
+ * `new PublicKey(text)` for a base58 address, decoded without web3.js's quadratic bs58 and with both
+ * forms remembered. Throws, like PublicKey, on anything that is not 32 bytes of base58.
+ */
+export function publicKey(text: string): PublicKey {
+  const bytes = decodeBase58(text);
+  if (bytes.length !== 32) throw new Error(`Invalid public key input: ${text}`);
+  const key = new PublicKey(bytes);
+  forms.set(key, { bytes, base58: text });
+  return key;
 }
 
 /** A PublicKey for bytes this module may keep (the caller hands them over), with its bytes already known. */

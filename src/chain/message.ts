@@ -3,7 +3,7 @@
 // strings it re-encodes for every comparison). Anything unusual is handed to web3.js itself.
 
 import { PACKET_DATA_SIZE, type PublicKey, Transaction } from '@solana/web3.js';
-import bs58 from 'bs58';
+import { decodeBase58 } from './base58.ts';
 import { keyBase58, keyBytes } from './keys.ts';
 
 /** A TransactionInstruction, or anything shaped like one. */
@@ -57,7 +57,7 @@ let lastBlockhash = '';
 let lastBlockhashBytes: Uint8Array = new Uint8Array(0);
 function blockhashBytes(blockhash: string): Uint8Array {
   if (blockhash !== lastBlockhash) {
-    lastBlockhashBytes = bs58.decode(blockhash);
+    lastBlockhashBytes = decodeBase58(blockhash);
     lastBlockhash = blockhash;
   }
   return lastBlockhashBytes;

@@ -5,7 +5,7 @@ import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Keypair, type PublicKey, type Transaction } from '@solana/web3.js';
-import bs58 from 'bs58';
+import { encodeBase58 } from './base58.ts';
 import { keyBytes } from './keys.ts';
 import { transactionMessage } from './message.ts';
 
@@ -46,7 +46,7 @@ export function signWith(tx: Transaction, signer: FastSigner): { bytes: Buffer; 
   }
   const sig = Buffer.from(signer.signMessage(message));
   tx.signatures = [{ publicKey: signer.publicKey, signature: sig }];
-  return { bytes: Buffer.concat([Buffer.from([1]), sig, message]), signature: bs58.encode(sig) };
+  return { bytes: Buffer.concat([Buffer.from([1]), sig, message]), signature: encodeBase58(sig) };
 }
 
 /** A keypair file in the solana CLI format: a JSON array of the 64 secret-key bytes. */

@@ -1,7 +1,7 @@
 // Reads a serialized Solana transaction (legacy or v0) without web3.js: signatures, header, keys,
 // blockhash and instructions. Both chains need it on hot paths where Transaction.from is too slow.
 
-import bs58 from 'bs58';
+import { encodeBase58 } from './base58.ts';
 import { ChainError } from './errors.ts';
 
 export interface WireInstruction {
@@ -76,8 +76,8 @@ export function parseWireTransaction(bytes: Uint8Array): WireTransaction {
     };
     const keyCount = r.shortVec();
     const accountKeys: string[] = [];
-    for (let i = 0; i < keyCount; i++) accountKeys.push(bs58.encode(r.take(32)));
-    const recentBlockhash = bs58.encode(r.take(32));
+    for (let i = 0; i < keyCount; i++) accountKeys.push(encodeBase58(r.take(32)));
+    const recentBlockhash = encodeBase58(r.take(32));
     const ixCount = r.shortVec();
     const instructions: WireInstruction[] = [];
     for (let i = 0; i < ixCount; i++) {
@@ -90,7 +90,7 @@ export function parseWireTransaction(bytes: Uint8Array): WireTransaction {
     if (version === 0) {
       const n = r.shortVec();
       for (let i = 0; i < n; i++) {
-        const accountKey = bs58.encode(r.take(32));
+        const accountKey = encodeBase58(r.take(32));
         const writableIndexes = Array.from(r.take(r.shortVec()));
         const readonlyIndexes = Array.from(r.take(r.shortVec()));
         addressTableLookups.push({ accountKey, writableIndexes, readonlyIndexes });
@@ -134,7 +134,7 @@ export const isZeroSignature = (sig: Uint8Array) => sig.every((b) => b === 0);
 
 /** The transaction id: its first (fee payer's) signature, base58. */
 export const signatureOf = (tx: WireTransaction): string =>
-  bs58.encode(tx.signatures[0] ?? new Uint8Array(64));
+  encodeBase58(tx.signatures[0] ?? new Uint8Array(64));
 
 /** Static key i is writable as the message header says (lookup-table keys are not covered). */
 export function isWritableIndex(tx: WireTransaction, i: number): boolean {
@@ -165,7 +165,7 @@ export function summarizeTransaction(transactionBase64: string): TransactionSumm
   const tx = decodeBase64Transaction(transactionBase64);
   const first = tx.signatures[0];
   return {
-    signature: first && !isZeroSignature(first) ? bs58.encode(first) : null,
+    signature: first && !isZeroSignature(first) ? encodeBase58(first) : null,
     feePayer: tx.accountKeys[0] ?? '',
     recentBlockhash: tx.recentBlockhash,
     signers: tx.signatures.map((sig, i) => ({ key: tx.accountKeys[i] ?? '', signed: !isZeroSignature(sig) })),

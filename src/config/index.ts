@@ -1,15 +1,15 @@
 // Loads the one config file, validates it (shape, then meaning) and resolves it into typed, exact values.
 // A bad value stops the process with a message naming the field.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import bs58 from 'bs58';
 import Value from 'typebox/value';
+import { decodeBase58 } from '../chain/index.ts';
 import { type Price, parseAmount, parsePrice, parseUsd } from '../money/index.ts';
+import { rootPath } from '../paths.ts';
 import { type ConfigFile, ConfigFileSchema } from './schema.ts';
 
 export { ConfigFileSchema } from './schema.ts';
 
-export const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../../config/default.json', import.meta.url));
+export const DEFAULT_CONFIG_PATH = rootPath('config', 'default.json');
 
 export interface Asset {
   /** The asset's id is its mint address. */
@@ -343,7 +343,7 @@ function checkAddress(address: string | null, field: string): string | null {
   if (address === null) return null;
   let bytes: Uint8Array;
   try {
-    bytes = bs58.decode(address);
+    bytes = decodeBase58(address);
   } catch {
     throw new ConfigError(field, 'not base58');
   }

@@ -3,7 +3,6 @@
 // host (activated if the trade is at rest) and answers once what it caused is durable; the machine event
 // each sends is named on the command.
 import { createHash } from 'node:crypto';
-import { PublicKey } from '@solana/web3.js';
 import {
   type CommandOutcome,
   commandOutcome,
@@ -17,7 +16,9 @@ import {
 import {
   type ChainPort,
   isChainError,
+  keyBase58,
   makerEscrowAddress,
+  publicKey,
   takerEscrowAddress,
   type UnsignedTransaction,
 } from '../chain/index.ts';
@@ -101,7 +102,7 @@ export class TradeCommands {
       const { quote } = found;
       const timing = config.settlement;
       const now = await this.chainNow();
-      const taker = new PublicKey(takerWallet);
+      const taker = publicKey(takerWallet);
       const [takerEscrow] = takerEscrowAddress(chain.programId, taker, Buffer.from(secretHash, 'hex'));
       const [makerEscrow] = makerEscrowAddress(chain.programId, takerEscrow);
       const input: TradeInput = {
@@ -109,7 +110,7 @@ export class TradeCommands {
         quoteId,
         runId: this.deps.runId,
         takerWallet,
-        makerWallet: chain.makerWallet.toBase58(),
+        makerWallet: keyBase58(chain.makerWallet),
         secretHash,
         inputMint: quote.pair.input.mint,
         inputAmountRaw: quote.inputRaw.toString(),
@@ -117,8 +118,8 @@ export class TradeCommands {
         outputAmountRaw: quote.outputRaw.toString(),
         takerExpiry: now + timing.takerTimelockSeconds,
         lockDeadline: now + timing.lockWindowSeconds,
-        takerEscrow: takerEscrow.toBase58(),
-        makerEscrow: makerEscrow.toBase58(),
+        takerEscrow: keyBase58(takerEscrow),
+        makerEscrow: keyBase58(makerEscrow),
         makerTimelock: timing.makerTimelockSeconds,
         safetyMargin: timing.safetyMarginSeconds,
         minRedeemWindow: timing.minRedeemWindowSeconds,
@@ -198,9 +199,9 @@ export class TradeCommands {
   private buildLock(input: TradeInput): Promise<UnsignedTransaction> {
     return this.chainCall(() =>
       this.deps.chain.buildTakerLock({
-        taker: new PublicKey(input.takerWallet),
-        inputMint: new PublicKey(input.inputMint),
-        outputMint: new PublicKey(input.outputMint),
+        taker: publicKey(input.takerWallet),
+        inputMint: publicKey(input.inputMint),
+        outputMint: publicKey(input.outputMint),
         amount: BigInt(input.inputAmountRaw),
         hashlock: Buffer.from(input.secretHash, 'hex'),
         expiry: BigInt(input.takerExpiry),
@@ -351,18 +352,16 @@ export class TradeCommands {
     if (!record) throw new RuntimeError('trade_not_found');
     if (host.isBroken(tradeId)) host.forget(tradeId);
     if (record.closed) return this.deps.queries.view(tradeId);
-    if (record.ownerRunId !== runId || record.adoptionError !== null) {
-      let now: number;
+    if (record.adoptionError !== null) {
       try {
-        now = await this.deps.clock.read();
+        await this.deps.clock.read();
       } catch (error) {
         throw new RuntimeError(
           'runtime_unavailable',
           `Trade ${tradeId} could not be adopted: ${(error as Error).message}`,
         );
       }
-      const at = new Date().toISOString();
-      await this.deps.durable.write({ kind: 'claimTrade', tradeId, runId, at, now });
+      await this.deps.durable.write({ kind: 'claimTrade', tradeId, runId });
       const snapshot = JSON.parse(record.snapshot) as TradeSnapshotLike;
       const rest = restColumns(snapshot);
       this.deps.index({ ...metaOf(record), closed: false, watch: rest.watch, hold: rest.hold }, record.seen);
@@ -385,16 +384,16 @@ export class TradeCommands {
       throw new RuntimeError('preimage_mismatch');
     const { chain } = this.deps;
     const [maker, now] = await Promise.all([
-      this.chainCall(() => chain.readEscrow(new PublicKey(context.makerEscrow), 'confirmed')),
+      this.chainCall(() => chain.readEscrow(publicKey(context.makerEscrow), 'confirmed')),
       this.chainCall(() => chain.now()),
     ]);
     if (maker?.status !== 'locked' || Number(now) >= Number(maker.expiry))
       throw new RuntimeError('not_redeemable');
     const transaction = await this.chainCall(() =>
       chain.buildTakerRedeem({
-        taker: new PublicKey(context.takerWallet),
-        takerEscrow: new PublicKey(context.takerEscrow),
-        outputMint: new PublicKey(context.outputMint),
+        taker: publicKey(context.takerWallet),
+        takerEscrow: publicKey(context.takerEscrow),
+        outputMint: publicKey(context.outputMint),
         preimage: Buffer.from(preimageHex, 'hex'),
       }),
     );
@@ -405,16 +404,16 @@ export class TradeCommands {
     const { context, view } = await this.deps.queries.stored(tradeId);
     const { chain } = this.deps;
     const [taker, now] = await Promise.all([
-      this.chainCall(() => chain.readEscrow(new PublicKey(context.takerEscrow), 'confirmed')),
+      this.chainCall(() => chain.readEscrow(publicKey(context.takerEscrow), 'confirmed')),
       this.chainCall(() => chain.now()),
     ]);
     if (taker?.status !== 'locked' || Number(now) < Number(taker.expiry))
       throw new RuntimeError('not_refundable');
     const transaction = await this.chainCall(() =>
       chain.buildTakerRefund({
-        taker: new PublicKey(context.takerWallet),
-        takerEscrow: new PublicKey(context.takerEscrow),
-        inputMint: new PublicKey(context.inputMint),
+        taker: publicKey(context.takerWallet),
+        takerEscrow: publicKey(context.takerEscrow),
+        inputMint: publicKey(context.inputMint),
       }),
     );
     return { trade: view, transaction };

@@ -6,7 +6,7 @@
 // - answers what the chain proves (escrow endings), so a taker who settled an escrow first, in either
 //   direction, moves the trade to where the funds really went;
 // - rejects with an EffectFailure { message, at } — `at` the chain time, from which the machine backs off.
-import { PublicKey } from '@solana/web3.js';
+import type { PublicKey } from '@solana/web3.js';
 import { fromPromise } from 'xstate';
 import type {
   CheckInventoryInput,
@@ -24,6 +24,7 @@ import type {
   SignMakerLockOutput,
 } from '../../machines/index.ts';
 import type { ChainPort, EscrowState, LandResult, SignedMakerTransaction } from '../chain/index.ts';
+import { publicKey } from '../chain/index.ts';
 import { escrowEnding } from './endings.ts';
 
 export interface EffectHooks {
@@ -40,7 +41,7 @@ export interface EffectHooks {
 }
 
 const hex = (text: string) => Uint8Array.from(Buffer.from(text, 'hex'));
-const key = (address: string) => new PublicKey(address);
+const key = (address: string) => publicKey(address);
 
 /** An effect's rejection: the machine records it and retries after a backoff from `at`. */
 export class EffectError extends Error implements EffectFailure {

@@ -8,7 +8,6 @@
 //   balances show the vault going down, and whose token account (by owner) received the escrowed amount
 //   says to whom. Tokens donated to a vault only ever leave it at close, after the settlement, so they
 //   never pass for it.
-import { PublicKey } from '@solana/web3.js';
 import type { EscrowEnding, ReturnedHow } from '../../machines/index.ts';
 import {
   type ChainPort,
@@ -16,6 +15,8 @@ import {
   type Commitment,
   type EscrowState,
   HTLC_INSTRUCTION_TAGS,
+  keyBase58,
+  publicKey,
   type SignatureInfo,
   vaultAddress,
 } from '../chain/index.ts';
@@ -34,7 +35,7 @@ const HISTORY_PAGE = 1_000;
 
 /** Every successful transaction that touched the address, newest first (paged through, however long). */
 async function history(chain: ChainPort, address: string, commitment: Commitment): Promise<SignatureInfo[]> {
-  const key = new PublicKey(address);
+  const key = publicKey(address);
   const all: SignatureInfo[] = [];
   let before: string | undefined;
   for (;;) {
@@ -118,8 +119,8 @@ export async function escrowEnding(
   commitment: Commitment,
 ): Promise<EscrowEnding | null> {
   if (state?.status === 'locked') return null;
-  const programId = chain.programId.toBase58();
-  const vault = vaultAddress(chain.programId, new PublicKey(terms.address))[0].toBase58();
+  const programId = keyBase58(chain.programId);
+  const vault = keyBase58(vaultAddress(chain.programId, publicKey(terms.address))[0]);
   const signatures = await history(chain, terms.address, commitment);
   // While the account exists only its settlement took tokens out of the vault; once closed, the first
   // decrease after the lock is the settlement (a close sweeping donations comes later).

@@ -257,11 +257,8 @@ export class TradeHost {
     const record = this.options.store.getTrade(tradeId);
     if (!record) throw new RuntimeError('trade_not_found');
     if (record.closed) return this.closedHandle(record);
-    if (record.ownerRunId !== this.runId || record.adoptionError !== null) {
-      throw new RuntimeError(
-        'runtime_unavailable',
-        `Trade ${tradeId} is not owned by this run; POST /resume.`,
-      );
+    if (record.adoptionError !== null) {
+      throw new RuntimeError('runtime_unavailable', `Trade ${tradeId} could not be adopted; POST /resume.`);
     }
     const snapshot = upgradeSnapshot(record.machineVersion, JSON.parse(record.snapshot) as TradeSnapshotLike);
     const trade = this.register(metaOf(record), snapshot);
@@ -412,12 +409,7 @@ export class TradeHost {
       running: rest.running,
       effectAttempts: rest.effectAttempts,
     };
-    // The adoption is already in the history, written when the run claimed the trade; the machine's own
-    // ADOPTED only brings it into the actor's context.
-    const events =
-      event.type === 'ADOPTED'
-        ? []
-        : [this.eventRecord(trade.meta.tradeId, event.type, rest, eventPayload(event), at)];
+    const events = [this.eventRecord(trade.meta.tradeId, event.type, rest, eventPayload(event), at)];
     trade.pending++;
     this.options.durable.write({ kind: 'saveTransition', update, events, ledger }).then(
       () => {

@@ -1,7 +1,7 @@
 // The maker's balances as the quote desk reads them: synchronous reads of a cache that follows the chain,
 // refreshed on a timer, so an RFQ never waits for the chain.
-import { PublicKey } from '@solana/web3.js';
 import type { ChainPort } from '../chain/index.ts';
+import { publicKey } from '../chain/index.ts';
 import type { InventorySource } from '../quotes/index.ts';
 
 export class MakerInventory implements InventorySource {
@@ -20,7 +20,7 @@ export class MakerInventory implements InventorySource {
   async refresh(): Promise<void> {
     const owner = this.chain.makerWallet;
     const amounts = await Promise.all(
-      this.mints.map((mint) => this.chain.tokenBalance(owner, new PublicKey(mint))),
+      this.mints.map((mint) => this.chain.tokenBalance(owner, publicKey(mint))),
     );
     this.mints.forEach((mint, i) => {
       this.balances.set(mint, amounts[i] ?? 0n);

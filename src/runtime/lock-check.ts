@@ -3,7 +3,7 @@
 // (lockTermsMatch) and a lock with other terms is never this trade's.
 import type { PublicKey } from '@solana/web3.js';
 import { lockTermsMatch, type TakerLockTerms, type TradeContext } from '../../machines/index.ts';
-import { type EscrowState, inspectTransaction, type LockInstructionView } from '../chain/index.ts';
+import { type EscrowState, inspectTransaction, keyBase58, type LockInstructionView } from '../chain/index.ts';
 import { invalidInput } from './errors.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
@@ -12,9 +12,9 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 export function escrowLockTerms(address: string, escrow: EscrowState): TakerLockTerms {
   return {
     escrow: address,
-    initializer: escrow.initializer.toBase58(),
-    recipient: escrow.recipient.toBase58(),
-    mint: escrow.mint.toBase58(),
+    initializer: keyBase58(escrow.initializer),
+    recipient: keyBase58(escrow.recipient),
+    mint: keyBase58(escrow.mint),
     amountRaw: escrow.amount.toString(),
     hashlock: hex(escrow.hashlock),
     expiry: Number(escrow.expiry),
@@ -25,10 +25,10 @@ export function escrowLockTerms(address: string, escrow: EscrowState): TakerLock
 /** The terms a lock instruction would create. */
 function instructionLockTerms(lock: LockInstructionView): TakerLockTerms {
   return {
-    escrow: lock.escrow.toBase58(),
-    initializer: lock.initializer.toBase58(),
-    recipient: lock.recipient.toBase58(),
-    mint: lock.mint.toBase58(),
+    escrow: keyBase58(lock.escrow),
+    initializer: keyBase58(lock.initializer),
+    recipient: keyBase58(lock.recipient),
+    mint: keyBase58(lock.mint),
     amountRaw: lock.amount.toString(),
     hashlock: hex(lock.hashlock),
     expiry: Number(lock.expiry),
@@ -59,9 +59,9 @@ export function checkLockTransaction(
   const refuse = (problem: string): never => {
     throw invalidInput('transaction', problem, `The transaction ${problem}.`);
   };
-  const signed = inspection.signedBy.some((key) => key.toBase58() === context.takerWallet);
+  const signed = inspection.signedBy.some((key) => keyBase58(key) === context.takerWallet);
   if (!signed || inspection.signature === null) refuse('is not signed by taker_wallet');
-  const lock = inspection.locks.find((l) => l.escrow.toBase58() === context.takerEscrow);
+  const lock = inspection.locks.find((l) => keyBase58(l.escrow) === context.takerEscrow);
   if (!lock || inspection.locks.length !== 1) return refuse('does not lock this trade’s escrow');
   if (lock.kind !== 'taker' || !lockTermsMatch(context, instructionLockTerms(lock))) {
     refuse('locks this trade’s escrow with other terms than agreed');

@@ -1,7 +1,6 @@
 // Read-only views of trades and of the run: TradeResponse, pages with cursors, the event log, the ledger,
 // runs, and what the operator's runtime view shows. Nothing here changes a trade; nothing here grows with
 // the number of trades at rest (counts come from the store's indexes, lists are paged).
-import { PublicKey } from '@solana/web3.js';
 import {
   EFFECT_RETRY,
   isClosed,
@@ -10,6 +9,7 @@ import {
   type TradeSnapshotLike,
 } from '../../machines/index.ts';
 import type { ChainPort } from '../chain/index.ts';
+import { keyBase58, publicKey } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
 import { type AssetPricing, type LedgerEntry, type LedgerSummary, summarize } from '../ledger/index.ts';
 import { type Price, parsePrice } from '../money/index.ts';
@@ -48,10 +48,10 @@ export class TradeQueries {
     const found = this.deps.host.snapshotOf(tradeId);
     if (!found) throw new RuntimeError('trade_not_found');
     const { record, snapshot } = found;
-    if (!record.closed && (record.ownerRunId !== this.deps.runId || record.adoptionError !== null)) {
+    if (!record.closed && record.adoptionError !== null) {
       throw new RuntimeError(
         'runtime_unavailable',
-        `Trade ${tradeId} is not owned by this run; POST /resume.`,
+        `Trade ${tradeId} could not be adopted: ${record.adoptionError}; POST /resume.`,
       );
     }
     return { record, snapshot };
@@ -93,7 +93,8 @@ export class TradeQueries {
     known?: { entries: LedgerEntry[]; quote: QuoteRecord },
   ): TradeView {
     const { config, chain, runId } = this.deps;
-    const owned = record.ownerRunId === runId && record.adoptionError === null;
+    // The running run owns every unclosed trade it could adopt; a closed one belongs to the run it closed in.
+    const owned = record.closed ? record.ownerRunId === runId : record.adoptionError === null;
     return renderTrade({
       snapshot,
       status: settlementStatusOf(snapshot),
@@ -103,7 +104,7 @@ export class TradeQueries {
       currentRunId: runId,
       assets: config.assets,
       ledger: this.ledgerSummary(record.tradeId, snapshot.context, known),
-      programId: chain.programId.toBase58(),
+      programId: keyBase58(chain.programId),
       chainNow,
     });
   }
@@ -143,7 +144,7 @@ export class TradeQueries {
     limit: number;
     cursor?: string | undefined;
   }): Promise<TradePage> {
-    const owner = query.runId !== undefined ? { runId: query.runId } : { ownerRunId: this.deps.runId };
+    const owner = query.runId !== undefined ? { runId: query.runId } : { ownedBy: this.deps.runId };
     return this.page({ ...owner, status: query.status }, query);
   }
 
@@ -197,7 +198,7 @@ export class TradeQueries {
   /** Every run, oldest first, with the trades it created and owns. */
   runs() {
     const { store } = this.deps;
-    const counts = new Map(store.tradeCounts().map((c) => [c.runId, c]));
+    const counts = new Map(store.tradeCounts(this.deps.runId).map((c) => [c.runId, c]));
     return store.listRuns().map((run) => ({
       ...run,
       created: counts.get(run.runId)?.created ?? 0,
@@ -210,9 +211,9 @@ export class TradeQueries {
    * actors active in memory now, and the trades whose effect keeps failing.
    */
   actors() {
-    const { store, host, runId } = this.deps;
-    const owned = store.ownedTradeCounts(runId);
-    const failing = store.failingTrades(runId, EFFECT_RETRY.visibleAfterAttempts, 100).map((record) => {
+    const { store, host } = this.deps;
+    const owned = store.ownedTradeCounts();
+    const failing = store.failingTrades(EFFECT_RETRY.visibleAfterAttempts, 100).map((record) => {
       const error = (JSON.parse(record.snapshot) as TradeSnapshotLike).context.effectError;
       return {
         trade_id: record.tradeId,
@@ -237,7 +238,7 @@ export class TradeQueries {
       read(() => chain.solBalance(chain.makerWallet)),
       Promise.all(
         config.assets.list.map((asset) =>
-          read(() => chain.tokenBalance(chain.makerWallet, new PublicKey(asset.mint))),
+          read(() => chain.tokenBalance(chain.makerWallet, publicKey(asset.mint))),
         ),
       ),
     ]);
@@ -253,8 +254,8 @@ export class TradeQueries {
         healthy: health.ok,
         detail: health.detail,
         now: now === null ? null : Number(now),
-        programId: chain.programId.toBase58(),
-        makerWallet: chain.makerWallet.toBase58(),
+        programId: keyBase58(chain.programId),
+        makerWallet: keyBase58(chain.makerWallet),
         feeLamports,
       },
       store: { ok: storeOk, path: store.path },

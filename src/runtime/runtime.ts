@@ -114,7 +114,6 @@ export class TradeRuntime {
       host: this.host,
       watcher: this.watcher,
       clock: this.clock,
-      runId,
       log,
       recheckSeconds: Math.max(1, Math.ceil(this.tickMs / 1000)),
     });
@@ -126,28 +125,26 @@ export class TradeRuntime {
   }
 
   /**
-   * Takes over every trade earlier runs left unclosed, with ADOPTED in each one's history, in one
-   * transaction (or, with the chain unreachable, marks them unadoptable: they answer 503 until /resume);
-   * indexes the run's trades at rest, restarts the effects a crash interrupted, and starts the ticker. No
-   * actor is made here: a trade's actor takes the adoption into its context when it first runs in this
-   * run, and the first tick sweeps every watched escrow once, so changes made while no run watched are
-   * seen.
+   * Takes over every trade earlier runs left unclosed, in one statement (or, with the chain unreachable,
+   * marks them unadoptable: they answer 503 until /resume); indexes the run's trades at rest, restarts the
+   * effects a crash interrupted, and starts the ticker. No actor is made here: a trade records its
+   * adoption (ADOPTED, in its context and its history) when its actor first runs in this run, and the
+   * first tick sweeps every watched escrow once, so changes made while no run watched are seen.
    */
   async start(): Promise<void> {
     const { store, runId, log } = this.options;
     let chainError: string | null = null;
-    let now = 0;
     try {
-      now = await this.clock.read();
+      await this.clock.read();
     } catch (error) {
       chainError = (error as Error).message;
     }
     if (chainError === null) {
-      const claimed = store.claimUnclosed(runId, new Date().toISOString(), now);
+      const claimed = store.claimUnclosed();
       if (claimed > 0)
         log.info({ run_id: runId, trades: claimed }, 'adopted the unclosed trades of earlier runs');
     } else {
-      const marked = store.markUnadoptable(runId, `chain unreachable at start: ${chainError}`);
+      const marked = store.markUnadoptable(`chain unreachable at start: ${chainError}`);
       if (marked > 0) {
         log.warn(
           { trades: marked, err: chainError },
@@ -155,9 +152,9 @@ export class TradeRuntime {
         );
       }
     }
-    for (const entry of store.restIndex(runId)) this.index({ ...entry, closed: false }, entry.seen);
+    for (const entry of store.restIndex()) this.index({ ...entry, closed: false }, entry.seen);
     this.watcher.start();
-    for (const tradeId of store.runningTrades(runId)) {
+    for (const tradeId of store.runningTrades()) {
       void this.host
         .use(tradeId, async () => {})
         .catch((error: unknown) =>

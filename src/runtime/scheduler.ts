@@ -34,7 +34,6 @@ export interface SchedulerOptions {
   host: TradeHost;
   watcher: ChainWatcher;
   clock: ChainClock;
-  runId: string;
   log: RuntimeLogger;
   /** A deadline that changed nothing when due (e.g. waiting for a held lock to be proved dropped) is
    * looked at again after this many chain seconds. */
@@ -48,14 +47,14 @@ export class DeadlineScheduler {
 
   /** Wakes every trade whose time has come; reads the chain clock only when one may have. */
   async wakeDue(): Promise<void> {
-    const { store, clock, runId } = this.options;
-    const earliest = store.earliestWake(runId);
+    const { store, clock } = this.options;
+    const earliest = store.earliestWake();
     if (earliest === null) return;
     const known = clock.fresh();
     const now = known !== null && clock.estimate() + 1 < earliest ? clock.estimate() : await clock.read();
     if (now < earliest) return;
     for (;;) {
-      const due = store.dueTrades(runId, now, DUE_BATCH).filter((id) => !this.waking.has(id));
+      const due = store.dueTrades(now, DUE_BATCH).filter((id) => !this.waking.has(id));
       if (due.length === 0) return;
       await this.wake(due, now);
       if (due.length < DUE_BATCH) return;

@@ -6,7 +6,6 @@
 // therefore costs at most one call per 100 watched escrows, and usually a fraction of one.
 //
 // It also turns what the chain shows of a trade's escrows into the machine's chain facts (observe()).
-import { PublicKey } from '@solana/web3.js';
 import {
   hasSignature,
   makerEscrowTerms,
@@ -15,6 +14,7 @@ import {
   takerEscrowTerms,
 } from '../../machines/index.ts';
 import type { AccountFeed, ChainPort, Commitment, EscrowState } from '../chain/index.ts';
+import { publicKey } from '../chain/index.ts';
 import { WATCH_MAKER, WATCH_TAKER } from '../store/index.ts';
 import type { ChainClock } from './clock.ts';
 import { escrowEnding, lockingSignature } from './endings.ts';
@@ -182,7 +182,7 @@ export class ChainWatcher {
     const addresses = tradeIds.flatMap((id) => this.byTrade.get(id)?.escrows ?? []);
     if (addresses.length === 0) return { readings: new Map(), now: null };
     const { escrows, now } = await this.options.chain.readEscrowsAndClock(
-      addresses.map((a) => new PublicKey(a)),
+      addresses.map((a) => publicKey(a)),
       'finalized',
     );
     this.options.clock.observe(Number(now));
@@ -239,7 +239,7 @@ export class ChainWatcher {
     const missing = wanted.filter((address) => !readings.has(address));
     if (missing.length > 0) {
       const states = await this.options.chain.readEscrows(
-        missing.map((a) => new PublicKey(a)),
+        missing.map((a) => publicKey(a)),
         commitment,
       );
       for (const [i, address] of missing.entries()) readings.set(address, states[i] ?? null);
@@ -311,7 +311,7 @@ export class ChainWatcher {
         // The program refuses any lock after the deadline: with the escrow absent at finalized, none can land.
         // Judged by the clock of that same finalized bank: a lock confirmed just before the deadline is absent
         // at finalized until finality catches up, while the confirmed clock is already past the deadline.
-        const read = await chain.readEscrowsAndClock([new PublicKey(takerEscrow)], commitment);
+        const read = await chain.readEscrowsAndClock([publicKey(takerEscrow)], commitment);
         const now = Number(read.now);
         this.options.clock.observe(now);
         if (!read.escrows[0] && now > context().lockDeadline) trade.send({ type: 'TAKER_LOCK_DROPPED', now });

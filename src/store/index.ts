@@ -44,7 +44,10 @@ export interface TradeRecord {
   quoteId: string;
   /** The run that created the trade. */
   runId: string;
-  /** The run that owns its actor now (creator or adopter). */
+  /**
+   * The run that last owned it: for an unclosed trade the running run owns it unless it is unadoptable
+   * (adoptionError); for a closed one, the run that owned it when it closed.
+   */
   ownerRunId: string;
   takerWallet: string;
   /** Lowercase hex; unique across all trades. */
@@ -116,8 +119,8 @@ export interface TradeFilter {
   status?: SettlementStatus | undefined;
   /** Trades created by this run. */
   runId?: string | undefined;
-  /** Trades whose actor this run owns. */
-  ownerRunId?: string | undefined;
+  /** Trades the running run (this id) owns: unclosed and adoptable, or closed while it owned them. */
+  ownedBy?: string | undefined;
   /** Page after this (created_at, trade_id) position. */
   after?: { createdAt: string; tradeId: string } | undefined;
   limit: number;
@@ -171,37 +174,39 @@ export interface Store {
 
   // ── The virtual-actor runtime's indexes (each one statement) ──
   /**
-   * A new run takes every unclosed trade of earlier runs, recording ADOPTED in each one's history — all
-   * in one transaction; answers how many.
+   * A new run adopts every unclosed trade by starting (ownership is implicit: no row is rewritten); this
+   * clears earlier marks of unadoptable trades in one statement and answers how many trades it owns now.
+   * (Each trade's history records ADOPTED when its actor first runs in the new run.)
    */
-  claimUnclosed(runId: string, at: string, now: number): number;
-  /** One trade taken by this run (POST /resume of a trade it could not adopt at start), likewise. */
-  claimTrade(tradeId: string, runId: string, at: string, now: number): void;
-  /** A new run that cannot reach the chain marks earlier runs' unclosed trades unadoptable instead. */
-  markUnadoptable(runId: string, error: string): number;
-  /** The run's unclosed, adoptable trades without their snapshots: what the watcher and the book index. */
-  restIndex(ownerRunId: string): RestEntry[];
-  /** The run's trades stored with an effect in flight (a crash interrupted them). */
-  runningTrades(ownerRunId: string): string[];
-  /** The run's trades whose wake time has come, earliest first. */
-  dueTrades(ownerRunId: string, now: number, limit: number): string[];
-  /** The earliest wake time among the run's trades. */
-  earliestWake(ownerRunId: string): number | null;
+  claimUnclosed(): number;
+  /** One trade taken by this run (POST /resume of a trade it could not adopt at start). */
+  claimTrade(tradeId: string, runId: string): void;
+  /** A new run that cannot reach the chain marks every unclosed trade unadoptable instead. */
+  markUnadoptable(error: string): number;
+  /** The owned (unclosed, adoptable) trades without their snapshots: what the watcher and the book index. */
+  restIndex(): RestEntry[];
+  /** Owned trades stored with an effect in flight (a crash interrupted them). */
+  runningTrades(): string[];
+  /** Owned trades whose wake time has come, earliest first. */
+  dueTrades(now: number, limit: number): string[];
+  /** The earliest wake time among owned trades. */
+  earliestWake(): number | null;
   setWake(tradeId: string, at: number | null): void;
   setSeen(tradeId: string, seen: string): void;
   /** Pending and initiated trades of a wallet (they count against its limit). */
   liveTradeCount(wallet: string): number;
-  /** The run's unclosed trades per status and substate, and how many of them have a failing effect. */
-  ownedTradeCounts(ownerRunId: string): { status: SettlementStatus; substate: string; count: number }[];
-  /** The run's trades whose current effect failed at least minAttempts times in a row, worst first. */
-  failingTrades(ownerRunId: string, minAttempts: number, limit: number): TradeRecord[];
+  /** Owned trades per status and substate. */
+  ownedTradeCounts(): { status: SettlementStatus; substate: string; count: number }[];
+  /** Owned trades whose current effect failed at least minAttempts times in a row, worst first. */
+  failingTrades(minAttempts: number, limit: number): TradeRecord[];
   tradeEvents(tradeId: string): TradeEventRecord[];
   /** The runtime event log in stable order: events with seq > afterSeq. */
   events(afterSeq: number, limit: number): TradeEventRecord[];
   /** The newest seq of the event log (0 when empty). */
   lastEventSeq(): number;
   ledger(tradeId?: string): StoredLedgerEntry[];
-  tradeCounts(): { runId: string; created: number; owned: number }[];
+  /** Per run: trades it created, and trades it owns (the running run, `current`) or owned last. */
+  tradeCounts(current: string): { runId: string; created: number; owned: number }[];
 
   ping(): boolean;
   readonly isOpen: boolean;
@@ -286,12 +291,6 @@ const holdFromRow = (row: Pick<TradeRow, 'hold_mint' | 'hold_raw' | 'hold_until_
   row.hold_mint !== null && row.hold_raw !== null && row.hold_until_ms !== null
     ? { mint: row.hold_mint, raw: BigInt(row.hold_raw), untilMs: row.hold_until_ms }
     : null;
-
-const holdColumns = (hold: TradeHold | null) => ({
-  holdMint: hold?.mint ?? null,
-  holdRaw: hold?.raw.toString() ?? null,
-  holdUntilMs: hold?.untilMs ?? null,
-});
 
 const tradeFromRow = (row: TradeRow): TradeRecord => ({
   tradeId: row.trade_id,
@@ -399,20 +398,23 @@ class SqliteStore implements Store {
       ),
       insertTrade: this.db.prepare(`
         INSERT INTO trades (trade_id, quote_id, run_id, owner_run_id, taker_wallet, secret_hash, created_at, updated_at,
-                            status, substate, closed, next_deadline, machine_version, snapshot, adoption_error,
-                            taker_escrow, maker_escrow, watch, seen, hold_mint, hold_raw, hold_until_ms, running,
-                            effect_attempts)
+                            status, substate, closed, next_deadline, adoption_error, taker_escrow, maker_escrow,
+                            watch, seen, hold_mint, hold_raw, hold_until_ms, running, effect_attempts)
         VALUES (@tradeId, @quoteId, @runId, @ownerRunId, @takerWallet, @secretHash, @createdAt, @updatedAt,
-                @status, @substate, @closed, @nextDeadline, @machineVersion, @snapshot, @adoptionError,
-                @takerEscrow, @makerEscrow, @watch, @seen, @holdMint, @holdRaw, @holdUntilMs, @running,
-                @effectAttempts)`),
+                @status, @substate, @closed, @nextDeadline, @adoptionError, @takerEscrow, @makerEscrow,
+                @watch, @seen, @holdMint, @holdRaw, @holdUntilMs, @running, @effectAttempts)`),
+      insertSnapshot: this.db.prepare(
+        'INSERT INTO trade_snapshots (trade_id, machine_version, snapshot) VALUES (@tradeId, @machineVersion, @snapshot)',
+      ),
       updateTrade: this.db.prepare(`
         UPDATE trades SET owner_run_id = @ownerRunId, updated_at = @updatedAt, status = @status, substate = @substate,
-               closed = @closed, next_deadline = @nextDeadline, machine_version = @machineVersion,
-               snapshot = @snapshot, adoption_error = NULL, watch = @watch, hold_mint = @holdMint,
-               hold_raw = @holdRaw, hold_until_ms = @holdUntilMs, running = @running,
+               closed = @closed, next_deadline = @nextDeadline, adoption_error = NULL, watch = @watch,
+               hold_mint = @holdMint, hold_raw = @holdRaw, hold_until_ms = @holdUntilMs, running = @running,
                effect_attempts = @effectAttempts
         WHERE trade_id = @tradeId`),
+      updateSnapshot: this.db.prepare(
+        'UPDATE trade_snapshots SET machine_version = @machineVersion, snapshot = @snapshot WHERE trade_id = @tradeId',
+      ),
       setAdoptionError: this.db.prepare('UPDATE trades SET adoption_error = ? WHERE trade_id = ?'),
       insertEvent: this.db.prepare(`
         INSERT INTO trade_events (trade_id, run_id, at, type, status, substate, payload)
@@ -420,42 +422,48 @@ class SqliteStore implements Store {
       insertLedger: this.db.prepare(`
         INSERT OR IGNORE INTO ledger_entries (trade_id, movement, signature, mint, account, side, amount_raw, at)
         VALUES (@tradeId, @movement, @signature, @mint, @account, @side, @amountRaw, @at)`),
-      getTrade: this.db.prepare('SELECT * FROM trades WHERE trade_id = ?'),
-      tradeBySecretHash: this.db.prepare('SELECT * FROM trades WHERE secret_hash = ?'),
-      tradeByQuote: this.db.prepare('SELECT * FROM trades WHERE quote_id = ?'),
-      unclosedTrades: this.db.prepare('SELECT * FROM trades WHERE closed = 0 ORDER BY created_at, trade_id'),
+      getTrade: this.db.prepare(
+        'SELECT t.*, s.machine_version, s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id WHERE t.trade_id = ?',
+      ),
+      tradeBySecretHash: this.db.prepare(
+        'SELECT t.*, s.machine_version, s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id WHERE t.secret_hash = ?',
+      ),
+      tradeByQuote: this.db.prepare(
+        'SELECT t.*, s.machine_version, s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id WHERE t.quote_id = ?',
+      ),
+      unclosedTrades: this.db.prepare(
+        'SELECT t.*, s.machine_version, s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id WHERE t.closed = 0 ORDER BY t.created_at, t.trade_id',
+      ),
       tradeEvents: this.db.prepare('SELECT * FROM trade_events WHERE trade_id = ? ORDER BY seq'),
       events: this.db.prepare('SELECT * FROM trade_events WHERE seq > ? ORDER BY seq LIMIT ?'),
       lastEventSeq: this.db.prepare('SELECT max(seq) AS seq FROM trade_events'),
       ledgerAll: this.db.prepare('SELECT * FROM ledger_entries ORDER BY entry_id'),
       ledgerOf: this.db.prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY entry_id'),
-      recordAdoptions: this.db.prepare(`
-        INSERT INTO trade_events (trade_id, run_id, at, type, status, substate, payload)
-        SELECT trade_id, @runId, @at, 'ADOPTED', status, substate, json_object('runId', @runId, 'now', @now)
-        FROM trades WHERE closed = 0 AND owner_run_id <> @runId AND (@tradeId IS NULL OR trade_id = @tradeId)`),
-      claimUnclosed: this.db.prepare(
-        'UPDATE trades SET owner_run_id = @runId, adoption_error = NULL WHERE closed = 0 AND owner_run_id <> @runId',
+      clearUnadoptable: this.db.prepare(
+        'UPDATE trades INDEXED BY trades_unadoptable SET adoption_error = NULL WHERE closed = 0 AND adoption_error IS NOT NULL',
+      ),
+      countOwned: this.db.prepare(
+        'SELECT count(*) AS n FROM trades INDEXED BY trades_unclosed WHERE closed = 0 AND adoption_error IS NULL',
       ),
       claimTrade: this.db.prepare(
         'UPDATE trades SET owner_run_id = @runId, adoption_error = NULL WHERE trade_id = @tradeId AND closed = 0',
       ),
-      markUnadoptable: this.db.prepare(
-        'UPDATE trades SET adoption_error = @error WHERE closed = 0 AND owner_run_id <> @runId',
-      ),
-      restIndex: this.db.prepare(`
+      markUnadoptable: this.db.prepare('UPDATE trades SET adoption_error = ? WHERE closed = 0'),
+      restIndex: this.db
+        .prepare(`
         SELECT trade_id, taker_wallet, taker_escrow, maker_escrow, watch, seen, hold_mint, hold_raw, hold_until_ms
-        FROM trades WHERE closed = 0 AND owner_run_id = ? AND adoption_error IS NULL`),
+        FROM trades INDEXED BY trades_unclosed WHERE closed = 0 AND adoption_error IS NULL`)
+        .raw(true),
       runningTrades: this.db.prepare(
-        'SELECT trade_id FROM trades WHERE closed = 0 AND owner_run_id = ? AND running = 1 AND adoption_error IS NULL',
+        'SELECT trade_id FROM trades INDEXED BY trades_running WHERE closed = 0 AND running = 1 AND adoption_error IS NULL',
       ),
       dueTrades: this.db.prepare(`
-        SELECT trade_id FROM trades
-        WHERE closed = 0 AND next_deadline IS NOT NULL AND next_deadline <= @now AND owner_run_id = @runId
-          AND adoption_error IS NULL
+        SELECT trade_id FROM trades INDEXED BY trades_wake
+        WHERE closed = 0 AND next_deadline IS NOT NULL AND next_deadline <= @now AND adoption_error IS NULL
         ORDER BY next_deadline LIMIT @limit`),
       earliestWake: this.db.prepare(`
-        SELECT next_deadline AS at FROM trades
-        WHERE closed = 0 AND next_deadline IS NOT NULL AND owner_run_id = ? AND adoption_error IS NULL
+        SELECT next_deadline AS at FROM trades INDEXED BY trades_wake
+        WHERE closed = 0 AND next_deadline IS NOT NULL AND adoption_error IS NULL
         ORDER BY next_deadline LIMIT 1`),
       setWake: this.db.prepare('UPDATE trades SET next_deadline = ? WHERE trade_id = ?'),
       setSeen: this.db.prepare('UPDATE trades SET seen = ? WHERE trade_id = ?'),
@@ -463,15 +471,20 @@ class SqliteStore implements Store {
         "SELECT count(*) AS n FROM trades WHERE taker_wallet = ? AND status IN ('pending', 'initiated')",
       ),
       ownedTradeCounts: this.db.prepare(`
-        SELECT status, substate, count(*) AS count FROM trades
-        WHERE closed = 0 AND owner_run_id = ? GROUP BY status, substate ORDER BY status, substate`),
+        SELECT status, substate, count(*) AS count FROM trades INDEXED BY trades_unclosed
+        WHERE closed = 0 AND adoption_error IS NULL GROUP BY status, substate ORDER BY status, substate`),
       failingTrades: this.db.prepare(`
-        SELECT * FROM trades WHERE effect_attempts >= @min AND closed = 0 AND owner_run_id = @runId
-        ORDER BY effect_attempts DESC, trade_id LIMIT @limit`),
+        SELECT t.*, s.machine_version, s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id
+        WHERE t.closed = 0 AND t.effect_attempts >= @min AND t.adoption_error IS NULL
+        ORDER BY t.effect_attempts DESC, t.trade_id LIMIT @limit`),
       tradeCounts: this.db.prepare(`
         SELECT r.run_id AS runId,
                (SELECT count(*) FROM trades t WHERE t.run_id = r.run_id) AS created,
-               (SELECT count(*) FROM trades t WHERE t.owner_run_id = r.run_id) AS owned
+               (SELECT count(*) FROM trades t
+                 WHERE t.owner_run_id = r.run_id AND (t.closed = 1 OR t.adoption_error IS NOT NULL))
+               + CASE WHEN r.run_id = @current THEN
+                   (SELECT count(*) FROM trades t WHERE t.closed = 0 AND t.adoption_error IS NULL)
+                 ELSE 0 END AS owned
         FROM runs r`),
     };
   }
@@ -508,11 +521,23 @@ class SqliteStore implements Store {
   }
 
   insertQuote(quote: QuoteRecord): void {
+    // Parameters spelled out, not spread over the record: that is a slow path in V8 (µs per write).
     this.statements.insertQuote.run({
-      ...quote,
+      quoteId: quote.quoteId,
+      runId: quote.runId,
+      takerWallet: quote.takerWallet,
+      inputMint: quote.inputMint,
+      outputMint: quote.outputMint,
       inputRaw: quote.inputRaw.toString(),
       outputRaw: quote.outputRaw.toString(),
+      spreadBps: quote.spreadBps,
+      inputUsd: quote.inputUsd,
+      outputUsd: quote.outputUsd,
+      createdAt: quote.createdAt,
+      expiresAtMs: quote.expiresAtMs,
+      htlcExpiresAtMs: quote.htlcExpiresAtMs,
       riskChecks: JSON.stringify(quote.riskChecks),
+      usedByTradeId: quote.usedByTradeId,
     });
   }
 
@@ -540,10 +565,33 @@ class SqliteStore implements Store {
     this.db.transaction(() => {
       this.markQuoteUsed(trade.quoteId, trade.tradeId);
       this.statements.insertTrade.run({
-        ...trade,
-        ...holdColumns(trade.hold),
+        tradeId: trade.tradeId,
+        quoteId: trade.quoteId,
+        runId: trade.runId,
+        ownerRunId: trade.ownerRunId,
+        takerWallet: trade.takerWallet,
+        secretHash: trade.secretHash,
+        createdAt: trade.createdAt,
+        updatedAt: trade.updatedAt,
+        status: trade.status,
+        substate: trade.substate,
         closed: trade.closed ? 1 : 0,
+        nextDeadline: trade.nextDeadline,
+        adoptionError: trade.adoptionError,
+        takerEscrow: trade.takerEscrow,
+        makerEscrow: trade.makerEscrow,
+        watch: trade.watch,
+        seen: trade.seen,
+        holdMint: trade.hold?.mint ?? null,
+        holdRaw: trade.hold?.raw.toString() ?? null,
+        holdUntilMs: trade.hold?.untilMs ?? null,
         running: trade.running ? 1 : 0,
+        effectAttempts: trade.effectAttempts,
+      });
+      this.statements.insertSnapshot.run({
+        tradeId: trade.tradeId,
+        machineVersion: trade.machineVersion,
+        snapshot: trade.snapshot,
       });
       this.insertEvent(event);
     })();
@@ -556,12 +604,26 @@ class SqliteStore implements Store {
   ): void {
     this.db.transaction(() => {
       const { changes } = this.statements.updateTrade.run({
-        ...update,
-        ...holdColumns(update.hold),
+        tradeId: update.tradeId,
+        ownerRunId: update.ownerRunId,
+        updatedAt: update.updatedAt,
+        status: update.status,
+        substate: update.substate,
         closed: update.closed ? 1 : 0,
+        nextDeadline: update.nextDeadline,
+        watch: update.watch,
+        holdMint: update.hold?.mint ?? null,
+        holdRaw: update.hold?.raw.toString() ?? null,
+        holdUntilMs: update.hold?.untilMs ?? null,
         running: update.running ? 1 : 0,
+        effectAttempts: update.effectAttempts,
       });
       if (changes !== 1) throw new Error(`trade ${update.tradeId} does not exist`);
+      this.statements.updateSnapshot.run({
+        tradeId: update.tradeId,
+        machineVersion: update.machineVersion,
+        snapshot: update.snapshot,
+      });
       for (const event of events) this.insertEvent(event);
       for (const entry of ledger) {
         this.statements.insertLedger.run({
@@ -581,7 +643,15 @@ class SqliteStore implements Store {
   }
 
   private insertEvent(event: NewTradeEvent): void {
-    this.statements.insertEvent.run({ ...event, payload: JSON.stringify(event.payload) });
+    this.statements.insertEvent.run({
+      tradeId: event.tradeId,
+      runId: event.runId,
+      at: event.at,
+      type: event.type,
+      status: event.status,
+      substate: event.substate,
+      payload: JSON.stringify(event.payload),
+    });
   }
 
   setAdoptionError(tradeId: string, error: string | null): void {
@@ -607,28 +677,31 @@ class SqliteStore implements Store {
     const where: string[] = [];
     const params: Record<string, unknown> = { limit: filter.limit };
     if (filter.takerWallet !== undefined) {
-      where.push('taker_wallet = @takerWallet');
+      where.push('t.taker_wallet = @takerWallet');
       params.takerWallet = filter.takerWallet;
     }
     if (filter.status !== undefined) {
-      where.push('status = @status');
+      where.push('t.status = @status');
       params.status = filter.status;
     }
     if (filter.runId !== undefined) {
-      where.push('run_id = @runId');
+      where.push('t.run_id = @runId');
       params.runId = filter.runId;
     }
-    if (filter.ownerRunId !== undefined) {
-      where.push('owner_run_id = @ownerRunId');
-      params.ownerRunId = filter.ownerRunId;
+    if (filter.ownedBy !== undefined) {
+      where.push(
+        '((t.closed = 0 AND t.adoption_error IS NULL) OR (t.closed = 1 AND t.owner_run_id = @ownedBy))',
+      );
+      params.ownedBy = filter.ownedBy;
     }
     if (filter.after !== undefined) {
-      where.push('(created_at, trade_id) > (@afterCreatedAt, @afterTradeId)');
+      where.push('(t.created_at, t.trade_id) > (@afterCreatedAt, @afterTradeId)');
       params.afterCreatedAt = filter.after.createdAt;
       params.afterTradeId = filter.after.tradeId;
     }
-    const sql = `SELECT * FROM trades ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-                 ORDER BY created_at, trade_id LIMIT @limit`;
+    const sql = `SELECT t.*, s.machine_version, s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id
+                 ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+                 ORDER BY t.created_at, t.trade_id LIMIT @limit`;
     return (this.db.prepare(sql).all(params) as TradeRow[]).map(tradeFromRow);
   }
 
@@ -636,48 +709,44 @@ class SqliteStore implements Store {
     return (this.statements.unclosedTrades.all() as TradeRow[]).map(tradeFromRow);
   }
 
-  claimUnclosed(runId: string, at: string, now: number): number {
-    return this.db.transaction(() => {
-      this.statements.recordAdoptions.run({ runId, at, now, tradeId: null });
-      return this.statements.claimUnclosed.run({ runId }).changes;
-    })();
+  claimUnclosed(): number {
+    this.statements.clearUnadoptable.run();
+    return (this.statements.countOwned.get() as { n: number }).n;
   }
 
-  claimTrade(tradeId: string, runId: string, at: string, now: number): void {
-    this.db.transaction(() => {
-      this.statements.recordAdoptions.run({ runId, at, now, tradeId });
-      this.statements.claimTrade.run({ tradeId, runId });
-    })();
+  claimTrade(tradeId: string, runId: string): void {
+    this.statements.claimTrade.run({ tradeId, runId });
   }
 
-  markUnadoptable(runId: string, error: string): number {
-    return this.statements.markUnadoptable.run({ runId, error }).changes;
+  markUnadoptable(error: string): number {
+    return this.statements.markUnadoptable.run(error).changes;
   }
 
-  restIndex(ownerRunId: string): RestEntry[] {
-    const rows = this.statements.restIndex.all(ownerRunId) as TradeRow[];
-    return rows.map((row) => ({
-      tradeId: row.trade_id,
-      takerWallet: row.taker_wallet,
-      takerEscrow: row.taker_escrow,
-      makerEscrow: row.maker_escrow,
-      watch: row.watch,
-      seen: row.seen,
-      hold: holdFromRow(row),
+  restIndex(): RestEntry[] {
+    type Raw = [string, string, string, string, number, string, string | null, string | null, number | null];
+    const rows = this.statements.restIndex.all() as Raw[];
+    return rows.map(([tradeId, takerWallet, takerEscrow, makerEscrow, watch, seen, mint, raw, untilMs]) => ({
+      tradeId,
+      takerWallet,
+      takerEscrow,
+      makerEscrow,
+      watch,
+      seen,
+      hold: mint !== null && raw !== null && untilMs !== null ? { mint, raw: BigInt(raw), untilMs } : null,
     }));
   }
 
-  runningTrades(ownerRunId: string): string[] {
-    return (this.statements.runningTrades.all(ownerRunId) as { trade_id: string }[]).map((r) => r.trade_id);
+  runningTrades(): string[] {
+    return (this.statements.runningTrades.all() as { trade_id: string }[]).map((r) => r.trade_id);
   }
 
-  dueTrades(ownerRunId: string, now: number, limit: number): string[] {
-    const rows = this.statements.dueTrades.all({ runId: ownerRunId, now, limit }) as { trade_id: string }[];
+  dueTrades(now: number, limit: number): string[] {
+    const rows = this.statements.dueTrades.all({ now, limit }) as { trade_id: string }[];
     return rows.map((r) => r.trade_id);
   }
 
-  earliestWake(ownerRunId: string): number | null {
-    const row = this.statements.earliestWake.get(ownerRunId) as { at: number } | undefined;
+  earliestWake(): number | null {
+    const row = this.statements.earliestWake.get() as { at: number } | undefined;
     return row?.at ?? null;
   }
 
@@ -693,20 +762,16 @@ class SqliteStore implements Store {
     return (this.statements.liveTradeCount.get(wallet) as { n: number }).n;
   }
 
-  ownedTradeCounts(ownerRunId: string): { status: SettlementStatus; substate: string; count: number }[] {
-    return this.statements.ownedTradeCounts.all(ownerRunId) as {
+  ownedTradeCounts(): { status: SettlementStatus; substate: string; count: number }[] {
+    return this.statements.ownedTradeCounts.all() as {
       status: SettlementStatus;
       substate: string;
       count: number;
     }[];
   }
 
-  failingTrades(ownerRunId: string, minAttempts: number, limit: number): TradeRecord[] {
-    const rows = this.statements.failingTrades.all({
-      runId: ownerRunId,
-      min: minAttempts,
-      limit,
-    }) as TradeRow[];
+  failingTrades(minAttempts: number, limit: number): TradeRecord[] {
+    const rows = this.statements.failingTrades.all({ min: minAttempts, limit }) as TradeRow[];
     return rows.map(tradeFromRow);
   }
 
@@ -728,8 +793,12 @@ class SqliteStore implements Store {
     return (rows as LedgerRow[]).map(ledgerFromRow);
   }
 
-  tradeCounts(): { runId: string; created: number; owned: number }[] {
-    return this.statements.tradeCounts.all() as { runId: string; created: number; owned: number }[];
+  tradeCounts(current: string): { runId: string; created: number; owned: number }[] {
+    return this.statements.tradeCounts.all({ current }) as {
+      runId: string;
+      created: number;
+      owned: number;
+    }[];
   }
 
   ping(): boolean {

@@ -73,9 +73,13 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX ledger_by_trade ON ledger_entries (trade_id, entry_id);
   `,
+  // Ownership: the running run owns every unclosed trade that is not marked unadoptable (a new run adopts
+  // them all by starting); owner_run_id is the run that last wrote the trade (for a closed trade, the run
+  // that owned it then).
   // The rest record of a virtual actor: what the runtime needs of a trade without loading its snapshot —
   // the escrows it waits on and what it last saw of them, its wake time (next_deadline), the output it
-  // holds in the reservation book, whether an effect is in flight, and how often its effect failed.
+  // holds in the reservation book, whether an effect is in flight, and how often its effect failed. The
+  // snapshot moves to a table of its own, so the rows the runtime scans and updates stay small.
   `
   ALTER TABLE trades ADD COLUMN taker_escrow TEXT NOT NULL DEFAULT '';
   ALTER TABLE trades ADD COLUMN maker_escrow TEXT NOT NULL DEFAULT '';
@@ -102,10 +106,21 @@ export const MIGRATIONS: readonly string[] = [
   WHERE closed = 0 AND status IN ('pending', 'initiated') AND NOT EXISTS (
     SELECT 1 FROM json_each(snapshot, '$.context.signatures') WHERE json_extract(value, '$.kind') = 'maker_lock'
   );
+  CREATE TABLE trade_snapshots (
+    trade_id         TEXT PRIMARY KEY REFERENCES trades(trade_id),
+    machine_version  INTEGER NOT NULL,
+    snapshot         TEXT NOT NULL
+  );
+  INSERT INTO trade_snapshots (trade_id, machine_version, snapshot)
+    SELECT trade_id, machine_version, snapshot FROM trades;
   DROP INDEX trades_open;
-  CREATE INDEX trades_due ON trades (next_deadline) WHERE closed = 0 AND next_deadline IS NOT NULL;
-  CREATE INDEX trades_owned_open ON trades (owner_run_id) WHERE closed = 0;
+  ALTER TABLE trades DROP COLUMN snapshot;
+  ALTER TABLE trades DROP COLUMN machine_version;
+  CREATE INDEX trades_unclosed ON trades (status, substate) WHERE closed = 0;
+  CREATE INDEX trades_wake ON trades (next_deadline) WHERE closed = 0 AND next_deadline IS NOT NULL;
+  CREATE INDEX trades_running ON trades (trade_id) WHERE closed = 0 AND running = 1;
+  CREATE INDEX trades_unadoptable ON trades (trade_id) WHERE closed = 0 AND adoption_error IS NOT NULL;
   CREATE INDEX trades_live_by_wallet ON trades (taker_wallet) WHERE status IN ('pending', 'initiated');
-  CREATE INDEX trades_failing ON trades (effect_attempts) WHERE effect_attempts > 0;
+  CREATE INDEX trades_failing ON trades (effect_attempts) WHERE closed = 0 AND effect_attempts > 0;
   `,
 ];

@@ -10,7 +10,7 @@ export type StoreWrite =
   | { kind: 'appendEvents'; events: NewTradeEvent[] }
   | { kind: 'setSeen'; tradeId: string; seen: string }
   | { kind: 'setWake'; tradeId: string; at: number | null }
-  | { kind: 'claimTrade'; tradeId: string; runId: string; at: string; now: number };
+  | { kind: 'claimTrade'; tradeId: string; runId: string };
 
 export function applyWrite(store: Store, write: StoreWrite): void {
   switch (write.kind) {
@@ -33,7 +33,7 @@ export function applyWrite(store: Store, write: StoreWrite): void {
       store.setWake(write.tradeId, write.at);
       break;
     case 'claimTrade':
-      store.claimTrade(write.tradeId, write.runId, write.at, write.now);
+      store.claimTrade(write.tradeId, write.runId);
       break;
   }
 }

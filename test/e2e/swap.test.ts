@@ -196,10 +196,16 @@ describe('the atomic swap over HTTP', () => {
       expect(adopted.run_id).toBe(firstRun);
       expect(adopted.current_run).toBe(true);
       expect(adopted.substate).toBe('initiated.makerLocked');
-      const events = (await t2.get(`/v1/trades/${tradeId}/events`)).json().events;
-      expect(events.some((e: { type: string }) => e.type === 'ADOPTED')).toBe(true);
+      // The trade rests until something wakes it; the adoption enters its history when the new run first
+      // runs it — here the redeem command.
       expect((await t2.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage })).statusCode).toBe(
         202,
+      );
+      const events = (await t2.get(`/v1/trades/${tradeId}/events`)).json().events;
+      const adoption = events.find((e: { type: string }) => e.type === 'ADOPTED');
+      expect(adoption).toMatchObject({ run_id: next.runId, payload: { runId: next.runId } });
+      expect(events.findIndex((e: { type: string }) => e.type === 'ADOPTED')).toBeLessThan(
+        events.findIndex((e: { type: string }) => e.type === 'REDEEM_REQUESTED'),
       );
       const done = await t2.waitFor(tradeId, (t) => t.settlement_status === 'redeemed');
       expect(done.tx_signature_kinds.filter((s: { kind: string }) => s.kind === 'maker_lock')).toHaveLength(

@@ -8,7 +8,6 @@ import {
   createMintToInstruction,
 } from '@solana/spl-token';
 import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
-import bs58 from 'bs58';
 import {
   Account,
   Clock,
@@ -16,7 +15,9 @@ import {
   LiteSvm,
   type TransactionMetadata,
 } from 'litesvm/dist/internal.js';
+import { encodeBase58 } from '../base58.ts';
 import { ChainError, type ChainErrorCode, liteErrorToJson, type TransactionErrorJson } from '../errors.ts';
+import { keyBase58, keyBytes, publicKey } from '../keys.ts';
 import { type FastSigner, fastSigner, signWith } from '../signer.ts';
 import {
   ACCOUNT_SIZE,
@@ -138,7 +139,7 @@ export class EmbeddedLedger {
     this.slotOffset = Number(this.store.meta('slot_offset') ?? '0');
     this.lastSlot = Math.max(this.store.maxSlot() ?? 0, Number(this.store.meta('last_slot') ?? '0'));
     this.lastUnix = BigInt(this.store.meta('last_unix') ?? '0');
-    this.genesisHash = bs58.encode(this.hash('genesis'));
+    this.genesisHash = encodeBase58(this.hash('genesis'));
     // The faucet is derived from the data dir's seed, so it is the same key after every restart.
     this.faucet = fastSigner(Keypair.fromSeed(this.hash('faucet')));
 
@@ -192,7 +193,7 @@ export class EmbeddedLedger {
   }
 
   blockhashAt(slot: number): string {
-    return bs58.encode(this.hash('blockhash', slot));
+    return encodeBase58(this.hash('blockhash', slot));
   }
 
   latestBlockhash(): { blockhash: string; lastValidBlockHeight: number; slot: number } {
@@ -244,17 +245,17 @@ export class EmbeddedLedger {
   }
 
   getAccount(address: string | PublicKey): StoredAccount | null {
-    const key = typeof address === 'string' ? new PublicKey(address) : address;
-    const b58 = key.toBase58();
+    const key = typeof address === 'string' ? publicKey(address) : address;
+    const b58 = keyBase58(key);
     if (b58 === CLOCK_SYSVAR) this.tick();
-    const acc = this.svm.getAccount(key.toBytes());
+    const acc = this.svm.getAccount(keyBytes(key));
     if (!acc) return null;
     const lamports = acc.lamports();
     if (lamports === 0n) return null;
     return {
       address: b58,
       lamports,
-      owner: bs58.encode(acc.owner()),
+      owner: encodeBase58(acc.owner()),
       executable: acc.executable(),
       data: acc.data(),
     };

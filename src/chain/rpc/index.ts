@@ -13,7 +13,7 @@ import {
   type VersionedTransactionResponse,
   type Commitment as Web3Commitment,
 } from '@solana/web3.js';
-import bs58 from 'bs58';
+import { decodeBase58 } from '../base58.ts';
 import { escrowFromAccount, nameError, pollSignature, reaches, sleep } from '../common.ts';
 import { ChainError, describeTransactionError, type TransactionErrorJson } from '../errors.ts';
 import type {
@@ -179,7 +179,7 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
     const txError = (r.meta?.err ?? null) as TransactionErrorJson | null;
     const bytes = new VersionedTransaction(
       r.transaction.message,
-      r.transaction.signatures.map((s) => bs58.decode(s)),
+      r.transaction.signatures.map((s) => decodeBase58(s)),
     ).serialize();
     return {
       signature,

@@ -2,7 +2,7 @@
 // parses them (its superstruct result schemas), over the embedded ledger. Plus dev_* methods.
 
 import { PublicKey } from '@solana/web3.js';
-import bs58 from 'bs58';
+import { decodeBase58, encodeBase58 } from '../base58.ts';
 import type { EmbeddedLedger } from '../embedded/ledger.ts';
 import { LAMPORTS_PER_SIGNATURE } from '../embedded/ledger.ts';
 import type { StoredAccount, StoredTokenBalance, StoredTransaction } from '../embedded/store.ts';
@@ -60,7 +60,7 @@ export function accountJson(a: StoredAccount | null, encoding: unknown) {
   if (!a) return null;
   const data =
     encoding === 'base58'
-      ? [bs58.encode(a.data), 'base58']
+      ? [encodeBase58(a.data), 'base58']
       : [Buffer.from(a.data).toString('base64'), 'base64'];
   return {
     data,
@@ -106,7 +106,7 @@ function decodeWire(encoded: string, encoding: unknown): Uint8Array {
   try {
     return encoding === 'base64'
       ? new Uint8Array(Buffer.from(encoded, 'base64'))
-      : new Uint8Array(bs58.decode(encoded));
+      : new Uint8Array(decodeBase58(encoded));
   } catch {
     throw new RpcError(INVALID_PARAMS, 'invalid transaction: failed to decode');
   }
@@ -128,7 +128,7 @@ function transactionJson(r: StoredTransaction, encoding: unknown) {
     encoding === 'base64'
       ? [Buffer.from(r.bytes).toString('base64'), 'base64']
       : {
-          signatures: tx.signatures.map((s) => bs58.encode(s)),
+          signatures: tx.signatures.map((s) => encodeBase58(s)),
           message: {
             accountKeys: tx.accountKeys,
             header: {
@@ -139,7 +139,7 @@ function transactionJson(r: StoredTransaction, encoding: unknown) {
             instructions: tx.instructions.map((ix) => ({
               programIdIndex: ix.programIdIndex,
               accounts: ix.accounts,
-              data: bs58.encode(ix.data),
+              data: encodeBase58(ix.data),
               stackHeight: null,
             })),
             recentBlockhash: tx.recentBlockhash,
@@ -250,7 +250,9 @@ export function createRpcMethods(ledger: EmbeddedLedger) {
         // Like a validator: null when the message's blockhash is no longer valid.
         const offset = (bytes[0] ?? 0) & 0x80 ? 4 : 3;
         const keyCount = bytes[offset] ?? 0;
-        const hash = bs58.encode(bytes.subarray(offset + 1 + 32 * keyCount, offset + 1 + 32 * keyCount + 32));
+        const hash = encodeBase58(
+          bytes.subarray(offset + 1 + 32 * keyCount, offset + 1 + 32 * keyCount + 32),
+        );
         return withContext(ledger.blockhashSlot(hash) === null ? null : n(fee));
       } catch {
         throw new RpcError(INVALID_PARAMS, 'invalid message');

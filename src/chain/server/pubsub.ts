@@ -6,8 +6,8 @@
 // the write: an escrow that a transaction closed is not notified (see src/chain/rpc/feed.ts).
 
 import { PublicKey, SystemProgram } from '@solana/web3.js';
-import bs58 from 'bs58';
 import WebSocket, { WebSocketServer } from 'ws';
+import { decodeBase58 } from '../base58.ts';
 import type { EmbeddedLedger, LedgerWrite } from '../embedded/ledger.ts';
 import type { StoredAccount } from '../embedded/store.ts';
 import { accountJson } from './methods.ts';
@@ -74,7 +74,7 @@ function filtersOf(raw: unknown): Filter[] {
       if (typeof f?.dataSize === 'number') return { dataSize: f.dataSize };
       const m = f?.memcmp;
       if (m && typeof m.offset === 'number' && typeof m.bytes === 'string') {
-        const bytes = m.encoding === 'base64' ? Buffer.from(m.bytes, 'base64') : bs58.decode(m.bytes);
+        const bytes = m.encoding === 'base64' ? Buffer.from(m.bytes, 'base64') : decodeBase58(m.bytes);
         return { memcmp: { offset: m.offset, bytes: new Uint8Array(bytes) } };
       }
       throw new InvalidParams('Invalid params: unsupported filter');

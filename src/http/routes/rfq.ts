@@ -1,6 +1,6 @@
 // RFQ group: POST /v1/rfq (a firm quote or a risk rejection, both 200) and GET /v1/quotes/{quote_id}.
-import bs58 from 'bs58';
 import Type, { type Static } from 'typebox';
+import { decodeBase58 } from '../../chain/index.ts';
 import { amountView } from '../../money/index.ts';
 import { type AcceptedQuote, type RejectedQuote, RfqInputError } from '../../quotes/index.ts';
 import { INTEGRATION_STATUS, RISK_CHECKS, SETTLEMENT_MODEL } from '../../vocabulary/index.ts';
@@ -125,7 +125,7 @@ export function renderRejection(rejection: RejectedQuote): Static<typeof RiskRej
 export function assertWallet(address: string, field: string): void {
   let bytes: Uint8Array | undefined;
   try {
-    bytes = bs58.decode(address);
+    bytes = decodeBase58(address);
   } catch {
     bytes = undefined;
   }
