@@ -20,7 +20,8 @@ export { ACCOUNT_SIZE, MINT_SIZE, NATIVE_MINT, TOKEN_PROGRAM_ID };
 export const isNativeMint = (mint: PublicKey) => mint.equals(NATIVE_MINT);
 
 const ataCache = new Map<string, PublicKey>();
-const ATA_CACHE_LIMIT = 50_000;
+// Bounded: it serves takers who trade again and the maker's own accounts; fresh wallets only pass through.
+const ATA_CACHE_LIMIT = 4_096;
 
 /**
  * The owner's associated token account for the mint (classic token program); the owner may be off

@@ -538,13 +538,14 @@ export class EmbeddedLedger {
       const acc = skip.has(i) ? null : this.svm.getAccount(key);
       if (!acc || acc.lamports() === 0n || !TOKEN_PROGRAM_BYTES.equals(acc.owner())) return null;
       const data = acc.data();
-      const token = data[TOKEN_STATE_OFFSET] === 0 ? null : readTokenAccount(data);
-      if (!token) return null;
-      const mint = token.mint.toBase58();
+      // Read straight off the classic layout (mint 0..32, owner 32..64, amount u64 LE at 64): this runs for
+      // every account of every transaction, twice.
+      if (data.length < TOKEN_STATE_OFFSET + 1 || data[TOKEN_STATE_OFFSET] === 0) return null;
+      const mint = encodeBase58(data.subarray(0, 32));
       return {
         mint,
-        owner: token.owner.toBase58(),
-        amount: token.amount,
+        owner: encodeBase58(data.subarray(32, 64)),
+        amount: Buffer.from(data.buffer, data.byteOffset, data.byteLength).readBigUInt64LE(64),
         decimals: this.decimalsOf(mint) ?? 0,
       };
     });

@@ -16,7 +16,7 @@ const VAULT_SEED = Buffer.from('vault');
 // maker's transactions name them again. Recent derivations are kept (a PDA search is the costliest part
 // of building a transaction), in a map dropped whole when full.
 const derived = new Map<string, [PublicKey, number]>();
-const DERIVED_LIMIT = 8_192;
+const DERIVED_LIMIT = 4_096;
 
 function derive(seeds: Uint8Array[], programId: PublicKey): [PublicKey, number] {
   const key = `${Buffer.concat([...seeds, keyBytes(programId)]).toString('base64')}`;
