@@ -169,6 +169,17 @@ export const makerEscrowTerms = (context: TradeContext): EscrowTerms => ({
   initializer: context.makerWallet,
 });
 
+/**
+ * An effect state's failure: recorded with its retry time (recordEffectError). The runtime sends
+ * RETRY_EFFECT { now }, which re-runs the state's effect once that time has come (retryWhenDue).
+ */
+const failedAttempt = (effect: TradeEffect) =>
+  ({ actions: { type: 'recordEffectError', params: { effect } } }) as const;
+const retryWhenDue = <State extends string>(state: State) =>
+  ({
+    RETRY_EFFECT: { guard: 'effectRetryDue', target: state, reenter: true, actions: 'markRetryRunning' },
+  }) as const;
+
 export const tradeMachine = setup({
   types: {
     input: {} as TradeInput,
@@ -535,17 +546,10 @@ export const tradeMachine = setup({
               target: 'deciding',
               actions: { type: 'recordAssessment', params: ({ event }) => event.output },
             },
-            onError: {
-              actions: { type: 'recordEffectError', params: { effect: 'checkInventory' } },
-            },
+            onError: failedAttempt('checkInventory'),
           },
           on: {
-            RETRY_EFFECT: {
-              guard: 'effectRetryDue',
-              target: 'assessing',
-              reenter: true,
-              actions: 'markRetryRunning',
-            },
+            ...retryWhenDue('assessing'),
           },
         },
         deciding: {
@@ -598,17 +602,10 @@ export const tradeMachine = setup({
               target: 'sendingMakerLock',
               actions: { type: 'recordMakerLockIntent', params: ({ event }) => event.output },
             },
-            onError: {
-              actions: { type: 'recordEffectError', params: { effect: 'signMakerLock' } },
-            },
+            onError: failedAttempt('signMakerLock'),
           },
           on: {
-            RETRY_EFFECT: {
-              guard: 'effectRetryDue',
-              target: 'signingMakerLock',
-              reenter: true,
-              actions: 'markRetryRunning',
-            },
+            ...retryWhenDue('signingMakerLock'),
           },
         },
         sendingMakerLock: {
@@ -643,17 +640,10 @@ export const tradeMachine = setup({
                 ],
               },
             ],
-            onError: {
-              actions: { type: 'recordEffectError', params: { effect: 'makerLock' } },
-            },
+            onError: failedAttempt('makerLock'),
           },
           on: {
-            RETRY_EFFECT: {
-              guard: 'effectRetryDue',
-              target: 'sendingMakerLock',
-              reenter: true,
-              actions: 'markRetryRunning',
-            },
+            ...retryWhenDue('sendingMakerLock'),
           },
         },
         makerLocked: {
@@ -716,17 +706,10 @@ export const tradeMachine = setup({
                 ],
               },
             ],
-            onError: {
-              actions: { type: 'recordEffectError', params: { effect: 'takerRedeem' } },
-            },
+            onError: failedAttempt('takerRedeem'),
           },
           on: {
-            RETRY_EFFECT: {
-              guard: 'effectRetryDue',
-              target: 'redeemingForTaker',
-              reenter: true,
-              actions: 'markRetryRunning',
-            },
+            ...retryWhenDue('redeemingForTaker'),
             CHAIN_TIME_ADVANCED: {
               guard: 'makerEscrowExpired',
               target: 'refundingMakerEscrow',
@@ -783,17 +766,10 @@ export const tradeMachine = setup({
                 ],
               },
             ],
-            onError: {
-              actions: { type: 'recordEffectError', params: { effect: 'makerRedeem' } },
-            },
+            onError: failedAttempt('makerRedeem'),
           },
           on: {
-            RETRY_EFFECT: {
-              guard: 'effectRetryDue',
-              target: 'makerRedeeming',
-              reenter: true,
-              actions: 'markRetryRunning',
-            },
+            ...retryWhenDue('makerRedeeming'),
             CHAIN_TIME_ADVANCED: { guard: 'takerEscrowExpired', target: 'refundingTakerEscrow' },
             REFUND_REQUESTED: {
               guard: 'takerEscrowExpired',
@@ -850,17 +826,10 @@ export const tradeMachine = setup({
                 },
               },
             ],
-            onError: {
-              actions: { type: 'recordEffectError', params: { effect: 'makerRefund' } },
-            },
+            onError: failedAttempt('makerRefund'),
           },
           on: {
-            RETRY_EFFECT: {
-              guard: 'effectRetryDue',
-              target: 'refundingMakerEscrow',
-              reenter: true,
-              actions: 'markRetryRunning',
-            },
+            ...retryWhenDue('refundingMakerEscrow'),
           },
         },
         awaitingTakerExpiry: {
@@ -912,17 +881,10 @@ export const tradeMachine = setup({
                 },
               },
             ],
-            onError: {
-              actions: { type: 'recordEffectError', params: { effect: 'takerRefund' } },
-            },
+            onError: failedAttempt('takerRefund'),
           },
           on: {
-            RETRY_EFFECT: {
-              guard: 'effectRetryDue',
-              target: 'refundingTakerEscrow',
-              reenter: true,
-              actions: 'markRetryRunning',
-            },
+            ...retryWhenDue('refundingTakerEscrow'),
           },
         },
         releasingTaker: {
@@ -951,17 +913,10 @@ export const tradeMachine = setup({
                 },
               },
             ],
-            onError: {
-              actions: { type: 'recordEffectError', params: { effect: 'makerCancel' } },
-            },
+            onError: failedAttempt('makerCancel'),
           },
           on: {
-            RETRY_EFFECT: {
-              guard: 'effectRetryDue',
-              target: 'releasingTaker',
-              reenter: true,
-              actions: 'markRetryRunning',
-            },
+            ...retryWhenDue('releasingTaker'),
           },
         },
       },
@@ -1039,17 +994,10 @@ export const tradeMachine = setup({
               },
               { target: 'closed', actions: 'markMakerLockLapsed' },
             ],
-            onError: {
-              actions: { type: 'recordEffectError', params: { effect: 'makerRefund' } },
-            },
+            onError: failedAttempt('makerRefund'),
           },
           on: {
-            RETRY_EFFECT: {
-              guard: 'effectRetryDue',
-              target: 'reclaimingMakerEscrow',
-              reenter: true,
-              actions: 'markRetryRunning',
-            },
+            ...retryWhenDue('reclaimingMakerEscrow'),
           },
         },
         closingEscrows: {
@@ -1140,17 +1088,10 @@ export const tradeMachine = setup({
                 },
               },
             ],
-            onError: {
-              actions: { type: 'recordEffectError', params: { effect: 'makerCancel' } },
-            },
+            onError: failedAttempt('makerCancel'),
           },
           on: {
-            RETRY_EFFECT: {
-              guard: 'effectRetryDue',
-              target: 'releasingLateLock',
-              reenter: true,
-              actions: 'markRetryRunning',
-            },
+            ...retryWhenDue('releasingLateLock'),
           },
         },
         awaitingLateLockExpiry: {
@@ -1189,17 +1130,10 @@ export const tradeMachine = setup({
                 },
               },
             ],
-            onError: {
-              actions: { type: 'recordEffectError', params: { effect: 'takerRefund' } },
-            },
+            onError: failedAttempt('takerRefund'),
           },
           on: {
-            RETRY_EFFECT: {
-              guard: 'effectRetryDue',
-              target: 'refundingLateLock',
-              reenter: true,
-              actions: 'markRetryRunning',
-            },
+            ...retryWhenDue('refundingLateLock'),
           },
         },
         released: { tags: 'closed', type: 'final' },

@@ -40,9 +40,4 @@ export class ChainClock {
     if (this.lastAtMs === Number.NEGATIVE_INFINITY) return 0;
     return this.last + Math.floor((this.wallMs() - this.lastAtMs) / 1000);
   }
-
-  /** The last reading itself (what the views show as chain time). */
-  get lastReading(): number {
-    return this.last;
-  }
 }

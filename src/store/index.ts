@@ -151,8 +151,6 @@ export interface Store {
   stopRun(runId: string, stoppedAt: string): void;
   listRuns(): RunRecord[];
   insertQuote(quote: QuoteRecord): void;
-  /** Several quotes in one transaction (one fsync). */
-  insertQuotes(quotes: readonly QuoteRecord[]): void;
   getQuote(quoteId: string): QuoteRecord | undefined;
   /** Quotes not used by a trade whose expiry is after nowMs: what the reservation book holds at start. */
   openQuotes(nowMs: number): QuoteRecord[];
@@ -164,13 +162,10 @@ export interface Store {
   saveTransition(update: TradeUpdate, events: readonly NewTradeEvent[], ledger: readonly LedgerEntry[]): void;
   /** Runtime notes about a trade that change no snapshot, e.g. the intent written before a transaction is sent. */
   appendEvents(events: readonly NewTradeEvent[]): void;
-  setAdoptionError(tradeId: string, error: string | null): void;
   getTrade(tradeId: string): TradeRecord | undefined;
   findTradeBySecretHash(secretHash: string): TradeRecord | undefined;
   findTradeByQuote(quoteId: string): TradeRecord | undefined;
   listTrades(filter: TradeFilter): TradeRecord[];
-  /** Every trade not yet closed, whichever run owns it. */
-  unclosedTrades(): TradeRecord[];
 
   // ── The virtual-actor runtime's indexes (each one statement) ──
   /**
@@ -415,7 +410,6 @@ class SqliteStore implements Store {
       updateSnapshot: this.db.prepare(
         'UPDATE trade_snapshots SET machine_version = @machineVersion, snapshot = @snapshot WHERE trade_id = @tradeId',
       ),
-      setAdoptionError: this.db.prepare('UPDATE trades SET adoption_error = ? WHERE trade_id = ?'),
       insertEvent: this.db.prepare(`
         INSERT INTO trade_events (trade_id, run_id, at, type, status, substate, payload)
         VALUES (@tradeId, @runId, @at, @type, @status, @substate, @payload)`),
@@ -430,9 +424,6 @@ class SqliteStore implements Store {
       ),
       tradeByQuote: this.db.prepare(
         'SELECT t.*, s.machine_version, s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id WHERE t.quote_id = ?',
-      ),
-      unclosedTrades: this.db.prepare(
-        'SELECT t.*, s.machine_version, s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id WHERE t.closed = 0 ORDER BY t.created_at, t.trade_id',
       ),
       tradeEvents: this.db.prepare('SELECT * FROM trade_events WHERE trade_id = ? ORDER BY seq'),
       events: this.db.prepare('SELECT * FROM trade_events WHERE seq > ? ORDER BY seq LIMIT ?'),
@@ -539,12 +530,6 @@ class SqliteStore implements Store {
       riskChecks: JSON.stringify(quote.riskChecks),
       usedByTradeId: quote.usedByTradeId,
     });
-  }
-
-  insertQuotes(quotes: readonly QuoteRecord[]): void {
-    this.db.transaction(() => {
-      for (const quote of quotes) this.insertQuote(quote);
-    })();
   }
 
   getQuote(quoteId: string): QuoteRecord | undefined {
@@ -654,10 +639,6 @@ class SqliteStore implements Store {
     });
   }
 
-  setAdoptionError(tradeId: string, error: string | null): void {
-    this.statements.setAdoptionError.run(error, tradeId);
-  }
-
   getTrade(tradeId: string): TradeRecord | undefined {
     const row = this.statements.getTrade.get(tradeId) as TradeRow | undefined;
     return row && tradeFromRow(row);
@@ -703,10 +684,6 @@ class SqliteStore implements Store {
                  ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
                  ORDER BY t.created_at, t.trade_id LIMIT @limit`;
     return (this.db.prepare(sql).all(params) as TradeRow[]).map(tradeFromRow);
-  }
-
-  unclosedTrades(): TradeRecord[] {
-    return (this.statements.unclosedTrades.all() as TradeRow[]).map(tradeFromRow);
   }
 
   claimUnclosed(): number {

@@ -290,11 +290,9 @@ describe('a new run', () => {
     const b = await harness.startTrade();
     harness.chain.unreachable();
     const mark = vi.spyOn(harness.store, 'markUnadoptable');
-    const setError = vi.spyOn(harness.store, 'setAdoptionError');
     const runtime = await harness.start();
     expect(mark).toHaveBeenCalledTimes(1);
     expect(mark.mock.results[0]?.value).toBe(2);
-    expect(setError).not.toHaveBeenCalled();
     for (const { tradeId } of [a, b]) {
       expect(harness.store.getTrade(tradeId)).toMatchObject({
         ownerRunId: first,
