@@ -88,20 +88,31 @@ const SIGNATURE_MOVEMENT: Partial<Record<TradeSignatureKind, 'input' | 'output'>
 };
 
 /**
- * The entries a transition posts: a movement for each signature it added (the trade's own amount of the
- * side that signature moves), plus the network fee the maker paid for it, if the maker paid one.
+ * The entries a transition posts: a movement for each signature it added (the amount of the side that
+ * signature moves), plus the network fee the maker paid for it, if the maker paid one. The taker escrow's
+ * side is what its lock put there as read on chain (a lock with other terms than agreed holds other
+ * funds); the maker escrow's is the agreed output, which only the maker locks.
  */
 export function transitionPostings(
   added: readonly { kind: TradeSignatureKind; signature: string }[],
-  trade: { inputMint: string; inputAmountRaw: string; outputMint: string; outputAmountRaw: string },
+  trade: {
+    inputMint: string;
+    inputAmountRaw: string;
+    outputMint: string;
+    outputAmountRaw: string;
+    takerLockTerms: { mint: string; amountRaw: string } | null;
+  },
   feeOf: (signature: string) => bigint | undefined,
 ): LedgerEntry[] {
   const entries: LedgerEntry[] = [];
+  const locked = trade.takerLockTerms;
   for (const { kind, signature } of added) {
     const side = SIGNATURE_MOVEMENT[kind];
     if (!side) continue;
-    const mint = side === 'input' ? trade.inputMint : trade.outputMint;
-    const amount = BigInt(side === 'input' ? trade.inputAmountRaw : trade.outputAmountRaw);
+    const mint = side === 'input' ? (locked?.mint ?? trade.inputMint) : trade.outputMint;
+    const amount = BigInt(
+      side === 'input' ? (locked?.amountRaw ?? trade.inputAmountRaw) : trade.outputAmountRaw,
+    );
     entries.push(...postMovement(kind as Exclude<LedgerMovement, 'network_fee'>, signature, mint, amount));
     const fee = feeOf(signature);
     if (fee !== undefined) entries.push(...postNetworkFee(signature, fee));

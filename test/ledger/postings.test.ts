@@ -11,6 +11,7 @@ import {
   postMovement,
   postNetworkFee,
   summarize,
+  transitionPostings,
 } from '../../src/ledger/index.ts';
 import { INT64_MAX } from '../../src/money/index.ts';
 import {
@@ -283,4 +284,54 @@ describe('makerNet', () => {
       expect(makerNet(postAll(postings))).toEqual(expected);
     },
   );
+});
+
+describe('the postings of a transition', () => {
+  const trade = {
+    inputMint: SOL_MINT,
+    inputAmountRaw: '5000',
+    outputMint: USDC_MINT,
+    outputAmountRaw: '700',
+    takerLockTerms: null,
+  };
+
+  test('each signature the transition added posts its side, and the maker’s fee where it paid one', () => {
+    const fees = new Map([['maker-lock-sig', 5_000n]]);
+    const entries = transitionPostings(
+      [
+        { kind: 'taker_lock', signature: 'lock-sig' },
+        { kind: 'maker_lock', signature: 'maker-lock-sig' },
+      ],
+      { ...trade, takerLockTerms: { mint: SOL_MINT, amountRaw: '5000' } },
+      (signature) => fees.get(signature),
+    );
+    expect(entries.filter((e) => e.movement === 'taker_lock').map((e) => [e.mint, e.amountRaw])).toEqual([
+      [SOL_MINT, 5000n],
+      [SOL_MINT, 5000n],
+    ]);
+    expect(entries.filter((e) => e.movement === 'maker_lock').map((e) => e.amountRaw)).toEqual([700n, 700n]);
+    expect(entries.filter((e) => e.movement === 'network_fee').map((e) => e.amountRaw)).toEqual([
+      5000n,
+      5000n,
+    ]);
+    expect(isBalanced(entries)).toBe(true);
+  });
+
+  test('a lock with other terms than agreed posts what it locked on chain, in and out alike', () => {
+    const locked = { ...trade, takerLockTerms: { mint: USDC_MINT, amountRaw: '4321' } };
+    const entries = transitionPostings(
+      [
+        { kind: 'taker_lock', signature: 'a' },
+        { kind: 'taker_refund', signature: 'b' },
+      ],
+      locked,
+      () => undefined,
+    );
+    expect(new Set(entries.map((e) => `${e.mint}:${e.amountRaw}`))).toEqual(new Set([`${USDC_MINT}:4321`]));
+    expect(makerNet(entries).size).toBe(0);
+  });
+
+  test('kinds that move nothing of the trade post nothing', () => {
+    expect(transitionPostings([{ kind: 'gateway_mint', signature: 'x' }], trade, () => 1n)).toEqual([]);
+  });
 });

@@ -1,0 +1,98 @@
+// The service under test as its own process, started as `npm start` starts it (node on the bundle)
+// on a DATA_DIR and a config, pinned to the server's core; with the times from spawn to its first
+// /v1/health 200 and its first /v1/health/ready 200.
+import { createServer } from 'node:net';
+import { SERVICE_BUNDLE } from '../scripts/build-service.ts';
+import { allowedCpus, rssKb } from './machine.ts';
+import { type Child, spawnPinnedNode } from './process.ts';
+
+export interface StartTimes {
+  /** From spawn to the first 200 of GET /v1/health. */
+  healthMs: number;
+  /** From spawn to the first 200 of GET /v1/health/ready. */
+  readyMs: number;
+}
+
+export interface ServiceProcess {
+  readonly url: string;
+  readonly child: Child;
+  readonly started: StartTimes;
+  /** The CPUs the kernel lets it run on (Cpus_allowed_list), to show the pinning held. */
+  readonly cpus: string;
+  rssKb(): number;
+  kill9(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+async function answers200(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+    await res.arrayBuffer();
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Spawns the service and polls /v1/health, then /v1/health/ready, every `pollMs` until each answers 200.
+ * LOG_LEVEL=warn: request logs would otherwise go through a pipe to this process on every request.
+ */
+export async function startServiceProcess(options: {
+  dataDir: string;
+  configPath: string;
+  timeoutMs?: number;
+  pollMs?: number;
+}): Promise<ServiceProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it exits (to see where time goes).
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
+  const child = spawnPinnedNode([...profile, '--enable-source-maps', SERVICE_BUNDLE], {
+    DATA_DIR: options.dataDir,
+    CONFIG: options.configPath,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+  });
+  const pollMs = options.pollMs ?? 10;
+  const until = Date.now() + (options.timeoutMs ?? 60_000);
+  const waitFor = async (path: string): Promise<number> => {
+    for (;;) {
+      if (child.exited())
+        throw new Error(`service exited before ${path} answered: ${child.output().slice(-3_000)}`);
+      if (await answers200(`${url}${path}`)) return performance.now() - child.spawnedAt;
+      if (Date.now() > until) {
+        await child.kill9();
+        throw new Error(`service did not answer ${path} in time: ${child.output().slice(-3_000)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  };
+  const healthMs = await waitFor('/v1/health');
+  const readyMs = await waitFor('/v1/health/ready');
+  return {
+    url,
+    child,
+    started: { healthMs, readyMs },
+    cpus: allowedCpus(child.pid),
+    rssKb: () => rssKb(child.pid),
+    kill9: () => child.kill9(),
+    stop: () => child.stop(),
+  };
+}
