@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Asset, Config, Pair } from '../config/index.ts';
 import { dividePrices, type Price, parseAmount } from '../money/index.ts';
-import type { GroupCommit, QuoteRecord, Store } from '../store/index.ts';
+import { type GroupCommit, type QuoteRecord, type Store, timeOrderedUuid } from '../store/index.ts';
 import type { RiskCheck } from '../vocabulary/index.ts';
 import type { PriceSource } from './prices.ts';
 import { priceQuote } from './pricing.ts';
@@ -196,7 +196,7 @@ export class QuoteDesk {
 
     const expiresAtMs = now + expirySeconds * 1000;
     const record: QuoteRecord = {
-      quoteId: randomUUID(),
+      quoteId: timeOrderedUuid(),
       runId: this.deps.runId,
       takerWallet: request.takerWallet,
       inputMint: input.mint,

@@ -24,7 +24,7 @@ import {
 } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
 import type { QuoteDesk } from '../quotes/index.ts';
-import type { GroupCommit, Store, TradeRecord } from '../store/index.ts';
+import { type GroupCommit, type Store, type TradeRecord, timeOrderedUuid } from '../store/index.ts';
 import type { ChainClock } from './clock.ts';
 import { invalidInput, RuntimeError } from './errors.ts';
 import { metaOf, type RestState, restColumns, type TradeHandle, type TradeHost } from './host.ts';
@@ -106,7 +106,7 @@ export class TradeCommands {
       const [takerEscrow] = takerEscrowAddress(chain.programId, taker, Buffer.from(secretHash, 'hex'));
       const [makerEscrow] = makerEscrowAddress(chain.programId, takerEscrow);
       const input: TradeInput = {
-        tradeId: crypto.randomUUID(),
+        tradeId: timeOrderedUuid(),
         quoteId,
         runId: this.deps.runId,
         takerWallet,

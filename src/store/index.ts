@@ -10,6 +10,7 @@ import type { SettlementStatus } from '../vocabulary/index.ts';
 import { MIGRATIONS } from './migrations.ts';
 
 export { type CommitStats, GroupCommit } from './group-commit.ts';
+export { timeOrderedUuid } from './ids.ts';
 export type { StoreWrite } from './writes.ts';
 
 export interface RunRecord {

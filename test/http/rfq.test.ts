@@ -38,7 +38,7 @@ describe('POST /v1/rfq', () => {
       ].sort(),
     );
     expect(quote.status).toBe('accepted');
-    expect(quote.quote_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(quote.quote_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(Number.isInteger(quote.quoted_output_amount_raw)).toBe(true);
     expect(String(quote.quoted_output_amount_raw)).toBe(quote.output.amount_raw);
     expect(quote.spread_bps).toBeGreaterThanOrEqual(8);
