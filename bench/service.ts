@@ -19,6 +19,8 @@ export interface ServiceProcess {
   readonly started: StartTimes;
   /** The CPUs the kernel lets it run on (Cpus_allowed_list), to show the pinning held. */
   readonly cpus: string;
+  /** The port of its V8 inspector, when started with `inspect`. */
+  readonly inspectPort: number | null;
   rssKb(): number;
   kill9(): Promise<void>;
   stop(): Promise<void>;
@@ -56,14 +58,18 @@ export async function startServiceProcess(options: {
   configPath: string;
   timeoutMs?: number;
   pollMs?: number;
+  /** Opens the V8 inspector on a loopback port (row 4 forces collections through it). */
+  inspect?: boolean;
 }): Promise<ServiceProcess> {
   const port = await freePort();
+  const inspectPort = options.inspect ? await freePort() : null;
   const url = `http://127.0.0.1:${port}`;
   // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it exits (to see where time goes).
   const profile = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
     : [];
-  const child = spawnPinnedNode([...profile, '--enable-source-maps', SERVICE_BUNDLE], {
+  const inspect = inspectPort === null ? [] : [`--inspect=127.0.0.1:${inspectPort}`];
+  const child = spawnPinnedNode([...profile, ...inspect, '--enable-source-maps', SERVICE_BUNDLE], {
     DATA_DIR: options.dataDir,
     CONFIG: options.configPath,
     HOST: '127.0.0.1',
@@ -91,6 +97,7 @@ export async function startServiceProcess(options: {
     child,
     started: { healthMs, readyMs },
     cpus: allowedCpus(child.pid),
+    inspectPort,
     rssKb: () => rssKb(child.pid),
     kill9: () => child.kill9(),
     stop: () => child.stop(),
