@@ -169,6 +169,17 @@ export const makerEscrowTerms = (context: TradeContext): EscrowTerms => ({
   initializer: context.makerWallet,
 });
 
+/** Params of a guard or an action that reads how the effect's escrow ended (the effect's output). */
+const endingOfOutput = ({ event }: { event: { output: MakerRefundOutput } }) => ({ ending: event.output });
+/** Params of an action that records the signature that settled the effect's escrow. */
+const signatureOfOutput = ({ event }: { event: { output: EscrowEnding } }) => ({
+  signature: event.output.signature,
+});
+/** The same for makerRefund, whose escrow may be gone already: no signature then. */
+const signatureOfOutputIfAny = ({ event }: { event: { output: MakerRefundOutput } }) => ({
+  signature: event.output.kind === 'absent' ? null : event.output.signature,
+});
+
 /**
  * An effect state's failure: recorded with its retry time (recordEffectError). The runtime sends
  * RETRY_EFFECT { now }, which re-runs the state's effect once that time has come (retryWhenDue).
@@ -677,31 +688,22 @@ export const tradeMachine = setup({
             }),
             onDone: [
               {
-                guard: { type: 'endedPaid', params: ({ event }) => ({ ending: event.output }) },
+                guard: { type: 'endedPaid', params: endingOfOutput },
                 target: 'takerRedeemLanded',
-                actions: {
-                  type: 'recordTakerRedeem',
-                  params: ({ event }) => ({ signature: event.output.signature }),
-                },
+                actions: { type: 'recordTakerRedeem', params: signatureOfOutput },
               },
               {
-                guard: { type: 'endedCancelled', params: ({ event }) => ({ ending: event.output }) },
+                guard: { type: 'endedCancelled', params: endingOfOutput },
                 target: 'releasingTaker',
                 actions: [
-                  {
-                    type: 'recordMakerRefund',
-                    params: ({ event }) => ({ signature: event.output.signature }),
-                  },
+                  { type: 'recordMakerRefund', params: signatureOfOutput },
                   { type: 'recordFailure', params: { reason: 'taker_cancelled' } },
                 ],
               },
               {
                 target: 'awaitingTakerExpiry',
                 actions: [
-                  {
-                    type: 'recordMakerRefund',
-                    params: ({ event }) => ({ signature: event.output.signature }),
-                  },
+                  { type: 'recordMakerRefund', params: signatureOfOutput },
                   { type: 'recordFailure', params: { reason: 'maker_escrow_expired' } },
                 ],
               },
@@ -747,21 +749,15 @@ export const tradeMachine = setup({
             }),
             onDone: [
               {
-                guard: { type: 'endedPaid', params: ({ event }) => ({ ending: event.output }) },
+                guard: { type: 'endedPaid', params: endingOfOutput },
                 target: '#trade.redeemed',
-                actions: {
-                  type: 'recordMakerRedeem',
-                  params: ({ event }) => ({ signature: event.output.signature }),
-                },
+                actions: { type: 'recordMakerRedeem', params: signatureOfOutput },
               },
               {
                 // The taker escrow went back to the taker although the preimage was known: proven loss.
                 target: '#trade.refunded',
                 actions: [
-                  {
-                    type: 'recordTakerRefund',
-                    params: ({ event }) => ({ signature: event.output.signature }),
-                  },
+                  { type: 'recordTakerRefund', params: signatureOfOutput },
                   { type: 'recordFailure', params: { reason: 'maker_missed_redeem', alert: true } },
                 ],
               },
@@ -789,12 +785,12 @@ export const tradeMachine = setup({
             onDone: [
               {
                 // The taker redeemed just in time: the maker redeems in turn.
-                guard: { type: 'endingRevealsPreimage', params: ({ event }) => ({ ending: event.output }) },
+                guard: { type: 'endingRevealsPreimage', params: endingOfOutput },
                 target: 'makerRedeeming',
-                actions: { type: 'recordMakerEscrowPaid', params: ({ event }) => ({ ending: event.output }) },
+                actions: { type: 'recordMakerEscrowPaid', params: endingOfOutput },
               },
               {
-                guard: { type: 'endedPaid', params: ({ event }) => ({ ending: event.output }) },
+                guard: { type: 'endedPaid', params: endingOfOutput },
                 target: 'takerRedeemLanded',
                 actions: {
                   type: 'recordTakerRedeem',
@@ -804,26 +800,16 @@ export const tradeMachine = setup({
                 },
               },
               {
-                guard: { type: 'endedCancelled', params: ({ event }) => ({ ending: event.output }) },
+                guard: { type: 'endedCancelled', params: endingOfOutput },
                 target: 'releasingTaker',
                 actions: [
-                  {
-                    type: 'recordMakerRefund',
-                    params: ({ event }) => ({
-                      signature: event.output.kind === 'absent' ? null : event.output.signature,
-                    }),
-                  },
+                  { type: 'recordMakerRefund', params: signatureOfOutputIfAny },
                   { type: 'recordFailure', params: { reason: 'taker_cancelled' } },
                 ],
               },
               {
                 target: 'awaitingTakerExpiry',
-                actions: {
-                  type: 'recordMakerRefund',
-                  params: ({ event }) => ({
-                    signature: event.output.kind === 'absent' ? null : event.output.signature,
-                  }),
-                },
+                actions: { type: 'recordMakerRefund', params: signatureOfOutputIfAny },
               },
             ],
             onError: failedAttempt('makerRefund'),
@@ -855,30 +841,21 @@ export const tradeMachine = setup({
             onDone: [
               {
                 // The maker's redeem landed after all.
-                guard: { type: 'endedPaid', params: ({ event }) => ({ ending: event.output }) },
+                guard: { type: 'endedPaid', params: endingOfOutput },
                 target: '#trade.redeemed',
-                actions: {
-                  type: 'recordMakerRedeem',
-                  params: ({ event }) => ({ signature: event.output.signature }),
-                },
+                actions: { type: 'recordMakerRedeem', params: signatureOfOutput },
               },
               {
                 guard: 'takerWasPaid',
                 target: '#trade.refunded',
                 actions: [
-                  {
-                    type: 'recordTakerRefund',
-                    params: ({ event }) => ({ signature: event.output.signature }),
-                  },
+                  { type: 'recordTakerRefund', params: signatureOfOutput },
                   { type: 'recordFailure', params: { reason: 'maker_missed_redeem', alert: true } },
                 ],
               },
               {
                 target: '#trade.refunded',
-                actions: {
-                  type: 'recordTakerRefund',
-                  params: ({ event }) => ({ signature: event.output.signature }),
-                },
+                actions: { type: 'recordTakerRefund', params: signatureOfOutput },
               },
             ],
             onError: failedAttempt('takerRefund'),
@@ -898,19 +875,13 @@ export const tradeMachine = setup({
             onDone: [
               {
                 // Someone (the taker, with its preimage) paid the taker escrow to the maker first.
-                guard: { type: 'endedPaid', params: ({ event }) => ({ ending: event.output }) },
+                guard: { type: 'endedPaid', params: endingOfOutput },
                 target: '#trade.redeemed',
-                actions: {
-                  type: 'recordMakerRedeem',
-                  params: ({ event }) => ({ signature: event.output.signature }),
-                },
+                actions: { type: 'recordMakerRedeem', params: signatureOfOutput },
               },
               {
                 target: '#trade.refunded',
-                actions: {
-                  type: 'recordTakerRefund',
-                  params: ({ event }) => ({ signature: event.output.signature }),
-                },
+                actions: { type: 'recordTakerRefund', params: signatureOfOutput },
               },
             ],
             onError: failedAttempt('makerCancel'),
@@ -966,7 +937,7 @@ export const tradeMachine = setup({
             onDone: [
               {
                 // The taker took the output too, after the taker escrow went back to it: proven loss.
-                guard: { type: 'endedPaid', params: ({ event }) => ({ ending: event.output }) },
+                guard: { type: 'endedPaid', params: endingOfOutput },
                 target: 'closingEscrows',
                 actions: [
                   'recordMakerLockOfIntent',
@@ -980,7 +951,7 @@ export const tradeMachine = setup({
                 ],
               },
               {
-                guard: { type: 'endedReturned', params: ({ event }) => ({ ending: event.output }) },
+                guard: { type: 'endedReturned', params: endingOfOutput },
                 target: 'closingEscrows',
                 actions: [
                   'recordMakerLockOfIntent',
@@ -1073,19 +1044,13 @@ export const tradeMachine = setup({
             input: ({ context }) => ({ tradeId: context.tradeId, escrow: takerEscrowTerms(context) }),
             onDone: [
               {
-                guard: { type: 'endedPaid', params: ({ event }) => ({ ending: event.output }) },
+                guard: { type: 'endedPaid', params: endingOfOutput },
                 target: 'released',
-                actions: {
-                  type: 'recordMakerRedeem',
-                  params: ({ event }) => ({ signature: event.output.signature }),
-                },
+                actions: { type: 'recordMakerRedeem', params: signatureOfOutput },
               },
               {
                 target: 'released',
-                actions: {
-                  type: 'recordTakerRefund',
-                  params: ({ event }) => ({ signature: event.output.signature }),
-                },
+                actions: { type: 'recordTakerRefund', params: signatureOfOutput },
               },
             ],
             onError: failedAttempt('makerCancel'),
@@ -1115,19 +1080,13 @@ export const tradeMachine = setup({
             input: ({ context }) => ({ tradeId: context.tradeId, escrow: takerEscrowTerms(context) }),
             onDone: [
               {
-                guard: { type: 'endedPaid', params: ({ event }) => ({ ending: event.output }) },
+                guard: { type: 'endedPaid', params: endingOfOutput },
                 target: 'released',
-                actions: {
-                  type: 'recordMakerRedeem',
-                  params: ({ event }) => ({ signature: event.output.signature }),
-                },
+                actions: { type: 'recordMakerRedeem', params: signatureOfOutput },
               },
               {
                 target: 'released',
-                actions: {
-                  type: 'recordTakerRefund',
-                  params: ({ event }) => ({ signature: event.output.signature }),
-                },
+                actions: { type: 'recordTakerRefund', params: signatureOfOutput },
               },
             ],
             onError: failedAttempt('takerRefund'),
