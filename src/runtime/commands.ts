@@ -7,7 +7,6 @@ import {
   type CommandOutcome,
   commandOutcome,
   initialSnapshot,
-  TRADE_MACHINE_VERSION,
   type TradeEvent,
   type TradeInput,
   type TradeSnapshotLike,
@@ -27,7 +26,14 @@ import type { QuoteDesk } from '../quotes/index.ts';
 import { type GroupCommit, type Store, type TradeRecord, timeOrderedUuid } from '../store/index.ts';
 import type { ChainClock } from './clock.ts';
 import { invalidInput, RuntimeError } from './errors.ts';
-import { metaOf, type RestState, restColumns, type TradeHandle, type TradeHost } from './host.ts';
+import {
+  metaOf,
+  newTradeRecord,
+  type RestState,
+  restColumns,
+  type TradeHandle,
+  type TradeHost,
+} from './host.ts';
 import { checkLockTransaction } from './lock-check.ts';
 import type { TradeQueries } from './queries.ts';
 import { advance } from './scheduler.ts';
@@ -133,30 +139,7 @@ export class TradeCommands {
       const snapshot = initialSnapshot(input);
       const rest = restColumns(snapshot);
       const at = new Date().toISOString();
-      const record: TradeRecord = {
-        tradeId: input.tradeId,
-        quoteId,
-        runId: this.deps.runId,
-        ownerRunId: this.deps.runId,
-        takerWallet,
-        secretHash,
-        createdAt: at,
-        updatedAt: at,
-        status: rest.status,
-        substate: rest.substate,
-        closed: false,
-        nextDeadline: rest.nextDeadline,
-        machineVersion: TRADE_MACHINE_VERSION,
-        snapshot: JSON.stringify(snapshot),
-        adoptionError: null,
-        takerEscrow: input.takerEscrow,
-        makerEscrow: input.makerEscrow,
-        watch: rest.watch,
-        seen: '-',
-        hold: rest.hold,
-        running: false,
-        effectAttempts: 0,
-      };
+      const record = newTradeRecord(input, snapshot, rest, at);
       const event = this.deps.host.eventRecord(
         record.tradeId,
         'SETTLEMENT_STARTED',

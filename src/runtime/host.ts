@@ -18,6 +18,7 @@ import {
   TRADE_MACHINE_VERSION,
   type TradeContext,
   type TradeEvent,
+  type TradeInput,
   type TradeSnapshotLike,
   tradeMachine,
 } from '../../machines/index.ts';
@@ -165,6 +166,42 @@ export function restColumns(snapshot: TradeSnapshotLike & { children?: Record<st
     running:
       snapshot.children !== undefined && effectRunning(snapshot as { children: Record<string, unknown> }),
     effectAttempts: context.effectError?.attempts ?? 0,
+  };
+}
+
+/**
+ * The store record of a trade born now from its first snapshot: owned by the run that creates it, at rest
+ * (no actor runs it), nothing seen of its escrows yet. `rest` is restColumns(snapshot).
+ */
+export function newTradeRecord(
+  input: TradeInput,
+  snapshot: TradeSnapshotLike,
+  rest: ReturnType<typeof restColumns>,
+  at: string,
+): TradeRecord {
+  return {
+    tradeId: input.tradeId,
+    quoteId: input.quoteId,
+    runId: input.runId,
+    ownerRunId: input.runId,
+    takerWallet: input.takerWallet,
+    secretHash: input.secretHash,
+    createdAt: at,
+    updatedAt: at,
+    status: rest.status,
+    substate: rest.substate,
+    closed: rest.closed,
+    nextDeadline: rest.nextDeadline,
+    machineVersion: TRADE_MACHINE_VERSION,
+    snapshot: JSON.stringify(snapshot),
+    adoptionError: null,
+    takerEscrow: input.takerEscrow,
+    makerEscrow: input.makerEscrow,
+    watch: rest.watch,
+    seen: '-',
+    hold: rest.hold,
+    running: false,
+    effectAttempts: 0,
   };
 }
 

@@ -12,7 +12,6 @@ import bs58 from 'bs58';
 import { createActor } from 'xstate';
 import {
   initialSnapshot,
-  TRADE_MACHINE_VERSION,
   type TradeEvent,
   type TradeInput,
   type TradeSnapshotLike,
@@ -37,7 +36,7 @@ import {
 import { takerLockTransaction, unsignedBase64 } from '../../src/chain/transactions.ts';
 import { type Config, resolveConfig } from '../../src/config/index.ts';
 import { QuoteDesk, StaticPriceSource } from '../../src/quotes/index.ts';
-import { restColumns } from '../../src/runtime/host.ts';
+import { newTradeRecord, restColumns } from '../../src/runtime/host.ts';
 import { MakerInventory, TradeRuntime } from '../../src/runtime/index.ts';
 import { GroupCommit, openStore, type Store, type TradeRecord } from '../../src/store/index.ts';
 import { type ConfigDocument, defaultConfigDocument, tempDir } from '../support/service.ts';
@@ -557,30 +556,7 @@ export function openHarness(
         riskChecks: [],
         usedByTradeId: null,
       });
-      const record: TradeRecord = {
-        tradeId: input.tradeId,
-        quoteId: input.quoteId,
-        runId,
-        ownerRunId: runId,
-        takerWallet: input.takerWallet,
-        secretHash: input.secretHash,
-        createdAt: at,
-        updatedAt: at,
-        status: rest.status,
-        substate: rest.substate,
-        closed: rest.closed,
-        nextDeadline: rest.nextDeadline,
-        machineVersion: TRADE_MACHINE_VERSION,
-        snapshot: JSON.stringify(snapshot),
-        adoptionError: null,
-        takerEscrow: input.takerEscrow,
-        makerEscrow: input.makerEscrow,
-        watch: rest.watch,
-        seen: '-',
-        hold: rest.hold,
-        running: false,
-        effectAttempts: 0,
-      };
+      const record = newTradeRecord(input, snapshot, rest, at);
       store.createTrade(record, {
         tradeId: input.tradeId,
         runId,
