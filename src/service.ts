@@ -7,6 +7,7 @@ import { PublicKey } from '@solana/web3.js';
 import type { FastifyServerOptions } from 'fastify';
 import pino from 'pino';
 import {
+  type ChainOptions,
   type ChainPort,
   createChain,
   type DevChain,
@@ -185,10 +186,19 @@ function openChain(config: Config, dataDir: string): ChainPort {
       priorityFeeMicroLamports: chain.priorityFeeMicroLamports,
     });
   }
-  return createChain({
+  return createChain(embeddedChainOptions(dataDir, config));
+}
+
+/**
+ * How the service opens DATA_DIR's embedded chain: the maker key file beside it, the config's program,
+ * mints, and the inventory funded the first time the chain sees each mint. Also for tools and tests that
+ * open that chain while no service runs on it.
+ */
+export function embeddedChainOptions(dataDir: string, config: Config): ChainOptions & { kind: 'embedded' } {
+  return {
     kind: 'embedded',
     dataDir: join(dataDir, 'chain'),
-    programId: chain.programId,
+    programId: config.chain.programId,
     makerKeypair: loadOrCreateKeypairFile(join(dataDir, 'maker-keypair.json')),
     mints: config.assets.list.map((asset) => ({
       address: asset.mint,
@@ -196,7 +206,7 @@ function openChain(config: Config, dataDir: string): ChainPort {
       symbol: asset.symbol,
     })),
     makerInventory: [...config.inventory].map(([mint, amount]) => ({ mint, amount })),
-  });
+  };
 }
 
 /**

@@ -1,9 +1,6 @@
-// A trade with nothing to do rests in the store with no actor in memory; each wake source — a command, a
-// change on chain, a due deadline, a restart — activates it and moves it as the statechart says.
-import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { createEmbeddedChain, loadOrCreateKeypairFile } from '../../src/chain/index.ts';
-import { createService, type Service } from '../../src/service.ts';
+import { createChain } from '../../src/chain/index.ts';
+import { createService, embeddedChainOptions, type Service } from '../../src/service.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { newSecret, signAsWallet, Taker } from '../support/taker.ts';
 
@@ -114,16 +111,7 @@ describe('virtual actors: each wake source activates a trade at rest', () => {
     await service.close();
 
     // While the service is down, the taker redeems the maker escrow on the (persistent) chain.
-    const chain = createEmbeddedChain({
-      dataDir: join(service.dataDir, 'chain'),
-      makerKeypair: loadOrCreateKeypairFile(join(service.dataDir, 'maker-keypair.json')),
-      mints: service.config.assets.list.map((a) => ({
-        address: a.mint,
-        decimals: a.decimals,
-        symbol: a.symbol,
-      })),
-      makerInventory: [],
-    });
+    const chain = createChain(embeddedChainOptions(service.dataDir, service.config));
     await chain.submitSigned(signed);
     await chain.close();
 

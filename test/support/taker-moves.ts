@@ -10,7 +10,6 @@
 // Several moves may go in one transaction, in the order given. While no service runs, `chainAlone` opens the
 // chain of its DATA_DIR on its own, so the taker can move while the process is down.
 
-import { join } from 'node:path';
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   createSyncNativeInstruction,
@@ -30,15 +29,15 @@ import {
   type ChainPort,
   cancelInstruction,
   closeInstruction,
-  createEmbeddedChain,
+  createChain,
   type EmbeddedChain,
   isChainError,
-  loadOrCreateKeypairFile,
   redeemInstruction,
   refundInstruction,
   vaultAddress,
 } from '../../src/chain/index.ts';
 import type { Config } from '../../src/config/index.ts';
+import { embeddedChainOptions } from '../../src/service.ts';
 
 /** What the taker knows of its trade: its key, both escrows, both mints, and the preimage. */
 export interface TakerSide {
@@ -191,16 +190,7 @@ export async function chainAlone<T>(
   config: Config,
   fn: (chain: EmbeddedChain) => Promise<T>,
 ): Promise<T> {
-  const chain = createEmbeddedChain({
-    dataDir: join(dataDir, 'chain'),
-    makerKeypair: loadOrCreateKeypairFile(join(dataDir, 'maker-keypair.json')),
-    mints: config.assets.list.map((asset) => ({
-      address: asset.mint,
-      decimals: asset.decimals,
-      symbol: asset.symbol,
-    })),
-    makerInventory: [...config.inventory].map(([mint, amount]) => ({ mint, amount })),
-  });
+  const chain = createChain(embeddedChainOptions(dataDir, config));
   try {
     return await fn(chain);
   } finally {
