@@ -4,9 +4,9 @@
 // calls the server answers during an idle window are counted by method.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Keypair, PublicKey } from '@solana/web3.js';
+import { Keypair } from '@solana/web3.js';
 import { DEFAULT_HTLC_PROGRAM_ID } from '../../src/chain/htlc/index.ts';
-import { makerFunding, startChainServer } from '../../src/chain/server/index.ts';
+import { configGenesis, startChainServer } from '../../src/chain/server/index.ts';
 import { resolveConfig } from '../../src/config/index.ts';
 import { benchConfigDocument, type ConfigDocument, writeBenchConfig } from '../config.ts';
 import { type BenchContext, CONNECTIONS, type Row } from '../context.ts';
@@ -47,17 +47,7 @@ async function run(ctx: BenchContext): Promise<Line[]> {
     dataDir: join(dir, 'chain'),
     port: 0,
     programId: DEFAULT_HTLC_PROGRAM_ID,
-    mints: config.assets.list.map((a) => ({
-      address: new PublicKey(a.mint),
-      decimals: a.decimals,
-      symbol: a.symbol,
-    })),
-    funding: [
-      makerFunding(
-        maker,
-        [...config.inventory].map(([mint, amount]) => ({ mint: new PublicKey(mint), amount })),
-      ),
-    ],
+    ...configGenesis(config, maker),
   });
   const counter = countCalls(server);
   let tick = { ms: ASSUMED_TICK_MS, from: '' };

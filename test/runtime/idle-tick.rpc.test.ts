@@ -4,11 +4,11 @@
 // live (the watcher sweeps a slice a tick), and with it stopped (the watcher polls everything every tick).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Keypair, PublicKey } from '@solana/web3.js';
+import { Keypair, type PublicKey } from '@solana/web3.js';
 import { afterAll, expect, test } from 'vitest';
 import { DEFAULT_HTLC_PROGRAM_ID } from '../../src/chain/htlc/index.ts';
 import type { ChainPort } from '../../src/chain/index.ts';
-import { type ChainServer, makerFunding, startChainServer } from '../../src/chain/server/index.ts';
+import { type ChainServer, configGenesis, startChainServer } from '../../src/chain/server/index.ts';
 import { resolveConfig } from '../../src/config/index.ts';
 import { createService, type Service } from '../../src/service.ts';
 import { defaultConfigDocument, tempDir } from '../support/service.ts';
@@ -74,17 +74,7 @@ test(`an idle tick over ${TRADES} escrows on the loopback JSON-RPC server costs 
     dataDir: join(dir.path, 'chain'),
     port: 0,
     programId: DEFAULT_HTLC_PROGRAM_ID,
-    mints: assets.assets.list.map((a) => ({
-      address: new PublicKey(a.mint),
-      decimals: a.decimals,
-      symbol: a.symbol,
-    })),
-    funding: [
-      makerFunding(
-        maker,
-        [...assets.inventory].map(([mint, amount]) => ({ mint: new PublicKey(mint), amount })),
-      ),
-    ],
+    ...configGenesis(assets, maker),
   });
   doc.chain = {
     kind: 'rpc',

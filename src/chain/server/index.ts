@@ -2,8 +2,9 @@
 // service in `rpc` mode, tests, scripts) can share one chain: HTTP JSON-RPC on the port, and PubSub
 // (account and program subscriptions) over a websocket on port + 1, as solana-test-validator serves them.
 
-import type { Keypair, PublicKey } from '@solana/web3.js';
+import { type Keypair, PublicKey } from '@solana/web3.js';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from '../../config/index.ts';
 import { EmbeddedLedger, type MintConfig } from '../embedded/ledger.ts';
 import { ChainError } from '../errors.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../htlc/index.ts';
@@ -198,6 +199,26 @@ export function loopbackDevChain(
       await rpc('dev_advanceClock', [seconds]);
     },
     clock: () => rpc('dev_clock', []),
+  };
+}
+
+/** The genesis a service's config asks of a loopback chain: its assets' mints, the maker's inventory. */
+export function configGenesis(
+  config: Pick<Config, 'assets' | 'inventory'>,
+  maker: Keypair | PublicKey,
+): Pick<ChainServerOptions, 'mints' | 'funding'> {
+  return {
+    mints: config.assets.list.map((a) => ({
+      address: new PublicKey(a.mint),
+      decimals: a.decimals,
+      symbol: a.symbol,
+    })),
+    funding: [
+      makerFunding(
+        maker,
+        [...config.inventory].map(([mint, amount]) => ({ mint: new PublicKey(mint), amount })),
+      ),
+    ],
   };
 }
 

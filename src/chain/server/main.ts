@@ -7,7 +7,7 @@ import { PublicKey } from '@solana/web3.js';
 import { loadConfig } from '../../config/index.ts';
 import { DEFAULT_HTLC_PROGRAM_ID } from '../htlc/index.ts';
 import { loadOrCreateKeypairFile } from '../signer.ts';
-import { makerFunding, startChainServer } from './index.ts';
+import { configGenesis, startChainServer } from './index.ts';
 
 async function main() {
   const dataDir = resolve(process.env.DATA_DIR ?? 'data');
@@ -23,17 +23,7 @@ async function main() {
     host: process.env.CHAIN_HOST ?? '127.0.0.1',
     port: Number(process.env.CHAIN_PORT ?? 8899),
     programId,
-    mints: config.assets.list.map((a) => ({
-      address: new PublicKey(a.mint),
-      decimals: a.decimals,
-      symbol: a.symbol,
-    })),
-    funding: [
-      makerFunding(
-        maker,
-        [...config.inventory].map(([mint, amount]) => ({ mint: new PublicKey(mint), amount })),
-      ),
-    ],
+    ...configGenesis(config, maker),
   });
   // Public keys only: the maker key stays in its file.
   console.log(
