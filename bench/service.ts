@@ -1,8 +1,8 @@
 // The service under test as its own process, started as `npm start` starts it (node on the bundle)
 // on a DATA_DIR and a config, pinned to the server's core; with the times from spawn to its first
 // /v1/health 200 and its first /v1/health/ready 200.
-import { createServer } from 'node:net';
 import { SERVICE_BUNDLE } from '../scripts/build-service.ts';
+import { freePort } from '../test/support/process.ts';
 import { allowedCpus, rssKb } from './machine.ts';
 import { type Child, spawnPinnedNode } from './process.ts';
 
@@ -24,19 +24,6 @@ export interface ServiceProcess {
   rssKb(): number;
   kill9(): Promise<void>;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 async function answers200(url: string): Promise<boolean> {
