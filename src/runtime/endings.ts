@@ -8,7 +8,7 @@
 //   balances show the vault going down, and whose token account (by owner) received the escrowed amount
 //   says to whom. Tokens donated to a vault only ever leave it at close, after the settlement, so they
 //   never pass for it.
-import type { EscrowEnding, ReturnedHow } from '../../machines/index.ts';
+import type { EscrowEnding, EscrowTerms, ReturnedHow } from '../../machines/index.ts';
 import {
   type ChainPort,
   type ChainTransaction,
@@ -21,15 +21,6 @@ import {
   vaultAddress,
 } from '../chain/index.ts';
 import { parseWireTransaction } from '../chain/wire.ts';
-
-/** The agreed terms of an escrow: enough to recognise its settlement after the account is gone. */
-export interface EscrowTerms {
-  address: string;
-  mint: string;
-  amountRaw: string;
-  recipient: string;
-  initializer: string;
-}
 
 const HISTORY_PAGE = 1_000;
 
