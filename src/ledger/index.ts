@@ -7,15 +7,18 @@ import type { TradeSignatureKind } from '../vocabulary/index.ts';
 export const LEDGER_ACCOUNTS = ['taker', 'maker', 'taker_escrow', 'maker_escrow', 'network'] as const;
 export type LedgerAccount = (typeof LEDGER_ACCOUNTS)[number];
 
-export const LEDGER_MOVEMENTS = [
+/** An escrow's movements of funds, named as the signature kinds that make them: each at most once a trade. */
+export const ESCROW_MOVEMENTS = [
   'taker_lock',
   'maker_lock',
   'taker_redeem',
   'maker_redeem',
   'maker_refund',
   'taker_refund',
-  'network_fee',
 ] as const;
+export type EscrowMovement = (typeof ESCROW_MOVEMENTS)[number];
+
+export const LEDGER_MOVEMENTS = [...ESCROW_MOVEMENTS, 'network_fee'] as const;
 export type LedgerMovement = (typeof LEDGER_MOVEMENTS)[number];
 
 /** Native SOL (lamports) for network fees; fees are paid in SOL whatever the trade's assets. */
@@ -31,7 +34,7 @@ export interface LedgerEntry {
 }
 
 /** Who gives and who receives in each movement of funds. */
-const FLOWS: Record<Exclude<LedgerMovement, 'network_fee'>, { from: LedgerAccount; to: LedgerAccount }> = {
+const FLOWS: Record<EscrowMovement, { from: LedgerAccount; to: LedgerAccount }> = {
   taker_lock: { from: 'taker', to: 'taker_escrow' },
   maker_lock: { from: 'maker', to: 'maker_escrow' },
   taker_redeem: { from: 'maker_escrow', to: 'taker' },
@@ -42,7 +45,7 @@ const FLOWS: Record<Exclude<LedgerMovement, 'network_fee'>, { from: LedgerAccoun
 
 /** The two entries of one movement of `amountRaw` of `mint`. */
 export function postMovement(
-  movement: Exclude<LedgerMovement, 'network_fee'>,
+  movement: EscrowMovement,
   signature: string,
   mint: string,
   amountRaw: bigint,
@@ -113,7 +116,7 @@ export function transitionPostings(
     const amount = BigInt(
       side === 'input' ? (locked?.amountRaw ?? trade.inputAmountRaw) : trade.outputAmountRaw,
     );
-    entries.push(...postMovement(kind as Exclude<LedgerMovement, 'network_fee'>, signature, mint, amount));
+    entries.push(...postMovement(kind as EscrowMovement, signature, mint, amount));
     const fee = feeOf(signature);
     if (fee !== undefined) entries.push(...postNetworkFee(signature, fee));
   }

@@ -2,9 +2,9 @@
 // posted movement by movement, as the runtime posts them.
 import {
   type AssetPricing,
+  type EscrowMovement,
   FEE_MINT,
   type LedgerEntry,
-  type LedgerMovement,
   postMovement,
   postNetworkFee,
 } from '../../src/ledger/index.ts';
@@ -28,7 +28,7 @@ export const SOL_USDC_PRICING = pricing([
   [USDC_MINT, '1', 6],
 ]);
 
-export type Movement = Exclude<LedgerMovement, 'network_fee'>;
+export type Movement = EscrowMovement;
 
 /** One posting of the runtime: a movement of funds, or a fee the maker paid. */
 export type Posting =

@@ -3,6 +3,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import {
+  ESCROW_MOVEMENTS,
   FEE_MINT,
   isBalanced,
   LEDGER_ACCOUNTS,
@@ -15,7 +16,6 @@ import {
 } from '../../src/ledger/index.ts';
 import { INT64_MAX } from '../../src/money/index.ts';
 import {
-  type Movement,
   type Posting,
   postAll,
   redeemedSwap,
@@ -27,14 +27,6 @@ import {
   WIDE_MINT,
 } from './fixtures.ts';
 
-const MOVEMENTS: readonly Movement[] = [
-  'taker_lock',
-  'maker_lock',
-  'taker_redeem',
-  'maker_redeem',
-  'maker_refund',
-  'taker_refund',
-];
 const mintArb = fc.constantFrom(SOL_MINT, USDC_MINT, WIDE_MINT);
 const signatureArb = fc.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{8,16}$/);
 
@@ -42,7 +34,7 @@ const postingArb = (minAmount: bigint): fc.Arbitrary<Posting> =>
   fc.oneof(
     fc.record({
       kind: fc.constant('movement' as const),
-      movement: fc.constantFrom(...MOVEMENTS),
+      movement: fc.constantFrom(...ESCROW_MOVEMENTS),
       signature: signatureArb,
       mint: mintArb,
       amountRaw: fc.bigInt({ min: minAmount, max: INT64_MAX }),
@@ -94,7 +86,7 @@ describe('postMovement', () => {
     expect(credit).toMatchObject({ account: from, side: 'credit' });
   });
 
-  test.prop([fc.constantFrom(...MOVEMENTS), signatureArb, mintArb, amountArb])(
+  test.prop([fc.constantFrom(...ESCROW_MOVEMENTS), signatureArb, mintArb, amountArb])(
     'every movement is one debit and one credit of the same amount, mint and signature, between two known accounts',
     (movement, signature, mint, amountRaw) => {
       const entries = postMovement(movement, signature, mint, amountRaw);

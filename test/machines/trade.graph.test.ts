@@ -23,6 +23,7 @@ import {
   type TradeSignature,
   tradeMachine,
 } from '../../machines/index.ts';
+import { ESCROW_MOVEMENTS } from '../../src/ledger/index.ts';
 import { FINAL_SETTLEMENT_STATUSES, SETTLEMENT_STATUSES } from '../../src/vocabulary/index.ts';
 import {
   ABSENT,
@@ -894,14 +895,7 @@ function effectOutcomesLandWhereTheSpecSays(state: TradeSnapshot, path: string, 
 function safetyInvariantsHold(state: TradeSnapshot, path: string) {
   const { context } = state;
   const sub = substateOf(state);
-  for (const kind of [
-    'taker_lock',
-    'maker_lock',
-    'taker_redeem',
-    'maker_redeem',
-    'maker_refund',
-    'taker_refund',
-  ]) {
+  for (const kind of ESCROW_MOVEMENTS) {
     expect(count(context, kind), `${kind} twice after ${path}`).toBeLessThanOrEqual(1);
   }
   // The taker escrow ends once: paid to the maker or back to the taker, never both.

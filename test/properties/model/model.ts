@@ -4,6 +4,7 @@
 // service after every command; and the end of every run, when time runs out (finale).
 import type { Keypair } from '@solana/web3.js';
 import { PublicKey } from '@solana/web3.js';
+import { ESCROW_MOVEMENTS } from '../../../src/ledger/index.ts';
 import { escrowOutcome, makerLost, type TradeOutcome } from './oracle.ts';
 import { type Json, type Secret, SOL, SOL_FEE_TOLERANCE, TIMING, type World } from './world.ts';
 
@@ -434,14 +435,7 @@ export async function checkInvariants(model: Model, world: World): Promise<void>
     // No maker lock without a final matching taker lock before it.
     const kinds = kindsOf(view);
     const makerLockAt = kinds.indexOf('maker_lock');
-    for (const kind of [
-      'taker_lock',
-      'maker_lock',
-      'taker_redeem',
-      'maker_redeem',
-      'maker_refund',
-      'taker_refund',
-    ])
+    for (const kind of ESCROW_MOVEMENTS)
       if (kinds.filter((k) => k === kind).length > 1) fail(`trade #${t.n} has two ${kind}: ${kinds}`);
     if (makerLockAt >= 0) {
       const takerLockAt = kinds.indexOf('taker_lock');
