@@ -3,12 +3,14 @@
 // escrow never there — and chain facts report endings others caused. The maker is alerted only on proven
 // loss: the taker escrow back with the taker after the maker escrow paid the taker.
 import { describe, expect, it } from 'vitest';
-import { initialTransition, transition } from 'xstate';
-import { substateOf, type TradeEvent, tradeMachine } from '../../machines/index.ts';
+import { substateOf, type TradeEvent } from '../../machines/index.ts';
 import {
   ABSENT,
+  type AnyTradeEvent,
   chainTime,
   DECIDED_AT,
+  done,
+  drive,
   finalizedLock,
   kinds,
   LOCK_DEADLINE,
@@ -20,29 +22,11 @@ import {
   returned,
   SECRET_HASH,
   SIG,
+  step,
   TAKER_EXPIRY,
-  type TradeSnapshot,
-  tradeInput,
+  TO_MAKER_LOCKED,
 } from './trade.fixtures.ts';
 
-type AnyTradeEvent = TradeEvent | { type: `xstate.${string}`; [key: string]: unknown };
-
-/** Pure replay of events from the initial state (effects are not run; their done events are fed). */
-function drive(events: readonly AnyTradeEvent[]): TradeSnapshot {
-  let [snapshot] = initialTransition(tradeMachine, tradeInput());
-  for (const event of events) [snapshot] = transition(tradeMachine, snapshot, event as TradeEvent);
-  return snapshot;
-}
-const step = (snapshot: TradeSnapshot, event: AnyTradeEvent) =>
-  transition(tradeMachine, snapshot, event as TradeEvent)[0];
-const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as const;
-
-const TO_MAKER_LOCKED: AnyTradeEvent[] = [
-  finalizedLock(),
-  done('checkInventory', { available: true, now: DECIDED_AT }),
-  done('signMakerLock', { signature: SIG.makerLock, lastValidBlockHeight: 1_000, transactionBase64: 'AQID' }),
-  done('makerLock', { landed: true, signature: SIG.makerLock }),
-];
 const makerEscrowRedeemed = {
   type: 'MAKER_ESCROW_REDEEMED',
   signature: SIG.takerRedeem,

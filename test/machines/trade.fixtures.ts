@@ -1,7 +1,15 @@
 // Small factories for trade-machine tests: a trade's input, its lock terms, fake chain effects and the
 // escrow endings they answer. The fakes are not what is tested; they resolve with recognisable signatures
 // and count their calls.
-import { type Actor, createActor, fromPromise, type SnapshotFrom, waitFor } from 'xstate';
+import {
+  type Actor,
+  createActor,
+  fromPromise,
+  initialTransition,
+  type SnapshotFrom,
+  transition,
+  waitFor,
+} from 'xstate';
 import {
   type CheckInventoryInput,
   type CheckInventoryOutput,
@@ -19,6 +27,7 @@ import {
   type TakerEscrowReleaseInput,
   type TakerLockTerms,
   type TakerRedeemInput,
+  type TradeEvent,
   type TradeInput,
   tradeMachine,
 } from '../../machines/index.ts';
@@ -128,6 +137,33 @@ export const finalizedLock = (input = tradeInput(), terms: Partial<TakerLockTerm
 export const redeemRequest = (now: number, preimageHash = SECRET_HASH) =>
   ({ type: 'REDEEM_REQUESTED', preimage: PREIMAGE, preimageHash, now }) as const;
 export const chainTime = (now: number) => ({ type: 'CHAIN_TIME_ADVANCED', now }) as const;
+
+// ── Pure replay: events fed to the machine without running its effects ──────────────────────────────────
+
+/** A machine event, or one of xstate's own (an effect's done event) fed in its place. */
+export type AnyTradeEvent = TradeEvent | { type: `xstate.${string}`; [key: string]: unknown };
+
+/** The snapshot after `event`, effects not run. */
+export const step = (snapshot: TradeSnapshot, event: AnyTradeEvent) =>
+  transition(tradeMachine, snapshot, event as TradeEvent)[0];
+
+/** Replays `events` from the initial state (effects are not run; their done events are fed). */
+export function drive(events: readonly AnyTradeEvent[], input = tradeInput()): TradeSnapshot {
+  let [snapshot] = initialTransition(tradeMachine, input);
+  for (const event of events) snapshot = step(snapshot, event);
+  return snapshot;
+}
+
+/** The done event of the effect `id` with its output. */
+export const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as const;
+
+/** From the start to initiated.makerLocked: the taker's final lock, then the maker's check, signing and lock. */
+export const TO_MAKER_LOCKED: AnyTradeEvent[] = [
+  finalizedLock(),
+  done('checkInventory', { available: true, now: DECIDED_AT }),
+  done('signMakerLock', { signature: SIG.makerLock, lastValidBlockHeight: 1_000, transactionBase64: 'AQID' }),
+  done('makerLock', { landed: true, signature: SIG.makerLock }),
+];
 
 type Behaviour<TIn, TOut> = (input: TIn) => Promise<TOut> | TOut;
 

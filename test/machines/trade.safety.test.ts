@@ -1,7 +1,7 @@
 // SPEC §3's safety rules, one test each, plus the command answers the runtime derives from snapshots.
 
 import { describe, expect, it } from 'vitest';
-import { createActor, initialTransition, transition } from 'xstate';
+import { createActor, initialTransition } from 'xstate';
 import {
   type CommandRefusal,
   commandOutcome,
@@ -11,9 +11,12 @@ import {
 } from '../../machines/index.ts';
 import { ERROR_CODES } from '../../src/http/errors.ts';
 import {
+  type AnyTradeEvent,
   chainTime,
   DECIDED_AT,
   deferred,
+  done,
+  drive,
   fakeMachine,
   finalizedLock,
   LOCK_DEADLINE,
@@ -29,30 +32,13 @@ import {
   SECRET_HASH,
   SIG,
   startTrade,
+  step,
   T0,
   TAKER_EXPIRY,
+  TO_MAKER_LOCKED,
   type TradeSnapshot,
   tradeInput,
 } from './trade.fixtures.ts';
-
-type AnyTradeEvent = TradeEvent | { type: `xstate.${string}`; [key: string]: unknown };
-
-/** Pure replay of events from the initial state (effects are not run; their done events are fed). */
-function drive(events: AnyTradeEvent[], input = tradeInput()): TradeSnapshot {
-  let [snapshot] = initialTransition(tradeMachine, input);
-  for (const event of events) [snapshot] = transition(tradeMachine, snapshot, event as TradeEvent);
-  return snapshot;
-}
-const step = (snapshot: TradeSnapshot, event: AnyTradeEvent) =>
-  transition(tradeMachine, snapshot, event as TradeEvent)[0];
-
-const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as const;
-const TO_MAKER_LOCKED: AnyTradeEvent[] = [
-  finalizedLock(),
-  done('checkInventory', { available: true, now: DECIDED_AT }),
-  done('signMakerLock', { signature: SIG.makerLock, lastValidBlockHeight: 1_000, transactionBase64: 'AQID' }),
-  done('makerLock', { landed: true, signature: SIG.makerLock }),
-];
 
 function expectUnchanged(before: TradeSnapshot, event: AnyTradeEvent) {
   expect(before.can(event as TradeEvent)).toBe(false);
