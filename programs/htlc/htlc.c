@@ -1,5 +1,5 @@
 /*
- * HTLC escrow program: hash time-locked escrows of SPL tokens for the RFQ maker service (SPEC §7).
+ * HTLC escrow program: hash time-locked escrows of SPL tokens for the RFQ maker service (docs/lifecycle.md).
  *
  * A lock moves tokens into a vault token account owned by an escrow PDA. The escrow pays its
  * recipient only against the preimage of its hashlock and only while chain time < expiry (redeem);

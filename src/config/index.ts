@@ -98,7 +98,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** Assets by id (mint) or symbol, case-insensitively, as the seed matches them. */
+/** Assets by id (mint) or symbol, case-insensitively, as the interface matches them. */
 export class AssetRegistry {
   readonly list: readonly Asset[];
   private readonly byKey = new Map<string, Asset>();

@@ -1,4 +1,4 @@
-// Double-entry ledger of a trade, in raw units per asset (SPEC §4). Every on-chain movement posts a debit
+// Double-entry ledger of a trade, in raw units per asset (docs/quotes-and-ledger.md#ledger). Every on-chain movement posts a debit
 // to the account that receives and a credit to the account that gives, so debits equal credits per asset;
 // the summary checks that equality over whatever was stored rather than assuming it.
 import { formatDecimal, type Price } from '../money/index.ts';

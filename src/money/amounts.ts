@@ -1,5 +1,5 @@
 // Token amounts: decimal display strings <-> raw integer units (bigint), exact and int64-bounded, as
-// the seed's AmountView and TokenAmount fields require.
+// the interface's AmountView and TokenAmount fields require (docs/interface.md).
 
 import { AmountError, quoteText } from './errors.ts';
 
@@ -88,7 +88,7 @@ export interface AssetRef {
   mint?: string;
 }
 
-/** The seed's AmountView: amount_raw is a string so int64 values survive JSON exactly. */
+/** The interface's AmountView (docs/interface.md): amount_raw is a string so int64 values survive JSON exactly. */
 export interface AmountView {
   asset: string;
   amount: string;

@@ -85,7 +85,7 @@ export function midOutputRaw(
   return (inputRaw * m.num) / m.den;
 }
 
-/** SPEC §5 with a whole-bps spread: floor(input × mid × (10000 − spreadBps) / 10000) in output raw. */
+/** The quote formula (docs/quotes-and-ledger.md#pricing) with a whole-bps spread: floor(input × mid × (10000 − spreadBps) / 10000) in output raw. */
 export function outputAtSpread(
   inputRaw: bigint,
   inputDecimals: number,

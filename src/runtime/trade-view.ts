@@ -1,5 +1,6 @@
 // TradeResponse: rendered by one pure function from a trade's snapshot, the run asking and the ledger.
-// Every seed field with its exact type, plus the SPEC §2 extensions (redeem_by, escrows, program id).
+// Every field of the interface with its exact type, plus our extensions (redeem_by, escrows, program id):
+// docs/interface.md#traderesponse and #extensions.
 import { substateOf, type TradeContext } from '../../machines/index.ts';
 import type { AssetRegistry } from '../config/index.ts';
 import type { LedgerSummary } from '../ledger/index.ts';
@@ -36,7 +37,7 @@ export interface TradeView {
   output: AmountView | null;
   ledger_summary: LedgerSummary;
   integration_status: typeof INTEGRATION_STATUS;
-  // Extensions (SPEC §2).
+  // Extensions (docs/interface.md#extensions).
   substate: string;
   failure_reason: string | null;
   lock_deadline: string;

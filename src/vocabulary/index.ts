@@ -1,7 +1,7 @@
-// The project's one vocabulary: every status, kind and name the seed and SPEC fix, defined once and
+// The project's one vocabulary: every status, kind and name the interface fixes (docs/), defined once and
 // imported by schemas, machines, runtime and tests alike.
 
-/** Top-level states of a trade actor, exactly the seed's SettlementStatus values. */
+/** Top-level states of a trade actor, exactly the interface's SettlementStatus values (docs/lifecycle.md). */
 export const SETTLEMENT_STATUSES = ['pending', 'initiated', 'redeemed', 'refunded', 'failed'] as const;
 export type SettlementStatus = (typeof SETTLEMENT_STATUSES)[number];
 
@@ -12,7 +12,7 @@ export const FINAL_SETTLEMENT_STATUSES = [
   'failed',
 ] as const satisfies readonly SettlementStatus[];
 
-/** The seed's TradeSignatureKind values. Kinds name the escrow and the movement, not who signed. */
+/** The interface's TradeSignatureKind values (docs/lifecycle.md#signature-kinds). Kinds name the escrow and the movement, not who signed. */
 export const TRADE_SIGNATURE_KINDS = [
   'taker_lock',
   'taker_redeem',
@@ -29,7 +29,7 @@ export type TradeSignatureKind = (typeof TRADE_SIGNATURE_KINDS)[number];
 export const INTEGRATION_STATUS = 'runtime_orchestrated' as const;
 export const SETTLEMENT_MODEL = 'solana_htlc' as const;
 
-/** Risk checks an RFQ runs; each passed one is named in risk_checks (SPEC §5). */
+/** Risk checks an RFQ runs; each passed one is named in risk_checks (docs/quotes-and-ledger.md#risk-checks). */
 export const RISK_CHECKS = [
   'pair_enabled',
   'price_freshness',
@@ -40,7 +40,7 @@ export const RISK_CHECKS = [
 ] as const;
 export type RiskCheck = (typeof RISK_CHECKS)[number];
 
-/** next_action.type values, in the order a taker meets them (SPEC §2). */
+/** next_action.type values, in the order a taker meets them (docs/interface.md#nextaction). */
 export const NEXT_ACTION_TYPES = [
   'start_wallet_settlement',
   'submit_lock',

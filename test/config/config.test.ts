@@ -30,7 +30,7 @@ describe('the config file', () => {
     ]);
     expect(config.quotes).toEqual({ defaultExpirySeconds: 30, maxExpirySeconds: 300 });
     expect(config.http.rateLimitPerMinute).toBe(1000);
-    // At least $1M of every asset at the reference prices (SPEC §5).
+    // At least $1M of every asset at the reference prices (docs/quotes-and-ledger.md).
     for (const asset of config.assets.list) {
       const price = config.prices.get(asset.mint);
       const raw = config.inventory.get(asset.mint) ?? 0n;

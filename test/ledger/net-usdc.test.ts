@@ -1,4 +1,4 @@
-// net_usdc_estimate (SPEC §4): the maker's result in USDC at the quote's prices, six fraction digits,
+// net_usdc_estimate (docs/quotes-and-ledger.md#ledger): the maker's result in USDC at the quote's prices, six fraction digits,
 // exact in bigint and rounded toward −∞ (a fraction of a micro-USDC is always counted as a loss).
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';

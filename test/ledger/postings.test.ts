@@ -1,4 +1,4 @@
-// SPEC §4: every on-chain movement posts a debit and a credit of the same amount of the same asset,
+// docs/quotes-and-ledger.md#ledger: every on-chain movement posts a debit and a credit of the same amount of the same asset,
 // so a trade's ledger balances per asset whatever happened to it.
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';

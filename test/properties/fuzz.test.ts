@@ -1,6 +1,6 @@
 // Input fuzzing of every route over the real HTTP pipeline (inject) of one real service: the routes come from
-// the OpenAPI document, so a new route is fuzzed without touching this file, plus the runtime routes of
-// SPEC §2 whether documented yet or not. Bodies (valid-looking and hostile), path parameters, query strings,
+// the OpenAPI document, so a new route is fuzzed without touching this file, plus the runtime routes
+// (README's API tour) whether documented yet or not. Bodies (valid-looking and hostile), path parameters, query strings,
 // content types and malformed JSON. Properties, for every request:
 //   - never a 5xx;
 //   - every 4xx body is exactly {error:{code,message,details}}, code from ERROR_CODES with its status;
@@ -132,7 +132,7 @@ interface Operation {
   body: JsonSchema | null;
 }
 
-/** The runtime routes of SPEC §2: fuzzed even before they are documented (404 route_not_found until then). */
+/** The runtime routes of the API tour: fuzzed even before they are documented (404 route_not_found until then). */
 const RUNTIME_ROUTES: Operation[] = [
   '/v1/runtime',
   '/v1/runtime/runs',
@@ -182,7 +182,7 @@ async function listOperations(): Promise<Operation[]> {
       });
     }
   }
-  // The document must list the seed's routes; a runtime route it lists is fuzzed once, from there.
+  // The document must list the interface's routes (docs/interface.md); a runtime route it lists is fuzzed once, from there.
   expect(ops.map((o) => `${o.method} ${o.path}`)).toEqual(
     expect.arrayContaining(['POST /v1/rfq', 'POST /v1/trades/{trade_id}/lock', 'GET /v1/trades/{trade_id}']),
   );
@@ -767,7 +767,7 @@ async function check(req: FuzzRequest): Promise<LightMyRequestResponse> {
   let expected: StoreFingerprint = before;
   let after = probe.fingerprint();
   if (res.json().error.code === 'lock_not_found' && target !== undefined) {
-    // Documented (SPEC §2, retryable): the lock handed over is recorded, then not seen on chain within the
+    // Documented (docs/interface.md#errors, retryable): the lock handed over is recorded, then not seen on chain within the
     // bounded wait. Only that trade may change, and only by LOCK_SUBMITTED.
     const added = probe.eventTypes(target).slice(targetEvents);
     if (!added.every((type) => type === 'LOCK_SUBMITTED'))

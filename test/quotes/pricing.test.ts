@@ -219,7 +219,7 @@ describe('priceQuote', () => {
   });
 
   test.prop([pricingArb])(
-    'without size or skew terms it is exactly the SPEC formula at the base spread',
+    'without size or skew terms it is exactly the documented formula at the base spread',
     (p) => {
       const { sizeSpread: _s, inventorySkew: _k, ...plain } = p;
       const priced = priceOrNull(plain);

@@ -1,4 +1,4 @@
-// TradeResponse (seed) plus the SPEC §2 extensions, rendered by one pure function from a trade's
+// TradeResponse (docs/interface.md) plus its extensions, rendered by one pure function from a trade's
 // snapshot, the run asking, and its ledger summary; next_action tells the taker's front end what to do.
 import { describe, expect, test } from 'vitest';
 import { settlementStatusOf, type TakerLockTerms, type TradeContext } from '../../machines/index.ts';
@@ -197,7 +197,7 @@ const tradePath = `/v1/trades/${TRADE_ID}`;
 
 // ── Seed fields ───────────────────────────────────────────────────────────────────────────────────
 
-describe('renderTrade: every seed TradeResponse field, with its type', () => {
+describe('renderTrade: every TradeResponse field of the interface, with its type', () => {
   test('identifiers are the trade, its quote and the run that created it, as UUID strings', () => {
     const view = render(MAKER_LOCKED, makerLockedContext());
     expect(view).toMatchObject({ trade_id: TRADE_ID, quote_id: QUOTE_ID, run_id: CREATING_RUN });
@@ -282,7 +282,7 @@ describe('renderTrade: every seed TradeResponse field, with its type', () => {
     ]);
   });
 
-  test('tx_signatures is exactly the signatures of tx_signature_kinds, and every kind is a seed kind', () => {
+  test('tx_signatures is exactly the signatures of tx_signature_kinds, and every kind is a kind of the interface', () => {
     const context = redeemedContext({
       signatures: [
         { kind: 'taker_lock', signature: 'b' },
@@ -391,7 +391,7 @@ describe('renderTrade: every seed TradeResponse field, with its type', () => {
 
 // ── Extensions ────────────────────────────────────────────────────────────────────────────────────
 
-describe('renderTrade: SPEC §2 extensions', () => {
+describe('renderTrade: the extensions', () => {
   test('substate is the full state path', () => {
     expect(render(LOCK_SUBMITTED, lockSubmittedContext()).substate).toBe('pending.lockSubmitted');
     expect(render(MAKER_LOCKED, makerLockedContext()).substate).toBe('initiated.makerLocked');
