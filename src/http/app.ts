@@ -22,6 +22,7 @@ import Fastify, {
 import { ApiError, ERROR_CODES, type ErrorCode, envelope, fromRuntimeError, RuntimeError } from './errors.ts';
 import { stringifyJson } from './json.ts';
 import { type HttpDeps, registerRoutes } from './routes/index.ts';
+import { OPERATOR_SECURITY_SCHEMES } from './routes/operator.ts';
 
 export type { HttpDeps } from './routes/index.ts';
 
@@ -98,17 +99,30 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
           'Firm quotes for Solana token swaps, settled atomically through hash time-locked escrows. ' +
           'Interface version 0.1.3; extensions are marked in the field descriptions.',
       },
+      // Relative: a client resolves it against the address it fetched this document from, which is right
+      // behind a proxy or a port mapping and when HOST is 0.0.0.0, where the listen address is not.
+      servers: [{ url: '/', description: 'this service, wherever the document was fetched from' }],
       tags: [
-        { name: 'Health' },
-        { name: 'Assets' },
-        { name: 'Pairs' },
-        { name: 'RFQ' },
-        { name: 'Settlement' },
-        { name: 'Trades' },
-        { name: 'Runtime' },
-        { name: 'Dev' },
-        { name: 'Docs' },
+        { name: 'Health', description: 'Liveness and readiness, for probes and load balancers.' },
+        { name: 'Assets', description: 'The assets the maker trades, from its config.' },
+        { name: 'Pairs', description: 'The directed pairs the maker quotes, with spreads and size limits.' },
+        { name: 'RFQ', description: 'Firm quotes: request one, look one up.' },
+        {
+          name: 'Settlement',
+          description: 'Starting the atomic settlement of a quote through HTLC escrows.',
+        },
+        {
+          name: 'Trades',
+          description: 'A settlement in progress: the taker’s commands (lock, redeem, refund, …) and reads.',
+        },
+        {
+          name: 'Runtime',
+          description:
+            'The operator’s view of the running process: trades, runs, ledger, event log, machine.',
+        },
+        { name: 'Dev', description: 'Embedded chain only: a faucet for demos and tests.' },
       ],
+      components: { securitySchemes: OPERATOR_SECURITY_SCHEMES },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/v1/docs', staticCSP: true });

@@ -6,6 +6,7 @@ import type { TypeBoxApp } from '../app.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 import { AssetSchema } from '../schemas.ts';
 import type { HttpDeps } from './index.ts';
+import { PUBLIC_SECURITY } from './operator.ts';
 
 const PairSchema = Type.Object(
   {
@@ -35,9 +36,14 @@ export async function assetRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     '/v1/assets',
     {
       schema: {
+        operationId: 'listAssets',
         tags: ['Assets'],
         summary: 'Configured assets',
-        response: { 200: Type.Object({ assets: Type.Array(AssetSchema) }) },
+        description:
+          'Every asset the maker trades: its mint (the id), symbol, name and decimals. An RFQ names assets by ' +
+          'either id or symbol.',
+        security: PUBLIC_SECURITY,
+        response: { 200: Type.Object({ assets: Type.Array(AssetSchema) }), ...errorResponses() },
       },
     },
     async () => ({ assets: assets.list.map(assetView) }),
@@ -47,8 +53,12 @@ export async function assetRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     '/v1/assets/:asset',
     {
       schema: {
+        operationId: 'getAsset',
         tags: ['Assets'],
         summary: 'One asset, by id (mint) or symbol, case-insensitively',
+        description:
+          'The configured asset whose mint or symbol matches, in any case; 404 asset_not_found if none.',
+        security: PUBLIC_SECURITY,
         params: Type.Object({ asset: Type.String({ minLength: 1, maxLength: 64 }) }),
         response: { 200: AssetSchema, ...errorResponses('asset_not_found') },
       },
@@ -65,9 +75,14 @@ export async function assetRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     '/v1/pairs',
     {
       schema: {
+        operationId: 'listPairs',
         tags: ['Pairs'],
         summary: 'Tradable directed pairs',
-        response: { 200: Type.Object({ pairs: Type.Array(PairSchema) }) },
+        description:
+          'Every directed pair (SOL→USDC and USDC→SOL are two) with its base spread, the input size limits in ' +
+          'display units, and whether it is paused. An RFQ on a paused pair is a risk rejection.',
+        security: PUBLIC_SECURITY,
+        response: { 200: Type.Object({ pairs: Type.Array(PairSchema) }), ...errorResponses() },
       },
     },
     async () => ({

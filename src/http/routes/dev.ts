@@ -8,7 +8,7 @@ import type { TypeBoxApp } from '../app.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 import { DecimalAmount, WalletAddress } from '../schemas.ts';
 import type { HttpDeps } from './index.ts';
-import { requireOperator } from './operator.ts';
+import { OPERATOR_SECURITY, requireOperator } from './operator.ts';
 import { assertWallet } from './rfq.ts';
 
 export async function devRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
@@ -19,8 +19,14 @@ export async function devRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> 
     {
       preHandler: requireOperator(deps),
       schema: {
+        operationId: 'airdrop',
         tags: ['Dev'],
         summary: 'Embedded chain only: fund a wallet with an asset plus SOL for fees and rent',
+        description:
+          'Operator route, present only when the service runs its embedded chain (404 route_not_found on a ' +
+          'real cluster). Mints the amount of the asset (display units) to the wallet’s token account and ' +
+          'adds SOL for fees and rent, so a taker can settle in a demo or a test.',
+        security: OPERATOR_SECURITY,
         body: Type.Object(
           {
             wallet: WalletAddress,

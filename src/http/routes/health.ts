@@ -1,9 +1,10 @@
 // Health group: liveness (always 200 while the process serves) and readiness (store, chain, runtime, fees).
 import Type from 'typebox';
 import type { TypeBoxApp } from '../app.ts';
-import { ErrorEnvelopeSchema, envelope } from '../errors.ts';
+import { ErrorEnvelopeSchema, envelope, errorResponses } from '../errors.ts';
 import { Uuid } from '../schemas.ts';
 import type { HttpDeps } from './index.ts';
+import { PUBLIC_SECURITY } from './operator.ts';
 
 const HealthSchema = Type.Object(
   {
@@ -35,7 +36,18 @@ export interface ReadinessPart {
 export async function healthRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
   app.get(
     '/v1/health',
-    { schema: { tags: ['Health'], summary: 'Liveness', response: { 200: HealthSchema } } },
+    {
+      schema: {
+        operationId: 'getHealth',
+        tags: ['Health'],
+        summary: 'Liveness',
+        description:
+          'Always 200 while the process serves HTTP, whatever the chain or store do: a liveness probe. The ' +
+          'run_id changes at every start.',
+        security: PUBLIC_SECURITY,
+        response: { 200: HealthSchema, ...errorResponses() },
+      },
+    },
     async () => ({
       status: 'ok' as const,
       version: deps.version,
@@ -48,9 +60,14 @@ export async function healthRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<voi
     '/v1/health/ready',
     {
       schema: {
+        operationId: 'getReadiness',
         tags: ['Health'],
         summary: 'Readiness: store, chain, runtime and the maker’s fee balance are usable',
-        response: { 200: ReadySchema, 503: ErrorEnvelopeSchema },
+        description:
+          '200 with every part checked when the service can take trades; 503 not_ready otherwise, its details ' +
+          'naming each failing part. For a load balancer deciding whether to send traffic here.',
+        security: PUBLIC_SECURITY,
+        response: { 200: ReadySchema, ...errorResponses(), 503: ErrorEnvelopeSchema },
       },
     },
     async (_request, reply) => {

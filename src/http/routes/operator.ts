@@ -31,3 +31,39 @@ export function requireOperator(deps: HttpDeps) {
     if (!sameToken(presented, expected)) throw new ApiError('unauthorized', 'The operator token is wrong.');
   };
 }
+
+/**
+ * The OpenAPI side of requireOperator, beside it so the two cannot drift apart: the two ways to present the
+ * token, as security schemes (app.ts registers them under components.securitySchemes).
+ */
+const WHEN_REQUIRED =
+  'Required when the service listens beyond loopback (HOST is not a loopback address: it refuses to start ' +
+  'there without http.operator_token). On a loopback listener the token may be left out, and with no token ' +
+  'configured the routes are open; a token that is sent must still be the right one (401 otherwise).';
+
+export const OPERATOR_SECURITY_SCHEMES = {
+  operatorBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: `The operator token (http.operator_token) as \`Authorization: Bearer <token>\`. ${WHEN_REQUIRED}`,
+  },
+  operatorQueryToken: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'access_token',
+    description:
+      'The operator token as `?access_token=<token>`, for clients that cannot set a header (EventSource, a ' +
+      `page opened in a browser). The Authorization header wins when both are sent. ${WHEN_REQUIRED}`,
+  },
+} as const;
+
+type SecurityRequirement = Partial<Record<keyof typeof OPERATOR_SECURITY_SCHEMES, readonly string[]>>;
+
+/** An operator route's security requirement: either scheme will do. */
+export const OPERATOR_SECURITY: readonly SecurityRequirement[] = [
+  { operatorBearer: [] },
+  { operatorQueryToken: [] },
+];
+
+/** A public route's: none, declared explicitly so that clients and linters need not guess. */
+export const PUBLIC_SECURITY: readonly SecurityRequirement[] = [];

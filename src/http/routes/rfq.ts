@@ -16,6 +16,7 @@ import {
   WalletAddress,
 } from '../schemas.ts';
 import type { HttpDeps } from './index.ts';
+import { PUBLIC_SECURITY } from './operator.ts';
 
 export const RfqRequestSchema = Type.Object(
   {
@@ -139,11 +140,14 @@ export async function rfqRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> 
     '/v1/rfq',
     {
       schema: {
+        operationId: 'createRfq',
         tags: ['RFQ'],
         summary: 'Request a firm quote',
         description:
           'Answers 200 with accepted quote terms, or 200 with a risk rejection naming every failing check. ' +
-          'An accepted quote reserves its output until it expires or is used.',
+          'An accepted quote reserves its output until it expires or is used; its next_action starts wallet ' +
+          'settlement.',
+        security: PUBLIC_SECURITY,
         body: RfqRequestSchema,
         response: {
           200: Type.Union([QuoteSchema, RiskRejectionSchema]),
@@ -185,8 +189,14 @@ export async function rfqRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> 
     '/v1/quotes/:quote_id',
     {
       schema: {
+        operationId: 'getQuote',
         tags: ['RFQ'],
         summary: 'A quote and whether it is open, used or expired',
+        description:
+          'The accepted quote as it was answered, with its state: open (settlement can start), used (a trade ' +
+          'settles it) or expired. 404 quote_not_found when no accepted quote has the id (a rejection_id is ' +
+          'not one).',
+        security: PUBLIC_SECURITY,
         params: Type.Object({ quote_id: Uuid }),
         response: { 200: QuoteLookupSchema, ...errorResponses('quote_not_found') },
       },

@@ -12,7 +12,7 @@ import { stringifyJson } from '../json.ts';
 import { DateTime, Uuid } from '../schemas.ts';
 import { vizPage } from '../viz/index.ts';
 import type { HttpDeps } from './index.ts';
-import { requireOperator } from './operator.ts';
+import { OPERATOR_SECURITY, requireOperator } from './operator.ts';
 import { TradeEventSchema, TradePageSchema } from './trades.schema.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
@@ -272,8 +272,13 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
     {
       preHandler: operator,
       schema: {
+        operationId: 'getRuntime',
         tags: ['Runtime'],
         summary: 'This run: its trades (active and at rest), chain and store status, maker balances',
+        description:
+          'Operator route. The trades this run owns by status and substate, which actors are in memory, the ' +
+          'trades whose effect keeps failing, chain and store health, and the maker’s balances.',
+        security: OPERATOR_SECURITY,
         querystring: OperatorQuery,
         response: { 200: RuntimeSchema, ...errorResponses('unauthorized') },
       },
@@ -335,8 +340,13 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
     {
       preHandler: operator,
       schema: {
+        operationId: 'listRuns',
         tags: ['Runtime'],
         summary: 'Every run of the service, oldest first, with its trade counts',
+        description:
+          'Operator route. One entry per start of the service on this DATA_DIR, with start and stop times and ' +
+          'the trades it created and owns; current marks the run answering.',
+        security: OPERATOR_SECURITY,
         querystring: OperatorQuery,
         response: {
           200: Type.Object({ runs: Type.Array(RunSchema) }),
@@ -362,8 +372,13 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
     {
       preHandler: operator,
       schema: {
+        operationId: 'listRunTrades',
         tags: ['Runtime'],
         summary: 'Trades the current run owns (or, with run_id, those a run created), paged by cursor',
+        description:
+          'Operator route. A page of TradeResponse; pass next_cursor as ?cursor= for the next page (null on ' +
+          'the last one).',
+        security: OPERATOR_SECURITY,
         querystring: RuntimeTradesQuery,
         response: { 200: TradePageSchema, ...errorResponses('unauthorized') },
       },
@@ -379,8 +394,13 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
     {
       preHandler: operator,
       schema: {
+        operationId: 'getLedger',
         tags: ['Runtime'],
         summary: 'Ledger entries (amounts as exact strings) and a summary per trade',
+        description:
+          'Operator route. The double-entry ledger of escrow movements, of every trade or of one (?trade_id=), ' +
+          'and per trade whether it balances and the maker’s result estimated in USDC.',
+        security: OPERATOR_SECURITY,
         querystring: Type.Object({ trade_id: Type.Optional(Uuid), ...AccessToken }),
         response: { 200: LedgerSchema, ...errorResponses('unauthorized', 'trade_not_found') },
       },
@@ -410,11 +430,13 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
     {
       preHandler: operator,
       schema: {
+        operationId: 'listRuntimeEvents',
         tags: ['Runtime'],
         summary: 'The runtime event log after a seq, in seq order',
         description:
-          'Every stored event of every trade; payloads never carry the commitment, a preimage or a signed ' +
-          'transaction. Poll with ?after=<next_cursor>.',
+          'Operator route. Every stored event of every trade; payloads never carry the commitment, a preimage ' +
+          'or a signed transaction. Poll with ?after=<next_cursor>.',
+        security: OPERATOR_SECURITY,
         querystring: EventsQuery,
         response: { 200: EventPageSchema, ...errorResponses('unauthorized') },
       },
@@ -431,12 +453,15 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
     {
       preHandler: operator,
       schema: {
+        operationId: 'streamRuntimeEvents',
         tags: ['Runtime'],
         summary: 'The runtime event log, live, as Server-Sent Events',
         description:
-          'Each event is `id: <seq>`, `event: trade`, `data: <TradeEvent JSON>` — the items of GET ' +
-          '/v1/runtime/events, in the same order. Resumes after the Last-Event-ID header (or ?after=); with ' +
-          'neither it starts at the log’s end. Comment lines are heartbeats.',
+          'Operator route (EventSource cannot set headers: use ?access_token=). Each event is `id: <seq>`, ' +
+          '`event: trade`, `data: <TradeEvent JSON>` — the items of GET /v1/runtime/events, in the same ' +
+          'order. Resumes after the Last-Event-ID header (or ?after=); with neither it starts at the log’s ' +
+          'end. Comment lines are heartbeats.',
+        security: OPERATOR_SECURITY,
         querystring: StreamQuery,
         headers: Type.Object({
           'last-event-id': Type.Optional(
@@ -464,9 +489,13 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
     {
       preHandler: operator,
       schema: {
+        operationId: 'getTradeMachine',
         tags: ['Runtime'],
         summary: 'The trade machine’s definition, for visualisers',
-        description: 'Generated from the machine: states with full ids, transitions with guards by name.',
+        description:
+          'Operator route. Generated from the machine: states with full ids, transitions with guards by name; ' +
+          'TradeResponse.substate and the event log’s substates are paths into it.',
+        security: OPERATOR_SECURITY,
         querystring: OperatorQuery,
         response: { 200: MachineSchema, ...errorResponses('unauthorized') },
       },
@@ -479,11 +508,13 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
     {
       preHandler: operator,
       schema: {
+        operationId: 'getVisualiser',
         tags: ['Runtime'],
         summary: 'The machine visualiser page',
         description:
-          'The trade statechart; ?trade_id= highlights a trade’s state, plays its history and follows it live. ' +
-          'Open it with ?access_token= when a token is configured.',
+          'Operator route, an HTML page for a browser. The trade statechart; ?trade_id= highlights a trade’s ' +
+          'state, plays its history and follows it live. Open it with ?access_token= when a token is configured.',
+        security: OPERATOR_SECURITY,
         querystring: Type.Object({
           trade_id: Type.Optional(Uuid),
           step_ms: Type.Optional(

@@ -7,7 +7,7 @@ import type { TypeBoxApp } from '../app.ts';
 import { errorResponses } from '../errors.ts';
 import { Uuid } from '../schemas.ts';
 import type { HttpDeps } from './index.ts';
-import { requireOperator } from './operator.ts';
+import { OPERATOR_SECURITY, PUBLIC_SECURITY, requireOperator } from './operator.ts';
 import { assertWallet } from './rfq.ts';
 import {
   AbandonRequestSchema,
@@ -40,11 +40,15 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     '/v1/quotes/:quote_id/wallet-settlement',
     {
       schema: {
+        operationId: 'startWalletSettlement',
         tags: ['Settlement'],
         summary: 'Start wallet settlement of a quote',
         description:
-          '201 with the unsigned taker lock. The same wallet and secret_hash again, while the trade is pending and ' +
-          'its lock window open, answers 200 with the same trade and a lock rebuilt on a fresh blockhash.',
+          'Commits to sha256(secret) (the secret stays in the taker’s browser) and creates the trade: 201 with ' +
+          'the unsigned taker lock for the wallet to sign, then submit through next_action. The same wallet and ' +
+          'secret_hash again, while the trade is pending and its lock window open, answers 200 with the same ' +
+          'trade and a lock rebuilt on a fresh blockhash.',
+        security: PUBLIC_SECURITY,
         params: Type.Object({ quote_id: Uuid }),
         body: WalletSettlementRequestSchema,
         response: {
@@ -93,8 +97,14 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     '/v1/trades/:trade_id',
     {
       schema: {
+        operationId: 'getTrade',
         tags: ['Trades'],
         summary: 'A trade',
+        description:
+          'The trade as it is now (TradeResponse): settlement_status and substate, amounts, signatures, escrow ' +
+          'addresses and deadlines, and next_action while the taker has a step to take. Poll it to follow a ' +
+          'settlement.',
+        security: PUBLIC_SECURITY,
         params: TradeIdParams,
         response: { 200: TradeResponseSchema, ...errorResponses('trade_not_found', 'runtime_unavailable') },
       },
@@ -107,8 +117,13 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     {
       preHandler: requireOperator(deps),
       schema: {
+        operationId: 'listTrades',
         tags: ['Trades'],
         summary: 'Trades, oldest first, filtered by wallet and status, paged by cursor',
+        description:
+          'Operator route. A page of TradeResponse, oldest first; pass next_cursor as ?cursor= for the next ' +
+          'page (null on the last one).',
+        security: OPERATOR_SECURITY,
         querystring: TradeListQuery,
         response: { 200: TradePageSchema, ...errorResponses('unauthorized') },
       },
@@ -124,8 +139,13 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     {
       preHandler: requireOperator(deps),
       schema: {
+        operationId: 'listTradeEvents',
         tags: ['Trades'],
         summary: 'The trade’s event history',
+        description:
+          'Operator route. Every stored event of one trade in seq order, with the settlement status and ' +
+          'substate it led to; payloads never carry the commitment, a preimage or a signed transaction.',
+        security: OPERATOR_SECURITY,
         params: TradeIdParams,
         response: {
           200: Type.Object({ events: Type.Array(TradeEventSchema) }),
@@ -141,11 +161,13 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     '/v1/trades/:trade_id/lock',
     {
       schema: {
+        operationId: 'submitLock',
         tags: ['Trades'],
         summary: 'Hand over the wallet-signed lock (or its signature)',
         description:
           '202 once the transaction is on chain and this trade’s escrow holds the agreed terms; 409 lock_not_found ' +
           '(retryable) if it has not appeared within a bounded wait.',
+        security: PUBLIC_SECURITY,
         params: TradeIdParams,
         body: LockRequestSchema,
         response: {
@@ -174,8 +196,14 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     '/v1/trades/:trade_id/abandon',
     {
       schema: {
+        operationId: 'abandonTrade',
         tags: ['Trades'],
         summary: 'Abandon an unused settlement before any lock signature exists',
+        description:
+          '202 and the trade ends as failed, if no lock signature exists for it (the chain is read first). The ' +
+          'secret_hash proves the caller started the settlement (403 secret_hash_mismatch otherwise); 409 once ' +
+          'a lock exists, since the escrow then runs to redeem or refund.',
+        security: PUBLIC_SECURITY,
         params: TradeIdParams,
         body: AbandonRequestSchema,
         response: {
@@ -198,11 +226,13 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     '/v1/trades/:trade_id/redeem',
     {
       schema: {
+        operationId: 'redeemTrade',
         tags: ['Trades'],
         summary: 'Redeem the maker escrow for the taker with the preimage',
         description:
           '202 and the service submits the redeem (funds can only go to the taker) until final. ?mode=wallet answers ' +
           'an unsigned redeem for the taker’s wallet instead and changes nothing.',
+        security: PUBLIC_SECURITY,
         params: TradeIdParams,
         querystring: WalletModeQuery,
         body: RedeemRequestSchema,
@@ -228,10 +258,13 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     '/v1/trades/:trade_id/refund',
     {
       schema: {
+        operationId: 'refundTrade',
         tags: ['Trades'],
         summary: 'Refund the expired taker escrow to the taker',
         description:
-          '202 and the service submits the refund; ?mode=wallet answers an unsigned refund instead.',
+          'Once the taker escrow has expired unredeemed: 202 and the service submits the refund (funds can only ' +
+          'go back to the taker); ?mode=wallet answers an unsigned refund instead. 409 not_refundable before.',
+        security: PUBLIC_SECURITY,
         params: TradeIdParams,
         querystring: WalletModeQuery,
         response: {
@@ -256,8 +289,14 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     '/v1/trades/:trade_id/resume',
     {
       schema: {
+        operationId: 'resumeTrade',
         tags: ['Trades'],
         summary: 'Adopt a trade no live actor owns and reconcile it with the chain',
+        description:
+          'For a trade that answers 503 runtime_unavailable because this run could not adopt it at start (the ' +
+          'chain was unreachable) or a write of it failed: 202 once it is adopted and reconciled with the chain. ' +
+          'Idempotent: a trade already owned answers as it is.',
+        security: PUBLIC_SECURITY,
         params: TradeIdParams,
         response: { 202: TradeResponseSchema, ...errorResponses(...COMMAND_ERRORS) },
       },
