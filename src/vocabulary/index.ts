@@ -12,7 +12,10 @@ export const FINAL_SETTLEMENT_STATUSES = [
   'failed',
 ] as const satisfies readonly SettlementStatus[];
 
-/** The interface's TradeSignatureKind values (docs/lifecycle.md#signature-kinds). Kinds name the escrow and the movement, not who signed. */
+/**
+ * The interface's TradeSignatureKind values. Kinds name the escrow and the movement, not who signed
+ * (docs/lifecycle.md#signature-kinds).
+ */
 export const TRADE_SIGNATURE_KINDS = [
   'taker_lock',
   'taker_redeem',
@@ -50,3 +53,15 @@ export const NEXT_ACTION_TYPES = [
   'refund',
 ] as const;
 export type NextActionType = (typeof NEXT_ACTION_TYPES)[number];
+
+export {
+  bytesOf,
+  type Hash32,
+  hash32FromBytes,
+  hashOfPreimage,
+  type Preimage,
+  parseHash32,
+  parsePreimage,
+  preimageFromBytes,
+  sameHash32,
+} from './hash.ts';
