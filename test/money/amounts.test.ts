@@ -153,7 +153,7 @@ describe('parseAmount and formatAmount', () => {
 });
 
 describe('amountView', () => {
-  test('matches the interface's AmountView with amount_raw as an exact string above 2^53', () => {
+  test('matches the interface AmountView with amount_raw as an exact string above 2^53', () => {
     expect(amountView(INT64_MAX, { symbol: 'USDC', decimals: 6, mint: 'Mint111' })).toEqual({
       asset: 'USDC',
       amount: '9223372036854.775807',
