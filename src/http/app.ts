@@ -1,4 +1,4 @@
-// Builds the Fastify application: JSON-only API under /v1, the seed's error envelope for every error
+// Builds the Fastify application: JSON-only API under /v1, the interface's error envelope for every error
 // (Fastify's own included), CORS, per-IP rate limit, body limit, OpenAPI generated from the route schemas.
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';

@@ -1,5 +1,6 @@
 // Every error code the API can answer, with its HTTP status, defined once. Handlers throw ApiError;
-// the error handler turns it (and Fastify's own errors) into the seed's envelope {error:{code,message,details}}.
+// the error handler turns it (and Fastify's own errors) into the envelope {error:{code,message,details}}
+// (docs/interface.md#errors).
 import Type from 'typebox';
 import { RuntimeError, type RuntimeInput } from '../runtime/errors.ts';
 
@@ -90,7 +91,7 @@ export const ErrorEnvelopeSchema = Type.Object(
       }),
     }),
   },
-  { title: 'ErrorEnvelope', description: 'Every error body: the seed’s envelope.' },
+  { title: 'ErrorEnvelope', description: 'Every error body: the interface’s error envelope.' },
 );
 
 /** The error responses a route can give, by status, for its schema (and so the OpenAPI document). */

@@ -11,7 +11,7 @@ const expectEnvelope = (body: unknown, code: string) => {
   expect(body).toEqual({ error: { code, message: expect.any(String), details: expect.any(Array) } });
 };
 
-describe('every error is the seed envelope', () => {
+describe('every error is the interface envelope', () => {
   test('malformed JSON is a 400 invalid_json', async () => {
     service = await startService();
     for (const payload of ['{"input_asset":', '{bad}', 'null x', '']) {

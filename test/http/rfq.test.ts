@@ -15,7 +15,7 @@ const rfq = (s: TestService, body: Record<string, unknown>) =>
   });
 
 describe('POST /v1/rfq', () => {
-  test('an accepted quote carries every seed field with its exact names, types and bounds', async () => {
+  test('an accepted quote carries every field of the interface with its exact names, types and bounds', async () => {
     const now = Date.parse('2026-11-22T10:00:00.000Z');
     service = await startService(undefined, { nowMs: () => now });
     const res = await rfq(service, { input_asset: 'sol', output_asset: 'usdc' });

@@ -1,5 +1,6 @@
-// The operator token of SPEC §8: runtime, ledger, event and trade-list routes and the dev airdrop accept it
-// as a bearer header or an access_token query parameter; it is required when listening beyond loopback.
+// The operator token (docs/interface.md#guards): runtime, ledger, event and trade-list routes and the dev
+// airdrop accept it as a bearer header or an access_token query parameter; it is required when listening
+// beyond loopback.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';

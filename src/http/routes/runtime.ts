@@ -1,6 +1,6 @@
 // Runtime group: the operator's view of the running process (status, runs, trades, ledger, the event log
 // polled or streamed as Server-Sent Events), the trade machine's definition and the visualiser page.
-// Every route takes the operator token (SPEC §8).
+// Every route takes the operator token (docs/interface.md#guards).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { machineDefinition } from '../../../machines/trade.definition.ts';

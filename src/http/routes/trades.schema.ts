@@ -1,5 +1,5 @@
-// Schemas of the Settlement and Trades groups: the seed's wallet-settlement response and TradeResponse,
-// with the SPEC §2 extensions documented as such.
+// Schemas of the Settlement and Trades groups: the interface's wallet-settlement response and
+// TradeResponse, with our extensions documented as such (docs/interface.md#extensions).
 import Type from 'typebox';
 import { INTEGRATION_STATUS, SETTLEMENT_STATUSES, TRADE_SIGNATURE_KINDS } from '../../vocabulary/index.ts';
 import {
@@ -15,7 +15,7 @@ import {
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
 const Address = Type.String({ description: 'base58 address' });
-const ext = (description: string) => ({ description: `Extension (SPEC §2): ${description}` });
+const ext = (description: string) => ({ description: `Extension: ${description}` });
 
 export const TokenAmountSchema = Type.Object(
   { asset: Type.String(), amount_raw: Int64 },
