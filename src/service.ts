@@ -17,6 +17,7 @@ import {
 import { type Config, ConfigError, loadConfig } from './config/index.ts';
 import { buildHttpApp, type TypeBoxApp } from './http/app.ts';
 import type { ReadinessPart } from './http/routes/index.ts';
+import { meterChain, ServiceMetrics } from './metrics/index.ts';
 import { rootPath } from './paths.ts';
 import { type PriceSource, QuoteDesk, StaticPriceSource } from './quotes/index.ts';
 import { MakerInventory, TradeRuntime } from './runtime/index.ts';
@@ -50,6 +51,7 @@ export interface Service {
   readonly app: TypeBoxApp;
   readonly config: Config;
   readonly store: Store;
+  /** The chain as the config opened it (and wrapChain wrapped it); the service itself calls it metered. */
   readonly chain: ChainPort;
   readonly devChain: DevChain | null;
   readonly quotes: QuoteDesk;
@@ -68,13 +70,15 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const opened = openChain(config, options.dataDir);
   const devChain = isEmbeddedChain(opened) ? opened : null;
   const chain = options.wrapChain ? options.wrapChain(opened) : opened;
+  const metrics = new ServiceMetrics({ version: VERSION, chain: chain.kind });
+  const port = meterChain(chain, metrics);
   const inventory = new MakerInventory(
-    chain,
+    port,
     config.assets.list.map((asset) => asset.mint),
   );
   const log = runtimeLogger(options.logger);
   try {
-    await checkMints(chain, config, log);
+    await checkMints(port, config, log);
   } catch (error) {
     await opened.close();
     store.close();
@@ -88,7 +92,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     );
 
   // Every durable write of the running service joins the group commit: one fsync per event-loop turn.
-  const durable = new GroupCommit(store);
+  const durable = new GroupCommit(store, (stats) => metrics.storeCommitted(stats));
   const quotes = new QuoteDesk({
     config,
     store,
@@ -102,23 +106,24 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const runtime = new TradeRuntime({
     store,
     durable,
-    chain,
+    chain: port,
     config,
     quotes,
     runId,
     log,
+    onTransition: (transition) => metrics.tradeTransition(transition),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
   });
   await runtime.start();
-  inventory.follow(chain.kind === 'embedded' ? 1_000 : 5_000, (error) =>
+  inventory.follow(port.kind === 'embedded' ? 1_000 : 5_000, (error) =>
     log.warn({ err: (error as Error).message }, 'could not refresh maker balances'),
   );
 
   const readiness = async (): Promise<ReadinessPart[]> => [
     await part('store', async () => (store.ping() ? 'ok' : 'no answer')),
     await part('chain', async () => {
-      const health = await chain.health();
+      const health = await port.health();
       if (!health.ok) throw new Error(health.detail);
       return health.detail;
     }),
@@ -127,12 +132,27 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       async () => `${runtime.watcher.size} trades watched, ${runtime.host.activeCount} actors active`,
     ),
     await part('maker_fee_balance', async () => {
-      const lamports = await chain.solBalance(chain.makerWallet);
+      const lamports = await port.solBalance(port.makerWallet);
       if (lamports < MIN_FEE_BALANCE_LAMPORTS)
         throw new Error(`${lamports} lamports, below ${MIN_FEE_BALANCE_LAMPORTS}`);
       return `${lamports} lamports`;
     }),
   ];
+  const nowMs = options.nowMs ?? Date.now;
+  metrics.watch({
+    config,
+    store,
+    activeActors: () => runtime.host.activeCount,
+    feedLive: () => runtime.watcher.live,
+    chainNow: () => runtime.clock.estimate(),
+    balance: (mint) => inventory.known(mint),
+    reserved: (mint) => {
+      quotes.reservations.expire(nowMs());
+      return quotes.reservations.reserved(mint);
+    },
+    chain: port,
+    minFeeLamports: MIN_FEE_BALANCE_LAMPORTS,
+  });
 
   const app = await buildHttpApp(
     {
@@ -144,6 +164,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       devChain,
       operatorTokenRequired: options.operatorTokenRequired ?? false,
       readiness,
+      metrics,
     },
     { logger: options.logger ?? false },
   );

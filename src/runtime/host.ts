@@ -23,6 +23,7 @@ import {
   tradeMachine,
 } from '../../machines/index.ts';
 import { type LedgerEntry, transitionPostings } from '../ledger/index.ts';
+import type { TradeTransition } from '../metrics/index.ts';
 import {
   type GroupCommit,
   type NewTradeEvent,
@@ -109,6 +110,8 @@ export interface HostOptions {
   onEventsStored(): void;
   /** The fee a maker transaction cost, by signature, for the ledger (consumed once). */
   takeFee(signature: string): bigint | undefined;
+  /** Every stored transition, for metrics (status changes, effect failures and retries, the loss alert). */
+  onTransition?(transition: TradeTransition): void;
 }
 
 const SECRET_KEYS = new Set(['secretHash', 'preimage', 'preimageHash', 'transactionBase64']);
@@ -472,6 +475,14 @@ export class TradeHost {
       makerEscrow: trade.meta.makerEscrow,
       watch: rest.watch,
       hold: rest.hold,
+    });
+    this.options.onTransition?.({
+      event: event.type,
+      from: trade.status,
+      to: rest.status,
+      context,
+      alertedBefore: trade.alert,
+      createdAt: trade.meta.createdAt,
     });
     if (trade.status !== rest.status) {
       this.options.log.info(

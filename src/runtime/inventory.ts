@@ -17,6 +17,11 @@ export class MakerInventory implements InventorySource {
     return this.balances.get(mint) ?? 0n;
   }
 
+  /** The balance as last read; undefined until the chain answered once (metrics tell unknown from zero). */
+  known(mint: string): bigint | undefined {
+    return this.balances.get(mint);
+  }
+
   async refresh(): Promise<void> {
     const owner = this.chain.makerWallet;
     const amounts = await Promise.all(

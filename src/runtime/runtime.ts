@@ -3,6 +3,7 @@
 // ticker and what happens at start (claiming earlier runs' trades) and stop.
 import type { ChainPort } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
+import type { TradeTransition } from '../metrics/index.ts';
 import type { QuoteDesk } from '../quotes/index.ts';
 import type { GroupCommit, Store } from '../store/index.ts';
 import { ChainClock } from './clock.ts';
@@ -29,6 +30,8 @@ export interface RuntimeOptions {
   landTimeoutMs?: number;
   /** One full safety-net pass over every watched escrow while pushes flow. */
   sweepIntervalMs?: number;
+  /** Records each stored transition of a trade (the service's metrics). */
+  onTransition?: (transition: TradeTransition) => void;
 }
 
 /** Fees of maker transactions not yet posted to the ledger; bounded (a fee nobody claims is dropped). */
@@ -79,6 +82,7 @@ export class TradeRuntime {
         this.fees.delete(signature);
         return fee;
       },
+      ...(options.onTransition ? { onTransition: options.onTransition } : {}),
     });
     this.watcher = new ChainWatcher({
       chain,

@@ -195,6 +195,15 @@ export interface Store {
   ownedTradeCounts(): { status: SettlementStatus; substate: string; count: number }[];
   /** Owned trades whose current effect failed at least minAttempts times in a row, worst first. */
   failingTrades(minAttempts: number, limit: number): TradeRecord[];
+  /** failingTrades counted by effect (metrics); bounded by the failing trades, not by the trades at rest. */
+  failingEffectCounts(minAttempts: number): { effect: string; count: number }[];
+  /** Unclosed trades the running run could not adopt (they wait for /resume). */
+  unadoptableTradeCount(): number;
+  /**
+   * Snapshots of the unclosed trades past pending, the only ones whose escrows can hold funds (a trade leaves
+   * pending once its taker lock is final): as many as trades in settlement, not as trades waiting for a lock.
+   */
+  settlingSnapshots(): string[];
   tradeEvents(tradeId: string): TradeEventRecord[];
   /** The runtime event log in stable order: events with seq > afterSeq. */
   events(afterSeq: number, limit: number): TradeEventRecord[];
@@ -469,6 +478,19 @@ class SqliteStore implements Store {
         SELECT t.*, s.machine_version, s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id
         WHERE t.closed = 0 AND t.effect_attempts >= @min AND t.adoption_error IS NULL
         ORDER BY t.effect_attempts DESC, t.trade_id LIMIT @limit`),
+      failingEffectCounts: this.db.prepare(`
+        SELECT json_extract(s.snapshot, '$.context.effectError.effect') AS effect, count(*) AS count
+        FROM trades t INDEXED BY trades_failing JOIN trade_snapshots s ON s.trade_id = t.trade_id
+        WHERE t.closed = 0 AND t.effect_attempts > 0 AND t.effect_attempts >= @min AND t.adoption_error IS NULL
+        GROUP BY effect`),
+      unadoptableTradeCount: this.db.prepare(
+        'SELECT count(*) AS n FROM trades INDEXED BY trades_unadoptable WHERE closed = 0 AND adoption_error IS NOT NULL',
+      ),
+      settlingSnapshots: this.db
+        .prepare(`
+        SELECT s.snapshot FROM trades t INDEXED BY trades_unclosed JOIN trade_snapshots s ON s.trade_id = t.trade_id
+        WHERE t.closed = 0 AND t.status IN ('initiated', 'redeemed', 'refunded', 'failed')`)
+        .pluck(),
       tradeCounts: this.db.prepare(`
         SELECT r.run_id AS runId,
                (SELECT count(*) FROM trades t WHERE t.run_id = r.run_id) AS created,
@@ -751,6 +773,19 @@ class SqliteStore implements Store {
   failingTrades(minAttempts: number, limit: number): TradeRecord[] {
     const rows = this.statements.failingTrades.all({ min: minAttempts, limit }) as TradeRow[];
     return rows.map(tradeFromRow);
+  }
+
+  failingEffectCounts(minAttempts: number): { effect: string; count: number }[] {
+    type Row = { effect: string; count: number };
+    return this.statements.failingEffectCounts.all({ min: minAttempts }) as Row[];
+  }
+
+  unadoptableTradeCount(): number {
+    return (this.statements.unadoptableTradeCount.get() as { n: number }).n;
+  }
+
+  settlingSnapshots(): string[] {
+    return this.statements.settlingSnapshots.all() as string[];
   }
 
   tradeEvents(tradeId: string): TradeEventRecord[] {

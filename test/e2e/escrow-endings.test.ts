@@ -793,6 +793,8 @@ describe('alerts only on proven loss', () => {
     expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'taker_redeem', 'taker_refund']);
     expect(a.service.runtime.host.snapshotOf(t.id)?.snapshot.context.alert).toBe(true);
     expect(a.errors.some((line) => line.includes('ALERT: maker lost funds'))).toBe(true);
+    // Counted for alerting too (ops/prometheus/alerts.yml: MakerLostFunds).
+    expect((await a.service.app.inject('/metrics')).body).toMatch(/^rfq_maker_maker_losses_total 1$/m);
     await expectLedgerMatchesChain(a, t);
     const after = await balances(a, t.side);
     expect((after.maker.get(USDT) ?? 0n) - (t.before.maker.get(USDT) ?? 0n)).toBe(-t.output.raw);

@@ -36,6 +36,7 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /v1/runtime/events/stream': 'streamRuntimeEvents',
   'GET /v1/runtime/machines/trade': 'getTradeMachine',
   'GET /v1/viz': 'getVisualiser',
+  'GET /metrics': 'getMetrics',
 };
 
 interface Operation {

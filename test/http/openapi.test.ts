@@ -37,9 +37,10 @@ describe('the OpenAPI document', () => {
     expect(result.valid).toBe(true);
   });
 
-  test('documents every route under /v1', () => {
+  test('documents every route: the API under /v1, and /metrics for scrapers', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
+        '/metrics',
         '/v1/assets',
         '/v1/assets/{asset}',
         '/v1/dev/airdrop',

@@ -1,12 +1,14 @@
 // Every route group, registered in one place; HttpDeps is all a route may reach.
 import type { DevChain } from '../../chain/index.ts';
 import type { Config } from '../../config/index.ts';
+import type { ServiceMetrics } from '../../metrics/index.ts';
 import type { QuoteDesk } from '../../quotes/index.ts';
 import type { TradeRuntime } from '../../runtime/index.ts';
 import type { TypeBoxApp } from '../app.ts';
 import { assetRoutes } from './assets.ts';
 import { devRoutes } from './dev.ts';
 import { healthRoutes, type ReadinessPart } from './health.ts';
+import { metricsRoutes } from './metrics.ts';
 import { rfqRoutes } from './rfq.ts';
 import { runtimeRoutes } from './runtime.ts';
 import { tradeRoutes } from './trades.ts';
@@ -24,6 +26,8 @@ export interface HttpDeps {
   /** Listening beyond loopback: the operator token is required on operator routes. */
   operatorTokenRequired: boolean;
   readiness: () => Promise<ReadinessPart[]>;
+  /** This service's metrics: routes record into them, GET /metrics serves them. */
+  metrics: ServiceMetrics;
 }
 
 export async function registerRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
@@ -33,4 +37,5 @@ export async function registerRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<v
   await tradeRoutes(app, deps);
   await devRoutes(app, deps);
   await runtimeRoutes(app, deps);
+  await metricsRoutes(app, deps);
 }

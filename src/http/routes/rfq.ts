@@ -156,6 +156,7 @@ export async function rfqRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> 
       },
     },
     async (request) => {
+      const started = performance.now();
       const body = request.body;
       assertWallet(body.taker_wallet, 'body.taker_wallet');
       let outcome: AcceptedQuote | RejectedQuote;
@@ -173,6 +174,7 @@ export async function rfqRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> 
         }
         throw error;
       }
+      deps.metrics.rfqAnswered(outcome, (performance.now() - started) / 1000);
       if (outcome.status === 'rejected') {
         request.log.info(
           { rejection_id: outcome.rejectionId, reasons: outcome.reasons.map((r) => r.check) },

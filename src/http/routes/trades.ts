@@ -65,6 +65,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
       },
     },
     async (request, reply) => {
+      const started = performance.now();
       assertWallet(request.body.taker_wallet, 'body.taker_wallet');
       const result = await commands.startSettlement(
         request.params.quote_id,
@@ -72,6 +73,8 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
         request.body.secret_hash,
       );
       const { trade } = result;
+      const outcome = result.created ? 'created' : 'repeated';
+      deps.metrics.settlementStarted(outcome, (performance.now() - started) / 1000);
       reply.code(result.created ? 201 : 200);
       return {
         quote_id: trade.quote_id,

@@ -1,0 +1,43 @@
+// Metrics group: GET /metrics, this service's Prometheus exposition (src/metrics) for scrapers. It takes the
+// operator token like the other operator routes: required when listening beyond loopback.
+import Type from 'typebox';
+import type { TypeBoxApp } from '../app.ts';
+import { errorResponses } from '../errors.ts';
+import type { HttpDeps } from './index.ts';
+import { OPERATOR_SECURITY, requireOperator } from './operator.ts';
+
+export async function metricsRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
+  app.get(
+    '/metrics',
+    {
+      preHandler: requireOperator(deps),
+      schema: {
+        operationId: 'getMetrics',
+        tags: ['Runtime'],
+        summary: 'Prometheus metrics of this service and its process',
+        description:
+          'Operator route, for a Prometheus scraper: RFQs, settlements, trades by state, actors, escrowed ' +
+          'funds, deadlines, maker balances, effects, chain calls, store commits, and the process (event-loop ' +
+          'lag, memory, CPU), in the Prometheus text format 0.0.4. Gauges of state are read when scraped; the ' +
+          'fee balance and the chain health cost one chain call each per scrape.',
+        security: OPERATOR_SECURITY,
+        querystring: Type.Object({
+          access_token: Type.Optional(
+            Type.String({ description: 'the operator token, where an Authorization header cannot be set' }),
+          ),
+        }),
+        response: {
+          200: {
+            description: 'Prometheus text exposition (text/plain; version=0.0.4)',
+            content: { 'text/plain': { schema: Type.String() } },
+          },
+          ...errorResponses('unauthorized'),
+        },
+      },
+    },
+    async (_request, reply) => {
+      const text = await deps.metrics.exposition();
+      return reply.type(deps.metrics.contentType).send(text);
+    },
+  );
+}

@@ -1,0 +1,403 @@
+// Prometheus metrics of one service instance, served by GET /metrics. Each service has its own registry
+// (tests run several services in one process): typed recording functions for the paths that count — RFQs,
+// settlement starts, trade transitions, effects, chain calls, store commits — and gauges read from the
+// service's state when scraped, from indexes and caches only (nothing per trade at rest, no chain call per
+// asset). The process's default metrics (event-loop lag, CPU, memory) join every exposition.
+//
+// Labels are bounded sets — outcomes, check, effect, status and state names, port methods, configured asset
+// symbols — never a trade, quote or wallet. Amounts are raw units as float64: exact below 2^53, observability
+// only; nothing reads them back.
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  EFFECT_RETRY,
+  isFinalStatus,
+  TRADE_EFFECTS,
+  type TradeContext,
+  type TradeEffect,
+  type TradeSnapshotLike,
+} from '../../machines/index.ts';
+import type { ChainPort } from '../chain/index.ts';
+import type { Config } from '../config/index.ts';
+import type { AcceptedQuote, RejectedQuote } from '../quotes/index.ts';
+import type { CommitStats, Store } from '../store/index.ts';
+import { RISK_CHECKS, type SettlementStatus } from '../vocabulary/index.ts';
+import type { ChainCallRecorder, ChainFailure, ChainMethod } from './chain.ts';
+import { DEADLINES, ESCROW_SIDES, type ExposureContext, escrowExposure } from './exposure.ts';
+import { processRegistry } from './process.ts';
+
+export { type ChainCallRecorder, METERED_CHAIN_METHODS, meterChain } from './chain.ts';
+export { DEADLINES, ESCROW_SIDES, escrowExposure } from './exposure.ts';
+
+const PREFIX = 'rfq_maker_';
+/** An escrow of a mint the config does not list (a taker may lock anything): one label for all of them. */
+export const UNLISTED_ASSET = 'unlisted';
+/** How long a scrape waits for the chain (fee balance, health) before reporting it as not answering. */
+const CHAIN_READ_TIMEOUT_MS = 3_000;
+
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const CHAIN_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const SETTLEMENT_BUCKETS = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 900, 1800, 3600];
+const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
+export type RfqOutcome = 'quoted' | 'rejected';
+export type SettlementStartOutcome = 'created' | 'repeated';
+
+/** A stored transition of a trade, as the actor host sees it before it updates its own view of the trade. */
+export interface TradeTransition {
+  /** The machine event that caused it (xstate.error.actor.<effect> when an effect failed). */
+  event: string;
+  from: SettlementStatus;
+  to: SettlementStatus;
+  context: Pick<TradeContext, 'alert' | 'effectError'>;
+  /** The maker-loss alert was raised for this trade before. */
+  alertedBefore: boolean;
+  /** When the trade was created (settlement start), ISO. */
+  createdAt: string;
+}
+
+/** What the scrape-time gauges read. */
+export interface MetricsSources {
+  config: Config;
+  store: Pick<
+    Store,
+    'ownedTradeCounts' | 'unadoptableTradeCount' | 'failingEffectCounts' | 'settlingSnapshots'
+  >;
+  /** Actors in memory now. */
+  activeActors(): number;
+  /** Whether the chain pushes account changes right now (else the watcher polls). */
+  feedLive(): boolean;
+  /** Chain time now (unix seconds), estimated without a chain call; 0 while unknown. */
+  chainNow(): number;
+  /** The maker's last known balance per mint (the cache quotes read); undefined until first read. */
+  balance(mint: string): bigint | undefined;
+  /** Output held by open quotes and trades not yet maker-locked, per mint. */
+  reserved(mint: string): bigint;
+  chain: Pick<ChainPort, 'solBalance' | 'health' | 'makerWallet'>;
+  /** The fee balance below which the service reports itself not ready. */
+  minFeeLamports: bigint;
+}
+
+export class ServiceMetrics implements ChainCallRecorder {
+  /** This service's own metrics. */
+  readonly registry = new Registry();
+  /** What GET /metrics serves: this service's metrics and the process's. */
+  private readonly exposed: Registry;
+  private sources: MetricsSources | null = null;
+
+  private readonly rfqs = this.counter(
+    'rfqs_total',
+    'RFQs answered, by outcome: quoted (a firm quote) or rejected (a risk check failed). Invalid requests (400) are not counted.',
+    ['outcome'],
+  );
+  private readonly rejections = this.counter(
+    'rfq_rejections_total',
+    'Failing risk checks of rejected RFQs, by check; an RFQ failing two checks counts once for each.',
+    ['check'],
+  );
+  private readonly rfqSeconds = this.histogram(
+    'rfq_duration_seconds',
+    'Time to answer an RFQ once validated: pricing, risk checks and, when quoted, the quote’s group commit; by outcome.',
+    ['outcome'],
+    LATENCY_BUCKETS,
+  );
+  private readonly startSeconds = this.histogram(
+    'settlement_start_duration_seconds',
+    'Time to answer a wallet-settlement start once validated (the trade stored, its unsigned lock built), by outcome: created, or repeated (the same start again).',
+    ['outcome'],
+    LATENCY_BUCKETS,
+  );
+  private readonly settlementSeconds = this.histogram(
+    'settlement_duration_seconds',
+    'Time from a trade’s settlement start to its final status (redeemed, refunded or failed), by that status.',
+    ['status'],
+    SETTLEMENT_BUCKETS,
+  );
+  private readonly statusChanges = this.counter(
+    'trade_status_changes_total',
+    'Trades changing settlement_status, by old and new status.',
+    ['from', 'to'],
+  );
+  private readonly losses = this.counter(
+    'maker_losses_total',
+    'Trades in which the maker lost funds (failure_reason maker_missed_redeem: the taker was paid and also refunded its own escrow); each is also logged as "ALERT: maker lost funds".',
+    [],
+  );
+  private readonly effectFailures = this.counter(
+    'effect_failures_total',
+    'Failed runs of trade effects (chain transactions and reads the trade machine invokes), by effect; each is retried with backoff.',
+    ['effect'],
+  );
+  private readonly effectRetries = this.counter(
+    'effect_retries_total',
+    'Retries of failed trade effects, by effect.',
+    ['effect'],
+  );
+  private readonly chainSeconds = this.histogram(
+    'chain_call_duration_seconds',
+    'Duration of calls to the chain port, by port method (land waits for finality).',
+    ['method'],
+    CHAIN_BUCKETS,
+  );
+  private readonly chainErrors = this.counter(
+    'chain_call_errors_total',
+    'Chain port calls that threw, by port method and error code (unavailable and timeout: the chain did not answer).',
+    ['method', 'code'],
+  );
+  private readonly commitSeconds = this.histogram(
+    'store_commit_duration_seconds',
+    'How long each group commit (one SQLite transaction and fsync) held the event loop.',
+    [],
+    LATENCY_BUCKETS,
+  );
+  private readonly commitSize = this.histogram(
+    'store_commit_batch_size',
+    'Writes per group commit.',
+    [],
+    BATCH_BUCKETS,
+  );
+
+  private readonly info = this.gauge(
+    'info',
+    'Always 1: the running version and the kind of chain it settles on.',
+    ['version', 'chain'],
+  );
+  private readonly openTrades = this.gauge(
+    'open_trades',
+    'Unclosed trades this run owns, by settlement_status and substate (the full state path).',
+    ['status', 'substate'],
+  );
+  private readonly unadoptable = this.gauge(
+    'unadoptable_trades',
+    'Unclosed trades this run could not adopt (the chain was unreachable at start); they answer 503 until POST /v1/trades/{id}/resume.',
+    [],
+  );
+  private readonly actors = this.gauge(
+    'trade_actors',
+    'Owned unclosed trades by where they are: active (an actor in memory) or at_rest (in the store only).',
+    ['state'],
+  );
+  private readonly failingEffects = this.gauge(
+    'failing_effect_trades',
+    `Unclosed trades whose current effect failed at least ${EFFECT_RETRY.visibleAfterAttempts} times in a row, by effect (GET /v1/runtime lists them).`,
+    ['effect'],
+  );
+  private readonly escrowFunds = this.gauge(
+    'escrow_funds_raw',
+    `Funds in escrow of unclosed trades in raw units (the asset's smallest unit; float64, exact below 2^53), by asset and side: taker (the taker's lock) or maker (the maker's lock). Escrows of mints the config does not list count as asset="${UNLISTED_ASSET}".`,
+    ['asset', 'side'],
+  );
+  private readonly nearest = this.gauge(
+    'nearest_deadline_seconds',
+    'Chain seconds from now to the nearest deadline among unclosed trades, negative once passed; absent when no trade has one. maker_expiry and redeem_by: over maker escrows holding funds; taker_expiry: over taker escrows the maker has yet to redeem after its own escrow paid the taker.',
+    ['deadline'],
+  );
+  private readonly balances = this.gauge(
+    'balance_raw',
+    'The maker’s balance per configured asset in raw units (float64, exact below 2^53), as last read from the chain for quoting (SOL as wrapped SOL).',
+    ['asset'],
+  );
+  private readonly reservedRaw = this.gauge(
+    'reserved_raw',
+    'Output held per asset in raw units by open quotes and by trades whose maker lock has not landed yet (float64, exact below 2^53).',
+    ['asset'],
+  );
+  private readonly feeLamports = this.gauge(
+    'fee_balance_lamports',
+    'The maker wallet’s native SOL for fees and escrow rent, read at scrape; absent when the chain did not answer.',
+    [],
+  );
+  private readonly feeMinLamports = this.gauge(
+    'fee_balance_min_lamports',
+    'The fee balance below which GET /v1/health/ready reports the service not ready.',
+    [],
+  );
+  private readonly chainUp = this.gauge(
+    'chain_up',
+    '1 when the chain answered its health check at scrape, else 0.',
+    [],
+  );
+  private readonly feedLive = this.gauge(
+    'chain_feed_live',
+    '1 while the chain pushes account changes, 0 while the watcher polls every tick instead.',
+    [],
+  );
+
+  private readonly chainCalls = new Map<ChainMethod, Histogram.Internal<string>>();
+
+  constructor(info: { version: string; chain: ChainPort['kind'] }) {
+    this.exposed = Registry.merge([this.registry, processRegistry()]);
+    this.info.set({ version: info.version, chain: info.chain }, 1);
+    // Every series of a small fixed set exists from the start, so that rate() sees its first increment.
+    for (const outcome of ['quoted', 'rejected'] satisfies RfqOutcome[]) this.rfqs.inc({ outcome }, 0);
+    for (const check of RISK_CHECKS) this.rejections.inc({ check }, 0);
+    for (const effect of TRADE_EFFECTS) {
+      this.effectFailures.inc({ effect }, 0);
+      this.effectRetries.inc({ effect }, 0);
+    }
+    this.losses.inc(0);
+  }
+
+  /** Connects the scrape-time gauges to the service's state, once it exists. */
+  watch(sources: MetricsSources): void {
+    this.sources = sources;
+    this.feeMinLamports.set(Number(sources.minFeeLamports));
+  }
+
+  // ── Recording ──────────────────────────────────────────────────────────────────────────────────
+
+  rfqAnswered(outcome: AcceptedQuote | RejectedQuote, seconds: number): void {
+    const label: RfqOutcome = outcome.status === 'accepted' ? 'quoted' : 'rejected';
+    this.rfqs.inc({ outcome: label });
+    this.rfqSeconds.observe({ outcome: label }, seconds);
+    if (outcome.status === 'rejected')
+      for (const { check } of outcome.reasons) this.rejections.inc({ check });
+  }
+
+  settlementStarted(outcome: SettlementStartOutcome, seconds: number): void {
+    this.startSeconds.observe({ outcome }, seconds);
+  }
+
+  /** Every stored transition of a trade: status changes, effect failures and retries, the maker-loss alert. */
+  tradeTransition(transition: TradeTransition, nowMs = Date.now()): void {
+    const { event, from, to, context } = transition;
+    if (from !== to) {
+      this.statusChanges.inc({ from, to });
+      if (!isFinalStatus(from) && isFinalStatus(to)) {
+        const seconds = (nowMs - Date.parse(transition.createdAt)) / 1000;
+        if (Number.isFinite(seconds)) this.settlementSeconds.observe({ status: to }, Math.max(0, seconds));
+      }
+    }
+    const failed = failedEffect(event);
+    if (failed !== null) this.effectFailures.inc({ effect: failed });
+    if (event === 'RETRY_EFFECT' && context.effectError !== null) {
+      this.effectRetries.inc({ effect: context.effectError.effect });
+    }
+    if (context.alert && !transition.alertedBefore) this.losses.inc();
+  }
+
+  chainCall(method: ChainMethod, seconds: number, failure: ChainFailure | null): void {
+    let histogram = this.chainCalls.get(method);
+    if (histogram === undefined) {
+      histogram = this.chainSeconds.labels({ method });
+      this.chainCalls.set(method, histogram);
+    }
+    histogram.observe(seconds);
+    if (failure !== null) this.chainErrors.inc({ method, code: failure });
+  }
+
+  storeCommitted(stats: CommitStats): void {
+    this.commitSeconds.observe(stats.ms / 1000);
+    this.commitSize.observe(stats.size);
+  }
+
+  // ── Exposition ─────────────────────────────────────────────────────────────────────────────────
+
+  get contentType(): string {
+    return this.exposed.contentType;
+  }
+
+  /** The text exposition, with every scrape-time gauge read now. */
+  async exposition(): Promise<string> {
+    if (this.sources) await this.readState(this.sources);
+    return this.exposed.metrics();
+  }
+
+  private async readState(sources: MetricsSources): Promise<void> {
+    const { config, store } = sources;
+    const symbol = (mint: string) => config.assets.find(mint)?.symbol ?? UNLISTED_ASSET;
+    const [feeLamports, health] = await Promise.all([
+      withTimeout(sources.chain.solBalance(sources.chain.makerWallet)).catch(() => null),
+      withTimeout(sources.chain.health()).catch(() => ({ ok: false })),
+    ]);
+
+    this.openTrades.reset();
+    let owned = 0;
+    for (const { status, substate, count } of store.ownedTradeCounts()) {
+      this.openTrades.set({ status, substate }, count);
+      owned += count;
+    }
+    const active = sources.activeActors();
+    this.actors.set({ state: 'active' }, active);
+    this.actors.set({ state: 'at_rest' }, Math.max(0, owned - active));
+    this.unadoptable.set(store.unadoptableTradeCount());
+
+    this.failingEffects.reset();
+    for (const effect of TRADE_EFFECTS) this.failingEffects.set({ effect }, 0);
+    for (const { effect, count } of store.failingEffectCounts(EFFECT_RETRY.visibleAfterAttempts)) {
+      if (isTradeEffect(effect)) this.failingEffects.set({ effect }, count);
+    }
+
+    const exposure = escrowExposure(settlingContexts(store.settlingSnapshots()));
+    this.escrowFunds.reset();
+    for (const side of ESCROW_SIDES) {
+      for (const asset of config.assets.list) this.escrowFunds.set({ asset: asset.symbol, side }, 0);
+      for (const [mint, raw] of exposure.escrowed[side]) {
+        this.escrowFunds.inc({ asset: symbol(mint), side }, Number(raw));
+      }
+    }
+    this.nearest.reset();
+    const now = sources.chainNow();
+    if (now > 0) {
+      for (const deadline of DEADLINES) {
+        const at = exposure.nearest[deadline];
+        if (at !== null) this.nearest.set({ deadline }, at - now);
+      }
+    }
+
+    this.balances.reset();
+    for (const asset of config.assets.list) {
+      const balance = sources.balance(asset.mint);
+      if (balance !== undefined) this.balances.set({ asset: asset.symbol }, Number(balance));
+      this.reservedRaw.set({ asset: asset.symbol }, Number(sources.reserved(asset.mint)));
+    }
+    this.feeLamports.reset();
+    if (feeLamports !== null) this.feeLamports.set(Number(feeLamports));
+    this.chainUp.set(health.ok ? 1 : 0);
+    this.feedLive.set(sources.feedLive() ? 1 : 0);
+  }
+
+  // ── Definitions ────────────────────────────────────────────────────────────────────────────────
+
+  private counter<T extends string>(name: string, help: string, labelNames: T[]): Counter<T> {
+    return new Counter({ name: PREFIX + name, help, labelNames, registers: [this.registry] });
+  }
+
+  private gauge<T extends string>(name: string, help: string, labelNames: T[]): Gauge<T> {
+    return new Gauge({ name: PREFIX + name, help, labelNames, registers: [this.registry] });
+  }
+
+  private histogram<T extends string>(
+    name: string,
+    help: string,
+    labelNames: T[],
+    buckets: number[],
+  ): Histogram<T> {
+    return new Histogram({ name: PREFIX + name, help, labelNames, buckets, registers: [this.registry] });
+  }
+}
+
+const ERROR_EVENT = 'xstate.error.actor.';
+
+/** The effect an invoked actor's error event names (invoke ids are the effects' names), else null. */
+function failedEffect(event: string): TradeEffect | null {
+  if (!event.startsWith(ERROR_EVENT)) return null;
+  const id = event.slice(ERROR_EVENT.length);
+  return isTradeEffect(id) ? id : null;
+}
+
+function isTradeEffect(name: string): name is TradeEffect {
+  return (TRADE_EFFECTS as readonly string[]).includes(name);
+}
+
+function* settlingContexts(snapshots: Iterable<string>): Iterable<ExposureContext> {
+  for (const snapshot of snapshots) yield (JSON.parse(snapshot) as TradeSnapshotLike).context;
+}
+
+function withTimeout<T>(promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('no answer in time')), CHAIN_READ_TIMEOUT_MS);
+    timer.unref?.();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
