@@ -1,7 +1,7 @@
 // TradeResponse (docs/interface.md) plus its extensions, rendered by one pure function from a trade's
 // snapshot, the run asking, and its ledger summary; next_action tells the taker's front end what to do.
 import { describe, expect, test } from 'vitest';
-import { settlementStatusOf, type TakerLockTerms, type TradeContext } from '../../machines/index.ts';
+import { settlementStatusOf, type TradeContext } from '../../machines/index.ts';
 import { type Asset, AssetRegistry } from '../../src/config/index.ts';
 import type { LedgerSummary } from '../../src/ledger/index.ts';
 import {
@@ -11,11 +11,27 @@ import {
   type TradeViewInput,
 } from '../../src/runtime/trade-view.ts';
 import { TRADE_SIGNATURE_KINDS } from '../../src/vocabulary/index.ts';
+import { SOL_MINT, USDC_MINT } from '../support/mints.ts';
+import {
+  CREATING_RUN,
+  LANDING_MARGIN,
+  LOCK_DEADLINE,
+  lockSubmittedContext,
+  MAKER_EXPIRY,
+  makerLockedContext,
+  QUOTE_ID,
+  redeemedContext,
+  SECRET_HASH,
+  T0,
+  TAKER_EXPIRY,
+  TAKER_WALLET,
+  TRADE_ID,
+  takerLockedContext,
+  tradeContext,
+} from '../support/trade-context.ts';
 
 // ── Factories ─────────────────────────────────────────────────────────────────────────────────────
 
-const SOL_MINT = 'So11111111111111111111111111111111111111112';
-const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const asset = (mint: string, symbol: string, decimals: number): Asset => ({
   id: mint,
   mint,
@@ -25,134 +41,13 @@ const asset = (mint: string, symbol: string, decimals: number): Asset => ({
 });
 const ASSETS = new AssetRegistry([asset(SOL_MINT, 'SOL', 9), asset(USDC_MINT, 'USDC', 6)]);
 
-const TRADE_ID = '3f0c8a52-6a7e-4c1e-9f6b-0d2a4b8e1c11';
-const QUOTE_ID = '9b1d4e77-2c3a-4f8d-8e5b-6a7c9d0e1f22';
-const CREATING_RUN = 'c7a2e9d4-1b3f-4a6c-8d5e-2f7b9a0c3d33';
 const LATER_RUN = 'e4b6c8d0-2a4c-4e6a-9c8e-0a2c4e6a8c44';
-/** A commitment distinctive enough that any occurrence in a view is a leak, not a coincidence. */
-const SECRET_HASH = '5e3c9a71f02b8d46e1a7c3950b6f2d84a9e1c7305f8b2d6e4a0c9e7f1b3d5a28';
 const PROGRAM_ID = 'HtLcProgram1111111111111111111111111111111';
-
-const T0 = 1_700_000_000;
-const LOCK_DEADLINE = T0 + 120;
-const TAKER_EXPIRY = T0 + 900;
-const MAKER_EXPIRY = T0 + 360;
-const LANDING_MARGIN = 30;
 const REDEEM_BY = MAKER_EXPIRY - LANDING_MARGIN;
 
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
-/** A trade just started: 1 SOL in, 187.42 USDC out, unsigned lock issued. */
-function pendingContext(overrides: Partial<TradeContext> = {}): TradeContext {
-  return {
-    tradeId: TRADE_ID,
-    quoteId: QUOTE_ID,
-    runId: CREATING_RUN,
-    takerWallet: 'TakerWa11et1111111111111111111111111111111',
-    makerWallet: 'MakerWa11et1111111111111111111111111111111',
-    secretHash: SECRET_HASH,
-    inputMint: SOL_MINT,
-    inputAmountRaw: '1000000000',
-    outputMint: USDC_MINT,
-    outputAmountRaw: '187420000',
-    takerExpiry: TAKER_EXPIRY,
-    lockDeadline: LOCK_DEADLINE,
-    takerEscrow: 'TakerEscrow111111111111111111111111111111',
-    makerEscrow: 'MakerEscrow111111111111111111111111111111',
-    makerTimelock: 300,
-    safetyMargin: 300,
-    minRedeemWindow: 120,
-    landingMargin: LANDING_MARGIN,
-    currentRunId: CREATING_RUN,
-    adoptedAt: null,
-    signatures: [],
-    lockSignature: null,
-    lockSubmissions: [],
-    takerLockTerms: null,
-    assessment: null,
-    makerExpiry: null,
-    makerLockIntent: null,
-    preimage: null,
-    makerEscrowRedeemSeen: false,
-    abandonedWith: null,
-    redeemRequested: false,
-    refundRequested: false,
-    failureReason: null,
-    alert: false,
-    effectError: null,
-    ...overrides,
-  };
-}
-
-function lockTermsOf(context: TradeContext): TakerLockTerms {
-  return {
-    escrow: context.takerEscrow,
-    initializer: context.takerWallet,
-    recipient: context.makerWallet,
-    mint: context.inputMint,
-    amountRaw: context.inputAmountRaw,
-    hashlock: context.secretHash,
-    expiry: context.takerExpiry,
-    lockDeadline: context.lockDeadline,
-  };
-}
-
-/** The taker's signed lock is held by the service but not yet seen on chain. */
-const lockSubmittedContext = (overrides: Partial<TradeContext> = {}) =>
-  pendingContext({
-    lockSignature: 'sig-taker-lock',
-    lockSubmissions: [{ signature: 'sig-taker-lock', lastValidBlockHeight: 1_000 }],
-    ...overrides,
-  });
-
-/** The taker lock is final on chain with the agreed terms. */
-function takerLockedContext(overrides: Partial<TradeContext> = {}): TradeContext {
-  const base = lockSubmittedContext();
-  return {
-    ...base,
-    signatures: [{ kind: 'taker_lock', signature: 'sig-taker-lock' }],
-    takerLockTerms: lockTermsOf(base),
-    ...overrides,
-  };
-}
-
-/** The maker escrow holds the output; the taker may redeem until redeem_by. */
-function makerLockedContext(overrides: Partial<TradeContext> = {}): TradeContext {
-  const base = takerLockedContext();
-  return {
-    ...base,
-    assessment: { available: true, now: T0 + 60 },
-    makerExpiry: MAKER_EXPIRY,
-    makerLockIntent: {
-      makerExpiry: MAKER_EXPIRY,
-      signature: 'sig-maker-lock',
-      lastValidBlockHeight: 2_000,
-      transactionBase64: 'AQID',
-      lapsed: false,
-    },
-    signatures: [...base.signatures, { kind: 'maker_lock', signature: 'sig-maker-lock' }],
-    ...overrides,
-  };
-}
-
-/** Both redeems landed. */
-function redeemedContext(overrides: Partial<TradeContext> = {}): TradeContext {
-  const base = makerLockedContext();
-  return {
-    ...base,
-    preimage: '11'.repeat(32),
-    makerEscrowRedeemSeen: true,
-    redeemRequested: true,
-    signatures: [
-      ...base.signatures,
-      { kind: 'taker_redeem', signature: 'sig-taker-redeem' },
-      { kind: 'maker_redeem', signature: 'sig-maker-redeem' },
-    ],
-    ...overrides,
-  };
-}
 
 const LEDGER: LedgerSummary = { balanced: true, entry_count: 8, net_usdc_estimate: '0.420000' };
 
@@ -212,12 +107,12 @@ describe('renderTrade: every TradeResponse field of the interface, with its type
   });
 
   test('current_run is true when the run asking owns the trade', () => {
-    const view = render(AWAITING_LOCK, pendingContext(), { ownerRunId: LATER_RUN, currentRunId: LATER_RUN });
+    const view = render(AWAITING_LOCK, tradeContext(), { ownerRunId: LATER_RUN, currentRunId: LATER_RUN });
     expect(view.current_run).toBe(true);
   });
 
   test('current_run is false when another run owns the trade', () => {
-    const view = render(AWAITING_LOCK, pendingContext(), {
+    const view = render(AWAITING_LOCK, tradeContext(), {
       ownerRunId: CREATING_RUN,
       currentRunId: LATER_RUN,
     });
@@ -225,20 +120,18 @@ describe('renderTrade: every TradeResponse field of the interface, with its type
   });
 
   test('taker_wallet is the attributed wallet', () => {
-    expect(render(AWAITING_LOCK, pendingContext()).taker_wallet).toBe(
-      'TakerWa11et1111111111111111111111111111111',
-    );
+    expect(render(AWAITING_LOCK, tradeContext()).taker_wallet).toBe(TAKER_WALLET);
   });
 
   test('expires_at is the taker HTLC expiry as an RFC 3339 UTC date-time', () => {
-    const view = render(AWAITING_LOCK, pendingContext());
+    const view = render(AWAITING_LOCK, tradeContext());
     expect(view.expires_at).toMatch(RFC3339_UTC);
     expect(view.expires_at).toBe(iso(TAKER_EXPIRY));
     expect(Date.parse(view.expires_at ?? '')).toBe(TAKER_EXPIRY * 1000);
   });
 
   test('created_at is passed through as given', () => {
-    const view = render(AWAITING_LOCK, pendingContext(), { createdAt: '2023-11-14T22:13:20.000Z' });
+    const view = render(AWAITING_LOCK, tradeContext(), { createdAt: '2023-11-14T22:13:20.000Z' });
     expect(view.created_at).toBe('2023-11-14T22:13:20.000Z');
     expect(view.created_at).toMatch(RFC3339_UTC);
   });
@@ -256,7 +149,7 @@ describe('renderTrade: every TradeResponse field of the interface, with its type
   });
 
   test('a pending trade without any movement has no signatures', () => {
-    const view = render(AWAITING_LOCK, pendingContext());
+    const view = render(AWAITING_LOCK, tradeContext());
     expect(view.tx_signatures).toEqual([]);
     expect(view.tx_signature_kinds).toEqual([]);
   });
@@ -309,9 +202,9 @@ describe('renderTrade: every TradeResponse field of the interface, with its type
   });
 
   test('amounts are TokenAmounts: asset symbol and amount_raw as an exact bigint', () => {
-    const context = pendingContext({ inputAmountRaw: '9223372036854775807' });
+    const context = tradeContext({ inputAmountRaw: '9223372036854775807' });
     const { amounts } = render(AWAITING_LOCK, context);
-    expect(amounts).toEqual({
+    expect(amounts).toStrictEqual({
       input: { asset: 'SOL', amount_raw: 9_223_372_036_854_775_807n },
       output: { asset: 'USDC', amount_raw: 187_420_000n },
     });
@@ -320,7 +213,7 @@ describe('renderTrade: every TradeResponse field of the interface, with its type
   });
 
   test('input and output are AmountViews with exactly `decimals` fraction digits', () => {
-    const view = render(AWAITING_LOCK, pendingContext());
+    const view = render(AWAITING_LOCK, tradeContext());
     expect(view.input).toEqual({
       asset: 'SOL',
       amount: '1.000000000',
@@ -345,7 +238,7 @@ describe('renderTrade: every TradeResponse field of the interface, with its type
   test('an asset no longer configured renders its amounts as null rather than guessing decimals', () => {
     const view = render(
       AWAITING_LOCK,
-      pendingContext({ outputMint: 'Gone111111111111111111111111111111111111111' }),
+      tradeContext({ outputMint: 'Gone111111111111111111111111111111111111111' }),
     );
     expect(view.amounts.output).toBeNull();
     expect(view.output).toBeNull();
@@ -358,7 +251,7 @@ describe('renderTrade: every TradeResponse field of the interface, with its type
   });
 
   test("integration_status is always 'runtime_orchestrated'", () => {
-    expect(render(AWAITING_LOCK, pendingContext()).integration_status).toBe('runtime_orchestrated');
+    expect(render(AWAITING_LOCK, tradeContext()).integration_status).toBe('runtime_orchestrated');
     expect(render(REDEEMED_CLOSED, redeemedContext(), { closed: true }).integration_status).toBe(
       'runtime_orchestrated',
     );
@@ -398,7 +291,7 @@ describe('renderTrade: the extensions', () => {
   });
 
   test('escrows, program id and lock deadline are shown from the start', () => {
-    const view = render(AWAITING_LOCK, pendingContext());
+    const view = render(AWAITING_LOCK, tradeContext());
     expect(view).toMatchObject({
       taker_escrow: 'TakerEscrow111111111111111111111111111111',
       maker_escrow: 'MakerEscrow111111111111111111111111111111',
@@ -409,7 +302,7 @@ describe('renderTrade: the extensions', () => {
   });
 
   test('failure_reason names why a trade failed or was refunded', () => {
-    const view = render({ failed: 'noLock' }, pendingContext({ failureReason: 'abandoned' }), {
+    const view = render({ failed: 'noLock' }, tradeContext({ failureReason: 'abandoned' }), {
       closed: true,
     });
     expect(view.failure_reason).toBe('abandoned');
@@ -433,7 +326,7 @@ describe('renderTrade: the extensions', () => {
   });
 
   test.each([
-    ['awaiting the lock', AWAITING_LOCK, pendingContext()],
+    ['awaiting the lock', AWAITING_LOCK, tradeContext()],
     ['holding a signed lock', LOCK_SUBMITTED, lockSubmittedContext()],
     [
       'having seen the lock, not yet final',
@@ -443,7 +336,7 @@ describe('renderTrade: the extensions', () => {
     [
       'abandoned',
       { failed: 'noLock' },
-      pendingContext({ abandonedWith: SECRET_HASH, failureReason: 'abandoned' }),
+      tradeContext({ abandonedWith: SECRET_HASH, failureReason: 'abandoned' }),
     ],
   ] as const)(
     'the commitment appears nowhere in the view of a trade %s, before lock terms exist',
@@ -460,7 +353,7 @@ describe('renderTrade: the extensions', () => {
 
 describe('next_action: the taker front end’s next step', () => {
   test('awaiting the lock: submit it', () => {
-    expect(render(AWAITING_LOCK, pendingContext()).next_action).toEqual({
+    expect(render(AWAITING_LOCK, tradeContext()).next_action).toEqual({
       type: 'submit_lock',
       method: 'POST',
       path: `${tradePath}/lock`,
@@ -505,6 +398,14 @@ describe('next_action: the taker front end’s next step', () => {
     test('once a redeem was requested, it is not offered again', () => {
       expect(at(T0 + 100, { redeemRequested: true })?.type).toBe('await_settlement');
     });
+
+    test('a requested redeem still past the taker expiry turns into a refund offer', () => {
+      expect(at(TAKER_EXPIRY, { redeemRequested: true })).toEqual({
+        type: 'refund',
+        method: 'POST',
+        path: `${tradePath}/refund`,
+      });
+    });
   });
 
   test.each([
@@ -517,11 +418,16 @@ describe('next_action: the taker front end’s next step', () => {
     );
   });
 
-  describe('waiting out the taker expiry after the maker escrow is reclaimed', () => {
-    const value = { initiated: 'awaitingTakerExpiry' };
+  // While the maker escrow is being reclaimed, and after, the taker escrow is still locked: its refund is
+  // offered from the taker expiry on, once.
+  describe.each([
+    ['while the maker escrow is being reclaimed', 'refundingMakerEscrow'],
+    ['waiting out the taker expiry after the maker escrow is reclaimed', 'awaitingTakerExpiry'],
+  ])('%s', (_, substate) => {
+    const value = { initiated: substate };
     test('before the taker expiry: await settlement', () => {
       const view = render(value, makerLockedContext(), { chainNow: TAKER_EXPIRY - 1 });
-      expect(view.next_action?.type).toBe('await_settlement');
+      expect(view.next_action).toEqual({ type: 'await_settlement', method: 'GET', path: tradePath });
     });
     test('from the taker expiry: refund', () => {
       const view = render(value, makerLockedContext(), { chainNow: TAKER_EXPIRY });
@@ -536,7 +442,7 @@ describe('next_action: the taker front end’s next step', () => {
   test.each([
     ['redeemed', REDEEMED_CLOSED, redeemedContext()],
     ['refunded', { refunded: 'closed' }, makerLockedContext()],
-    ['failed', { failed: 'noLock' }, pendingContext({ failureReason: 'abandoned' })],
+    ['failed', { failed: 'noLock' }, tradeContext({ failureReason: 'abandoned' })],
   ] as const)('a closed %s trade has no next_action at all', (_, value, context) => {
     const view = render(value, context, { closed: true });
     expect(view).not.toHaveProperty('next_action');
