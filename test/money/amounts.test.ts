@@ -1,32 +1,19 @@
+// Token amounts: display strings <-> raw units, exact, int64-bounded, one canonical shape.
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import {
   AmountError,
   amountView,
-  dividePrices,
   formatAmount,
+  formatDecimal,
   INT64_MAX,
   isInt64Raw,
-  mulDivCeil,
-  mulDivFloor,
-  notionalMicroUsd,
   parseAmount,
-  parsePrice,
-  parseUsd,
 } from '../../src/money/index.ts';
+import { amountErrorOf, reasonOf } from './fixtures.ts';
 
 const decimalsArb = fc.integer({ min: 0, max: 18 });
 const rawArb = fc.bigInt({ min: 0n, max: INT64_MAX });
-
-const reasonOf = (f: () => unknown): string | undefined => {
-  try {
-    f();
-  } catch (error) {
-    if (error instanceof AmountError) return error.reason;
-    throw error;
-  }
-  return undefined;
-};
 
 describe('parseAmount and formatAmount', () => {
   test.prop([rawArb, decimalsArb])('every int64 raw amount survives format then parse', (raw, decimals) => {
@@ -139,17 +126,56 @@ describe('parseAmount and formatAmount', () => {
     expect(reasonOf(() => formatAmount(1n, 1.5))).toBe('invalid_decimals');
   });
 
-  test('formatAmount refuses raw amounts outside 0..int64 max', () => {
+  test('raw amounts are 0..int64 max, both ends included: formatAmount refuses the rest', () => {
     expect(reasonOf(() => formatAmount(-1n, 6))).toBe('out_of_range');
     expect(reasonOf(() => formatAmount(INT64_MAX + 1n, 6))).toBe('out_of_range');
+    expect(isInt64Raw(0n)).toBe(true);
     expect(isInt64Raw(INT64_MAX)).toBe(true);
     expect(isInt64Raw(INT64_MAX + 1n)).toBe(false);
     expect(isInt64Raw(-1n)).toBe(false);
   });
 
-  test('error messages are human and name the limit', () => {
-    expect(() => parseAmount('1.234', 2)).toThrow(/3 fraction digits; this asset allows at most 2/);
+  test('each refusal names the value and the limit it broke', () => {
+    expect(amountErrorOf(() => parseAmount('1.234', 2))?.message).toBe(
+      'amount "1.234" has 3 fraction digits; this asset allows at most 2',
+    );
+    expect(amountErrorOf(() => parseAmount('10', 18))?.message).toBe(
+      'amount "10" is above the largest amount (9.223372036854775807)',
+    );
+    expect(amountErrorOf(() => formatAmount(1n, 19))?.message).toBe(
+      'decimals must be an integer 0..18, got 19',
+    );
+    expect(amountErrorOf(() => formatAmount(-1n, 6))?.message).toBe(
+      `raw amount -1 is outside 0..${INT64_MAX}`,
+    );
   });
+});
+
+describe('formatDecimal: any integer, signed, for sums and messages', () => {
+  test('negative values keep their digits and carry one leading minus', () => {
+    expect(formatDecimal(-1n, 6)).toBe('-0.000001');
+    expect(formatDecimal(-1_500_000n, 6)).toBe('-1.500000');
+    expect(formatDecimal(-42n, 0)).toBe('-42');
+    expect(formatDecimal(0n, 2)).toBe('0.00');
+  });
+
+  test('values beyond int64 are written exactly', () => {
+    expect(formatDecimal(INT64_MAX * 10n + 3n, 1)).toBe(`${INT64_MAX}.3`);
+  });
+
+  test.prop([fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }), fc.integer({ min: 0, max: 18 })])(
+    'the minus sign is the only difference between v and −v',
+    (value, decimals) => {
+      const abs = value < 0n ? -value : value;
+      const expected = (value < 0n ? '-' : '') + formatDecimal(abs, decimals);
+      expect(formatDecimal(value, decimals)).toBe(expected);
+      expect(
+        formatDecimal(abs, decimals)
+          .replace('.', '')
+          .replace(/^0+(?=.)/, ''),
+      ).toBe(abs.toString());
+    },
+  );
 });
 
 describe('amountView', () => {
@@ -168,57 +194,13 @@ describe('amountView', () => {
       decimals: 0,
     });
   });
-});
 
-describe('prices', () => {
-  test('a decimal price is an exact rational in lowest terms', () => {
-    expect(parsePrice('187.42')).toEqual({ num: 9371n, den: 50n });
-    expect(parsePrice('0.000001')).toEqual({ num: 1n, den: 1_000_000n });
-    expect(parsePrice('00100')).toEqual({ num: 100n, den: 1n });
+  test('an asset without a mint renders no mint key at all', () => {
+    const view = amountView(5n, { symbol: 'X', decimals: 0 });
+    expect(Object.keys(view)).toEqual(['asset', 'amount', 'amount_raw', 'decimals']);
   });
 
-  test.each([['0'], ['0.000'], ['-1'], ['1e2'], ['1.'], ['.5'], [' 1'], ['NaN'], ['']])(
-    'price %j is refused',
-    (text) => {
-      expect(reasonOf(() => parsePrice(text))).toMatch(/^(format|zero)$/);
-    },
-  );
-
-  test.prop([fc.bigInt({ min: 1n, max: 10n ** 30n }), fc.integer({ min: 0, max: 30 })])(
-    'parsePrice equals digits / 10^fractionDigits',
-    (digits, scale) => {
-      const s = digits.toString().padStart(scale + 1, '0');
-      const text = scale === 0 ? s : `${s.slice(0, -scale)}.${s.slice(-scale)}`;
-      const p = parsePrice(text);
-      expect(p.num * 10n ** BigInt(scale)).toBe(digits * p.den);
-    },
-  );
-
-  test('dividing USD prices gives the cross mid', () => {
-    expect(dividePrices(parsePrice('187.42'), parsePrice('1'))).toEqual(parsePrice('187.42'));
-    expect(dividePrices(parsePrice('1'), parsePrice('4'))).toEqual({ num: 1n, den: 4n });
-  });
-
-  test.prop([
-    fc.bigInt({ min: 0n, max: 2n ** 128n }),
-    fc.bigInt({ min: 0n, max: 2n ** 128n }),
-    fc.bigInt({ min: 1n, max: 2n ** 64n }),
-  ])('mulDivFloor and mulDivCeil bracket the exact quotient within one unit', (a, b, c) => {
-    const lo = mulDivFloor(a, b, c);
-    const hi = mulDivCeil(a, b, c);
-    expect(lo * c <= a * b && a * b < (lo + 1n) * c).toBe(true);
-    expect(hi - lo).toBe((a * b) % c === 0n ? 0n : 1n);
-  });
-
-  test('mulDiv refuses a zero divisor', () => {
-    expect(() => mulDivFloor(1n, 1n, 0n)).toThrow(RangeError);
-  });
-});
-
-describe('USD notional', () => {
-  test('is floored micro-USD of the display value', () => {
-    expect(notionalMicroUsd(1_500_000_000n, 9, parsePrice('187.42'))).toBe(281_130_000n);
-    expect(notionalMicroUsd(1n, 18, parsePrice('1'))).toBe(0n);
-    expect(parseUsd('250000.5')).toBe(250_000_500_000n);
+  test('zero renders like any other amount', () => {
+    expect(amountView(0n, { symbol: 'USDC', decimals: 6 }).amount).toBe('0.000000');
   });
 });
