@@ -3,15 +3,13 @@
 import {
   type AssetPricing,
   type EscrowMovement,
-  FEE_MINT,
   type LedgerEntry,
   postMovement,
   postNetworkFee,
 } from '../../src/ledger/index.ts';
 import { type Price, parsePrice } from '../../src/money/index.ts';
+import { SOL_MINT, USDC_MINT } from '../support/mints.ts';
 
-export const SOL_MINT = FEE_MINT;
-export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 /** An 18-decimal token (an EVM-bridged asset), for exactness at the widest scale. */
 export const WIDE_MINT = 'Wide18Dec1111111111111111111111111111111111';
 

@@ -4,16 +4,15 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { makerNet, netUsdcEstimate, postMovement, postNetworkFee } from '../../src/ledger/index.ts';
 import { formatDecimal, INT64_MAX, parsePrice } from '../../src/money/index.ts';
+import { SOL_MINT, USDC_MINT } from '../support/mints.ts';
 import {
   microToText,
   pricing,
   redeemedSwap,
   referenceMicroUsdc,
   refundedSwap,
-  SOL_MINT,
   SOL_USDC_PRICING,
   USD_1,
-  USDC_MINT,
   WIDE_MINT,
 } from './fixtures.ts';
 
@@ -72,6 +71,15 @@ describe('netUsdcEstimate: worked examples', () => {
   test('half a micro-USDC gained rounds toward −∞ too: +0.0000005 → "0.000000"', () => {
     const prices = pricing([[SOL_MINT, '500', 9]]);
     expect(netUsdcEstimate(makerMoves(SOL_MINT, 1n), prices, USD_1)).toBe('0.000000');
+  });
+
+  test('a fee alone, with SOL priced, is a loss in USDC', () => {
+    // 5,000 lamports at $100/SOL = $0.0005
+    const prices = pricing([
+      [SOL_MINT, '100', 9],
+      [USDC_MINT, '1', 6],
+    ]);
+    expect(netUsdcEstimate(postNetworkFee('sig-fee', 5_000n), prices, USD_1)).toBe('-0.000500');
   });
 
   test('an exact loss of one micro-USDC is not rounded further: "-0.000001"', () => {

@@ -7,7 +7,9 @@ import {
   FEE_MINT,
   isBalanced,
   LEDGER_ACCOUNTS,
+  LEDGER_MOVEMENTS,
   type LedgerEntry,
+  type LedgerMovement,
   makerNet,
   postMovement,
   postNetworkFee,
@@ -15,15 +17,14 @@ import {
   transitionPostings,
 } from '../../src/ledger/index.ts';
 import { INT64_MAX } from '../../src/money/index.ts';
+import { SOL_MINT, USDC_MINT } from '../support/mints.ts';
 import {
   type Posting,
   postAll,
   redeemedSwap,
   refundedSwap,
-  SOL_MINT,
   SOL_USDC_PRICING,
   USD_1,
-  USDC_MINT,
   WIDE_MINT,
 } from './fixtures.ts';
 
@@ -325,5 +326,26 @@ describe('the postings of a transition', () => {
 
   test('kinds that move nothing of the trade post nothing', () => {
     expect(transitionPostings([{ kind: 'gateway_mint', signature: 'x' }], trade, () => 1n)).toEqual([]);
+  });
+});
+
+// The vocabulary lists are the contract with storage and reports: each names exactly what postings can
+// produce, no more and no less.
+describe('ledger vocabulary', () => {
+  const everyPosting = () => [
+    ...LEDGER_MOVEMENTS.filter(
+      (m): m is Exclude<LedgerMovement, 'network_fee'> => m !== 'network_fee',
+    ).flatMap((movement) => postMovement(movement, `sig-${movement}`, USDC_MINT, 1n)),
+    ...postNetworkFee('sig-fee', 5_000n),
+  ];
+
+  test('LEDGER_MOVEMENTS is exactly the movements postings record', () => {
+    expect(new Set(everyPosting().map((e) => e.movement))).toEqual(new Set(LEDGER_MOVEMENTS));
+    expect(new Set(LEDGER_MOVEMENTS).size).toBe(7);
+  });
+
+  test('LEDGER_ACCOUNTS is exactly the accounts postings touch', () => {
+    expect(new Set(everyPosting().map((e) => e.account))).toEqual(new Set(LEDGER_ACCOUNTS));
+    expect(new Set(LEDGER_ACCOUNTS).size).toBe(5);
   });
 });
