@@ -66,8 +66,15 @@ describe('evaluateRisk', () => {
       expect(failedChecks(rfq({ price: { asOfMs: 0, alwaysFresh: true } }))).toEqual([]);
     });
 
-    test('a price stamped slightly in the future counts as fresh', () => {
-      expect(failedChecks(rfq({ price: { asOfMs: NOW + 500 } }))).toEqual([]);
+    test('a price from the future is fresh however far ahead, and its age is never negative', () => {
+      expect(failedChecks(rfq({ price: { asOfMs: NOW + 3_600_000, maxAgeMs: 0 } }))).toEqual([]);
+    });
+
+    test('a zero maximum age accepts only a price stamped now', () => {
+      const old = rfq({ price: { asOfMs: NOW - 1, maxAgeMs: 0 } });
+      expect(evaluateRisk(old).failed).toEqual([
+        { check: 'price_freshness', message: 'price is 1 ms old; the maximum age is 0 ms' },
+      ]);
     });
   });
 
@@ -99,6 +106,40 @@ describe('evaluateRisk', () => {
       expect(failedChecks(at(250_000_000_001n))).toEqual(['max_notional']);
     });
 
+    describe('the pair size limits are inclusive, like the notional limits', () => {
+      /** 1 USDT -> 1 USDC with size limits 5..9 USDT and the notional limits wide open. */
+      const sized = (inputRaw: bigint) =>
+        rfq({
+          pair: {
+            input: { symbol: 'USDT', decimals: 6 },
+            minInputRaw: 5_000_000n,
+            maxInputRaw: 9_000_000n,
+            minNotionalMicroUsd: 0n,
+            maxNotionalMicroUsd: parseUsd('1000000'),
+          },
+          inputRaw,
+          inputUsdPrice: parsePrice('1'),
+          outputRaw: inputRaw,
+        });
+
+      test('exactly the minimum and the maximum input size pass', () => {
+        expect(failedChecks(sized(5_000_000n))).toEqual([]);
+        expect(failedChecks(sized(9_000_000n))).toEqual([]);
+      });
+
+      test('one raw unit below the minimum size fails min_notional, with the size in the message', () => {
+        expect(evaluateRisk(sized(4_999_999n)).failed).toEqual([
+          { check: 'min_notional', message: 'input 4.999999 USDT is below the minimum size 5.000000 USDT' },
+        ]);
+      });
+
+      test('one raw unit above the maximum size fails max_notional, with the size in the message', () => {
+        expect(evaluateRisk(sized(9_000_001n)).failed).toEqual([
+          { check: 'max_notional', message: 'input 9.000001 USDT is above the maximum size 9.000000 USDT' },
+        ]);
+      });
+    });
+
     test('max_notional fails above the USD maximum and above the pair maximum input size', () => {
       const input = rfq({ inputRaw: 20_000_000_000_000n, outputRaw: 1n });
       expect(failedChecks(input)).toEqual(['max_notional']);
@@ -121,6 +162,15 @@ describe('evaluateRisk', () => {
         'output 1874.200000 USDC exceeds available inventory 1874.199999 USDC ' +
           '(balance 5000.000000 USDC, reserved 3125.800001 USDC)',
       );
+    });
+
+    test('with everything reserved, any positive output fails', () => {
+      // 5 USDC out of a balance of 7 would fit, were none of it reserved.
+      const input = rfq({
+        outputRaw: 5_000_000n,
+        inventory: { balanceRaw: 7_000_000n, reservedRaw: 7_000_000n },
+      });
+      expect(failedChecks(input)).toEqual(['inventory']);
     });
 
     test('reservations above the balance leave nothing available rather than a negative amount', () => {
