@@ -2,8 +2,8 @@
 // in pending, the lock-window check) can change it. Works on a persisted { value, context } without
 // restoring the actor, so restores can be lazy and still never miss a deadline.
 import type { StateValue } from 'xstate';
-import { type TradeDeadline, type TradeStateMeta, tradeMachine } from './trade.machine.ts';
-import type { ChainTime, TradeContext } from './trade.types.ts';
+import { tradeMachine } from './trade.machine.ts';
+import type { ChainTime, TradeContext, TradeDeadline, TradeStateMeta } from './trade.types.ts';
 
 export interface TradeSnapshotLike {
   value: StateValue;

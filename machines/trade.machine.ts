@@ -1,36 +1,7 @@
-// The trade actor's statechart: one HTLC swap from the unsigned taker lock to closed escrows.
-// Pure and statically readable: no I/O here; chain effects are invoked actors the runtime provides.
-// Events, context and effect contracts are typed (and documented) in trade.types.ts.
-//
-//   pending      awaitingLock → lockSubmitted → lockSeen                      (wakes at lockDeadline + 1)
-//   initiated    assessing → deciding → signingMakerLock → sendingMakerLock → makerLocked
-//                  makerLocked → redeemingForTaker → takerRedeemLanded ┐
-//                  (any) ── MAKER_ESCROW_REDEEMED ──────────────────────┴→ makerRedeeming → redeemed
-//                  makerLocked ── maker expiry → refundingMakerEscrow → awaitingTakerExpiry
-//                    ── taker expiry → refundingTakerEscrow → refunded
-//                  deciding / lapsed maker lock / taker's cancel of the maker escrow
-//                    → releasingTaker (the maker's cancel of the taker escrow) → refunded
-//   redeemed     closingEscrows → closed
-//   refunded     settling → reclaimingMakerEscrow? → closingEscrows? → closed
-//   failed       lockWindowOpen | noLock → lateLockSeen → lateLockFinalized → releasingLateLock → released
-//                                                      └→ awaitingLateLockExpiry → refundingLateLock ┘
-//
-// Rules the runtime relies on:
-// - Top-level states are exactly the settlement_status values. Once redeemed, refunded or failed, no
-//   transition leaves that state (substates still move while funds are released or rent reclaimed).
-// - Time is the chain's clock. Every expiry is an absolute chain time in context; no XState timer guards
-//   anything (timers do not survive a persisted snapshot). The runtime sends CHAIN_TIME_ADVANCED { now }
-//   when `nextDeadline(snapshot)` is due and, before it, what it sees of the trade's escrows.
-// - An effect resolves only once its transaction is final, and answers what the chain proves (an
-//   EscrowEnding: paid to the recipient or returned to the initializer, whoever settled the escrow).
-//   A rejection means "try again later": the state records `effectError` with a retry time (exponential
-//   backoff in chain seconds) and the runtime sends RETRY_EFFECT { now } once it is due. Retries survive
-//   restarts: the retry time is context, and it feeds the runtime's deadline index.
-// - Effects must `await` the runtime's durability barrier before their first send: the transition that
-//   started them (and the maker lock's intent) is then on disk. A restored snapshot restarts an
-//   in-flight effect with the same input (the maker lock re-sends the persisted intent, never signs anew).
-// - The maker is alerted (context.alert) only on proven loss: the chain shows the taker escrow back with
-//   the taker after the preimage was known (revealed by the maker escrow's redeem).
+// The trade actor's statechart: one HTLC swap from the unsigned taker lock to closed escrows. Pure and
+// statically readable: no I/O here; chain effects are invoked actors the runtime provides. Its contract
+// (events, effects, the rules both sides rely on) is trade.types.ts; its diagram is docs/trade-machine.md,
+// generated from this config (`npm run machines:diagram`).
 import { and, assertEvent, assign, enqueueActions, fromPromise, setup } from 'xstate';
 import {
   effectRetryDelay,
@@ -66,18 +37,12 @@ import type {
   TradeEvent,
   TradeInput,
   TradeSignature,
+  TradeStateMeta,
+  TradeTag,
 } from './trade.types.ts';
 
 /** Persisted with every snapshot; bump whenever states, events or context change shape. */
 export const TRADE_MACHINE_VERSION = 3;
-
-/** Which context deadline a state waits for (read by `nextDeadline`). */
-export type TradeDeadline = 'lockWindowEnd' | 'makerExpiry' | 'takerExpiry' | 'lateLockExpiry';
-export interface TradeStateMeta {
-  wakeAt?: TradeDeadline;
-}
-/** `closed`: no funds of the trade left in any escrow and nothing left to do. */
-export type TradeTag = 'closed' | 'effect';
 
 const notProvided =
   <TOutput, TInput>(effect: TradeEffect) =>

@@ -1,5 +1,10 @@
-// The trade machine's data contract: what the runtime gives at creation (input), what the actor keeps
-// (context, persisted as JSON), the events it accepts and the effects it invokes. Types only.
+// The trade machine's contract, written once: what the runtime gives at creation (input), what the actor
+// keeps (context, persisted as JSON), the events it accepts, the effects it invokes and the rules both sides
+// rely on. Types only. The states and transitions are drawn in docs/trade-machine.md, generated from the
+// machine (`npm run machines:diagram`); test/machines/contract.test.ts holds this file to the machine.
+//
+// The machine's top-level states are exactly the settlement_status values. Once redeemed, refunded or
+// failed, no transition leaves that state (substates still move while funds are released or rent reclaimed).
 import type { TradeSignatureKind } from '../src/vocabulary/index.ts';
 
 /** Unix seconds on the chain's clock. Every expiry is absolute, so it survives restarts. */
@@ -109,7 +114,11 @@ export interface TradeContext extends TradeInput {
   redeemRequested: boolean;
   refundRequested: boolean;
   failureReason: FailureReason | null;
-  /** Set when the maker lost funds (missed its redeem): the runtime logs an alert. */
+  /**
+   * Set when the maker lost funds (missed its redeem): the runtime logs an alert. Only on proven loss: the
+   * chain shows the taker escrow back with the taker after the preimage was known (revealed by the maker
+   * escrow's redeem).
+   */
   alert: boolean;
   /**
    * The current effect state's failures: cleared when the state is left, kept across its retries. The
@@ -141,25 +150,48 @@ export interface EffectFailure {
 
 /** Commands (HTTP and runtime bookkeeping). */
 export type TradeCommand =
+  /** The taker gives up before any lock exists, proving it holds the settlement's secret hash. */
   | { type: 'ABANDON'; secretHash: string }
+  /** The taker hands over its signed lock; a fresh one may replace it while the lock window is open. */
   | { type: 'LOCK_SUBMITTED'; signature: string; lastValidBlockHeight: number | null }
+  /** The taker reveals the preimage: the service redeems the maker escrow for it before the maker expiry. */
   | { type: 'REDEEM_REQUESTED'; preimage: string; preimageHash: string; now: ChainTime }
+  /** The taker asks the service to refund its escrow; taken only once that escrow's expiry has passed. */
   | { type: 'REFUND_REQUESTED'; now: ChainTime }
+  /** A run activated the actor from the store; recorded only when it is another run than the owner. */
   | { type: 'ADOPTED'; runId: string; now: ChainTime }
+  /**
+   * The retry time of the current effect state's failure has come (`effectError.retryAt`): the state is
+   * re-entered and its effect runs again, its failures counting on.
+   */
   | { type: 'RETRY_EFFECT'; now: ChainTime };
 
 /** Facts the runtime observed on chain (finalized on real clusters). */
 export type ChainFact =
+  /** A lock of the taker escrow landed, not final yet. */
   | { type: 'TAKER_LOCK_SEEN'; signature: string }
+  /** The taker lock is final, with the terms read from the escrow (matching the agreed ones or not). */
   | { type: 'TAKER_LOCK_FINALIZED'; signature: string; terms: TakerLockTerms }
+  /** The lock window is over and the taker escrow absent at finalized: the lock held can no longer land. */
   | { type: 'TAKER_LOCK_DROPPED'; now: ChainTime }
+  /** The maker escrow was paid to the taker, revealing the preimage the maker redeems with. */
   | { type: 'MAKER_ESCROW_REDEEMED'; signature: string; preimage: string }
+  /** The maker escrow went back to the maker: the taker cancelled it, or it was refunded at its expiry. */
   | { type: 'MAKER_ESCROW_RETURNED'; signature: string; how: ReturnedHow }
+  /** The taker escrow went back to the taker (refund or cancel), whoever submitted it. */
   | { type: 'TAKER_ESCROW_REFUNDED'; signature: string }
+  /** The taker escrow was paid to the maker (a redeem with the preimage), whoever submitted it. */
   | { type: 'TAKER_ESCROW_PAID'; signature: string }
+  /** The chain's clock reached a deadline the trade waits for. */
   | { type: 'CHAIN_TIME_ADVANCED'; now: ChainTime };
 
-/** Every event the runtime may send (done/error events of invoked effects come from xstate). */
+/**
+ * Every event the runtime may send (done/error events of invoked effects come from xstate).
+ *
+ * Time is the chain's clock. Every expiry is an absolute chain time in context; no XState timer guards
+ * anything (timers do not survive a persisted snapshot). The runtime sends CHAIN_TIME_ADVANCED { now } when
+ * `nextDeadline(snapshot)` is due and, before it, what it sees of the trade's escrows.
+ */
 export type TradeEvent = TradeCommand | ChainFact;
 export type TradeEventType = TradeEvent['type'];
 
@@ -180,7 +212,54 @@ export const TRADE_EVENT_TYPES = [
   'CHAIN_TIME_ADVANCED',
 ] as const satisfies readonly TradeEventType[];
 
+// ── States ────────────────────────────────────────────────────────────────────────────────────────
+
+/** Which context deadline a state waits for (read by `nextDeadline`). */
+export type TradeDeadline = 'lockWindowEnd' | 'makerExpiry' | 'takerExpiry' | 'lateLockExpiry';
+export interface TradeStateMeta {
+  wakeAt?: TradeDeadline;
+}
+/**
+ * `closed`: no funds of the trade left in any escrow and nothing left to do. `effect`: the state runs one
+ * of the TradeEffects (and, but for the best-effort closeEscrows, retries it on RETRY_EFFECT).
+ */
+export type TradeTag = 'closed' | 'effect';
+
 // ── Effects (invoked actors the runtime provides) ─────────────────────────────────────────────────
+
+/**
+ * The effects the machine invokes, by name, each with its input and what it resolves with; the runtime
+ * provides them (`tradeMachine.provide({ actors })`); the bare machine's placeholders fail by name.
+ *
+ * - An effect resolves only once its transaction is final, and answers what the chain proves (an
+ *   EscrowEnding: paid to the recipient or returned to the initializer, whoever settled the escrow).
+ * - A rejection (an EffectFailure) means "try again later": the state records `effectError` with a retry
+ *   time (exponential backoff in chain seconds) and the runtime sends RETRY_EFFECT { now } once it is due.
+ *   Retries survive restarts: the retry time is context, and it feeds the runtime's deadline index.
+ * - Effects must `await` the runtime's durability barrier before their first send: the transition that
+ *   started them (and the maker lock's intent) is then on disk. A restored snapshot restarts an in-flight
+ *   effect with the same input (the maker lock re-sends the persisted intent, never signs anew).
+ */
+export interface TradeEffects {
+  /** Can the maker serve: its output inventory, and the chain time the decision is made at. */
+  checkInventory(input: CheckInventoryInput): Promise<CheckInventoryOutput>;
+  /** Sign the maker lock without sending it; the machine persists the result as the intent. */
+  signMakerLock(input: SignMakerLockInput): Promise<SignMakerLockOutput>;
+  /** Send the intent's maker lock until final, or until proved unable to land. */
+  makerLock(input: MakerLockInput): Promise<MakerLockOutput>;
+  /** Redeem the maker escrow for the taker with the preimage it revealed. */
+  takerRedeem(input: TakerRedeemInput): Promise<EscrowEnding>;
+  /** Redeem the taker escrow for the maker with the preimage (before the taker expiry). */
+  makerRedeem(input: MakerRedeemInput): Promise<EscrowEnding>;
+  /** Refund the maker escrow to the maker at its expiry (or reclaim it once the trade is refunded). */
+  makerRefund(input: MakerRefundInput): Promise<MakerRefundOutput>;
+  /** The maker, as the taker escrow's recipient, cancels it: the taker gets its funds back at once. */
+  makerCancel(input: TakerEscrowReleaseInput): Promise<EscrowEnding>;
+  /** Refund the taker escrow to the taker at its expiry. */
+  takerRefund(input: TakerEscrowReleaseInput): Promise<EscrowEnding>;
+  /** Best-effort rent reclaim of the maker escrow (donated tokens swept to the maker); never retried. */
+  closeEscrows(input: CloseEscrowsInput): Promise<unknown>;
+}
 
 export const TRADE_EFFECTS = [
   'checkInventory',
@@ -192,8 +271,10 @@ export const TRADE_EFFECTS = [
   'makerCancel',
   'takerRefund',
   'closeEscrows',
-] as const;
+] as const satisfies readonly (keyof TradeEffects)[];
 export type TradeEffect = (typeof TRADE_EFFECTS)[number];
+export type EffectInput<E extends TradeEffect> = Parameters<TradeEffects[E]>[0];
+export type EffectOutput<E extends TradeEffect> = Awaited<ReturnType<TradeEffects[E]>>;
 
 export interface CheckInventoryInput {
   tradeId: string;
@@ -276,7 +357,6 @@ export type MakerRefundInput = EscrowEffectInput;
 export type TakerEscrowReleaseInput = EscrowEffectInput;
 /** `absent` when the maker escrow turned out never to have held anything (the maker lock never landed). */
 export type MakerRefundOutput = EscrowEnding | { kind: 'absent' };
-/** makerCancel (the maker, as recipient, releases the taker escrow) and takerRefund (expiry refund). */
 export interface CloseEscrowsInput {
   tradeId: string;
   makerEscrow: string;
