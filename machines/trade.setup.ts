@@ -1,0 +1,326 @@
+// The trade machine's vocabulary for xstate: its types, every named guard and action, and placeholders for
+// the effects the runtime provides; `effectState` builds the states that run one. trade.machine.ts arranges
+// them into the statechart.
+import { assertEvent, assign, enqueueActions, fromPromise, setup } from 'xstate';
+import {
+  effectRetryDelay,
+  hasSignature,
+  leavesMinRedeemWindow,
+  lockTermsMatch,
+  makerEscrowMayHoldFunds,
+  makerEscrowUnsettled,
+  noMakerLockCanLand,
+  plannedMakerExpiry,
+  takerEscrowHoldsFunds,
+  timingSafeEqualHex,
+  withSignature,
+} from './trade.rules.ts';
+import type {
+  CheckInventoryOutput,
+  EffectInput,
+  EffectOutput,
+  EscrowEnding,
+  FailureReason,
+  SignMakerLockOutput,
+  TradeContext,
+  TradeEffect,
+  TradeEvent,
+  TradeInput,
+  TradeSignature,
+  TradeStateMeta,
+  TradeTag,
+} from './trade.types.ts';
+
+/** The bare machine's effect: the runtime provides the real one (`tradeMachine.provide({ actors })`). */
+const notProvided = <E extends TradeEffect>(effect: E) =>
+  fromPromise(async (_: { input: EffectInput<E> }): Promise<EffectOutput<E>> => {
+    throw new Error(`trade effect ${effect} is not provided by the runtime`);
+  });
+
+const nowOf = (event: TradeEvent): number => ('now' in event ? event.now : Number.NaN);
+const HEX_32_BYTES = /^[0-9a-fA-F]{64}$/;
+
+/** Why an effect rejected, and when (chain time); see EffectFailure in trade.types.ts. */
+function describeFailure(error: unknown): { message: string; at: number } {
+  const shaped = (error ?? {}) as { message?: unknown; at?: unknown };
+  const message =
+    error instanceof Error
+      ? error.message
+      : typeof shaped.message === 'string'
+        ? shaped.message
+        : String(error);
+  const at = typeof shaped.at === 'number' && Number.isFinite(shaped.at) ? shaped.at : 0;
+  return { message, at };
+}
+
+/** A movement's signature added to the list (once), for actions that take it from an effect's ending. */
+const signed = (
+  context: TradeContext,
+  kind: TradeSignature['kind'],
+  signature: string,
+): Pick<TradeContext, 'signatures'> => ({ signatures: withSignature(context.signatures, kind, signature) });
+
+export const tradeSetup = setup({
+  types: {
+    input: {} as TradeInput,
+    context: {} as TradeContext,
+    events: {} as TradeEvent,
+    meta: {} as TradeStateMeta,
+    tags: {} as TradeTag,
+  },
+  actors: {
+    checkInventory: notProvided('checkInventory'),
+    signMakerLock: notProvided('signMakerLock'),
+    makerLock: notProvided('makerLock'),
+    takerRedeem: notProvided('takerRedeem'),
+    makerRedeem: notProvided('makerRedeem'),
+    makerRefund: notProvided('makerRefund'),
+    makerCancel: notProvided('makerCancel'),
+    takerRefund: notProvided('takerRefund'),
+    closeEscrows: notProvided('closeEscrows'),
+  },
+  guards: {
+    // pending
+    secretHashMatches: ({ context, event }) => {
+      assertEvent(event, 'ABANDON');
+      return timingSafeEqualHex(context.secretHash, event.secretHash);
+    },
+    hasNoLockSignature: ({ context }) => context.lockSignature === null,
+    hasLockSignature: ({ context }) => context.lockSignature !== null,
+    isNewLockSignature: ({ context, event }) => {
+      assertEvent(event, 'LOCK_SUBMITTED');
+      return !context.lockSubmissions.some((s) => s.signature === event.signature);
+    },
+    lockWindowClosed: ({ context, event }) => nowOf(event) > context.lockDeadline,
+    lockTermsMatch: ({ context, event }) => {
+      assertEvent(event, 'TAKER_LOCK_FINALIZED');
+      return lockTermsMatch(context, event.terms);
+    },
+    // the maker's decision to lock
+    hasFinalMatchingTakerLock: ({ context }) =>
+      hasSignature(context, 'taker_lock') &&
+      context.takerLockTerms !== null &&
+      lockTermsMatch(context, context.takerLockTerms),
+    hasNoMakerLockIntent: ({ context }) => context.makerLockIntent === null,
+    inventoryAvailable: ({ context }) => context.assessment?.available === true,
+    leavesMinRedeemWindow: ({ context }) =>
+      context.assessment !== null && leavesMinRedeemWindow(context, context.assessment.now),
+    noMakerLockCanLand: ({ context }) => noMakerLockCanLand(context),
+    makerLockLanded: (_, params: { landed: boolean }) => params.landed,
+    // redeem
+    preimageMatchesSecretHash: ({ context, event }) => {
+      assertEvent(event, 'REDEEM_REQUESTED');
+      return HEX_32_BYTES.test(event.preimage) && timingSafeEqualHex(event.preimageHash, context.secretHash);
+    },
+    makerLockIsFinal: ({ context }) => hasSignature(context, 'maker_lock'),
+    redeemWindowOpen: ({ context, event }) =>
+      context.makerExpiry !== null && nowOf(event) < context.makerExpiry - context.landingMargin,
+    makerEscrowRedeemNotSeen: ({ context }) => !context.makerEscrowRedeemSeen,
+    takerWasPaid: ({ context }) => context.makerEscrowRedeemSeen || hasSignature(context, 'taker_redeem'),
+    // how an escrow ended (effect outputs and chain facts)
+    endedPaid: (_, params: { ending: EscrowEnding | { kind: 'absent' } }) => params.ending.kind === 'paid',
+    endedCancelled: (_, params: { ending: EscrowEnding | { kind: 'absent' } }) =>
+      params.ending.kind === 'returned' && params.ending.how === 'cancelled',
+    endedReturned: (_, params: { ending: EscrowEnding | { kind: 'absent' } }) =>
+      params.ending.kind === 'returned',
+    endingRevealsPreimage: (_, params: { ending: EscrowEnding | { kind: 'absent' } }) =>
+      params.ending.kind === 'paid' &&
+      params.ending.preimage !== null &&
+      HEX_32_BYTES.test(params.ending.preimage),
+    makerEscrowUnsettled: ({ context }) => makerEscrowUnsettled(context),
+    returnedByCancel: ({ event }) => {
+      assertEvent(event, 'MAKER_ESCROW_RETURNED');
+      return event.how === 'cancelled';
+    },
+    // expiries
+    makerEscrowExpired: ({ context, event }) =>
+      context.makerExpiry !== null && nowOf(event) >= context.makerExpiry,
+    takerEscrowExpired: ({ context, event }) => nowOf(event) >= context.takerExpiry,
+    // after the outcome
+    makerEscrowMayHoldFunds: ({ context }) => makerEscrowMayHoldFunds(context),
+    makerEscrowExists: ({ context }) => hasSignature(context, 'maker_lock'),
+    lateLockIsCancellable: ({ context }) =>
+      context.takerLockTerms !== null &&
+      context.takerLockTerms.escrow === context.takerEscrow &&
+      context.takerLockTerms.recipient === context.makerWallet,
+    lateLockExpired: ({ context, event }) =>
+      context.takerLockTerms !== null && nowOf(event) >= context.takerLockTerms.expiry,
+    takerEscrowHoldsFunds: ({ context }) => takerEscrowHoldsFunds(context),
+    // bookkeeping
+    isAnotherRun: ({ context, event }) => {
+      assertEvent(event, 'ADOPTED');
+      return event.runId !== context.currentRunId;
+    },
+    effectRetryDue: ({ context, event }) => {
+      assertEvent(event, 'RETRY_EFFECT');
+      return (
+        context.effectError !== null &&
+        context.effectError.retryAt !== null &&
+        event.now >= context.effectError.retryAt
+      );
+    },
+  },
+  actions: {
+    recordAdoption: assign(({ event }) => {
+      assertEvent(event, 'ADOPTED');
+      return { currentRunId: event.runId, adoptedAt: event.now };
+    }),
+    recordAbandon: assign(({ event }) => {
+      assertEvent(event, 'ABANDON');
+      return { abandonedWith: event.secretHash.toLowerCase(), failureReason: 'abandoned' as const };
+    }),
+    recordFailure: assign((_, params: { reason: FailureReason; alert?: boolean }) =>
+      params.alert ? { failureReason: params.reason, alert: true } : { failureReason: params.reason },
+    ),
+    recordLockSubmission: assign(({ context, event }) => {
+      assertEvent(event, 'LOCK_SUBMITTED');
+      return {
+        lockSignature: event.signature,
+        lockSubmissions: [
+          ...context.lockSubmissions,
+          { signature: event.signature, lastValidBlockHeight: event.lastValidBlockHeight },
+        ],
+      };
+    }),
+    recordLockSeen: assign(({ event }) => {
+      assertEvent(event, 'TAKER_LOCK_SEEN');
+      return { lockSignature: event.signature };
+    }),
+    recordTakerLock: assign(({ context, event }) => {
+      assertEvent(event, 'TAKER_LOCK_FINALIZED');
+      return {
+        lockSignature: event.signature,
+        takerLockTerms: event.terms,
+        ...signed(context, 'taker_lock', event.signature),
+      };
+    }),
+    recordAssessment: assign((_, params: CheckInventoryOutput) => ({
+      assessment: { available: params.available, now: params.now },
+    })),
+    planMakerLock: assign(({ context }) => ({
+      makerExpiry: context.assessment === null ? null : plannedMakerExpiry(context, context.assessment.now),
+    })),
+    recordMakerLockIntent: assign(({ context }, params: SignMakerLockOutput) => ({
+      makerLockIntent: {
+        makerExpiry: context.makerExpiry ?? 0,
+        signature: params.signature,
+        lastValidBlockHeight: params.lastValidBlockHeight,
+        transactionBase64: params.transactionBase64,
+        lapsed: false,
+      },
+    })),
+    markMakerLockLapsed: assign(({ context }) => ({
+      makerLockIntent: context.makerLockIntent && { ...context.makerLockIntent, lapsed: true },
+    })),
+    recordMakerLock: assign(({ context }, params: { signature: string }) =>
+      signed(context, 'maker_lock', params.signature),
+    ),
+    /** A maker escrow found on chain can only come from the intent (its address is unique to the trade). */
+    recordMakerLockOfIntent: assign(({ context }) =>
+      context.makerLockIntent === null
+        ? {}
+        : signed(context, 'maker_lock', context.makerLockIntent.signature),
+    ),
+    recordRedeemRequest: assign(({ event }) => {
+      assertEvent(event, 'REDEEM_REQUESTED');
+      return { preimage: event.preimage.toLowerCase(), redeemRequested: true };
+    }),
+    recordTakerRedeem: assign(({ context }, params: { signature: string }) =>
+      signed(context, 'taker_redeem', params.signature),
+    ),
+    recordMakerEscrowRedeemed: assign(({ context, event }) => {
+      assertEvent(event, 'MAKER_ESCROW_REDEEMED');
+      return {
+        preimage: event.preimage.toLowerCase(),
+        makerEscrowRedeemSeen: true,
+        ...signed(context, 'taker_redeem', event.signature),
+      };
+    }),
+    /** The same as MAKER_ESCROW_REDEEMED, learnt from an effect that found the maker escrow paid. */
+    recordMakerEscrowPaid: assign(({ context }, params: { ending: EscrowEnding | { kind: 'absent' } }) =>
+      params.ending.kind === 'paid' && params.ending.preimage !== null
+        ? {
+            preimage: params.ending.preimage.toLowerCase(),
+            makerEscrowRedeemSeen: true,
+            ...signed(context, 'taker_redeem', params.ending.signature),
+          }
+        : {},
+    ),
+    recordMakerRedeem: assign(({ context }, params: { signature: string }) =>
+      signed(context, 'maker_redeem', params.signature),
+    ),
+    recordMakerRefund: assign(({ context }, params: { signature: string | null }) =>
+      params.signature === null ? {} : signed(context, 'maker_refund', params.signature),
+    ),
+    recordTakerRefund: assign(({ context }, params: { signature: string }) =>
+      signed(context, 'taker_refund', params.signature),
+    ),
+    recordRefundRequest: assign({ refundRequested: true }),
+    // Effect failures. The action sees the error event, which the declared event union does not name.
+    recordEffectError: assign(({ context, event }, params: { effect: TradeEffect }) => {
+      const { message, at } = describeFailure((event as unknown as { error?: unknown }).error);
+      const previous = context.effectError?.effect === params.effect ? context.effectError.attempts : 0;
+      const attempts = previous + 1;
+      return {
+        effectError: {
+          effect: params.effect,
+          message,
+          attempts,
+          retryAt: at + effectRetryDelay(attempts, context.tradeId),
+        },
+      };
+    }),
+    /** The retry is running: no second one is due until it fails again. */
+    markRetryRunning: assign(({ context }) => ({
+      effectError: context.effectError && { ...context.effectError, retryAt: null },
+    })),
+    // On leaving an effect's state, however it is left, its failures go with it — but not when the state
+    // is re-entered by its own retry, which counts on.
+    forgetEffectFailure: enqueueActions(({ enqueue, event }) => {
+      if (event.type !== 'RETRY_EFFECT') enqueue.assign({ effectError: null });
+    }),
+  },
+});
+
+/** A state's config, checked against the machine's names: guards, actions, effects, tags and meta. */
+export type TradeStateConfig = Parameters<typeof tradeSetup.createStateConfig>[0];
+/** One effect's invoke as xstate types it: the input and the done event's output follow the effect. */
+type EffectInvoke = Extract<NonNullable<TradeStateConfig['invoke']>, { src: TradeEffect }>;
+/** Per effect, what its state says about the invoke: the effect, its input, where its answer leads. */
+type EffectOf<I> = I extends EffectInvoke ? Pick<I, 'src' | 'input' | 'onDone'> : never;
+
+/** What an effect state states for itself; the rest is the same in every one (see `effectState`). */
+export type EffectStateConfig = Omit<
+  TradeStateConfig,
+  'tags' | 'exit' | 'invoke' | 'states' | 'initial' | 'onDone'
+> &
+  EffectOf<EffectInvoke>;
+
+/**
+ * A state that runs one effect until it answers, tagged `effect`. A rejection records `effectError` with
+ * its retry time (recordEffectError); RETRY_EFFECT then re-enters the state, running the effect again, once
+ * that time has come (effectRetryDue, markRetryRunning). Leaving the state any other way forgets its
+ * failures (forgetEffectFailure). `state` is the state's own key, the retry's target.
+ */
+export function effectState(
+  state: string,
+  { src, input, onDone, on, ...rest }: EffectStateConfig,
+): Omit<TradeStateConfig, 'states' | 'initial'> {
+  return tradeSetup.createStateConfig({
+    ...rest,
+    tags: 'effect',
+    exit: 'forgetEffectFailure',
+    invoke: {
+      id: src,
+      src,
+      input,
+      onDone,
+      onError: { actions: { type: 'recordEffectError', params: { effect: src } } },
+      // Taken apart above, src, input and onDone no longer show TypeScript that they name one effect.
+    } as EffectInvoke,
+    on: {
+      RETRY_EFFECT: { guard: 'effectRetryDue', target: state, reenter: true, actions: 'markRetryRunning' },
+      ...on,
+    },
+  });
+}
