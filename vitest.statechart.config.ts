@@ -1,5 +1,5 @@
 // Test scope for the statechart's mutation run (stryker.statechart.config.mjs): the suites that judge the
-// trade machine directly — the xstate/graph state × event walk against the SPEC §3 oracle, paths, safety,
+// trade machine directly — the xstate/graph state × event walk against the lifecycle oracle (docs/lifecycle.md), paths, safety,
 // effects, restore, snapshot readings, deadlines and the definition reader — with a fixed seed. Not the
 // diagram test: it compares docs/trade-machine.md with the machine, so it would kill nearly any change to
 // the config as a snapshot does, hiding whether the behavioural suites notice it.

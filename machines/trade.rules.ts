@@ -1,4 +1,4 @@
-// Pure rules the trade machine's guards and the runtime share: timing (SPEC §3 expiries), lock terms,
+// Pure rules the trade machine's guards and the runtime share: timing (docs/lifecycle.md#expiries), lock terms,
 // constant-time hex comparison and the signature list. No I/O, no clock: time always comes in.
 import type { TradeSignatureKind } from '../src/vocabulary/index.ts';
 import type { ChainTime, TakerLockTerms, TradeContext, TradeSignature } from './trade.types.ts';

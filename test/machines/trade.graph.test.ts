@@ -88,7 +88,7 @@ const ENDINGS: Record<'maker' | 'taker', EscrowEnding[]> = {
     returned(SIG.cancel, 'cancelled'),
   ],
 };
-/** The movement an escrow's ending records: who got its funds (SPEC §3 signature kinds). */
+/** The movement an escrow's ending records: who got its funds (docs/lifecycle.md#signature-kinds). */
 const MOVEMENT = {
   maker: { paid: 'taker_redeem', returned: 'maker_refund' },
   taker: { paid: 'maker_redeem', returned: 'taker_refund' },

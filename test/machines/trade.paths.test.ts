@@ -1,4 +1,4 @@
-// Every path of SPEC §3, driven through a live actor with fake chain effects.
+// Every path of the lifecycle (docs/lifecycle.md), driven through a live actor with fake chain effects.
 import { describe, expect, it } from 'vitest';
 import { type EscrowEnding, isClosed, nextDeadline, settlementStatusOf } from '../../machines/index.ts';
 import {
@@ -23,7 +23,7 @@ import {
   TAKER_EXPIRY,
 } from './trade.fixtures.ts';
 
-describe('trade lifecycle (SPEC §3)', () => {
+describe('trade lifecycle (docs/lifecycle.md)', () => {
   it('happy path: lock, maker lock, redeem for the taker, maker redeem → redeemed', async () => {
     const { actor, calls } = startTrade();
     actor.send({ type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500 });

@@ -1,4 +1,4 @@
-// SPEC §3's safety rules, one test each, plus the command answers the runtime derives from snapshots.
+// The lifecycle's safety rules (docs/lifecycle.md), one test each, plus the command answers the runtime derives from snapshots.
 
 import { describe, expect, it } from 'vitest';
 import { createActor, initialTransition } from 'xstate';
