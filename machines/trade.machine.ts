@@ -3,6 +3,7 @@
 // (events, effects, the rules both sides rely on) is trade.types.ts; its names are trade.setup.ts; its
 // diagram is docs/trade-machine.md, generated from this config (`npm run machines:diagram`).
 import { and } from 'xstate';
+import type { Preimage } from '../src/vocabulary/index.ts';
 import { effectState, tradeSetup } from './trade.setup.ts';
 import type {
   EscrowEnding,
@@ -37,7 +38,7 @@ export function initialContext(input: TradeInput): TradeContext {
     safetyMargin: input.safetyMargin,
     minRedeemWindow: input.minRedeemWindow,
     landingMargin: input.landingMargin,
-    secretHash: input.secretHash.toLowerCase(),
+    secretHash: input.secretHash,
     currentRunId: input.runId,
     adoptedAt: null,
     signatures: [],
@@ -57,6 +58,13 @@ export function initialContext(input: TradeInput): TradeContext {
     effectError: null,
   };
 }
+
+/**
+ * The preimage a redeem state redeems with. Both redeem states are entered only once it is known (a redeem
+ * request that matched the hash, or a redeem seen on chain); were one entered without, the effect would get
+ * an empty preimage, fail on chain and show as a failing effect, rather than the actor stopping.
+ */
+const knownPreimage = (context: TradeContext): Preimage => context.preimage ?? ('' as Preimage);
 
 /** The taker escrow's terms: the taker's input, paid to the maker by a redeem. */
 export const takerEscrowTerms = (context: TradeContext): EscrowTerms => ({
@@ -370,7 +378,7 @@ export const tradeMachine = tradeSetup.createMachine({
           description: 'The service submits the taker’s redeem of the maker escrow until final.',
           meta: { wakeAt: 'makerExpiry' },
           src: 'takerRedeem',
-          input: ({ context }) => ({ ...makerEscrowInput({ context }), preimage: context.preimage ?? '' }),
+          input: ({ context }) => ({ ...makerEscrowInput({ context }), preimage: knownPreimage(context) }),
           onDone: [
             {
               guard: { type: 'endedPaid', params: endingOfOutput },
@@ -411,7 +419,7 @@ export const tradeMachine = tradeSetup.createMachine({
             'The preimage is on chain: the maker redeems the taker escrow before the taker expiry.',
           meta: { wakeAt: 'takerExpiry' },
           src: 'makerRedeem',
-          input: ({ context }) => ({ ...takerEscrowInput({ context }), preimage: context.preimage ?? '' }),
+          input: ({ context }) => ({ ...takerEscrowInput({ context }), preimage: knownPreimage(context) }),
           onDone: [
             {
               guard: { type: 'endedPaid', params: endingOfOutput },

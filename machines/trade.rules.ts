@@ -1,20 +1,7 @@
 // Pure rules the trade machine's guards and the runtime share: timing (docs/lifecycle.md#expiries), lock terms,
-// constant-time hex comparison and the signature list. No I/O, no clock: time always comes in.
-import type { TradeSignatureKind } from '../src/vocabulary/index.ts';
+// and the signature list. No I/O, no clock: time always comes in.
+import { sameHash32, type TradeSignatureKind } from '../src/vocabulary/index.ts';
 import type { ChainTime, TakerLockTerms, TradeContext, TradeSignature } from './trade.types.ts';
-
-/**
- * Compares two hex strings case-insensitively in time independent of where they differ (the secret
- * hash is the only thing guarding abandon). Lengths are public (always 64 here).
- */
-export function timingSafeEqualHex(a: string, b: string): boolean {
-  const x = a.toLowerCase();
-  const y = b.toLowerCase();
-  if (x.length !== y.length) return false;
-  let diff = 0;
-  for (const [i, char] of Array.from(x).entries()) diff |= char.charCodeAt(0) ^ y.charCodeAt(i);
-  return diff === 0;
-}
 
 /** maker_expiry = min(now + maker timelock, taker_expiry − safety margin). */
 export function plannedMakerExpiry(
@@ -50,7 +37,7 @@ export function lockTermsMatch(context: TradeContext, terms: TakerLockTerms): bo
     terms.recipient === context.makerWallet &&
     terms.mint === context.inputMint &&
     sameRawAmount(terms.amountRaw, context.inputAmountRaw) &&
-    timingSafeEqualHex(terms.hashlock, context.secretHash) &&
+    sameHash32(terms.hashlock, context.secretHash) &&
     terms.expiry === context.takerExpiry &&
     terms.lockDeadline === context.lockDeadline
   );

@@ -2,6 +2,7 @@
 // the effects the runtime provides; `effectState` builds the states that run one. trade.machine.ts arranges
 // them into the statechart.
 import { assertEvent, assign, enqueueActions, fromPromise, setup } from 'xstate';
+import { isPreimage, sameHash32 } from '../src/vocabulary/index.ts';
 import {
   effectRetryDelay,
   hasSignature,
@@ -12,7 +13,6 @@ import {
   noMakerLockCanLand,
   plannedMakerExpiry,
   takerEscrowHoldsFunds,
-  timingSafeEqualHex,
   withSignature,
 } from './trade.rules.ts';
 import type {
@@ -38,7 +38,6 @@ const notProvided = <E extends TradeEffect>(effect: E) =>
   });
 
 const nowOf = (event: TradeEvent): number => ('now' in event ? event.now : Number.NaN);
-const HEX_32_BYTES = /^[0-9a-fA-F]{64}$/;
 
 /** Why an effect rejected, and when (chain time); see EffectFailure in trade.types.ts. */
 function describeFailure(error: unknown): { message: string; at: number } {
@@ -83,7 +82,7 @@ export const tradeSetup = setup({
     // pending
     secretHashMatches: ({ context, event }) => {
       assertEvent(event, 'ABANDON');
-      return timingSafeEqualHex(context.secretHash, event.secretHash);
+      return sameHash32(context.secretHash, event.secretHash);
     },
     hasNoLockSignature: ({ context }) => context.lockSignature === null,
     hasLockSignature: ({ context }) => context.lockSignature !== null,
@@ -110,7 +109,7 @@ export const tradeSetup = setup({
     // redeem
     preimageMatchesSecretHash: ({ context, event }) => {
       assertEvent(event, 'REDEEM_REQUESTED');
-      return HEX_32_BYTES.test(event.preimage) && timingSafeEqualHex(event.preimageHash, context.secretHash);
+      return isPreimage(event.preimage) && sameHash32(event.preimageHash, context.secretHash);
     },
     makerLockIsFinal: ({ context }) => hasSignature(context, 'maker_lock'),
     redeemWindowOpen: ({ context, event }) =>
@@ -124,9 +123,7 @@ export const tradeSetup = setup({
     endedReturned: (_, params: { ending: EscrowEnding | { kind: 'absent' } }) =>
       params.ending.kind === 'returned',
     endingRevealsPreimage: (_, params: { ending: EscrowEnding | { kind: 'absent' } }) =>
-      params.ending.kind === 'paid' &&
-      params.ending.preimage !== null &&
-      HEX_32_BYTES.test(params.ending.preimage),
+      params.ending.kind === 'paid' && params.ending.preimage !== null && isPreimage(params.ending.preimage),
     makerEscrowUnsettled: ({ context }) => makerEscrowUnsettled(context),
     returnedByCancel: ({ event }) => {
       assertEvent(event, 'MAKER_ESCROW_RETURNED');
@@ -167,7 +164,7 @@ export const tradeSetup = setup({
     }),
     recordAbandon: assign(({ event }) => {
       assertEvent(event, 'ABANDON');
-      return { abandonedWith: event.secretHash.toLowerCase(), failureReason: 'abandoned' as const };
+      return { abandonedWith: event.secretHash, failureReason: 'abandoned' as const };
     }),
     recordFailure: assign((_, params: { reason: FailureReason; alert?: boolean }) =>
       params.alert ? { failureReason: params.reason, alert: true } : { failureReason: params.reason },
@@ -223,7 +220,7 @@ export const tradeSetup = setup({
     ),
     recordRedeemRequest: assign(({ event }) => {
       assertEvent(event, 'REDEEM_REQUESTED');
-      return { preimage: event.preimage.toLowerCase(), redeemRequested: true };
+      return { preimage: event.preimage, redeemRequested: true };
     }),
     recordTakerRedeem: assign(({ context }, params: { signature: string }) =>
       signed(context, 'taker_redeem', params.signature),
@@ -231,7 +228,7 @@ export const tradeSetup = setup({
     recordMakerEscrowRedeemed: assign(({ context, event }) => {
       assertEvent(event, 'MAKER_ESCROW_REDEEMED');
       return {
-        preimage: event.preimage.toLowerCase(),
+        preimage: event.preimage,
         makerEscrowRedeemSeen: true,
         ...signed(context, 'taker_redeem', event.signature),
       };
@@ -240,7 +237,7 @@ export const tradeSetup = setup({
     recordMakerEscrowPaid: assign(({ context }, params: { ending: EscrowEnding | { kind: 'absent' } }) =>
       params.ending.kind === 'paid' && params.ending.preimage !== null
         ? {
-            preimage: params.ending.preimage.toLowerCase(),
+            preimage: params.ending.preimage,
             makerEscrowRedeemSeen: true,
             ...signed(context, 'taker_redeem', params.ending.signature),
           }

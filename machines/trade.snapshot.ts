@@ -3,10 +3,9 @@
 // Each takes a live snapshot or a persisted { value, context }.
 import { initialTransition, type StateValue } from 'xstate';
 import type { SettlementStatus } from '../src/vocabulary/index.ts';
-import { FINAL_SETTLEMENT_STATUSES } from '../src/vocabulary/index.ts';
+import { FINAL_SETTLEMENT_STATUSES, sameHash32 } from '../src/vocabulary/index.ts';
 import { stateFacts, type TradeSnapshotLike } from './trade.deadlines.ts';
 import { initialContext, tradeMachine } from './trade.machine.ts';
-import { timingSafeEqualHex } from './trade.rules.ts';
 import type { TradeCommand, TradeInput } from './trade.types.ts';
 
 let initialTemplate: Record<string, unknown> | null = null;
@@ -87,14 +86,14 @@ const refuse = (code: CommandRefusal): CommandOutcome => ({ outcome: 'refuse', c
  */
 export function commandOutcome(snapshot: TradeSnapshotLike, command: HttpCommand): CommandOutcome {
   const { context } = snapshot;
-  const can = resolve(snapshot).can(command);
+  const can = () => resolve(snapshot).can(command);
   switch (command.type) {
     case 'ABANDON': {
-      if (context.abandonedWith !== null && timingSafeEqualHex(context.abandonedWith, command.secretHash)) {
-        return REPLAY;
-      }
-      if (!timingSafeEqualHex(context.secretHash, command.secretHash)) return refuse('secret_hash_mismatch');
-      if (can) return ACCEPT;
+      // The machine's guard compares the commitment (in constant time); only a refusal asks why.
+      if (can()) return ACCEPT;
+      if (!sameHash32(context.secretHash, command.secretHash)) return refuse('secret_hash_mismatch');
+      // Only an abandon with the settlement's hash records abandonedWith.
+      if (context.abandonedWith !== null) return REPLAY;
       // In pending, with the settlement's hash, only a lock signature stops an abandon.
       return settlementStatusOf(snapshot) === 'pending'
         ? refuse('lock_signature_exists')
@@ -106,21 +105,20 @@ export function commandOutcome(snapshot: TradeSnapshotLike, command: HttpCommand
         context.lockSignature === command.signature ||
         context.lockSubmissions.some((s) => s.signature === command.signature);
       if (known) return REPLAY;
-      if (can) return ACCEPT;
+      if (can()) return ACCEPT;
       return settlementStatusOf(snapshot) === 'pending'
         ? refuse('lock_signature_exists')
         : refuse('lock_window_closed');
     }
     case 'REDEEM_REQUESTED': {
-      if (!timingSafeEqualHex(command.preimageHash, context.secretHash)) return refuse('preimage_mismatch');
-      // A requested redeem always stored its preimage.
-      if (context.redeemRequested && timingSafeEqualHex(context.preimage ?? '', command.preimage))
-        return REPLAY;
-      return can ? ACCEPT : refuse('not_redeemable');
+      if (!sameHash32(command.preimageHash, context.secretHash)) return refuse('preimage_mismatch');
+      // A requested redeem stored its preimage, and a preimage of the same hash is that preimage.
+      if (context.redeemRequested) return REPLAY;
+      return can() ? ACCEPT : refuse('not_redeemable');
     }
     case 'REFUND_REQUESTED': {
       if (context.refundRequested) return REPLAY;
-      return can ? ACCEPT : refuse('not_refundable');
+      return can() ? ACCEPT : refuse('not_refundable');
     }
   }
 }

@@ -5,7 +5,7 @@
 //
 // The machine's top-level states are exactly the settlement_status values. Once redeemed, refunded or
 // failed, no transition leaves that state (substates still move while funds are released or rent reclaimed).
-import type { TradeSignatureKind } from '../src/vocabulary/index.ts';
+import type { Hash32, Preimage, TradeSignatureKind } from '../src/vocabulary/index.ts';
 
 /** Unix seconds on the chain's clock. Every expiry is absolute, so it survives restarts. */
 export type ChainTime = number;
@@ -19,8 +19,8 @@ export interface TradeInput {
   takerWallet: string;
   /** The maker's wallet: the recipient of the taker lock and the initializer of the maker lock. */
   makerWallet: string;
-  /** 64 hex, either case; kept lowercase in context. */
-  secretHash: string;
+  /** The taker's commitment, parsed at the request boundary. */
+  secretHash: Hash32;
   inputMint: string;
   inputAmountRaw: string;
   outputMint: string;
@@ -50,7 +50,7 @@ export interface TakerLockTerms {
   recipient: string;
   mint: string;
   amountRaw: string;
-  hashlock: string;
+  hashlock: Hash32;
   expiry: ChainTime;
   lockDeadline: ChainTime;
 }
@@ -106,11 +106,11 @@ export interface TradeContext extends TradeInput {
   makerExpiry: ChainTime | null;
   makerLockIntent: MakerLockIntent | null;
   /** Stored only once a redeem proceeds (accepted REDEEM_REQUESTED, or revealed on chain). */
-  preimage: string | null;
+  preimage: Preimage | null;
   /** The maker escrow's redeem was reported on chain (MAKER_ESCROW_REDEEMED). */
   makerEscrowRedeemSeen: boolean;
   /** What each command did, so the runtime can tell a replay from a refusal. */
-  abandonedWith: string | null;
+  abandonedWith: Hash32 | null;
   redeemRequested: boolean;
   refundRequested: boolean;
   failureReason: FailureReason | null;
@@ -151,11 +151,11 @@ export interface EffectFailure {
 /** Commands (HTTP and runtime bookkeeping). */
 export type TradeCommand =
   /** The taker gives up before any lock exists, proving it holds the settlement's secret hash. */
-  | { type: 'ABANDON'; secretHash: string }
+  | { type: 'ABANDON'; secretHash: Hash32 }
   /** The taker hands over its signed lock; a fresh one may replace it while the lock window is open. */
   | { type: 'LOCK_SUBMITTED'; signature: string; lastValidBlockHeight: number | null }
   /** The taker reveals the preimage: the service redeems the maker escrow for it before the maker expiry. */
-  | { type: 'REDEEM_REQUESTED'; preimage: string; preimageHash: string; now: ChainTime }
+  | { type: 'REDEEM_REQUESTED'; preimage: Preimage; preimageHash: Hash32; now: ChainTime }
   /** The taker asks the service to refund its escrow; taken only once that escrow's expiry has passed. */
   | { type: 'REFUND_REQUESTED'; now: ChainTime }
   /** A run activated the actor from the store; recorded only when it is another run than the owner. */
@@ -175,7 +175,7 @@ export type ChainFact =
   /** The lock window is over and the taker escrow absent at finalized: the lock held can no longer land. */
   | { type: 'TAKER_LOCK_DROPPED'; now: ChainTime }
   /** The maker escrow was paid to the taker, revealing the preimage the maker redeems with. */
-  | { type: 'MAKER_ESCROW_REDEEMED'; signature: string; preimage: string }
+  | { type: 'MAKER_ESCROW_REDEEMED'; signature: string; preimage: Preimage }
   /** The maker escrow went back to the maker: the taker cancelled it, or it was refunded at its expiry. */
   | { type: 'MAKER_ESCROW_RETURNED'; signature: string; how: ReturnedHow }
   /** The taker escrow went back to the taker (refund or cancel), whoever submitted it. */
@@ -295,7 +295,7 @@ export interface SignMakerLockInput {
   recipient: string;
   mint: string;
   amountRaw: string;
-  hashlock: string;
+  hashlock: Hash32;
   expiry: ChainTime;
 }
 /** Signed, not sent. */
@@ -324,7 +324,7 @@ export type ReturnedHow = 'refunded' | 'cancelled';
  * direction, and the trade follows what happened.
  */
 export type EscrowEnding =
-  | { kind: 'paid'; signature: string; preimage: string | null }
+  | { kind: 'paid'; signature: string; preimage: Preimage | null }
   | { kind: 'returned'; signature: string; how: ReturnedHow };
 
 /**
@@ -347,7 +347,7 @@ export interface EscrowEffectInput {
 }
 /** Redeem of the maker escrow (for the taker) or of the taker escrow (for the maker) with the preimage. */
 export interface RedeemEffectInput extends EscrowEffectInput {
-  preimage: string;
+  preimage: Preimage;
 }
 export type TakerRedeemInput = RedeemEffectInput;
 export type MakerRedeemInput = RedeemEffectInput;

@@ -1,17 +1,45 @@
 // Schemas shared by several routes: identifiers, amounts and next_action. Route-specific schemas live
 // beside their routes.
 import Type, { type Static } from 'typebox';
-import { NEXT_ACTION_TYPES } from '../vocabulary/index.ts';
+import {
+  type Hash32,
+  NEXT_ACTION_TYPES,
+  type Preimage,
+  parseHash32,
+  parsePreimage,
+} from '../vocabulary/index.ts';
+import { ApiError } from './errors.ts';
 
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
 export const WalletAddress = Type.String({
   pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$',
   description: 'base58 Solana address (32 bytes)',
 });
+const HEX_32_BYTES = '^[0-9a-fA-F]{64}$';
 export const SecretHash = Type.String({
-  pattern: '^[0-9a-fA-F]{64}$',
+  pattern: HEX_32_BYTES,
   description: 'hex SHA-256 commitment, either case',
 });
+export const PreimageHex = Type.String({ pattern: HEX_32_BYTES, description: '32 bytes, hex, either case' });
+
+/**
+ * The boundary of the swap's two secrets: a field its schema held to 64 hex characters becomes the
+ * Hash32 or Preimage everything past the route takes (lower case from here on). Refuses as the schema
+ * would, should a route ever lack it.
+ */
+export function hash32Field(text: string, field: string): Hash32 {
+  const hash = parseHash32(text);
+  if (hash === undefined)
+    throw new ApiError('validation_failed', undefined, [`${field}: must be 64 hex characters`]);
+  return hash;
+}
+
+export function preimageField(text: string, field: string): Preimage {
+  const preimage = parsePreimage(text);
+  if (preimage === undefined)
+    throw new ApiError('validation_failed', undefined, [`${field}: must be 64 hex characters`]);
+  return preimage;
+}
 export const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
 export const DecimalAmount = Type.String({
   pattern: '^[0-9]+(\\.[0-9]+)?$',

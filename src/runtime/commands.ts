@@ -2,7 +2,6 @@
 // wallet-mode exits that need no actor. Each command that moves a trade runs on its actor through the
 // host (activated if the trade is at rest) and answers once what it caused is durable; the machine event
 // each sends is named on the command.
-import { createHash } from 'node:crypto';
 import {
   type CommandOutcome,
   commandOutcome,
@@ -10,7 +9,6 @@ import {
   type TradeEvent,
   type TradeInput,
   type TradeSnapshotLike,
-  timingSafeEqualHex,
 } from '../../machines/index.ts';
 import {
   type ChainPort,
@@ -24,6 +22,7 @@ import {
 import type { Config } from '../config/index.ts';
 import type { QuoteDesk } from '../quotes/index.ts';
 import { type GroupCommit, type Store, type TradeRecord, timeOrderedUuid } from '../store/index.ts';
+import { bytesOf, type Hash32, hashOfPreimage, type Preimage, sameHash32 } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import { invalidInput, RuntimeError } from './errors.ts';
 import {
@@ -64,7 +63,6 @@ export interface CommandDeps {
   pollIntervalMs: number;
 }
 
-const sha256Hex = (hex: string) => createHash('sha256').update(Buffer.from(hex, 'hex')).digest('hex');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class TradeCommands {
@@ -82,13 +80,8 @@ export class TradeCommands {
 
   // ── Settlement start: a new trade, stored at rest (first event SETTLEMENT_STARTED) ──────────────
 
-  async startSettlement(
-    quoteId: string,
-    takerWallet: string,
-    secretHashHex: string,
-  ): Promise<SettlementResult> {
+  async startSettlement(quoteId: string, takerWallet: string, secretHash: Hash32): Promise<SettlementResult> {
     const { store, quotes, chain, config } = this.deps;
-    const secretHash = secretHashHex.toLowerCase();
     const found = quotes.getQuote(quoteId);
     if (!found) throw new RuntimeError('quote_not_found');
     // A trade marks its quote used in the transaction that creates it: an unused quote has none.
@@ -109,7 +102,7 @@ export class TradeCommands {
       const timing = config.settlement;
       const now = await this.chainNow();
       const taker = publicKey(takerWallet);
-      const [takerEscrow] = takerEscrowAddress(chain.programId, taker, Buffer.from(secretHash, 'hex'));
+      const [takerEscrow] = takerEscrowAddress(chain.programId, taker, bytesOf(secretHash));
       const [makerEscrow] = makerEscrowAddress(chain.programId, takerEscrow);
       const input: TradeInput = {
         tradeId: timeOrderedUuid(),
@@ -161,9 +154,9 @@ export class TradeCommands {
   }
 
   /** The same wallet and commitment again, while pending and in the lock window: a fresh lock. */
-  private async retrySettlement(existing: TradeRecord, takerWallet: string, secretHash: string) {
+  private async retrySettlement(existing: TradeRecord, takerWallet: string, secretHash: Hash32) {
     const sameCommitment =
-      existing.takerWallet === takerWallet && timingSafeEqualHex(existing.secretHash, secretHash);
+      existing.takerWallet === takerWallet && sameHash32(existing.secretHash, secretHash);
     if (!sameCommitment) {
       const quote = this.deps.quotes.getQuote(existing.quoteId);
       if (quote && quote.takerWallet !== takerWallet) throw new RuntimeError('taker_wallet_mismatch');
@@ -186,7 +179,7 @@ export class TradeCommands {
         inputMint: publicKey(input.inputMint),
         outputMint: publicKey(input.outputMint),
         amount: BigInt(input.inputAmountRaw),
-        hashlock: Buffer.from(input.secretHash, 'hex'),
+        hashlock: bytesOf(input.secretHash),
         expiry: BigInt(input.takerExpiry),
         lockDeadline: BigInt(input.lockDeadline),
       }),
@@ -280,9 +273,9 @@ export class TradeCommands {
   }
 
   /** ABANDON, after the chain was read for a lock ("a lock signature exists" includes one seen on chain). */
-  async abandon(tradeId: string, secretHashHex: string): Promise<TradeView> {
+  async abandon(tradeId: string, secretHash: Hash32): Promise<TradeView> {
     await this.deps.host.use(tradeId, async (trade) => {
-      const command = { type: 'ABANDON' as const, secretHash: secretHashHex };
+      const command = { type: 'ABANDON' as const, secretHash };
       const first = commandOutcome(trade.snapshot, command);
       if (first.outcome === 'refuse' && first.code === 'secret_hash_mismatch')
         throw new RuntimeError(first.code);
@@ -295,13 +288,13 @@ export class TradeCommands {
   }
 
   /** REDEEM_REQUESTED: the service redeems the maker escrow for the taker with its preimage. */
-  async redeem(tradeId: string, preimageHex: string): Promise<TradeView> {
+  async redeem(tradeId: string, preimage: Preimage): Promise<TradeView> {
     await this.deps.host.use(tradeId, async (trade) => {
       const now = Number(await this.chainCall(() => this.deps.clock.read()));
       const command = {
         type: 'REDEEM_REQUESTED' as const,
-        preimage: preimageHex.toLowerCase(),
-        preimageHash: sha256Hex(preimageHex),
+        preimage,
+        preimageHash: hashOfPreimage(preimage),
         now,
       };
       this.run(trade, command, commandOutcome(trade.snapshot, command));
@@ -360,10 +353,10 @@ export class TradeCommands {
 
   async walletRedeem(
     tradeId: string,
-    preimageHex: string,
+    preimage: Preimage,
   ): Promise<{ trade: TradeView; transaction: UnsignedTransaction }> {
     const { context, view } = await this.deps.queries.stored(tradeId);
-    if (!timingSafeEqualHex(sha256Hex(preimageHex), context.secretHash))
+    if (!sameHash32(hashOfPreimage(preimage), context.secretHash))
       throw new RuntimeError('preimage_mismatch');
     const { chain } = this.deps;
     const [maker, now] = await Promise.all([
@@ -377,7 +370,7 @@ export class TradeCommands {
         taker: publicKey(context.takerWallet),
         takerEscrow: publicKey(context.takerEscrow),
         outputMint: publicKey(context.outputMint),
-        preimage: Buffer.from(preimageHex, 'hex'),
+        preimage: bytesOf(preimage),
       }),
     );
     return { trade: view, transaction };

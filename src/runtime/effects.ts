@@ -25,6 +25,7 @@ import type {
 } from '../../machines/index.ts';
 import type { ChainPort, EscrowState, LandResult, SignedMakerTransaction } from '../chain/index.ts';
 import { publicKey } from '../chain/index.ts';
+import { bytesOf } from '../vocabulary/index.ts';
 import { escrowEnding } from './endings.ts';
 
 export interface EffectHooks {
@@ -40,7 +41,6 @@ export interface EffectHooks {
   landTimeoutMs: number;
 }
 
-const hex = (text: string) => Uint8Array.from(Buffer.from(text, 'hex'));
 const key = (address: string) => publicKey(address);
 
 /** An effect's rejection: the machine records it and retries after a backoff from `at`. */
@@ -135,7 +135,7 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
         taker: key(input.recipient),
         outputMint: key(input.mint),
         amount: BigInt(input.amountRaw),
-        hashlock: hex(input.hashlock),
+        hashlock: bytesOf(input.hashlock),
         expiry: BigInt(input.expiry),
         lockDeadline: BigInt(input.expiry - hooks.minRedeemWindowSeconds),
       }),
@@ -167,7 +167,7 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
             takerEscrow: requireTakerEscrow(state),
             taker: key(input.escrow.recipient),
             outputMint: state.mint,
-            preimage: hex(input.preimage),
+            preimage: bytesOf(input.preimage),
           }),
         (signature) => ({ kind: 'paid', signature, preimage: input.preimage }),
       ),
@@ -182,7 +182,7 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
           chain.signMakerRedeem({
             takerEscrow: key(input.escrow.address),
             inputMint: state.mint,
-            preimage: hex(input.preimage),
+            preimage: bytesOf(input.preimage),
           }),
         (signature) => ({ kind: 'paid', signature, preimage: input.preimage }),
       ),

@@ -21,6 +21,7 @@ import {
   vaultAddress,
 } from '../chain/index.ts';
 import { parseWireTransaction } from '../chain/wire.ts';
+import { type Preimage, preimageFromBytes } from '../vocabulary/index.ts';
 
 const HISTORY_PAGE = 1_000;
 
@@ -59,7 +60,7 @@ function settlingInstruction(
   tx: ChainTransaction,
   programId: string,
   escrow: string,
-): { tag: number; preimage: string | null } | null {
+): { tag: number; preimage: Preimage | null } | null {
   let wire: ReturnType<typeof parseWireTransaction>;
   try {
     wire = parseWireTransaction(new Uint8Array(Buffer.from(tx.transactionBase64, 'base64')));
@@ -72,7 +73,7 @@ function settlingInstruction(
     const escrowIndex = tag === HTLC_INSTRUCTION_TAGS.cancel ? ix.accounts[1] : ix.accounts[0];
     if (escrowIndex === undefined || wire.accountKeys[escrowIndex] !== escrow) continue;
     if (tag === HTLC_INSTRUCTION_TAGS.redeem && ix.data.length === 33) {
-      return { tag, preimage: Buffer.from(ix.data.subarray(1, 33)).toString('hex') };
+      return { tag, preimage: preimageFromBytes(ix.data.subarray(1, 33)) };
     }
     if (tag === HTLC_INSTRUCTION_TAGS.refund || tag === HTLC_INSTRUCTION_TAGS.cancel) {
       return { tag, preimage: null };
@@ -127,9 +128,7 @@ export async function escrowEnding(
   }
   if (settle === null) return null;
   const instruction = settlingInstruction(settle, programId, terms.address);
-  const revealed = state?.preimage
-    ? Buffer.from(state.preimage).toString('hex')
-    : (instruction?.preimage ?? null);
+  const revealed = state?.preimage ? preimageFromBytes(state.preimage) : (instruction?.preimage ?? null);
 
   let paid: boolean;
   if (state !== null) {

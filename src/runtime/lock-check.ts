@@ -4,9 +4,8 @@
 import type { PublicKey } from '@solana/web3.js';
 import { lockTermsMatch, type TakerLockTerms, type TradeContext } from '../../machines/index.ts';
 import { type EscrowState, inspectTransaction, keyBase58, type LockInstructionView } from '../chain/index.ts';
+import { hash32FromBytes } from '../vocabulary/index.ts';
 import { invalidInput } from './errors.ts';
-
-const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 /** The terms a taker escrow account on chain holds. */
 export function escrowLockTerms(address: string, escrow: EscrowState): TakerLockTerms {
@@ -16,7 +15,7 @@ export function escrowLockTerms(address: string, escrow: EscrowState): TakerLock
     recipient: keyBase58(escrow.recipient),
     mint: keyBase58(escrow.mint),
     amountRaw: escrow.amount.toString(),
-    hashlock: hex(escrow.hashlock),
+    hashlock: hash32FromBytes(escrow.hashlock),
     expiry: Number(escrow.expiry),
     lockDeadline: Number(escrow.lockDeadline),
   };
@@ -30,7 +29,7 @@ function instructionLockTerms(lock: LockInstructionView): TakerLockTerms {
     recipient: keyBase58(lock.recipient),
     mint: keyBase58(lock.mint),
     amountRaw: lock.amount.toString(),
-    hashlock: hex(lock.hashlock),
+    hashlock: hash32FromBytes(lock.hashlock),
     expiry: Number(lock.expiry),
     lockDeadline: Number(lock.lockDeadline),
   };

@@ -16,6 +16,7 @@ import {
 import type { AccountFeed, ChainPort, Commitment, EscrowState } from '../chain/index.ts';
 import { publicKey } from '../chain/index.ts';
 import { WATCH_MAKER, WATCH_TAKER } from '../store/index.ts';
+import { preimageFromBytes } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import { escrowEnding, lockingSignature } from './endings.ts';
 import type { RestState, RuntimeLogger, TradeHandle, TradeHost } from './host.ts';
@@ -331,7 +332,7 @@ export class ChainWatcher {
           trade.send({
             type: 'MAKER_ESCROW_REDEEMED',
             signature,
-            preimage: Buffer.from(maker.preimage).toString('hex'),
+            preimage: preimageFromBytes(maker.preimage),
           });
         }
       }

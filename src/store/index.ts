@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { LedgerEntry } from '../ledger/index.ts';
-import type { SettlementStatus } from '../vocabulary/index.ts';
+import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
 import { MIGRATIONS } from './migrations.ts';
 
 export { type CommitStats, GroupCommit } from './group-commit.ts';
@@ -51,8 +51,8 @@ export interface TradeRecord {
    */
   ownerRunId: string;
   takerWallet: string;
-  /** Lowercase hex; unique across all trades. */
-  secretHash: string;
+  /** Unique across all trades. */
+  secretHash: Hash32;
   createdAt: string;
   updatedAt: string;
   status: SettlementStatus;
@@ -164,7 +164,7 @@ export interface Store {
   /** Runtime notes about a trade that change no snapshot, e.g. the intent written before a transaction is sent. */
   appendEvents(events: readonly NewTradeEvent[]): void;
   getTrade(tradeId: string): TradeRecord | undefined;
-  findTradeBySecretHash(secretHash: string): TradeRecord | undefined;
+  findTradeBySecretHash(secretHash: Hash32): TradeRecord | undefined;
   findTradeByQuote(quoteId: string): TradeRecord | undefined;
   listTrades(filter: TradeFilter): TradeRecord[];
 
@@ -303,7 +303,8 @@ const tradeFromRow = (row: TradeRow): TradeRecord => ({
   runId: row.run_id,
   ownerRunId: row.owner_run_id,
   takerWallet: row.taker_wallet,
-  secretHash: row.secret_hash,
+  // Written as a Hash32: lower-case hex, as every row since the first has it.
+  secretHash: row.secret_hash as Hash32,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   status: row.status,
@@ -667,8 +668,8 @@ class SqliteStore implements Store {
     return row && tradeFromRow(row);
   }
 
-  findTradeBySecretHash(secretHash: string): TradeRecord | undefined {
-    const row = this.statements.tradeBySecretHash.get(secretHash.toLowerCase()) as TradeRow | undefined;
+  findTradeBySecretHash(secretHash: Hash32): TradeRecord | undefined {
+    const row = this.statements.tradeBySecretHash.get(secretHash) as TradeRow | undefined;
     return row && tradeFromRow(row);
   }
 

@@ -1,7 +1,7 @@
 // The two secrets of a swap as values that were parsed once, at the request boundary: a Hash32 (the
 // taker's commitment, the escrow's hashlock) and a Preimage (the secret it commits to). Both are 64
 // lowercase hex characters, so code past the boundary compares and stores them as they are — never
-// lower-cases or re-validates them — and turns them into bytes only where bytes are needed.
+// lower-cases them — and turns them into bytes only where bytes are needed.
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 declare const kind: unique symbol;
@@ -11,6 +11,7 @@ export type Hash32 = string & { readonly [kind]: 'Hash32' };
 export type Preimage = string & { readonly [kind]: 'Preimage' };
 
 const HEX_32_BYTES = /^[0-9a-fA-F]{64}$/;
+const LOWER_HEX_32_BYTES = /^[0-9a-f]{64}$/;
 
 /** 64 hex characters of either case (as a client may send them) → a Hash32; anything else → undefined. */
 export function parseHash32(text: string): Hash32 | undefined {
@@ -21,6 +22,12 @@ export function parseHash32(text: string): Hash32 | undefined {
 export function parsePreimage(text: string): Preimage | undefined {
   return HEX_32_BYTES.test(text) ? (text.toLowerCase() as Preimage) : undefined;
 }
+
+/**
+ * Whether a value is in the one form a preimage takes past the boundary: the machine's own check, so that
+ * a value that did not come through parsePreimage or preimageFromBytes is never taken for a secret.
+ */
+export const isPreimage = (value: string): value is Preimage => LOWER_HEX_32_BYTES.test(value);
 
 function hexOf32(bytes: Uint8Array): string {
   if (bytes.length !== 32) throw new RangeError(`expected 32 bytes, got ${bytes.length}`);

@@ -59,6 +59,7 @@ export {
   type Hash32,
   hash32FromBytes,
   hashOfPreimage,
+  isPreimage,
   type Preimage,
   parseHash32,
   parsePreimage,

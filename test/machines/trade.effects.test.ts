@@ -9,6 +9,7 @@ import {
   takerEscrowTerms,
   tradeMachine,
 } from '../../machines/index.ts';
+import { preimageFromBytes } from '../../src/vocabulary/index.ts';
 import {
   chainTime,
   DECIDED_AT,
@@ -49,7 +50,7 @@ const intent = {
 describe('a new trade', () => {
   it('starts from its input with nothing recorded', () => {
     const context = createActor(tradeMachine, {
-      input: { ...input, secretHash: SECRET_HASH.toUpperCase() },
+      input,
     }).getSnapshot().context;
     expect(context).toEqual({
       ...input,
@@ -100,7 +101,7 @@ describe('effect inputs and the signatures kept from their answers', () => {
     expect(locked.context.makerLockIntent).toEqual(intent);
     expect(calls.makerLock).toEqual([{ tradeId: input.tradeId, makerEscrow: input.makerEscrow, intent }]);
 
-    actor.send({ ...redeemRequest(REDEEM_BY - 1), preimage: 'EF'.repeat(32) });
+    actor.send({ ...redeemRequest(REDEEM_BY - 1), preimage: preimageFromBytes(Buffer.alloc(32, 0xef)) });
     const landed = await reach(actor, 'initiated.takerRedeemLanded');
     expect(landed.context.signatures[2]).toEqual({ kind: 'taker_redeem', signature: SIG.takerRedeem });
     expect(calls.takerRedeem).toEqual([{ ...makerEscrowRefund, preimage: 'ef'.repeat(32) }]);

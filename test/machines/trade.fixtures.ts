@@ -31,12 +31,13 @@ import {
   type TradeInput,
   tradeMachine,
 } from '../../machines/index.ts';
+import { hash32FromBytes, type Preimage, preimageFromBytes } from '../../src/vocabulary/index.ts';
 
 export const T0 = 1_700_000_000;
-export const PREIMAGE = '11'.repeat(32);
+export const PREIMAGE = preimageFromBytes(Buffer.alloc(32, 0x11));
 /** sha256 of PREIMAGE is computed by the runtime; the tests only need a fixed, distinct hex pair. */
-export const SECRET_HASH = 'ab'.repeat(32);
-export const OTHER_HASH = 'cd'.repeat(32);
+export const SECRET_HASH = hash32FromBytes(Buffer.alloc(32, 0xab));
+export const OTHER_HASH = hash32FromBytes(Buffer.alloc(32, 0xcd));
 
 export function tradeInput(overrides: Partial<TradeInput> = {}): TradeInput {
   return {
@@ -117,7 +118,7 @@ export const takerEscrowOf = (input: TradeInput = tradeInput()): EscrowTerms => 
 });
 
 /** Escrow endings as effects answer them. */
-export const paid = (signature: string, preimage: string | null = null): EscrowEnding => ({
+export const paid = (signature: string, preimage: Preimage | null = null): EscrowEnding => ({
   kind: 'paid',
   signature,
   preimage,

@@ -24,7 +24,7 @@ import {
   tradeMachine,
 } from '../../machines/index.ts';
 import { ESCROW_MOVEMENTS } from '../../src/ledger/index.ts';
-import { FINAL_SETTLEMENT_STATUSES, SETTLEMENT_STATUSES } from '../../src/vocabulary/index.ts';
+import { FINAL_SETTLEMENT_STATUSES, type Preimage, SETTLEMENT_STATUSES } from '../../src/vocabulary/index.ts';
 import {
   ABSENT,
   chainTime,
@@ -145,7 +145,8 @@ const EVENTS = [
 
 /**
  * Checked in every state but not traversed: a second held lock signature, adoptions, a preimage written
- * in capitals (kept in lower case) or not hex at all, retries long before and long after any retry time,
+ * in capitals (not the form the boundary produces: refused as a request, no secret in an ending) or not
+ * hex at all, retries long before and long after any retry time,
  * and rejections that carry no chain time. They would multiply every later state without new behaviour.
  */
 const CHECK_ONLY_EVENTS = [
@@ -160,8 +161,8 @@ const CHECK_ONLY_EVENTS = [
   retry(T0),
   retry(FOREIGN_EXPIRY),
   ...(['takerRedeem', 'makerRefund'] as const).flatMap((effect) => [
-    done(effect, paid(SIG.takerRedeem, UPPER_PREIMAGE)),
-    done(effect, paid(SIG.takerRedeem, `zz${PREIMAGE.slice(2)}`)),
+    done(effect, paid(SIG.takerRedeem, UPPER_PREIMAGE as Preimage)),
+    done(effect, paid(SIG.takerRedeem, `zz${PREIMAGE.slice(2)}` as Preimage)),
   ]),
 ] as unknown as TradeEvent[];
 const ALL_EVENTS = [...EVENTS, ...CHECK_ONLY_EVENTS];
@@ -422,8 +423,8 @@ function acceptedBySpec(state: TradeSnapshot, event: TradeEvent): boolean | unde
       return (
         oneOf(state, ['initiated.makerLocked']) &&
         has(c, 'maker_lock') &&
-        /^[0-9a-fA-F]{64}$/.test(event.preimage) &&
-        event.preimageHash.toLowerCase() === c.secretHash &&
+        /^[0-9a-f]{64}$/.test(event.preimage) &&
+        event.preimageHash === c.secretHash &&
         c.makerExpiry !== null &&
         event.now < c.makerExpiry - c.landingMargin
       );
@@ -479,10 +480,7 @@ function acceptedExactlyWhenTheSpecSays(state: TradeSnapshot, path: string, move
     const after = next.context;
     switch (event.type) {
       case 'ABANDON':
-        expect([after.failureReason, after.abandonedWith], where).toEqual([
-          'abandoned',
-          lower(event.secretHash),
-        ]);
+        expect([after.failureReason, after.abandonedWith], where).toEqual(['abandoned', event.secretHash]);
         break;
       case 'LOCK_SUBMITTED':
         expect(after.lockSignature, where).toBe(event.signature);
@@ -499,10 +497,10 @@ function acceptedExactlyWhenTheSpecSays(state: TradeSnapshot, path: string, move
         expect(after.signatures, where).toContainEqual({ kind: 'taker_lock', signature: event.signature });
         break;
       case 'REDEEM_REQUESTED':
-        expect([after.preimage, after.redeemRequested], where).toEqual([lower(event.preimage), true]);
+        expect([after.preimage, after.redeemRequested], where).toEqual([event.preimage, true]);
         break;
       case 'MAKER_ESCROW_REDEEMED':
-        expect([after.preimage, after.makerEscrowRedeemSeen], where).toEqual([lower(event.preimage), true]);
+        expect([after.preimage, after.makerEscrowRedeemSeen], where).toEqual([event.preimage, true]);
         expect(after.signatures, where).toContainEqual({ kind: 'taker_redeem', signature: event.signature });
         break;
       case 'MAKER_ESCROW_RETURNED':
@@ -524,8 +522,6 @@ function acceptedExactlyWhenTheSpecSays(state: TradeSnapshot, path: string, move
     }
   }
 }
-
-const lower = (hex: string) => hex.toLowerCase();
 
 /** Where an accepted command, chain fact or effect outcome leaves the trade, and the outcome it records. */
 interface Landing {
@@ -813,10 +809,10 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
     case 'initiated.refundingMakerEscrow':
       if (ending.kind === 'paid') {
         // The taker redeemed just in time: with the preimage the maker redeems in turn.
-        const preimage = ending.preimage !== null && /^[0-9a-fA-F]{64}$/.test(ending.preimage);
+        const preimage = ending.preimage !== null && /^[0-9a-f]{64}$/.test(ending.preimage);
         return preimage
           ? land('initiated.makerRedeeming', {}, moved, {
-              preimage: lower(ending.preimage ?? ''),
+              preimage: ending.preimage,
               makerEscrowRedeemSeen: true,
             })
           : land('initiated.takerRedeemLanded', {}, moved);

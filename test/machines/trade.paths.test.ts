@@ -114,7 +114,7 @@ describe('trade lifecycle (docs/lifecycle.md)', () => {
 
   it('abandon before any lock signature → failed (abandoned)', () => {
     const { actor } = startTrade();
-    actor.send({ type: 'ABANDON', secretHash: SECRET_HASH.toUpperCase() });
+    actor.send({ type: 'ABANDON', secretHash: SECRET_HASH });
     const s = actor.getSnapshot();
     // A lock may still land until the window ends: the trade is failed but still watched.
     expect(s.value).toEqual({ failed: 'lockWindowOpen' });

@@ -13,9 +13,11 @@ import {
   kinds,
   LOCK_DEADLINE,
   MAKER_EXPIRY,
+  PREIMAGE,
   persistAndRestore,
   reach,
   retryWhenDue,
+  SECRET_HASH,
   SIG,
   startTrade,
   TAKER_EXPIRY,
@@ -102,20 +104,20 @@ describe('restore', () => {
     first.actor.send({
       type: 'MAKER_ESCROW_REDEEMED',
       signature: SIG.takerRedeem,
-      preimage: '11'.repeat(32),
+      preimage: PREIMAGE,
     });
     await reach(first.actor, 'initiated.makerRedeeming');
 
     const second = fakeMachine();
     const restored = persistAndRestore(first.actor, second.machine);
     const done = await reach(restored, 'redeemed.closed');
-    expect(second.calls.makerRedeem).toEqual([expect.objectContaining({ preimage: '11'.repeat(32) })]);
+    expect(second.calls.makerRedeem).toEqual([expect.objectContaining({ preimage: PREIMAGE })]);
     expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'taker_redeem', 'maker_redeem']);
   });
 
   it('a failed effect’s retry time survives the restore: it is woken by RETRY_EFFECT then, not before', async () => {
     const first = startTrade({ makerCancel: () => Promise.reject(failureAt('rpc down', LOCK_DEADLINE)) });
-    first.actor.send({ type: 'ABANDON', secretHash: 'ab'.repeat(32) });
+    first.actor.send({ type: 'ABANDON', secretHash: SECRET_HASH });
     first.actor.send(finalizedLock());
     const failed = await effectFailed(first.actor);
     const retryAt = LOCK_DEADLINE + effectRetryDelay(1, failed.context.tradeId);

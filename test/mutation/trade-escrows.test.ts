@@ -78,7 +78,7 @@ describe('the taker escrow is refunded while the maker escrow may hold funds', (
     const { actor, calls } = startTrade({ makerRedeem: () => new Promise(() => {}) });
     actor.send(finalizedLock());
     await reach(actor, 'initiated.makerLocked');
-    actor.send({ type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: '11'.repeat(32) });
+    actor.send({ type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: PREIMAGE });
     await reach(actor, 'initiated.makerRedeeming');
     actor.send(refundedToTaker);
     await waitFor(actor, (s) => s.hasTag('closed'), { timeout: 1_000 });

@@ -10,7 +10,6 @@ import {
   redeemBy,
   type TradeSignature,
   takerEscrowHoldsFunds,
-  timingSafeEqualHex,
   tradeMachine,
   withSignature,
 } from '../../machines/index.ts';
@@ -52,16 +51,6 @@ describe('withSignature: one entry per movement', () => {
     const result = withSignature(landed, 'taker_lock', 'sig-a');
     expect(result).toEqual(landed);
     expect(result).not.toBe(landed);
-  });
-});
-
-describe('timingSafeEqualHex', () => {
-  test('equal in any case; unequal on any differing digit or length', () => {
-    expect(timingSafeEqualHex('abCD', 'ABcd')).toBe(true);
-    expect(timingSafeEqualHex('abcd', 'abce')).toBe(false);
-    expect(timingSafeEqualHex('abcd', 'abcd00')).toBe(false);
-    expect(timingSafeEqualHex('', 'ab')).toBe(false);
-    expect(timingSafeEqualHex('', '')).toBe(true);
   });
 });
 

@@ -39,6 +39,13 @@ import { QuoteDesk, StaticPriceSource } from '../../src/quotes/index.ts';
 import { newTradeRecord, restColumns } from '../../src/runtime/host.ts';
 import { MakerInventory, TradeRuntime } from '../../src/runtime/index.ts';
 import { GroupCommit, openStore, type Store, type TradeRecord } from '../../src/store/index.ts';
+import {
+  bytesOf,
+  type Hash32,
+  hashOfPreimage,
+  type Preimage,
+  preimageFromBytes,
+} from '../../src/vocabulary/index.ts';
 import { type ConfigDocument, defaultConfigDocument, tempDir } from '../support/service.ts';
 
 const KEYS_PER_CALL = 100;
@@ -312,15 +319,15 @@ export const SOL_MINT = 'So11111111111111111111111111111111111111112';
 export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 
 export interface TakerSecret {
-  preimage: string;
-  secretHash: string;
+  preimage: Preimage;
+  secretHash: Hash32;
 }
 
 export function newSecret(): TakerSecret {
   const preimage = randomBytes(32);
   return {
-    preimage: preimage.toString('hex'),
-    secretHash: createHash('sha256').update(preimage).digest('hex'),
+    preimage: preimageFromBytes(preimage),
+    secretHash: hashOfPreimage(preimageFromBytes(preimage)),
   };
 }
 
@@ -331,11 +338,7 @@ export function tradeInput(
 ): { input: TradeInput; taker: Keypair; secret: TakerSecret } {
   const taker = options.taker ?? Keypair.generate();
   const secret = options.secret ?? newSecret();
-  const [takerEscrow] = takerEscrowAddress(
-    chain.programId,
-    taker.publicKey,
-    Buffer.from(secret.secretHash, 'hex'),
-  );
+  const [takerEscrow] = takerEscrowAddress(chain.programId, taker.publicKey, bytesOf(secret.secretHash));
   const [makerEscrow] = makerEscrowAddress(chain.programId, takerEscrow);
   const input: TradeInput = {
     tradeId: randomUUID(),
@@ -375,7 +378,7 @@ export function takerEscrowState(
     recipient: chain.makerWallet,
     mint: new PublicKey(input.inputMint),
     vault: vaultAddress(chain.programId, escrow)[0],
-    hashlock: Buffer.from(input.secretHash, 'hex'),
+    hashlock: bytesOf(input.secretHash),
     amount: BigInt(input.inputAmountRaw),
     expiry: BigInt(input.takerExpiry),
     lockDeadline: BigInt(input.lockDeadline),

@@ -14,6 +14,7 @@ import {
   type TradeRecord,
   timeOrderedUuid,
 } from '../../src/store/index.ts';
+import { hash32FromBytes } from '../../src/vocabulary/index.ts';
 import { tempDir } from '../support/service.ts';
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -66,7 +67,7 @@ function tradeOf(q: QuoteRecord, overrides: Partial<TradeInput> = {}): TradeReco
     runId: RUN,
     takerWallet: q.takerWallet,
     makerWallet: wallet(),
-    secretHash: randomBytes(32).toString('hex'),
+    secretHash: hash32FromBytes(randomBytes(32)),
     inputMint: q.inputMint,
     inputAmountRaw: q.inputRaw.toString(),
     outputMint: q.outputMint,

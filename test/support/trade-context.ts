@@ -6,6 +6,7 @@ import {
   type TradeContext,
   type TradeInput,
 } from '../../machines/index.ts';
+import { type Hash32, parseHash32, preimageFromBytes } from '../../src/vocabulary/index.ts';
 import { SOL_MINT, USDC_MINT } from './mints.ts';
 
 export const TRADE_ID = '3f0c8a52-6a7e-4c1e-9f6b-0d2a4b8e1c11';
@@ -13,7 +14,9 @@ export const QUOTE_ID = '9b1d4e77-2c3a-4f8d-8e5b-6a7c9d0e1f22';
 export const CREATING_RUN = 'c7a2e9d4-1b3f-4a6c-8d5e-2f7b9a0c3d33';
 export const TAKER_WALLET = 'TakerWa11et1111111111111111111111111111111';
 /** A commitment distinctive enough that any occurrence of it in an output is a leak, not a coincidence. */
-export const SECRET_HASH = '5e3c9a71f02b8d46e1a7c3950b6f2d84a9e1c7305f8b2d6e4a0c9e7f1b3d5a28';
+export const SECRET_HASH = parseHash32(
+  '5e3c9a71f02b8d46e1a7c3950b6f2d84a9e1c7305f8b2d6e4a0c9e7f1b3d5a28',
+) as Hash32;
 
 export const T0 = 1_700_000_000;
 export const LOCK_DEADLINE = T0 + 120;
@@ -107,7 +110,7 @@ export function redeemedContext(overrides: Partial<TradeContext> = {}): TradeCon
   const base = makerLockedContext();
   return {
     ...base,
-    preimage: '11'.repeat(32),
+    preimage: preimageFromBytes(Buffer.alloc(32, 0x11)),
     makerEscrowRedeemSeen: true,
     redeemRequested: true,
     signatures: [

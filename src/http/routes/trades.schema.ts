@@ -7,6 +7,7 @@ import {
   DateTime,
   Int64,
   NextActionSchema,
+  PreimageHex,
   SecretHash,
   Uuid,
   WalletAddress,
@@ -136,10 +137,7 @@ export const LockRequestSchema = Type.Union(
 );
 
 export const AbandonRequestSchema = Type.Object({ secret_hash: SecretHash }, { additionalProperties: false });
-export const RedeemRequestSchema = Type.Object(
-  { preimage: Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: '32 bytes, hex' }) },
-  { additionalProperties: false },
-);
+export const RedeemRequestSchema = Type.Object({ preimage: PreimageHex }, { additionalProperties: false });
 export const WalletModeQuery = Type.Object({
   mode: Type.Optional(
     Type.Literal('wallet', { description: 'answer an unsigned transaction for the wallet instead' }),

@@ -5,7 +5,7 @@ import Type from 'typebox';
 import type { UnsignedTransaction } from '../../chain/index.ts';
 import type { TypeBoxApp } from '../app.ts';
 import { errorResponses } from '../errors.ts';
-import { Uuid } from '../schemas.ts';
+import { hash32Field, preimageField, Uuid } from '../schemas.ts';
 import type { HttpDeps } from './index.ts';
 import { OPERATOR_SECURITY, PUBLIC_SECURITY, requireOperator } from './operator.ts';
 import { assertWallet } from './rfq.ts';
@@ -70,7 +70,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
       const result = await commands.startSettlement(
         request.params.quote_id,
         request.body.taker_wallet,
-        request.body.secret_hash,
+        hash32Field(request.body.secret_hash, 'body.secret_hash'),
       );
       const { trade } = result;
       const outcome = result.created ? 'created' : 'repeated';
@@ -221,7 +221,14 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
       },
     },
     async (request, reply) =>
-      reply.code(202).send(await commands.abandon(request.params.trade_id, request.body.secret_hash)),
+      reply
+        .code(202)
+        .send(
+          await commands.abandon(
+            request.params.trade_id,
+            hash32Field(request.body.secret_hash, 'body.secret_hash'),
+          ),
+        ),
   );
 
   // REDEEM_REQUESTED (service mode) or nothing at all (wallet mode).
@@ -248,11 +255,12 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     },
     async (request, reply) => {
       const { trade_id } = request.params;
+      const preimage = preimageField(request.body.preimage, 'body.preimage');
       if (request.query.mode === 'wallet') {
-        const { trade, transaction } = await commands.walletRedeem(trade_id, request.body.preimage);
+        const { trade, transaction } = await commands.walletRedeem(trade_id, preimage);
         return reply.code(200).send({ trade, transaction: transactionView(transaction) });
       }
-      return reply.code(202).send(await commands.redeem(trade_id, request.body.preimage));
+      return reply.code(202).send(await commands.redeem(trade_id, preimage));
     },
   );
 
