@@ -6,7 +6,7 @@ import {
   type StateDefinition,
   type TransitionDefinition,
   transitionLabel,
-} from '../../../machines/trade.definition.ts';
+} from '../../machines/trade.definition.ts';
 
 // Text is measured by character count: the page draws it in a monospace font of these sizes.
 const CHAR_W = 7.3;

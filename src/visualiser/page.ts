@@ -1,11 +1,11 @@
-// The visualiser page (GET /v1/viz): the statechart drawn server-side from the machine's definition, with
+// The visualiser's page: the statechart drawn server-side from the machine's definition (layout.ts), with
 // the page's own script and styles inlined, so that everything comes from this process and one request.
 import { readFileSync } from 'node:fs';
-import type { MachineDefinition } from '../../../machines/trade.definition.ts';
-import { rootPath } from '../../paths.ts';
+import type { MachineDefinition } from '../../machines/trade.definition.ts';
+import { rootPath } from '../paths.ts';
 import { renderSvg } from './layout.ts';
 
-const asset = (name: string) => readFileSync(rootPath('src', 'http', 'viz', name), 'utf8');
+const asset = (name: string) => readFileSync(rootPath('src', 'visualiser', name), 'utf8');
 
 export interface VizOptions {
   /** How long the player shows each step of a history. */
