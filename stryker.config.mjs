@@ -60,7 +60,7 @@ const config = {
     'src/quotes/pricing.ts',
     'src/quotes/risk.ts',
     'src/ledger/**/*.ts',
-    'src/runtime/trade-view.ts',
+    'src/http/trade-response.ts',
   ],
   coverageAnalysis: 'perTest',
   incremental: true,

@@ -1,6 +1,7 @@
 // Test scope for mutation testing (`npm run test:mutation`): only the fast, pure unit and property
 // suites that exercise the mutated modules, so Stryker's dry run and per-mutant reruns stay short.
-// No chain, HTTP, store or e2e suites: they are slow and cover none of the mutated pure code alone.
+// No chain, store or e2e suites, and of HTTP only the pure TradeResponse rendering: the rest is slow and
+// covers none of the mutated pure code alone.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -11,7 +12,7 @@ export default defineConfig({
       'test/quotes/pricing.test.ts',
       'test/quotes/risk.test.ts',
       'test/ledger/**/*.test.ts',
-      'test/runtime/trade-view.test.ts',
+      'test/http/trade-response.test.ts',
       // Statechart rules and escrow terms, still in their own folder until they join test/machines/.
       'test/mutation/trade-escrows.test.ts',
       'test/mutation/trade-rules.test.ts',

@@ -34,14 +34,13 @@ import {
   type TradeHost,
 } from './host.ts';
 import { checkLockTransaction } from './lock-check.ts';
-import type { TradeQueries } from './queries.ts';
+import type { TradeQueries, TradeReading } from './queries.ts';
 import { advance } from './scheduler.ts';
-import type { TradeView } from './trade-view.ts';
 import type { ChainWatcher } from './watcher.ts';
 
 export interface SettlementResult {
   created: boolean;
-  trade: TradeView;
+  trade: TradeReading;
   lock: UnsignedTransaction;
 }
 
@@ -142,8 +141,8 @@ export class TradeCommands {
       );
       await this.deps.host.create(record, snapshot, event);
       quotes.releaseQuote(quoteId);
-      const view = this.deps.queries.render(record, snapshot, now, { entries: [], quote: found.record });
-      return { created: true, trade: view, lock };
+      const trade = this.deps.queries.reading(record, snapshot, now, { entries: [], quote: found.record });
+      return { created: true, trade, lock };
     } finally {
       this.startingQuotes.delete(quoteId);
       this.startingHashes.delete(secretHash);
@@ -169,7 +168,7 @@ export class TradeCommands {
       throw new RuntimeError('lock_window_closed');
     }
     const lock = await this.buildLock(snapshot.context);
-    return { created: false, trade: this.deps.queries.render(record, snapshot), lock };
+    return { created: false, trade: this.deps.queries.reading(record, snapshot), lock };
   }
 
   private buildLock(input: TradeInput): Promise<UnsignedTransaction> {
@@ -197,7 +196,7 @@ export class TradeCommands {
   async submitLock(
     tradeId: string,
     body: { transactionBase64?: string; signature?: string },
-  ): Promise<TradeView> {
+  ): Promise<TradeReading> {
     await this.deps.host.use(tradeId, async (trade) => {
       const { context } = trade;
       const transaction = body.transactionBase64 ?? null;
@@ -231,7 +230,7 @@ export class TradeCommands {
         if (trade.status === 'pending') throw new RuntimeError('lock_not_found');
       }
     });
-    return this.deps.queries.view(tradeId);
+    return this.deps.queries.trade(tradeId);
   }
 
   private async submitTakerLock(transaction: string): Promise<void> {
@@ -273,7 +272,7 @@ export class TradeCommands {
   }
 
   /** ABANDON, after the chain was read for a lock ("a lock signature exists" includes one seen on chain). */
-  async abandon(tradeId: string, secretHash: Hash32): Promise<TradeView> {
+  async abandon(tradeId: string, secretHash: Hash32): Promise<TradeReading> {
     await this.deps.host.use(tradeId, async (trade) => {
       const command = { type: 'ABANDON' as const, secretHash };
       const first = commandOutcome(trade.snapshot, command);
@@ -284,11 +283,11 @@ export class TradeCommands {
       }
       this.run(trade, command, commandOutcome(trade.snapshot, command));
     });
-    return this.deps.queries.view(tradeId);
+    return this.deps.queries.trade(tradeId);
   }
 
   /** REDEEM_REQUESTED: the service redeems the maker escrow for the taker with its preimage. */
-  async redeem(tradeId: string, preimage: Preimage): Promise<TradeView> {
+  async redeem(tradeId: string, preimage: Preimage): Promise<TradeReading> {
     await this.deps.host.use(tradeId, async (trade) => {
       const now = Number(await this.chainCall(() => this.deps.clock.read()));
       const command = {
@@ -299,18 +298,18 @@ export class TradeCommands {
       };
       this.run(trade, command, commandOutcome(trade.snapshot, command));
     });
-    return this.deps.queries.view(tradeId);
+    return this.deps.queries.trade(tradeId);
   }
 
   /** REFUND_REQUESTED, after the chain was read (a refund by the taker itself is a fact, not a command). */
-  async refund(tradeId: string): Promise<TradeView> {
+  async refund(tradeId: string): Promise<TradeReading> {
     await this.deps.host.use(tradeId, async (trade) => {
       if (!trade.closed) await this.chainCall(() => this.deps.watcher.observe(trade));
       const now = Number(await this.chainCall(() => this.deps.clock.read()));
       const command = { type: 'REFUND_REQUESTED' as const, now };
       this.run(trade, command, commandOutcome(trade.snapshot, command));
     });
-    return this.deps.queries.view(tradeId);
+    return this.deps.queries.trade(tradeId);
   }
 
   private run(trade: TradeHandle, command: TradeEvent, outcome: CommandOutcome): void {
@@ -322,12 +321,12 @@ export class TradeCommands {
    * Adopts a trade this run could not adopt at start (or whose last write failed) and reconciles it
    * with the chain; idempotent.
    */
-  async resume(tradeId: string): Promise<TradeView> {
+  async resume(tradeId: string): Promise<TradeReading> {
     const { store, host, runId } = this.deps;
     const record = store.getTrade(tradeId);
     if (!record) throw new RuntimeError('trade_not_found');
     if (host.isBroken(tradeId)) host.forget(tradeId);
-    if (record.closed) return this.deps.queries.view(tradeId);
+    if (record.closed) return this.deps.queries.trade(tradeId);
     if (record.adoptionError !== null) {
       try {
         await this.deps.clock.read();
@@ -346,7 +345,7 @@ export class TradeCommands {
       await this.chainCall(() => this.deps.watcher.observe(trade));
       advance(trade, await this.chainCall(() => this.deps.clock.read()));
     });
-    return this.deps.queries.view(tradeId);
+    return this.deps.queries.trade(tradeId);
   }
 
   // ── Wallet mode: unsigned exits that need no actor, nor the service to act ───────────────────────
@@ -354,8 +353,8 @@ export class TradeCommands {
   async walletRedeem(
     tradeId: string,
     preimage: Preimage,
-  ): Promise<{ trade: TradeView; transaction: UnsignedTransaction }> {
-    const { context, view } = await this.deps.queries.stored(tradeId);
+  ): Promise<{ trade: TradeReading; transaction: UnsignedTransaction }> {
+    const { context, trade } = await this.deps.queries.stored(tradeId);
     if (!sameHash32(hashOfPreimage(preimage), context.secretHash))
       throw new RuntimeError('preimage_mismatch');
     const { chain } = this.deps;
@@ -373,11 +372,11 @@ export class TradeCommands {
         preimage: bytesOf(preimage),
       }),
     );
-    return { trade: view, transaction };
+    return { trade, transaction };
   }
 
-  async walletRefund(tradeId: string): Promise<{ trade: TradeView; transaction: UnsignedTransaction }> {
-    const { context, view } = await this.deps.queries.stored(tradeId);
+  async walletRefund(tradeId: string): Promise<{ trade: TradeReading; transaction: UnsignedTransaction }> {
+    const { context, trade } = await this.deps.queries.stored(tradeId);
     const { chain } = this.deps;
     const [taker, now] = await Promise.all([
       this.chainCall(() => chain.readEscrow(publicKey(context.takerEscrow), 'confirmed')),
@@ -392,7 +391,7 @@ export class TradeCommands {
         inputMint: publicKey(context.inputMint),
       }),
     );
-    return { trade: view, transaction };
+    return { trade, transaction };
   }
 
   // ── Plumbing ───────────────────────────────────────────────────────────────────────────────────

@@ -6,6 +6,5 @@ export type { SettlementResult } from './commands.ts';
 export { isRuntimeError, RuntimeError, type RuntimeErrorCode, type RuntimeInput } from './errors.ts';
 export { eventPayload, type RuntimeLogger } from './host.ts';
 export { MakerInventory } from './inventory.ts';
-export type { TradePage } from './queries.ts';
+export type { TradePage, TradeReading } from './queries.ts';
 export { type RuntimeOptions, TradeRuntime } from './runtime.ts';
-export { nextAction, renderTrade, type TradeView } from './trade-view.ts';

@@ -1,6 +1,7 @@
-// Read-only views of trades and of the run: TradeResponse, pages with cursors, the event log, the ledger,
-// runs, and what the operator's runtime view shows. Nothing here changes a trade; nothing here grows with
-// the number of trades at rest (counts come from the store's indexes, lists are paged).
+// Read-only views of trades and of the run: a trade's reading (what TradeResponse is rendered from, in
+// src/http/trade-response.ts), pages with cursors, the event log, the ledger, runs, and what the operator's
+// runtime view shows. Nothing here changes a trade; nothing here grows with the number of trades at rest
+// (counts come from the store's indexes, lists are paged).
 import {
   EFFECT_RETRY,
   isClosed,
@@ -18,11 +19,25 @@ import type { SettlementStatus } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import { invalidInput, RuntimeError } from './errors.ts';
 import type { TradeHost } from './host.ts';
-import { renderTrade, type TradeView } from './trade-view.ts';
+
+/** A trade as the run reads it now: its durable state and what TradeResponse shows beside it. */
+export interface TradeReading {
+  snapshot: TradeSnapshotLike;
+  status: SettlementStatus;
+  closed: boolean;
+  createdAt: string;
+  /** The run that owns the trade's actor now. */
+  ownerRunId: string;
+  currentRunId: string;
+  ledger: LedgerSummary;
+  programId: string;
+  /** Chain time now, to tell whether the taker escrow is refundable yet. */
+  chainNow: number;
+}
 
 export interface TradePage {
-  trades: TradeView[];
-  next_cursor: string | null;
+  trades: TradeReading[];
+  nextCursor: string | null;
 }
 
 export interface QueryDeps {
@@ -57,14 +72,14 @@ export class TradeQueries {
     return { record, snapshot };
   }
 
-  /** TradeResponse of any trade; a trade this run could not adopt is unavailable. */
-  async view(tradeId: string): Promise<TradeView> {
+  /** Any trade as it is now; a trade this run could not adopt is unavailable. */
+  async trade(tradeId: string): Promise<TradeReading> {
     const { record, snapshot } = await this.current(tradeId);
-    return this.render(record, snapshot, await this.chainNow());
+    return this.reading(record, snapshot, await this.chainNow());
   }
 
   /**
-   * Chain time for a view (whether a refund is due yet): read on the embedded chain, where it costs
+   * Chain time for a reading (whether a refund is due yet): read on the embedded chain, where it costs
    * nothing; on a cluster the clock's estimate, which the watcher keeps current.
    */
   private async chainNow(): Promise<number> {
@@ -77,36 +92,35 @@ export class TradeQueries {
    * A trade as last stored, whether or not this run owns it: the wallet exits read only the chain and the
    * trade's terms, so a taker can leave even when this run could not adopt its trade.
    */
-  async stored(tradeId: string): Promise<{ context: TradeContext; view: TradeView }> {
+  async stored(tradeId: string): Promise<{ context: TradeContext; trade: TradeReading }> {
     await this.deps.host.settled(tradeId).catch(() => undefined);
     const found = this.deps.host.snapshotOf(tradeId);
     if (!found) throw new RuntimeError('trade_not_found');
-    const view = this.render(found.record, found.snapshot, await this.chainNow());
-    return { context: found.snapshot.context, view };
+    const trade = this.reading(found.record, found.snapshot, await this.chainNow());
+    return { context: found.snapshot.context, trade };
   }
 
   /** `known`: the trade's ledger entries and quote when the caller has them (a new trade: none yet). */
-  render(
+  reading(
     record: TradeRecord,
     snapshot: TradeSnapshotLike,
     chainNow = this.deps.clock.estimate(),
     known?: { entries: LedgerEntry[]; quote: QuoteRecord },
-  ): TradeView {
-    const { config, chain, runId } = this.deps;
+  ): TradeReading {
+    const { chain, runId } = this.deps;
     // The running run owns every unclosed trade it could adopt; a closed one belongs to the run it closed in.
     const owned = record.closed ? record.ownerRunId === runId : record.adoptionError === null;
-    return renderTrade({
+    return {
       snapshot,
       status: settlementStatusOf(snapshot),
       closed: record.closed || isClosed(snapshot),
       createdAt: record.createdAt,
       ownerRunId: owned ? runId : record.ownerRunId,
       currentRunId: runId,
-      assets: config.assets,
       ledger: this.ledgerSummary(record.tradeId, snapshot.context, known),
       programId: keyBase58(chain.programId),
       chainNow,
-    });
+    };
   }
 
   ledgerSummary(
@@ -162,9 +176,9 @@ export class TradeQueries {
       trades: shown.map((record) => {
         const found = this.deps.host.snapshotOf(record.tradeId);
         const snapshot = found?.snapshot ?? (JSON.parse(record.snapshot) as TradeSnapshotLike);
-        return this.render(record, snapshot, now);
+        return this.reading(record, snapshot, now);
       }),
-      next_cursor: records.length > page.limit && last ? encodeCursor(last) : null,
+      nextCursor: records.length > page.limit && last ? encodeCursor(last) : null,
     };
   }
 

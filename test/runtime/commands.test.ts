@@ -134,11 +134,11 @@ describe('POST /lock: the wallet-signed lock is checked before anything is sent'
     const trade = await harness.startTrade();
     harness.chain.setEscrow(trade.input.takerEscrow, takerEscrowState(harness.chain, trade.input));
     harness.chain.addTransaction(lockTransaction(trade.input));
-    const view = await harness.runtime.commands.submitLock(trade.tradeId, {
+    const reading = await harness.runtime.commands.submitLock(trade.tradeId, {
       transactionBase64: walletSign(trade.lock, trade.taker),
     });
     expect(harness.chain.calls.submitSigned).toBe(1);
-    expect(view.settlement_status).toBe('initiated');
+    expect(reading.status).toBe('initiated');
     expect(harness.store.tradeEvents(trade.tradeId).map((e) => e.type)).toEqual(
       expect.arrayContaining(['LOCK_SUBMITTED', 'TAKER_LOCK_FINALIZED']),
     );
@@ -184,9 +184,9 @@ describe('abandon, redeem and refund', () => {
   test('abandon with nothing on chain fails the trade as abandoned', async () => {
     const harness = await started();
     const trade = await harness.startTrade();
-    const view = await harness.runtime.commands.abandon(trade.tradeId, trade.secret.secretHash);
-    expect(view.settlement_status).toBe('failed');
-    expect(view.failure_reason).toBe('abandoned');
+    const reading = await harness.runtime.commands.abandon(trade.tradeId, trade.secret.secretHash);
+    expect(reading.status).toBe('failed');
+    expect(reading.snapshot.context.failureReason).toBe('abandoned');
     expect(stored(harness, trade.tradeId).events).toEqual(['SETTLEMENT_STARTED', 'ABANDON']);
   });
 
@@ -303,7 +303,7 @@ describe('a new run', () => {
 
     // The chain is back, but nothing is adopted behind the operator's back: each trade waits for /resume.
     harness.chain.reachable();
-    expect((await refusal(runtime.queries.view(a.tradeId))).code).toBe('runtime_unavailable');
+    expect((await refusal(runtime.queries.trade(a.tradeId))).code).toBe('runtime_unavailable');
     expect((await refusal(runtime.commands.refund(a.tradeId))).code).toBe('runtime_unavailable');
     expect((await refusal(runtime.commands.abandon(a.tradeId, a.secret.secretHash))).code).toBe(
       'runtime_unavailable',
@@ -311,14 +311,14 @@ describe('a new run', () => {
     expect(runtime.host.isActive(a.tradeId)).toBe(false);
 
     const resumed = await runtime.commands.resume(a.tradeId);
-    expect(resumed.current_run).toBe(true);
+    expect(resumed.ownerRunId).toBe(harness.runId);
     expect(harness.store.getTrade(a.tradeId)).toMatchObject({
       ownerRunId: harness.runId,
       adoptionError: null,
     });
     expect(harness.store.tradeEvents(a.tradeId).map((e) => e.type)).toContain('ADOPTED');
     expect(runtime.watcher.size).toBe(1);
-    expect((await refusal(runtime.queries.view(b.tradeId))).code).toBe('runtime_unavailable');
+    expect((await refusal(runtime.queries.trade(b.tradeId))).code).toBe('runtime_unavailable');
   });
 
   test('resume while the chain is still unreachable answers runtime_unavailable and claims nothing', async () => {

@@ -588,7 +588,7 @@ export function openHarness(
         taker.publicKey.toBase58(),
         secret.secretHash,
       );
-      const tradeId = started.trade.trade_id;
+      const tradeId = started.trade.snapshot.context.tradeId;
       const found = runtime.host.snapshotOf(tradeId);
       if (!found) throw new Error('the new trade is not in the store');
       return { tradeId, input: found.snapshot.context, taker, secret, lock: started.lock.transactionBase64 };

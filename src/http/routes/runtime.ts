@@ -11,6 +11,7 @@ import type { TypeBoxApp } from '../app.ts';
 import { errorResponses } from '../errors.ts';
 import { stringifyJson } from '../json.ts';
 import { DateTime, Uuid } from '../schemas.ts';
+import { renderTradePage } from '../trade-response.ts';
 import type { HttpDeps } from './index.ts';
 import { OPERATOR_SECURITY, requireOperator } from './operator.ts';
 import { TradeEventSchema, TradePageSchema } from './trades.schema.ts';
@@ -385,7 +386,10 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
     },
     async (request) => {
       const { run_id, status, limit = 50, cursor } = request.query;
-      return queries.runTrades({ runId: run_id, status, limit, cursor });
+      return renderTradePage(
+        await queries.runTrades({ runId: run_id, status, limit, cursor }),
+        deps.config.assets,
+      );
     },
   );
 

@@ -1,11 +1,12 @@
 // Settlement and Trades groups: starting wallet settlement, the trade commands (lock, abandon, redeem,
 // refund, resume) and the trade reads. Each handler sends one command to the trade's actor through the
-// runtime; the actor's machine event is named beside each route.
+// runtime (the actor's machine event is named beside each route) and renders the trade it answers.
 import Type from 'typebox';
 import type { UnsignedTransaction } from '../../chain/index.ts';
 import type { TypeBoxApp } from '../app.ts';
 import { errorResponses } from '../errors.ts';
 import { hash32Field, preimageField, Uuid } from '../schemas.ts';
+import { renderTrade, renderTradePage } from '../trade-response.ts';
 import type { HttpDeps } from './index.ts';
 import { OPERATOR_SECURITY, PUBLIC_SECURITY, requireOperator } from './operator.ts';
 import { assertWallet } from './rfq.ts';
@@ -34,6 +35,7 @@ const COMMAND_ERRORS = ['trade_not_found', 'runtime_unavailable', 'chain_unavail
 
 export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
   const { commands, queries } = deps.runtime;
+  const { assets } = deps.config;
 
   // Creates the trade actor (machine input; first event SETTLEMENT_STARTED in the log).
   app.post(
@@ -72,7 +74,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
         request.body.taker_wallet,
         hash32Field(request.body.secret_hash, 'body.secret_hash'),
       );
-      const { trade } = result;
+      const trade = renderTrade(result.trade, assets);
       const outcome = result.created ? 'created' : 'repeated';
       deps.metrics.settlementStarted(outcome, (performance.now() - started) / 1000);
       reply.code(result.created ? 201 : 200);
@@ -112,7 +114,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
         response: { 200: TradeResponseSchema, ...errorResponses('trade_not_found', 'runtime_unavailable') },
       },
     },
-    async (request) => queries.view(request.params.trade_id),
+    async (request) => renderTrade(await queries.trade(request.params.trade_id), assets),
   );
 
   app.get(
@@ -133,7 +135,10 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     },
     async (request) => {
       const { taker_wallet, status, limit = 50, cursor } = request.query;
-      return queries.listTrades({ takerWallet: taker_wallet, status, limit, cursor });
+      return renderTradePage(
+        await queries.listTrades({ takerWallet: taker_wallet, status, limit, cursor }),
+        assets,
+      );
     },
   );
 
@@ -190,7 +195,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
         ...(body.transaction_base64 !== undefined ? { transactionBase64: body.transaction_base64 } : {}),
         ...(body.signature !== undefined ? { signature: body.signature } : {}),
       });
-      return reply.code(202).send(trade);
+      return reply.code(202).send(renderTrade(trade, assets));
     },
   );
 
@@ -220,15 +225,11 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
         },
       },
     },
-    async (request, reply) =>
-      reply
-        .code(202)
-        .send(
-          await commands.abandon(
-            request.params.trade_id,
-            hash32Field(request.body.secret_hash, 'body.secret_hash'),
-          ),
-        ),
+    async (request, reply) => {
+      const secretHash = hash32Field(request.body.secret_hash, 'body.secret_hash');
+      const trade = await commands.abandon(request.params.trade_id, secretHash);
+      return reply.code(202).send(renderTrade(trade, assets));
+    },
   );
 
   // REDEEM_REQUESTED (service mode) or nothing at all (wallet mode).
@@ -258,9 +259,11 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
       const preimage = preimageField(request.body.preimage, 'body.preimage');
       if (request.query.mode === 'wallet') {
         const { trade, transaction } = await commands.walletRedeem(trade_id, preimage);
-        return reply.code(200).send({ trade, transaction: transactionView(transaction) });
+        return reply
+          .code(200)
+          .send({ trade: renderTrade(trade, assets), transaction: transactionView(transaction) });
       }
-      return reply.code(202).send(await commands.redeem(trade_id, preimage));
+      return reply.code(202).send(renderTrade(await commands.redeem(trade_id, preimage), assets));
     },
   );
 
@@ -289,9 +292,11 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
       const { trade_id } = request.params;
       if (request.query.mode === 'wallet') {
         const { trade, transaction } = await commands.walletRefund(trade_id);
-        return reply.code(200).send({ trade, transaction: transactionView(transaction) });
+        return reply
+          .code(200)
+          .send({ trade: renderTrade(trade, assets), transaction: transactionView(transaction) });
       }
-      return reply.code(202).send(await commands.refund(trade_id));
+      return reply.code(202).send(renderTrade(await commands.refund(trade_id), assets));
     },
   );
 
@@ -312,6 +317,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
         response: { 202: TradeResponseSchema, ...errorResponses(...COMMAND_ERRORS) },
       },
     },
-    async (request, reply) => reply.code(202).send(await commands.resume(request.params.trade_id)),
+    async (request, reply) =>
+      reply.code(202).send(renderTrade(await commands.resume(request.params.trade_id), assets)),
   );
 }

@@ -1,90 +1,38 @@
-// TradeResponse: rendered by one pure function from a trade's snapshot, the run asking and the ledger.
-// Every field of the interface with its exact type, plus our extensions (redeem_by, escrows, program id):
-// docs/interface.md#traderesponse and #extensions.
+// TradeResponse: rendered by one pure function from a trade's reading (src/runtime/queries.ts) and the
+// configured assets, typed by its schema so the two cannot drift apart. Every field of the interface with
+// its exact type, plus our extensions (redeem_by, escrows, program id): docs/interface.md#traderesponse and
+// #extensions.
+import type { Static } from 'typebox';
 import { substateOf, type TradeContext } from '../../machines/index.ts';
 import type { AssetRegistry } from '../config/index.ts';
-import type { LedgerSummary } from '../ledger/index.ts';
-import { type AmountView, amountView } from '../money/index.ts';
-import {
-  INTEGRATION_STATUS,
-  type NextActionType,
-  type SettlementStatus,
-  type TradeSignatureKind,
-} from '../vocabulary/index.ts';
+import { amountView } from '../money/index.ts';
+import type { TradePage, TradeReading } from '../runtime/index.ts';
+import { INTEGRATION_STATUS, type NextActionType } from '../vocabulary/index.ts';
+import type { TradePageSchema, TradeResponseSchema } from './routes/trades.schema.ts';
+import type { NextAction } from './schemas.ts';
 
-export interface NextAction {
-  type: NextActionType;
-  method: 'GET' | 'POST';
-  path: string;
-}
-
-export interface TradeView {
-  trade_id: string;
-  quote_id: string;
-  run_id: string;
-  current_run: boolean;
-  taker_wallet: string | null;
-  expires_at: string | null;
-  created_at: string;
-  settlement_status: SettlementStatus;
-  tx_signatures: string[];
-  tx_signature_kinds: { kind: TradeSignatureKind; signature: string }[];
-  amounts: {
-    input: { asset: string; amount_raw: bigint } | null;
-    output: { asset: string; amount_raw: bigint } | null;
-  };
-  input: AmountView | null;
-  output: AmountView | null;
-  ledger_summary: LedgerSummary;
-  integration_status: typeof INTEGRATION_STATUS;
-  // Extensions (docs/interface.md#extensions).
-  substate: string;
-  failure_reason: string | null;
-  lock_deadline: string;
-  maker_expires_at: string | null;
-  redeem_by: string | null;
-  taker_escrow: string;
-  maker_escrow: string;
-  program_id: string;
-  hashlock: string | null;
-  next_action?: NextAction;
-}
-
-export interface TradeViewInput {
-  snapshot: { value: unknown; context: TradeContext };
-  status: SettlementStatus;
-  closed: boolean;
-  createdAt: string;
-  /** The run that owns the trade's actor now. */
-  ownerRunId: string;
-  currentRunId: string;
-  assets: AssetRegistry;
-  ledger: LedgerSummary;
-  programId: string;
-  /** Chain time now, to tell whether the taker escrow is refundable yet. */
-  chainNow: number;
-}
+export type TradeResponse = Static<typeof TradeResponseSchema>;
 
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 
-export function renderTrade(input: TradeViewInput): TradeView {
-  const { context } = input.snapshot;
-  const substate = substateOf(input.snapshot as Parameters<typeof substateOf>[0]);
-  const inputAsset = input.assets.find(context.inputMint);
-  const outputAsset = input.assets.find(context.outputMint);
+export function renderTrade(trade: TradeReading, assets: AssetRegistry): TradeResponse {
+  const { context } = trade.snapshot;
+  const substate = substateOf(trade.snapshot);
+  const inputAsset = assets.find(context.inputMint);
+  const outputAsset = assets.find(context.outputMint);
   const inputRaw = BigInt(context.inputAmountRaw);
   const outputRaw = BigInt(context.outputAmountRaw);
   const redeemBy = context.makerExpiry === null ? null : context.makerExpiry - context.landingMargin;
   const lockOnChain = context.takerLockTerms !== null;
-  const view: TradeView = {
+  const response: TradeResponse = {
     trade_id: context.tradeId,
     quote_id: context.quoteId,
     run_id: context.runId,
-    current_run: input.ownerRunId === input.currentRunId,
+    current_run: trade.ownerRunId === trade.currentRunId,
     taker_wallet: context.takerWallet,
     expires_at: iso(context.takerExpiry),
-    created_at: input.createdAt,
-    settlement_status: input.status,
+    created_at: trade.createdAt,
+    settlement_status: trade.status,
     tx_signatures: context.signatures.map((s) => s.signature),
     tx_signature_kinds: context.signatures.map((s) => ({ kind: s.kind, signature: s.signature })),
     amounts: {
@@ -93,7 +41,7 @@ export function renderTrade(input: TradeViewInput): TradeView {
     },
     input: inputAsset ? amountView(inputRaw, inputAsset) : null,
     output: outputAsset ? amountView(outputRaw, outputAsset) : null,
-    ledger_summary: input.ledger,
+    ledger_summary: trade.ledger,
     integration_status: INTEGRATION_STATUS,
     substate,
     failure_reason: context.failureReason,
@@ -102,13 +50,18 @@ export function renderTrade(input: TradeViewInput): TradeView {
     redeem_by: redeemBy === null ? null : iso(redeemBy),
     taker_escrow: context.takerEscrow,
     maker_escrow: context.makerEscrow,
-    program_id: input.programId,
+    program_id: trade.programId,
     // The commitment guards abandon: it is shown only once the lock (which reveals it anyway) is on chain.
     hashlock: lockOnChain ? context.secretHash : null,
   };
-  const next = nextAction(substate, input.closed, context, input.chainNow, redeemBy);
-  if (next) view.next_action = next;
-  return view;
+  const next = nextAction(substate, trade.closed, context, trade.chainNow, redeemBy);
+  if (next) response.next_action = next;
+  return response;
+}
+
+/** A page of trades (the trade list and the runtime's): each trade rendered, and the next page's cursor. */
+export function renderTradePage(page: TradePage, assets: AssetRegistry): Static<typeof TradePageSchema> {
+  return { trades: page.trades.map((trade) => renderTrade(trade, assets)), next_cursor: page.nextCursor };
 }
 
 /** The step a taker's front end takes next, from where the trade is. */

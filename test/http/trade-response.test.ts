@@ -1,15 +1,12 @@
 // TradeResponse (docs/interface.md) plus its extensions, rendered by one pure function from a trade's
-// snapshot, the run asking, and its ledger summary; next_action tells the taker's front end what to do.
+// reading (its snapshot, the run asking, its ledger summary) and the configured assets; next_action tells
+// the taker's front end what to do.
 import { describe, expect, test } from 'vitest';
 import { settlementStatusOf, type TradeContext } from '../../machines/index.ts';
 import { type Asset, AssetRegistry } from '../../src/config/index.ts';
+import { nextAction, renderTrade, type TradeResponse } from '../../src/http/trade-response.ts';
 import type { LedgerSummary } from '../../src/ledger/index.ts';
-import {
-  nextAction,
-  renderTrade,
-  type TradeView,
-  type TradeViewInput,
-} from '../../src/runtime/trade-view.ts';
+import type { TradeReading } from '../../src/runtime/index.ts';
 import { TRADE_SIGNATURE_KINDS } from '../../src/vocabulary/index.ts';
 import { SOL_MINT, USDC_MINT } from '../support/mints.ts';
 import {
@@ -53,11 +50,11 @@ const LEDGER: LedgerSummary = { balanced: true, entry_count: 8, net_usdc_estimat
 
 type StateValue = string | { [key: string]: StateValue };
 
-function viewInput(
+function reading(
   value: StateValue,
   context: TradeContext,
-  overrides: Partial<Omit<TradeViewInput, 'snapshot'>> = {},
-): TradeViewInput {
+  overrides: Partial<Omit<TradeReading, 'snapshot'>> = {},
+): TradeReading {
   return {
     snapshot: { value, context },
     status: settlementStatusOf({ value }),
@@ -65,7 +62,6 @@ function viewInput(
     createdAt: iso(T0),
     ownerRunId: CREATING_RUN,
     currentRunId: CREATING_RUN,
-    assets: ASSETS,
     ledger: LEDGER,
     programId: PROGRAM_ID,
     chainNow: T0 + 10,
@@ -76,10 +72,10 @@ function viewInput(
 const render = (
   value: StateValue,
   context: TradeContext,
-  overrides: Partial<Omit<TradeViewInput, 'snapshot'>> = {},
-) => renderTrade(viewInput(value, context, overrides));
+  overrides: Partial<Omit<TradeReading, 'snapshot'>> = {},
+) => renderTrade(reading(value, context, overrides), ASSETS);
 
-const json = (view: TradeView) =>
+const json = (view: TradeResponse) =>
   JSON.stringify(view, (_key, v) => (typeof v === 'bigint' ? v.toString() : v));
 
 const AWAITING_LOCK = { pending: 'awaitingLock' };
@@ -193,7 +189,7 @@ describe('renderTrade: every TradeResponse field of the interface, with its type
     }
   });
 
-  test('the view does not share the context array: editing it leaves the snapshot alone', () => {
+  test('the response does not share the context array: editing it leaves the snapshot alone', () => {
     const context = makerLockedContext();
     const view = render(MAKER_LOCKED, context);
     view.tx_signatures.push('extra');
@@ -257,7 +253,7 @@ describe('renderTrade: every TradeResponse field of the interface, with its type
     );
   });
 
-  test('the whole view serialises to JSON once bigints are written as integers', () => {
+  test('the whole response serialises to JSON once bigints are written as integers', () => {
     const text = json(render(MAKER_LOCKED, makerLockedContext()));
     const parsed = JSON.parse(text) as Record<string, unknown>;
     expect(Object.keys(parsed)).toEqual(
