@@ -1,7 +1,6 @@
 // Runtime group: the operator's view of the running process (status, runs, trades, ledger, the event log
 // polled or streamed as Server-Sent Events), the trade machine's definition and the visualiser page.
 // Every route takes the operator token (docs/interface.md#guards).
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { machineDefinition } from '../../../machines/trade.definition.ts';
 import { formatDecimal } from '../../money/index.ts';
@@ -9,8 +8,8 @@ import { vizPage } from '../../visualiser/index.ts';
 import { SETTLEMENT_STATUSES } from '../../vocabulary/index.ts';
 import type { TypeBoxApp } from '../app.ts';
 import { errorResponses } from '../errors.ts';
-import { stringifyJson } from '../json.ts';
 import { DateTime, Uuid } from '../schemas.ts';
+import { EventStreams } from '../sse.ts';
 import { renderTradePage } from '../trade-response.ts';
 import type { HttpDeps } from './index.ts';
 import { OPERATOR_SECURITY, requireOperator } from './operator.ts';
@@ -252,21 +251,17 @@ const MachineSchema = Type.Object(
   { title: 'MachineDefinition' },
 );
 
-const HEARTBEAT_MS = 15_000;
-const STREAM_PAGE = 200;
-
 export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
   const { runtime } = deps;
   const { queries } = runtime;
   const operator = requireOperator(deps);
   const definition = machineDefinition();
   const page = vizPage(definition);
-  const tail = () => queries.lastEventSeq();
-  const streams = new Set<() => void>();
-  // An open stream would keep app.close() waiting for its connection: end them all first.
-  app.addHook('preClose', async () => {
-    for (const end of [...streams]) end();
+  const streams = new EventStreams({
+    events: (afterSeq, limit) => queries.eventLog(afterSeq, limit),
+    onEvents: (listener) => runtime.onEvents(listener),
   });
+  app.addHook('preClose', async () => streams.endAll());
 
   app.get(
     '/v1/runtime',
@@ -331,7 +326,7 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
           amount_raw: raw === null ? null : raw.toString(),
           amount: raw === null ? null : formatDecimal(raw, asset.decimals),
         })),
-        last_event_seq: tail(),
+        last_event_seq: queries.lastEventSeq(),
       };
     },
   );
@@ -483,8 +478,9 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
     },
     async (request, reply) => {
       const header = request.headers['last-event-id'];
-      const after = typeof header === 'string' ? Number(header) : (request.query.after ?? tail());
-      openStream(request, reply, after);
+      const after =
+        typeof header === 'string' ? Number(header) : (request.query.after ?? queries.lastEventSeq());
+      streams.stream(request, reply, after);
     },
   );
 
@@ -534,81 +530,4 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
     },
     async (_request, reply) => reply.type('text/html; charset=utf-8').send(page),
   );
-
-  /** Streams the log after `after` to one client until it leaves or the app closes. */
-  function openStream(request: FastifyRequest, reply: FastifyReply, after: number): void {
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, {
-      ...(reply.getHeaders() as Record<string, string>),
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      'x-request-id': request.id,
-    });
-    raw.write(`retry: 2000\n: events after ${after}\n\n`);
-    let cursor = after;
-    let closed = false;
-    let pumping = false;
-    let again = false;
-
-    const pump = async (): Promise<void> => {
-      if (pumping) {
-        again = true;
-        return;
-      }
-      pumping = true;
-      try {
-        do {
-          again = false;
-          for (;;) {
-            if (closed) return;
-            const events = queries.eventLog(cursor, STREAM_PAGE);
-            for (const event of events) {
-              if (closed) return;
-              cursor = event.seq;
-              const ok = raw.write(`id: ${event.seq}\nevent: trade\ndata: ${stringifyJson(event)}\n\n`);
-              if (!ok) await drained(raw);
-            }
-            if (events.length < STREAM_PAGE) break;
-          }
-        } while (again);
-      } catch (error) {
-        request.log.warn({ err: (error as Error).message }, 'event stream failed');
-        end();
-      } finally {
-        pumping = false;
-      }
-    };
-
-    const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), HEARTBEAT_MS);
-    heartbeat.unref();
-    const unsubscribe = runtime.onEvents(() => void pump());
-    const end = () => {
-      if (closed) return;
-      closed = true;
-      clearInterval(heartbeat);
-      unsubscribe();
-      streams.delete(end);
-      raw.end();
-    };
-    streams.add(end);
-    // The response closes when the client goes away (the request's own 'close' fires once its body is read).
-    raw.on('close', end);
-    void pump();
-  }
-}
-
-/** Resolves once the socket takes more data, or is gone. */
-function drained(raw: NodeJS.WritableStream & { once: NodeJS.EventEmitter['once'] }): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      raw.removeListener('drain', done);
-      raw.removeListener('close', done);
-      resolve();
-    };
-    raw.once('drain', done);
-    raw.once('close', done);
-  });
 }
