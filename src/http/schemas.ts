@@ -1,6 +1,8 @@
-// Schemas shared by several routes: identifiers, amounts and next_action. Route-specific schemas live
-// beside their routes.
+// Schemas shared by several route groups, each defined once: identifiers, wallets, the swap's secrets,
+// amounts, unsigned transactions and next_action, with the checks a schema cannot make (a wallet's bytes, a
+// secret's parse). A schema of one group lives beside it, in routes/<group>.schema.ts.
 import Type, { type Static } from 'typebox';
+import { decodeBase58, type UnsignedTransaction } from '../chain/index.ts';
 import {
   type Hash32,
   NEXT_ACTION_TYPES,
@@ -10,11 +12,38 @@ import {
 } from '../vocabulary/index.ts';
 import { ApiError } from './errors.ts';
 
+/** A field this service adds to the interface, described as such in the document (docs/interface.md#extensions). */
+export const ext = (description: string) => ({ description: `Extension: ${description}` });
+
+/** The schema, or null. */
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
+export const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
+
+// ── Wallets ─────────────────────────────────────────────────────────────────────────────────────
+
 export const WalletAddress = Type.String({
   pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$',
   description: 'base58 Solana address (32 bytes)',
 });
+
+/** A base58 string of the right alphabet and length can still decode to other than 32 bytes. */
+export function assertWallet(address: string, field: string): void {
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = decodeBase58(address);
+  } catch {
+    bytes = undefined;
+  }
+  if (bytes?.length !== 32) {
+    throw new ApiError('validation_failed', undefined, [`${field}: must be a base58 32-byte address`]);
+  }
+}
+
+// ── The swap's secrets ──────────────────────────────────────────────────────────────────────────
+
 const HEX_32_BYTES = '^[0-9a-fA-F]{64}$';
 export const SecretHash = Type.String({
   pattern: HEX_32_BYTES,
@@ -40,7 +69,9 @@ export function preimageField(text: string, field: string): Preimage {
     throw new ApiError('validation_failed', undefined, [`${field}: must be 64 hex characters`]);
   return preimage;
 }
-export const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
+
+// ── Amounts ─────────────────────────────────────────────────────────────────────────────────────
+
 export const DecimalAmount = Type.String({
   pattern: '^[0-9]+(\\.[0-9]+)?$',
   maxLength: 40,
@@ -50,6 +81,7 @@ export const DecimalAmount = Type.String({
 export const Int64 = Type.Unsafe<bigint>(
   Type.Integer({ minimum: 0, format: 'int64', description: 'int64, exact' }),
 );
+/** An amount in smallest units as a string of digits, so that it survives every JSON parser. */
 export const RawAmountString = Type.String({
   pattern: '^[0-9]+$',
   description: 'integer count of smallest units',
@@ -69,6 +101,25 @@ export const AmountViewSchema = Type.Object(
 );
 export type AmountView = Static<typeof AmountViewSchema>;
 
+// ── Transactions for the taker's wallet ─────────────────────────────────────────────────────────
+
+export const UnsignedTransactionSchema = Type.Object(
+  {
+    transaction_base64: Type.String({ description: 'unsigned legacy transaction, base64' }),
+    recent_blockhash: Type.String(),
+    last_valid_block_height: Type.Integer({ minimum: 0, ...ext('the blockhash’s last valid block height') }),
+  },
+  { title: 'UnsignedTransaction' },
+);
+
+export const unsignedTransaction = (tx: UnsignedTransaction): Static<typeof UnsignedTransactionSchema> => ({
+  transaction_base64: tx.transactionBase64,
+  recent_blockhash: tx.recentBlockhash,
+  last_valid_block_height: tx.lastValidBlockHeight,
+});
+
+// ── What the client does next ───────────────────────────────────────────────────────────────────
+
 export const NextActionSchema = Type.Object(
   {
     type: Type.Enum(NEXT_ACTION_TYPES),
@@ -78,13 +129,3 @@ export const NextActionSchema = Type.Object(
   { title: 'NextAction' },
 );
 export type NextAction = Static<typeof NextActionSchema>;
-
-export const AssetSchema = Type.Object(
-  {
-    id: Type.String({ description: 'the mint address' }),
-    symbol: Type.String(),
-    name: Type.String(),
-    decimals: Type.Integer({ minimum: 0, maximum: 18 }),
-  },
-  { title: 'Asset' },
-);

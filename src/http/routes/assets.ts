@@ -1,28 +1,14 @@
 // Assets and Pairs groups: what the maker trades, straight from the validated config.
-import Type from 'typebox';
+import type { Static } from 'typebox';
 import type { Asset } from '../../config/index.ts';
 import { formatAmount } from '../../money/index.ts';
 import type { TypeBoxApp } from '../app.ts';
 import { ApiError, errorResponses } from '../errors.ts';
-import { AssetSchema } from '../schemas.ts';
+import { AssetListSchema, AssetParams, AssetSchema, PairListSchema } from './assets.schema.ts';
 import type { HttpDeps } from './index.ts';
 import { PUBLIC_SECURITY } from './operator.ts';
 
-const PairSchema = Type.Object(
-  {
-    input_asset: Type.String({ description: 'input asset symbol' }),
-    output_asset: Type.String({ description: 'output asset symbol' }),
-    input_mint: Type.String(),
-    output_mint: Type.String(),
-    base_spread_bps: Type.Integer({ minimum: 0, maximum: 10000 }),
-    min_input: Type.String({ description: 'smallest input, display units' }),
-    max_input: Type.String({ description: 'largest input, display units' }),
-    paused: Type.Boolean(),
-  },
-  { title: 'Pair' },
-);
-
-const assetView = (asset: Asset) => ({
+const assetView = (asset: Asset): Static<typeof AssetSchema> => ({
   id: asset.id,
   symbol: asset.symbol,
   name: asset.name,
@@ -43,7 +29,7 @@ export async function assetRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
           'Every asset the maker trades: its mint (the id), symbol, name and decimals. An RFQ names assets by ' +
           'either id or symbol.',
         security: PUBLIC_SECURITY,
-        response: { 200: Type.Object({ assets: Type.Array(AssetSchema) }), ...errorResponses() },
+        response: { 200: AssetListSchema, ...errorResponses() },
       },
     },
     async () => ({ assets: assets.list.map(assetView) }),
@@ -59,7 +45,7 @@ export async function assetRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
         description:
           'The configured asset whose mint or symbol matches, in any case; 404 asset_not_found if none.',
         security: PUBLIC_SECURITY,
-        params: Type.Object({ asset: Type.String({ minLength: 1, maxLength: 64 }) }),
+        params: AssetParams,
         response: { 200: AssetSchema, ...errorResponses('asset_not_found') },
       },
     },
@@ -82,7 +68,7 @@ export async function assetRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
           'Every directed pair (SOL→USDC and USDC→SOL are two) with its base spread, the input size limits in ' +
           'display units, and whether it is paused. An RFQ on a paused pair is a risk rejection.',
         security: PUBLIC_SECURITY,
-        response: { 200: Type.Object({ pairs: Type.Array(PairSchema) }), ...errorResponses() },
+        response: { 200: PairListSchema, ...errorResponses() },
       },
     },
     async () => ({

@@ -1,15 +1,14 @@
 // Dev group: the embedded chain's faucet, so a taker wallet can be funded over HTTP for demos and tests.
 // Real clusters have no such thing: there the route answers 404 like any unknown route.
 import { PublicKey } from '@solana/web3.js';
-import Type from 'typebox';
 import { isChainError } from '../../chain/index.ts';
 import { parseAmount } from '../../money/index.ts';
 import type { TypeBoxApp } from '../app.ts';
 import { ApiError, errorResponses } from '../errors.ts';
-import { DecimalAmount, WalletAddress } from '../schemas.ts';
+import { assertWallet } from '../schemas.ts';
+import { AirdropRequestSchema, AirdropResponseSchema } from './dev.schema.ts';
 import type { HttpDeps } from './index.ts';
 import { OPERATOR_SECURITY, requireOperator } from './operator.ts';
-import { assertWallet } from './rfq.ts';
 
 export async function devRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
   const { devChain } = deps;
@@ -27,23 +26,8 @@ export async function devRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> 
           'real cluster). Mints the amount of the asset (display units) to the wallet’s token account and ' +
           'adds SOL for fees and rent, so a taker can settle in a demo or a test.',
         security: OPERATOR_SECURITY,
-        body: Type.Object(
-          {
-            wallet: WalletAddress,
-            asset: Type.String({ minLength: 1, maxLength: 64, description: 'asset id (mint) or symbol' }),
-            amount: DecimalAmount,
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({
-            signature: Type.String(),
-            wallet: Type.String(),
-            asset: Type.String(),
-            amount_raw: Type.String(),
-          }),
-          ...errorResponses('validation_failed', 'unauthorized'),
-        },
+        body: AirdropRequestSchema,
+        response: { 200: AirdropResponseSchema, ...errorResponses('validation_failed', 'unauthorized') },
       },
     },
     async (request) => {

@@ -1,37 +1,11 @@
 // Health group: liveness (always 200 while the process serves) and readiness (store, chain, runtime, fees).
-import Type from 'typebox';
 import type { TypeBoxApp } from '../app.ts';
 import { ErrorEnvelopeSchema, envelope, errorResponses } from '../errors.ts';
-import { Uuid } from '../schemas.ts';
+import { HealthSchema, ReadySchema } from './health.schema.ts';
 import type { HttpDeps } from './index.ts';
 import { PUBLIC_SECURITY } from './operator.ts';
 
-const HealthSchema = Type.Object(
-  {
-    status: Type.Literal('ok'),
-    version: Type.String(),
-    run_id: Uuid,
-    uptime_seconds: Type.Integer({ minimum: 0 }),
-  },
-  { title: 'Health' },
-);
-
-const ReadinessPartSchema = Type.Object({
-  name: Type.String({ examples: ['store', 'chain', 'runtime', 'maker_fee_balance'] }),
-  ok: Type.Boolean(),
-  detail: Type.String(),
-});
-
-const ReadySchema = Type.Object(
-  { status: Type.Literal('ready'), parts: Type.Array(ReadinessPartSchema) },
-  { title: 'Readiness' },
-);
-
-export interface ReadinessPart {
-  name: string;
-  ok: boolean;
-  detail: string;
-}
+export type { ReadinessPart } from './health.schema.ts';
 
 export async function healthRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
   app.get(

@@ -1,10 +1,10 @@
 // Metrics group: GET /metrics, this service's Prometheus exposition (src/metrics) for scrapers. It takes the
 // operator token like the other operator routes: required when listening beyond loopback.
-import Type from 'typebox';
 import type { TypeBoxApp } from '../app.ts';
 import { errorResponses } from '../errors.ts';
 import type { HttpDeps } from './index.ts';
-import { OPERATOR_SECURITY, requireOperator } from './operator.ts';
+import { MetricsResponse } from './metrics.schema.ts';
+import { OPERATOR_SECURITY, OperatorQuery, requireOperator } from './operator.ts';
 
 export async function metricsRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
   app.get(
@@ -21,18 +21,8 @@ export async function metricsRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
           'lag, memory, CPU), in the Prometheus text format 0.0.4. Gauges of state are read when scraped; the ' +
           'fee balance and the chain health cost one chain call each per scrape.',
         security: OPERATOR_SECURITY,
-        querystring: Type.Object({
-          access_token: Type.Optional(
-            Type.String({ description: 'the operator token, where an Authorization header cannot be set' }),
-          ),
-        }),
-        response: {
-          200: {
-            description: 'Prometheus text exposition (text/plain; version=0.0.4)',
-            content: { 'text/plain': { schema: Type.String() } },
-          },
-          ...errorResponses('unauthorized'),
-        },
+        querystring: OperatorQuery,
+        response: { 200: MetricsResponse, ...errorResponses('unauthorized') },
       },
     },
     async (_request, reply) => {

@@ -3,6 +3,7 @@
 // beyond loopback.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import Type from 'typebox';
 import { ApiError } from '../errors.ts';
 import type { HttpDeps } from './index.ts';
 
@@ -32,6 +33,15 @@ export function requireOperator(deps: HttpDeps) {
     if (!sameToken(presented, expected)) throw new ApiError('unauthorized', 'The operator token is wrong.');
   };
 }
+
+/** Browsers cannot set headers on EventSource or a page load: the token may come as a query parameter. */
+export const AccessTokenQuery = {
+  access_token: Type.Optional(
+    Type.String({ description: 'the operator token, where an Authorization header cannot be set' }),
+  ),
+};
+/** The query of an operator route that takes no other parameter. */
+export const OperatorQuery = Type.Object(AccessTokenQuery);
 
 /**
  * The OpenAPI side of requireOperator, beside it so the two cannot drift apart: the two ways to present the

@@ -1,86 +1,21 @@
 // RFQ group: POST /v1/rfq (a firm quote or a risk rejection, both 200) and GET /v1/quotes/{quote_id}.
-import Type, { type Static } from 'typebox';
-import { decodeBase58 } from '../../chain/index.ts';
+import type { Static } from 'typebox';
 import { amountView } from '../../money/index.ts';
 import { type AcceptedQuote, type RejectedQuote, RfqInputError } from '../../quotes/index.ts';
-import { INTEGRATION_STATUS, RISK_CHECKS, SETTLEMENT_MODEL } from '../../vocabulary/index.ts';
+import { INTEGRATION_STATUS, SETTLEMENT_MODEL } from '../../vocabulary/index.ts';
 import type { TypeBoxApp } from '../app.ts';
 import { ApiError, errorResponses } from '../errors.ts';
-import {
-  AmountViewSchema,
-  DateTime,
-  DecimalAmount,
-  Int64,
-  NextActionSchema,
-  Uuid,
-  WalletAddress,
-} from '../schemas.ts';
+import { assertWallet } from '../schemas.ts';
 import type { HttpDeps } from './index.ts';
 import { PUBLIC_SECURITY } from './operator.ts';
-
-export const RfqRequestSchema = Type.Object(
-  {
-    input_asset: Type.String({
-      minLength: 1,
-      maxLength: 64,
-      description: 'asset id (mint) or symbol, case-insensitive',
-    }),
-    output_asset: Type.String({ minLength: 1, maxLength: 64, description: 'asset id (mint) or symbol' }),
-    amount: DecimalAmount,
-    taker_wallet: WalletAddress,
-    expiry_seconds: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 300, description: 'default 30; at most the configured maximum' }),
-    ),
-  },
-  { additionalProperties: false, title: 'RfqRequest' },
-);
-
-const RiskCheckName = Type.Enum(RISK_CHECKS);
-const PairRefSchema = Type.Object({ input_asset: Type.String(), output_asset: Type.String() });
-
-export const QuoteSchema = Type.Object(
-  {
-    status: Type.Literal('accepted'),
-    quote_id: Uuid,
-    quoted_output_amount_raw: Int64,
-    spread_bps: Type.Integer({ minimum: 0, maximum: 10000 }),
-    expires_at: DateTime,
-    htlc_terms: Type.Object({
-      settlement_model: Type.Literal(SETTLEMENT_MODEL),
-      escrow_mint: Type.String({ description: 'mint of the escrowed (input) asset' }),
-      expires_at: DateTime,
-      hashlock: Type.Null({ description: 'null in a fresh quote: the commitment comes at settlement start' }),
-    }),
-    risk_checks: Type.Array(RiskCheckName),
-    integration_status: Type.Literal(INTEGRATION_STATUS),
-    pair: PairRefSchema,
-    input: AmountViewSchema,
-    output: AmountViewSchema,
-    next_action: NextActionSchema,
-  },
-  { title: 'Quote' },
-);
-
-export const RiskRejectionSchema = Type.Object(
-  {
-    status: Type.Literal('rejected'),
-    rejection_id: Uuid,
-    reasons: Type.Array(Type.Object({ check: RiskCheckName, message: Type.String() }), { minItems: 1 }),
-    risk_checks: Type.Array(RiskCheckName, { description: 'the checks that passed' }),
-    pair: PairRefSchema,
-    input: AmountViewSchema,
-    integration_status: Type.Literal(INTEGRATION_STATUS),
-  },
-  { title: 'RiskRejection', description: 'A normal RFQ outcome, not an error.' },
-);
-
-const QuoteLookupSchema = Type.Object(
-  {
-    state: Type.Union([Type.Literal('open'), Type.Literal('used'), Type.Literal('expired')]),
-    quote: QuoteSchema,
-  },
-  { title: 'QuoteLookup' },
-);
+import {
+  QuoteLookupSchema,
+  QuoteParams,
+  type QuoteSchema,
+  RfqRequestSchema,
+  RfqResponseSchema,
+  type RiskRejectionSchema,
+} from './rfq.schema.ts';
 
 export function renderQuote(quote: AcceptedQuote): Static<typeof QuoteSchema> {
   const { pair } = quote;
@@ -122,19 +57,6 @@ export function renderRejection(rejection: RejectedQuote): Static<typeof RiskRej
   };
 }
 
-/** A base58 string of the right alphabet and length can still decode to other than 32 bytes. */
-export function assertWallet(address: string, field: string): void {
-  let bytes: Uint8Array | undefined;
-  try {
-    bytes = decodeBase58(address);
-  } catch {
-    bytes = undefined;
-  }
-  if (bytes?.length !== 32) {
-    throw new ApiError('validation_failed', undefined, [`${field}: must be a base58 32-byte address`]);
-  }
-}
-
 export async function rfqRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
   app.post(
     '/v1/rfq',
@@ -150,7 +72,7 @@ export async function rfqRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> 
         security: PUBLIC_SECURITY,
         body: RfqRequestSchema,
         response: {
-          200: Type.Union([QuoteSchema, RiskRejectionSchema]),
+          200: RfqResponseSchema,
           ...errorResponses('validation_failed', 'payload_too_large', 'unsupported_media_type'),
         },
       },
@@ -199,7 +121,7 @@ export async function rfqRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> 
           'settles it) or expired. 404 quote_not_found when no accepted quote has the id (a rejection_id is ' +
           'not one).',
         security: PUBLIC_SECURITY,
-        params: Type.Object({ quote_id: Uuid }),
+        params: QuoteParams,
         response: { 200: QuoteLookupSchema, ...errorResponses('quote_not_found') },
       },
     },

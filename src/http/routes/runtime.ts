@@ -1,255 +1,31 @@
 // Runtime group: the operator's view of the running process (status, runs, trades, ledger, the event log
 // polled or streamed as Server-Sent Events), the trade machine's definition and the visualiser page.
 // Every route takes the operator token (docs/interface.md#guards).
-import Type from 'typebox';
 import { machineDefinition } from '../../../machines/trade.definition.ts';
 import { formatDecimal } from '../../money/index.ts';
 import { vizPage } from '../../visualiser/index.ts';
 import { SETTLEMENT_STATUSES } from '../../vocabulary/index.ts';
 import type { TypeBoxApp } from '../app.ts';
 import { errorResponses } from '../errors.ts';
-import { DateTime, Uuid } from '../schemas.ts';
 import { EventStreams } from '../sse.ts';
 import { renderTradePage } from '../trade-response.ts';
 import type { HttpDeps } from './index.ts';
-import { OPERATOR_SECURITY, requireOperator } from './operator.ts';
-import { TradeEventSchema, TradePageSchema } from './trades.schema.ts';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
-const RawString = Type.String({ pattern: '^[0-9]+$', description: 'integer count of smallest units, exact' });
-
-/** Browsers cannot set headers on EventSource or a page load: the token may come as a query parameter. */
-const AccessToken = {
-  access_token: Type.Optional(
-    Type.String({ description: 'the operator token, where an Authorization header cannot be set' }),
-  ),
-};
-const OperatorQuery = Type.Object(AccessToken);
-
-const RuntimeSchema = Type.Object(
-  {
-    run_id: Uuid,
-    started_at: DateTime,
-    version: Type.String(),
-    uptime_seconds: Type.Integer({ minimum: 0 }),
-    actors: Type.Object(
-      {
-        count: Type.Integer({
-          minimum: 0,
-          description: 'unclosed trades this run owns: active actors plus trades at rest in the store',
-        }),
-        active: Type.Integer({ minimum: 0, description: 'trades whose actor is in memory now' }),
-        at_rest: Type.Integer({
-          minimum: 0,
-          description: 'owned trades waiting at rest (no actor in memory)',
-        }),
-        by_state: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
-          description: 'owned unclosed trades per settlement_status (every status listed)',
-        }),
-        by_substate: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
-          description: 'owned unclosed trades per full state path',
-        }),
-        list: Type.Array(
-          Type.Object({
-            trade_id: Uuid,
-            settlement_status: Type.Enum(SETTLEMENT_STATUSES),
-            substate: Type.String(),
-          }),
-          { description: 'the active actors (bounded by activity, not by the number of trades)' },
-        ),
-        failing_effects: Type.Array(
-          Type.Object(
-            {
-              trade_id: Uuid,
-              substate: Type.String(),
-              effect: Type.String(),
-              attempts: Type.Integer({ minimum: 1 }),
-              message: Type.String(),
-              next_retry_at: Nullable(DateTime),
-            },
-            { title: 'FailingEffect' },
-          ),
-          {
-            description:
-              'trades whose current effect failed at least 5 times in a row (retried with backoff; look at them)',
-          },
-        ),
-      },
-      { title: 'RuntimeActors' },
-    ),
-    chain: Type.Object(
-      {
-        kind: Type.Enum(['embedded', 'rpc']),
-        healthy: Type.Boolean(),
-        detail: Type.String(),
-        chain_time: Nullable(DateTime),
-        chain_time_unix: Nullable(Type.Integer({ description: 'the Clock sysvar, unix seconds' })),
-        program_id: Type.String({ description: 'the HTLC program' }),
-        maker_wallet: Type.String(),
-        fee_balance_lamports: Nullable(RawString),
-      },
-      { title: 'RuntimeChain', description: 'null values could not be read from the chain just now' },
-    ),
-    store: Type.Object(
-      { ok: Type.Boolean(), path: Type.String({ description: 'the SQLite file' }) },
-      { title: 'RuntimeStore' },
-    ),
-    balances: Type.Array(
-      Type.Object(
-        {
-          asset: Type.String({ description: 'symbol' }),
-          mint: Type.String(),
-          decimals: Type.Integer({ minimum: 0 }),
-          amount_raw: Nullable(RawString),
-          amount: Nullable(Type.String({ description: 'decimal in display units' })),
-        },
-        { title: 'MakerBalance' },
-      ),
-      { description: 'the maker’s token balance per configured asset (SOL as wrapped SOL)' },
-    ),
-    last_event_seq: Type.Integer({
-      minimum: 0,
-      description: 'the newest seq of the event log; streams opened without a cursor start after it',
-    }),
-  },
-  { title: 'Runtime' },
-);
-
-const RunSchema = Type.Object(
-  {
-    run_id: Uuid,
-    version: Type.String(),
-    started_at: DateTime,
-    stopped_at: Nullable(DateTime),
-    current: Type.Boolean({ description: 'the run serving this request' }),
-    trades_created: Type.Integer({ minimum: 0 }),
-    trades_owned: Type.Integer({
-      minimum: 0,
-      description: 'trades whose actor the run owns (or owned last)',
-    }),
-  },
-  { title: 'Run' },
-);
-
-const RuntimeTradesQuery = Type.Object({
-  run_id: Type.Optional(
-    Type.String({
-      format: 'uuid',
-      description: 'trades this run created (default: those the current run owns)',
-    }),
-  ),
-  status: Type.Optional(Type.Enum(SETTLEMENT_STATUSES)),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
-  ...AccessToken,
-});
-
-const LedgerSchema = Type.Object(
-  {
-    entries: Type.Array(
-      Type.Object(
-        {
-          entry_id: Type.Integer({ minimum: 1 }),
-          trade_id: Uuid,
-          movement: Type.String(),
-          signature: Type.String(),
-          mint: Type.String(),
-          asset: Nullable(Type.String({ description: 'symbol, when the mint is a configured asset' })),
-          account: Type.String(),
-          side: Type.Enum(['debit', 'credit']),
-          amount_raw: RawString,
-          at: DateTime,
-        },
-        { title: 'LedgerEntry' },
-      ),
-    ),
-    summaries: Type.Array(
-      Type.Object(
-        {
-          trade_id: Uuid,
-          balanced: Type.Boolean(),
-          entry_count: Type.Integer({ minimum: 0 }),
-          net_usdc_estimate: Type.String(),
-        },
-        { title: 'TradeLedgerSummary' },
-      ),
-    ),
-  },
-  { title: 'Ledger' },
-);
-
-const EventsQuery = Type.Object({
-  after: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'events with a greater seq' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-  ...AccessToken,
-});
-
-const EventPageSchema = Type.Object(
-  {
-    events: Type.Array(TradeEventSchema),
-    next_cursor: Type.Integer({
-      minimum: 0,
-      description: 'pass as ?after= for the next page (the same value when nothing newer exists yet)',
-    }),
-  },
-  { title: 'EventPage' },
-);
-
-const StreamQuery = Type.Object({
-  after: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      description:
-        'start after this seq; Last-Event-ID wins on reconnects; default: the log’s end (live only)',
-    }),
-  ),
-  ...AccessToken,
-});
-
-const StateSchema = Type.Object(
-  {
-    id: Type.String({ description: 'full id, e.g. trade.initiated.makerLocked' }),
-    path: Type.String({ description: 'as TradeResponse.substate writes it; "" for the machine' }),
-    key: Type.String(),
-    parent: Nullable(Type.String()),
-    type: Type.Enum(['atomic', 'compound', 'parallel', 'final', 'history']),
-    initial: Nullable(Type.String()),
-    children: Type.Array(Type.String()),
-    tags: Type.Array(Type.String()),
-    description: Nullable(Type.String()),
-    meta: Nullable(Type.Record(Type.String(), Type.Unknown())),
-    entry: Type.Array(Type.String()),
-    exit: Type.Array(Type.String()),
-    invoke: Type.Array(Type.Object({ id: Type.String(), src: Type.String() })),
-  },
-  { title: 'MachineState' },
-);
-
-const TransitionSchema = Type.Object(
-  {
-    source: Type.String(),
-    kind: Type.Enum(['event', 'always', 'done', 'error']),
-    event: Nullable(Type.String()),
-    actor: Nullable(Type.String({ description: 'the invoked actor, for done and error' })),
-    targets: Type.Array(Type.String(), { description: 'full ids; empty when the state does not change' }),
-    guard: Nullable(Type.String({ description: 'by name; combinators as and(a, b)' })),
-    reenter: Type.Boolean(),
-    actions: Type.Array(Type.String()),
-  },
-  { title: 'MachineTransition' },
-);
-
-const MachineSchema = Type.Object(
-  {
-    id: Type.String(),
-    version: Type.Integer({ description: 'persisted with every snapshot' }),
-    initial: Nullable(Type.String()),
-    states: Type.Array(StateSchema),
-    transitions: Type.Array(TransitionSchema),
-  },
-  { title: 'MachineDefinition' },
-);
+import { OPERATOR_SECURITY, OperatorQuery, requireOperator } from './operator.ts';
+import {
+  EventPageSchema,
+  EventStreamResponse,
+  EventsQuery,
+  LedgerQuery,
+  LedgerSchema,
+  MachineSchema,
+  RunListSchema,
+  RuntimeSchema,
+  RuntimeTradesQuery,
+  StreamHeaders,
+  StreamQuery,
+} from './runtime.schema.ts';
+import { TradePageSchema } from './trades.schema.ts';
+import { HtmlPageResponse, VizQuery } from './viz.schema.ts';
 
 export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
   const { runtime } = deps;
@@ -344,10 +120,7 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
           'the trades it created and owns; current marks the run answering.',
         security: OPERATOR_SECURITY,
         querystring: OperatorQuery,
-        response: {
-          200: Type.Object({ runs: Type.Array(RunSchema) }),
-          ...errorResponses('unauthorized'),
-        },
+        response: { 200: RunListSchema, ...errorResponses('unauthorized') },
       },
     },
     async () => ({
@@ -400,7 +173,7 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
           'Operator route. The double-entry ledger of escrow movements, of every trade or of one (?trade_id=), ' +
           'and per trade whether it balances and the maker’s result estimated in USDC.',
         security: OPERATOR_SECURITY,
-        querystring: Type.Object({ trade_id: Type.Optional(Uuid), ...AccessToken }),
+        querystring: LedgerQuery,
         response: { 200: LedgerSchema, ...errorResponses('unauthorized', 'trade_not_found') },
       },
     },
@@ -462,18 +235,8 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
           'end. Comment lines are heartbeats.',
         security: OPERATOR_SECURITY,
         querystring: StreamQuery,
-        headers: Type.Object({
-          'last-event-id': Type.Optional(
-            Type.String({ pattern: '^[0-9]+$', description: 'the last seq received; sent by EventSource' }),
-          ),
-        }),
-        response: {
-          200: {
-            description: 'text/event-stream of TradeEvent',
-            content: { 'text/event-stream': { schema: Type.String() } },
-          },
-          ...errorResponses('unauthorized'),
-        },
+        headers: StreamHeaders,
+        response: { 200: EventStreamResponse, ...errorResponses('unauthorized') },
       },
     },
     async (request, reply) => {
@@ -515,17 +278,8 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
           'Operator route, an HTML page for a browser. The trade statechart; ?trade_id= highlights a trade’s ' +
           'state, plays its history and follows it live. Open it with ?access_token= when a token is configured.',
         security: OPERATOR_SECURITY,
-        querystring: Type.Object({
-          trade_id: Type.Optional(Uuid),
-          step_ms: Type.Optional(
-            Type.Integer({ minimum: 50, maximum: 10_000, description: 'how long playback shows each step' }),
-          ),
-          ...AccessToken,
-        }),
-        response: {
-          200: { description: 'HTML page', content: { 'text/html': { schema: Type.String() } } },
-          ...errorResponses('unauthorized'),
-        },
+        querystring: VizQuery,
+        response: { 200: HtmlPageResponse, ...errorResponses('unauthorized') },
       },
     },
     async (_request, reply) => reply.type('text/html; charset=utf-8').send(page),

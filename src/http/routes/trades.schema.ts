@@ -1,22 +1,21 @@
-// Schemas of the Settlement and Trades groups: the interface's wallet-settlement response and
-// TradeResponse, with our extensions documented as such (docs/interface.md#extensions).
+// Schemas of the Trades group: the interface's TradeResponse, with our extensions documented as such
+// (docs/interface.md#extensions), the trade commands' bodies, and the pages of trades and of events the
+// runtime group shows too.
 import Type from 'typebox';
 import { INTEGRATION_STATUS, SETTLEMENT_STATUSES, TRADE_SIGNATURE_KINDS } from '../../vocabulary/index.ts';
 import {
   AmountViewSchema,
   DateTime,
+  ext,
   Int64,
   NextActionSchema,
+  Nullable,
   PreimageHex,
   SecretHash,
+  UnsignedTransactionSchema,
   Uuid,
   WalletAddress,
 } from '../schemas.ts';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
-const Address = Type.String({ description: 'base58 address' });
-const ext = (description: string) => ({ description: `Extension: ${description}` });
 
 export const TokenAmountSchema = Type.Object(
   { asset: Type.String(), amount_raw: Int64 },
@@ -78,37 +77,6 @@ export const TradeResponseSchema = Type.Object(
   { title: 'TradeResponse' },
 );
 
-export const UnsignedTransactionSchema = Type.Object(
-  {
-    transaction_base64: Type.String({ description: 'unsigned legacy transaction, base64' }),
-    recent_blockhash: Type.String(),
-    last_valid_block_height: Type.Integer({ minimum: 0, ...ext('the blockhash’s last valid block height') }),
-  },
-  { title: 'UnsignedTransaction' },
-);
-
-export const WalletSettlementRequestSchema = Type.Object(
-  { taker_wallet: WalletAddress, secret_hash: SecretHash },
-  { additionalProperties: false, title: 'WalletSettlementRequest' },
-);
-
-export const WalletSettlementResponseSchema = Type.Object(
-  {
-    quote_id: Uuid,
-    trade_id: Uuid,
-    taker_lock_transaction: UnsignedTransactionSchema,
-    expires_at: Type.String({ format: 'date-time', description: 'the taker HTLC expiry' }),
-    integration_status: Type.Literal(INTEGRATION_STATUS),
-    next_action: NextActionSchema,
-    lock_deadline: Type.String({ format: 'date-time', ...ext('the lock must land by then') }),
-    redeem_by: Nullable(Type.String({ format: 'date-time', ...ext('known once the maker locks') })),
-    taker_escrow: Address,
-    maker_escrow: Address,
-    program_id: Address,
-  },
-  { title: 'WalletSettlement' },
-);
-
 export const TradeIdParams = Type.Object({ trade_id: Uuid });
 
 export const LockRequestSchema = Type.Union(
@@ -152,12 +120,14 @@ export const WalletTransactionResponseSchema = Type.Object(
   },
 );
 
-export const TradeListQuery = Type.Object({
-  taker_wallet: Type.Optional(WalletAddress),
+/** The query parameters of every page of trades: a status filter, the page's size, where it starts. */
+export const TradePageQuery = {
   status: Type.Optional(Type.Enum(SETTLEMENT_STATUSES)),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
   cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
-});
+};
+
+export const TradeListQuery = Type.Object({ taker_wallet: Type.Optional(WalletAddress), ...TradePageQuery });
 
 export const TradePageSchema = Type.Object(
   { trades: Type.Array(TradeResponseSchema), next_cursor: Nullable(Type.String()) },
@@ -177,3 +147,5 @@ export const TradeEventSchema = Type.Object(
   },
   { title: 'TradeEvent' },
 );
+
+export const TradeEventsSchema = Type.Object({ events: Type.Array(TradeEventSchema) });

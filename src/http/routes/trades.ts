@@ -1,35 +1,29 @@
 // Settlement and Trades groups: starting wallet settlement, the trade commands (lock, abandon, redeem,
 // refund, resume) and the trade reads. Each handler sends one command to the trade's actor through the
 // runtime (the actor's machine event is named beside each route) and renders the trade it answers.
-import Type from 'typebox';
-import type { UnsignedTransaction } from '../../chain/index.ts';
 import type { TypeBoxApp } from '../app.ts';
 import { errorResponses } from '../errors.ts';
-import { hash32Field, preimageField, Uuid } from '../schemas.ts';
+import { assertWallet, hash32Field, preimageField, unsignedTransaction } from '../schemas.ts';
 import { renderTrade, renderTradePage } from '../trade-response.ts';
 import type { HttpDeps } from './index.ts';
 import { OPERATOR_SECURITY, PUBLIC_SECURITY, requireOperator } from './operator.ts';
-import { assertWallet } from './rfq.ts';
+import {
+  SettlementParams,
+  WalletSettlementRequestSchema,
+  WalletSettlementResponseSchema,
+} from './settlement.schema.ts';
 import {
   AbandonRequestSchema,
   LockRequestSchema,
   RedeemRequestSchema,
-  TradeEventSchema,
+  TradeEventsSchema,
   TradeIdParams,
   TradeListQuery,
   TradePageSchema,
   TradeResponseSchema,
   WalletModeQuery,
-  WalletSettlementRequestSchema,
-  WalletSettlementResponseSchema,
   WalletTransactionResponseSchema,
 } from './trades.schema.ts';
-
-const transactionView = (tx: UnsignedTransaction) => ({
-  transaction_base64: tx.transactionBase64,
-  recent_blockhash: tx.recentBlockhash,
-  last_valid_block_height: tx.lastValidBlockHeight,
-});
 
 const COMMAND_ERRORS = ['trade_not_found', 'runtime_unavailable', 'chain_unavailable'] as const;
 
@@ -51,7 +45,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
           'secret_hash again, while the trade is pending and its lock window open, answers 200 with the same ' +
           'trade and a lock rebuilt on a fresh blockhash.',
         security: PUBLIC_SECURITY,
-        params: Type.Object({ quote_id: Uuid }),
+        params: SettlementParams,
         body: WalletSettlementRequestSchema,
         response: {
           200: WalletSettlementResponseSchema,
@@ -81,7 +75,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
       return {
         quote_id: trade.quote_id,
         trade_id: trade.trade_id,
-        taker_lock_transaction: transactionView(result.lock),
+        taker_lock_transaction: unsignedTransaction(result.lock),
         expires_at: trade.expires_at as string,
         integration_status: trade.integration_status,
         next_action: {
@@ -155,10 +149,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
           'substate it led to; payloads never carry the commitment, a preimage or a signed transaction.',
         security: OPERATOR_SECURITY,
         params: TradeIdParams,
-        response: {
-          200: Type.Object({ events: Type.Array(TradeEventSchema) }),
-          ...errorResponses('trade_not_found', 'unauthorized'),
-        },
+        response: { 200: TradeEventsSchema, ...errorResponses('trade_not_found', 'unauthorized') },
       },
     },
     async (request) => ({ events: queries.tradeEvents(request.params.trade_id) }),
@@ -261,7 +252,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
         const { trade, transaction } = await commands.walletRedeem(trade_id, preimage);
         return reply
           .code(200)
-          .send({ trade: renderTrade(trade, assets), transaction: transactionView(transaction) });
+          .send({ trade: renderTrade(trade, assets), transaction: unsignedTransaction(transaction) });
       }
       return reply.code(202).send(renderTrade(await commands.redeem(trade_id, preimage), assets));
     },
@@ -294,7 +285,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
         const { trade, transaction } = await commands.walletRefund(trade_id);
         return reply
           .code(200)
-          .send({ trade: renderTrade(trade, assets), transaction: transactionView(transaction) });
+          .send({ trade: renderTrade(trade, assets), transaction: unsignedTransaction(transaction) });
       }
       return reply.code(202).send(renderTrade(await commands.refund(trade_id), assets));
     },

@@ -1,0 +1,81 @@
+// Schemas of the RFQ group: the request, the two 200 answers (a firm quote or a risk rejection) and a
+// quote's lookup (docs/interface.md#quote-post-v1rfq-status-accepted).
+import Type from 'typebox';
+import { INTEGRATION_STATUS, RISK_CHECKS, SETTLEMENT_MODEL } from '../../vocabulary/index.ts';
+import {
+  AmountViewSchema,
+  DateTime,
+  DecimalAmount,
+  Int64,
+  NextActionSchema,
+  Uuid,
+  WalletAddress,
+} from '../schemas.ts';
+
+export const RfqRequestSchema = Type.Object(
+  {
+    input_asset: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'asset id (mint) or symbol, case-insensitive',
+    }),
+    output_asset: Type.String({ minLength: 1, maxLength: 64, description: 'asset id (mint) or symbol' }),
+    amount: DecimalAmount,
+    taker_wallet: WalletAddress,
+    expiry_seconds: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 300, description: 'default 30; at most the configured maximum' }),
+    ),
+  },
+  { additionalProperties: false, title: 'RfqRequest' },
+);
+
+const RiskCheckName = Type.Enum(RISK_CHECKS);
+const PairRefSchema = Type.Object({ input_asset: Type.String(), output_asset: Type.String() });
+
+export const QuoteSchema = Type.Object(
+  {
+    status: Type.Literal('accepted'),
+    quote_id: Uuid,
+    quoted_output_amount_raw: Int64,
+    spread_bps: Type.Integer({ minimum: 0, maximum: 10000 }),
+    expires_at: DateTime,
+    htlc_terms: Type.Object({
+      settlement_model: Type.Literal(SETTLEMENT_MODEL),
+      escrow_mint: Type.String({ description: 'mint of the escrowed (input) asset' }),
+      expires_at: DateTime,
+      hashlock: Type.Null({ description: 'null in a fresh quote: the commitment comes at settlement start' }),
+    }),
+    risk_checks: Type.Array(RiskCheckName),
+    integration_status: Type.Literal(INTEGRATION_STATUS),
+    pair: PairRefSchema,
+    input: AmountViewSchema,
+    output: AmountViewSchema,
+    next_action: NextActionSchema,
+  },
+  { title: 'Quote' },
+);
+
+export const RiskRejectionSchema = Type.Object(
+  {
+    status: Type.Literal('rejected'),
+    rejection_id: Uuid,
+    reasons: Type.Array(Type.Object({ check: RiskCheckName, message: Type.String() }), { minItems: 1 }),
+    risk_checks: Type.Array(RiskCheckName, { description: 'the checks that passed' }),
+    pair: PairRefSchema,
+    input: AmountViewSchema,
+    integration_status: Type.Literal(INTEGRATION_STATUS),
+  },
+  { title: 'RiskRejection', description: 'A normal RFQ outcome, not an error.' },
+);
+
+export const RfqResponseSchema = Type.Union([QuoteSchema, RiskRejectionSchema]);
+
+export const QuoteParams = Type.Object({ quote_id: Uuid });
+
+export const QuoteLookupSchema = Type.Object(
+  {
+    state: Type.Union([Type.Literal('open'), Type.Literal('used'), Type.Literal('expired')]),
+    quote: QuoteSchema,
+  },
+  { title: 'QuoteLookup' },
+);
