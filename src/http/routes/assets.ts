@@ -1,12 +1,16 @@
-// Assets and Pairs groups: what the maker trades, straight from the validated config.
+// Assets and Pairs groups (/v1/assets, /v1/pairs): what the maker trades, straight from the validated config.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
-import type { Asset } from '../../config/index.ts';
+import type { Asset, Config } from '../../config/index.ts';
 import { formatAmount } from '../../money/index.ts';
-import type { TypeBoxApp } from '../app.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 import { AssetListSchema, AssetParams, AssetSchema, PairListSchema } from './assets.schema.ts';
-import type { HttpDeps } from './index.ts';
 import { PUBLIC_SECURITY } from './operator.ts';
+
+export interface AssetRoutesOptions {
+  assets: Config['assets'];
+  pairs: Config['pairs'];
+}
 
 const assetView = (asset: Asset): Static<typeof AssetSchema> => ({
   id: asset.id,
@@ -15,11 +19,9 @@ const assetView = (asset: Asset): Static<typeof AssetSchema> => ({
   decimals: asset.decimals,
 });
 
-export async function assetRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
-  const { assets, pairs } = deps.config;
-
+export const assetRoutes: FastifyPluginAsyncTypebox<AssetRoutesOptions> = async (app, { assets, pairs }) => {
   app.get(
-    '/v1/assets',
+    '/assets',
     {
       schema: {
         operationId: 'listAssets',
@@ -36,7 +38,7 @@ export async function assetRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
   );
 
   app.get(
-    '/v1/assets/:asset',
+    '/assets/:asset',
     {
       schema: {
         operationId: 'getAsset',
@@ -58,7 +60,7 @@ export async function assetRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
   );
 
   app.get(
-    '/v1/pairs',
+    '/pairs',
     {
       schema: {
         operationId: 'listPairs',
@@ -84,4 +86,4 @@ export async function assetRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
       })),
     }),
   );
-}
+};

@@ -1,22 +1,30 @@
-// Dev group: the embedded chain's faucet, so a taker wallet can be funded over HTTP for demos and tests.
-// Real clusters have no such thing: there the route answers 404 like any unknown route.
+// Dev group (/v1/dev): the embedded chain's faucet, so a taker wallet can be funded over HTTP for demos and
+// tests. Real clusters have no such thing: there the group is not registered and the route answers 404 like
+// any unknown route.
+
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PublicKey } from '@solana/web3.js';
-import { isChainError } from '../../chain/index.ts';
+import { type DevChain, isChainError } from '../../chain/index.ts';
+import type { Config } from '../../config/index.ts';
 import { parseAmount } from '../../money/index.ts';
-import type { TypeBoxApp } from '../app.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 import { assertWallet } from '../schemas.ts';
 import { AirdropRequestSchema, AirdropResponseSchema } from './dev.schema.ts';
-import type { HttpDeps } from './index.ts';
-import { OPERATOR_SECURITY, requireOperator } from './operator.ts';
+import { OPERATOR_SECURITY, type OperatorAccess, requireOperator } from './operator.ts';
 
-export async function devRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
-  const { devChain } = deps;
-  if (!devChain) return;
+export interface DevRoutesOptions {
+  devChain: DevChain;
+  assets: Config['assets'];
+  operator: OperatorAccess;
+}
+
+export const devRoutes: FastifyPluginAsyncTypebox<DevRoutesOptions> = async (app, opts) => {
+  const { devChain, assets } = opts;
+  requireOperator(app, opts.operator);
+
   app.post(
-    '/v1/dev/airdrop',
+    '/airdrop',
     {
-      preHandler: requireOperator(deps),
       schema: {
         operationId: 'airdrop',
         tags: ['Dev'],
@@ -33,7 +41,7 @@ export async function devRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> 
     async (request) => {
       const { wallet, asset: key, amount } = request.body;
       assertWallet(wallet, 'body.wallet');
-      const asset = deps.config.assets.find(key);
+      const asset = assets.find(key);
       if (!asset)
         throw new ApiError('validation_failed', undefined, [
           `body.asset: no configured asset matches '${key}'`,
@@ -64,4 +72,4 @@ export async function devRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> 
       return { signature, wallet, asset: asset.symbol, amount_raw: raw.toString() };
     },
   );
-}
+};

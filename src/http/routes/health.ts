@@ -1,15 +1,21 @@
-// Health group: liveness (always 200 while the process serves) and readiness (store, chain, runtime, fees).
-import type { TypeBoxApp } from '../app.ts';
+// Health group (/v1/health): liveness (always 200 while the process serves) and readiness (store, chain,
+// runtime, fees).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorEnvelopeSchema, envelope, errorResponses } from '../errors.ts';
-import { HealthSchema, ReadySchema } from './health.schema.ts';
-import type { HttpDeps } from './index.ts';
+import { HealthSchema, type ReadinessPart, ReadySchema } from './health.schema.ts';
 import { PUBLIC_SECURITY } from './operator.ts';
 
-export type { ReadinessPart } from './health.schema.ts';
+export interface HealthRoutesOptions {
+  version: string;
+  run: { runId: string; startedAt: Date };
+  readiness: () => Promise<ReadinessPart[]>;
+}
 
-export async function healthRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (app, opts) => {
+  const { version, run, readiness } = opts;
+
   app.get(
-    '/v1/health',
+    '/',
     {
       schema: {
         operationId: 'getHealth',
@@ -24,14 +30,14 @@ export async function healthRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<voi
     },
     async () => ({
       status: 'ok' as const,
-      version: deps.version,
-      run_id: deps.run.runId,
-      uptime_seconds: Math.floor((Date.now() - deps.run.startedAt.getTime()) / 1000),
+      version,
+      run_id: run.runId,
+      uptime_seconds: Math.floor((Date.now() - run.startedAt.getTime()) / 1000),
     }),
   );
 
   app.get(
-    '/v1/health/ready',
+    '/ready',
     {
       schema: {
         operationId: 'getReadiness',
@@ -45,7 +51,7 @@ export async function healthRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<voi
       },
     },
     async (_request, reply) => {
-      const parts = await deps.readiness();
+      const parts = await readiness();
       const failing = parts.filter((part) => !part.ok);
       if (failing.length > 0) {
         return reply.code(503).send(
@@ -59,4 +65,4 @@ export async function healthRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<voi
       return { status: 'ready' as const, parts };
     },
   );
-}
+};

@@ -1,4 +1,6 @@
-// Every route group, registered in one place; HttpDeps is all a route may reach.
+// Every route group, registered in one place as a Fastify plugin under its prefix, with what it may reach
+// passed as its options; HttpDeps is all the routes may reach. Operator groups guard themselves with one
+// hook (operator.ts).
 import type { DevChain } from '../../chain/index.ts';
 import type { Config } from '../../config/index.ts';
 import type { ServiceMetrics } from '../../metrics/index.ts';
@@ -7,13 +9,17 @@ import type { TradeRuntime } from '../../runtime/index.ts';
 import type { TypeBoxApp } from '../app.ts';
 import { assetRoutes } from './assets.ts';
 import { devRoutes } from './dev.ts';
-import { healthRoutes, type ReadinessPart } from './health.ts';
+import type { ReadinessPart } from './health.schema.ts';
+import { healthRoutes } from './health.ts';
 import { metricsRoutes } from './metrics.ts';
+import type { OperatorAccess } from './operator.ts';
 import { rfqRoutes } from './rfq.ts';
 import { runtimeRoutes } from './runtime.ts';
-import { tradeRoutes } from './trades.ts';
+import { settlementRoutes } from './settlement.ts';
+import { tradeOperatorRoutes, tradeRoutes } from './trades.ts';
+import { vizRoutes } from './viz.ts';
 
-export type { ReadinessPart } from './health.ts';
+export type { ReadinessPart } from './health.schema.ts';
 
 export interface HttpDeps {
   config: Config;
@@ -31,11 +37,23 @@ export interface HttpDeps {
 }
 
 export async function registerRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
-  await healthRoutes(app, deps);
-  await assetRoutes(app, deps);
-  await rfqRoutes(app, deps);
-  await tradeRoutes(app, deps);
-  await devRoutes(app, deps);
-  await runtimeRoutes(app, deps);
-  await metricsRoutes(app, deps);
+  const { config, version, run, quotes, runtime, devChain, readiness, metrics } = deps;
+  const { assets, pairs } = config;
+  const operator: OperatorAccess = {
+    token: config.http.operatorToken,
+    required: deps.operatorTokenRequired,
+  };
+
+  // Public: the interface's routes.
+  await app.register(healthRoutes, { prefix: '/v1/health', version, run, readiness });
+  await app.register(assetRoutes, { prefix: '/v1', assets, pairs });
+  await app.register(rfqRoutes, { prefix: '/v1', quotes, metrics });
+  await app.register(settlementRoutes, { prefix: '/v1/quotes', runtime, assets, metrics });
+  await app.register(tradeRoutes, { prefix: '/v1/trades', runtime, assets });
+  // The operator's: each group guarded by the operator token.
+  await app.register(tradeOperatorRoutes, { prefix: '/v1/trades', runtime, assets, operator });
+  if (devChain) await app.register(devRoutes, { prefix: '/v1/dev', devChain, assets, operator });
+  await app.register(runtimeRoutes, { prefix: '/v1/runtime', runtime, run, version, assets, operator });
+  await app.register(vizRoutes, { prefix: '/v1/viz', operator });
+  await app.register(metricsRoutes, { prefix: '/metrics', operator, metrics });
 }

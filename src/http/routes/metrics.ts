@@ -1,16 +1,23 @@
-// Metrics group: GET /metrics, this service's Prometheus exposition (src/metrics) for scrapers. It takes the
-// operator token like the other operator routes: required when listening beyond loopback.
-import type { TypeBoxApp } from '../app.ts';
+// Metrics group (/metrics): this service's Prometheus exposition (src/metrics) for scrapers. It takes the
+// operator token like the other operator groups: required when listening beyond loopback.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ServiceMetrics } from '../../metrics/index.ts';
 import { errorResponses } from '../errors.ts';
-import type { HttpDeps } from './index.ts';
 import { MetricsResponse } from './metrics.schema.ts';
-import { OPERATOR_SECURITY, OperatorQuery, requireOperator } from './operator.ts';
+import { OPERATOR_SECURITY, type OperatorAccess, OperatorQuery, requireOperator } from './operator.ts';
 
-export async function metricsRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
+export interface MetricsRoutesOptions {
+  metrics: ServiceMetrics;
+  operator: OperatorAccess;
+}
+
+export const metricsRoutes: FastifyPluginAsyncTypebox<MetricsRoutesOptions> = async (app, opts) => {
+  const { metrics } = opts;
+  requireOperator(app, opts.operator);
+
   app.get(
-    '/metrics',
+    '/',
     {
-      preHandler: requireOperator(deps),
       schema: {
         operationId: 'getMetrics',
         tags: ['Runtime'],
@@ -26,8 +33,8 @@ export async function metricsRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
       },
     },
     async (_request, reply) => {
-      const text = await deps.metrics.exposition();
-      return reply.type(deps.metrics.contentType).send(text);
+      const text = await metrics.exposition();
+      return reply.type(metrics.contentType).send(text);
     },
   );
-}
+};

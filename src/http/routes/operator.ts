@@ -1,11 +1,20 @@
-// The operator token (docs/interface.md#guards): runtime, ledger, event and trade-list routes and the dev
-// airdrop accept it as a bearer header or an access_token query parameter; it is required when listening
-// beyond loopback.
+// The operator token (docs/interface.md#guards): runtime, ledger, event and trade-list routes, /metrics and
+// the dev airdrop accept it as a bearer header or an access_token query parameter; it is required when
+// listening beyond loopback. An operator group calls requireOperator once: one hook guards all its routes.
 import { timingSafeEqual } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
+import type { TypeBoxApp } from '../app.ts';
 import { ApiError } from '../errors.ts';
-import type { HttpDeps } from './index.ts';
+
+/** What the guard needs to know, passed to each operator group as a plugin option. */
+export interface OperatorAccess {
+  /** http.operator_token; null: none configured, and the routes are open (only possible on loopback). */
+  token: string | null;
+  /** Listening beyond loopback: a request without the token is refused. */
+  required: boolean;
+}
 
 function presentedToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
@@ -21,17 +30,30 @@ function sameToken(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-export function requireOperator(deps: HttpDeps) {
-  return async (request: FastifyRequest): Promise<void> => {
-    const expected = deps.config.http.operatorToken;
+/**
+ * Guards every route of the calling plugin (and of the plugins it registers) with the operator token, as
+ * one preHandler hook: it runs after validation, so a malformed request is a 400 whatever its token. Each
+ * of those routes must declare `security: OPERATOR_SECURITY`; one that does not is refused when it is
+ * added, so the document always says where the token is demanded.
+ */
+export function requireOperator(app: TypeBoxApp, access: OperatorAccess): void {
+  app.addHook('onRoute', (route) => {
+    if (!isDeepStrictEqual(route.schema?.security, OPERATOR_SECURITY)) {
+      throw new Error(
+        `${route.method} ${route.url} is an operator route: declare security: OPERATOR_SECURITY`,
+      );
+    }
+  });
+  app.addHook('preHandler', async (request) => {
+    const expected = access.token;
     const presented = presentedToken(request);
     if (expected === null) return;
     if (presented === null) {
-      if (deps.operatorTokenRequired) throw new ApiError('unauthorized');
+      if (access.required) throw new ApiError('unauthorized');
       return;
     }
     if (!sameToken(presented, expected)) throw new ApiError('unauthorized', 'The operator token is wrong.');
-  };
+  });
 }
 
 /** Browsers cannot set headers on EventSource or a page load: the token may come as a query parameter. */

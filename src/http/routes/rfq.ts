@@ -1,12 +1,13 @@
-// RFQ group: POST /v1/rfq (a firm quote or a risk rejection, both 200) and GET /v1/quotes/{quote_id}.
+// RFQ group (/v1): POST /v1/rfq (a firm quote or a risk rejection, both 200) and GET /v1/quotes/{quote_id},
+// answered by the quote desk.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
+import type { ServiceMetrics } from '../../metrics/index.ts';
 import { amountView } from '../../money/index.ts';
-import { type AcceptedQuote, type RejectedQuote, RfqInputError } from '../../quotes/index.ts';
+import { type AcceptedQuote, type QuoteDesk, type RejectedQuote, RfqInputError } from '../../quotes/index.ts';
 import { INTEGRATION_STATUS, SETTLEMENT_MODEL } from '../../vocabulary/index.ts';
-import type { TypeBoxApp } from '../app.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 import { assertWallet } from '../schemas.ts';
-import type { HttpDeps } from './index.ts';
 import { PUBLIC_SECURITY } from './operator.ts';
 import {
   QuoteLookupSchema,
@@ -16,6 +17,11 @@ import {
   RfqResponseSchema,
   type RiskRejectionSchema,
 } from './rfq.schema.ts';
+
+export interface RfqRoutesOptions {
+  quotes: QuoteDesk;
+  metrics: ServiceMetrics;
+}
 
 export function renderQuote(quote: AcceptedQuote): Static<typeof QuoteSchema> {
   const { pair } = quote;
@@ -57,9 +63,9 @@ export function renderRejection(rejection: RejectedQuote): Static<typeof RiskRej
   };
 }
 
-export async function rfqRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
+export const rfqRoutes: FastifyPluginAsyncTypebox<RfqRoutesOptions> = async (app, { quotes, metrics }) => {
   app.post(
-    '/v1/rfq',
+    '/rfq',
     {
       schema: {
         operationId: 'createRfq',
@@ -83,7 +89,7 @@ export async function rfqRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> 
       assertWallet(body.taker_wallet, 'body.taker_wallet');
       let outcome: AcceptedQuote | RejectedQuote;
       try {
-        outcome = await deps.quotes.requestQuote({
+        outcome = await quotes.requestQuote({
           inputAsset: body.input_asset,
           outputAsset: body.output_asset,
           amount: body.amount,
@@ -96,7 +102,7 @@ export async function rfqRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> 
         }
         throw error;
       }
-      deps.metrics.rfqAnswered(outcome, (performance.now() - started) / 1000);
+      metrics.rfqAnswered(outcome, (performance.now() - started) / 1000);
       if (outcome.status === 'rejected') {
         request.log.info(
           { rejection_id: outcome.rejectionId, reasons: outcome.reasons.map((r) => r.check) },
@@ -110,7 +116,7 @@ export async function rfqRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> 
   );
 
   app.get(
-    '/v1/quotes/:quote_id',
+    '/quotes/:quote_id',
     {
       schema: {
         operationId: 'getQuote',
@@ -126,9 +132,9 @@ export async function rfqRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> 
       },
     },
     async (request) => {
-      const found = deps.quotes.getQuote(request.params.quote_id);
+      const found = quotes.getQuote(request.params.quote_id);
       if (!found) throw new ApiError('quote_not_found');
       return { state: found.state, quote: renderQuote(found.quote) };
     },
   );
-}
+};

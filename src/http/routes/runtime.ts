@@ -1,16 +1,16 @@
-// Runtime group: the operator's view of the running process (status, runs, trades, ledger, the event log
-// polled or streamed as Server-Sent Events), the trade machine's definition and the visualiser page.
-// Every route takes the operator token (docs/interface.md#guards).
+// Runtime group (/v1/runtime): the operator's view of the running process (status, runs, trades, ledger,
+// the event log polled or streamed as Server-Sent Events) and the trade machine's definition. Every route
+// takes the operator token (docs/interface.md#guards).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { machineDefinition } from '../../../machines/trade.definition.ts';
+import type { Config } from '../../config/index.ts';
 import { formatDecimal } from '../../money/index.ts';
-import { vizPage } from '../../visualiser/index.ts';
+import type { TradeRuntime } from '../../runtime/index.ts';
 import { SETTLEMENT_STATUSES } from '../../vocabulary/index.ts';
-import type { TypeBoxApp } from '../app.ts';
 import { errorResponses } from '../errors.ts';
 import { EventStreams } from '../sse.ts';
 import { renderTradePage } from '../trade-response.ts';
-import type { HttpDeps } from './index.ts';
-import { OPERATOR_SECURITY, OperatorQuery, requireOperator } from './operator.ts';
+import { OPERATOR_SECURITY, type OperatorAccess, OperatorQuery, requireOperator } from './operator.ts';
 import {
   EventPageSchema,
   EventStreamResponse,
@@ -25,14 +25,20 @@ import {
   StreamQuery,
 } from './runtime.schema.ts';
 import { TradePageSchema } from './trades.schema.ts';
-import { HtmlPageResponse, VizQuery } from './viz.schema.ts';
 
-export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
-  const { runtime } = deps;
+export interface RuntimeRoutesOptions {
+  runtime: TradeRuntime;
+  run: { runId: string; startedAt: Date };
+  version: string;
+  assets: Config['assets'];
+  operator: OperatorAccess;
+}
+
+export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = async (app, opts) => {
+  const { runtime, run, version, assets } = opts;
   const { queries } = runtime;
-  const operator = requireOperator(deps);
+  requireOperator(app, opts.operator);
   const definition = machineDefinition();
-  const page = vizPage(definition);
   const streams = new EventStreams({
     events: (afterSeq, limit) => queries.eventLog(afterSeq, limit),
     onEvents: (listener) => runtime.onEvents(listener),
@@ -40,9 +46,8 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
   app.addHook('preClose', async () => streams.endAll());
 
   app.get(
-    '/v1/runtime',
+    '/',
     {
-      preHandler: operator,
       schema: {
         operationId: 'getRuntime',
         tags: ['Runtime'],
@@ -67,10 +72,10 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
       const iso = (unix: number | null) => (unix === null ? null : new Date(unix * 1000).toISOString());
       const { chain } = status;
       return {
-        run_id: deps.run.runId,
-        started_at: deps.run.startedAt.toISOString(),
-        version: deps.version,
-        uptime_seconds: Math.floor((Date.now() - deps.run.startedAt.getTime()) / 1000),
+        run_id: run.runId,
+        started_at: run.startedAt.toISOString(),
+        version,
+        uptime_seconds: Math.floor((Date.now() - run.startedAt.getTime()) / 1000),
         actors: {
           count: actors.total,
           active: actors.active.length,
@@ -88,7 +93,7 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
           kind: chain.kind,
           healthy: chain.healthy,
           detail: chain.detail,
-          chain_time: chain.now === null ? null : new Date(chain.now * 1000).toISOString(),
+          chain_time: iso(chain.now),
           chain_time_unix: chain.now,
           program_id: chain.programId,
           maker_wallet: chain.makerWallet,
@@ -108,9 +113,8 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
   );
 
   app.get(
-    '/v1/runtime/runs',
+    '/runs',
     {
-      preHandler: operator,
       schema: {
         operationId: 'listRuns',
         tags: ['Runtime'],
@@ -124,22 +128,21 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
       },
     },
     async () => ({
-      runs: queries.runs().map((run) => ({
-        run_id: run.runId,
-        version: run.version,
-        started_at: run.startedAt,
-        stopped_at: run.stoppedAt,
-        current: run.runId === deps.run.runId,
-        trades_created: run.created,
-        trades_owned: run.owned,
+      runs: queries.runs().map((stored) => ({
+        run_id: stored.runId,
+        version: stored.version,
+        started_at: stored.startedAt,
+        stopped_at: stored.stoppedAt,
+        current: stored.runId === run.runId,
+        trades_created: stored.created,
+        trades_owned: stored.owned,
       })),
     }),
   );
 
   app.get(
-    '/v1/runtime/trades',
+    '/trades',
     {
-      preHandler: operator,
       schema: {
         operationId: 'listRunTrades',
         tags: ['Runtime'],
@@ -154,17 +157,13 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
     },
     async (request) => {
       const { run_id, status, limit = 50, cursor } = request.query;
-      return renderTradePage(
-        await queries.runTrades({ runId: run_id, status, limit, cursor }),
-        deps.config.assets,
-      );
+      return renderTradePage(await queries.runTrades({ runId: run_id, status, limit, cursor }), assets);
     },
   );
 
   app.get(
-    '/v1/runtime/ledger',
+    '/ledger',
     {
-      preHandler: operator,
       schema: {
         operationId: 'getLedger',
         tags: ['Runtime'],
@@ -186,7 +185,7 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
           movement: e.movement,
           signature: e.signature,
           mint: e.mint,
-          asset: deps.config.assets.find(e.mint)?.symbol ?? null,
+          asset: assets.find(e.mint)?.symbol ?? null,
           account: e.account,
           side: e.side,
           amount_raw: e.amountRaw.toString(),
@@ -198,9 +197,8 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
   );
 
   app.get(
-    '/v1/runtime/events',
+    '/events',
     {
-      preHandler: operator,
       schema: {
         operationId: 'listRuntimeEvents',
         tags: ['Runtime'],
@@ -221,9 +219,8 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
   );
 
   app.get(
-    '/v1/runtime/events/stream',
+    '/events/stream',
     {
-      preHandler: operator,
       schema: {
         operationId: 'streamRuntimeEvents',
         tags: ['Runtime'],
@@ -248,9 +245,8 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
   );
 
   app.get(
-    '/v1/runtime/machines/trade',
+    '/machines/trade',
     {
-      preHandler: operator,
       schema: {
         operationId: 'getTradeMachine',
         tags: ['Runtime'],
@@ -265,23 +261,4 @@ export async function runtimeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<vo
     },
     async () => definition,
   );
-
-  app.get(
-    '/v1/viz',
-    {
-      preHandler: operator,
-      schema: {
-        operationId: 'getVisualiser',
-        tags: ['Runtime'],
-        summary: 'The machine visualiser page',
-        description:
-          'Operator route, an HTML page for a browser. The trade statechart; ?trade_id= highlights a trade’s ' +
-          'state, plays its history and follows it live. Open it with ?access_token= when a token is configured.',
-        security: OPERATOR_SECURITY,
-        querystring: VizQuery,
-        response: { 200: HtmlPageResponse, ...errorResponses('unauthorized') },
-      },
-    },
-    async (_request, reply) => reply.type('text/html; charset=utf-8').send(page),
-  );
-}
+};

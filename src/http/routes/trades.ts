@@ -1,17 +1,14 @@
-// Settlement and Trades groups: starting wallet settlement, the trade commands (lock, abandon, redeem,
-// refund, resume) and the trade reads. Each handler sends one command to the trade's actor through the
-// runtime (the actor's machine event is named beside each route) and renders the trade it answers.
-import type { TypeBoxApp } from '../app.ts';
+// Trades group (/v1/trades): the taker's commands on a trade (lock, abandon, redeem, refund, resume) and its
+// read, public; the list of trades and a trade's event history, for the operator. Each handler makes one
+// call to the runtime (a command sends its event to the trade's actor, named beside each route) and renders
+// the trade it answers as TradeResponse.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Config } from '../../config/index.ts';
+import type { TradeRuntime } from '../../runtime/index.ts';
 import { errorResponses } from '../errors.ts';
-import { assertWallet, hash32Field, preimageField, unsignedTransaction } from '../schemas.ts';
+import { hash32Field, preimageField, unsignedTransaction } from '../schemas.ts';
 import { renderTrade, renderTradePage } from '../trade-response.ts';
-import type { HttpDeps } from './index.ts';
-import { OPERATOR_SECURITY, PUBLIC_SECURITY, requireOperator } from './operator.ts';
-import {
-  SettlementParams,
-  WalletSettlementRequestSchema,
-  WalletSettlementResponseSchema,
-} from './settlement.schema.ts';
+import { OPERATOR_SECURITY, type OperatorAccess, PUBLIC_SECURITY, requireOperator } from './operator.ts';
 import {
   AbandonRequestSchema,
   LockRequestSchema,
@@ -25,75 +22,20 @@ import {
   WalletTransactionResponseSchema,
 } from './trades.schema.ts';
 
+export interface TradeRoutesOptions {
+  runtime: TradeRuntime;
+  assets: Config['assets'];
+}
+
 const COMMAND_ERRORS = ['trade_not_found', 'runtime_unavailable', 'chain_unavailable'] as const;
 
-export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
-  const { commands, queries } = deps.runtime;
-  const { assets } = deps.config;
-
-  // Creates the trade actor (machine input; first event SETTLEMENT_STARTED in the log).
-  app.post(
-    '/v1/quotes/:quote_id/wallet-settlement',
-    {
-      schema: {
-        operationId: 'startWalletSettlement',
-        tags: ['Settlement'],
-        summary: 'Start wallet settlement of a quote',
-        description:
-          'Commits to sha256(secret) (the secret stays in the taker’s browser) and creates the trade: 201 with ' +
-          'the unsigned taker lock for the wallet to sign, then submit through next_action. The same wallet and ' +
-          'secret_hash again, while the trade is pending and its lock window open, answers 200 with the same ' +
-          'trade and a lock rebuilt on a fresh blockhash.',
-        security: PUBLIC_SECURITY,
-        params: SettlementParams,
-        body: WalletSettlementRequestSchema,
-        response: {
-          200: WalletSettlementResponseSchema,
-          201: WalletSettlementResponseSchema,
-          ...errorResponses(
-            'quote_not_found',
-            'quote_expired',
-            'taker_wallet_mismatch',
-            'runtime_unavailable',
-            'chain_unavailable',
-          ),
-        },
-      },
-    },
-    async (request, reply) => {
-      const started = performance.now();
-      assertWallet(request.body.taker_wallet, 'body.taker_wallet');
-      const result = await commands.startSettlement(
-        request.params.quote_id,
-        request.body.taker_wallet,
-        hash32Field(request.body.secret_hash, 'body.secret_hash'),
-      );
-      const trade = renderTrade(result.trade, assets);
-      const outcome = result.created ? 'created' : 'repeated';
-      deps.metrics.settlementStarted(outcome, (performance.now() - started) / 1000);
-      reply.code(result.created ? 201 : 200);
-      return {
-        quote_id: trade.quote_id,
-        trade_id: trade.trade_id,
-        taker_lock_transaction: unsignedTransaction(result.lock),
-        expires_at: trade.expires_at as string,
-        integration_status: trade.integration_status,
-        next_action: {
-          type: 'submit_lock' as const,
-          method: 'POST' as const,
-          path: `/v1/trades/${trade.trade_id}/lock`,
-        },
-        lock_deadline: trade.lock_deadline,
-        redeem_by: trade.redeem_by,
-        taker_escrow: trade.taker_escrow,
-        maker_escrow: trade.maker_escrow,
-        program_id: trade.program_id,
-      };
-    },
-  );
+/** The taker's routes: public, since the trade id and the secrets are what a taker proves itself with. */
+export const tradeRoutes: FastifyPluginAsyncTypebox<TradeRoutesOptions> = async (app, opts) => {
+  const { commands, queries } = opts.runtime;
+  const { assets } = opts;
 
   app.get(
-    '/v1/trades/:trade_id',
+    '/:trade_id',
     {
       schema: {
         operationId: 'getTrade',
@@ -111,53 +53,9 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     async (request) => renderTrade(await queries.trade(request.params.trade_id), assets),
   );
 
-  app.get(
-    '/v1/trades',
-    {
-      preHandler: requireOperator(deps),
-      schema: {
-        operationId: 'listTrades',
-        tags: ['Trades'],
-        summary: 'Trades, oldest first, filtered by wallet and status, paged by cursor',
-        description:
-          'Operator route. A page of TradeResponse, oldest first; pass next_cursor as ?cursor= for the next ' +
-          'page (null on the last one).',
-        security: OPERATOR_SECURITY,
-        querystring: TradeListQuery,
-        response: { 200: TradePageSchema, ...errorResponses('unauthorized') },
-      },
-    },
-    async (request) => {
-      const { taker_wallet, status, limit = 50, cursor } = request.query;
-      return renderTradePage(
-        await queries.listTrades({ takerWallet: taker_wallet, status, limit, cursor }),
-        assets,
-      );
-    },
-  );
-
-  app.get(
-    '/v1/trades/:trade_id/events',
-    {
-      preHandler: requireOperator(deps),
-      schema: {
-        operationId: 'listTradeEvents',
-        tags: ['Trades'],
-        summary: 'The trade’s event history',
-        description:
-          'Operator route. Every stored event of one trade in seq order, with the settlement status and ' +
-          'substate it led to; payloads never carry the commitment, a preimage or a signed transaction.',
-        security: OPERATOR_SECURITY,
-        params: TradeIdParams,
-        response: { 200: TradeEventsSchema, ...errorResponses('trade_not_found', 'unauthorized') },
-      },
-    },
-    async (request) => ({ events: queries.tradeEvents(request.params.trade_id) }),
-  );
-
   // LOCK_SUBMITTED, then TAKER_LOCK_SEEN / TAKER_LOCK_FINALIZED once the escrow is read on chain.
   app.post(
-    '/v1/trades/:trade_id/lock',
+    '/:trade_id/lock',
     {
       schema: {
         operationId: 'submitLock',
@@ -192,7 +90,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
 
   // ABANDON (after the chain was read for a lock).
   app.post(
-    '/v1/trades/:trade_id/abandon',
+    '/:trade_id/abandon',
     {
       schema: {
         operationId: 'abandonTrade',
@@ -225,7 +123,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
 
   // REDEEM_REQUESTED (service mode) or nothing at all (wallet mode).
   app.post(
-    '/v1/trades/:trade_id/redeem',
+    '/:trade_id/redeem',
     {
       schema: {
         operationId: 'redeemTrade',
@@ -260,7 +158,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
 
   // REFUND_REQUESTED (service mode) or nothing at all (wallet mode).
   app.post(
-    '/v1/trades/:trade_id/refund',
+    '/:trade_id/refund',
     {
       schema: {
         operationId: 'refundTrade',
@@ -293,7 +191,7 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
 
   // ADOPTED (restores the actor in this run), then reconciliation with the chain.
   app.post(
-    '/v1/trades/:trade_id/resume',
+    '/:trade_id/resume',
     {
       schema: {
         operationId: 'resumeTrade',
@@ -311,4 +209,58 @@ export async function tradeRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void
     async (request, reply) =>
       reply.code(202).send(renderTrade(await commands.resume(request.params.trade_id), assets)),
   );
+};
+
+export interface TradeOperatorRoutesOptions extends TradeRoutesOptions {
+  operator: OperatorAccess;
 }
+
+/** The operator's reads of trades, under the same prefix: every trade, and a trade's event history. */
+export const tradeOperatorRoutes: FastifyPluginAsyncTypebox<TradeOperatorRoutesOptions> = async (
+  app,
+  opts,
+) => {
+  const { queries } = opts.runtime;
+  const { assets } = opts;
+  requireOperator(app, opts.operator);
+
+  app.get(
+    '/',
+    {
+      schema: {
+        operationId: 'listTrades',
+        tags: ['Trades'],
+        summary: 'Trades, oldest first, filtered by wallet and status, paged by cursor',
+        description:
+          'Operator route. A page of TradeResponse, oldest first; pass next_cursor as ?cursor= for the next ' +
+          'page (null on the last one).',
+        security: OPERATOR_SECURITY,
+        querystring: TradeListQuery,
+        response: { 200: TradePageSchema, ...errorResponses('unauthorized') },
+      },
+    },
+    async (request) => {
+      const { taker_wallet, status, limit = 50, cursor } = request.query;
+      const page = await queries.listTrades({ takerWallet: taker_wallet, status, limit, cursor });
+      return renderTradePage(page, assets);
+    },
+  );
+
+  app.get(
+    '/:trade_id/events',
+    {
+      schema: {
+        operationId: 'listTradeEvents',
+        tags: ['Trades'],
+        summary: 'The trade’s event history',
+        description:
+          'Operator route. Every stored event of one trade in seq order, with the settlement status and ' +
+          'substate it led to; payloads never carry the commitment, a preimage or a signed transaction.',
+        security: OPERATOR_SECURITY,
+        params: TradeIdParams,
+        response: { 200: TradeEventsSchema, ...errorResponses('trade_not_found', 'unauthorized') },
+      },
+    },
+    async (request) => ({ events: queries.tradeEvents(request.params.trade_id) }),
+  );
+};

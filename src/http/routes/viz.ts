@@ -1,0 +1,35 @@
+// Visualiser group (/v1/viz): serves the trade machine's visualiser page (src/visualiser), built once from
+// the machine's definition, the same one GET /v1/runtime/machines/trade serves as JSON.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { machineDefinition } from '../../../machines/trade.definition.ts';
+import { vizPage } from '../../visualiser/index.ts';
+import { errorResponses } from '../errors.ts';
+import { OPERATOR_SECURITY, type OperatorAccess, requireOperator } from './operator.ts';
+import { HtmlPageResponse, VizQuery } from './viz.schema.ts';
+
+export interface VizRoutesOptions {
+  operator: OperatorAccess;
+}
+
+export const vizRoutes: FastifyPluginAsyncTypebox<VizRoutesOptions> = async (app, opts) => {
+  requireOperator(app, opts.operator);
+  const page = vizPage(machineDefinition());
+
+  app.get(
+    '/',
+    {
+      schema: {
+        operationId: 'getVisualiser',
+        tags: ['Runtime'],
+        summary: 'The machine visualiser page',
+        description:
+          'Operator route, an HTML page for a browser. The trade statechart; ?trade_id= highlights a trade’s ' +
+          'state, plays its history and follows it live. Open it with ?access_token= when a token is configured.',
+        security: OPERATOR_SECURITY,
+        querystring: VizQuery,
+        response: { 200: HtmlPageResponse, ...errorResponses('unauthorized') },
+      },
+    },
+    async (_request, reply) => reply.type('text/html; charset=utf-8').send(page),
+  );
+};
