@@ -4,7 +4,7 @@
 // diagram is docs/trade-machine.md, generated from this config (`npm run machines:diagram`).
 import { and } from 'xstate';
 import type { Preimage } from '../src/vocabulary/index.ts';
-import { effectState, tradeSetup } from './trade.setup.ts';
+import { type EffectDone, effectState, type TradeTransitions, tradeSetup } from './trade.setup.ts';
 import type {
   EscrowEnding,
   EscrowTerms,
@@ -98,10 +98,10 @@ const signatureOfOutputIfAny = ({ event }: { event: { output: MakerRefundOutput 
 // ── Transitions and states that several states share ────────────────────────────────────────────────
 
 /** Until the taker lock is on chain: a new signed lock is held (it replaces the last), a seen one watched. */
-const takerLockArrives = {
+const takerLockArrives: TradeTransitions = {
   LOCK_SUBMITTED: { guard: 'isNewLockSignature', target: 'lockSubmitted', actions: 'recordLockSubmission' },
   TAKER_LOCK_SEEN: { target: 'lockSeen', actions: 'recordLockSeen' },
-} as const;
+};
 
 /** An escrow effect's input: the trade and the escrow's terms. */
 const takerEscrowInput = ({ context }: { context: TradeContext }) => ({
@@ -117,28 +117,27 @@ const makerEscrowInput = ({ context }: { context: TradeContext }) => ({
  * Where a release of the taker escrow (the maker's cancel, or a refund) leads, by how it ended: paid to the
  * maker after all (someone, the taker with its preimage, redeemed it first) or back with the taker.
  */
-const takerEscrowEnded = (targets: { paid: string; returned: string }) =>
-  [
-    {
-      guard: { type: 'endedPaid', params: endingOfOutput },
-      target: targets.paid,
-      actions: { type: 'recordMakerRedeem', params: signatureOfOutput },
-    },
-    { target: targets.returned, actions: { type: 'recordTakerRefund', params: signatureOfOutput } },
-  ] as const;
+const takerEscrowEnded = (targets: { paid: string; returned: string }): EffectDone<'makerCancel'> => [
+  {
+    guard: { type: 'endedPaid', params: endingOfOutput },
+    target: targets.paid,
+    actions: { type: 'recordMakerRedeem', params: signatureOfOutput },
+  },
+  { target: targets.returned, actions: { type: 'recordTakerRefund', params: signatureOfOutput } },
+];
 
 /**
  * Past the taker expiry the maker can no longer redeem: the taker escrow goes back, and the refund's
  * outcome proves (or disproves) the loss.
  */
-const refundTakerEscrowAtExpiry = {
+const refundTakerEscrowAtExpiry: TradeTransitions = {
   CHAIN_TIME_ADVANCED: { guard: 'takerEscrowExpired', target: 'refundingTakerEscrow' },
   REFUND_REQUESTED: {
     guard: 'takerEscrowExpired',
     target: 'refundingTakerEscrow',
     actions: 'recordRefundRequest',
   },
-} as const;
+};
 
 /** Best-effort rent reclaim once redeemed or refunded: the trade closes however it answers, no retry. */
 const closingEscrows = tradeSetup.createStateConfig({

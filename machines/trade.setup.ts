@@ -286,6 +286,11 @@ type EffectInvoke = Extract<NonNullable<TradeStateConfig['invoke']>, { src: Trad
 /** Per effect, what its state says about the invoke: the effect, its input, where its answer leads. */
 type EffectOf<I> = I extends EffectInvoke ? Pick<I, 'src' | 'input' | 'onDone'> : never;
 
+/** The done transitions of one effect's state, typed by what the effect answers. */
+export type EffectDone<E extends TradeEffect> = Extract<EffectStateConfig, { src: E }>['onDone'];
+/** A state's event transitions, for those several states share. */
+export type TradeTransitions = NonNullable<TradeStateConfig['on']>;
+
 /** What an effect state states for itself; the rest is the same in every one (see `effectState`). */
 export type EffectStateConfig = Omit<
   TradeStateConfig,
@@ -303,18 +308,17 @@ export function effectState(
   state: string,
   { src, input, onDone, on, ...rest }: EffectStateConfig,
 ): Omit<TradeStateConfig, 'states' | 'initial'> {
+  const onError: EffectInvoke['onError'] = {
+    actions: { type: 'recordEffectError', params: { effect: src } },
+  };
+  const invoke = { id: src, src, input, onDone, onError };
   return tradeSetup.createStateConfig({
     ...rest,
     tags: 'effect',
     exit: 'forgetEffectFailure',
-    invoke: {
-      id: src,
-      src,
-      input,
-      onDone,
-      onError: { actions: { type: 'recordEffectError', params: { effect: src } } },
-      // Taken apart above, src, input and onDone no longer show TypeScript that they name one effect.
-    } as EffectInvoke,
+    // Taken apart above, src, input and onDone no longer show TypeScript that they name one effect. (Only
+    // the name is asserted: Stryker leaves whatever an `as` wraps unmutated.)
+    invoke: invoke as EffectInvoke,
     on: {
       RETRY_EFFECT: { guard: 'effectRetryDue', target: state, reenter: true, actions: 'markRetryRunning' },
       ...on,
