@@ -13,9 +13,6 @@ export default defineConfig({
       'test/quotes/risk.test.ts',
       'test/ledger/**/*.test.ts',
       'test/http/trade-response.test.ts',
-      // Statechart rules and escrow terms, still in their own folder until they join test/machines/.
-      'test/mutation/trade-escrows.test.ts',
-      'test/mutation/trade-rules.test.ts',
     ],
     // Imports the machine inside a test: per-test coverage would then tie every statechart-config mutant
     // to it. Those mutants are the statechart run's (stryker.statechart.config.mjs), where it belongs.

@@ -1,6 +1,7 @@
 // Test scope for the statechart's mutation run (stryker.statechart.config.mjs): the suites that judge the
-// trade machine directly — the xstate/graph state × event walk against the lifecycle oracle (docs/lifecycle.md), paths, safety,
-// effects, restore, snapshot readings, deadlines and the definition reader — with a fixed seed. Not the
+// trade machine directly — the xstate/graph state × event walk against the lifecycle oracle
+// (docs/lifecycle.md), paths, safety, effects, restore, snapshot readings, deadlines, rules, closing and
+// the definition reader — with a fixed seed. Not the
 // diagram test: it compares docs/trade-machine.md with the machine, so it would kill nearly any change to
 // the config as a snapshot does, hiding whether the behavioural suites notice it.
 import { defineConfig } from 'vitest/config';
@@ -10,10 +11,6 @@ export default defineConfig({
   test: {
     ...base.test,
     exclude: ['test/machines/diagram.test.ts'],
-    include: [
-      'test/machines/**/*.test.ts',
-      'test/mutation/trade-escrows.test.ts',
-      'test/mutation/trade-rules.test.ts',
-    ],
+    include: ['test/machines/**/*.test.ts'],
   },
 });

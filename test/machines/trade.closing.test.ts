@@ -16,7 +16,7 @@ import {
   returned,
   SIG,
   startTrade,
-} from '../machines/trade.fixtures.ts';
+} from './trade.fixtures.ts';
 
 const refundedToTaker = { type: 'TAKER_ESCROW_REFUNDED', signature: SIG.takerRefund } as const;
 

@@ -1,6 +1,5 @@
-// Trade rules at the edges the statechart suites do not reach: amounts written in other notations,
-// signatures recorded per movement, hex compared across lengths and cases, which escrow still holds
-// funds given the movements recorded.
+// machines/trade.rules.ts at the edges the statechart suites do not reach: amounts written in other
+// notations, signatures recorded per movement, which escrow still holds funds given the movements recorded.
 import { describe, expect, test } from 'vitest';
 import { createActor } from 'xstate';
 import {
@@ -13,7 +12,7 @@ import {
   tradeMachine,
   withSignature,
 } from '../../machines/index.ts';
-import { lockTerms, tradeInput } from '../machines/trade.fixtures.ts';
+import { lockTerms, tradeInput } from './trade.fixtures.ts';
 
 const context = () => createActor(tradeMachine, { input: tradeInput() }).getSnapshot().context;
 
