@@ -3,11 +3,11 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createService } from '../../src/service.ts';
+import { USDC_MINT as USDC } from '../support/mints.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/process.ts';
 import { tempDir } from '../support/service.ts';
 import { newSecret, signAsWallet } from '../support/taker.ts';
 
-const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 type Json = ReturnType<typeof JSON.parse>;
 
 async function call(

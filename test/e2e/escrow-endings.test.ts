@@ -15,6 +15,7 @@ import {
   vaultAddress,
 } from '../../src/chain/index.ts';
 import { createService, type Service, type ServiceOptions } from '../../src/service.ts';
+import { SOL_MINT as SOL, USDC_MINT as USDC, USDT_MINT as USDT } from '../support/mints.ts';
 import { type ConfigDocument, startService } from '../support/service.ts';
 import { newSecret, type Secret, signAsWallet } from '../support/taker.ts';
 import {
@@ -25,9 +26,6 @@ import {
   type TakerSide,
 } from '../support/taker-moves.ts';
 
-const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
-const USDT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
-const SOL = 'So11111111111111111111111111111111111111112';
 const SYMBOL: Record<string, string> = { [USDC]: 'USDC', [USDT]: 'USDT', [SOL]: 'SOL' };
 
 /** Short settlement timings (chain seconds) for the cases that drive the clock past expiries. */

@@ -3,11 +3,9 @@ import { PublicKey } from '@solana/web3.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ata } from '../../src/chain/index.ts';
 import { createService } from '../../src/service.ts';
+import { SOL_MINT as SOL, USDC_MINT as USDC } from '../support/mints.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { newSecret, Taker } from '../support/taker.ts';
-
-const SOL = 'So11111111111111111111111111111111111111112';
-const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 
 let service: TestService | undefined;
 afterEach(async () => {

@@ -8,11 +8,9 @@ import {
 import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ata, loadKeypairFile } from '../../src/chain/index.ts';
+import { SOL_MINT as SOL, USDC_MINT as USDC } from '../support/mints.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { newSecret, signAsWallet, Taker } from '../support/taker.ts';
-
-const SOL = 'So11111111111111111111111111111111111111112';
-const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 
 let service: TestService | undefined;
 afterEach(async () => {

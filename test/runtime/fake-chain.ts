@@ -46,6 +46,7 @@ import {
   type Preimage,
   preimageFromBytes,
 } from '../../src/vocabulary/index.ts';
+import { SOL_MINT, USDC_MINT } from '../support/mints.ts';
 import { type ConfigDocument, defaultConfigDocument, tempDir } from '../support/service.ts';
 
 const KEYS_PER_CALL = 100;
@@ -315,8 +316,7 @@ export class FakeChain implements ChainPort {
 
 // ── Trades: their input, their escrows on chain, their history ──────────────────────────────────────
 
-export const SOL_MINT = 'So11111111111111111111111111111111111111112';
-export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+export { SOL_MINT, USDC_MINT };
 
 export interface TakerSecret {
   preimage: Preimage;

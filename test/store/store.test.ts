@@ -15,10 +15,9 @@ import {
   timeOrderedUuid,
 } from '../../src/store/index.ts';
 import { hash32FromBytes } from '../../src/vocabulary/index.ts';
+import { SOL_MINT as SOL, USDC_MINT as USDC } from '../support/mints.ts';
 import { tempDir } from '../support/service.ts';
 
-const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
-const SOL = 'So11111111111111111111111111111111111111112';
 const RUN = randomUUID();
 const NOW = 1_900_000_000;
 
