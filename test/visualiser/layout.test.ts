@@ -1,0 +1,84 @@
+// The visualiser's layout of the real trade machine, checked as geometry: every state drawn once, inside
+// its parent, apart from its siblings; every transition drawn exactly once (as an edge between boxes or a
+// line inside the box it stays in); and the SVG names every state. The browser suite checks the page.
+import { describe, expect, test } from 'vitest';
+import { machineDefinition } from '../../machines/trade.definition.ts';
+import { type Box, layoutChart, renderSvg } from '../../src/visualiser/index.ts';
+
+const def = machineDefinition();
+const layout = layoutChart(def);
+const boxOf = new Map(layout.boxes.map((box) => [box.state.id, box]));
+
+const inside = (child: Box, parent: Box) =>
+  child.x >= parent.x &&
+  child.y >= parent.y &&
+  child.x + child.w <= parent.x + parent.w &&
+  child.y + child.h <= parent.y + parent.h;
+const overlap = (a: Box, b: Box) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
+describe('layoutChart of the trade machine', () => {
+  test('every state has one box of positive size on the canvas', () => {
+    const drawn = layout.boxes.map((box) => box.state.id);
+    expect(new Set(drawn).size).toBe(drawn.length);
+    // The root is the canvas itself; every other state is a box.
+    const states = def.states.filter((s) => s.parent !== null).map((s) => s.id);
+    expect(drawn.filter((id) => states.includes(id)).sort()).toEqual([...states].sort());
+    for (const box of layout.boxes) {
+      expect(box.w, box.state.id).toBeGreaterThan(0);
+      expect(box.h, box.state.id).toBeGreaterThan(0);
+      expect(box.x + box.w, box.state.id).toBeLessThanOrEqual(layout.width);
+      expect(box.y + box.h, box.state.id).toBeLessThanOrEqual(layout.height);
+    }
+  });
+
+  test('children sit inside their parent, and siblings never overlap', () => {
+    for (const state of def.states) {
+      const box = boxOf.get(state.id);
+      if (!box) continue;
+      const parent = state.parent === null ? undefined : boxOf.get(state.parent);
+      if (parent) expect(inside(box, parent), `${state.id} in ${state.parent}`).toBe(true);
+      const siblings = def.states.filter((s) => s.parent === state.parent && s.id !== state.id);
+      for (const sibling of siblings) {
+        const other = boxOf.get(sibling.id);
+        if (other) expect(overlap(box, other), `${state.id} / ${sibling.id}`).toBe(false);
+      }
+    }
+  });
+
+  test('each transition is drawn exactly once, between the boxes it connects or inside the one it stays in', () => {
+    const drawn = [
+      ...layout.edges.flatMap((edge) => edge.labels.map((line) => line.transition)),
+      ...layout.boxes.flatMap((box) => box.lines.map((line) => line.transition)),
+    ].sort((a, b) => a - b);
+    expect(drawn).toEqual(def.transitions.map((_, i) => i));
+    for (const edge of layout.edges) {
+      expect(boxOf.has(edge.source) || edge.source === def.id, edge.source).toBe(true);
+      expect(boxOf.has(edge.target), edge.target).toBe(true);
+      for (const line of edge.labels)
+        expect(def.transitions[line.transition]?.targets).toContain(edge.target);
+    }
+  });
+
+  test('the same definition always lays out the same way', () => {
+    expect(layoutChart(machineDefinition())).toEqual(layout);
+  });
+});
+
+describe('renderSvg', () => {
+  const svg = renderSvg(def, layout);
+
+  test('is one svg element of the layout’s size that names every state', () => {
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
+    expect(svg).toContain(`${layout.width}`);
+    for (const box of layout.boxes) expect(svg).toContain(box.state.key);
+  });
+
+  test('is well-formed markup: every < opens a tag, every & is an entity, tags balance', () => {
+    expect(svg).not.toMatch(/<(?![a-zA-Z/])/);
+    expect(svg).not.toMatch(/&(?!(amp|lt|gt|quot|#39|#x27);)/);
+    const opened = [...svg.matchAll(/<([a-zA-Z]+)\b[^>]*?(\/?)>/g)].filter((m) => m[2] !== '/').length;
+    const closed = [...svg.matchAll(/<\/[a-zA-Z]+>/g)].length;
+    expect(opened).toBe(closed);
+  });
+});
