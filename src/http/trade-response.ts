@@ -3,7 +3,7 @@
 // its exact type, plus our extensions (redeem_by, escrows, program id): docs/interface.md#traderesponse and
 // #extensions.
 import type { Static } from 'typebox';
-import { substateOf, type TradeContext } from '../../machines/index.ts';
+import { redeemBy as redeemByRule, substateOf, type TradeContext } from '../../machines/index.ts';
 import type { AssetRegistry } from '../config/index.ts';
 import { amountView } from '../money/index.ts';
 import type { TradePage, TradeReading } from '../runtime/index.ts';
@@ -22,7 +22,8 @@ export function renderTrade(trade: TradeReading, assets: AssetRegistry): TradeRe
   const outputAsset = assets.find(context.outputMint);
   const inputRaw = BigInt(context.inputAmountRaw);
   const outputRaw = BigInt(context.outputAmountRaw);
-  const redeemBy = context.makerExpiry === null ? null : context.makerExpiry - context.landingMargin;
+  // The machine's rule, so the view and the guard on a redeem never disagree.
+  const redeemBy = redeemByRule(context);
   const lockOnChain = context.takerLockTerms !== null;
   const response: TradeResponse = {
     trade_id: context.tradeId,
