@@ -10,6 +10,7 @@ import {
   type Store,
 } from '../../src/store/index.ts';
 import { tempDir } from '../support/service.ts';
+import { quoteRecord } from './fixtures.ts';
 
 let dir: ReturnType<typeof tempDir>;
 let store: Store;
@@ -17,26 +18,7 @@ let commits: CommitStats[];
 let durable: GroupCommit;
 const RUN = randomUUID();
 
-function quote(overrides: Partial<QuoteRecord> = {}): QuoteRecord {
-  return {
-    quoteId: randomUUID(),
-    runId: RUN,
-    takerWallet: 'wallet',
-    inputMint: 'in',
-    outputMint: 'out',
-    inputRaw: 1n,
-    outputRaw: 2n,
-    spreadBps: 10,
-    inputUsd: '1/1',
-    outputUsd: '1/1',
-    createdAt: new Date().toISOString(),
-    expiresAtMs: Date.now() + 60_000,
-    htlcExpiresAtMs: Date.now() + 120_000,
-    riskChecks: [],
-    usedByTradeId: null,
-    ...overrides,
-  };
-}
+const quote = (overrides: Partial<QuoteRecord> = {}) => quoteRecord(RUN, overrides);
 
 beforeEach(() => {
   dir = tempDir('group-commit-');

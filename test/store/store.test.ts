@@ -17,6 +17,7 @@ import {
 import { hash32FromBytes } from '../../src/vocabulary/index.ts';
 import { SOL_MINT as SOL, USDC_MINT as USDC } from '../support/mints.ts';
 import { tempDir } from '../support/service.ts';
+import { quoteRecord, wallet } from './fixtures.ts';
 
 const RUN = randomUUID();
 const NOW = 1_900_000_000;
@@ -35,28 +36,7 @@ afterEach(() => {
   dir.remove();
 });
 
-const wallet = () => randomBytes(32).toString('base64url').slice(0, 43);
-
-function quote(overrides: Partial<QuoteRecord> = {}): QuoteRecord {
-  return {
-    quoteId: timeOrderedUuid(),
-    runId: RUN,
-    takerWallet: wallet(),
-    inputMint: SOL,
-    outputMint: USDC,
-    inputRaw: 1_000_000_000n,
-    outputRaw: 187_000_000n,
-    spreadBps: 10,
-    inputUsd: '18742/100',
-    outputUsd: '1/1',
-    createdAt: new Date().toISOString(),
-    expiresAtMs: Date.now() + 30_000,
-    htlcExpiresAtMs: Date.now() + 930_000,
-    riskChecks: ['inventory'],
-    usedByTradeId: null,
-    ...overrides,
-  };
-}
+const quote = (overrides: Partial<QuoteRecord> = {}) => quoteRecord(RUN, overrides);
 
 /** A quote in the store and a trade born from it at rest, as a settlement start makes them. */
 function tradeOf(q: QuoteRecord, overrides: Partial<TradeInput> = {}): TradeRecord {
