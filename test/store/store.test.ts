@@ -211,7 +211,12 @@ describe("the virtual-actor runtime's indexes", () => {
     expect(store.unadoptableTradeCount()).toBe(2);
     expect(store.getTrade((trades[0] as TradeRecord).tradeId)?.adoptionError).toBe('chain unreachable');
     expect(store.claimUnclosed()).toBe(2);
-    expect(store.restIndex().map((e) => e.tradeId)).toEqual(trades.map((t) => t.tradeId));
+    expect(
+      store
+        .restIndex()
+        .map((e) => e.tradeId)
+        .sort(),
+    ).toEqual(trades.map((t) => t.tradeId).sort());
   });
 
   test('one unadoptable trade is claimed by /resume alone', () => {
@@ -247,7 +252,13 @@ describe('reading trades and events', () => {
       const last = page[page.length - 1] as TradeRecord;
       after = { createdAt: last.createdAt, tradeId: last.tradeId };
     }
-    expect(seen).toEqual(mine.map((t) => t.tradeId));
+    // The store's order: creation time, then trade id (trades made in the same millisecond sort by id).
+    const byCreation = [...mine].sort((a, b) =>
+      a.createdAt === b.createdAt
+        ? a.tradeId.localeCompare(b.tradeId)
+        : a.createdAt.localeCompare(b.createdAt),
+    );
+    expect(seen).toEqual(byCreation.map((t) => t.tradeId));
     expect(store.listTrades({ takerWallet: taker, status: 'redeemed', limit: 10 })).toEqual([]);
   });
 
