@@ -275,13 +275,19 @@ export class TradeCommands {
   async abandon(tradeId: string, secretHash: Hash32): Promise<TradeReading> {
     await this.deps.host.use(tradeId, async (trade) => {
       const command = { type: 'ABANDON' as const, secretHash };
+      // A wrong commitment is answered before the chain is read: it must not cost a chain read.
       const first = commandOutcome(trade.snapshot, command);
       if (first.outcome === 'refuse' && first.code === 'secret_hash_mismatch')
         throw new RuntimeError(first.code);
       if (trade.status === 'pending') {
         await this.chainCall(() => this.deps.watcher.observe(trade, { commitment: 'confirmed' }));
       }
-      this.run(trade, command, commandOutcome(trade.snapshot, command));
+      // Abandoned before, with this commitment (checked above): a replay.
+      if (trade.context.abandonedWith !== null) return;
+      // The machine's guard decides (the chain may have shown a lock meanwhile); a refusal is asked why.
+      if (first.outcome === 'accept') trade.send(command);
+      if (trade.context.abandonedWith === null)
+        this.run(trade, command, commandOutcome(trade.snapshot, command));
     });
     return this.deps.queries.trade(tradeId);
   }
