@@ -499,6 +499,20 @@ function failingMakerRedeem(state: { down: boolean; attempts: number }) {
 const effectError = (a: Arena, id: string) =>
   a.service.runtime.host.snapshotOf(id)?.snapshot.context.effectError ?? null;
 
+/**
+ * A trade the taker asked the service to redeem, on a chain where the maker's redeem cannot be signed:
+ * returned once its first attempt failed. `outage.down = false` ends the outage.
+ */
+async function redeemWhileMakerRedeemFails(settlement: Partial<typeof SHORT> | null) {
+  const outage = { down: true, attempts: 0 };
+  const a = await arena(settlement, failingMakerRedeem(outage));
+  const t = await openTrade(a);
+  const redeem = await http(a, 'POST', `/v1/trades/${t.id}/redeem`, { preimage: t.secret.preimage });
+  expect(redeem.status).toBe(202);
+  await until('the first failure', () => (effectError(a, t.id)?.attempts ?? 0) >= 1);
+  return { a, t, outage };
+}
+
 async function failingEffects(a: Arena): Promise<Json[]> {
   const res = await http(a, 'GET', '/v1/runtime');
   expect(res.status).toBe(200);
@@ -519,12 +533,7 @@ async function until(
 
 describe('case 2: a failing effect backs off, shows to operators, survives a restart and finishes', () => {
   test('the maker redeem fails for a while: attempts and events follow the backoff, not the tick', async () => {
-    const outage = { down: true, attempts: 0 };
-    const a = await arena(null, failingMakerRedeem(outage));
-    const t = await openTrade(a);
-    const redeem = await http(a, 'POST', `/v1/trades/${t.id}/redeem`, { preimage: t.secret.preimage });
-    expect(redeem.status).toBe(202);
-    await until('the first failure', () => (effectError(a, t.id)?.attempts ?? 0) >= 1);
+    const { a, t, outage } = await redeemWhileMakerRedeemFails(null);
     expect(effectError(a, t.id)?.effect).toBe('makerRedeem');
 
     // Wall time alone, the runtime ticking every 25 ms: the retries come 1 s, then 2 s apart (+ ≤ 25 %
@@ -778,12 +787,7 @@ describe('case 5: tokens donated to the vaults never strand rent', () => {
 
 describe('alerts only on proven loss', () => {
   test('the maker cannot redeem until the taker expiry, and the taker escrow goes back: that is a loss, and it alerts', async () => {
-    const outage = { down: true, attempts: 0 };
-    const a = await arena(SHORT, failingMakerRedeem(outage));
-    const t = await openTrade(a);
-    const redeem = await http(a, 'POST', `/v1/trades/${t.id}/redeem`, { preimage: t.secret.preimage });
-    expect(redeem.status).toBe(202);
-    await until('the first failure', () => (effectError(a, t.id)?.attempts ?? 0) >= 1);
+    const { a, t } = await redeemWhileMakerRedeemFails(SHORT);
     await advanceTo(a, t.takerExpiry);
     const done = await waitFor(a, t.id, closed);
     expect(done.settlement_status).toBe('refunded');
