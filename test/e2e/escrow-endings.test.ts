@@ -15,8 +15,8 @@ import {
   vaultAddress,
 } from '../../src/chain/index.ts';
 import { createService, type Service, type ServiceOptions } from '../../src/service.ts';
-import { SOL_MINT as SOL, USDC_MINT as USDC, USDT_MINT as USDT } from '../support/mints.ts';
-import { type ConfigDocument, startService } from '../support/service.ts';
+import { MINT_SYMBOLS, SOL_MINT as SOL, USDC_MINT as USDC, USDT_MINT as USDT } from '../support/mints.ts';
+import { type ConfigDocument, SHORT_SETTLEMENT, startService } from '../support/service.ts';
 import { newSecret, type Secret, signAsWallet } from '../support/taker.ts';
 import {
   chainAlone,
@@ -26,17 +26,9 @@ import {
   type TakerSide,
 } from '../support/taker-moves.ts';
 
-const SYMBOL: Record<string, string> = { [USDC]: 'USDC', [USDT]: 'USDT', [SOL]: 'SOL' };
+const SYMBOL = MINT_SYMBOLS;
 
-/** Short settlement timings (chain seconds) for the cases that drive the clock past expiries. */
-const SHORT = {
-  lock_window_seconds: 30,
-  taker_timelock_seconds: 150,
-  maker_timelock_seconds: 50,
-  safety_margin_seconds: 30,
-  min_redeem_window_seconds: 20,
-  landing_margin_seconds: 5,
-};
+const SHORT = SHORT_SETTLEMENT;
 const POLL_MS = 25;
 const CLOSED = ['redeemed.closed', 'refunded.closed', 'failed.released', 'failed.noLock'];
 /**
@@ -386,6 +378,15 @@ function intercept(
 
 // ── case 1: the taker cancels the maker escrow ─────────────────────────────────────────────────────
 
+/** The taker cancelled the maker escrow (`cancel`): the output came back and the taker was released. */
+function expectTakerCancelled(done: Json, cancel: string): void {
+  expect(done.settlement_status).toBe('refunded');
+  expect(done.substate).toBe('refunded.closed');
+  expect(done.failure_reason).toBe('taker_cancelled');
+  expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'maker_refund', 'taker_refund']);
+  expect(signatureOf(done, 'maker_refund')).toBe(cancel);
+}
+
 describe('case 1: the taker cancels the maker escrow (it is its recipient)', () => {
   test('the maker cancels the taker escrow at once: refunded, taker_cancelled, both sides whole', async () => {
     const a = await arena(SHORT);
@@ -393,11 +394,7 @@ describe('case 1: the taker cancels the maker escrow (it is its recipient)', () 
     const cancel = await landed(move(a, t, { kind: 'cancelMakerEscrow' }));
 
     const done = await waitFor(a, t.id, closed);
-    expect(done.settlement_status).toBe('refunded');
-    expect(done.substate).toBe('refunded.closed');
-    expect(done.failure_reason).toBe('taker_cancelled');
-    expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'maker_refund', 'taker_refund']);
-    expect(signatureOf(done, 'maker_refund')).toBe(cancel);
+    expectTakerCancelled(done, cancel);
     // Released at once, not at the taker expiry.
     expect(Number(await chainOf(a).now())).toBeLessThan(t.makerExpiry);
     expectMakerEscrowClosed(a, t);
@@ -443,11 +440,7 @@ describe('case 1: the taker cancels the maker escrow (it is its recipient)', () 
       redeemState.status !== 'unknown' && redeemState.err,
       'the service redeem failed on chain',
     ).toBeTruthy();
-    expect(done.settlement_status).toBe('refunded');
-    expect(done.substate).toBe('refunded.closed');
-    expect(done.failure_reason).toBe('taker_cancelled');
-    expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'maker_refund', 'taker_refund']);
-    expect(signatureOf(done, 'maker_refund')).toBe((attack.cancel as { signature: string }).signature);
+    expectTakerCancelled(done, (attack.cancel as { signature: string }).signature);
     expectMakerEscrowClosed(a, t);
     expectNoAlert(a, done, t.id);
     await expectLedgerMatchesChain(a, t);
@@ -469,11 +462,7 @@ describe('case 1: the taker cancels the maker escrow (it is its recipient)', () 
     await restart(a);
 
     const done = await waitFor(a, t.id, closed);
-    expect(done.settlement_status).toBe('refunded');
-    expect(done.substate).toBe('refunded.closed');
-    expect(done.failure_reason).toBe('taker_cancelled');
-    expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'maker_refund', 'taker_refund']);
-    expect(signatureOf(done, 'maker_refund')).toBe(cancel);
+    expectTakerCancelled(done, cancel);
     expect(signatureOf(done, 'taker_refund')).toBe(refund);
     expectMakerEscrowClosed(a, t);
     expectNoAlert(a, done, t.id);

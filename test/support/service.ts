@@ -59,3 +59,16 @@ export function nth<T>(xs: readonly T[], i: number): T {
   if (x === undefined) throw new Error(`no entry ${i}`);
   return x;
 }
+
+/**
+ * Settlement timings of a few chain seconds, for tests that drive the clock past expiries (the config's
+ * `settlement` section; resolveTiming's constraints hold).
+ */
+export const SHORT_SETTLEMENT = {
+  lock_window_seconds: 30,
+  taker_timelock_seconds: 150,
+  maker_timelock_seconds: 50,
+  safety_margin_seconds: 30,
+  min_redeem_window_seconds: 20,
+  landing_margin_seconds: 5,
+} as const;

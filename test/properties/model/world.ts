@@ -8,24 +8,23 @@ import { ata, type EmbeddedChain, vaultAddress } from '../../../src/chain/index.
 import { readTokenAccount } from '../../../src/chain/token.ts';
 import { type Config, resolveConfig } from '../../../src/config/index.ts';
 import { createService, type Service } from '../../../src/service.ts';
-import { type ConfigDocument, defaultConfigDocument, tempDir } from '../../support/service.ts';
+import { MINT_SYMBOLS, SOL_MINT, USDC_MINT, USDT_MINT } from '../../support/mints.ts';
+import {
+  type ConfigDocument,
+  defaultConfigDocument,
+  SHORT_SETTLEMENT,
+  tempDir,
+} from '../../support/service.ts';
 import { chainAlone } from '../../support/taker-moves.ts';
 
-export const SOL = 'So11111111111111111111111111111111111111112';
-export const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
-export const USDT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
-export const MINTS = [SOL, USDC, USDT] as const;
-export const SYMBOL: Record<string, string> = { [SOL]: 'SOL', [USDC]: 'USDC', [USDT]: 'USDT' };
+export const SOL = SOL_MINT;
+export const USDC = USDC_MINT;
+export const USDT = USDT_MINT;
+export const SYMBOL = MINT_SYMBOLS;
+export const MINTS = [SOL_MINT, USDC_MINT, USDT_MINT] as const;
 
-/** Short settlement timings (seconds of chain time); resolveTiming's constraints hold. */
-export const TIMING = {
-  lock_window_seconds: 30,
-  taker_timelock_seconds: 150,
-  maker_timelock_seconds: 50,
-  safety_margin_seconds: 30,
-  min_redeem_window_seconds: 20,
-  landing_margin_seconds: 5,
-} as const;
+/** Short settlement timings (seconds of chain time). */
+export const TIMING = SHORT_SETTLEMENT;
 
 export const RUNTIME_OPTIONS = { pollIntervalMs: 25, lockWaitMs: 1_500 } as const;
 
