@@ -24,6 +24,7 @@ export * from './htlc/index.ts';
 export { inspectTransaction, type LockInspection, type LockInstructionView } from './inspect.ts';
 export { keyBase58, publicKey } from './keys.ts';
 export type * from './port.ts';
+export * from './pyth/index.ts';
 export { createRpcChain, type RpcChainOptions } from './rpc/index.ts';
 export {
   type ChainServer,

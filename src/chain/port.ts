@@ -5,6 +5,7 @@
 import type { PublicKey } from '@solana/web3.js';
 import type { TransactionErrorJson } from './errors.ts';
 import type { EscrowState } from './htlc/index.ts';
+import type { PriceUpdate } from './pyth/layout.ts';
 import type { MintInfo } from './token.ts';
 
 export type Commitment = 'confirmed' | 'finalized';
@@ -202,6 +203,12 @@ export interface ChainPort {
    */
   readEscrowsAndClock(addresses: readonly PublicKey[], commitment: Commitment): Promise<EscrowsAndClock>;
   /**
+   * Price update accounts, batched (getMultipleAccounts ≤ 100 per call) at the commitment, plus the chain
+   * clock read in the same batch, as readEscrowsAndClock does. An entry is null when the account is
+   * missing, not owned by the Pyth receiver program, or does not decode.
+   */
+  readPriceUpdates(accounts: readonly PublicKey[], commitment: Commitment): Promise<PriceUpdates>;
+  /**
    * Pushes the addresses of accounts that changed. Embedded: every writable account of each executed
    * transaction, always live, called synchronously inside the send (keep onChange cheap: note, don't
    * read). Rpc: programSubscribe (finalized) on the HTLC program over the cluster's websocket — an
@@ -233,6 +240,14 @@ export interface EscrowsAndClock {
   escrows: (EscrowState | null)[];
   /** Chain clock, unix seconds, as the Clock sysvar read with the escrows shows it. */
   now: bigint;
+  slot: number;
+}
+
+export interface PriceUpdates {
+  /** In input order. */
+  updates: (PriceUpdate | null)[];
+  /** Chain clock, unix seconds, as the Clock sysvar read with the accounts shows it. */
+  clockUnix: number;
   slot: number;
 }
 

@@ -31,6 +31,7 @@ export const METERED_CHAIN_METHODS = [
   'health',
   'readEscrows',
   'readEscrowsAndClock',
+  'readPriceUpdates',
 ] as const satisfies readonly (keyof ChainPort)[];
 export type ChainMethod = (typeof METERED_CHAIN_METHODS)[number];
 

@@ -14,6 +14,7 @@ import type {
   SignatureState,
   TokenBalanceChange,
 } from '../port.ts';
+import { priceUpdateFromAccount } from '../pyth/account.ts';
 import { settlementBuilders } from '../settlement.ts';
 import { fastSigner } from '../signer.ts';
 import { classifyMint } from '../token.ts';
@@ -183,6 +184,11 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
       const { slot, unix } = ledger.tick();
       const escrows = addresses.map((a) => escrowFromAccount(programId, ledger.getAccount(a)));
       return { escrows, now: unix, slot };
+    },
+    readPriceUpdates: async (accounts) => {
+      const { slot, unix } = ledger.tick();
+      const updates = accounts.map((a) => priceUpdateFromAccount(ledger.getAccount(a)));
+      return { updates, clockUnix: Number(unix), slot };
     },
     watchAccounts: (onChange) => {
       // Every transaction is final when it lands here, so the feed is live until the chain closes.

@@ -26,6 +26,7 @@ import type {
   SignedMakerTransaction,
   TokenBalanceChange,
 } from '../port.ts';
+import { priceUpdateFromAccount } from '../pyth/account.ts';
 import { settlementBuilders } from '../settlement.ts';
 import { fastSigner, loadKeypairFile } from '../signer.ts';
 import { ata, classifyMint, readTokenAccount, TOKEN_PROGRAM_ID } from '../token.ts';
@@ -206,6 +207,16 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
       ),
     );
     return answers.flat();
+  }
+
+  /**
+   * readAccounts plus the Clock sysvar in the same read: the Clock is the last key, so it rides in the
+   * last chunk when that has room, and n accounts and the time cost ceil((n + 1) / 100) calls.
+   */
+  async function readAccountsAndClock(keys: readonly PublicKey[], commitment: Commitment) {
+    const infos = await readAccounts([...keys, SYSVAR_CLOCK_PUBKEY], commitment);
+    const clock = decodeClock(infos.pop() ?? null, origin);
+    return { infos, clock };
   }
 
   const escrowOf = (info: AccountInfo<Buffer> | null) =>
@@ -407,10 +418,15 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
 
     readEscrows: async (addresses, commitment) => (await readAccounts(addresses, commitment)).map(escrowOf),
     readEscrowsAndClock: async (addresses, commitment) => {
-      // The Clock is the last key, so it rides in the last chunk when that has room.
-      const infos = await readAccounts([...addresses, SYSVAR_CLOCK_PUBKEY], commitment);
-      const clock = decodeClock(infos.pop() ?? null, origin);
+      const { infos, clock } = await readAccountsAndClock(addresses, commitment);
       return { escrows: infos.map(escrowOf), now: clock.unix, slot: clock.slot };
+    },
+    readPriceUpdates: async (accounts, commitment) => {
+      const { infos, clock } = await readAccountsAndClock(accounts, commitment);
+      const updates = infos.map((info) =>
+        priceUpdateFromAccount(info ? { owner: info.owner.toBase58(), data: info.data } : null),
+      );
+      return { updates, clockUnix: Number(clock.unix), slot: clock.slot };
     },
     watchAccounts: (onChange) => {
       // Finalized: a pushed change is one the watcher may act on, as with every escrow read it does.
