@@ -129,3 +129,16 @@ export const NextActionSchema = Type.Object(
   { title: 'NextAction' },
 );
 export type NextAction = Static<typeof NextActionSchema>;
+
+/** The Last-Event-ID header EventSource sends on a reconnect: the seq of the last message it received. */
+export const StreamHeaders = Type.Object({
+  'last-event-id': Type.Optional(
+    Type.String({ pattern: '^[0-9]+$', description: 'the last seq received; sent by EventSource' }),
+  ),
+});
+
+/** A Server-Sent Events answer, for the OpenAPI document. */
+export const eventStreamResponse = (description: string) => ({
+  description,
+  content: { 'text/event-stream': { schema: Type.String() } },
+});

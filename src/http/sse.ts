@@ -1,30 +1,47 @@
-// The runtime event log as Server-Sent Events (GET /v1/runtime/events/stream): each client gets the events
-// after its cursor, page by page, then each new one as the runtime reports it, with heartbeats; a slow
-// client is waited for (the socket's drain), never buffered for without bound.
+// Server-Sent Events: the runtime event log (GET /v1/runtime/events/stream) and one trade's events with the
+// trade after each (GET /v1/trades/{id}/stream). Each client gets the items after its cursor, page by page,
+// then each new one as the runtime reports it, with heartbeats; a slow client is waited for (the socket's
+// drain), never buffered for without bound.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { stringifyJson } from './json.ts';
 
 const HEARTBEAT_MS = 15_000;
 const STREAM_PAGE = 200;
 
-/** What the streams read: the log after a seq, in seq order, and word that new events were stored. */
-export interface EventLog {
-  events(afterSeq: number, limit: number): readonly { seq: number }[];
-  onEvents(listener: () => void): () => void;
+/** One stream's content: what it says first, the items after a seq in seq order, and how each is written. */
+export interface StreamSource<T extends { seq: number }> {
+  /** Written once when the stream opens, after the retry hint (e.g. the trade as it is now). */
+  opening?: string;
+  items(afterSeq: number, limit: number): readonly T[];
+  /** One whole SSE message (ending in a blank line) for an item; may read the current state. */
+  message(item: T): Promise<string> | string;
+  /** Calls the listener whenever new items may exist; returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void;
 }
+
+/** An SSE message: `id`, `event` and one `data` line (JSON never contains a raw newline). */
+export const sseMessage = (id: number | null, event: string, data: string) =>
+  `${id === null ? '' : `id: ${id}\n`}event: ${event}\ndata: ${data}\n\n`;
 
 export class EventStreams {
   private readonly open = new Set<() => void>();
 
-  constructor(private readonly log: EventLog) {}
+  /** Streams open now, for a cap set by the route. */
+  get size(): number {
+    return this.open.size;
+  }
 
   /** Ends every open stream: one would otherwise keep app.close() waiting for its connection. */
   endAll(): void {
     for (const end of [...this.open]) end();
   }
 
-  /** Streams the log after `after` to one client until it leaves or the streams end. */
-  stream(request: FastifyRequest, reply: FastifyReply, after: number): void {
+  /** Streams `source` after `after` to one client until it leaves or the streams end. */
+  stream<T extends { seq: number }>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    after: number,
+    source: StreamSource<T>,
+  ): void {
     reply.hijack();
     const raw = reply.raw;
     raw.writeHead(200, {
@@ -41,6 +58,10 @@ export class EventStreams {
     let pumping = false;
     let again = false;
 
+    const write = async (text: string) => {
+      if (!raw.write(text)) await drained(raw);
+    };
+
     const pump = async (): Promise<void> => {
       if (pumping) {
         again = true;
@@ -52,14 +73,15 @@ export class EventStreams {
           again = false;
           for (;;) {
             if (closed) return;
-            const events = this.log.events(cursor, STREAM_PAGE);
-            for (const event of events) {
+            const items = source.items(cursor, STREAM_PAGE);
+            for (const item of items) {
               if (closed) return;
-              cursor = event.seq;
-              const ok = raw.write(`id: ${event.seq}\nevent: trade\ndata: ${stringifyJson(event)}\n\n`);
-              if (!ok) await drained(raw);
+              cursor = item.seq;
+              const text = await source.message(item);
+              if (closed) return;
+              await write(text);
             }
-            if (events.length < STREAM_PAGE) break;
+            if (items.length < STREAM_PAGE) break;
           }
         } while (again);
       } catch (error) {
@@ -72,7 +94,7 @@ export class EventStreams {
 
     const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
-    const unsubscribe = this.log.onEvents(() => void pump());
+    const unsubscribe = source.subscribe(() => void pump());
     const end = () => {
       if (closed) return;
       closed = true;
@@ -84,6 +106,7 @@ export class EventStreams {
     this.open.add(end);
     // The response closes when the client goes away (the request's own 'close' fires once its body is read).
     raw.on('close', end);
+    if (source.opening) raw.write(source.opening);
     void pump();
   }
 }

@@ -107,7 +107,8 @@ export interface HostOptions {
    */
   onRest(rest: RestState, seen?: string): void;
   /** New events reached the store (live streams listen). */
-  onEventsStored(): void;
+  /** New events of this trade are durable (live streams read them). */
+  onEventsStored(tradeId: string): void;
   /** The fee a maker transaction cost, by signature, for the ledger (consumed once). */
   takeFee(signature: string): bigint | undefined;
   /** Every stored transition, for metrics (status changes, effect failures and retries, the loss alert). */
@@ -454,7 +455,7 @@ export class TradeHost {
     this.options.durable.write({ kind: 'saveTransition', update, events, ledger }).then(
       () => {
         trade.pending--;
-        this.options.onEventsStored();
+        this.options.onEventsStored(trade.meta.tradeId);
       },
       (error: unknown) => {
         trade.pending--;
@@ -533,7 +534,7 @@ export class TradeHost {
       kind: 'appendEvents',
       events: [this.eventRecord(tradeId, type, rest, payload)],
     });
-    this.options.onEventsStored();
+    this.options.onEventsStored(tradeId);
   }
 
   // ── New trades (settlement start): stored at rest, no actor ─────────────────────────────────────
@@ -557,7 +558,7 @@ export class TradeHost {
       this.options.onRest({ ...state, closed: true, watch: 0, hold: null });
       throw error;
     }
-    this.options.onEventsStored();
+    this.options.onEventsStored(record.tradeId);
   }
 
   // ── Views ────────────────────────────────────────────────────────────────────────────────────────

@@ -187,6 +187,13 @@ export class TradeQueries {
     return this.deps.store.tradeEvents(tradeId).map(eventView);
   }
 
+  /** One trade's events after a seq, in seq order (a trade has a few dozen at most: read whole). */
+  tradeEventsAfter(tradeId: string, afterSeq: number, limit: number) {
+    return this.tradeEvents(tradeId)
+      .filter((event) => event.seq > afterSeq)
+      .slice(0, limit);
+  }
+
   /** The runtime event log after a seq, in seq order, shaped like a trade's event history. */
   eventLog(afterSeq: number, limit: number) {
     return this.deps.store.events(afterSeq, limit).map(eventView);

@@ -45,7 +45,7 @@ export class TradeRuntime {
   readonly clock: ChainClock;
   private readonly scheduler: DeadlineScheduler;
   private readonly fees = new Map<string, bigint>();
-  private readonly eventListeners = new Set<() => void>();
+  private readonly eventListeners = new Set<(tradeId: string) => void>();
   private readonly tickMs: number;
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
@@ -76,7 +76,7 @@ export class TradeRuntime {
       clock: this.clock,
       effects,
       onRest: (rest, seen) => this.index(rest, seen),
-      onEventsStored: () => this.eventsStored(),
+      onEventsStored: (tradeId) => this.eventsStored(tradeId),
       takeFee: (signature) => {
         const fee = this.fees.get(signature);
         this.fees.delete(signature);
@@ -179,16 +179,16 @@ export class TradeRuntime {
     await this.host.stop();
   }
 
-  /** Called after new events reach the store (for live streams); returns the unsubscribe function. */
-  onEvents(listener: () => void): () => void {
+  /** Called with the trade's id after new events of it reach the store (for live streams); returns the unsubscribe function. */
+  onEvents(listener: (tradeId: string) => void): () => void {
     this.eventListeners.add(listener);
     return () => this.eventListeners.delete(listener);
   }
 
-  private eventsStored(): void {
+  private eventsStored(tradeId: string): void {
     for (const listener of this.eventListeners) {
       try {
-        listener();
+        listener(tradeId);
       } catch (error) {
         this.options.log.warn({ err: (error as Error).message }, 'event listener failed');
       }

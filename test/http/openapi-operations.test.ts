@@ -22,6 +22,7 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /v1/trades/{trade_id}': 'getTrade',
   'GET /v1/trades': 'listTrades',
   'GET /v1/trades/{trade_id}/events': 'listTradeEvents',
+  'GET /v1/trades/{trade_id}/stream': 'streamTrade',
   'POST /v1/trades/{trade_id}/lock': 'submitLock',
   'POST /v1/trades/{trade_id}/abandon': 'abandonTrade',
   'POST /v1/trades/{trade_id}/redeem': 'redeemTrade',

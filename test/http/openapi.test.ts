@@ -65,6 +65,7 @@ describe('the OpenAPI document', () => {
         '/v1/trades/{trade_id}/redeem',
         '/v1/trades/{trade_id}/refund',
         '/v1/trades/{trade_id}/resume',
+        '/v1/trades/{trade_id}/stream',
         '/v1/viz',
       ].sort(),
     );

@@ -2,7 +2,7 @@
 // streamed) and the trade machine's definition.
 import Type from 'typebox';
 import { SETTLEMENT_STATUSES } from '../../vocabulary/index.ts';
-import { DateTime, Nullable, RawAmountString, Uuid } from '../schemas.ts';
+import { DateTime, eventStreamResponse, Nullable, RawAmountString, Uuid } from '../schemas.ts';
 import { AccessTokenQuery } from './operator.ts';
 import { TradeEventSchema, TradePageQuery } from './trades.schema.ts';
 
@@ -188,16 +188,7 @@ export const StreamQuery = Type.Object({
   ...AccessTokenQuery,
 });
 
-export const StreamHeaders = Type.Object({
-  'last-event-id': Type.Optional(
-    Type.String({ pattern: '^[0-9]+$', description: 'the last seq received; sent by EventSource' }),
-  ),
-});
-
-export const EventStreamResponse = {
-  description: 'text/event-stream of TradeEvent',
-  content: { 'text/event-stream': { schema: Type.String() } },
-};
+export const EventStreamResponse = eventStreamResponse('text/event-stream of TradeEvent');
 
 const StateSchema = Type.Object(
   {

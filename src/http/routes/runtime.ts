@@ -8,7 +8,9 @@ import { formatDecimal } from '../../money/index.ts';
 import type { TradeRuntime } from '../../runtime/index.ts';
 import { SETTLEMENT_STATUSES } from '../../vocabulary/index.ts';
 import { errorResponses } from '../errors.ts';
-import { EventStreams } from '../sse.ts';
+import { stringifyJson } from '../json.ts';
+import { StreamHeaders } from '../schemas.ts';
+import { EventStreams, type StreamSource, sseMessage } from '../sse.ts';
 import { renderTradePage } from '../trade-response.ts';
 import { OPERATOR_SECURITY, type OperatorAccess, OperatorQuery, requireOperator } from './operator.ts';
 import {
@@ -21,7 +23,6 @@ import {
   RunListSchema,
   RuntimeSchema,
   RuntimeTradesQuery,
-  StreamHeaders,
   StreamQuery,
 } from './runtime.schema.ts';
 import { TradePageSchema } from './trades.schema.ts';
@@ -39,10 +40,12 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
   const { queries } = runtime;
   requireOperator(app, opts.operator);
   const definition = machineDefinition();
-  const streams = new EventStreams({
-    events: (afterSeq, limit) => queries.eventLog(afterSeq, limit),
-    onEvents: (listener) => runtime.onEvents(listener),
-  });
+  const streams = new EventStreams();
+  const eventLog: StreamSource<{ seq: number }> = {
+    items: (afterSeq, limit) => queries.eventLog(afterSeq, limit),
+    message: (event) => sseMessage(event.seq, 'trade', stringifyJson(event)),
+    subscribe: (listener) => runtime.onEvents(() => listener()),
+  };
   app.addHook('preClose', async () => streams.endAll());
 
   app.get(
@@ -240,7 +243,7 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
       const header = request.headers['last-event-id'];
       const after =
         typeof header === 'string' ? Number(header) : (request.query.after ?? queries.lastEventSeq());
-      streams.stream(request, reply, after);
+      streams.stream(request, reply, after, eventLog);
     },
   );
 

@@ -79,6 +79,17 @@ export const TradeResponseSchema = Type.Object(
 
 export const TradeIdParams = Type.Object({ trade_id: Uuid });
 
+export const TradeStreamQuery = Type.Object({
+  after: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        'replay this trade’s events after this seq first (0: all); Last-Event-ID wins on reconnects; ' +
+        'default: new events only',
+    }),
+  ),
+});
+
 export const LockRequestSchema = Type.Union(
   [
     Type.Object(

@@ -5,8 +5,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config/index.ts';
 import type { TradeRuntime } from '../../runtime/index.ts';
-import { errorResponses } from '../errors.ts';
-import { hash32Field, preimageField, unsignedTransaction } from '../schemas.ts';
+import { ApiError, errorResponses } from '../errors.ts';
+import { stringifyJson } from '../json.ts';
+import {
+  eventStreamResponse,
+  hash32Field,
+  preimageField,
+  StreamHeaders,
+  unsignedTransaction,
+} from '../schemas.ts';
+import { EventStreams, sseMessage } from '../sse.ts';
 import { renderTrade, renderTradePage } from '../trade-response.ts';
 import { OPERATOR_SECURITY, type OperatorAccess, PUBLIC_SECURITY, requireOperator } from './operator.ts';
 import {
@@ -18,6 +26,7 @@ import {
   TradeListQuery,
   TradePageSchema,
   TradeResponseSchema,
+  TradeStreamQuery,
   WalletModeQuery,
   WalletTransactionResponseSchema,
 } from './trades.schema.ts';
@@ -29,10 +38,23 @@ export interface TradeRoutesOptions {
 
 const COMMAND_ERRORS = ['trade_not_found', 'runtime_unavailable', 'chain_unavailable'] as const;
 
+/** Open streams allowed per trade (a taker's tabs and reconnects) and in all: each holds a socket. */
+const STREAMS_PER_TRADE = 8;
+const STREAMS_IN_ALL = 10_000;
+
 /** The taker's routes: public, since the trade id and the secrets are what a taker proves itself with. */
 export const tradeRoutes: FastifyPluginAsyncTypebox<TradeRoutesOptions> = async (app, opts) => {
   const { commands, queries } = opts.runtime;
   const { assets } = opts;
+  const streams = new EventStreams();
+  const listeners = new Map<string, Set<() => void>>();
+  const unsubscribe = opts.runtime.onEvents((tradeId) => {
+    for (const listener of listeners.get(tradeId) ?? []) listener();
+  });
+  app.addHook('preClose', async () => {
+    streams.endAll();
+    unsubscribe();
+  });
 
   app.get(
     '/:trade_id',
@@ -51,6 +73,64 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<TradeRoutesOptions> = async 
       },
     },
     async (request) => renderTrade(await queries.trade(request.params.trade_id), assets),
+  );
+
+  // Reads only: the trade's stored events, as the actor's transitions make them durable.
+  app.get(
+    '/:trade_id/stream',
+    {
+      schema: {
+        operationId: 'streamTrade',
+        tags: ['Trades'],
+        summary: 'A trade, live, as Server-Sent Events',
+        description:
+          'First `event: trade` with the TradeResponse as it is now (its `id` is the cursor the stream starts ' +
+          'after); then, for each event of this trade as it becomes durable, `id: <seq>`, `event: trade-event`, ' +
+          '`data: {"event": <TradeEvent>, "trade": <TradeResponse as it is when sent>}`. By default only new ' +
+          'events follow; the Last-Event-ID header (sent by EventSource on a reconnect) or ?after= (0: the ' +
+          'whole history) replays the ones after that seq first. Comment lines are heartbeats. 429 ' +
+          'rate_limited past 8 open streams of one trade.',
+        security: PUBLIC_SECURITY,
+        params: TradeIdParams,
+        querystring: TradeStreamQuery,
+        headers: StreamHeaders,
+        response: {
+          200: eventStreamResponse('text/event-stream of the trade and its events'),
+          ...errorResponses('trade_not_found', 'runtime_unavailable'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const tradeId = request.params.trade_id;
+      const trade = renderTrade(await queries.trade(tradeId), assets);
+      const header = request.headers['last-event-id'];
+      const after =
+        typeof header === 'string'
+          ? Number(header)
+          : (request.query.after ?? queries.tradeEvents(tradeId).at(-1)?.seq ?? 0);
+      if ((listeners.get(tradeId)?.size ?? 0) >= STREAMS_PER_TRADE || streams.size >= STREAMS_IN_ALL) {
+        throw new ApiError('rate_limited', 'Too many open streams of this trade; close one first.');
+      }
+      streams.stream(request, reply, after, {
+        opening: sseMessage(after, 'trade', stringifyJson(trade)),
+        items: (afterSeq, limit) => queries.tradeEventsAfter(tradeId, afterSeq, limit),
+        message: async (event) =>
+          sseMessage(
+            event.seq,
+            'trade-event',
+            stringifyJson({ event, trade: renderTrade(await queries.trade(tradeId), assets) }),
+          ),
+        subscribe: (listener) => {
+          const mine = listeners.get(tradeId) ?? new Set<() => void>();
+          mine.add(listener);
+          listeners.set(tradeId, mine);
+          return () => {
+            mine.delete(listener);
+            if (mine.size === 0) listeners.delete(tradeId);
+          };
+        },
+      });
+    },
   );
 
   // LOCK_SUBMITTED, then TAKER_LOCK_SEEN / TAKER_LOCK_FINALIZED once the escrow is read on chain.
