@@ -32,7 +32,7 @@ const files = [
 ].filter((path) => path !== import.meta.filename);
 const read = (path: string) => readFileSync(path, 'utf8');
 
-/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
+/** GitHub's heading anchors: lower case, punctuation but `_` and `-` dropped, spaces to hyphens. */
 function anchorsOf(markdown: string): Set<string> {
   const anchors = new Set<string>();
   for (const [, heading] of markdown.matchAll(/^#{1,6}\s+(.+)$/gm)) {
@@ -40,7 +40,7 @@ function anchorsOf(markdown: string): Set<string> {
       (heading as string)
         .trim()
         .toLowerCase()
-        .replace(/[^\p{L}\p{N}\s-]/gu, '')
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
         .replace(/\s/g, '-'),
     );
   }

@@ -82,6 +82,8 @@ describe('GET /v1/trades/{trade_id}/stream', () => {
     whole.close();
     expect(whole.frames[0]).toMatchObject({ id: 0, event: 'trade' });
     expect(whole.frames.slice(1).map((f) => f.data.event)).toEqual(all);
+    // Never locked: the commitment guards abandon, so no frame may show it.
+    expect(whole.text).not.toContain(secret.secretHash);
 
     // EventSource sends the last id it saw; the header wins over the original ?after=.
     const resumed = openSse(port, `/v1/trades/${tradeId}/stream?after=0`, {
