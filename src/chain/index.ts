@@ -4,6 +4,7 @@
 import { type Keypair, PublicKey } from '@solana/web3.js';
 import { createEmbeddedChain, type EmbeddedChain } from './embedded/index.ts';
 import type { ChainPort } from './port.ts';
+import type { PythPublisherOptions } from './pyth/publisher.ts';
 import { createRpcChain } from './rpc/index.ts';
 
 export { decodeBase58, encodeBase58 } from './base58.ts';
@@ -55,6 +56,8 @@ export type ChainOptions =
       makerInventory: { mint: PublicKey | string; amount: bigint }[];
       makerLamports?: bigint;
       clock?: () => number;
+      /** Pyth price accounts the embedded chain publishes (see pyth/publisher.ts). */
+      pyth?: PythPublisherOptions;
     }
   | {
       kind: 'rpc';

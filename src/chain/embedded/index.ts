@@ -15,6 +15,7 @@ import type {
   TokenBalanceChange,
 } from '../port.ts';
 import { priceUpdateFromAccount } from '../pyth/account.ts';
+import { PythPublisher, type PythPublisherOptions } from '../pyth/publisher.ts';
 import { settlementBuilders } from '../settlement.ts';
 import { fastSigner } from '../signer.ts';
 import { classifyMint } from '../token.ts';
@@ -42,11 +43,15 @@ export interface EmbeddedChainOptions {
   /** The HTLC program binary; defaults to the built programs/htlc/htlc.so. */
   program?: Uint8Array;
   priorityFee?: PriorityFee;
+  /** Pyth price update accounts to publish and keep moving (sponsoredFeedSpecs() for the real feeds). */
+  pyth?: PythPublisherOptions;
 }
 
 export interface EmbeddedChain extends ChainPort, DevChain {
   readonly kind: 'embedded';
   readonly ledger: EmbeddedLedger;
+  /** The Pyth publisher when options.pyth was given: its feeds are published from creation until close. */
+  readonly pyth: PythPublisher | null;
 }
 
 const key = (k: PublicKey | string) => (typeof k === 'string' ? new PublicKey(k) : k);
@@ -109,6 +114,8 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     ...(options.clock ? { clock: options.clock } : {}),
   });
   let closed = false;
+  const pyth = options.pyth ? new PythPublisher(ledger, options.pyth) : null;
+  pyth?.start();
 
   const builders = settlementBuilders({
     programId,
@@ -146,6 +153,7 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     programId,
     makerWallet: maker.publicKey,
     ledger,
+    pyth,
 
     now: async () => ledger.tick().unix,
     blockHeight: async () => ledger.slot(),
@@ -231,6 +239,7 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     close: async () => {
       if (closed) return;
       closed = true;
+      pyth?.stop();
       ledger.close();
     },
 

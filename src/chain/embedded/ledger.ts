@@ -261,6 +261,22 @@ export class EmbeddedLedger {
     };
   }
 
+  /**
+   * Puts an account in place outside any transaction, rent-exempt: the embedded stand-in for accounts
+   * another program's off-chain writer keeps current (Pyth price updates, see pyth/publisher.ts). Not
+   * persisted, since that writer republishes at start, and not announced to onWrite listeners, which
+   * follow transactions.
+   */
+  placeAccount(address: PublicKey, owner: PublicKey, data: Uint8Array): void {
+    this.setAccount({
+      address: keyBase58(address),
+      lamports: this.minimumBalanceForRentExemption(data.length),
+      owner: keyBase58(owner),
+      executable: false,
+      data,
+    });
+  }
+
   balance(address: PublicKey | string): bigint {
     return this.getAccount(address)?.lamports ?? 0n;
   }

@@ -22,3 +22,11 @@ export {
   PythLayoutError,
   type VerificationLevel,
 } from './layout.ts';
+export {
+  type FeedMode,
+  type PriceAccountWriter,
+  type PythFeedSpec,
+  PythPublisher,
+  type PythPublisherOptions,
+  sponsoredFeedSpecs,
+} from './publisher.ts';

@@ -9,6 +9,7 @@ import { EmbeddedLedger, type MintConfig } from '../embedded/ledger.ts';
 import { ChainError } from '../errors.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../htlc/index.ts';
 import type { DevChain } from '../port.ts';
+import { PythPublisher, type PythPublisherOptions } from '../pyth/publisher.ts';
 import { createRpcMethods, RpcError } from './methods.ts';
 import { type PubSub, startPubSub } from './pubsub.ts';
 
@@ -32,12 +33,16 @@ export interface ChainServerOptions {
   clock?: () => number;
   /** Log each request's method (never params: they can carry signed transactions). */
   logRequests?: boolean;
+  /** Pyth price accounts to publish and keep moving (sponsoredFeedSpecs() for the real feeds); none by default. */
+  pyth?: PythPublisherOptions;
 }
 
 export interface ChainServer {
   readonly url: string;
   readonly wsUrl: string;
   readonly ledger: EmbeddedLedger;
+  /** The Pyth publisher when options.pyth was given (also reachable over dev_pyth). */
+  readonly pyth: PythPublisher | null;
   readonly app: FastifyInstance;
   /** Calls since start, for tests and the bench that count what an idle watcher costs. */
   stats(): ChainServerStats;
@@ -73,7 +78,9 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
     funding: options.funding,
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  const call = createRpcMethods(ledger);
+  const pyth = options.pyth ? new PythPublisher(ledger, options.pyth) : null;
+  pyth?.start();
+  const call = createRpcMethods(ledger, pyth);
   const counts: ChainServerStats = { http: {}, ws: {}, notifications: {} };
   const count = (table: Record<string, number>, method: string) => {
     table[method] = (table[method] ?? 0) + 1;
@@ -140,6 +147,7 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
       return openPubSub(0);
     });
   } catch (e) {
+    pyth?.stop();
     await app.close();
     ledger.close();
     throw e;
@@ -153,6 +161,7 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
     url,
     wsUrl,
     ledger,
+    pyth,
     app,
     stats: () => ({
       http: snapshot(counts.http),
@@ -168,6 +177,7 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
       if (!pubsub) pubsub = await openPubSub(wsPort);
     },
     close: async () => {
+      pyth?.stop();
       await pubsub?.close();
       pubsub = null;
       await app.close();
@@ -177,9 +187,11 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
 }
 
 /** DevChain over a loopback chain's dev_* methods (tests, demos, the service's airdrop in rpc mode). */
-export function loopbackDevChain(
-  url: string,
-): DevChain & { clock(): Promise<{ slot: number; unixTimestamp: number }> } {
+export function loopbackDevChain(url: string): DevChain & {
+  clock(): Promise<{ slot: number; unixTimestamp: number }>;
+  /** The loopback chain's Pyth controls (dev_pyth); answers every feed's state after the action. */
+  pyth(action: PythAction, symbol?: string, bps?: number): Promise<PythFeedStatus[]>;
+} {
   let id = 0;
   const rpc = async <T>(method: string, params: unknown[]): Promise<T> => {
     const res = await fetch(url, {
@@ -199,7 +211,24 @@ export function loopbackDevChain(
       await rpc('dev_advanceClock', [seconds]);
     },
     clock: () => rpc('dev_clock', []),
+    pyth: (action, symbol, bps) =>
+      rpc('dev_pyth', [
+        action,
+        ...(symbol === undefined ? [] : [symbol]),
+        ...(bps === undefined ? [] : [bps]),
+      ]),
   };
+}
+
+export type PythAction = 'freeze' | 'stale' | 'resume' | 'jump' | 'publish' | 'status';
+
+/** A feed as dev_pyth reports it; price is the integer mantissa (× 10^exponent) as a decimal string. */
+export interface PythFeedStatus {
+  symbol: string;
+  mode: 'live' | 'frozen' | 'stale';
+  price: string | null;
+  exponent: number | null;
+  publishTime: number | null;
 }
 
 /** The genesis a service's config asks of a loopback chain: its assets' mints, the maker's inventory. */

@@ -1,15 +1,51 @@
 // `npm run chain`: the embedded chain as a loopback Solana JSON-RPC server, its websocket on port + 1.
 // Env: CHAIN_PORT (8899; websocket on CHAIN_PORT + 1), CHAIN_HOST (127.0.0.1), DATA_DIR (./data; chain state in DATA_DIR/chain),
 // CONFIG (the service's config file: assets and maker inventory), MAKER_KEYPAIR_PATH (the maker to fund; created if absent).
+// The sponsored Pyth feeds are published at their real addresses and move on a seeded walk. Flags, each
+// repeatable: --pyth-freeze SOL, --pyth-stale SOL, --pyth-jump SOL:+500 (bps, once at start),
+// --pyth-seed <text> (default 1), --pyth-interval-ms <ms> (default 1000), --no-pyth. While it runs,
+// the dev_pyth method (loopbackDevChain(url).pyth) does the same.
 
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { PublicKey } from '@solana/web3.js';
 import { loadConfig } from '../../config/index.ts';
 import { DEFAULT_HTLC_PROGRAM_ID } from '../htlc/index.ts';
+import { type PythPublisher, sponsoredFeedSpecs } from '../pyth/publisher.ts';
 import { loadOrCreateKeypairFile } from '../signer.ts';
 import { configGenesis, startChainServer } from './index.ts';
 
+const readFlags = () =>
+  parseArgs({
+    options: {
+      'pyth-freeze': { type: 'string', multiple: true, default: [] },
+      'pyth-stale': { type: 'string', multiple: true, default: [] },
+      'pyth-jump': { type: 'string', multiple: true, default: [] },
+      'pyth-seed': { type: 'string', default: '1' },
+      'pyth-interval-ms': { type: 'string', default: '1000' },
+      'no-pyth': { type: 'boolean', default: false },
+    },
+  }).values;
+type Flags = ReturnType<typeof readFlags>;
+
+/** `SOL:+500` → ['SOL', 500]. */
+function parseJump(text: string): [string, number] {
+  const match = /^([A-Za-z0-9]+):([+-]?\d+)$/.exec(text);
+  if (!match) throw new Error(`--pyth-jump ${text}: expected SYMBOL:±BPS, e.g. SOL:+500`);
+  return [match[1] as string, Number(match[2])];
+}
+
+function applyPythFlags(pyth: PythPublisher, flags: Flags): void {
+  for (const symbol of flags['pyth-freeze']) pyth.freeze(symbol);
+  for (const symbol of flags['pyth-stale']) pyth.stale(symbol);
+  for (const [symbol, bps] of flags['pyth-jump'].map(parseJump)) pyth.jump(symbol, bps);
+}
+
 async function main() {
+  const flags = readFlags();
+  const intervalMs = Number(flags['pyth-interval-ms']);
+  if (!Number.isInteger(intervalMs) || intervalMs < 0)
+    throw new Error('--pyth-interval-ms: a whole number ≥ 0');
   const dataDir = resolve(process.env.DATA_DIR ?? 'data');
   const config = loadConfig(process.env.CONFIG || undefined);
   const keypairPath =
@@ -24,7 +60,18 @@ async function main() {
     port: Number(process.env.CHAIN_PORT ?? 8899),
     programId,
     ...configGenesis(config, maker),
+    ...(flags['no-pyth']
+      ? {}
+      : { pyth: { feeds: sponsoredFeedSpecs(), seed: flags['pyth-seed'], intervalMs } }),
   });
+  if (server.pyth) {
+    try {
+      applyPythFlags(server.pyth, flags);
+    } catch (e) {
+      await server.close();
+      throw e;
+    }
+  }
   // Public keys only: the maker key stays in its file.
   console.log(
     JSON.stringify({
@@ -36,6 +83,7 @@ async function main() {
       makerKeypairPath: keypairPath,
       faucet: server.ledger.faucet.publicKey.toBase58(),
       slot: server.ledger.slot(),
+      pyth: server.pyth?.symbols.map((symbol) => ({ symbol, mode: server.pyth?.mode(symbol) })) ?? [],
     }),
   );
   const stop = async () => {

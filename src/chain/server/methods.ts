@@ -7,6 +7,7 @@ import type { EmbeddedLedger } from '../embedded/ledger.ts';
 import { LAMPORTS_PER_SIGNATURE } from '../embedded/ledger.ts';
 import type { StoredAccount, StoredTokenBalance, StoredTransaction } from '../embedded/store.ts';
 import { ChainError, type TransactionErrorJson } from '../errors.ts';
+import type { PythPublisher } from '../pyth/publisher.ts';
 import { readTokenAccount, TOKEN_PROGRAM_ID } from '../token.ts';
 import { parseWireTransaction, signatureOf } from '../wire.ts';
 
@@ -213,7 +214,7 @@ function feeForMessage(messageBytes: Uint8Array): bigint {
   return LAMPORTS_PER_SIGNATURE * BigInt(numSigs) + priority;
 }
 
-export function createRpcMethods(ledger: EmbeddedLedger) {
+export function createRpcMethods(ledger: EmbeddedLedger, pyth: PythPublisher | null = null) {
   const context = () => ({ slot: ledger.slot(), apiVersion: CORE_VERSION });
   const withContext = (value: unknown) => ({ context: context(), value });
 
@@ -394,6 +395,34 @@ export function createRpcMethods(ledger: EmbeddedLedger) {
     dev_clock: () => {
       const { slot, unix } = ledger.tick();
       return { slot, unixTimestamp: n(unix) };
+    },
+    /** [action, symbol?, bps?]: freeze | stale | resume | jump (bps) a feed, publish all now, or status. */
+    dev_pyth: (p) => {
+      if (!pyth) throw new RpcError(INVALID_PARAMS, 'this chain publishes no Pyth feeds');
+      const action = param(p, 0, isString, 'action');
+      const symbol = () => param(p, 1, isString, 'symbol');
+      try {
+        if (action === 'freeze') pyth.freeze(symbol());
+        else if (action === 'stale') pyth.stale(symbol());
+        else if (action === 'resume') pyth.resume(symbol());
+        else if (action === 'jump') pyth.jump(symbol(), param(p, 2, isNumber, 'bps'));
+        else if (action === 'publish') pyth.publishNow();
+        else if (action !== 'status')
+          throw new RpcError(INVALID_PARAMS, `Invalid params: pyth action ${action}`);
+      } catch (e) {
+        if (e instanceof RpcError) throw e;
+        throw new RpcError(INVALID_PARAMS, `Invalid params: ${(e as Error).message}`);
+      }
+      return pyth.symbols.map((feed) => {
+        const latest = pyth.latest(feed);
+        return {
+          symbol: feed,
+          mode: pyth.mode(feed),
+          price: latest?.price.toString() ?? null,
+          exponent: latest?.exponent ?? null,
+          publishTime: latest === null ? null : n(latest.publishTime),
+        };
+      });
     },
   };
 
