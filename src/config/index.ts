@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import Value from 'typebox/value';
 import { decodeBase58 } from '../chain/index.ts';
+import { SPONSORED_FEEDS } from '../chain/pyth/index.ts';
 import { type Price, parseAmount, parsePrice, parseUsd } from '../money/index.ts';
 import { rootPath } from '../paths.ts';
 import { type ConfigFile, ConfigFileSchema } from './schema.ts';
@@ -48,6 +49,29 @@ export interface SettlementTiming {
   readonly landingMarginSeconds: number;
 }
 
+/** One asset's Pyth feed and the bounds its price must keep to be quoted from. */
+export interface PriceFeed {
+  readonly asset: Asset;
+  /** The price update account (PriceUpdateV2), base58. */
+  readonly account: string;
+  /** The Pyth feed id, 64 lowercase hex digits without 0x; a read account must carry it. */
+  readonly feedId: string;
+  readonly maxAgeSeconds: number;
+  readonly maxConfidenceBps: number;
+  readonly maxDeviationBps: number;
+}
+
+export type PriceSourceConfig =
+  | { readonly kind: 'static' }
+  | {
+      readonly kind: 'pyth';
+      readonly commitment: 'confirmed' | 'finalized';
+      readonly refreshIntervalMs: number;
+      readonly feeds: readonly PriceFeed[];
+      /** The embedded chain's publisher; null: the config leaves the feeds to whatever writes them. */
+      readonly embeddedPublisher: { readonly seed: number; readonly intervalMs: number } | null;
+    };
+
 export type ChainConfig =
   | { readonly kind: 'embedded'; readonly programId: string | null }
   | {
@@ -63,11 +87,14 @@ export type ChainConfig =
 export interface Config {
   readonly assets: AssetRegistry;
   readonly pairs: readonly Pair[];
+  /** Reference prices: the static source's, the embedded publisher's start, the fallback for fee valuation. */
   readonly prices: ReadonlyMap<string, ReferencePrice>;
+  readonly priceSource: PriceSourceConfig;
   readonly risk: {
     /** Order notional limits in micro-USD. */
     readonly minNotionalMicroUsd: bigint;
     readonly maxNotionalMicroUsd: bigint;
+    /** The age bound of a price whose asset has no configured feed (a source given in code, e.g. a test's). */
     readonly maxPriceAgeSeconds: number;
     readonly maxOpenPerWallet: number;
   };
@@ -229,11 +256,30 @@ export function resolveConfig(raw: unknown): Config {
     inventorySkewMaxBps: file.pricing.inventory_skew_max_bps,
     inventoryFreeShareBps: file.pricing.inventory_free_share_bps,
   };
+  const priceSource = resolvePriceSource(file.price_source, asset);
+  const confidenceCap = (of: Asset) =>
+    priceSource.kind === 'pyth'
+      ? (priceSource.feeds.find((feed) => feed.asset === of)?.maxConfidenceBps ?? 0)
+      : 0;
   for (const pair of pairs) {
-    if (pair.baseSpreadBps + pricing.sizeSpreadMaxBps + pricing.inventorySkewMaxBps > 10_000) {
+    if (priceSource.kind === 'pyth') {
+      for (const side of [pair.input, pair.output]) {
+        if (!priceSource.feeds.some((feed) => feed.asset === side)) {
+          throw new ConfigError('price_source.feeds', `no feed for ${side.symbol}, which a pair trades`);
+        }
+      }
+    }
+    // The confidence term of the spread is at most each leg's max_confidence_bps (a wider price is refused).
+    const caps =
+      pair.baseSpreadBps +
+      pricing.sizeSpreadMaxBps +
+      pricing.inventorySkewMaxBps +
+      confidenceCap(pair.input) +
+      confidenceCap(pair.output);
+    if (caps > 10_000) {
       throw new ConfigError(
         'pricing',
-        `base + size + skew spread of ${pair.input.symbol}→${pair.output.symbol} exceeds 10000 bps`,
+        `base + size + skew + confidence spread of ${pair.input.symbol}→${pair.output.symbol} exceeds 10000 bps`,
       );
     }
   }
@@ -264,6 +310,7 @@ export function resolveConfig(raw: unknown): Config {
     assets,
     pairs,
     prices,
+    priceSource,
     risk,
     pricing,
     quotes,
@@ -276,6 +323,48 @@ export function resolveConfig(raw: unknown): Config {
       bodyLimitBytes: file.http.body_limit_bytes,
       operatorToken: file.http.operator_token,
     },
+  };
+}
+
+function resolvePriceSource(
+  raw: ConfigFile['price_source'],
+  asset: (symbol: string, field: string) => Asset,
+): PriceSourceConfig {
+  if (raw.kind === 'static') return { kind: 'static' };
+  const seen = new Set<Asset>();
+  const feeds = raw.feeds.map((feed, i): PriceFeed => {
+    const field = `price_source.feeds[${i}]`;
+    const of = asset(feed.asset, `${field}.asset`);
+    if (seen.has(of)) throw new ConfigError(field, `second feed for ${of.symbol}`);
+    seen.add(of);
+    const sponsored = (SPONSORED_FEEDS as Readonly<Record<string, { account: string; feedId: string }>>)[
+      of.symbol.toUpperCase()
+    ];
+    const account = feed.account ?? sponsored?.account;
+    const feedId = feed.feed_id ?? sponsored?.feedId;
+    if (account === undefined || feedId === undefined) {
+      throw new ConfigError(field, `${of.symbol} has no sponsored feed: give its account and feed_id`);
+    }
+    return {
+      asset: of,
+      account: checkAddress(account, `${field}.account`) as string,
+      feedId: feedId.replace(/^0x/, '').toLowerCase(),
+      maxAgeSeconds: feed.max_age_seconds,
+      maxConfidenceBps: feed.max_confidence_bps,
+      maxDeviationBps: feed.max_deviation_bps,
+    };
+  });
+  const accounts = new Set(feeds.map((feed) => feed.account));
+  if (accounts.size !== feeds.length)
+    throw new ConfigError('price_source.feeds', 'two feeds share an account');
+  return {
+    kind: 'pyth',
+    commitment: raw.commitment ?? 'confirmed',
+    refreshIntervalMs: raw.refresh_interval_ms,
+    feeds,
+    embeddedPublisher: raw.embedded_publisher
+      ? { seed: raw.embedded_publisher.seed, intervalMs: raw.embedded_publisher.interval_ms }
+      : null,
   };
 }
 

@@ -39,6 +39,36 @@ export const PairConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const PriceFeedConfigSchema = Type.Object(
+  {
+    asset: Type.String({ minLength: 1 }),
+    account: Type.Optional(
+      Type.String({
+        ...Base58Address,
+        description: 'price update account; default the sponsored feed of the asset symbol',
+      }),
+    ),
+    feed_id: Type.Optional(
+      Type.String({
+        pattern: '^(0x)?[0-9a-fA-F]{64}$',
+        description: 'Pyth feed id; default the sponsored one',
+      }),
+    ),
+    max_age_seconds: Seconds(1, 'a price published longer ago (chain clock) fails price_freshness'),
+    max_confidence_bps: Type.Integer({
+      minimum: 0,
+      maximum: 2500,
+      description: 'confidence / price above this fails price_confidence',
+    }),
+    max_deviation_bps: Type.Integer({
+      minimum: 0,
+      maximum: 10000,
+      description: '|price − EMA| / EMA above this fails price_deviation',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigFileSchema = Type.Object(
   {
     $comment: Type.Optional(Type.String()),
@@ -49,6 +79,51 @@ export const ConfigFileSchema = Type.Object(
         { asset: Type.String(), usd: Decimal, as_of: Type.String({ format: 'date-time' }) },
         { additionalProperties: false },
       ),
+    ),
+    price_source: Type.Union(
+      [
+        Type.Object(
+          {
+            kind: Type.Literal('static', {
+              description: 'the prices above, counted as always fresh (tests)',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Object(
+          {
+            kind: Type.Literal('pyth', {
+              description: 'Pyth price update accounts read through the chain port (the default)',
+            }),
+            commitment: Type.Optional(
+              Type.Union([Type.Literal('confirmed'), Type.Literal('finalized')], {
+                description: 'commitment of the price account reads; default confirmed',
+              }),
+            ),
+            refresh_interval_ms: Type.Integer({
+              minimum: 50,
+              maximum: 60_000,
+              description: 'how often every feed is read, in one batched call; quotes read the last snapshot',
+            }),
+            feeds: Type.Array(PriceFeedConfigSchema, { minItems: 1 }),
+            embedded_publisher: Type.Optional(
+              Type.Object(
+                {
+                  seed: Type.Integer({ minimum: 0, description: 'seed of the random walk' }),
+                  interval_ms: Type.Integer({ minimum: 50, description: 'how often each feed moves' }),
+                },
+                {
+                  additionalProperties: false,
+                  description:
+                    'the embedded chain writes the feeds itself, starting from `prices`; ignored on rpc',
+                },
+              ),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+      ],
+      { description: 'where reference prices come from' },
     ),
     risk: Type.Object(
       {

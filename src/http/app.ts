@@ -106,6 +106,10 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
         { name: 'Health', description: 'Liveness and readiness, for probes and load balancers.' },
         { name: 'Assets', description: 'The assets the maker trades, from its config.' },
         { name: 'Pairs', description: 'The directed pairs the maker quotes, with spreads and size limits.' },
+        {
+          name: 'Prices',
+          description: 'The reference prices quotes are made from (Pyth feeds), their age and status.',
+        },
         { name: 'RFQ', description: 'Firm quotes: request one, look one up.' },
         {
           name: 'Settlement',

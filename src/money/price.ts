@@ -44,3 +44,16 @@ export function mulDivCeil(a: bigint, b: bigint, c: bigint): bigint {
   assertMulDivArgs(a, b, c);
   return (a * b + c - 1n) / c;
 }
+
+/**
+ * value × 10^exponent as an exact decimal string ("18742000000", -8 → "187.42000000"): the fraction keeps
+ * every digit the exponent gives (an oracle's integer prices at their exponent), any size, either sign.
+ */
+export function formatScaled(value: bigint, exponent: number): string {
+  if (!Number.isInteger(exponent)) throw new RangeError(`exponent must be an integer, got ${exponent}`);
+  if (exponent >= 0) return (value * 10n ** BigInt(exponent)).toString();
+  const places = -exponent;
+  const sign = value < 0n ? '-' : '';
+  const digits = (value < 0n ? -value : value).toString().padStart(places + 1, '0');
+  return `${sign}${digits.slice(0, -places)}.${digits.slice(-places)}`;
+}

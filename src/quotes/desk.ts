@@ -5,10 +5,17 @@ import type { Asset, Config, Pair } from '../config/index.ts';
 import { dividePrices, type Price, parseAmount } from '../money/index.ts';
 import { type GroupCommit, type QuoteRecord, type Store, timeOrderedUuid } from '../store/index.ts';
 import type { RiskCheck } from '../vocabulary/index.ts';
-import type { PriceSource } from './prices.ts';
-import { priceQuote } from './pricing.ts';
+import { limitsOf } from './feeds.ts';
+import {
+  confidenceBps,
+  type FeedReading,
+  type PriceQuote,
+  type PriceSource,
+  readingOfPrice,
+} from './prices.ts';
+import { type PricedQuote, priceQuote } from './pricing.ts';
 import { ReservationBook } from './reservations.ts';
-import { evaluateRisk, type RiskFailure } from './risk.ts';
+import { evaluateRisk, type PriceLeg, type RiskFailure } from './risk.ts';
 
 /** What the maker holds of each asset, kept current by whoever watches the chain. */
 export interface InventorySource {
@@ -38,6 +45,8 @@ export interface AcceptedQuote {
   expiresAt: Date;
   htlcExpiresAt: Date;
   riskChecks: RiskCheck[];
+  /** The prices the quote was priced from; null for a quote stored before quotes recorded them. */
+  prices: { input: FeedReading | null; output: FeedReading | null };
 }
 
 export interface RejectedQuote {
@@ -135,27 +144,17 @@ export class QuoteDesk {
 
     const now = this.nowMs();
     this.book.expire(now);
-    const inputPrice = this.price(input);
-    const outputPrice = this.price(output);
-    const mid: Price = dividePrices(inputPrice.usd, outputPrice.usd);
+    const inputPrice = this.deps.prices.latest(input.mint);
+    const outputPrice = this.deps.prices.latest(output.mint);
+    const legs = [this.leg(input, inputPrice), this.leg(output, outputPrice)] as const;
     const balance = this.deps.inventory.balance(output.mint);
     const reserved = this.book.reserved(output.mint);
     const available = balance > reserved ? balance - reserved : 0n;
-    const priced = priceQuote({
-      inputRaw,
-      inputDecimals: input.decimals,
-      outputDecimals: output.decimals,
-      mid,
-      baseSpreadBps: pair.baseSpreadBps,
-      sizeSpread: { maxBps: config.pricing.sizeSpreadMaxBps, halfSizeRaw: pair.maxInputRaw },
-      inventorySkew: {
-        maxBps: config.pricing.inventorySkewMaxBps,
-        freeShareBps: config.pricing.inventoryFreeShareBps,
-        availableOutputRaw: available,
-      },
-    });
-    // The oldest of the two prices decides freshness.
-    const oldest = Math.min(inputPrice.asOf.getTime(), outputPrice.asOf.getTime());
+    // Without a usable price on either side there is nothing to price; price_freshness says why.
+    const priced =
+      inputPrice && outputPrice
+        ? this.priced(pair, inputRaw, inputPrice, outputPrice, legs, available)
+        : null;
     const risk = evaluateRisk({
       nowMs: now,
       pair: {
@@ -168,13 +167,9 @@ export class QuoteDesk {
         maxNotionalMicroUsd: config.risk.maxNotionalMicroUsd,
       },
       inputRaw,
-      inputUsdPrice: inputPrice.usd,
-      outputRaw: priced.outputRaw,
-      price: {
-        asOfMs: oldest,
-        maxAgeMs: config.risk.maxPriceAgeSeconds * 1000,
-        alwaysFresh: inputPrice.alwaysFresh && outputPrice.alwaysFresh,
-      },
+      inputUsdPrice: inputPrice?.usd ?? null,
+      outputRaw: priced?.outputRaw ?? null,
+      prices: legs,
       inventory: { balanceRaw: balance, reservedRaw: reserved },
       wallet: {
         address: request.takerWallet,
@@ -183,7 +178,7 @@ export class QuoteDesk {
         maxOpen: config.risk.maxOpenPerWallet,
       },
     });
-    if (risk.failed.length > 0) {
+    if (risk.failed.length > 0 || !priced || !inputPrice || !outputPrice) {
       return {
         status: 'rejected',
         rejectionId: randomUUID(),
@@ -206,6 +201,8 @@ export class QuoteDesk {
       spreadBps: priced.spreadBps,
       inputUsd: priceText(inputPrice.usd),
       outputUsd: priceText(outputPrice.usd),
+      inputPrice: legs[0].reading,
+      outputPrice: legs[1].reading,
       createdAt: new Date(now).toISOString(),
       expiresAtMs,
       htlcExpiresAtMs: expiresAtMs + config.settlement.takerTimelockSeconds * 1000,
@@ -217,6 +214,56 @@ export class QuoteDesk {
     await this.commit(record);
     this.remember(record, now);
     return this.accepted(record, pair);
+  }
+
+  /** output = input × mid × (1 − σ), the mid from the two USD prices; σ includes the confidence term. */
+  private priced(
+    pair: Pair,
+    inputRaw: bigint,
+    inputPrice: PriceQuote,
+    outputPrice: PriceQuote,
+    legs: readonly PriceLeg[],
+    available: bigint,
+  ): PricedQuote {
+    const { pricing } = this.deps.config;
+    const mid: Price = dividePrices(inputPrice.usd, outputPrice.usd);
+    // Each leg adds ⌈conf/price⌉ bps, at most its max_confidence_bps (a wider price is refused by
+    // price_confidence anyway), and never more than the room the other terms leave below 10000.
+    const room = 10_000 - pair.baseSpreadBps - pricing.sizeSpreadMaxBps - pricing.inventorySkewMaxBps;
+    let confidence = 0;
+    for (const leg of legs) {
+      if (leg.reading === null) continue;
+      const bps = Number(confidenceBps(leg.reading) > 10_000n ? 10_000n : confidenceBps(leg.reading));
+      confidence += leg.maxConfidenceBps === null ? bps : Math.min(bps, leg.maxConfidenceBps);
+    }
+    return priceQuote({
+      inputRaw,
+      inputDecimals: pair.input.decimals,
+      outputDecimals: pair.output.decimals,
+      mid,
+      baseSpreadBps: pair.baseSpreadBps,
+      confidenceSpreadBps: Math.max(0, Math.min(confidence, room)),
+      sizeSpread: { maxBps: pricing.sizeSpreadMaxBps, halfSizeRaw: pair.maxInputRaw },
+      inventorySkew: {
+        maxBps: pricing.inventorySkewMaxBps,
+        freeShareBps: pricing.inventoryFreeShareBps,
+        availableOutputRaw: available,
+      },
+    });
+  }
+
+  /** One side's price with the bounds its feed sets (a price source given in code: the risk section's age only). */
+  private leg(asset: Asset, price: PriceQuote | undefined): PriceLeg {
+    const limits = limitsOf(this.deps.config, asset.mint);
+    const reading = price ? (price.reading ?? readingOfPrice(price.usd, price.asOf.getTime())) : null;
+    return {
+      symbol: asset.symbol,
+      reading,
+      ...(price ? {} : { missing: this.deps.prices.problem?.(asset.mint) ?? 'the price source has none' }),
+      asOfMs: price ? price.asOf.getTime() : 0,
+      alwaysFresh: price?.alwaysFresh ?? false,
+      ...limits,
+    };
   }
 
   private async commit(record: QuoteRecord): Promise<void> {
@@ -278,6 +325,7 @@ export class QuoteDesk {
       expiresAt: new Date(record.expiresAtMs),
       htlcExpiresAt: new Date(record.htlcExpiresAtMs),
       riskChecks: record.riskChecks as RiskCheck[],
+      prices: { input: record.inputPrice ?? null, output: record.outputPrice ?? null },
     };
   }
 
@@ -285,13 +333,6 @@ export class QuoteDesk {
     const asset = this.deps.config.assets.find(idOrSymbol);
     if (!asset) throw new RfqInputError(field, `no configured asset matches '${idOrSymbol}'`);
     return asset;
-  }
-
-  private price(asset: Asset) {
-    const price = this.deps.prices.latest(asset.mint);
-    // Config validation guarantees a price for every traded asset; a live source that lost one is not the client's fault.
-    if (!price) throw new Error(`no reference price for ${asset.symbol}`);
-    return price;
   }
 }
 

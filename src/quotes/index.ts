@@ -9,5 +9,26 @@ export {
   type RfqRequest,
   type TradeExposure,
 } from './desk.ts';
-export { type PriceQuote, type PriceSource, StaticPriceSource } from './prices.ts';
+export {
+  FEED_STATUSES,
+  type FeedState,
+  type FeedStatus,
+  feedStates,
+  limitsOf,
+  type PriceLimits,
+} from './feeds.ts';
+export {
+  confidenceBps,
+  deviationBps,
+  type FeedReading,
+  type FeedView,
+  isDeviating,
+  isWide,
+  type ObservablePriceSource,
+  type PriceQuote,
+  type PriceSource,
+  StaticPriceSource,
+  usdOf,
+} from './prices.ts';
+export { type PriceUpdateReader, PythPriceSource } from './pyth-source.ts';
 export { ReservationBook } from './reservations.ts';

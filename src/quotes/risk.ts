@@ -3,10 +3,27 @@
 
 import { formatDecimal, formatUsd, notionalMicroUsd, type Price } from '../money/index.ts';
 import { RISK_CHECKS, type RiskCheck } from '../vocabulary/index.ts';
+import { confidenceBps, deviationBps, type FeedReading, isDeviating, isWide } from './prices.ts';
 
 export interface RiskAsset {
   symbol: string;
   decimals: number;
+}
+
+/** One side's price as the price checks see it, with that asset's bounds. */
+export interface PriceLeg {
+  symbol: string;
+  /** null: no usable price (why: `missing`), which fails price_freshness. */
+  reading: FeedReading | null;
+  missing?: string;
+  /** Publish time on the caller's clock. */
+  asOfMs: number;
+  maxAgeMs: number;
+  /** A static configured source is never stale. */
+  alwaysFresh: boolean;
+  /** null: the asset has no bound (no configured feed). */
+  maxConfidenceBps: number | null;
+  maxDeviationBps: number | null;
 }
 
 export interface RiskInput {
@@ -24,16 +41,12 @@ export interface RiskInput {
     maxNotionalMicroUsd: bigint;
   };
   inputRaw: bigint;
-  /** USD per display unit of the input asset, for the notional. */
-  inputUsdPrice: Price;
-  /** The priced output of this quote. */
-  outputRaw: bigint;
-  price: {
-    asOfMs: number;
-    maxAgeMs: number;
-    /** A static configured source is never stale. */
-    alwaysFresh: boolean;
-  };
+  /** USD per display unit of the input asset, for the notional; null without a usable price. */
+  inputUsdPrice: Price | null;
+  /** The priced output of this quote; null when it could not be priced (a side without a usable price). */
+  outputRaw: bigint | null;
+  /** The input's and the output's price. */
+  prices: readonly PriceLeg[];
   inventory: {
     /** The maker's balance of the output asset. */
     balanceRaw: bigint;
@@ -59,11 +72,15 @@ export interface RiskResult {
   failed: RiskFailure[];
 }
 
-/** Each check returns its failure message, or null when it passes. */
-type Check = (input: RiskInput, derived: Derived) => string | null;
+/**
+ * Each check returns its failure message, null when it passes, or SKIPPED when it cannot be judged: the
+ * notional and inventory checks without a usable price (price_freshness then fails and names why).
+ */
+type Check = (input: RiskInput, derived: Derived) => string | null | typeof SKIPPED;
+const SKIPPED = Symbol('skipped');
 
 interface Derived {
-  notional: bigint;
+  notional: bigint | null;
   available: bigint;
 }
 
@@ -78,34 +95,68 @@ const reasons = (...found: (string | false)[]) =>
 const CHECKS: Record<RiskCheck, Check> = {
   pair_enabled: (input) => (input.pair.paused ? `pair ${pairName(input)} is paused` : null),
 
-  price_freshness: ({ nowMs, price }) => {
-    // A price stamped in the future (clock skew) counts as brand new rather than as stale.
-    const ageMs = Math.max(0, nowMs - price.asOfMs);
-    if (price.alwaysFresh || ageMs <= price.maxAgeMs) return null;
-    return `price is ${ageMs} ms old; the maximum age is ${price.maxAgeMs} ms`;
-  },
+  price_freshness: ({ nowMs, prices }) =>
+    reasons(
+      ...prices.map((leg) => {
+        if (leg.reading === null) return `no usable ${leg.symbol} price: ${leg.missing ?? 'none read'}`;
+        // A price stamped in the future (clock skew) counts as brand new rather than as stale.
+        const ageMs = Math.max(0, nowMs - leg.asOfMs);
+        return (
+          !leg.alwaysFresh &&
+          ageMs > leg.maxAgeMs &&
+          `${leg.symbol} price is ${ageMs} ms old; the maximum age is ${leg.maxAgeMs} ms`
+        );
+      }),
+    ),
+
+  price_confidence: ({ prices }) =>
+    reasons(
+      ...prices.map(
+        ({ symbol, reading, maxConfidenceBps: max }) =>
+          reading !== null &&
+          max !== null &&
+          isWide(reading, max) &&
+          `${symbol} confidence is ±${confidenceBps(reading)} bps of its price; the maximum is ${max} bps`,
+      ),
+    ),
+
+  price_deviation: ({ prices }) =>
+    reasons(
+      ...prices.map(({ symbol, reading, maxDeviationBps: max }) => {
+        if (reading === null || max === null || !isDeviating(reading, max)) return false;
+        const bps = deviationBps(reading);
+        const far = bps === null ? 'has no positive EMA' : `is ${bps} bps from its EMA`;
+        return `${symbol} price ${far}; the maximum is ${max} bps: the market moves too fast to quote`;
+      }),
+    ),
 
   min_notional: ({ pair, inputRaw }, { notional }) =>
-    reasons(
-      notional < pair.minNotionalMicroUsd &&
-        `input notional ${usd(notional)} is below the minimum ${usd(pair.minNotionalMicroUsd)}`,
-      inputRaw < pair.minInputRaw &&
-        `input ${amount(inputRaw, pair.input)} is below the minimum size ${amount(pair.minInputRaw, pair.input)}`,
-    ),
+    notional === null
+      ? SKIPPED
+      : reasons(
+          notional < pair.minNotionalMicroUsd &&
+            `input notional ${usd(notional)} is below the minimum ${usd(pair.minNotionalMicroUsd)}`,
+          inputRaw < pair.minInputRaw &&
+            `input ${amount(inputRaw, pair.input)} is below the minimum size ${amount(pair.minInputRaw, pair.input)}`,
+        ),
 
   max_notional: ({ pair, inputRaw }, { notional }) =>
-    reasons(
-      notional > pair.maxNotionalMicroUsd &&
-        `input notional ${usd(notional)} is above the maximum ${usd(pair.maxNotionalMicroUsd)}`,
-      inputRaw > pair.maxInputRaw &&
-        `input ${amount(inputRaw, pair.input)} is above the maximum size ${amount(pair.maxInputRaw, pair.input)}`,
-    ),
+    notional === null
+      ? SKIPPED
+      : reasons(
+          notional > pair.maxNotionalMicroUsd &&
+            `input notional ${usd(notional)} is above the maximum ${usd(pair.maxNotionalMicroUsd)}`,
+          inputRaw > pair.maxInputRaw &&
+            `input ${amount(inputRaw, pair.input)} is above the maximum size ${amount(pair.maxInputRaw, pair.input)}`,
+        ),
 
   inventory: ({ pair, outputRaw, inventory }, { available }) =>
-    outputRaw <= available
-      ? null
-      : `output ${amount(outputRaw, pair.output)} exceeds available inventory ${amount(available, pair.output)} ` +
-        `(balance ${amount(inventory.balanceRaw, pair.output)}, reserved ${amount(inventory.reservedRaw, pair.output)})`,
+    outputRaw === null
+      ? SKIPPED
+      : outputRaw <= available
+        ? null
+        : `output ${amount(outputRaw, pair.output)} exceeds available inventory ${amount(available, pair.output)} ` +
+          `(balance ${amount(inventory.balanceRaw, pair.output)}, reserved ${amount(inventory.reservedRaw, pair.output)})`,
 
   wallet_limits: ({ wallet }) =>
     // "<" not "<=": this quote would be one more open item for the wallet.
@@ -118,7 +169,10 @@ const CHECKS: Record<RiskCheck, Check> = {
 export function evaluateRisk(input: RiskInput): RiskResult {
   const remaining = input.inventory.balanceRaw - input.inventory.reservedRaw;
   const derived: Derived = {
-    notional: notionalMicroUsd(input.inputRaw, input.pair.input.decimals, input.inputUsdPrice),
+    notional:
+      input.inputUsdPrice === null
+        ? null
+        : notionalMicroUsd(input.inputRaw, input.pair.input.decimals, input.inputUsdPrice),
     // Over-reservation (e.g. a balance that dropped under live trades) leaves nothing, never less.
     available: remaining > 0n ? remaining : 0n,
   };
@@ -126,7 +180,7 @@ export function evaluateRisk(input: RiskInput): RiskResult {
   for (const check of RISK_CHECKS) {
     const message = CHECKS[check](input, derived);
     if (message === null) result.passed.push(check);
-    else result.failed.push({ check, message });
+    else if (message !== SKIPPED) result.failed.push({ check, message });
   }
   return result;
 }

@@ -20,6 +20,20 @@ export interface RunRecord {
   stoppedAt: string | null;
 }
 
+/** A price a quote was priced from, as its source published it (integers scaled by 10^exponent). */
+export interface RecordedPrice {
+  source: 'pyth' | 'static';
+  /** The price update account and its feed id; null for a static price. */
+  account: string | null;
+  feedId: string | null;
+  price: bigint;
+  conf: bigint;
+  exponent: number;
+  emaPrice: bigint;
+  /** Unix seconds, chain clock. */
+  publishTime: number;
+}
+
 export interface QuoteRecord {
   quoteId: string;
   runId: string;
@@ -32,6 +46,9 @@ export interface QuoteRecord {
   /** USD per display unit of each side at quote time, as decimal strings, for the ledger's estimate. */
   inputUsd: string;
   outputUsd: string;
+  /** The prices behind inputUsd and outputUsd; null (or absent) for quotes stored before quotes recorded them. */
+  inputPrice?: RecordedPrice | null;
+  outputPrice?: RecordedPrice | null;
   createdAt: string;
   expiresAtMs: number;
   /** The latest taker HTLC expiry a settlement from this quote can get (quote expiry + taker timelock). */
@@ -240,6 +257,8 @@ interface QuoteRow {
   spread_bps: number;
   input_usd: string;
   output_usd: string;
+  input_price: string | null;
+  output_price: string | null;
   created_at: string;
   expires_at_ms: number;
   htlc_expires_at_ms: number;
@@ -258,12 +277,32 @@ const quoteFromRow = (row: QuoteRow): QuoteRecord => ({
   spreadBps: row.spread_bps,
   inputUsd: row.input_usd,
   outputUsd: row.output_usd,
+  inputPrice: priceFromText(row.input_price),
+  outputPrice: priceFromText(row.output_price),
   createdAt: row.created_at,
   expiresAtMs: row.expires_at_ms,
   htlcExpiresAtMs: row.htlc_expires_at_ms,
   riskChecks: JSON.parse(row.risk_checks) as string[],
   usedByTradeId: row.used_by_trade_id,
 });
+
+/** JSON of a RecordedPrice, its integers as strings (they may exceed 2^53). */
+const priceText = (price: RecordedPrice | null): string | null =>
+  price === null
+    ? null
+    : JSON.stringify({
+        ...price,
+        price: `${price.price}`,
+        conf: `${price.conf}`,
+        emaPrice: `${price.emaPrice}`,
+      });
+
+function priceFromText(text: string | null): RecordedPrice | null {
+  if (text === null) return null;
+  const raw = JSON.parse(text) as Omit<RecordedPrice, 'price' | 'conf' | 'emaPrice'> &
+    Record<'price' | 'conf' | 'emaPrice', string>;
+  return { ...raw, price: BigInt(raw.price), conf: BigInt(raw.conf), emaPrice: BigInt(raw.emaPrice) };
+}
 
 interface TradeRow {
   trade_id: string;
@@ -390,11 +429,11 @@ class SqliteStore implements Store {
       ),
       insertQuote: this.db.prepare(`
         INSERT INTO quotes (quote_id, run_id, taker_wallet, input_mint, output_mint, input_raw, output_raw, spread_bps,
-                            input_usd, output_usd, created_at, expires_at_ms, htlc_expires_at_ms, risk_checks,
-                            used_by_trade_id)
+                            input_usd, output_usd, input_price, output_price, created_at, expires_at_ms,
+                            htlc_expires_at_ms, risk_checks, used_by_trade_id)
         VALUES (@quoteId, @runId, @takerWallet, @inputMint, @outputMint, @inputRaw, @outputRaw, @spreadBps,
-                @inputUsd, @outputUsd, @createdAt, @expiresAtMs, @htlcExpiresAtMs, @riskChecks,
-                @usedByTradeId)`),
+                @inputUsd, @outputUsd, @inputPrice, @outputPrice, @createdAt, @expiresAtMs, @htlcExpiresAtMs,
+                @riskChecks, @usedByTradeId)`),
       getQuote: this.db.prepare('SELECT * FROM quotes WHERE quote_id = ?'),
       openQuotes: this.db.prepare(
         'SELECT * FROM quotes WHERE used_by_trade_id IS NULL AND expires_at_ms > ?',
@@ -548,6 +587,8 @@ class SqliteStore implements Store {
       spreadBps: quote.spreadBps,
       inputUsd: quote.inputUsd,
       outputUsd: quote.outputUsd,
+      inputPrice: priceText(quote.inputPrice ?? null),
+      outputPrice: priceText(quote.outputPrice ?? null),
       createdAt: quote.createdAt,
       expiresAtMs: quote.expiresAtMs,
       htlcExpiresAtMs: quote.htlcExpiresAtMs,

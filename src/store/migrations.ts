@@ -123,4 +123,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX trades_live_by_wallet ON trades (taker_wallet) WHERE status IN ('pending', 'initiated');
   CREATE INDEX trades_failing ON trades (effect_attempts) WHERE closed = 0 AND effect_attempts > 0;
   `,
+  // The prices a quote was priced from (JSON of a RecordedPrice: source, account, feed id, price, conf,
+  // exponent, EMA, publish time); NULL for quotes stored before. The trade keeps them through its quote.
+  `
+  ALTER TABLE quotes ADD COLUMN input_price TEXT;
+  ALTER TABLE quotes ADD COLUMN output_price TEXT;
+  `,
 ];

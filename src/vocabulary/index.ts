@@ -36,6 +36,8 @@ export const SETTLEMENT_MODEL = 'solana_htlc' as const;
 export const RISK_CHECKS = [
   'pair_enabled',
   'price_freshness',
+  'price_confidence',
+  'price_deviation',
   'min_notional',
   'max_notional',
   'inventory',

@@ -35,6 +35,7 @@ describe('POST /v1/rfq', () => {
         'input',
         'output',
         'next_action',
+        'prices', // the extension: the prices it was priced from
       ].sort(),
     );
     expect(quote.status).toBe('accepted');
@@ -53,6 +54,8 @@ describe('POST /v1/rfq', () => {
     expect(quote.risk_checks).toEqual([
       'pair_enabled',
       'price_freshness',
+      'price_confidence',
+      'price_deviation',
       'min_notional',
       'max_notional',
       'inventory',
@@ -70,6 +73,23 @@ describe('POST /v1/rfq', () => {
     expect(quote.output.asset).toBe('USDC');
     expect(quote.output.decimals).toBe(6);
     expect(quote.output.amount).toMatch(/^\d+\.\d{6}$/);
+    // The static source's prices as the quote records them.
+    expect(quote.prices).toEqual({
+      input: {
+        asset: 'SOL',
+        source: 'static',
+        feed_account: null,
+        feed_id: null,
+        price: '187.42',
+        confidence: '0.00',
+        ema_price: '187.42',
+        price_raw: '18742',
+        conf_raw: '0',
+        exponent: -2,
+        publish_time: '2026-11-21T12:00:00.000Z',
+      },
+      output: expect.objectContaining({ asset: 'USDC', price: '1', exponent: 0 }),
+    });
     // 1.5 SOL at 187.42 is 281.13 USDC at mid: the quote is below it by about the spread.
     const out = BigInt(quote.output.amount_raw);
     expect(out).toBeLessThan(281_130_000n);

@@ -1,14 +1,46 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { parsePrice, parseUsd } from '../../src/money/index.ts';
-import { evaluateRisk, type RiskInput } from '../../src/quotes/risk.ts';
+import type { FeedReading } from '../../src/quotes/prices.ts';
+import { evaluateRisk, type PriceLeg, type RiskInput } from '../../src/quotes/risk.ts';
 import { RISK_CHECKS, type RiskCheck } from '../../src/vocabulary/index.ts';
 
 const NOW = Date.parse('2025-01-01T00:00:00Z');
 
-/** 10 SOL -> 1874.2 USDC on an enabled pair, fresh price, ample inventory, an idle wallet: passes all. */
+/** A Pyth reading at exponent -8: price 187.42 ± 0.09371 (5 bps), EMA 187.00. */
+const reading = (overrides: Partial<FeedReading> = {}): FeedReading => ({
+  source: 'pyth',
+  account: 'So1Feed111111111111111111111111111111111111',
+  feedId: 'ef'.repeat(32),
+  price: 18_742_000_000n,
+  conf: 9_371_000n,
+  exponent: -8,
+  emaPrice: 18_700_000_000n,
+  publishTime: NOW / 1000 - 1,
+  ...overrides,
+});
+
+const leg = (symbol: string, overrides: Partial<PriceLeg> = {}): PriceLeg => ({
+  symbol,
+  reading: reading(),
+  asOfMs: NOW - 1_000,
+  maxAgeMs: 10_000,
+  alwaysFresh: false,
+  maxConfidenceBps: 50,
+  maxDeviationBps: 300,
+  ...overrides,
+});
+
+/** The SOL leg changed, the USDC leg as healthy as the default. */
+const solPrice = (overrides: Partial<PriceLeg>) => [leg('SOL', overrides), leg('USDC')];
+
+/** 10 SOL -> 1874.2 USDC on an enabled pair, fresh prices, ample inventory, an idle wallet: passes all. */
 type Overrides = {
-  [K in keyof RiskInput]?: RiskInput[K] extends object ? Partial<RiskInput[K]> : RiskInput[K];
+  [K in keyof RiskInput]?: RiskInput[K] extends readonly unknown[]
+    ? RiskInput[K]
+    : RiskInput[K] extends object
+      ? Partial<RiskInput[K]>
+      : RiskInput[K];
 };
 
 function rfq(overrides: Overrides = {}): RiskInput {
@@ -26,7 +58,7 @@ function rfq(overrides: Overrides = {}): RiskInput {
     inputRaw: 10_000_000_000n,
     inputUsdPrice: parsePrice('187.42'),
     outputRaw: 1_874_200_000n,
-    price: { asOfMs: NOW - 1_000, maxAgeMs: 10_000, alwaysFresh: false },
+    prices: [leg('SOL'), leg('USDC')],
     inventory: { balanceRaw: 1_000_000_000_000n, reservedRaw: 0n },
     wallet: { address: 'Taker1111', openQuotes: 0, liveTrades: 0, maxOpen: 5 },
   };
@@ -34,7 +66,9 @@ function rfq(overrides: Overrides = {}): RiskInput {
   for (const [key, value] of Object.entries(overrides)) {
     const current = base[key as keyof RiskInput];
     merged[key] =
-      typeof current === 'object' && current !== null ? { ...current, ...(value as object) } : value;
+      typeof current === 'object' && current !== null && value !== null && !Array.isArray(current)
+        ? { ...current, ...(value as object) }
+        : value;
   }
   return merged as unknown as RiskInput;
 }
@@ -56,25 +90,99 @@ describe('evaluateRisk', () => {
 
   describe('price_freshness', () => {
     test('a price exactly at the maximum age is still fresh; one millisecond older is stale', () => {
-      expect(failedChecks(rfq({ price: { asOfMs: NOW - 10_000 } }))).toEqual([]);
-      const stale = rfq({ price: { asOfMs: NOW - 10_001 } });
+      expect(failedChecks(rfq({ prices: solPrice({ asOfMs: NOW - 10_000 }) }))).toEqual([]);
+      const stale = rfq({ prices: solPrice({ asOfMs: NOW - 10_001 }) });
       expect(failedChecks(stale)).toEqual(['price_freshness']);
-      expect(messageOf(stale, 'price_freshness')).toBe('price is 10001 ms old; the maximum age is 10000 ms');
+      expect(messageOf(stale, 'price_freshness')).toBe(
+        'SOL price is 10001 ms old; the maximum age is 10000 ms',
+      );
     });
 
     test('a source that marks itself always fresh is never stale', () => {
-      expect(failedChecks(rfq({ price: { asOfMs: 0, alwaysFresh: true } }))).toEqual([]);
+      expect(failedChecks(rfq({ prices: solPrice({ asOfMs: 0, alwaysFresh: true }) }))).toEqual([]);
     });
 
     test('a price from the future is fresh however far ahead, and its age is never negative', () => {
-      expect(failedChecks(rfq({ price: { asOfMs: NOW + 3_600_000, maxAgeMs: 0 } }))).toEqual([]);
+      expect(failedChecks(rfq({ prices: solPrice({ asOfMs: NOW + 3_600_000, maxAgeMs: 0 }) }))).toEqual([]);
     });
 
     test('a zero maximum age accepts only a price stamped now', () => {
-      const old = rfq({ price: { asOfMs: NOW - 1, maxAgeMs: 0 } });
+      const old = rfq({ prices: solPrice({ asOfMs: NOW - 1, maxAgeMs: 0 }) });
       expect(evaluateRisk(old).failed).toEqual([
-        { check: 'price_freshness', message: 'price is 1 ms old; the maximum age is 0 ms' },
+        { check: 'price_freshness', message: 'SOL price is 1 ms old; the maximum age is 0 ms' },
       ]);
+    });
+
+    test('each side is judged by its own maximum age, and both stale sides are named', () => {
+      const prices = [
+        leg('SOL', { asOfMs: NOW - 5_000, maxAgeMs: 4_000 }),
+        leg('USDC', { asOfMs: NOW - 5_000 }),
+      ];
+      expect(messageOf(rfq({ prices }), 'price_freshness')).toBe(
+        'SOL price is 5000 ms old; the maximum age is 4000 ms',
+      );
+      const both = [leg('SOL', { asOfMs: NOW - 11_000 }), leg('USDC', { asOfMs: NOW - 12_000 })];
+      expect(messageOf(rfq({ prices: both }), 'price_freshness')).toBe(
+        'SOL price is 11000 ms old; the maximum age is 10000 ms; ' +
+          'USDC price is 12000 ms old; the maximum age is 10000 ms',
+      );
+    });
+
+    test('a side without a usable price fails price_freshness, and what needs a price is not judged', () => {
+      const input = rfq({
+        prices: solPrice({ reading: null, missing: 'no price update account at X' }),
+        inputUsdPrice: null,
+        outputRaw: null,
+      });
+      expect(evaluateRisk(input)).toEqual({
+        passed: ['pair_enabled', 'price_confidence', 'price_deviation', 'wallet_limits'],
+        failed: [{ check: 'price_freshness', message: 'no usable SOL price: no price update account at X' }],
+      });
+    });
+  });
+
+  describe('price_confidence', () => {
+    test('a confidence of exactly the bound passes; one unit wider fails, naming the side and both numbers', () => {
+      // 50 bps of 187.42 at exponent -8 is 93_710_000.
+      expect(failedChecks(rfq({ prices: solPrice({ reading: reading({ conf: 93_710_000n }) }) }))).toEqual(
+        [],
+      );
+      const wide = rfq({ prices: solPrice({ reading: reading({ conf: 93_710_001n }) }) });
+      expect(evaluateRisk(wide).failed).toEqual([
+        {
+          check: 'price_confidence',
+          message: 'SOL confidence is ±51 bps of its price; the maximum is 50 bps',
+        },
+      ]);
+    });
+
+    test('an asset without a bound is not judged on confidence', () => {
+      const prices = solPrice({ reading: reading({ conf: 18_742_000_000n }), maxConfidenceBps: null });
+      expect(failedChecks(rfq({ prices }))).toEqual([]);
+    });
+  });
+
+  describe('price_deviation', () => {
+    test('a price exactly the bound away from its EMA passes, above or below; further fails', () => {
+      // 300 bps of an EMA of 187.00 is 5.61.
+      for (const price of [19_261_000_000n, 18_139_000_000n]) {
+        expect(failedChecks(rfq({ prices: solPrice({ reading: reading({ price }) }) }))).toEqual([]);
+      }
+      const fast = rfq({ prices: solPrice({ reading: reading({ price: 19_261_000_001n }) }) });
+      expect(evaluateRisk(fast).failed).toEqual([
+        {
+          check: 'price_deviation',
+          message:
+            'SOL price is 301 bps from its EMA; the maximum is 300 bps: the market moves too fast to quote',
+        },
+      ]);
+    });
+
+    test('an EMA that is not positive always deviates', () => {
+      const input = rfq({ prices: solPrice({ reading: reading({ emaPrice: 0n }) }) });
+      expect(messageOf(input, 'price_deviation')).toBe(
+        'SOL price has no positive EMA; the maximum is 300 bps: the market moves too fast to quote',
+      );
     });
   });
 
@@ -215,7 +323,7 @@ describe('evaluateRisk', () => {
   test('every failing check is reported together, and the rest still pass', () => {
     const input = rfq({
       pair: { paused: true },
-      price: { asOfMs: NOW - 60_000 },
+      prices: solPrice({ asOfMs: NOW - 60_000 }),
       inputRaw: 20_000_000_000_000n,
       outputRaw: 3_748_400_000_000n,
       wallet: { openQuotes: 5 },
@@ -228,7 +336,7 @@ describe('evaluateRisk', () => {
       'inventory',
       'wallet_limits',
     ]);
-    expect(result.passed).toEqual(['min_notional']);
+    expect(result.passed).toEqual(['price_confidence', 'price_deviation', 'min_notional']);
   });
 
   test.prop([
@@ -243,7 +351,7 @@ describe('evaluateRisk', () => {
       const result = evaluateRisk(
         rfq({
           pair: { paused },
-          price: { asOfMs: NOW - ageMs },
+          prices: solPrice({ asOfMs: NOW - ageMs }),
           inputRaw,
           outputRaw,
           wallet: { openQuotes },

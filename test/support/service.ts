@@ -17,9 +17,23 @@ export type ConfigDocument = Record<string, unknown> & {
   settlement: Record<string, unknown>;
 };
 
-/** A fresh copy of config/default.json as a plain document, for a test to change. */
+/**
+ * A fresh copy of config/default.json as a plain document, for a test to change — with the static price
+ * source, so that quotes have fixed numbers; a test of the live Pyth source sets price_source itself
+ * (shippedPriceSource()).
+ */
 export function defaultConfigDocument(): ConfigDocument {
-  return JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, 'utf8')) as ConfigDocument;
+  const doc = JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, 'utf8')) as ConfigDocument;
+  doc.price_source = { kind: 'static' };
+  return doc;
+}
+
+/** config/default.json's own price_source (the Pyth feeds and the embedded publisher). */
+export function shippedPriceSource(): Record<string, unknown> {
+  return (JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, 'utf8')) as ConfigDocument).price_source as Record<
+    string,
+    unknown
+  >;
 }
 
 export function tempDir(prefix = 'rfq-test-'): { path: string; remove: () => void } {

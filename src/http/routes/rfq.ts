@@ -9,6 +9,7 @@ import { INTEGRATION_STATUS, SETTLEMENT_MODEL } from '../../vocabulary/index.ts'
 import { ApiError, errorResponses } from '../errors.ts';
 import { assertWallet } from '../schemas.ts';
 import { PUBLIC_SECURITY } from './operator.ts';
+import { renderReading } from './prices.ts';
 import {
   QuoteLookupSchema,
   QuoteParams,
@@ -46,6 +47,10 @@ export function renderQuote(quote: AcceptedQuote): Static<typeof QuoteSchema> {
       type: 'start_wallet_settlement',
       method: 'POST',
       path: `/v1/quotes/${quote.quoteId}/wallet-settlement`,
+    },
+    prices: {
+      input: quote.prices.input && renderReading(pair.input.symbol, quote.prices.input),
+      output: quote.prices.output && renderReading(pair.output.symbol, quote.prices.output),
     },
   };
 }
