@@ -28,11 +28,13 @@ import {
   type EscrowsAndClock,
   HTLC_ESCROW_VERSION,
   makerEscrowAddress,
+  type PriceUpdates,
   type SignatureInfo,
   takerEscrowAddress,
   type UnsignedTransaction,
   vaultAddress,
 } from '../../src/chain/index.ts';
+import type { PriceUpdate } from '../../src/chain/pyth/index.ts';
 import { takerLockTransaction, unsignedBase64 } from '../../src/chain/transactions.ts';
 import { type Config, resolveConfig } from '../../src/config/index.ts';
 import { QuoteDesk, StaticPriceSource } from '../../src/quotes/index.ts';
@@ -77,6 +79,8 @@ export class FakeChain implements ChainPort {
   /** Transactions handed to submitSigned. */
   readonly submitted: string[] = [];
 
+  /** Price update accounts by address, as readPriceUpdates answers them (absent: null). */
+  readonly priceUpdates = new Map<string, PriceUpdate>();
   private readonly escrows = new Map<string, FakeEscrow>();
   private readonly history = new Map<string, (SignatureInfo & { finalized: boolean })[]>();
   private readonly transactions = new Map<string, ChainTransaction>();
@@ -292,6 +296,18 @@ export class FakeChain implements ChainPort {
     return {
       escrows: keys.map((address) => this.view(address, commitment)),
       now: BigInt(this.clockAt(commitment)),
+      slot: 1_000,
+    };
+  }
+
+  async readPriceUpdates(accounts: readonly PublicKey[], commitment: Commitment): Promise<PriceUpdates> {
+    const keys = accounts.map((a) => a.toBase58());
+    // The Clock sysvar rides as one more key, as on the rpc chain.
+    await this.call('readPriceUpdates', 'getMultipleAccounts', Math.ceil((keys.length + 1) / KEYS_PER_CALL));
+    this.reads.push({ method: 'readPriceUpdates', addresses: keys, commitment });
+    return {
+      updates: keys.map((address) => this.priceUpdates.get(address) ?? null),
+      clockUnix: this.clockAt(commitment),
       slot: 1_000,
     };
   }
