@@ -10,16 +10,25 @@ import {
   type ChainOptions,
   type ChainPort,
   createChain,
+  DEFAULT_FEED_SEEDS,
   type DevChain,
   isEmbeddedChain,
   loadOrCreateKeypairFile,
+  type PythFeedSpec,
+  type PythPublisherOptions,
 } from './chain/index.ts';
 import { type Config, ConfigError, loadConfig } from './config/index.ts';
 import { buildHttpApp, type TypeBoxApp } from './http/app.ts';
 import type { ReadinessPart } from './http/routes/index.ts';
 import { meterChain, ServiceMetrics } from './metrics/index.ts';
 import { rootPath } from './paths.ts';
-import { type PriceSource, QuoteDesk, StaticPriceSource } from './quotes/index.ts';
+import {
+  feedStates,
+  type PriceSource,
+  PythPriceSource,
+  QuoteDesk,
+  StaticPriceSource,
+} from './quotes/index.ts';
 import { MakerInventory, TradeRuntime } from './runtime/index.ts';
 import { GroupCommit, openStore, type Store } from './store/index.ts';
 
@@ -35,7 +44,7 @@ export interface ServiceOptions {
   config?: Config;
   configPath?: string;
   logger?: FastifyServerOptions['logger'] | false;
-  /** Replaces the config's static prices (a live source, or a test's stale one). */
+  /** Replaces the price source the config selects (a test's stale one, say). */
   prices?: PriceSource;
   nowMs?: () => number;
   /** Listening beyond loopback: the operator token is then required. */
@@ -55,6 +64,8 @@ export interface Service {
   readonly chain: ChainPort;
   readonly devChain: DevChain | null;
   readonly quotes: QuoteDesk;
+  /** Where quotes take their prices from (the config's source unless options.prices replaced it). */
+  readonly prices: PriceSource;
   readonly runtime: TradeRuntime;
   readonly runId: string;
   close(): Promise<void>;
@@ -91,6 +102,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       log.warn({ err: (error as Error).message }, 'could not read maker balances at start'),
     );
 
+  const nowMs = options.nowMs ?? Date.now;
+  // The Pyth source reads once before the first RFQ can come, then keeps its snapshot current in the background.
+  const prices = options.prices ?? openPriceSource(config, port, nowMs, log);
+  if (prices instanceof PythPriceSource) await prices.start();
+
   // Every durable write of the running service joins the group commit: one fsync per event-loop turn.
   const durable = new GroupCommit(store, (stats) => metrics.storeCommitted(stats));
   const quotes = new QuoteDesk({
@@ -98,7 +114,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     store,
     durable,
     runId,
-    prices: options.prices ?? new StaticPriceSource(config.prices),
+    prices,
     inventory,
     ...(options.nowMs ? { nowMs: options.nowMs } : {}),
   });
@@ -137,8 +153,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         throw new Error(`${lamports} lamports, below ${MIN_FEE_BALANCE_LAMPORTS}`);
       return `${lamports} lamports`;
     }),
+    await part('prices', async () => pricesReadiness(config, prices, nowMs())),
   ];
-  const nowMs = options.nowMs ?? Date.now;
   metrics.watch({
     config,
     store,
@@ -160,6 +176,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       version: VERSION,
       run: { runId, startedAt },
       quotes,
+      prices,
+      nowMs,
       runtime,
       devChain,
       operatorTokenRequired: options.operatorTokenRequired ?? false,
@@ -177,12 +195,14 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     chain,
     devChain,
     quotes,
+    prices,
     runtime,
     runId,
     async close() {
       if (closed) return;
       closed = true;
       await app.close();
+      if (prices instanceof PythPriceSource) prices.stop();
       inventory.stop();
       await runtime.stop();
       await opened.close();
@@ -193,6 +213,41 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       }
     },
   };
+}
+
+function openPriceSource(
+  config: Config,
+  chain: ChainPort,
+  nowMs: () => number,
+  log: pino.Logger,
+): PriceSource {
+  const source = config.priceSource;
+  if (source.kind === 'static') return new StaticPriceSource(config.prices);
+  return new PythPriceSource(chain, {
+    feeds: source.feeds,
+    commitment: source.commitment,
+    refreshIntervalMs: source.refreshIntervalMs,
+    nowMs,
+    onError: (error) => log.warn({ err: error.message }, 'could not read the Pyth price accounts'),
+  });
+}
+
+/**
+ * Stale (or wide, or deviating) feeds are reported, but only when no pair has two quotable prices is the
+ * service not ready: settlement of running trades does not need prices, and the other pairs still quote.
+ */
+function pricesReadiness(config: Config, prices: PriceSource, nowMs: number): string {
+  const states = feedStates(config, prices, nowMs);
+  const fresh = new Set(states.filter((s) => s.status === 'fresh').map((s) => s.asset));
+  const unfit = states.filter((s) => s.status !== 'fresh');
+  const detail =
+    unfit.length === 0
+      ? `${states.length} feeds fresh`
+      : `${unfit.map((s) => `${s.asset.symbol} ${s.status}`).join(', ')}; ${fresh.size} of ${states.length} fresh`;
+  if (!config.pairs.some((pair) => fresh.has(pair.input) && fresh.has(pair.output))) {
+    throw new Error(`no pair can be quoted: ${detail}`);
+  }
+  return detail;
 }
 
 function openChain(config: Config, dataDir: string): ChainPort {
@@ -216,6 +271,7 @@ function openChain(config: Config, dataDir: string): ChainPort {
  * open that chain while no service runs on it.
  */
 export function embeddedChainOptions(dataDir: string, config: Config): ChainOptions & { kind: 'embedded' } {
+  const pyth = embeddedPyth(config);
   return {
     kind: 'embedded',
     dataDir: join(dataDir, 'chain'),
@@ -227,7 +283,40 @@ export function embeddedChainOptions(dataDir: string, config: Config): ChainOpti
       symbol: asset.symbol,
     })),
     makerInventory: [...config.inventory].map(([mint, amount]) => ({ mint, amount })),
+    ...(pyth ? { pyth } : {}),
   };
+}
+
+/** How an embedded feed moves when DEFAULT_FEED_SEEDS has no entry for its symbol. */
+const OTHER_FEED_SEED = { exponent: -8, confBps: 10, volatilityBps: 10 };
+
+/**
+ * The embedded chain's Pyth publisher, from the config's feeds: each at its configured account and feed
+ * id, starting from the config's reference price (at the real feed's exponent), moving as DEFAULT_FEED_SEEDS
+ * says. None when the source is static or the config names no embedded_publisher.
+ */
+export function embeddedPyth(config: Config): PythPublisherOptions | null {
+  const source = config.priceSource;
+  if (source.kind !== 'pyth' || source.embeddedPublisher === null) return null;
+  const feeds = source.feeds.map((feed): PythFeedSpec => {
+    const symbol = feed.asset.symbol.toUpperCase();
+    const seed = DEFAULT_FEED_SEEDS[symbol as keyof typeof DEFAULT_FEED_SEEDS] ?? OTHER_FEED_SEED;
+    const reference = config.prices.get(feed.asset.mint);
+    // price × 10^-exponent, floored: the reference price as the feed's integer (the seed's when none).
+    const price =
+      reference === undefined
+        ? ((seed as { price?: bigint }).price ?? 10n ** BigInt(-seed.exponent))
+        : (reference.usd.num * 10n ** BigInt(Math.max(0, -seed.exponent))) /
+          (reference.usd.den * 10n ** BigInt(Math.max(0, seed.exponent)));
+    return {
+      ...seed,
+      symbol,
+      account: new PublicKey(feed.account),
+      feedId: feed.feedId,
+      price: price < 1n ? 1n : price,
+    };
+  });
+  return { feeds, seed: source.embeddedPublisher.seed, intervalMs: source.embeddedPublisher.intervalMs };
 }
 
 /**

@@ -110,7 +110,10 @@ export const ConfigFileSchema = Type.Object(
               Type.Object(
                 {
                   seed: Type.Integer({ minimum: 0, description: 'seed of the random walk' }),
-                  interval_ms: Type.Integer({ minimum: 50, description: 'how often each feed moves' }),
+                  interval_ms: Type.Integer({
+                    minimum: 0,
+                    description: 'how often each feed moves and publishes; 0: never by itself (tests)',
+                  }),
                 },
                 {
                   additionalProperties: false,

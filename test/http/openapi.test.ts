@@ -47,6 +47,7 @@ describe('the OpenAPI document', () => {
         '/v1/health',
         '/v1/health/ready',
         '/v1/pairs',
+        '/v1/prices',
         '/v1/quotes/{quote_id}',
         '/v1/quotes/{quote_id}/wallet-settlement',
         '/v1/rfq',

@@ -4,7 +4,7 @@
 import type { DevChain } from '../../chain/index.ts';
 import type { Config } from '../../config/index.ts';
 import type { ServiceMetrics } from '../../metrics/index.ts';
-import type { QuoteDesk } from '../../quotes/index.ts';
+import type { PriceSource, QuoteDesk } from '../../quotes/index.ts';
 import type { TradeRuntime } from '../../runtime/index.ts';
 import type { TypeBoxApp } from '../app.ts';
 import { assetRoutes } from './assets.ts';
@@ -13,6 +13,7 @@ import type { ReadinessPart } from './health.schema.ts';
 import { healthRoutes } from './health.ts';
 import { metricsRoutes } from './metrics.ts';
 import type { OperatorAccess } from './operator.ts';
+import { priceRoutes } from './prices.ts';
 import { rfqRoutes } from './rfq.ts';
 import { runtimeRoutes } from './runtime.ts';
 import { settlementRoutes } from './settlement.ts';
@@ -26,6 +27,10 @@ export interface HttpDeps {
   version: string;
   run: { runId: string; startedAt: Date };
   quotes: QuoteDesk;
+  /** The price source quotes read: GET /v1/prices shows it. */
+  prices: PriceSource;
+  /** The service's clock (tests may set it): a price's age is measured on it. */
+  nowMs?: () => number;
   runtime: TradeRuntime;
   /** The embedded chain's dev controls; absent on real clusters. */
   devChain: DevChain | null;
@@ -37,7 +42,7 @@ export interface HttpDeps {
 }
 
 export async function registerRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
-  const { config, version, run, quotes, runtime, devChain, readiness, metrics } = deps;
+  const { config, version, run, quotes, prices, runtime, devChain, readiness, metrics } = deps;
   const { assets, pairs } = config;
   const operator: OperatorAccess = {
     token: config.http.operatorToken,
@@ -47,6 +52,7 @@ export async function registerRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<v
   // Public: the interface's routes.
   await app.register(healthRoutes, { prefix: '/v1/health', version, run, readiness });
   await app.register(assetRoutes, { prefix: '/v1', assets, pairs });
+  await app.register(priceRoutes, { prefix: '/v1/prices', config, prices, nowMs: deps.nowMs ?? Date.now });
   await app.register(rfqRoutes, { prefix: '/v1', quotes, metrics });
   await app.register(settlementRoutes, { prefix: '/v1/quotes', runtime, assets, metrics });
   await app.register(tradeRoutes, { prefix: '/v1/trades', runtime, assets });
