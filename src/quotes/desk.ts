@@ -2,7 +2,7 @@
 // reserves its output — in one synchronous step, so concurrent RFQs can never reserve more than the inventory.
 import { randomUUID } from 'node:crypto';
 import type { Asset, Config, Pair } from '../config/index.ts';
-import { dividePrices, type Price, parseAmount } from '../money/index.ts';
+import { AmountError, dividePrices, type Price, parseAmount } from '../money/index.ts';
 import { type GroupCommit, type QuoteRecord, type Store, timeOrderedUuid } from '../store/index.ts';
 import type { RiskCheck } from '../vocabulary/index.ts';
 import { limitsOf } from './feeds.ts';
@@ -236,7 +236,7 @@ export class QuoteDesk {
       const bps = Number(confidenceBps(leg.reading) > 10_000n ? 10_000n : confidenceBps(leg.reading));
       confidence += leg.maxConfidenceBps === null ? bps : Math.min(bps, leg.maxConfidenceBps);
     }
-    return priceQuote({
+    const quote = {
       inputRaw,
       inputDecimals: pair.input.decimals,
       outputDecimals: pair.output.decimals,
@@ -249,7 +249,16 @@ export class QuoteDesk {
         freeShareBps: pricing.inventoryFreeShareBps,
         availableOutputRaw: available,
       },
-    });
+    };
+    try {
+      return priceQuote(quote);
+    } catch (error) {
+      // At a live price, an amount the input side allows can still pay out beyond int64 on the output side.
+      if (error instanceof AmountError && error.reason === 'out_of_range') {
+        throw new RfqInputError('body.amount', `${error.message}: ask for less`);
+      }
+      throw error;
+    }
   }
 
   /** One side's price with the bounds its feed sets (a price source given in code: the risk section's age only). */
