@@ -17,6 +17,7 @@ import { priceRoutes } from './prices.ts';
 import { rfqRoutes } from './rfq.ts';
 import { runtimeRoutes } from './runtime.ts';
 import { settlementRoutes } from './settlement.ts';
+import { swapPageRoutes } from './swap-page.ts';
 import { tradeOperatorRoutes, tradeRoutes } from './trades.ts';
 import { vizRoutes } from './viz.ts';
 
@@ -62,4 +63,6 @@ export async function registerRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<v
   await app.register(runtimeRoutes, { prefix: '/v1/runtime', runtime, run, version, assets, operator });
   await app.register(vizRoutes, { prefix: '/v1/viz', operator });
   await app.register(metricsRoutes, { prefix: '/metrics', operator, metrics });
+  // The taker's swap page, static, at the root.
+  await app.register(swapPageRoutes, { devWallet: devChain !== null });
 }

@@ -1,0 +1,44 @@
+// Swap page group (/): the taker's swap page (src/swap-page) and its two assets. Static for the browser,
+// not part of the API, so hidden from the OpenAPI document; the page itself speaks only the public /v1
+// routes. Its script is bundled on the first request when the service runs from its sources.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { type SwapPageAssets, swapPageAssets } from '../../swap-page/index.ts';
+
+export interface SwapPageRoutesOptions {
+  /** The embedded chain's faucet is registered: the page offers its dev wallet. */
+  devWallet: boolean;
+}
+
+export const SWAP_PAGE_SCRIPT_PATH = '/swap-page/swap.js';
+export const SWAP_PAGE_STYLE_PATH = '/swap-page/swap.css';
+
+export const swapPageRoutes: FastifyPluginAsyncTypebox<SwapPageRoutesOptions> = async (app, opts) => {
+  let assets: Promise<SwapPageAssets> | undefined;
+  const load = () => {
+    assets ??= swapPageAssets({ devWallet: opts.devWallet });
+    assets.catch(() => {
+      assets = undefined;
+    });
+    return assets;
+  };
+  const hidden = { schema: { hide: true } };
+
+  app.get('/', hidden, async (_request, reply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .send((await load()).html),
+  );
+  app.get(SWAP_PAGE_SCRIPT_PATH, hidden, async (_request, reply) =>
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .send((await load()).script),
+  );
+  app.get(SWAP_PAGE_STYLE_PATH, hidden, async (_request, reply) =>
+    reply
+      .type('text/css; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .send((await load()).style),
+  );
+};

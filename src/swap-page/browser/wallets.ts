@@ -1,0 +1,108 @@
+// The wallets the page can sign the lock with: wallets registered through the Wallet Standard (Phantom,
+// Solflare, Backpack, … and any test wallet), used only through `standard:connect` and
+// `solana:signTransaction`; and, on the embedded chain, a built-in dev wallet whose ed25519 keypair is a
+// non-extractable WebCrypto key kept in IndexedDB, funded through the dev airdrop.
+import { SolanaSignTransaction, type SolanaSignTransactionFeature } from '@solana/wallet-standard-features';
+import { getWallets } from '@wallet-standard/app';
+import type { Wallet, WalletAccount } from '@wallet-standard/base';
+import { StandardConnect, type StandardConnectFeature } from '@wallet-standard/features';
+import { decodeBase58, encodeBase58 } from '../../chain/base58.ts';
+import { store, type WalletRef } from './store.ts';
+import { fromBase64, isSignedBy, signTransaction, toBase64 } from './transaction.ts';
+
+/** A connected wallet as the swap flow uses it: an address, and a signer of unsigned transactions. */
+export interface SwapWallet extends WalletRef {
+  /** The wallet-signed transaction, base64, ready for POST /v1/trades/{id}/lock. */
+  signTransaction(unsignedBase64: string): Promise<string>;
+}
+
+export const DEV_WALLET_NAME = 'Dev wallet (this browser)';
+
+// ── The dev wallet ──────────────────────────────────────────────────────────────────────────────
+
+/** This browser's dev wallet, created on first use. Null where WebCrypto has no Ed25519. */
+export async function devWallet(): Promise<SwapWallet | null> {
+  let saved = await store.devKeys();
+  if (!saved) {
+    let keys: CryptoKeyPair;
+    try {
+      keys = (await crypto.subtle.generateKey({ name: 'Ed25519' }, false, [
+        'sign',
+        'verify',
+      ])) as CryptoKeyPair;
+    } catch {
+      return null;
+    }
+    const publicKey = new Uint8Array(await crypto.subtle.exportKey('raw', keys.publicKey));
+    saved = { id: 'dev', keys, address: encodeBase58(publicKey) };
+    await store.putDevKeys(saved);
+  }
+  const { keys, address } = saved;
+  const publicKey = decodeBase58(address);
+  return {
+    kind: 'dev',
+    name: DEV_WALLET_NAME,
+    address,
+    async signTransaction(unsignedBase64) {
+      const signed = await signTransaction(
+        fromBase64(unsignedBase64),
+        publicKey,
+        async (message) =>
+          new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, keys.privateKey, message)),
+      );
+      return toBase64(signed);
+    },
+  };
+}
+
+// ── Wallet Standard ─────────────────────────────────────────────────────────────────────────────
+
+export type SigningWallet = Wallet & {
+  features: StandardConnectFeature & SolanaSignTransactionFeature;
+};
+
+/** A registered wallet the page can use: it connects and signs Solana transactions. */
+const canSign = (wallet: Wallet): wallet is SigningWallet =>
+  StandardConnect in wallet.features && SolanaSignTransaction in wallet.features;
+
+/** The registered wallets that can sign, read when asked; `onChange` hears of every (un)registration. */
+export function standardWallets(onChange: () => void): () => readonly SigningWallet[] {
+  const registry = getWallets();
+  registry.on('register', onChange);
+  registry.on('unregister', onChange);
+  return () => registry.get().filter(canSign);
+}
+
+/** Connects `wallet` (it may ask its user) and answers its first account that signs Solana transactions. */
+export async function connectStandard(wallet: SigningWallet, expectedAddress?: string): Promise<SwapWallet> {
+  const { accounts } = await wallet.features[StandardConnect].connect();
+  const usable = (a: WalletAccount) =>
+    a.features.includes(SolanaSignTransaction) && a.chains.some((chain) => chain.startsWith('solana:'));
+  const account =
+    accounts.find((a) => usable(a) && (expectedAddress === undefined || a.address === expectedAddress)) ??
+    (expectedAddress === undefined ? accounts.find(usable) : undefined);
+  if (!account) {
+    throw new Error(
+      expectedAddress === undefined
+        ? `${wallet.name} has no Solana account that signs transactions.`
+        : `${wallet.name} does not hold ${expectedAddress}, the account this trade was started with.`,
+    );
+  }
+  const signer = decodeBase58(account.address);
+  const chain = account.chains.find((c) => c.startsWith('solana:'));
+  return {
+    kind: 'standard',
+    name: wallet.name,
+    address: account.address,
+    async signTransaction(unsignedBase64) {
+      const [output] = await wallet.features[SolanaSignTransaction].signTransaction({
+        account,
+        transaction: fromBase64(unsignedBase64),
+        ...(chain ? { chain } : {}),
+      });
+      if (!output || !isSignedBy(output.signedTransaction, signer))
+        throw new Error(`${wallet.name} returned the transaction without its signature.`);
+      return toBase64(output.signedTransaction);
+    },
+  };
+}

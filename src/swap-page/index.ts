@@ -1,0 +1,42 @@
+// The taker's swap page (GET /): an HTML page, its styles and one bundled script (browser/) that runs the
+// whole swap in the browser: quote, secret, wallet, lock, live progress, redeem or refund, "my trades".
+import { readFile } from 'node:fs/promises';
+import { rootPath } from '../paths.ts';
+import { bundleSwapPage, SWAP_PAGE_SCRIPT } from './build.ts';
+
+// Set by scripts/build-service.ts in the service's bundle, which ships the page's script prebuilt.
+declare const __SWAP_PAGE_PREBUILT__: boolean | undefined;
+const prebuilt = typeof __SWAP_PAGE_PREBUILT__ !== 'undefined' && __SWAP_PAGE_PREBUILT__;
+
+export interface SwapPageOptions {
+  /** The embedded chain's faucet is there: the page offers its built-in dev wallet. */
+  devWallet: boolean;
+}
+
+export interface SwapPageAssets {
+  html: string;
+  script: string;
+  style: string;
+}
+
+const asset = (name: string) => readFile(rootPath('src', 'swap-page', name), 'utf8');
+
+let script: Promise<string> | undefined;
+
+/** The page's script: the prebuilt file from the bundle, or bundled once per process from the sources. */
+function pageScript(): Promise<string> {
+  script ??= prebuilt ? readFile(SWAP_PAGE_SCRIPT, 'utf8') : bundleSwapPage();
+  // A failed build is tried again on the next request rather than remembered.
+  script.catch(() => {
+    script = undefined;
+  });
+  return script;
+}
+
+/** The page, its script and styles; the HTML carries the page's config as inline JSON. */
+export async function swapPageAssets(options: SwapPageOptions): Promise<SwapPageAssets> {
+  const [template, style, code] = await Promise.all([asset('page.html'), asset('swap.css'), pageScript()]);
+  // `</` cannot close the inline JSON script early once escaped.
+  const json = JSON.stringify({ devWallet: options.devWallet }).replaceAll('</', '<\\/');
+  return { html: template.replace('"@CONFIG@"', () => json), script: code, style };
+}

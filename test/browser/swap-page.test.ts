@@ -1,0 +1,515 @@
+// The taker's swap page (GET /) in Chromium, against the real service on the embedded chain: a whole swap
+// with the built-in dev wallet, a reload in the middle finished from IndexedDB, abandon before the lock, a
+// refund after expiry, the lock signed by a wallet registered through the Wallet Standard, and an axe-core
+// check. Each step's screenshot lands in reports/swap-page/ (git-ignored).
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
+import { build } from 'esbuild';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { encodeBase58 } from '../../src/chain/base58.ts';
+import { USDC_MINT, USDT_MINT } from '../support/mints.ts';
+import { SHORT_SETTLEMENT, startService, type TestService } from '../support/service.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SHOTS = `${ROOT}reports/swap-page`;
+const LAMPORTS = 1_000_000_000n;
+
+type Json = ReturnType<typeof JSON.parse>;
+
+let service: TestService;
+let browser: Browser;
+let base: string;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  service = await startService(
+    (doc) => {
+      doc.settlement = { ...doc.settlement, ...SHORT_SETTLEMENT };
+    },
+    // The runtime's own tick is slow here, so that what ends a trade past its expiry is the page's refund
+    // and not the runtime's (it refunds expired escrows by itself too).
+    { pollIntervalMs: 60_000, lockWaitMs: 5_000 },
+  );
+  await service.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.dispose();
+});
+
+// ── helpers ───────────────────────────────────────────────────────────────────────────────────────
+
+interface Opened {
+  page: Page;
+  errors: string[];
+  shot(name: string): Promise<void>;
+}
+
+/** A fresh browser context (its own IndexedDB, so its own dev wallet) with the page open and ready. */
+async function openPage(
+  name: string,
+  viewport = { width: 1100, height: 1300 },
+  prepare?: (page: Page) => Promise<void>,
+): Promise<Opened> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  if (prepare) await prepare(page);
+  await page.goto(`${base}/`);
+  await page.waitForSelector('body[data-ready="true"]');
+  let step = 0;
+  return {
+    page,
+    errors,
+    shot: async (label) => {
+      step += 1;
+      await page.screenshot({
+        path: `${SHOTS}/${name}-${String(step).padStart(2, '0')}-${label}.png`,
+        fullPage: true,
+      });
+    },
+  };
+}
+
+const walletOf = async (page: Page) =>
+  (await page.locator('#wallet-status').getAttribute('data-address')) ?? '';
+
+async function balances(wallet: string, mints: string[]): Promise<Map<string, bigint>> {
+  const owner = new PublicKey(wallet);
+  const out = new Map<string, bigint>();
+  for (const mint of mints) out.set(mint, await service.chain.tokenBalance(owner, new PublicKey(mint)));
+  out.set('lamports', await service.chain.solBalance(owner));
+  return out;
+}
+
+async function http(method: 'GET' | 'POST', url: string, payload?: unknown): Promise<Json> {
+  const res = await service.app.inject({
+    method,
+    url,
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
+  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+  return res.json();
+}
+
+/** Fills the form and asks for a quote; answers the quote as the service stored it. */
+async function quote(page: Page, input: string, output: string, amount: string): Promise<Json> {
+  await page.selectOption('#input-asset', input);
+  await page.selectOption('#output-asset', output);
+  await page.fill('#amount', amount);
+  await page.click('#get-quote');
+  await page.waitForSelector('#quote:not([hidden]), #rejection:not([hidden]), #quote-error:not([hidden])');
+  if (await page.locator('#quote').isHidden())
+    throw new Error(
+      `no quote: ${await page.evaluate(`[...document.querySelectorAll('#quote, #rejection, #quote-error')].map(e => e.id + ' hidden=' + e.hidden + ' ' + e.textContent.slice(0,200))`)}`,
+    );
+  const id = await page.locator('#quote').getAttribute('data-quote-id');
+  return (await http('GET', `/v1/quotes/${id}`)).quote;
+}
+
+async function fund(page: Page, input: string, amount: string): Promise<void> {
+  await page.selectOption('#input-asset', input);
+  await page.fill('#amount', amount);
+  await page.click('#fund-wallet');
+  await page.waitForFunction(`document.getElementById('fund-status').textContent.startsWith('Funded')`);
+}
+
+/** Waits for `selector`, failing at once with the page's message if the swap shows an error instead. */
+async function waitForStep(page: Page, selector: string, timeout = 20_000): Promise<void> {
+  await page.waitForSelector(`${selector}, #trade-error:not([hidden])`, { timeout });
+  if (await page.locator(selector).count()) return;
+  throw new Error(`the page shows an error: ${await page.locator('#trade-error').textContent()}`);
+}
+
+const section = (attr: string, value: string) => `#trade-section[data-${attr}="${value}"]`;
+
+/**
+ * Records, for every wallet-settlement request the page sends, whether IndexedDB already held the preimage
+ * of its secret_hash when the request left the page.
+ */
+async function watchSettlements(
+  page: Page,
+): Promise<{ secretHash: string; stored: boolean; status: number }[]> {
+  const seen: { secretHash: string; stored: boolean; status: number }[] = [];
+  await page.route('**/wallet-settlement', async (route) => {
+    const { secret_hash: secretHash } = JSON.parse(route.request().postData() ?? '{}');
+    const preimage = (await page.evaluate(`new Promise((resolve, reject) => {
+      const open = indexedDB.open('rfq-swap-page');
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const get = open.result.transaction('swaps').objectStore('swaps').get(${JSON.stringify(secretHash)});
+        get.onsuccess = () => { resolve(get.result ? get.result.preimage : null); open.result.close(); };
+        get.onerror = () => reject(get.error);
+      };
+    })`)) as string | null;
+    const stored =
+      preimage !== null &&
+      createHash('sha256').update(Buffer.from(preimage, 'hex')).digest('hex') === secretHash;
+    const response = await route.fetch();
+    seen.push({ secretHash, stored, status: response.status() });
+    await route.fulfill({ response });
+  });
+  return seen;
+}
+
+async function advanceChainTo(isoTime: string): Promise<void> {
+  const dev = service.devChain;
+  if (!dev) throw new Error('the embedded chain has no dev controls');
+  const target = Math.ceil(Date.parse(isoTime) / 1000) + 1;
+  const now = Number(await service.chain.now());
+  if (now < target) await dev.advanceClock(target - now);
+}
+
+/**
+ * One pass of the runtime's timer (its tick: watched escrows swept, due deadlines woken), which this suite
+ * slows to a minute so that the test decides when the runtime looks at the chain's clock.
+ */
+async function tickRuntime(): Promise<void> {
+  await (service.runtime as unknown as { tick(): Promise<void> }).tick();
+}
+
+// ── the tests ─────────────────────────────────────────────────────────────────────────────────────
+
+describe('the swap page', () => {
+  test('a whole swap with the dev wallet: quote, swap, redeemed, balances moved by the quoted amounts', async () => {
+    const { page, errors, shot } = await openPage('full-swap');
+    const settlements = await watchSettlements(page);
+    const wallet = await walletOf(page);
+    expect(wallet).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    await shot('wallet');
+
+    await fund(page, 'SOL', '2');
+    const before = await balances(wallet, [USDC_MINT]);
+    expect(before.get('lamports')).toBeGreaterThan(2n * LAMPORTS);
+
+    const q = await quote(page, 'SOL', 'USDC', '1.5');
+    expect(q.input.amount_raw).toBe('1500000000');
+    expect(await page.locator('#quote-output').textContent()).toBe(`${q.output.amount} USDC`);
+    expect(await page.locator('#quote-spread').textContent()).toContain(`${q.spread_bps} bps`);
+    expect(Number((await page.locator('#quote-countdown').textContent())?.replace(' s', ''))).toBeGreaterThan(
+      5,
+    );
+    await shot('quote');
+
+    await page.click('#swap');
+    await page.waitForSelector(section('substate', 'pending.awaitingLock'));
+    await page.waitForSelector('#sign-lock:not([hidden])');
+    // The preimage was in IndexedDB before the service heard of its hash.
+    expect(settlements).toEqual([{ secretHash: expect.any(String), stored: true, status: 201 }]);
+    const tradeId = (await page.locator('#trade-section').getAttribute('data-trade-id')) as string;
+    await shot('awaiting-lock');
+
+    await page.click('#sign-lock');
+    await waitForStep(page, '#redeem:not([hidden])');
+    expect(await page.locator('#steps li[data-step="taker_lock"][data-state="done"] code').count()).toBe(1);
+    expect(await page.locator('#steps li[data-step="maker_lock"][data-state="done"] code').count()).toBe(1);
+    await shot('maker-locked');
+
+    await page.click('#redeem');
+    await waitForStep(page, section('status', 'redeemed'));
+    await page.waitForSelector('#steps li[data-step="maker_redeem"][data-state="done"]', { timeout: 20_000 });
+    await shot('redeemed');
+
+    // The steps show the trade's own signatures; progress came over the live stream.
+    const trade = await http('GET', `/v1/trades/${tradeId}`);
+    expect(trade.settlement_status).toBe('redeemed');
+    expect(trade.taker_wallet).toBe(wallet);
+    for (const { kind, signature } of trade.tx_signature_kinds as { kind: string; signature: string }[]) {
+      expect(
+        await page.locator(`#steps li[data-step="${kind}"] code[data-signature="${signature}"]`).count(),
+      ).toBe(1);
+    }
+    expect(await page.locator('#follow-mode').getAttribute('data-mode')).toBe('stream');
+    expect(await page.locator('#event-log li').count()).toBeGreaterThan(3);
+
+    const after = await balances(wallet, [USDC_MINT]);
+    expect((after.get(USDC_MINT) as bigint) - (before.get(USDC_MINT) as bigint)).toBe(
+      BigInt(q.output.amount_raw),
+    );
+    const spent = (before.get('lamports') as bigint) - (after.get('lamports') as bigint);
+    expect(spent).toBeGreaterThanOrEqual(1_500_000_000n);
+    expect(spent).toBeLessThan(1_500_000_000n + LAMPORTS / 100n); // the input plus fees and rent
+    expect(await page.locator(`#my-trades li[data-trade-id="${tradeId}"]`).getAttribute('data-status')).toBe(
+      'redeemed',
+    );
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  test('a reload before the lock and another before the redeem: the page finishes the swap from IndexedDB', async () => {
+    const { page, errors, shot } = await openPage('reload');
+    const settlements = await watchSettlements(page);
+    const wallet = await walletOf(page);
+    await fund(page, 'USDC', '50');
+    const before = await balances(wallet, [USDC_MINT, USDT_MINT]);
+    const q = await quote(page, 'USDC', 'USDT', '25');
+    await page.click('#swap');
+    await page.waitForSelector('#sign-lock:not([hidden])');
+    const tradeId = (await page.locator('#trade-section').getAttribute('data-trade-id')) as string;
+
+    // The tab is closed before signing, for longer than an unsigned lock stays usable (its stored issue time
+    // is set back), then opened again: the trade is listed with what it allows.
+    await page.goto(`${base}/v1/health`); // the same origin (and IndexedDB), without the page's script
+    await page.evaluate(`new Promise((resolve, reject) => {
+      const open = indexedDB.open('rfq-swap-page');
+      open.onsuccess = () => {
+        const swaps = open.result.transaction('swaps', 'readwrite').objectStore('swaps');
+        const all = swaps.getAll();
+        all.onsuccess = () => {
+          for (const record of all.result) swaps.put({ ...record, lockIssuedAt: Date.now() - 120000 });
+          swaps.transaction.oncomplete = () => { open.result.close(); resolve(null); };
+        };
+      };
+      open.onerror = () => reject(open.error);
+    })`);
+    await page.goto(`${base}/`);
+    await page.waitForSelector('body[data-ready="true"]');
+    const row = page.locator(`#my-trades li[data-trade-id="${tradeId}"]`);
+    expect(
+      await row
+        .locator('button[data-action]')
+        .evaluateAll((bs) => bs.map((b) => b.getAttribute('data-action'))),
+    ).toEqual(['resume', 'abandon']);
+    await shot('reloaded-before-lock');
+    // Resume rebuilds the lock through the settlement retry (200: the same trade, a fresh lock), then signs it.
+    await row.locator('button[data-action="resume"]').click();
+    await waitForStep(page, '#redeem:not([hidden])');
+    expect(settlements.map((s) => [s.status, s.stored])).toEqual([
+      [201, true],
+      [200, true],
+    ]);
+    expect(new Set(settlements.map((s) => s.secretHash)).size).toBe(1);
+
+    // Reload between lock and redeem: the preimage is still here, and "my trades" offers the redeem.
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector(`#my-trades li[data-trade-id="${tradeId}"] button[data-action="redeem"]`);
+    await shot('reloaded-before-redeem');
+    await page.click(`#my-trades li[data-trade-id="${tradeId}"] button[data-action="redeem"]`);
+    await waitForStep(page, section('status', 'redeemed'));
+    await page.waitForSelector(`#my-trades li[data-trade-id="${tradeId}"][data-status="redeemed"]`);
+    await shot('redeemed');
+
+    const after = await balances(wallet, [USDC_MINT, USDT_MINT]);
+    expect((before.get(USDC_MINT) as bigint) - (after.get(USDC_MINT) as bigint)).toBe(
+      BigInt(q.input.amount_raw),
+    );
+    expect((after.get(USDT_MINT) as bigint) - (before.get(USDT_MINT) as bigint)).toBe(
+      BigInt(q.output.amount_raw),
+    );
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  test('on a phone, with the keyboard: abandon before the lock, and nothing leaves the wallet', async () => {
+    const { page, errors, shot } = await openPage('abandon-phone', { width: 390, height: 844 });
+    const wallet = await walletOf(page);
+    await fund(page, 'USDC', '20');
+    const before = await balances(wallet, [USDC_MINT]);
+    await page.selectOption('#input-asset', 'USDC');
+    await page.selectOption('#output-asset', 'USDT');
+    await page.fill('#amount', '10');
+    await page.press('#amount', 'Enter'); // submits the form
+    await page.waitForSelector('#quote:not([hidden])');
+    // Nothing is wider than the phone's screen.
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await shot('quote');
+    await page.focus('#swap');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#abandon:not([hidden])');
+    await shot('awaiting-lock');
+    await page.focus('#abandon');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(section('status', 'failed'));
+    const tradeId = (await page.locator('#trade-section').getAttribute('data-trade-id')) as string;
+    await page.waitForSelector(`#my-trades li[data-trade-id="${tradeId}"][data-status="failed"]`);
+    expect(
+      await page.locator(`#my-trades li[data-trade-id="${tradeId}"] button[data-action="redeem"]`).count(),
+    ).toBe(0);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await shot('abandoned');
+
+    const trade = await http('GET', `/v1/trades/${tradeId}`);
+    expect(trade.settlement_status).toBe('failed');
+    expect(trade.tx_signature_kinds).toEqual([]);
+    expect((await balances(wallet, [USDC_MINT])).get(USDC_MINT)).toBe(before.get(USDC_MINT));
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  test('refund after expiry: the maker’s lock runs out unredeemed and the page refunds the input', async () => {
+    const { page, errors, shot } = await openPage('refund');
+    const wallet = await walletOf(page);
+    await fund(page, 'USDC', '30');
+    const before = await balances(wallet, [USDC_MINT, USDT_MINT]);
+    await quote(page, 'USDC', 'USDT', '15');
+    await page.click('#swap');
+    await page.click('#sign-lock');
+    await waitForStep(page, '#redeem:not([hidden])');
+    const tradeId = (await page.locator('#trade-section').getAttribute('data-trade-id')) as string;
+    const locked = await http('GET', `/v1/trades/${tradeId}`);
+
+    // The taker never redeems: the chain's clock passes the maker escrow's expiry, the runtime refunds it…
+    await advanceChainTo(locked.maker_expires_at);
+    await tickRuntime();
+    await page.waitForSelector(section('substate', 'initiated.awaitingTakerExpiry'), { timeout: 20_000 });
+    expect(await page.locator('#refund').isHidden()).toBe(true);
+    await shot('maker-refunded');
+    // …then the taker escrow's: the page offers the refund (it re-reads the trade, since only time changed).
+    const refunds: number[] = [];
+    page.on('response', (response) => {
+      if (response.url().endsWith('/refund')) refunds.push(response.status());
+    });
+    await advanceChainTo(locked.expires_at);
+    await page.waitForSelector('#refund:not([hidden])', { timeout: 20_000 });
+    expect(await page.locator('#redeem').isHidden()).toBe(true);
+    await page.waitForSelector(`#my-trades li[data-trade-id="${tradeId}"] button[data-action="refund"]`);
+    await shot('refundable');
+    await page.click('#refund');
+    await page.waitForSelector(section('status', 'refunded'), { timeout: 20_000 });
+    await page.waitForSelector('#steps li[data-step="taker_refund"][data-state="done"] code');
+    await shot('refunded');
+
+    // The page's refund did it, not the runtime's own (its timer did not run).
+    expect(refunds).toEqual([202]);
+    const trade = await http('GET', `/v1/trades/${tradeId}`);
+    expect(trade.settlement_status).toBe('refunded');
+    expect(trade.tx_signature_kinds.map((s: { kind: string }) => s.kind)).toContain('taker_refund');
+    const after = await balances(wallet, [USDC_MINT, USDT_MINT]);
+    expect(after.get(USDC_MINT)).toBe(before.get(USDC_MINT));
+    expect(after.get(USDT_MINT)).toBe(before.get(USDT_MINT));
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  test('a wallet registered through the Wallet Standard signs the lock', async () => {
+    const keypair = Keypair.generate();
+    const address = keypair.publicKey.toBase58();
+    await http('POST', '/v1/dev/airdrop', { wallet: address, asset: 'USDC', amount: '40' });
+    const before = await balances(address, [USDC_MINT, USDT_MINT]);
+    const signed: string[] = [];
+    const script = await testWalletScript();
+
+    const { page, errors, shot } = await openPage('wallet-standard', undefined, async (p) => {
+      // The wallet's key stays here, in the test: the page only ever sees the wallet's standard features.
+      await p.exposeFunction('testWalletSign', (transactionBase64: string) => {
+        const tx = Transaction.from(Buffer.from(transactionBase64, 'base64'));
+        tx.partialSign(keypair);
+        signed.push(tx.signature ? encodeBase58(tx.signature) : '');
+        return tx.serialize({ requireAllSignatures: false }).toString('base64');
+      });
+      await p.addInitScript({
+        content: `window.testWallet = ${JSON.stringify({
+          name: 'Test Wallet',
+          address,
+          publicKeyBase64: Buffer.from(keypair.publicKey.toBytes()).toString('base64'),
+        })};\n${script}`,
+      });
+    });
+    await page.waitForSelector('#wallet-choice option[value="standard:Test Wallet"]', { state: 'attached' });
+    await page.selectOption('#wallet-choice', 'standard:Test Wallet');
+    await page.waitForFunction(
+      `document.getElementById('wallet-status').dataset.address === ${JSON.stringify(address)}`,
+    );
+    expect(await page.locator('#dev-funding').isHidden()).toBe(true);
+    await shot('connected');
+
+    const q = await quote(page, 'USDC', 'USDT', '20');
+    await page.click('#swap');
+    await page.click('#sign-lock');
+    await waitForStep(page, '#redeem:not([hidden])');
+    const tradeId = (await page.locator('#trade-section').getAttribute('data-trade-id')) as string;
+    const trade = await http('GET', `/v1/trades/${tradeId}`);
+    expect(trade.taker_wallet).toBe(address);
+    // The lock on chain is the transaction the standard wallet signed.
+    const lock = trade.tx_signature_kinds.find((s: { kind: string }) => s.kind === 'taker_lock');
+    expect(signed).toEqual([lock.signature]);
+    await shot('locked');
+
+    await page.click('#redeem');
+    await waitForStep(page, section('status', 'redeemed'));
+    const after = await balances(address, [USDC_MINT, USDT_MINT]);
+    expect((before.get(USDC_MINT) as bigint) - (after.get(USDC_MINT) as bigint)).toBe(
+      BigInt(q.input.amount_raw),
+    );
+    expect((after.get(USDT_MINT) as bigint) - (before.get(USDT_MINT) as bigint)).toBe(
+      BigInt(q.output.amount_raw),
+    );
+    await shot('redeemed');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  test('axe-core finds no serious or critical violation on the page, idle, quoted or mid-swap', async () => {
+    const { page, errors } = await openPage('axe');
+    const axe = fileURLToPath(import.meta.resolve('axe-core/axe.min.js'));
+    const check = async (when: string) => {
+      await page.addScriptTag({ path: axe });
+      const violations = (await page.evaluate(
+        `axe.run(document).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`,
+      )) as { id: string; impact: string; nodes: string[] }[];
+      const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      expect(serious, `${when}: ${JSON.stringify(serious)}`).toEqual([]);
+    };
+    await check('idle');
+    await fund(page, 'USDC', '5');
+    await quote(page, 'USDC', 'USDT', '5');
+    await check('quoted');
+    await page.click('#swap');
+    await page.waitForSelector('#sign-lock:not([hidden])');
+    await check('awaiting the lock');
+    if (process.env.SWAP_PAGE_DOCS_SCREENSHOT)
+      await page.screenshot({ path: `${ROOT}docs/swap-page.png`, fullPage: true });
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  test('serves the page and its assets, none of them in the OpenAPI document', async () => {
+    const html = await service.app.inject('/');
+    expect(html.statusCode).toBe(200);
+    expect(html.headers['content-type']).toContain('text/html');
+    const script = await service.app.inject('/swap-page/swap.js');
+    expect(script.headers['content-type']).toContain('javascript');
+    expect(script.body.length).toBeGreaterThan(1000);
+    expect((await service.app.inject('/swap-page/swap.css')).statusCode).toBe(200);
+    const paths = Object.keys((await http('GET', '/v1/openapi.json')).paths);
+    expect(paths.filter((p) => !p.startsWith('/v1/') && p !== '/metrics')).toEqual([]);
+  });
+});
+
+/** The test wallet (support/test-wallet.ts) bundled for the page, with the standard's registerWallet. */
+async function testWalletScript(): Promise<string> {
+  const result = await build({
+    entryPoints: [fileURLToPath(new URL('./support/test-wallet.ts', import.meta.url))],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    write: false,
+    logLevel: 'warning',
+  });
+  return result.outputFiles[0]?.text ?? '';
+}
