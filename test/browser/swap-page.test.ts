@@ -228,6 +228,9 @@ describe('the swap page', () => {
     expect(await page.locator('#steps li[data-step="taker_lock"][data-state="done"] code').count()).toBe(1);
     expect(await page.locator('#steps li[data-step="maker_lock"][data-state="done"] code').count()).toBe(1);
     await shot('maker-locked');
+    // The README's picture of the page (docs/swap-page.png), refreshed on demand.
+    if (process.env.SWAP_PAGE_DOCS_SCREENSHOT)
+      await page.screenshot({ path: `${ROOT}docs/swap-page.png`, fullPage: true });
 
     await page.click('#redeem');
     await waitForStep(page, section('status', 'redeemed'));
@@ -406,12 +409,13 @@ describe('the swap page', () => {
     await page.context().close();
   });
 
-  test('a wallet registered through the Wallet Standard signs the lock', async () => {
+  test('a wallet registered through the Wallet Standard signs the lock, then signs and sends the redeem', async () => {
     const keypair = Keypair.generate();
     const address = keypair.publicKey.toBase58();
     await http('POST', '/v1/dev/airdrop', { wallet: address, asset: 'USDC', amount: '40' });
     const before = await balances(address, [USDC_MINT, USDT_MINT]);
     const signed: string[] = [];
+    const sent: string[] = [];
     const script = await testWalletScript();
 
     const { page, errors, shot } = await openPage('wallet-standard', undefined, async (p) => {
@@ -421,6 +425,14 @@ describe('the swap page', () => {
         tx.partialSign(keypair);
         signed.push(tx.signature ? encodeBase58(tx.signature) : '');
         return tx.serialize({ requireAllSignatures: false }).toString('base64');
+      });
+      // Its own connection to the cluster: here, the embedded chain the service runs.
+      await p.exposeFunction('testWalletSend', async (transactionBase64: string) => {
+        const tx = Transaction.from(Buffer.from(transactionBase64, 'base64'));
+        tx.partialSign(keypair);
+        const { signature } = await service.chain.submitSigned(tx.serialize().toString('base64'));
+        sent.push(signature);
+        return Buffer.from(tx.signature as Uint8Array).toString('base64');
       });
       await p.addInitScript({
         content: `window.testWallet = ${JSON.stringify({
@@ -450,8 +462,17 @@ describe('the swap page', () => {
     expect(signed).toEqual([lock.signature]);
     await shot('locked');
 
-    await page.click('#redeem');
+    // The redeem too, without the service: ?mode=wallet, signed and sent by the wallet itself.
+    await page.click('#redeem-wallet');
     await waitForStep(page, section('status', 'redeemed'));
+    const redeemed = await http('GET', `/v1/trades/${tradeId}`);
+    const redeem = redeemed.tx_signature_kinds.find((s: { kind: string }) => s.kind === 'taker_redeem');
+    expect(sent).toEqual([redeem.signature]);
+    expect(
+      await page
+        .locator(`#steps li[data-step="taker_redeem"] code[data-signature="${redeem.signature}"]`)
+        .count(),
+    ).toBe(1);
     const after = await balances(address, [USDC_MINT, USDT_MINT]);
     expect((before.get(USDC_MINT) as bigint) - (after.get(USDC_MINT) as bigint)).toBe(
       BigInt(q.input.amount_raw),
@@ -464,7 +485,7 @@ describe('the swap page', () => {
     await page.context().close();
   });
 
-  test('axe-core finds no serious or critical violation on the page, idle, quoted or mid-swap', async () => {
+  test('axe-core finds no serious or critical violation on the page, idle, rejected, quoted or mid-swap', async () => {
     const { page, errors } = await openPage('axe');
     const axe = fileURLToPath(import.meta.resolve('axe-core/axe.min.js'));
     const check = async (when: string) => {
@@ -476,14 +497,22 @@ describe('the swap page', () => {
       expect(serious, `${when}: ${JSON.stringify(serious)}`).toEqual([]);
     };
     await check('idle');
+    // A risk rejection is an answer too, given in words: too large a trade for the maker's limit.
+    await page.selectOption('#input-asset', 'SOL');
+    await page.selectOption('#output-asset', 'USDC');
+    await page.fill('#amount', '1999');
+    await page.click('#get-quote');
+    await page.waitForSelector('#rejection:not([hidden])');
+    expect(await page.locator('#quote').isHidden()).toBe(true);
+    const reason = page.locator('#rejection-reasons li[data-check="max_notional"]');
+    expect((await reason.textContent())?.length).toBeGreaterThan(10);
+    await check('rejected');
     await fund(page, 'USDC', '5');
     await quote(page, 'USDC', 'USDT', '5');
     await check('quoted');
     await page.click('#swap');
     await page.waitForSelector('#sign-lock:not([hidden])');
     await check('awaiting the lock');
-    if (process.env.SWAP_PAGE_DOCS_SCREENSHOT)
-      await page.screenshot({ path: `${ROOT}docs/swap-page.png`, fullPage: true });
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -173,6 +173,17 @@ export const api = {
     (await call<Trade>('POST', `${trade(id)}/abandon`, { secret_hash: secretHash })).body,
   redeem: async (id: string, preimage: string) =>
     (await call<Trade>('POST', `${trade(id)}/redeem`, { preimage })).body,
+  /** An unsigned redeem of the maker escrow for the taker's wallet to sign and send; changes nothing. */
+  walletRedeem: async (id: string, preimage: string) =>
+    (
+      await call<{ trade: Trade; transaction: UnsignedTransaction }>(
+        'POST',
+        `${trade(id)}/redeem?mode=wallet`,
+        {
+          preimage,
+        },
+      )
+    ).body,
   refund: async (id: string) => (await call<Trade>('POST', `${trade(id)}/refund`)).body,
   airdrop: async (request: { wallet: string; asset: string; amount: string }) =>
     (await call<{ signature: string }>('POST', '/v1/dev/airdrop', request)).body,

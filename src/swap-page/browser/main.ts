@@ -324,7 +324,7 @@ async function signLock(record: SwapRecord): Promise<void> {
   }
 }
 
-type Command = 'sign-lock' | 'abandon' | 'redeem' | 'refund' | 'resume' | 'forget';
+type Command = 'sign-lock' | 'abandon' | 'redeem' | 'redeem-wallet' | 'refund' | 'resume' | 'forget';
 
 /** Runs one command on a swap of this browser; the swap becomes the active one. */
 async function command(target: SwapRecord, name: Command): Promise<void> {
@@ -353,6 +353,17 @@ async function command(target: SwapRecord, name: Command): Promise<void> {
         setMessage('Redeeming with your secret…');
         updateTrade(record, await api.redeem(record.tradeId as string, record.preimage), null);
         break;
+      case 'redeem-wallet': {
+        // The trustless way: the wallet signs and sends the redeem itself; the service sees it on chain.
+        const wallet = await walletFor(record);
+        if (!wallet.signAndSend) throw new Error(`${wallet.name} cannot send transactions itself.`);
+        const { transaction } = await api.walletRedeem(record.tradeId as string, record.preimage);
+        setMessage(`Waiting for ${wallet.name} to sign and send the redeem…`);
+        const signature = await wallet.signAndSend(transaction.transaction_base64);
+        $('trade-notice').textContent =
+          `${wallet.name} sent the redeem (${short(signature)}); waiting for the chain.`;
+        break;
+      }
       case 'refund':
         setMessage('Refunding your escrow…');
         try {
@@ -609,6 +620,12 @@ function renderActive(): void {
     );
   button('abandon', allowed.includes('abandon'), 'Cancel the swap');
   button('redeem', allowed.includes('redeem'), `Redeem ${amount(record.output)}`);
+  const sender = state.wallet?.address === record.wallet.address ? state.wallet : null;
+  button(
+    'redeem-wallet',
+    allowed.includes('redeem') && sender?.signAndSend !== undefined,
+    `Redeem from ${record.wallet.name}`,
+  );
   button('refund', allowed.includes('refund'), `Refund ${amount(record.input)}`);
   const final = record.status !== null && FINAL_STATUSES.includes(record.status);
   button('new-swap', final, 'New swap');
@@ -621,6 +638,7 @@ const ACTION_LABELS: Record<Command, string> = {
   'sign-lock': 'Sign the lock',
   abandon: 'Abandon',
   redeem: 'Redeem',
+  'redeem-wallet': 'Redeem from the wallet',
   refund: 'Refund',
   forget: 'Forget',
 };
@@ -729,6 +747,7 @@ async function start(): Promise<void> {
   $('sign-lock').addEventListener('click', onActive('resume'));
   $('abandon').addEventListener('click', onActive('abandon'));
   $('redeem').addEventListener('click', onActive('redeem'));
+  $('redeem-wallet').addEventListener('click', onActive('redeem-wallet'));
   $('refund').addEventListener('click', onActive('refund'));
   $('new-swap').addEventListener('click', () => {
     state.follower?.stop();

@@ -2,7 +2,12 @@
 // Solflare, Backpack, … and any test wallet), used only through `standard:connect` and
 // `solana:signTransaction`; and, on the embedded chain, a built-in dev wallet whose ed25519 keypair is a
 // non-extractable WebCrypto key kept in IndexedDB, funded through the dev airdrop.
-import { SolanaSignTransaction, type SolanaSignTransactionFeature } from '@solana/wallet-standard-features';
+import {
+  SolanaSignAndSendTransaction,
+  type SolanaSignAndSendTransactionFeature,
+  SolanaSignTransaction,
+  type SolanaSignTransactionFeature,
+} from '@solana/wallet-standard-features';
 import { getWallets } from '@wallet-standard/app';
 import type { Wallet, WalletAccount } from '@wallet-standard/base';
 import { StandardConnect, type StandardConnectFeature } from '@wallet-standard/features';
@@ -14,6 +19,12 @@ import { fromBase64, isSignedBy, signTransaction, toBase64 } from './transaction
 export interface SwapWallet extends WalletRef {
   /** The wallet-signed transaction, base64, ready for POST /v1/trades/{id}/lock. */
   signTransaction(unsignedBase64: string): Promise<string>;
+  /**
+   * Signs and sends through the wallet's own connection to its cluster, answering the signature (base58):
+   * how a taker redeems or refunds without the service (`?mode=wallet`). Absent for the dev wallet, which
+   * has no connection of its own, and for wallets without solana:signAndSendTransaction.
+   */
+  signAndSend?(unsignedBase64: string): Promise<string>;
 }
 
 export const DEV_WALLET_NAME = 'Dev wallet (this browser)';
@@ -61,6 +72,8 @@ export type SigningWallet = Wallet & {
   features: StandardConnectFeature & SolanaSignTransactionFeature;
 };
 
+type SendingWallet = SigningWallet & { features: SolanaSignAndSendTransactionFeature };
+
 /** A registered wallet the page can use: it connects and signs Solana transactions. */
 const canSign = (wallet: Wallet): wallet is SigningWallet =>
   StandardConnect in wallet.features && SolanaSignTransaction in wallet.features;
@@ -90,7 +103,21 @@ export async function connectStandard(wallet: SigningWallet, expectedAddress?: s
   }
   const signer = decodeBase58(account.address);
   const chain = account.chains.find((c) => c.startsWith('solana:'));
+  const sender = SolanaSignAndSendTransaction in wallet.features ? (wallet as SendingWallet) : null;
+  const signAndSend =
+    sender && chain && account.features.includes(SolanaSignAndSendTransaction)
+      ? async (unsignedBase64: string) => {
+          const [output] = await sender.features[SolanaSignAndSendTransaction].signAndSendTransaction({
+            account,
+            chain,
+            transaction: fromBase64(unsignedBase64),
+          });
+          if (!output) throw new Error(`${wallet.name} sent nothing.`);
+          return encodeBase58(output.signature);
+        }
+      : undefined;
   return {
+    ...(signAndSend ? { signAndSend } : {}),
     kind: 'standard',
     name: wallet.name,
     address: account.address,

@@ -1,7 +1,8 @@
 // A wallet as a browser extension would be one: registered in the page through the Wallet Standard's own
-// registration API (registerWallet), offering standard:connect and solana:signTransaction. It holds no key:
-// it hands each transaction to the test (a binding the test exposes, which signs with web3.js), so a lock
-// that lands proves the page signed through the standard, not through its dev wallet. Bundled for the page by
+// registration API (registerWallet), offering standard:connect, solana:signTransaction and
+// solana:signAndSendTransaction. It holds no key: it hands each transaction to the test (bindings the test
+// exposes, which sign with web3.js and send to the chain), so a lock that lands proves the page signed
+// through the standard, not through its dev wallet. Bundled for the page by
 // `testWalletScript` in swap-page.ts.
 import type {
   SolanaSignTransactionInput,
@@ -14,6 +15,8 @@ import { registerWallet } from '@wallet-standard/wallet';
 interface TestWalletGlobals {
   testWallet: { name: string; address: string; publicKeyBase64: string };
   testWalletSign(transactionBase64: string): Promise<string>;
+  /** Signs and sends; answers the signature's bytes, base64. */
+  testWalletSend(transactionBase64: string): Promise<string>;
 }
 
 const globals = globalThis as unknown as TestWalletGlobals;
@@ -26,7 +29,7 @@ const account: WalletAccount = {
   address,
   publicKey: bytes(publicKeyBase64),
   chains: [CHAIN],
-  features: ['solana:signTransaction'],
+  features: ['solana:signTransaction', 'solana:signAndSendTransaction'],
 };
 
 let connected: WalletAccount[] = [];
@@ -59,6 +62,20 @@ const wallet: Wallet = {
           if (input.account.address !== address) throw new Error('not this wallet’s account');
           const signed = await globals.testWalletSign(base64(input.transaction));
           outputs.push({ signedTransaction: bytes(signed) });
+        }
+        return outputs;
+      },
+    },
+    'solana:signAndSendTransaction': {
+      version: '1.0.0',
+      supportedTransactionVersions: ['legacy'],
+      signAndSendTransaction: async (
+        ...inputs: readonly SolanaSignAndSendTransactionInput[]
+      ): Promise<readonly SolanaSignAndSendTransactionOutput[]> => {
+        const outputs: SolanaSignAndSendTransactionOutput[] = [];
+        for (const input of inputs) {
+          if (input.account.address !== address) throw new Error('not this wallet’s account');
+          outputs.push({ signature: bytes(await globals.testWalletSend(base64(input.transaction))) });
         }
         return outputs;
       },
