@@ -3,8 +3,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { SERVICE_BUNDLE } from '../../scripts/build-service.ts';
+import { SPONSORED_FEEDS } from '../../src/chain/index.ts';
 import { ConfigError, loadConfig, resolveConfig } from '../../src/config/index.ts';
-import { type ConfigDocument, defaultConfigDocument, nth, tempDir } from '../support/service.ts';
+import {
+  type ConfigDocument,
+  defaultConfigDocument,
+  nth,
+  shippedPriceSource,
+  tempDir,
+} from '../support/service.ts';
 
 const refused = (change: (doc: ConfigDocument) => void) => {
   const doc = defaultConfigDocument();
@@ -225,5 +232,126 @@ describe('the config file', () => {
     } finally {
       dir.remove();
     }
+  });
+});
+
+describe('the price source', () => {
+  /** The default document with the shipped Pyth source, changed by `change`. */
+  const pythDoc = (
+    change: (source: { feeds: Record<string, unknown>[] } & Record<string, unknown>) => void = () => {},
+  ) => {
+    const doc = defaultConfigDocument();
+    const source = shippedPriceSource() as { feeds: Record<string, unknown>[] } & Record<string, unknown>;
+    change(source);
+    doc.price_source = source;
+    return doc;
+  };
+  const refusedPyth = (change: Parameters<typeof pythDoc>[0]) =>
+    refused((doc) => {
+      doc.price_source = pythDoc(change).price_source;
+    });
+
+  test('the shipped source is Pyth: every asset at its sponsored account and feed id, with its own bounds', () => {
+    const source = loadConfig().priceSource;
+    if (source.kind !== 'pyth') throw new Error('expected pyth');
+    expect(source.commitment).toBe('confirmed');
+    expect(source.refreshIntervalMs).toBe(400);
+    expect(source.embeddedPublisher).toEqual({ seed: 1, intervalMs: 1000 });
+    for (const feed of source.feeds) {
+      const sponsored = SPONSORED_FEEDS[feed.asset.symbol as keyof typeof SPONSORED_FEEDS];
+      expect(feed.account, feed.asset.symbol).toBe(sponsored.account);
+      expect(feed.feedId, feed.asset.symbol).toBe(sponsored.feedId);
+      expect(feed.maxAgeSeconds).toBe(90);
+    }
+    expect(source.feeds.map((f) => [f.asset.symbol, f.maxConfidenceBps, f.maxDeviationBps])).toEqual([
+      ['SOL', 100, 500],
+      ['USDC', 50, 100],
+      ['USDT', 50, 100],
+      ['BONK', 200, 800],
+      ['JUP', 150, 800],
+    ]);
+  });
+
+  test('static reads the prices section; an explicit account and feed id (0x, either case) replace the sponsored ones', () => {
+    expect(resolveConfig(defaultConfigDocument()).priceSource).toEqual({ kind: 'static' });
+    const doc = pythDoc((source) => {
+      Object.assign(nth(source.feeds, 0), {
+        account: '7UVimffxr9ow1uXYxsr4LHAcV58mLzhmwaeKvJ1pjLiE',
+        feed_id: `0x${'AB'.repeat(32)}`,
+      });
+    });
+    const source = resolveConfig(doc).priceSource;
+    if (source.kind !== 'pyth') throw new Error('expected pyth');
+    expect(source.feeds[0]).toMatchObject({
+      account: '7UVimffxr9ow1uXYxsr4LHAcV58mLzhmwaeKvJ1pjLiE',
+      feedId: 'ab'.repeat(32),
+    });
+  });
+
+  test.each<[string, Parameters<typeof pythDoc>[0], string]>([
+    [
+      'a feed of an unknown asset',
+      (s) => void Object.assign(nth(s.feeds, 0), { asset: 'DOGE' }),
+      'price_source.feeds[0].asset',
+    ],
+    ['a second feed for an asset', (s) => void s.feeds.push({ ...nth(s.feeds, 0) }), 'price_source.feeds[5]'],
+    ['a traded asset without a feed', (s) => void s.feeds.splice(4, 1), 'no feed for JUP'],
+    [
+      'a feed id that is not 32 bytes of hex',
+      (s) => void Object.assign(nth(s.feeds, 0), { feed_id: 'ef0d' }),
+      'price_source',
+    ],
+    [
+      'a feed account that is not an address',
+      (s) => void Object.assign(nth(s.feeds, 1), { account: 'not-base58-0OIl' }),
+      'price_source',
+    ],
+    [
+      'two feeds at one account',
+      (s) => void Object.assign(nth(s.feeds, 1), { account: SPONSORED_FEEDS.SOL.account }),
+      'two feeds share an account',
+    ],
+    [
+      'a refresh interval below 50 ms',
+      (s) => void Object.assign(s, { refresh_interval_ms: 10 }),
+      'price_source',
+    ],
+    [
+      'a confidence bound above 25%',
+      (s) => void Object.assign(nth(s.feeds, 0), { max_confidence_bps: 2501 }),
+      'price_source',
+    ],
+  ])('refuses %s', (_name, change, message) => {
+    expect(refusedPyth(change)).toContain(message);
+  });
+
+  test('an asset without a sponsored feed needs its account and feed id', () => {
+    const message = refused((doc) => {
+      doc.assets.push({
+        symbol: 'WETH',
+        name: 'Wrapped Ether',
+        mint: '7vfCXTUXx5WJV5JADk17DUJ4ksgau7utNKj4b963voxs',
+        decimals: 8,
+      });
+      doc.price_source = pythDoc((source) => {
+        source.feeds.push({
+          asset: 'WETH',
+          max_age_seconds: 60,
+          max_confidence_bps: 50,
+          max_deviation_bps: 500,
+        });
+      }).price_source;
+    });
+    expect(message).toContain(
+      'price_source.feeds[5]: WETH has no sponsored feed: give its account and feed_id',
+    );
+  });
+
+  test("the spread caps leave room for both sides' confidence bounds", () => {
+    const message = refused((doc) => {
+      nth(doc.pairs, 0).base_spread_bps = 9_900;
+      doc.price_source = pythDoc().price_source;
+    });
+    expect(message).toContain('base + size + skew + confidence spread of SOL→USDC exceeds 10000 bps');
   });
 });
