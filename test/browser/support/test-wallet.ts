@@ -2,9 +2,11 @@
 // registration API (registerWallet), offering standard:connect, solana:signTransaction and
 // solana:signAndSendTransaction. It holds no key: it hands each transaction to the test (bindings the test
 // exposes, which sign with web3.js and send to the chain), so a lock that lands proves the page signed
-// through the standard, not through its dev wallet. Bundled for the page by
-// `testWalletScript` in swap-page.ts.
+// through the standard, not through its dev wallet. Bundled for the page by `testWalletScript` in
+// swap-page.test.ts.
 import type {
+  SolanaSignAndSendTransactionInput,
+  SolanaSignAndSendTransactionOutput,
   SolanaSignTransactionInput,
   SolanaSignTransactionOutput,
 } from '@solana/wallet-standard-features';
