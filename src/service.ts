@@ -168,6 +168,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     },
     chain: port,
     minFeeLamports: MIN_FEE_BALANCE_LAMPORTS,
+    prices: () => feedStates(config, prices, nowMs()),
   });
 
   const app = await buildHttpApp(

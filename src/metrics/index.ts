@@ -18,7 +18,7 @@ import {
 } from '../../machines/index.ts';
 import type { ChainPort } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
-import type { AcceptedQuote, RejectedQuote } from '../quotes/index.ts';
+import { type AcceptedQuote, FEED_STATUSES, type FeedState, type RejectedQuote } from '../quotes/index.ts';
 import type { CommitStats, Store } from '../store/index.ts';
 import { RISK_CHECKS, type SettlementStatus } from '../vocabulary/index.ts';
 import type { ChainCallRecorder, ChainFailure, ChainMethod } from './chain.ts';
@@ -75,6 +75,8 @@ export interface MetricsSources {
   chain: Pick<ChainPort, 'solBalance' | 'health' | 'makerWallet'>;
   /** The fee balance below which the service reports itself not ready. */
   minFeeLamports: bigint;
+  /** Every configured price as the price source holds it now (no chain call: the source's snapshot). */
+  prices?(): FeedState[];
 }
 
 export class ServiceMetrics implements ChainCallRecorder {
@@ -222,6 +224,22 @@ export class ServiceMetrics implements ChainCallRecorder {
     [],
   );
 
+  private readonly priceAge = this.gauge(
+    'price_age_seconds',
+    'Age of each configured asset’s reference price: chain clock (estimated from the last read) minus its publish time; absent while the asset has no usable price.',
+    ['asset'],
+  );
+  private readonly priceMaxAge = this.gauge(
+    'price_max_age_seconds',
+    'The age beyond which an asset’s price fails price_freshness (the feed’s max_age_seconds).',
+    ['asset'],
+  );
+  private readonly priceStatus = this.gauge(
+    'price_status',
+    'Each configured asset’s price by status, 1 for the one that holds: fresh, stale (too old, or no usable price), wide (confidence beyond its bound), deviating (too far from its EMA); RFQs on a pair with a side not fresh are refused.',
+    ['asset', 'status'],
+  );
+
   private readonly chainCalls = new Map<ChainMethod, Histogram.Internal<string>>();
 
   constructor(info: { version: string; chain: ChainPort['kind'] }) {
@@ -354,6 +372,15 @@ export class ServiceMetrics implements ChainCallRecorder {
     if (feeLamports !== null) this.feeLamports.set(Number(feeLamports));
     this.chainUp.set(health.ok ? 1 : 0);
     this.feedLive.set(sources.feedLive() ? 1 : 0);
+
+    this.priceAge.reset();
+    for (const state of sources.prices?.() ?? []) {
+      const asset = state.asset.symbol;
+      if (state.ageMs !== null) this.priceAge.set({ asset }, state.ageMs / 1000);
+      this.priceMaxAge.set({ asset }, state.limits.maxAgeMs / 1000);
+      for (const status of FEED_STATUSES)
+        this.priceStatus.set({ asset, status }, state.status === status ? 1 : 0);
+    }
   }
 
   // ── Definitions ────────────────────────────────────────────────────────────────────────────────

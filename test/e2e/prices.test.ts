@@ -131,6 +131,11 @@ describe('quotes from the embedded Pyth feeds', () => {
       detail: 'SOL stale; 4 of 5 fresh',
     });
 
+    const metrics = (await svc.app.inject('/metrics')).body;
+    expect(metrics).toContain('rfq_maker_price_status{asset="SOL",status="stale"} 1');
+    expect(metrics).toContain('rfq_maker_price_status{asset="USDC",status="fresh"} 1');
+    expect(metrics).toMatch(/rfq_maker_price_age_seconds\{asset="SOL"\} 2\d\.\d+/);
+
     chain.pyth?.resume('SOL');
     await refresh();
     expect((await rfq(svc, 'SOL', 'USDC', '1')).status).toBe('accepted');

@@ -129,8 +129,8 @@ export const rfqRoutes: FastifyPluginAsyncTypebox<RfqRoutesOptions> = async (app
         summary: 'A quote and whether it is open, used or expired',
         description:
           'The accepted quote as it was answered, with its state: open (settlement can start), used (a trade ' +
-          'settles it) or expired. 404 quote_not_found when no accepted quote has the id (a rejection_id is ' +
-          'not one).',
+          'settles it) or expired, and the two prices it was priced from (prices). 404 quote_not_found when ' +
+          'no accepted quote has the id (a rejection_id is not one).',
         security: PUBLIC_SECURITY,
         params: QuoteParams,
         response: { 200: QuoteLookupSchema, ...errorResponses('quote_not_found') },
