@@ -16,6 +16,7 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /v1/assets': 'listAssets',
   'GET /v1/assets/{asset}': 'getAsset',
   'GET /v1/pairs': 'listPairs',
+  'GET /v1/prices': 'listPrices',
   'POST /v1/rfq': 'createRfq',
   'GET /v1/quotes/{quote_id}': 'getQuote',
   'POST /v1/quotes/{quote_id}/wallet-settlement': 'startWalletSettlement',
