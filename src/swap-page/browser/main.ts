@@ -286,10 +286,22 @@ async function startSwap(): Promise<void> {
  * a retry answers the same trade with a lock on a fresh blockhash (200).
  */
 async function settle(record: SwapRecord): Promise<void> {
-  const settlement = await api.startSettlement(record.quoteId, {
-    taker_wallet: record.wallet.address,
-    secret_hash: record.secretHash,
-  });
+  let settlement: Awaited<ReturnType<typeof api.startSettlement>>;
+  try {
+    settlement = await api.startSettlement(record.quoteId, {
+      taker_wallet: record.wallet.address,
+      secret_hash: record.secretHash,
+    });
+  } catch (error) {
+    // No lock was ever handed out for this commitment, so nothing of it can be on chain: the swap never
+    // started, and its secret may go.
+    if (!record.tradeId && error instanceof ServiceError && NEVER_STARTED.includes(error.code)) {
+      record.status = 'failed';
+      record.substate = `not started: ${error.message}`;
+      await store.putSwap(record);
+    }
+    throw error;
+  }
   record.tradeId = settlement.trade_id;
   record.lockTransaction = settlement.taker_lock_transaction.transaction_base64;
   record.lockIssuedAt = Date.now();
@@ -300,6 +312,9 @@ async function settle(record: SwapRecord): Promise<void> {
   await store.putSwap(record);
   if (state.active?.secretHash === record.secretHash) follow(record);
 }
+
+/** Settlement refusals after which the quote can never settle with this commitment. */
+const NEVER_STARTED = ['quote_expired', 'quote_already_used', 'quote_not_found', 'lock_window_closed'];
 
 /** The wallet signs the lock (refreshed first if old), the service submits it and answers once it is on chain. */
 async function signLock(record: SwapRecord): Promise<void> {
@@ -495,7 +510,7 @@ function steps(record: SwapRecord): Step[] {
       list.push(
         {
           id: 'taker_redeem',
-          label: `Your redeem: ${amount(record.output)} received`,
+          label: `Your redeem: ${amount(record.output)} to your wallet`,
           signature: signature('taker_redeem'),
         },
         { id: 'maker_redeem', label: 'Maker’s redeem: swap complete', signature: signature('maker_redeem') },
@@ -523,7 +538,7 @@ const STATE_WORDS = { done: 'done', current: 'in progress', todo: 'to come', fai
 
 /** What the taker may do with a swap of this browser, from what the service last said of it. */
 function actions(record: SwapRecord): Command[] {
-  if (!record.tradeId) return record.status === 'failed' ? [] : ['resume'];
+  if (!record.tradeId) return record.status === 'failed' ? ['forget'] : ['resume'];
   const trade = record.trade;
   if (record.substate === 'pending.awaitingLock') return ['resume', 'abandon'];
   if (trade?.next_action?.type === 'redeem') return ['redeem'];
@@ -536,7 +551,10 @@ function actions(record: SwapRecord): Command[] {
 function message(record: SwapRecord): string {
   const trade = record.trade;
   const wallet = record.wallet.name;
-  if (!record.tradeId) return 'Starting the settlement…';
+  if (!record.tradeId)
+    return record.status === 'failed'
+      ? `The swap did not start (${record.substate}); nothing left your wallet.`
+      : 'Starting the settlement…';
   switch (record.status) {
     case 'redeemed':
       return `Done: ${amount(record.output)} is in your wallet.`;
@@ -611,7 +629,8 @@ function renderActive(): void {
     b.disabled = state.busy;
     if (label) b.textContent = label;
   };
-  if (!record.tradeId) button('sign-lock', !state.busy, 'Start the settlement again');
+  if (!record.tradeId)
+    button('sign-lock', !state.busy && record.status === null, 'Start the settlement again');
   else
     button(
       'sign-lock',
