@@ -170,6 +170,7 @@ function updateQuoteButton(): void {
 
 function clearQuote(): void {
   state.quote = null;
+  $('quote-status').textContent = '';
   clearInterval(countdown);
   show($('quote'), false);
   show($('rejection'), false);
@@ -227,6 +228,9 @@ function showQuote(quote: Quote): void {
   $('quote-spread').textContent = `${quote.spread_bps} bps (${(quote.spread_bps / 100).toFixed(2)} %)`;
   $('quote').dataset.quoteId = quote.quote_id;
   show($('quote'), true);
+  // Announced once; the countdown itself is not a live region, or it would be read out every second.
+  $('quote-status').textContent =
+    `Quote: ${amount(quote.input)} for ${amount(quote.output)}, valid until ${time(quote.expires_at)}.`;
   const tick = () => {
     const left = Math.max(0, Math.floor((Date.parse(quote.expires_at) - Date.now()) / 1000));
     const label = $('quote-countdown');
@@ -443,16 +447,28 @@ function follow(record: SwapRecord): void {
   });
 }
 
+const STATUS_RANK = { pending: 0, initiated: 1, redeemed: 2, refunded: 2, failed: 2 } as const;
+
+/**
+ * Whether `trade` is an older view than `seen`: answers cross (a command's answer can arrive after the stream
+ * has told of later events), and a trade only ever gains signatures and moves forward in status.
+ */
+function isOlder(trade: Trade, seen: Trade): boolean {
+  const [a, b] = [trade.tx_signature_kinds.length, seen.tx_signature_kinds.length];
+  return a < b || (a === b && STATUS_RANK[trade.settlement_status] < STATUS_RANK[seen.settlement_status]);
+}
+
 function updateTrade(record: SwapRecord, trade: Trade, event: TradeEvent | null): void {
-  record.trade = trade;
-  record.status = trade.settlement_status;
-  record.substate = trade.substate;
   if (event) {
     record.lastSeq = Math.max(record.lastSeq, event.seq);
     const li = document.createElement('li');
     li.textContent = `${time(event.at)} ${event.type} → ${event.substate}`;
     $('event-log').append(li);
   }
+  if (record.trade && record.trade.trade_id === trade.trade_id && isOlder(trade, record.trade)) return;
+  record.trade = trade;
+  record.status = trade.settlement_status;
+  record.substate = trade.substate;
   void store.putSwap(record).then(renderHistory);
   if (state.active?.secretHash === record.secretHash) renderActive();
 }
