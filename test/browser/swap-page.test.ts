@@ -364,6 +364,24 @@ describe('the swap page', () => {
     await page.context().close();
   });
 
+  test('where the stream is refused (an old proxy, say), the page polls the trade and still finishes', async () => {
+    const { page, errors } = await openPage('polling', undefined, async (p) => {
+      await p.route('**/stream?*', (route) => route.fulfill({ status: 404, body: 'no streams here' }));
+    });
+    await fund(page, 'USDC', '10');
+    await quote(page, 'USDC', 'USDT', '5');
+    await page.click('#swap');
+    await page.waitForSelector('#follow-mode[data-mode="polling"]');
+    await page.click('#sign-lock');
+    await waitForStep(page, '#redeem:not([hidden])');
+    await page.click('#redeem');
+    await waitForStep(page, section('status', 'redeemed'));
+    expect(await page.locator('#follow-mode').getAttribute('data-mode')).toBe('polling');
+    // The 404 the stream got is the only console error: EventSource reports it there.
+    expect(errors.filter((e) => !e.includes('404'))).toEqual([]);
+    await page.context().close();
+  });
+
   test('refund after expiry: the maker’s lock runs out unredeemed and the page refunds the input', async () => {
     const { page, errors, shot } = await openPage('refund');
     const wallet = await walletOf(page);
