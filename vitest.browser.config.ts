@@ -1,4 +1,5 @@
-// `npm run test:browser`: the visualiser in a real browser (Debian's Chromium driven by playwright-core).
+// `npm run test:browser`: the visualiser and the swap page in a real browser (Debian's Chromium driven by
+// playwright-core).
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
