@@ -32,6 +32,8 @@ export {
   type ChainServerOptions,
   type ChainServerStats,
   loopbackDevChain,
+  type PythAction,
+  type PythFeedStatus,
   startChainServer,
 } from './server/index.ts';
 export { loadKeypairFile, loadOrCreateKeypairFile } from './signer.ts';
