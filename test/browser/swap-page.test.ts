@@ -360,6 +360,17 @@ describe('the swap page', () => {
     expect(trade.settlement_status).toBe('failed');
     expect(trade.tx_signature_kinds).toEqual([]);
     expect((await balances(wallet, [USDC_MINT])).get(USDC_MINT)).toBe(before.get(USDC_MINT));
+
+    // Once the trade is closed (its lock window over: no late lock can land any more) its secret has no use
+    // left, and the browser may forget it; not before.
+    const forget = `#my-trades li[data-trade-id="${tradeId}"] button[data-action="forget"]`;
+    expect(await page.locator(forget).count()).toBe(0);
+    await advanceChainTo(trade.lock_deadline);
+    await tickRuntime();
+    await page.waitForSelector(forget, { timeout: 20_000 });
+    await page.click(forget);
+    await page.waitForSelector(`#my-trades li[data-trade-id="${tradeId}"]`, { state: 'detached' });
+    expect(await page.locator('#no-trades').isVisible()).toBe(true);
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -22,13 +22,6 @@ export interface NextAction {
   path: string;
 }
 
-export interface Asset {
-  id: string;
-  symbol: string;
-  name: string;
-  decimals: number;
-}
-
 export interface Pair {
   input_asset: string;
   output_asset: string;
@@ -153,7 +146,6 @@ async function call<T>(
 const trade = (id: string) => `/v1/trades/${encodeURIComponent(id)}`;
 
 export const api = {
-  assets: async () => (await call<{ assets: Asset[] }>('GET', '/v1/assets')).body.assets,
   pairs: async () => (await call<{ pairs: Pair[] }>('GET', '/v1/pairs')).body.pairs,
   rfq: async (request: { input_asset: string; output_asset: string; amount: string; taker_wallet: string }) =>
     (await call<Quote | RiskRejection>('POST', '/v1/rfq', request)).body,

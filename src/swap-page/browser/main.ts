@@ -2,7 +2,6 @@
 // stored (IndexedDB, durably) before the service hears of the swap, the lock signed by the chosen wallet,
 // progress followed live, redeem or refund — and "my trades", this browser's swaps with what each allows.
 import {
-  type Asset,
   api,
   FINAL_STATUSES,
   type Pair,
@@ -43,7 +42,6 @@ const describe = (error: unknown) =>
 // ── State ───────────────────────────────────────────────────────────────────────────────────────
 
 const state = {
-  assets: [] as Asset[],
   pairs: [] as Pair[],
   dev: null as SwapWallet | null,
   wallet: null as SwapWallet | null,
@@ -105,6 +103,7 @@ async function walletFor(record: SwapRecord): Promise<SwapWallet> {
     if (state.dev?.address !== record.wallet.address)
       throw new Error('This browser’s dev wallet has changed.');
     setWallet(state.dev);
+    walletChoice.value = 'dev';
     return state.dev;
   }
   const wallet = registered().find((w) => w.name === record.wallet.name);
@@ -343,11 +342,16 @@ async function signLock(record: SwapRecord): Promise<void> {
   }
 }
 
-type Command = 'sign-lock' | 'abandon' | 'redeem' | 'redeem-wallet' | 'refund' | 'resume' | 'forget';
+type Command = 'resume' | 'abandon' | 'redeem' | 'redeem-wallet' | 'refund' | 'forget';
 
 /** Runs one command on a swap of this browser; the swap becomes the active one. */
 async function command(target: SwapRecord, name: Command): Promise<void> {
   if (state.busy) return;
+  if (name === 'forget') {
+    await forget(target);
+    await renderHistory();
+    return;
+  }
   // One object per swap: the active one, if this is it (a list row holds a copy read from the store).
   if (state.active?.secretHash !== target.secretHash) activate(target);
   const record = state.active ?? target;
@@ -360,9 +364,6 @@ async function command(target: SwapRecord, name: Command): Promise<void> {
       case 'resume':
         if (!record.tradeId) await settle(record);
         else if (record.substate === 'pending.awaitingLock') await signLock(record);
-        break;
-      case 'sign-lock':
-        await signLock(record);
         break;
       case 'abandon':
         if (!record.tradeId) await settle(record);
@@ -395,9 +396,6 @@ async function command(target: SwapRecord, name: Command): Promise<void> {
             'The service is settling the maker’s escrow first; your refund follows. This page keeps watching.';
         }
         break;
-      case 'forget':
-        await forget(record);
-        return;
     }
   } catch (error) {
     showTradeError(describe(error));
@@ -670,7 +668,6 @@ function renderActive(): void {
 
 const ACTION_LABELS: Record<Command, string> = {
   resume: 'Resume',
-  'sign-lock': 'Sign the lock',
   abandon: 'Abandon',
   redeem: 'Redeem',
   'redeem-wallet': 'Redeem from the wallet',
@@ -794,10 +791,11 @@ async function start(): Promise<void> {
   if (config.devWallet) state.dev = await devWallet();
   renderWalletChoices();
   setWallet(state.dev);
+  if (config.devWallet && !state.dev)
+    $('wallet-status').textContent =
+      'This browser has no WebCrypto Ed25519 for the built-in dev wallet: connect a Solana wallet.';
   try {
-    const [assets, pairs] = await Promise.all([api.assets(), api.pairs()]);
-    state.assets = assets;
-    state.pairs = pairs;
+    state.pairs = await api.pairs();
     renderPairs();
   } catch (error) {
     showQuoteError(`Could not load the pairs: ${describe(error)}`);
