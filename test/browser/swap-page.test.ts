@@ -198,6 +198,8 @@ describe('the swap page', () => {
   test('a whole swap with the dev wallet: quote, swap, redeemed, balances moved by the quoted amounts', async () => {
     const { page, errors, shot } = await openPage('full-swap');
     const settlements = await watchSettlements(page);
+    const sent: { url: string; body: string }[] = [];
+    page.on('request', (request) => sent.push({ url: request.url(), body: request.postData() ?? '' }));
     const wallet = await walletOf(page);
     expect(wallet).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
     await shot('wallet');
@@ -259,6 +261,17 @@ describe('the swap page', () => {
     expect(await page.locator(`#my-trades li[data-trade-id="${tradeId}"]`).getAttribute('data-status')).toBe(
       'redeemed',
     );
+    // The preimage left the browser once, at redeem time, and never in a URL.
+    const preimage = (await page.evaluate(`new Promise((resolve) => {
+      const open = indexedDB.open('rfq-swap-page');
+      open.onsuccess = () => {
+        const all = open.result.transaction('swaps').objectStore('swaps').getAll();
+        all.onsuccess = () => resolve(all.result.map((r) => r.preimage));
+      };
+    })`)) as string[];
+    expect(preimage).toHaveLength(1);
+    const carrying = sent.filter((r) => (r.url + r.body).toLowerCase().includes(preimage[0] as string));
+    expect(carrying.map((r) => new URL(r.url).pathname)).toEqual([`/v1/trades/${tradeId}/redeem`]);
     expect(errors).toEqual([]);
     await page.context().close();
   });
