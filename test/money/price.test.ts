@@ -1,7 +1,7 @@
 // Exact prices: positive rationals in lowest terms, and the mulDiv arithmetic that rounds toward the maker.
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { dividePrices, mulDivCeil, mulDivFloor, parsePrice } from '../../src/money/index.ts';
+import { dividePrices, formatScaled, mulDivCeil, mulDivFloor, parsePrice } from '../../src/money/index.ts';
 import { amountErrorOf, reasonOf } from './fixtures.ts';
 
 describe('parsePrice', () => {
@@ -85,4 +85,27 @@ describe('mulDivFloor and mulDivCeil', () => {
     expect(mulDivCeil(5n, 0n, 3n)).toBe(0n);
     expect(mulDivCeil(5n, 1n, 3n)).toBe(2n);
   });
+});
+
+describe('formatScaled', () => {
+  test.each<[bigint, number, string]>([
+    [18_742_000_000n, -8, '187.42000000'],
+    [234_100n, -10, '0.0000234100'],
+    [-5n, -2, '-0.05'],
+    [0n, -3, '0.000'],
+    [42n, 0, '42'],
+    [42n, 3, '42000'],
+  ])('%s at exponent %s is %s', (value, exponent, text) => {
+    expect(formatScaled(value, exponent)).toBe(text);
+  });
+
+  test.prop([fc.bigInt({ min: 0n, max: 2n ** 64n }), fc.integer({ min: -30, max: 0 })])(
+    'its decimal parses back to the same rational',
+    (value, exponent) => {
+      fc.pre(value > 0n);
+      expect(parsePrice(formatScaled(value, exponent))).toEqual(
+        dividePrices({ num: value, den: 10n ** BigInt(-exponent) }, { num: 1n, den: 1n }),
+      );
+    },
+  );
 });

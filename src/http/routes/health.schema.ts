@@ -13,7 +13,7 @@ export const HealthSchema = Type.Object(
 );
 
 export const ReadinessPartSchema = Type.Object({
-  name: Type.String({ examples: ['store', 'chain', 'runtime', 'maker_fee_balance'] }),
+  name: Type.String({ examples: ['store', 'chain', 'runtime', 'maker_fee_balance', 'prices'] }),
   ok: Type.Boolean(),
   detail: Type.String(),
 });

@@ -42,10 +42,12 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
       schema: {
         operationId: 'getReadiness',
         tags: ['Health'],
-        summary: 'Readiness: store, chain, runtime and the maker’s fee balance are usable',
+        summary: 'Readiness: store, chain, runtime, the maker’s fee balance and prices are usable',
         description:
           '200 with every part checked when the service can take trades; 503 not_ready otherwise, its details ' +
-          'naming each failing part. For a load balancer deciding whether to send traffic here.',
+          'naming each failing part. For a load balancer deciding whether to send traffic here. The prices ' +
+          'part names every feed that is not fresh (stale, wide or deviating: RFQs on its pairs are refused) ' +
+          'and fails only when no pair has two fresh prices: settling running trades needs no price.',
         security: PUBLIC_SECURITY,
         response: { 200: ReadySchema, ...errorResponses(), 503: ErrorEnvelopeSchema },
       },
