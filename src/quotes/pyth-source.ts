@@ -102,6 +102,11 @@ export class PythPriceSource implements ObservablePriceSource {
       // Reported once per outage, not at every refresh.
       if (this.lastError === null) this.options.onError?.(error as Error);
       this.lastError = (error as Error).message;
+      if (this.offsetMs === null) {
+        // Nothing was ever read: every feed's problem is the read itself.
+        const problem = `could not read the price accounts: ${this.lastError}`;
+        for (const mint of this.byMint.keys()) this.byMint.set(mint, { reading: null, problem });
+      }
       throw error;
     }
     const readAt = this.nowMs();

@@ -131,6 +131,16 @@ describe('PythPriceSource', () => {
     expect(source.problem(SOL.asset.mint)).toBeUndefined();
   });
 
+  test('a source that never managed to read names the failed read as every feed’s problem', async () => {
+    const chain = fakeChain();
+    chain.failWith = new Error('connection refused');
+    const source = sourceOn(chain, { ms: 0 });
+    await source.start();
+    source.stop();
+    expect(source.latest(SOL.asset.mint)).toBeUndefined();
+    expect(source.problem(USDC.asset.mint)).toBe('could not read the price accounts: connection refused');
+  });
+
   test('start() reads before it returns and stop() ends the refreshes', async () => {
     const chain = fakeChain();
     chain.answer.set(SOL.account, update(SOL));
