@@ -3,7 +3,7 @@
 // refund after expiry, the lock signed by a wallet registered through the Wallet Standard, and an axe-core
 // check. Each step's screenshot lands in reports/swap-page/ (git-ignored).
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
@@ -26,6 +26,7 @@ let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
+  rmSync(SHOTS, { recursive: true, force: true }); // this run's screenshots only
   mkdirSync(SHOTS, { recursive: true });
   service = await startService(
     (doc) => {
