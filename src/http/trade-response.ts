@@ -8,6 +8,7 @@ import type { AssetRegistry } from '../config/index.ts';
 import { amountView } from '../money/index.ts';
 import type { TradePage, TradeReading } from '../runtime/index.ts';
 import { INTEGRATION_STATUS, type NextActionType } from '../vocabulary/index.ts';
+import { renderQuotePrices } from './routes/prices.ts';
 import type { TradePageSchema, TradeResponseSchema } from './routes/trades.schema.ts';
 import type { NextAction } from './schemas.ts';
 
@@ -43,6 +44,10 @@ export function renderTrade(trade: TradeReading, assets: AssetRegistry): TradeRe
     input: inputAsset ? amountView(inputRaw, inputAsset) : null,
     output: outputAsset ? amountView(outputRaw, outputAsset) : null,
     ledger_summary: trade.ledger,
+    quote_prices: renderQuotePrices(
+      { input: inputAsset?.symbol ?? context.inputMint, output: outputAsset?.symbol ?? context.outputMint },
+      trade.quotePrices,
+    ),
     integration_status: INTEGRATION_STATUS,
     substate,
     failure_reason: context.failureReason,

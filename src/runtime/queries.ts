@@ -14,7 +14,14 @@ import { keyBase58, publicKey } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
 import { type AssetPricing, type LedgerEntry, type LedgerSummary, summarize } from '../ledger/index.ts';
 import { type Price, parsePrice } from '../money/index.ts';
-import type { QuoteRecord, Store, TradeEventRecord, TradeFilter, TradeRecord } from '../store/index.ts';
+import type {
+  QuoteRecord,
+  RecordedPrice,
+  Store,
+  TradeEventRecord,
+  TradeFilter,
+  TradeRecord,
+} from '../store/index.ts';
 import type { SettlementStatus } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import { invalidInput, RuntimeError } from './errors.ts';
@@ -30,6 +37,8 @@ export interface TradeReading {
   ownerRunId: string;
   currentRunId: string;
   ledger: LedgerSummary;
+  /** The prices the trade's quote was priced from (null each for a quote stored before quotes kept them). */
+  quotePrices: { input: RecordedPrice | null; output: RecordedPrice | null };
   programId: string;
   /** Chain time now, to tell whether the taker escrow is refundable yet. */
   chainNow: number;
@@ -110,6 +119,7 @@ export class TradeQueries {
     const { chain, runId } = this.deps;
     // The running run owns every unclosed trade it could adopt; a closed one belongs to the run it closed in.
     const owned = record.closed ? record.ownerRunId === runId : record.adoptionError === null;
+    const quote = known ? known.quote : this.deps.store.getQuote(snapshot.context.quoteId);
     return {
       snapshot,
       status: settlementStatusOf(snapshot),
@@ -117,20 +127,22 @@ export class TradeQueries {
       createdAt: record.createdAt,
       ownerRunId: owned ? runId : record.ownerRunId,
       currentRunId: runId,
-      ledger: this.ledgerSummary(record.tradeId, snapshot.context, known),
+      ledger: this.ledgerSummary(record.tradeId, snapshot.context, { quote, entries: known?.entries }),
+      quotePrices: { input: quote?.inputPrice ?? null, output: quote?.outputPrice ?? null },
       programId: keyBase58(chain.programId),
       chainNow,
     };
   }
 
+  /** `known`: the trade's quote (undefined: read it) and ledger entries (undefined: read them). */
   ledgerSummary(
     tradeId: string,
     context: TradeContext,
-    known?: { entries: LedgerEntry[]; quote: QuoteRecord },
+    known: { entries?: LedgerEntry[] | undefined; quote?: QuoteRecord | undefined } = {},
   ): LedgerSummary {
     const { config, store } = this.deps;
     const pricing = new Map<string, AssetPricing>();
-    const quote = known ? known.quote : store.getQuote(context.quoteId);
+    const quote = known.quote ?? store.getQuote(context.quoteId);
     const add = (mint: string, usd: Price | undefined) => {
       const asset = config.assets.find(mint);
       if (asset && usd) pricing.set(mint, { usd, decimals: asset.decimals });
@@ -139,7 +151,7 @@ export class TradeQueries {
     add(context.outputMint, quote ? ratio(quote.outputUsd) : config.prices.get(context.outputMint)?.usd);
     const sol = config.assets.find('So11111111111111111111111111111111111111112');
     if (sol && !pricing.has(sol.mint)) add(sol.mint, config.prices.get(sol.mint)?.usd);
-    return summarize(known ? known.entries : store.ledger(tradeId), pricing, this.usdcUsd);
+    return summarize(known.entries ?? store.ledger(tradeId), pricing, this.usdcUsd);
   }
 
   listTrades(query: {

@@ -63,6 +63,7 @@ function reading(
     ownerRunId: CREATING_RUN,
     currentRunId: CREATING_RUN,
     ledger: LEDGER,
+    quotePrices: { input: null, output: null },
     programId: PROGRAM_ID,
     chainNow: T0 + 10,
     ...overrides,
@@ -294,6 +295,36 @@ describe('renderTrade: the extensions', () => {
       program_id: PROGRAM_ID,
       lock_deadline: iso(LOCK_DEADLINE),
       failure_reason: null,
+    });
+  });
+
+  test('quote_prices: each side as its quote recorded it, named by its asset; null where none was recorded', () => {
+    const sol = {
+      source: 'pyth' as const,
+      account: '7UVimffxr9ow1uXYxsr4LHAcV58mLzhmwaeKvJ1pjLiE',
+      feedId: 'ef0d8b6fda2ceba41da15d4095d1da392a0d2f8ed0c6c7bc0f4cfac8c280b56d',
+      price: 18_742_000_000n,
+      conf: 9_371_000n,
+      exponent: -8,
+      emaPrice: 18_700_000_000n,
+      publishTime: T0 - 2,
+    };
+    const view = render(AWAITING_LOCK, tradeContext(), { quotePrices: { input: sol, output: null } });
+    expect(view.quote_prices).toEqual({
+      input: {
+        asset: 'SOL',
+        source: 'pyth',
+        feed_account: sol.account,
+        feed_id: sol.feedId,
+        price: '187.42000000',
+        confidence: '0.09371000',
+        ema_price: '187.00000000',
+        price_raw: '18742000000',
+        conf_raw: '9371000',
+        exponent: -8,
+        publish_time: iso(T0 - 2),
+      },
+      output: null,
     });
   });
 

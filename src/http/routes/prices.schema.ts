@@ -2,7 +2,7 @@
 // and the shape of one price as a quote records it (the quote's `prices` extension).
 import Type from 'typebox';
 import { FEED_STATUSES } from '../../quotes/index.ts';
-import { DateTime, Nullable } from '../schemas.ts';
+import { DateTime, ext, Nullable } from '../schemas.ts';
 
 const IntegerText = Type.String({ pattern: '^-?[0-9]+$', description: 'an integer, as a string' });
 const ScaledDecimal = Type.String({
@@ -28,6 +28,16 @@ export const PriceReadingSchema = Type.Object(
     publish_time: { ...DateTime, description: 'when the price was published, on the chain’s clock' },
   },
   { title: 'PriceReading' },
+);
+
+/** The two prices a quote was priced from (the quote's and its trade's extension). */
+export const QuotePricesSchema = Type.Object(
+  { input: Nullable(PriceReadingSchema), output: Nullable(PriceReadingSchema) },
+  ext(
+    'the USD price of each side the quote was priced from (mid = input price / output price), as its ' +
+      'source published it: feed, price, confidence, exponent, publish time; null for a quote stored ' +
+      'before quotes recorded them',
+  ),
 );
 
 export const PriceFeedSchema = Type.Object(

@@ -7,7 +7,7 @@ import { formatScaled } from '../../money/index.ts';
 import { type FeedReading, feedStates, type PriceSource } from '../../quotes/index.ts';
 import { errorResponses } from '../errors.ts';
 import { PUBLIC_SECURITY } from './operator.ts';
-import { PriceListSchema, type PriceReadingSchema } from './prices.schema.ts';
+import { PriceListSchema, type PriceReadingSchema, type QuotePricesSchema } from './prices.schema.ts';
 
 export interface PriceRoutesOptions {
   config: Config;
@@ -28,6 +28,17 @@ export function renderReading(asset: string, reading: FeedReading): Static<typeo
     conf_raw: reading.conf.toString(),
     exponent: reading.exponent,
     publish_time: new Date(reading.publishTime * 1000).toISOString(),
+  };
+}
+
+/** The two prices a quote was priced from, each named by its asset; null where none was recorded. */
+export function renderQuotePrices(
+  symbols: { input: string; output: string },
+  prices: { input: FeedReading | null; output: FeedReading | null },
+): Static<typeof QuotePricesSchema> {
+  return {
+    input: prices.input && renderReading(symbols.input, prices.input),
+    output: prices.output && renderReading(symbols.output, prices.output),
   };
 }
 

@@ -13,7 +13,7 @@ import {
   Uuid,
   WalletAddress,
 } from '../schemas.ts';
-import { PriceReadingSchema } from './prices.schema.ts';
+import { QuotePricesSchema } from './prices.schema.ts';
 
 export const RfqRequestSchema = Type.Object(
   {
@@ -54,14 +54,7 @@ export const QuoteSchema = Type.Object(
     input: AmountViewSchema,
     output: AmountViewSchema,
     next_action: NextActionSchema,
-    prices: Type.Object(
-      { input: Nullable(PriceReadingSchema), output: Nullable(PriceReadingSchema) },
-      ext(
-        'the USD price of each side the quote was priced from (mid = input price / output price), as its ' +
-          'source published it: feed, price, confidence, exponent, publish time; null for a quote stored ' +
-          'before quotes recorded them',
-      ),
-    ),
+    prices: QuotePricesSchema,
   },
   { title: 'Quote' },
 );

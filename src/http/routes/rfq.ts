@@ -9,7 +9,7 @@ import { INTEGRATION_STATUS, SETTLEMENT_MODEL } from '../../vocabulary/index.ts'
 import { ApiError, errorResponses } from '../errors.ts';
 import { assertWallet } from '../schemas.ts';
 import { PUBLIC_SECURITY } from './operator.ts';
-import { renderReading } from './prices.ts';
+import { renderQuotePrices } from './prices.ts';
 import {
   QuoteLookupSchema,
   QuoteParams,
@@ -48,10 +48,7 @@ export function renderQuote(quote: AcceptedQuote): Static<typeof QuoteSchema> {
       method: 'POST',
       path: `/v1/quotes/${quote.quoteId}/wallet-settlement`,
     },
-    prices: {
-      input: quote.prices.input && renderReading(pair.input.symbol, quote.prices.input),
-      output: quote.prices.output && renderReading(pair.output.symbol, quote.prices.output),
-    },
+    prices: renderQuotePrices({ input: pair.input.symbol, output: pair.output.symbol }, quote.prices),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   Uuid,
   WalletAddress,
 } from '../schemas.ts';
+import { QuotePricesSchema } from './prices.schema.ts';
 
 export const TokenAmountSchema = Type.Object(
   { asset: Type.String(), amount_raw: Int64 },
@@ -55,6 +56,7 @@ export const TradeResponseSchema = Type.Object(
     input: Type.Optional(Nullable(AmountViewSchema)),
     output: Type.Optional(Nullable(AmountViewSchema)),
     ledger_summary: LedgerSummarySchema,
+    quote_prices: QuotePricesSchema,
     integration_status: Type.Literal(INTEGRATION_STATUS),
     substate: Type.String(ext('the actor’s full state path, e.g. initiated.makerLocked')),
     failure_reason: Nullable(Type.String(ext('why a trade failed or was refunded'))),
