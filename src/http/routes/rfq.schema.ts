@@ -6,10 +6,8 @@ import {
   AmountViewSchema,
   DateTime,
   DecimalAmount,
-  ext,
   Int64,
   NextActionSchema,
-  Nullable,
   Uuid,
   WalletAddress,
 } from '../schemas.ts';
