@@ -154,6 +154,15 @@ function chainExpected(t: MTrade, now: number): Expected | null {
       return state('initiated', 'initiated.awaitingTakerExpiry');
     return null;
   }
+  // No escrow ever reached the chain (a lock in flight when the process died, or moves that were refused):
+  // once the lock window is over the trade failed without a lock, like one whose lock never landed.
+  if (T.state === 'none' && M.state === 'none' && now > t.lockDeadline)
+    return {
+      status: 'failed',
+      substate: 'failed.noLock',
+      reasons: t.abandoned ? ['abandoned'] : ['lock_window_expired', 'lock_not_landed'],
+      kinds: [[]],
+    };
   return null;
 }
 
