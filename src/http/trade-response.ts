@@ -99,10 +99,11 @@ export function nextAction(
     case 'initiated.sendingMakerLock':
       return get('await_maker_lock');
     case 'initiated.makerLocked':
+      // Past redeem_by the runtime reclaims the maker escrow first (it expires before the taker's); a refund
+      // is offered once the machine takes it, in awaitingTakerExpiry.
       if (redeemBy !== null && chainNow < redeemBy && !context.redeemRequested)
         return post('redeem', 'redeem');
-      return takerRefundable ? post('refund', 'refund') : get('await_settlement');
-    case 'initiated.refundingMakerEscrow':
+      return get('await_settlement');
     case 'initiated.awaitingTakerExpiry':
       return takerRefundable && !context.refundRequested ? post('refund', 'refund') : get('await_settlement');
     default:

@@ -2,7 +2,8 @@
 // reading (its snapshot, the run asking, its ledger summary) and the configured assets; next_action tells
 // the taker's front end what to do.
 import { describe, expect, test } from 'vitest';
-import { settlementStatusOf, type TradeContext } from '../../machines/index.ts';
+import { commandOutcome, settlementStatusOf, type TradeContext } from '../../machines/index.ts';
+import { machineDefinition } from '../../machines/trade.definition.ts';
 import { type Asset, AssetRegistry } from '../../src/config/index.ts';
 import { nextAction, renderTrade, type TradeResponse } from '../../src/http/trade-response.ts';
 import type { LedgerSummary } from '../../src/ledger/index.ts';
@@ -417,22 +418,16 @@ describe('next_action: the taker front end’s next step', () => {
       expect(at(TAKER_EXPIRY - 1)?.type).toBe('await_settlement');
     });
 
-    test('from the taker expiry on: refund', () => {
-      expect(at(TAKER_EXPIRY)).toEqual({ type: 'refund', method: 'POST', path: `${tradePath}/refund` });
-      expect(at(TAKER_EXPIRY + 3_600)?.type).toBe('refund');
+    test('from the taker expiry on, still: await settlement (the runtime reclaims the maker escrow first)', () => {
+      expect(at(TAKER_EXPIRY)).toEqual({ type: 'await_settlement', method: 'GET', path: tradePath });
+      expect(at(TAKER_EXPIRY + 3_600)?.type).toBe('await_settlement');
     });
 
     test('once a redeem was requested, it is not offered again', () => {
       expect(at(T0 + 100, { redeemRequested: true })?.type).toBe('await_settlement');
     });
 
-    test('a requested redeem still past the taker expiry turns into a refund offer', () => {
-      expect(at(TAKER_EXPIRY, { redeemRequested: true })).toEqual({
-        type: 'refund',
-        method: 'POST',
-        path: `${tradePath}/refund`,
-      });
-    });
+
   });
 
   test.each([
@@ -445,13 +440,33 @@ describe('next_action: the taker front end’s next step', () => {
     );
   });
 
-  // While the maker escrow is being reclaimed, and after, the taker escrow is still locked: its refund is
-  // offered from the taker expiry on, once.
-  describe.each([
-    ['while the maker escrow is being reclaimed', 'refundingMakerEscrow'],
-    ['waiting out the taker expiry after the maker escrow is reclaimed', 'awaitingTakerExpiry'],
-  ])('%s', (_, substate) => {
-    const value = { initiated: substate };
+  // next_action never sends the taker to a refund the machine would refuse (409 not_refundable).
+  test('a refund is offered only in states whose machine accepts REFUND_REQUESTED at that time', () => {
+    const leaves = machineDefinition().states.filter((st) => st.type === 'atomic' || st.type === 'final');
+    const valueOf = (path: string): StateValue =>
+      path
+        .split('.')
+        .reduceRight<StateValue | null>((inner, key) => (inner === null ? key : { [key]: inner }), null) ??
+      '';
+    let offered = 0;
+    for (const { path } of leaves) {
+      for (const chainNow of [TAKER_EXPIRY - 1, TAKER_EXPIRY, TAKER_EXPIRY + 3_600]) {
+        const context = makerLockedContext();
+        const value = valueOf(path);
+        const next = nextAction(path, false, context, chainNow, REDEEM_BY);
+        if (next?.type !== 'refund') continue;
+        offered++;
+        const outcome = commandOutcome({ value, context }, { type: 'REFUND_REQUESTED', now: chainNow });
+        expect(outcome.outcome, `${path} at ${chainNow}`).toBe('accept');
+      }
+    }
+    expect(offered).toBeGreaterThan(0);
+  });
+
+  // Once the maker escrow is reclaimed the taker escrow is still locked: its refund is offered from the
+  // taker expiry on, once — exactly where the machine accepts REFUND_REQUESTED (tested below).
+  describe('waiting out the taker expiry after the maker escrow is reclaimed', () => {
+    const value = { initiated: 'awaitingTakerExpiry' };
     test('before the taker expiry: await settlement', () => {
       const view = render(value, makerLockedContext(), { chainNow: TAKER_EXPIRY - 1 });
       expect(view.next_action).toEqual({ type: 'await_settlement', method: 'GET', path: tradePath });
