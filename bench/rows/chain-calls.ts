@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { DEFAULT_HTLC_PROGRAM_ID } from '../../src/chain/htlc/index.ts';
 import { configGenesis, startChainServer } from '../../src/chain/server/index.ts';
+import { embeddedPyth } from '../../src/service.ts';
 import { resolveConfig } from '../../src/config/index.ts';
 import { benchConfigDocument, type ConfigDocument, writeBenchConfig } from '../config.ts';
 import { type BenchContext, CONNECTIONS, type Row } from '../context.ts';
@@ -43,11 +44,15 @@ async function run(ctx: BenchContext): Promise<Line[]> {
   const makerPath = join(dir, 'maker.json');
   writeFileSync(makerPath, JSON.stringify(Array.from(maker.secretKey)));
   const config = resolveConfig(benchConfigDocument());
+  const pyth = embeddedPyth(config);
   const server = await startChainServer({
     dataDir: join(dir, 'chain'),
     port: 0,
     programId: DEFAULT_HTLC_PROGRAM_ID,
     ...configGenesis(config, maker),
+    // The price feeds the service quotes from, published as the embedded chain does (npm run chain too):
+    // without them it never gets ready; their batched read is counted with the rest.
+    ...(pyth ? { pyth } : {}),
   });
   const counter = countCalls(server);
   let tick = { ms: ASSUMED_TICK_MS, from: '' };
