@@ -426,8 +426,6 @@ describe('next_action: the taker front end’s next step', () => {
     test('once a redeem was requested, it is not offered again', () => {
       expect(at(T0 + 100, { redeemRequested: true })?.type).toBe('await_settlement');
     });
-
-
   });
 
   test.each([
@@ -443,7 +441,7 @@ describe('next_action: the taker front end’s next step', () => {
   // next_action never sends the taker to a refund the machine would refuse (409 not_refundable).
   test('a refund is offered only in states whose machine accepts REFUND_REQUESTED at that time', () => {
     const leaves = machineDefinition().states.filter((st) => st.type === 'atomic' || st.type === 'final');
-    const valueOf = (path: string): StateValue =>
+    const stateValueOf = (path: string): StateValue =>
       path
         .split('.')
         .reduceRight<StateValue | null>((inner, key) => (inner === null ? key : { [key]: inner }), null) ??
@@ -452,7 +450,7 @@ describe('next_action: the taker front end’s next step', () => {
     for (const { path } of leaves) {
       for (const chainNow of [TAKER_EXPIRY - 1, TAKER_EXPIRY, TAKER_EXPIRY + 3_600]) {
         const context = makerLockedContext();
-        const value = valueOf(path);
+        const value = stateValueOf(path);
         const next = nextAction(path, false, context, chainNow, REDEEM_BY);
         if (next?.type !== 'refund') continue;
         offered++;
