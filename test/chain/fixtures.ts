@@ -6,9 +6,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ComputeBudgetProgram, Keypair, PublicKey, Transaction } from '@solana/web3.js';
-import { createEmbeddedChain } from '../../src/chain/embedded/index.ts';
+import { createEmbeddedChain, type EmbeddedChain } from '../../src/chain/embedded/index.ts';
 import { DEFAULT_HTLC_PROGRAM_ID } from '../../src/chain/htlc/index.ts';
 import type { ChainPort, DevChain, UnsignedTransaction } from '../../src/chain/port.ts';
+import type { PythPublisherOptions } from '../../src/chain/pyth/publisher.ts';
 import { createRpcChain } from '../../src/chain/rpc/index.ts';
 import {
   type ChainServer,
@@ -41,16 +42,50 @@ export interface Harness {
 
 export const tempDir = (label: string) => mkdtempSync(join(tmpdir(), `chain-${label}-`));
 
-export async function embeddedHarness(
-  dataDir = tempDir('embedded'),
+/** What a test may add to the standard chain: a clock it moves, Pyth feeds to publish. */
+export interface ChainOptions {
+  clock?: () => number;
+  pyth?: PythPublisherOptions;
+}
+
+/** The embedded chain every chain test starts from: the test mints, the maker funded. */
+export function testEmbeddedChain(
+  dataDir: string,
   maker = Keypair.generate(),
-): Promise<Harness> {
-  const chain = createEmbeddedChain({
+  options: ChainOptions = {},
+): EmbeddedChain {
+  return createEmbeddedChain({
     dataDir,
     makerKeypair: maker,
     mints: MINTS,
     makerInventory: INVENTORY,
+    ...options,
   });
+}
+
+/** The loopback chain server with the same genesis, and the maker's keypair file for an rpc client. */
+export async function testChainServer(
+  dataDir: string,
+  maker: Keypair,
+  options: ChainOptions = {},
+): Promise<{ server: ChainServer; keypairPath: string }> {
+  const keypairPath = join(dataDir, 'maker.json');
+  writeFileSync(keypairPath, JSON.stringify(Array.from(maker.secretKey)));
+  const server = await startChainServer({
+    dataDir: join(dataDir, 'chain'),
+    port: 0,
+    mints: MINTS,
+    funding: [makerFunding(maker, INVENTORY)],
+    ...options,
+  });
+  return { server, keypairPath };
+}
+
+export async function embeddedHarness(
+  dataDir = tempDir('embedded'),
+  maker = Keypair.generate(),
+): Promise<Harness> {
+  const chain = testEmbeddedChain(dataDir, maker);
   return {
     name: 'embedded',
     chain,
@@ -66,14 +101,7 @@ export async function embeddedHarness(
 export async function rpcHarness(): Promise<Harness & { server: ChainServer }> {
   const dataDir = tempDir('rpc');
   const maker = Keypair.generate();
-  const keypairPath = join(dataDir, 'maker.json');
-  writeFileSync(keypairPath, JSON.stringify(Array.from(maker.secretKey)));
-  const server = await startChainServer({
-    dataDir: join(dataDir, 'chain'),
-    port: 0,
-    mints: MINTS,
-    funding: [makerFunding(maker, INVENTORY)],
-  });
+  const { server, keypairPath } = await testChainServer(dataDir, maker);
   const chain = createRpcChain({
     url: server.url,
     wsUrl: server.wsUrl,

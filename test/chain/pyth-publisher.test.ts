@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import { fc, test } from '@fast-check/vitest';
 import { Keypair, type PublicKey } from '@solana/web3.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEmbeddedChain, type EmbeddedChain } from '../../src/chain/embedded/index.ts';
+import type { EmbeddedChain } from '../../src/chain/embedded/index.ts';
 import {
   DEFAULT_FEED_SEEDS,
   decodePriceUpdateV2,
@@ -17,7 +17,7 @@ import {
   SPONSORED_FEEDS,
   sponsoredFeedSpecs,
 } from '../../src/chain/pyth/index.ts';
-import { INVENTORY, MINTS, tempDir } from './fixtures.ts';
+import { tempDir, testEmbeddedChain } from './fixtures.ts';
 
 /** Wall time stands still for these chains: only advanceClock moves their clock, so ages are exact. */
 const T0 = Date.parse('2026-11-23T12:00:00Z');
@@ -25,11 +25,7 @@ const T0 = Date.parse('2026-11-23T12:00:00Z');
 /** An embedded chain publishing the sponsored feeds, on a clock the test moves (advanceClock). */
 function pythChain(options: { seed?: string; intervalMs?: number } = {}) {
   const dataDir = tempDir('pyth');
-  const chain = createEmbeddedChain({
-    dataDir,
-    makerKeypair: Keypair.generate(),
-    mints: MINTS,
-    makerInventory: INVENTORY,
+  const chain = testEmbeddedChain(dataDir, Keypair.generate(), {
     clock: () => T0,
     pyth: { feeds: sponsoredFeedSpecs(), seed: options.seed ?? 'test', intervalMs: options.intervalMs ?? 0 },
   });
@@ -207,12 +203,7 @@ describe('embedded Pyth publisher', () => {
 
   it('a chain without pyth options publishes nothing', async () => {
     const dataDir = tempDir('nopyth');
-    const chain = createEmbeddedChain({
-      dataDir,
-      makerKeypair: Keypair.generate(),
-      mints: MINTS,
-      makerInventory: INVENTORY,
-    });
+    const chain = testEmbeddedChain(dataDir);
     opened.push({ chain, dataDir });
     expect(chain.pyth).toBeNull();
     expect(chain.ledger.getAccount(SPONSORED_FEEDS.SOL.account)).toBeNull();

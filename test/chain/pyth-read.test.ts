@@ -2,11 +2,10 @@
 // anything that is not a receiver-owned PriceUpdateV2, with the clock of the same read; over JSON-RPC in
 // getMultipleAccounts calls of at most 100 keys, the Clock sysvar riding along.
 
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { Keypair, PublicKey, SystemProgram } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmbeddedChain, type EmbeddedLedger } from '../../src/chain/embedded/index.ts';
+import type { EmbeddedLedger } from '../../src/chain/embedded/index.ts';
 import { DEFAULT_HTLC_PROGRAM_ID } from '../../src/chain/htlc/index.ts';
 import type { ChainPort } from '../../src/chain/port.ts';
 import {
@@ -18,13 +17,8 @@ import {
   sponsoredFeedSpecs,
 } from '../../src/chain/pyth/index.ts';
 import { createRpcChain } from '../../src/chain/rpc/index.ts';
-import {
-  type ChainServer,
-  loopbackDevChain,
-  makerFunding,
-  startChainServer,
-} from '../../src/chain/server/index.ts';
-import { INVENTORY, MINTS, tempDir } from './fixtures.ts';
+import { type ChainServer, loopbackDevChain } from '../../src/chain/server/index.ts';
+import { tempDir, testChainServer, testEmbeddedChain } from './fixtures.ts';
 
 const T0 = Date.parse('2026-11-23T12:00:00Z');
 const pyth = { feeds: sponsoredFeedSpecs(), seed: 'read', intervalMs: 0 };
@@ -41,14 +35,7 @@ interface Side {
 
 async function embeddedSide(): Promise<Side> {
   const dataDir = tempDir('pyth-read');
-  const chain = createEmbeddedChain({
-    dataDir,
-    makerKeypair: Keypair.generate(),
-    mints: MINTS,
-    makerInventory: INVENTORY,
-    clock: () => T0,
-    pyth,
-  });
+  const chain = testEmbeddedChain(dataDir, Keypair.generate(), { clock: () => T0, pyth });
   if (!chain.pyth) throw new Error('no publisher');
   return {
     chain,
@@ -64,14 +51,7 @@ async function embeddedSide(): Promise<Side> {
 
 async function rpcSide(): Promise<Side> {
   const dataDir = tempDir('pyth-read-rpc');
-  const maker = Keypair.generate();
-  const keypairPath = join(dataDir, 'maker.json');
-  writeFileSync(keypairPath, JSON.stringify(Array.from(maker.secretKey)));
-  const server = await startChainServer({
-    dataDir: join(dataDir, 'chain'),
-    port: 0,
-    mints: MINTS,
-    funding: [makerFunding(maker, INVENTORY)],
+  const { server, keypairPath } = await testChainServer(dataDir, Keypair.generate(), {
     clock: () => T0,
     pyth,
   });
