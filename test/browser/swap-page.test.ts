@@ -8,13 +8,13 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { build } from 'esbuild';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { encodeBase58 } from '../../src/chain/base58.ts';
 import { USDC_MINT, USDT_MINT } from '../support/mints.ts';
 import { SHORT_SETTLEMENT, startService, type TestService } from '../support/service.ts';
+import { launchChromium } from './support/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = `${ROOT}reports/swap-page`;
 const LAMPORTS = 1_000_000_000n;
@@ -38,19 +38,7 @@ beforeAll(async () => {
   );
   await service.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -1,12 +1,12 @@
 // The visualiser page in Chromium: it follows a live swap driven over HTTP by a real taker keypair,
 // highlights the trade's state as it moves, and plays the trade's event history back.
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startService, type TestService } from '../support/service.ts';
 import { newSecret, Taker } from '../support/taker.ts';
+import { launchChromium } from './support/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'operator-token-for-browser-0123456789';
 
 let service: TestService;
@@ -22,19 +22,7 @@ beforeAll(async () => {
   );
   await service.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
