@@ -10,6 +10,7 @@ import type { LedgerSummary } from '../../src/ledger/index.ts';
 import type { TradeReading } from '../../src/runtime/index.ts';
 import { TRADE_SIGNATURE_KINDS } from '../../src/vocabulary/index.ts';
 import { SOL_MINT, USDC_MINT } from '../support/mints.ts';
+import { SOL_PYTH_PRICE } from '../support/prices.ts';
 import {
   CREATING_RUN,
   LANDING_MARGIN,
@@ -300,16 +301,7 @@ describe('renderTrade: the extensions', () => {
   });
 
   test('quote_prices: each side as its quote recorded it, named by its asset; null where none was recorded', () => {
-    const sol = {
-      source: 'pyth' as const,
-      account: '7UVimffxr9ow1uXYxsr4LHAcV58mLzhmwaeKvJ1pjLiE',
-      feedId: 'ef0d8b6fda2ceba41da15d4095d1da392a0d2f8ed0c6c7bc0f4cfac8c280b56d',
-      price: 18_742_000_000n,
-      conf: 9_371_000n,
-      exponent: -8,
-      emaPrice: 18_700_000_000n,
-      publishTime: T0 - 2,
-    };
+    const sol = { ...SOL_PYTH_PRICE, publishTime: T0 - 2 };
     const view = render(AWAITING_LOCK, tradeContext(), { quotePrices: { input: sol, output: null } });
     expect(view.quote_prices).toEqual({
       input: {
