@@ -30,5 +30,5 @@ export {
   StaticPriceSource,
   usdOf,
 } from './prices.ts';
-export { type PriceUpdateReader, PythPriceSource } from './pyth-source.ts';
+export { type PriceUpdateFields, type PriceUpdateReader, PythPriceSource } from './pyth-source.ts';
 export { ReservationBook } from './reservations.ts';

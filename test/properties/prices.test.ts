@@ -6,7 +6,13 @@ import { fc, test } from '@fast-check/vitest';
 import { PublicKey } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { type Config, type Pair, resolveConfig } from '../../src/config/index.ts';
-import { type PriceUpdateReader, PythPriceSource, QuoteDesk, RfqInputError } from '../../src/quotes/index.ts';
+import {
+  type PriceUpdateFields,
+  type PriceUpdateReader,
+  PythPriceSource,
+  QuoteDesk,
+  RfqInputError,
+} from '../../src/quotes/index.ts';
 import { GroupCommit, openStore, type Store } from '../../src/store/index.ts';
 import { defaultConfigDocument, shippedPriceSource, tempDir, WALLET } from '../support/service.ts';
 import { runs } from './support.ts';
@@ -24,15 +30,8 @@ const notionalUsd = (x: bigint, decimals: number, u: { price: bigint; exponent: 
 const underLimit = (x: bigint, decimals: number, u: { price: bigint; exponent: number }) =>
   notionalUsd(x, decimals, u) < BigInt(MAX_NOTIONAL_USD);
 
-interface Update {
-  feedId: string;
-  price: bigint;
-  conf: bigint;
-  exponent: number;
-  publishTime: bigint;
-  emaPrice: bigint;
-  verificationLevel: { kind: 'full' };
-}
+/** What the source reads of an account; every update here is fully verified. */
+type Update = PriceUpdateFields & { verificationLevel: { kind: 'full' } };
 
 let config: Config;
 let store: Store;
