@@ -3,7 +3,7 @@
 // refund after expiry, the lock signed by a wallet registered through the Wallet Standard, and an axe-core
 // check. Each step's screenshot lands in reports/swap-page/ (git-ignored).
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
@@ -54,13 +54,19 @@ interface Opened {
   shot(name: string): Promise<void>;
 }
 
-/** A fresh browser context (its own IndexedDB, so its own dev wallet) with the page open and ready. */
+/**
+ * A fresh browser context (its own IndexedDB, so its own dev wallet) with the page open and ready. The
+ * page's Content-Security-Policy forbids eval, which Playwright's string predicates and injected tools
+ * need: those suites bypass it; the whole swap runs with it enforced (`csp: 'enforced'`), so a page that
+ * broke its own policy fails there (a refused script or request is a console error).
+ */
 async function openPage(
   name: string,
   viewport = { width: 1100, height: 1300 },
   prepare?: (page: Page) => Promise<void>,
+  csp: 'enforced' | 'bypassed' = 'bypassed',
 ): Promise<Opened> {
-  const context = await browser.newContext({ viewport });
+  const context = await browser.newContext({ viewport, bypassCSP: csp === 'bypassed' });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
@@ -124,7 +130,8 @@ async function fund(page: Page, input: string, amount: string): Promise<void> {
   await page.selectOption('#input-asset', input);
   await page.fill('#amount', amount);
   await page.click('#fund-wallet');
-  await page.waitForFunction(`document.getElementById('fund-status').textContent.startsWith('Funded')`);
+  // A locator's wait, not a string predicate: it runs where the page's CSP (no eval) is enforced too.
+  await page.locator('#fund-status', { hasText: /^Funded/ }).waitFor();
 }
 
 /** Waits for `selector`, failing at once with the page's message if the swap shows an error instead. */
@@ -185,7 +192,7 @@ async function tickRuntime(): Promise<void> {
 
 describe('the swap page', () => {
   test('a whole swap with the dev wallet: quote, swap, redeemed, balances moved by the quoted amounts', async () => {
-    const { page, errors, shot } = await openPage('full-swap');
+    const { page, errors, shot } = await openPage('full-swap', undefined, undefined, 'enforced');
     const settlements = await watchSettlements(page);
     const sent: { url: string; body: string }[] = [];
     page.on('request', (request) => sent.push({ url: request.url(), body: request.postData() ?? '' }));
@@ -518,9 +525,10 @@ describe('the swap page', () => {
 
   test('axe-core finds no serious or critical violation on the page, idle, rejected, quoted or mid-swap', async () => {
     const { page, errors } = await openPage('axe');
-    const axe = fileURLToPath(import.meta.resolve('axe-core/axe.min.js'));
+    // Evaluated through the devtools protocol: the page's CSP (rightly) refuses an injected <script>.
+    const axe = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
     const check = async (when: string) => {
-      await page.addScriptTag({ path: axe });
+      await page.evaluate(axe);
       const violations = (await page.evaluate(
         `axe.run(document).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`,
       )) as { id: string; impact: string; nodes: string[] }[];
@@ -552,6 +560,16 @@ describe('the swap page', () => {
     const html = await service.app.inject('/');
     expect(html.statusCode).toBe(200);
     expect(html.headers['content-type']).toContain('text/html');
+    // Only its own script runs, it talks only to the service, and no other site may frame it.
+    const csp = String(html.headers['content-security-policy']);
+    for (const rule of [
+      "script-src 'self'",
+      "connect-src 'self'",
+      "frame-ancestors 'none'",
+      "default-src 'none'",
+    ])
+      expect(csp).toContain(rule);
+    expect(html.headers['x-content-type-options']).toBe('nosniff');
     const script = await service.app.inject('/swap-page/swap.js');
     expect(script.headers['content-type']).toContain('javascript');
     expect(script.body.length).toBeGreaterThan(1000);

@@ -12,6 +12,17 @@ export interface SwapPageRoutesOptions {
 export const SWAP_PAGE_SCRIPT_PATH = '/swap-page/swap.js';
 export const SWAP_PAGE_STYLE_PATH = '/swap-page/swap.css';
 
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 export const swapPageRoutes: FastifyPluginAsyncTypebox<SwapPageRoutesOptions> = async (app, opts) => {
   let assets: Promise<SwapPageAssets> | undefined;
   const load = () => {
@@ -22,6 +33,13 @@ export const swapPageRoutes: FastifyPluginAsyncTypebox<SwapPageRoutesOptions> = 
     return assets;
   };
   const hidden = { schema: { hide: true } };
+  // The page holds preimages and the dev wallet's key: only its own script runs, it talks only to this
+  // service, and no other site may frame it (a hidden swap button under someone else's page).
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+  });
 
   app.get('/', hidden, async (_request, reply) =>
     reply
