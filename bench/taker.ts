@@ -1,6 +1,7 @@
 // What a taker sends, over the load generator's keep-alive connections: RFQs, settlement starts with a
 // fresh commitment, wallet-signed locks, redeems, and polling a trade until it reaches a state.
 import { createHash, randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { type Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { expectJson, type HttpClient, sleep } from './load.ts';
 
@@ -119,4 +120,100 @@ export async function swap(
     (t) => t.settlement_status === 'redeemed' && !t.next_action,
   );
   return { tradeId, signatures: done.tx_signatures ?? [] };
+}
+
+/**
+ * A trade followed over `GET /v1/trades/{id}/stream`, as the swap page follows it: the TradeResponse the
+ * stream opens with, then the one each event carries. `until` resolves with the first that satisfies `done`.
+ */
+export function followTrade(origin: string, tradeId: string) {
+  let latest: TradeView | null = null;
+  let failure: Error | null = null;
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const waiter of [...waiters]) waiter();
+  };
+  const url = new URL(`/v1/trades/${tradeId}/stream`, origin);
+  const req = request(url, { agent: false, headers: { accept: 'text/event-stream' } }, (res) => {
+    if (res.statusCode !== 200) {
+      failure = new Error(`stream: ${res.statusCode}`);
+      wake();
+      res.resume();
+      return;
+    }
+    res.setEncoding('utf8');
+    let buffer = '';
+    res.on('data', (chunk: string) => {
+      buffer += chunk;
+      for (let cut = buffer.indexOf('\n\n'); cut >= 0; cut = buffer.indexOf('\n\n')) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const data = block.split('\n').find((line) => line.startsWith('data: '));
+        if (!data) continue;
+        const body = JSON.parse(data.slice(6)) as TradeView | { trade: TradeView };
+        latest = 'trade' in body ? body.trade : body;
+      }
+      wake();
+    });
+  });
+  req.on('error', (error) => {
+    failure = error;
+    wake();
+  });
+  req.end();
+  return {
+    until(done: (trade: TradeView) => boolean, timeoutMs = 30_000): Promise<TradeView> {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => settle(new Error(`trade ${tradeId} stuck at ${latest?.substate}`)),
+          timeoutMs,
+        );
+        const check = () => {
+          if (failure) return settle(failure);
+          if (latest === null) return;
+          if (done(latest)) return settle(null, latest);
+          if (latest.settlement_status === 'failed' || latest.settlement_status === 'refunded')
+            settle(
+              new Error(`trade ${tradeId} ended ${latest.settlement_status} (${latest.substate ?? ''})`),
+            );
+        };
+        const settle = (error: Error | null, trade?: TradeView) => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          if (error) reject(error);
+          else resolve(trade as TradeView);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    close: () => req.destroy(),
+  };
+}
+
+/** One full swap as `swap` does it, the trade followed over its stream instead of polled. */
+export async function swapFollowingStream(
+  client: HttpClient,
+  origin: string,
+  wallet: Keypair,
+): Promise<{ tradeId: string; signatures: string[] }> {
+  const address = wallet.publicKey.toBase58();
+  const secret = newSecret();
+  const settlement = await startSettlement(client, await quote(client, address), address, secret.secretHash);
+  const tradeId = settlement.trade_id;
+  const stream = followTrade(origin, tradeId);
+  try {
+    const lock = signAsWallet(settlement.taker_lock_transaction.transaction_base64, wallet);
+    expectJson(await client.post(`/v1/trades/${tradeId}/lock`, { transaction_base64: lock }), 202, 'lock');
+    await stream.until((t) => t.next_action?.type === 'redeem');
+    expectJson(
+      await client.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage }),
+      202,
+      'redeem',
+    );
+    const done = await stream.until((t) => t.settlement_status === 'redeemed' && !t.next_action);
+    return { tradeId, signatures: done.tx_signatures ?? [] };
+  } finally {
+    stream.close();
+  }
 }

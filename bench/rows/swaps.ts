@@ -12,7 +12,7 @@ import { runPinned } from '../process.ts';
 import type { ReplayResult } from '../replay.ts';
 import { at, type Line, ms, num, ratio } from '../report.ts';
 import { startServiceProcess } from '../service.ts';
-import { POLL_MS, swap } from '../taker.ts';
+import { POLL_MS, swap, swapFollowingStream } from '../taker.ts';
 
 const TAKERS = 16;
 const TARGET = 100;
@@ -51,6 +51,7 @@ async function run(ctx: BenchContext): Promise<Line[]> {
   client = new HttpClient(service.url, TAKERS);
   const counted: { doneAt: number; signatures: string[] }[] = [];
   let result: Awaited<ReturnType<typeof closedLoop>>;
+  let streamed: Awaited<ReturnType<typeof closedLoop>>;
   try {
     await everyTaker(client, 2);
     result = await closedLoop({
@@ -61,6 +62,14 @@ async function run(ctx: BenchContext): Promise<Line[]> {
         const { signatures } = await swap(client, wallets[worker] as Keypair);
         counted.push({ doneAt: performance.now(), signatures });
       },
+    });
+    // Informative, after the judged window: the same takers following each trade over its stream, as the
+    // swap page does, instead of polling it (not replayed: the ceiling is the judged window's).
+    streamed = await closedLoop({
+      workers: TAKERS,
+      seconds: ctx.seconds,
+      maxErrors: 20,
+      step: (worker) => swapFollowingStream(client, service.url, wallets[worker] as Keypair),
     });
   } finally {
     client.close();
@@ -95,6 +104,13 @@ async function run(ctx: BenchContext): Promise<Line[]> {
       ...(replay.timedTransactions === 0 ? { failed: true } : {}),
     },
     { row: '3', what: 'service / ceiling', figure: ratio(swapsPerSecond / ceiling) },
+    {
+      row: '3',
+      what: `swaps/s, ${TAKERS} takers following the trade stream (not judged)`,
+      figure:
+        `${num(streamed.perSecond, 1)}/s, p50 ${ms(streamed.p50)}, p99 ${ms(streamed.p99)}` +
+        (streamed.errors > 0 ? ` (${streamed.errors} errors: ${streamed.firstError})` : ''),
+    },
     {
       row: '3',
       what: 'replay outcomes differing from the record',
