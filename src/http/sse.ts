@@ -22,8 +22,16 @@ export interface StreamSource<T extends { seq: number }> {
 export const sseMessage = (id: number | null, event: string, data: string) =>
   `${id === null ? '' : `id: ${id}\n`}event: ${event}\ndata: ${data}\n\n`;
 
+/** Told when a stream opens and when it ends (the open-streams gauge). */
+export interface StreamCounter {
+  opened(): void;
+  closed(): void;
+}
+
 export class EventStreams {
   private readonly open = new Set<() => void>();
+
+  constructor(private readonly counter?: StreamCounter) {}
 
   /** Streams open now, for a cap set by the route. */
   get size(): number {
@@ -101,9 +109,11 @@ export class EventStreams {
       clearInterval(heartbeat);
       unsubscribe();
       this.open.delete(end);
+      this.counter?.closed();
       raw.end();
     };
     this.open.add(end);
+    this.counter?.opened();
     // The response closes when the client goes away (the request's own 'close' fires once its body is read).
     raw.on('close', end);
     if (source.opening) raw.write(source.opening);

@@ -157,6 +157,11 @@ export class ServiceMetrics implements ChainCallRecorder {
     [],
     BATCH_BUCKETS,
   );
+  private readonly streams = this.gauge(
+    'event_streams_open',
+    'Server-Sent Event streams open now, by stream: trade (a taker following its trade, GET /v1/trades/{id}/stream; at most 8 per trade, 10,000 in all) or runtime (the operator log).',
+    ['stream'],
+  );
 
   private readonly info = this.gauge(
     'info',
@@ -301,6 +306,13 @@ export class ServiceMetrics implements ChainCallRecorder {
     }
     histogram.observe(seconds);
     if (failure !== null) this.chainErrors.inc({ method, code: failure });
+  }
+
+  /** Counts one kind of event stream as its streams open and close. */
+  eventStreams(stream: 'trade' | 'runtime'): { opened(): void; closed(): void } {
+    const gauge = this.streams.labels({ stream });
+    gauge.set(0);
+    return { opened: () => gauge.inc(), closed: () => gauge.dec() };
   }
 
   storeCommitted(stats: CommitStats): void {

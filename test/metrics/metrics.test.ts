@@ -1,9 +1,11 @@
 // GET /metrics on the real service: the exposition parses and keeps ids out of labels, and the series move
 // when RFQs, a swap, failing effects and chain errors happen.
 import { spawnSync } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ChainError, type ChainPort } from '../../src/chain/index.ts';
 import { startService, type TestService } from '../support/service.ts';
+import { openSse } from '../support/sse.ts';
 import { newSecret, Taker } from '../support/taker.ts';
 import { type Family, parseExposition, sampleValue } from './exposition.ts';
 
@@ -69,6 +71,7 @@ const SERVICE_FAMILIES = [
   'rfq_maker_fee_balance_min_lamports',
   'rfq_maker_chain_up',
   'rfq_maker_chain_feed_live',
+  'rfq_maker_event_streams_open',
 ];
 
 /** Ids this test saw; none may appear in a label. */
@@ -277,6 +280,39 @@ describe('GET /metrics', () => {
       service.chain.makerWallet.toBase58(),
       ...signatures,
     ]);
+  });
+
+  test('event streams open count by stream while they are open, and not after', async () => {
+    service = await start();
+    await service.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (service.app.server.address() as AddressInfo).port;
+    const taker = new Taker(service.app);
+    const quote = await taker.quote('SOL', 'USDC', '1');
+    const tradeId = (await taker.settle(quote.quote_id, newSecret())).json().trade_id as string;
+    const idle = await scrape(service);
+    expect(num(idle, 'rfq_maker_event_streams_open', { stream: 'trade' })).toBe(0);
+    expect(num(idle, 'rfq_maker_event_streams_open', { stream: 'runtime' })).toBe(0);
+
+    const open = [
+      openSse(port, `/v1/trades/${tradeId}/stream`),
+      openSse(port, `/v1/trades/${tradeId}/stream`),
+      openSse(port, '/v1/runtime/events/stream'),
+    ];
+    for (const stream of open) await stream.ready;
+    await open[0]?.until(() => (open[0]?.frames.length ?? 0) >= 1);
+    const busy = await scrape(service);
+    expect(num(busy, 'rfq_maker_event_streams_open', { stream: 'trade' })).toBe(2);
+    expect(num(busy, 'rfq_maker_event_streams_open', { stream: 'runtime' })).toBe(1);
+
+    for (const stream of open) stream.close();
+    const closed = await scrapeUntil(
+      service,
+      (f) =>
+        num(f, 'rfq_maker_event_streams_open', { stream: 'trade' }) === 0 &&
+        num(f, 'rfq_maker_event_streams_open', { stream: 'runtime' }) === 0,
+      'every stream closed',
+    );
+    expect(num(closed, 'rfq_maker_event_streams_open', { stream: 'trade' })).toBe(0);
   });
 
   test('failing effects count by effect, retries too, chain errors by method and code', async () => {

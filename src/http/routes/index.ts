@@ -56,11 +56,24 @@ export async function registerRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<v
   await app.register(priceRoutes, { prefix: '/v1/prices', config, prices, nowMs: deps.nowMs ?? Date.now });
   await app.register(rfqRoutes, { prefix: '/v1', quotes, metrics });
   await app.register(settlementRoutes, { prefix: '/v1/quotes', runtime, assets, metrics });
-  await app.register(tradeRoutes, { prefix: '/v1/trades', runtime, assets });
+  await app.register(tradeRoutes, {
+    prefix: '/v1/trades',
+    runtime,
+    assets,
+    streams: metrics.eventStreams('trade'),
+  });
   // The operator's: each group guarded by the operator token.
   await app.register(tradeOperatorRoutes, { prefix: '/v1/trades', runtime, assets, operator });
   if (devChain) await app.register(devRoutes, { prefix: '/v1/dev', devChain, assets, operator });
-  await app.register(runtimeRoutes, { prefix: '/v1/runtime', runtime, run, version, assets, operator });
+  await app.register(runtimeRoutes, {
+    prefix: '/v1/runtime',
+    runtime,
+    run,
+    version,
+    assets,
+    operator,
+    streams: metrics.eventStreams('runtime'),
+  });
   await app.register(vizRoutes, { prefix: '/v1/viz', operator });
   await app.register(metricsRoutes, { prefix: '/metrics', operator, metrics });
   // The taker's swap page, static, at the root.

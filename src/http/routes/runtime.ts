@@ -10,7 +10,7 @@ import { SETTLEMENT_STATUSES } from '../../vocabulary/index.ts';
 import { errorResponses } from '../errors.ts';
 import { stringifyJson } from '../json.ts';
 import { StreamHeaders } from '../schemas.ts';
-import { EventStreams, type StreamSource, sseMessage } from '../sse.ts';
+import { EventStreams, type StreamCounter, type StreamSource, sseMessage } from '../sse.ts';
 import { renderTradePage } from '../trade-response.ts';
 import { OPERATOR_SECURITY, type OperatorAccess, OperatorQuery, requireOperator } from './operator.ts';
 import {
@@ -33,6 +33,8 @@ export interface RuntimeRoutesOptions {
   version: string;
   assets: Config['assets'];
   operator: OperatorAccess;
+  /** Counts the log streams open (event_streams_open{stream="runtime"}). */
+  streams?: StreamCounter;
 }
 
 export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = async (app, opts) => {
@@ -40,7 +42,7 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
   const { queries } = runtime;
   requireOperator(app, opts.operator);
   const definition = machineDefinition();
-  const streams = new EventStreams();
+  const streams = new EventStreams(opts.streams);
   const eventLog: StreamSource<{ seq: number }> = {
     items: (afterSeq, limit) => queries.eventLog(afterSeq, limit),
     message: (event) => sseMessage(event.seq, 'trade', stringifyJson(event)),

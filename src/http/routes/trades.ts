@@ -14,7 +14,7 @@ import {
   StreamHeaders,
   unsignedTransaction,
 } from '../schemas.ts';
-import { EventStreams, sseMessage } from '../sse.ts';
+import { EventStreams, type StreamCounter, sseMessage } from '../sse.ts';
 import { renderTrade, renderTradePage } from '../trade-response.ts';
 import { OPERATOR_SECURITY, type OperatorAccess, PUBLIC_SECURITY, requireOperator } from './operator.ts';
 import {
@@ -36,6 +36,11 @@ export interface TradeRoutesOptions {
   assets: Config['assets'];
 }
 
+export interface PublicTradeRoutesOptions extends TradeRoutesOptions {
+  /** Counts the trade streams open (event_streams_open{stream="trade"}). */
+  streams?: StreamCounter;
+}
+
 const COMMAND_ERRORS = ['trade_not_found', 'runtime_unavailable', 'chain_unavailable'] as const;
 
 /** Open streams allowed per trade (a taker's tabs and reconnects) and in all: each holds a socket. */
@@ -43,10 +48,10 @@ const STREAMS_PER_TRADE = 8;
 const STREAMS_IN_ALL = 10_000;
 
 /** The taker's routes: public, since the trade id and the secrets are what a taker proves itself with. */
-export const tradeRoutes: FastifyPluginAsyncTypebox<TradeRoutesOptions> = async (app, opts) => {
+export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = async (app, opts) => {
   const { commands, queries } = opts.runtime;
   const { assets } = opts;
-  const streams = new EventStreams();
+  const streams = new EventStreams(opts.streams);
   const listeners = new Map<string, Set<() => void>>();
   const unsubscribe = opts.runtime.onEvents((tradeId) => {
     for (const listener of listeners.get(tradeId) ?? []) listener();
