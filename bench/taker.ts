@@ -97,6 +97,23 @@ export async function waitForTrade(
   }
 }
 
+/** How a taker learns what its trade does: `until` resolves with the first view that satisfies `done`. */
+export type Follow = (tradeId: string) => {
+  until(done: (trade: TradeView) => boolean): Promise<TradeView>;
+  close(): void;
+};
+
+/** Polls GET /v1/trades/{id} every POLL_MS. */
+export const polling =
+  (client: HttpClient): Follow =>
+  (tradeId) => ({ until: (done) => waitForTrade(client, tradeId, done), close: () => {} });
+
+/** Follows GET /v1/trades/{id}/stream, as the swap page does. */
+export const streaming =
+  (origin: string): Follow =>
+  (tradeId) =>
+    followTrade(origin, tradeId);
+
 /**
  * One full swap: RFQ, settlement start, the lock signed as a wallet, POST /lock, wait until the maker's
  * lock is there (next action: redeem), POST /redeem with the preimage, wait until `redeemed` and done.
@@ -105,21 +122,27 @@ export async function waitForTrade(
 export async function swap(
   client: HttpClient,
   wallet: Keypair,
+  follow: Follow = polling(client),
 ): Promise<{ tradeId: string; signatures: string[] }> {
   const address = wallet.publicKey.toBase58();
   const secret = newSecret();
   const settlement = await startSettlement(client, await quote(client, address), address, secret.secretHash);
   const tradeId = settlement.trade_id;
-  const lock = signAsWallet(settlement.taker_lock_transaction.transaction_base64, wallet);
-  expectJson(await client.post(`/v1/trades/${tradeId}/lock`, { transaction_base64: lock }), 202, 'lock');
-  await waitForTrade(client, tradeId, (t) => t.next_action?.type === 'redeem');
-  expectJson(await client.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage }), 202, 'redeem');
-  const done = await waitForTrade(
-    client,
-    tradeId,
-    (t) => t.settlement_status === 'redeemed' && !t.next_action,
-  );
-  return { tradeId, signatures: done.tx_signatures ?? [] };
+  const trade = follow(tradeId);
+  try {
+    const lock = signAsWallet(settlement.taker_lock_transaction.transaction_base64, wallet);
+    expectJson(await client.post(`/v1/trades/${tradeId}/lock`, { transaction_base64: lock }), 202, 'lock');
+    await trade.until((t) => t.next_action?.type === 'redeem');
+    expectJson(
+      await client.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage }),
+      202,
+      'redeem',
+    );
+    const done = await trade.until((t) => t.settlement_status === 'redeemed' && !t.next_action);
+    return { tradeId, signatures: done.tx_signatures ?? [] };
+  } finally {
+    trade.close();
+  }
 }
 
 /**
@@ -189,31 +212,4 @@ export function followTrade(origin: string, tradeId: string) {
     },
     close: () => req.destroy(),
   };
-}
-
-/** One full swap as `swap` does it, the trade followed over its stream instead of polled. */
-export async function swapFollowingStream(
-  client: HttpClient,
-  origin: string,
-  wallet: Keypair,
-): Promise<{ tradeId: string; signatures: string[] }> {
-  const address = wallet.publicKey.toBase58();
-  const secret = newSecret();
-  const settlement = await startSettlement(client, await quote(client, address), address, secret.secretHash);
-  const tradeId = settlement.trade_id;
-  const stream = followTrade(origin, tradeId);
-  try {
-    const lock = signAsWallet(settlement.taker_lock_transaction.transaction_base64, wallet);
-    expectJson(await client.post(`/v1/trades/${tradeId}/lock`, { transaction_base64: lock }), 202, 'lock');
-    await stream.until((t) => t.next_action?.type === 'redeem');
-    expectJson(
-      await client.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage }),
-      202,
-      'redeem',
-    );
-    const done = await stream.until((t) => t.settlement_status === 'redeemed' && !t.next_action);
-    return { tradeId, signatures: done.tx_signatures ?? [] };
-  } finally {
-    stream.close();
-  }
 }

@@ -12,7 +12,7 @@ import { runPinned } from '../process.ts';
 import type { ReplayResult } from '../replay.ts';
 import { at, type Line, ms, num, ratio } from '../report.ts';
 import { startServiceProcess } from '../service.ts';
-import { POLL_MS, swap, swapFollowingStream } from '../taker.ts';
+import { POLL_MS, streaming, swap } from '../taker.ts';
 
 const TAKERS = 16;
 const TARGET = 100;
@@ -69,7 +69,7 @@ async function run(ctx: BenchContext): Promise<Line[]> {
       workers: TAKERS,
       seconds: ctx.seconds,
       maxErrors: 20,
-      step: (worker) => swapFollowingStream(client, service.url, wallets[worker] as Keypair),
+      step: (worker) => swap(client, wallets[worker] as Keypair, streaming(service.url)),
     });
   } finally {
     client.close();
