@@ -2,13 +2,10 @@
 // document at /v1/openapi.json is the full contract). Every error answers the envelope {error: {code,
 // message, details}}; int64 fields are never read, only their string twins (amount_raw), which JSON keeps exact.
 
-export interface AmountView {
-  asset: string;
-  amount: string;
-  amount_raw: string;
-  decimals: number;
-  mint?: string;
-}
+// The interface's AmountView as the service defines it: a type only, so nothing of the service is bundled.
+import type { AmountView } from '../../money/amounts.ts';
+
+export type { AmountView };
 
 export interface NextAction {
   type:
