@@ -4,7 +4,6 @@
 // check. Each step's screenshot lands in reports/swap-page/ (git-ignored).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { build } from 'esbuild';
@@ -12,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { encodeBase58 } from '../../src/chain/base58.ts';
 import { USDC_MINT, USDT_MINT } from '../support/mints.ts';
-import { SHORT_SETTLEMENT, startService, type TestService } from '../support/service.ts';
+import { listenOnLoopback, SHORT_SETTLEMENT, startService, type TestService } from '../support/service.ts';
 import { launchChromium } from './support/chromium.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -36,8 +35,7 @@ beforeAll(async () => {
     // and not the runtime's (it refunds expired escrows by itself too).
     { pollIntervalMs: 60_000, lockWaitMs: 5_000 },
   );
-  await service.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
+  base = `http://127.0.0.1:${await listenOnLoopback(service)}`;
   browser = await launchChromium();
 });
 

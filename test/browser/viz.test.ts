@@ -1,9 +1,8 @@
 // The visualiser page in Chromium: it follows a live swap driven over HTTP by a real taker keypair,
 // highlights the trade's state as it moves, and plays the trade's event history back.
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startService, type TestService } from '../support/service.ts';
+import { listenOnLoopback, startService, type TestService } from '../support/service.ts';
 import { newSecret, Taker } from '../support/taker.ts';
 import { launchChromium } from './support/chromium.ts';
 
@@ -20,8 +19,7 @@ beforeAll(async () => {
     },
     { pollIntervalMs: 50, lockWaitMs: 3_000 },
   );
-  await service.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
+  base = `http://127.0.0.1:${await listenOnLoopback(service)}`;
   browser = await launchChromium();
 });
 

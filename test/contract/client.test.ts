@@ -2,7 +2,6 @@
 // client in ./client.ts type-checks against them (with the repository's own compiler options), and then
 // does a whole swap against a live service over real HTTP, every answer checked against the document.
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Keypair } from '@solana/web3.js';
@@ -11,7 +10,7 @@ import ajvFormats from 'ajv-formats';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startService, type TestService, tempDir } from '../support/service.ts';
+import { listenOnLoopback, startService, type TestService, tempDir } from '../support/service.ts';
 import { newSecret, signAsWallet } from '../support/taker.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -26,8 +25,7 @@ const work = tempDir('rfq-contract-');
 
 beforeAll(async () => {
   service = await startService(undefined, { pollIntervalMs: 50, lockWaitMs: 3_000 });
-  await service.app.listen({ host: '127.0.0.1', port: 0 });
-  baseUrl = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
+  baseUrl = `http://127.0.0.1:${await listenOnLoopback(service)}`;
   doc = await (await fetch(`${baseUrl}/v1/openapi.json`)).json();
   generated = astToString(await openapiTS(doc));
 });

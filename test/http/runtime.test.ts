@@ -1,11 +1,10 @@
 // The Runtime group: status, runs, trades, ledger, the event log (polled and streamed), the machine's
 // definition and the visualiser page; the operator token on all of them; and the commitment kept out of
 // every event until the taker lock is on chain.
-import type { AddressInfo } from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { startService, type TestService } from '../support/service.ts';
+import { listenOnLoopback, startService, type TestService } from '../support/service.ts';
 import { type Json, openSse } from '../support/sse.ts';
 import { newSecret, Taker } from '../support/taker.ts';
 
@@ -282,8 +281,7 @@ describe('GET /v1/runtime/events/stream', () => {
 
   beforeAll(async () => {
     service = await start();
-    await service.app.listen({ port: 0, host: '127.0.0.1' });
-    port = (service.app.server.address() as AddressInfo).port;
+    port = await listenOnLoopback(service);
   });
   afterAll(async () => service.dispose());
 
@@ -371,8 +369,7 @@ describe('GET /v1/runtime/events/stream', () => {
 
   test('closing the app ends open streams instead of waiting for them', async () => {
     const other = await start();
-    await other.app.listen({ port: 0, host: '127.0.0.1' });
-    const otherPort = (other.app.server.address() as AddressInfo).port;
+    const otherPort = await listenOnLoopback(other);
     const stream = openSse(otherPort, '/v1/runtime/events/stream?after=0');
     await stream.ready;
     await other.dispose();

@@ -1,9 +1,8 @@
 // GET /v1/trades/{id}/stream over a real socket: the trade as it is now, then each of its events with the
 // trade after it, live through a whole swap; replay with ?after= and Last-Event-ID with no gap and no
 // duplicate; no other trade's events; the stream cap; errors before any stream opens.
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startService, type TestService } from '../support/service.ts';
+import { listenOnLoopback, startService, type TestService } from '../support/service.ts';
 import { type Json, openSse } from '../support/sse.ts';
 import { newSecret, Taker } from '../support/taker.ts';
 
@@ -12,8 +11,7 @@ let port: number;
 
 beforeAll(async () => {
   service = await startService(undefined, { pollIntervalMs: 50, lockWaitMs: 3_000 });
-  await service.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (service.app.server.address() as AddressInfo).port;
+  port = await listenOnLoopback(service);
 });
 afterAll(async () => service.dispose());
 

@@ -1,10 +1,9 @@
 // GET /metrics on the real service: the exposition parses and keeps ids out of labels, and the series move
 // when RFQs, a swap, failing effects and chain errors happen.
 import { spawnSync } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ChainError, type ChainPort } from '../../src/chain/index.ts';
-import { startService, type TestService } from '../support/service.ts';
+import { listenOnLoopback, startService, type TestService } from '../support/service.ts';
 import { openSse } from '../support/sse.ts';
 import { newSecret, Taker } from '../support/taker.ts';
 import { type Family, parseExposition, sampleValue } from './exposition.ts';
@@ -284,8 +283,7 @@ describe('GET /metrics', () => {
 
   test('event streams open count by stream while they are open, and not after', async () => {
     service = await start();
-    await service.app.listen({ port: 0, host: '127.0.0.1' });
-    const port = (service.app.server.address() as AddressInfo).port;
+    const port = await listenOnLoopback(service);
     const taker = new Taker(service.app);
     const quote = await taker.quote('SOL', 'USDC', '1');
     const tradeId = (await taker.settle(quote.quote_id, newSecret())).json().trade_id as string;

@@ -1,6 +1,7 @@
 // Test factories: a real service (real store on a temp DATA_DIR, real HTTP pipeline through inject) built
 // from the default config with per-test overrides.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CONFIG_PATH, resolveConfig } from '../../src/config/index.ts';
@@ -86,3 +87,9 @@ export const SHORT_SETTLEMENT = {
   min_redeem_window_seconds: 20,
   landing_margin_seconds: 5,
 } as const;
+
+/** Listens on a free loopback port, for clients over a real socket (SSE, a browser); answers the port. */
+export async function listenOnLoopback(service: Pick<TestService, 'app'>): Promise<number> {
+  await service.app.listen({ port: 0, host: '127.0.0.1' });
+  return (service.app.server.address() as AddressInfo).port;
+}
