@@ -199,11 +199,16 @@ export class TradeQueries {
     return this.deps.store.tradeEvents(tradeId).map(eventView);
   }
 
-  /** One trade's events after a seq, in seq order (a trade has a few dozen at most: read whole). */
+  /**
+   * One trade's events after a seq, in seq order (a trade has a few dozen at most: read whole), for a stream
+   * that found the trade when it opened (trades are never deleted), so without tradeEvents' lookup.
+   */
   tradeEventsAfter(tradeId: string, afterSeq: number, limit: number) {
-    return this.tradeEvents(tradeId)
+    return this.deps.store
+      .tradeEvents(tradeId)
       .filter((event) => event.seq > afterSeq)
-      .slice(0, limit);
+      .slice(0, limit)
+      .map(eventView);
   }
 
   /** The runtime event log after a seq, in seq order, shaped like a trade's event history. */
