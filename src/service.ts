@@ -105,7 +105,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const nowMs = options.nowMs ?? Date.now;
   // The Pyth source reads once before the first RFQ can come, then keeps its snapshot current in the background.
   const prices = options.prices ?? openPriceSource(config, port, nowMs, log);
-  if (prices instanceof PythPriceSource) await prices.start();
+  await prices.start?.();
 
   // Every durable write of the running service joins the group commit: one fsync per event-loop turn.
   const durable = new GroupCommit(store, (stats) => metrics.storeCommitted(stats));
@@ -203,7 +203,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       if (closed) return;
       closed = true;
       await app.close();
-      if (prices instanceof PythPriceSource) prices.stop();
+      prices.stop?.();
       inventory.stop();
       await runtime.stop();
       await opened.close();

@@ -37,6 +37,9 @@ export interface PriceSource {
   latest(mint: string): PriceQuote | undefined;
   /** Why latest(mint) has nothing, for the rejection's message. */
   problem?(mint: string): string | undefined;
+  /** A live source: its first read (awaited before the first RFQ), then its refreshes until stop(). */
+  start?(): Promise<void>;
+  stop?(): void;
 }
 
 /** The source's view of every feed it follows, for GET /v1/prices, readiness and metrics. */
