@@ -5,7 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['test/browser/**', 'node_modules/**'],
     setupFiles: ['test/support/setup.ts'],
-    globalSetup: ['test/support/build-service.ts'],
+    globalSetup: ['test/support/build-service.ts', 'test/support/postgres-global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
