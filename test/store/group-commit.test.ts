@@ -1,56 +1,103 @@
-// The group commit: every write of a turn in one transaction (one fsync), each write in its own savepoint,
-// and a write's promise settled only once its batch is on disk.
+// The group commit over each store: every write of a turn in one transaction (one fsync), each write in its
+// own savepoint, and a write's promise settled only once its batch is durable.
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import {
   type CommitStats,
   GroupCommit,
-  openStore,
   type QuoteRecord,
   type Store,
+  StoreConflict,
 } from '../../src/store/index.ts';
-import { tempDir } from '../support/service.ts';
-import { quoteRecord } from './fixtures.ts';
+import { quoteRecord, STORE_ENGINES, startedEvent, type TestDatabase, tradeRecord } from './fixtures.ts';
 
-let dir: ReturnType<typeof tempDir>;
-let store: Store;
-let commits: CommitStats[];
-let durable: GroupCommit;
 const RUN = randomUUID();
 
 const quote = (overrides: Partial<QuoteRecord> = {}) => quoteRecord(RUN, overrides);
 
-beforeEach(() => {
-  dir = tempDir('group-commit-');
-  store = openStore({ dataDir: dir.path });
-  store.insertRun({ runId: RUN, version: 'test', startedAt: new Date().toISOString(), stoppedAt: null });
-  commits = [];
-  durable = new GroupCommit(store, (stats) => commits.push(stats));
-});
-afterEach(() => {
-  store.close();
-  dir.remove();
-});
+describe.each(STORE_ENGINES)('group commit on the $name store', (engine) => {
+  let database: TestDatabase;
+  let store: Store;
+  let commits: CommitStats[];
+  let durable: GroupCommit;
 
-describe('group commit', () => {
+  beforeEach(async (context) => {
+    if (!engine.available) context.skip();
+    database = await engine.database();
+    store = await database.open();
+    await store.insertRun({
+      runId: RUN,
+      version: 'test',
+      startedAt: new Date().toISOString(),
+      stoppedAt: null,
+    });
+    commits = [];
+    durable = new GroupCommit(store, (stats) => commits.push(stats));
+  });
+
+  afterEach(async () => {
+    if (!engine.available) return;
+    await store?.close();
+    database.remove();
+  });
+
   test('the writes of one event-loop turn share one transaction', async () => {
     const quotes = Array.from({ length: 5 }, () => quote());
     await Promise.all(quotes.map((q) => durable.write({ kind: 'insertQuote', quote: q })));
     expect(commits.map((c) => c.size)).toEqual([5]);
-    for (const q of quotes) expect(store.getQuote(q.quoteId)?.quoteId).toBe(q.quoteId);
+    for (const q of quotes) expect((await store.getQuote(q.quoteId))?.quoteId).toBe(q.quoteId);
   });
 
-  test('a write is not on disk — and its promise not settled — before its turn ends', async () => {
+  /** The group commit over a store whose commits wait until the test opens the gate. */
+  function heldCommits() {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    // The group commit calls nothing of its store but commit.
+    const held: Pick<Store, 'commit'> = {
+      async commit(batch) {
+        await gate;
+        return store.commit(batch);
+      },
+    };
+    return { durable: new GroupCommit(held as Store, (stats) => commits.push(stats)), open };
+  }
+
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  test('a write is not stored — and its promise not settled — before its batch commits', async () => {
+    const held = heldCommits();
     const q = quote();
     let settled = false;
-    const written = durable.write({ kind: 'insertQuote', quote: q }).then(() => {
+    const written = held.durable.write({ kind: 'insertQuote', quote: q }).then(() => {
       settled = true;
     });
     await Promise.resolve();
+    expect(held.durable.pending).toBe(1);
+    await nextTurn();
+    // The turn ended: the batch went to the store, which has not committed it yet.
+    expect(held.durable.pending).toBe(0);
     expect(settled).toBe(false);
-    expect(store.getQuote(q.quoteId)).toBeUndefined();
+    expect(await store.getQuote(q.quoteId)).toBeUndefined();
+    held.open();
     await written;
-    expect(store.getQuote(q.quoteId)).toBeDefined();
+    expect(await store.getQuote(q.quoteId)).toBeDefined();
+  });
+
+  test('one commit is in flight at a time: writes of the turns it takes form the next batch', async () => {
+    const held = heldCommits();
+    const first = held.durable.write({ kind: 'insertQuote', quote: quote() });
+    await nextTurn();
+    const later: Promise<void>[] = [];
+    for (let turn = 0; turn < 3; turn++) {
+      later.push(held.durable.write({ kind: 'insertQuote', quote: quote() }));
+      await nextTurn();
+    }
+    expect(commits).toEqual([]);
+    held.open();
+    await Promise.all([first, ...later]);
+    expect(commits.map((c) => c.size)).toEqual([1, 3]);
   });
 
   test('a write that fails rolls back alone; the rest of its batch is durable', async () => {
@@ -64,18 +111,33 @@ describe('group commit', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(commits).toHaveLength(1);
-    expect(store.getQuote(first.quoteId)?.outputRaw).toBe(first.outputRaw);
-    expect(store.getQuote(other.quoteId)).toBeDefined();
+    expect((await store.getQuote(first.quoteId))?.outputRaw).toBe(first.outputRaw);
+    expect(await store.getQuote(other.quoteId)).toBeDefined();
+  });
+
+  test('a write refused by a uniqueness rule rejects with the conflict', async () => {
+    const q = quote();
+    await durable.write({ kind: 'insertQuote', quote: q });
+    const [a, b] = [tradeRecord(q), tradeRecord(q)];
+    const results = await Promise.allSettled([
+      durable.write({ kind: 'createTrade', trade: a, event: startedEvent(a) }),
+      durable.write({ kind: 'createTrade', trade: b, event: startedEvent(b) }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+    const refusal = (results[1] as PromiseRejectedResult).reason;
+    expect(refusal).toBeInstanceOf(StoreConflict);
+    expect(refusal).toMatchObject({ conflict: 'quote_used', message: `quote ${q.quoteId} is already used` });
   });
 
   test('a commit that fails fails every write of its batch, and none is stored', async () => {
     const q = quote();
     const written = durable.write({ kind: 'insertQuote', quote: q });
-    store.close(); // the turn's commit meets a closed database
+    const closing = store.close(); // the turn's commit meets a closed store
     await expect(written).rejects.toThrow();
+    await closing;
     expect(commits).toHaveLength(0);
-    store = openStore({ dataDir: dir.path });
-    expect(store.getQuote(q.quoteId)).toBeUndefined();
+    store = await database.open();
+    expect(await store.getQuote(q.quoteId)).toBeUndefined();
   });
 
   test('the barrier waits for what was queued before it, and never rejects', async () => {
@@ -99,7 +161,15 @@ describe('group commit', () => {
 
   test('after close, writes are refused', async () => {
     await durable.write({ kind: 'insertQuote', quote: quote() });
-    durable.close();
+    await durable.close();
     await expect(durable.write({ kind: 'insertQuote', quote: quote() })).rejects.toThrow('closed');
+  });
+
+  test('close commits what is queued before it resolves', async () => {
+    const q = quote();
+    const written = durable.write({ kind: 'insertQuote', quote: q });
+    await durable.close();
+    await written;
+    expect(await store.getQuote(q.quoteId)).toEqual(q);
   });
 });

@@ -1,0 +1,152 @@
+// PostgreSQL schema migrations, applied in order at open and recorded in schema_migrations. Append; never edit
+// a shipped one. The schema is SQLite's final shape (migrations.ts) in PostgreSQL's own types, chosen so that
+// every record reads back identical:
+// - amounts are NUMERIC(78,0): exact integers of any size a u64 (or a u256) needs, read back as decimal
+//   strings and turned into bigints by the shared row mappers; unlike TEXT they can be summed in SQL;
+// - flags (closed, running) are BOOLEAN; seq and entry_id BIGINT identities; chain times and millisecond
+//   times BIGINT (int4 ends in 2038), read back as numbers by the store's int8 parser;
+// - times are the ISO strings we wrote, as TEXT; JSON (snapshots, payloads, prices, risk checks) is TEXT as
+//   well, so the exact string written comes back (jsonb would reorder keys and refuse \u0000);
+// - every text column compares bytewise (COLLATE "C"), as SQLite's BINARY does: paging by (created_at,
+//   trade_id) and ORDER BY status, substate must not depend on the database's locale.
+import type pg from 'pg';
+
+export const POSTGRES_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE runs (
+    run_id      TEXT COLLATE "C" PRIMARY KEY,
+    version     TEXT COLLATE "C" NOT NULL,
+    started_at  TEXT COLLATE "C" NOT NULL,
+    stopped_at  TEXT COLLATE "C"
+  );
+  CREATE TABLE quotes (
+    quote_id           TEXT COLLATE "C" PRIMARY KEY,
+    run_id             TEXT COLLATE "C" NOT NULL REFERENCES runs (run_id),
+    taker_wallet       TEXT COLLATE "C" NOT NULL,
+    input_mint         TEXT COLLATE "C" NOT NULL,
+    output_mint        TEXT COLLATE "C" NOT NULL,
+    input_raw          NUMERIC(78, 0) NOT NULL,
+    output_raw         NUMERIC(78, 0) NOT NULL,
+    spread_bps         INTEGER NOT NULL,
+    input_usd          TEXT COLLATE "C" NOT NULL,
+    output_usd         TEXT COLLATE "C" NOT NULL,
+    input_price        TEXT COLLATE "C",
+    output_price       TEXT COLLATE "C",
+    created_at         TEXT COLLATE "C" NOT NULL,
+    expires_at_ms      BIGINT NOT NULL,
+    htlc_expires_at_ms BIGINT NOT NULL,
+    risk_checks        TEXT COLLATE "C" NOT NULL,
+    used_by_trade_id   TEXT COLLATE "C"
+  );
+  CREATE INDEX quotes_open ON quotes (expires_at_ms) WHERE used_by_trade_id IS NULL;
+
+  CREATE TABLE trades (
+    trade_id         TEXT COLLATE "C" PRIMARY KEY,
+    quote_id         TEXT COLLATE "C" NOT NULL REFERENCES quotes (quote_id)
+                       CONSTRAINT trades_quote_id_key UNIQUE,
+    run_id           TEXT COLLATE "C" NOT NULL REFERENCES runs (run_id),
+    owner_run_id     TEXT COLLATE "C" NOT NULL REFERENCES runs (run_id),
+    taker_wallet     TEXT COLLATE "C" NOT NULL,
+    secret_hash      TEXT COLLATE "C" NOT NULL CONSTRAINT trades_secret_hash_key UNIQUE,
+    created_at       TEXT COLLATE "C" NOT NULL,
+    updated_at       TEXT COLLATE "C" NOT NULL,
+    status           TEXT COLLATE "C" NOT NULL,
+    substate         TEXT COLLATE "C" NOT NULL,
+    closed           BOOLEAN NOT NULL,
+    next_deadline    BIGINT,
+    adoption_error   TEXT COLLATE "C",
+    taker_escrow     TEXT COLLATE "C" NOT NULL,
+    maker_escrow     TEXT COLLATE "C" NOT NULL,
+    watch            INTEGER NOT NULL,
+    seen             TEXT COLLATE "C" NOT NULL,
+    hold_mint        TEXT COLLATE "C",
+    hold_raw         NUMERIC(78, 0),
+    hold_until_ms    BIGINT,
+    running          BOOLEAN NOT NULL,
+    effect_attempts  INTEGER NOT NULL
+  );
+  CREATE INDEX trades_by_wallet ON trades (taker_wallet, created_at, trade_id);
+  CREATE INDEX trades_by_created ON trades (created_at, trade_id);
+  CREATE INDEX trades_unclosed ON trades (status, substate) WHERE NOT closed;
+  CREATE INDEX trades_wake ON trades (next_deadline) WHERE NOT closed AND next_deadline IS NOT NULL;
+  CREATE INDEX trades_running ON trades (trade_id) WHERE NOT closed AND running;
+  CREATE INDEX trades_unadoptable ON trades (trade_id) WHERE NOT closed AND adoption_error IS NOT NULL;
+  CREATE INDEX trades_live_by_wallet ON trades (taker_wallet) WHERE status IN ('pending', 'initiated');
+  CREATE INDEX trades_failing ON trades (effect_attempts) WHERE NOT closed AND effect_attempts > 0;
+
+  CREATE TABLE trade_snapshots (
+    trade_id         TEXT COLLATE "C" PRIMARY KEY REFERENCES trades (trade_id),
+    machine_version  INTEGER NOT NULL,
+    snapshot         TEXT COLLATE "C" NOT NULL
+  );
+
+  CREATE TABLE trade_events (
+    seq        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    trade_id   TEXT COLLATE "C" NOT NULL REFERENCES trades (trade_id),
+    run_id     TEXT COLLATE "C" NOT NULL REFERENCES runs (run_id),
+    at         TEXT COLLATE "C" NOT NULL,
+    type       TEXT COLLATE "C" NOT NULL,
+    status     TEXT COLLATE "C" NOT NULL,
+    substate   TEXT COLLATE "C" NOT NULL,
+    payload    TEXT COLLATE "C" NOT NULL
+  );
+  CREATE INDEX trade_events_by_trade ON trade_events (trade_id, seq);
+
+  CREATE TABLE ledger_entries (
+    entry_id   BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    trade_id   TEXT COLLATE "C" NOT NULL REFERENCES trades (trade_id),
+    movement   TEXT COLLATE "C" NOT NULL,
+    signature  TEXT COLLATE "C" NOT NULL,
+    mint       TEXT COLLATE "C" NOT NULL,
+    account    TEXT COLLATE "C" NOT NULL,
+    side       TEXT COLLATE "C" NOT NULL CHECK (side IN ('debit', 'credit')),
+    amount_raw NUMERIC(78, 0) NOT NULL,
+    at         TEXT COLLATE "C" NOT NULL,
+    CONSTRAINT ledger_entries_once UNIQUE (trade_id, movement, signature, mint, account, side)
+  );
+  CREATE INDEX ledger_by_trade ON ledger_entries (trade_id, entry_id);
+  `,
+];
+
+/**
+ * The key of the advisory lock that serializes migrations across processes: instances starting at once
+ * over one database queue on it, and each migration is applied exactly once. (0x7266715f6d6967: 'rfq_mig'
+ * in ASCII; PostgreSQL 15 reads no hex literals.)
+ */
+const MIGRATION_LOCK = '32200784463358311';
+
+/**
+ * Brings the database to this build's schema in one transaction holding the migration lock (released by
+ * its commit or rollback, so a crashed process never leaves it taken). Throws, changing nothing, when the
+ * database is newer than this build.
+ */
+export async function migratePostgres(client: pg.ClientBase, location: string): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    // Taken under the lock, so no two processes race to create it; each statement then reads what the
+    // lock's previous holder committed (READ COMMITTED takes a snapshot per statement).
+    await client.query(`
+      CREATE TABLE IF NOT EXISTS schema_migrations (
+        version     INTEGER PRIMARY KEY,
+        applied_at  TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`);
+    const { rows } = await client.query<{ current: number }>(
+      'SELECT coalesce(max(version), 0)::integer AS current FROM schema_migrations',
+    );
+    const current = rows[0]?.current ?? 0;
+    if (current > POSTGRES_MIGRATIONS.length) {
+      throw new Error(
+        `store ${location} has schema version ${current}, newer than this build knows (${POSTGRES_MIGRATIONS.length})`,
+      );
+    }
+    for (let version = current; version < POSTGRES_MIGRATIONS.length; version++) {
+      await client.query(POSTGRES_MIGRATIONS[version] as string);
+      await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version + 1]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}

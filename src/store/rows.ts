@@ -1,0 +1,221 @@
+// Rows as both engines return them, and the records they become: one mapping for SQLite and PostgreSQL, so
+// the two stores cannot drift apart in what a record reads back as. Amounts come back as decimal strings
+// (SQLite TEXT, PostgreSQL NUMERIC) and become bigints here; flags are 0/1 in SQLite and booleans in
+// PostgreSQL.
+import type { LedgerEntry } from '../ledger/index.ts';
+import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
+import type {
+  QuoteRecord,
+  RecordedPrice,
+  RestEntry,
+  StoredLedgerEntry,
+  TradeEventRecord,
+  TradeHold,
+  TradeRecord,
+} from './index.ts';
+
+/** A flag column: SQLite INTEGER 0/1, PostgreSQL BOOLEAN. */
+type Flag = number | boolean;
+
+const isSet = (flag: Flag): boolean => flag === true || flag === 1;
+
+export interface QuoteRow {
+  quote_id: string;
+  run_id: string;
+  taker_wallet: string;
+  input_mint: string;
+  output_mint: string;
+  input_raw: string;
+  output_raw: string;
+  spread_bps: number;
+  input_usd: string;
+  output_usd: string;
+  input_price: string | null;
+  output_price: string | null;
+  created_at: string;
+  expires_at_ms: number;
+  htlc_expires_at_ms: number;
+  risk_checks: string;
+  used_by_trade_id: string | null;
+}
+
+export const quoteFromRow = (row: QuoteRow): QuoteRecord => ({
+  quoteId: row.quote_id,
+  runId: row.run_id,
+  takerWallet: row.taker_wallet,
+  inputMint: row.input_mint,
+  outputMint: row.output_mint,
+  inputRaw: BigInt(row.input_raw),
+  outputRaw: BigInt(row.output_raw),
+  spreadBps: row.spread_bps,
+  inputUsd: row.input_usd,
+  outputUsd: row.output_usd,
+  inputPrice: priceFromText(row.input_price),
+  outputPrice: priceFromText(row.output_price),
+  createdAt: row.created_at,
+  expiresAtMs: row.expires_at_ms,
+  htlcExpiresAtMs: row.htlc_expires_at_ms,
+  riskChecks: JSON.parse(row.risk_checks) as string[],
+  usedByTradeId: row.used_by_trade_id,
+});
+
+/** JSON of a RecordedPrice, its integers as strings (they may exceed 2^53). */
+export const priceText = (price: RecordedPrice | null): string | null =>
+  price === null
+    ? null
+    : JSON.stringify({
+        ...price,
+        price: `${price.price}`,
+        conf: `${price.conf}`,
+        emaPrice: `${price.emaPrice}`,
+      });
+
+function priceFromText(text: string | null): RecordedPrice | null {
+  if (text === null) return null;
+  const raw = JSON.parse(text) as Omit<RecordedPrice, 'price' | 'conf' | 'emaPrice'> &
+    Record<'price' | 'conf' | 'emaPrice', string>;
+  return { ...raw, price: BigInt(raw.price), conf: BigInt(raw.conf), emaPrice: BigInt(raw.emaPrice) };
+}
+
+export interface TradeRow {
+  trade_id: string;
+  quote_id: string;
+  run_id: string;
+  owner_run_id: string;
+  taker_wallet: string;
+  secret_hash: string;
+  created_at: string;
+  updated_at: string;
+  status: SettlementStatus;
+  substate: string;
+  closed: Flag;
+  next_deadline: number | null;
+  machine_version: number;
+  snapshot: string;
+  adoption_error: string | null;
+  taker_escrow: string;
+  maker_escrow: string;
+  watch: number;
+  seen: string;
+  hold_mint: string | null;
+  hold_raw: string | null;
+  hold_until_ms: number | null;
+  running: Flag;
+  effect_attempts: number;
+}
+
+const holdFromRow = (row: Pick<TradeRow, 'hold_mint' | 'hold_raw' | 'hold_until_ms'>): TradeHold | null =>
+  row.hold_mint !== null && row.hold_raw !== null && row.hold_until_ms !== null
+    ? { mint: row.hold_mint, raw: BigInt(row.hold_raw), untilMs: row.hold_until_ms }
+    : null;
+
+export const tradeFromRow = (row: TradeRow): TradeRecord => ({
+  tradeId: row.trade_id,
+  quoteId: row.quote_id,
+  runId: row.run_id,
+  ownerRunId: row.owner_run_id,
+  takerWallet: row.taker_wallet,
+  // Written as a Hash32: lower-case hex, as every row since the first has it.
+  secretHash: row.secret_hash as Hash32,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  status: row.status,
+  substate: row.substate,
+  closed: isSet(row.closed),
+  nextDeadline: row.next_deadline,
+  machineVersion: row.machine_version,
+  snapshot: row.snapshot,
+  adoptionError: row.adoption_error,
+  takerEscrow: row.taker_escrow,
+  makerEscrow: row.maker_escrow,
+  watch: row.watch,
+  seen: row.seen,
+  hold: holdFromRow(row),
+  running: isSet(row.running),
+  effectAttempts: row.effect_attempts,
+});
+
+/** The rest index's columns, in this order (read as arrays: the index can hold 100,000 trades). */
+export const REST_COLUMNS =
+  'trade_id, taker_wallet, taker_escrow, maker_escrow, watch, seen, hold_mint, hold_raw, hold_until_ms';
+
+export type RestRow = [
+  tradeId: string,
+  takerWallet: string,
+  takerEscrow: string,
+  makerEscrow: string,
+  watch: number,
+  seen: string,
+  holdMint: string | null,
+  holdRaw: string | null,
+  holdUntilMs: number | null,
+];
+
+export const restEntryFromRow = ([
+  tradeId,
+  takerWallet,
+  takerEscrow,
+  makerEscrow,
+  watch,
+  seen,
+  holdMint,
+  holdRaw,
+  holdUntilMs,
+]: RestRow): RestEntry => ({
+  tradeId,
+  takerWallet,
+  takerEscrow,
+  makerEscrow,
+  watch,
+  seen,
+  hold:
+    holdMint !== null && holdRaw !== null && holdUntilMs !== null
+      ? { mint: holdMint, raw: BigInt(holdRaw), untilMs: holdUntilMs }
+      : null,
+});
+
+export interface EventRow {
+  seq: number;
+  trade_id: string;
+  run_id: string;
+  at: string;
+  type: string;
+  status: SettlementStatus;
+  substate: string;
+  payload: string;
+}
+
+export const eventFromRow = (row: EventRow): TradeEventRecord => ({
+  seq: row.seq,
+  tradeId: row.trade_id,
+  runId: row.run_id,
+  at: row.at,
+  type: row.type,
+  status: row.status,
+  substate: row.substate,
+  payload: JSON.parse(row.payload) as Record<string, unknown>,
+});
+
+export interface LedgerRow {
+  entry_id: number;
+  trade_id: string;
+  movement: LedgerEntry['movement'];
+  signature: string;
+  mint: string;
+  account: LedgerEntry['account'];
+  side: LedgerEntry['side'];
+  amount_raw: string;
+  at: string;
+}
+
+export const ledgerFromRow = (row: LedgerRow): StoredLedgerEntry => ({
+  entryId: row.entry_id,
+  tradeId: row.trade_id,
+  movement: row.movement,
+  signature: row.signature,
+  mint: row.mint,
+  account: row.account,
+  side: row.side,
+  amountRaw: BigInt(row.amount_raw),
+  at: row.at,
+});

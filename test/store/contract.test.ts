@@ -1,0 +1,1005 @@
+// The store port's contract, held by both implementations: what each query answers, which writes are
+// all-or-nothing, which constraints hold however the runtime above behaves, and what survives a reopen.
+// Every case runs on SQLite (a temp file) and on PostgreSQL (a fresh database on the run's throwaway
+// server). Trades are built from the machine's real first snapshot, as a settlement start builds them.
+import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { TradeInput } from '../../machines/index.ts';
+import type { LedgerEntry } from '../../src/ledger/index.ts';
+import {
+  type NewTradeEvent,
+  openStore,
+  type QuoteRecord,
+  type Store,
+  type StoreWrite,
+  type TradeRecord,
+  type TradeUpdate,
+} from '../../src/store/index.ts';
+import { hash32FromBytes } from '../../src/vocabulary/index.ts';
+import { SOL_MINT as SOL, USDC_MINT as USDC } from '../support/mints.ts';
+import { POSTGRES_TESTS, testDatabaseUrl } from '../support/postgres.ts';
+import {
+  commitAll,
+  NOW,
+  postgresDatabaseWithLocale,
+  quoteRecord,
+  STORE_ENGINES,
+  startedEvent,
+  type TestDatabase,
+  tradeRecord,
+  wallet,
+} from './fixtures.ts';
+
+const RUN = randomUUID();
+
+describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('the %s store', (_, engine) => {
+  let database: TestDatabase;
+  let store: Store;
+  /** Every store a test opened, closed after it. */
+  let opened: Store[];
+
+  const open = async () => {
+    const next = await database.open();
+    opened.push(next);
+    return next;
+  };
+
+  beforeEach(async (context) => {
+    if (!engine.available) context.skip();
+    opened = [];
+    database = await engine.database();
+    store = await open();
+    await store.insertRun({
+      runId: RUN,
+      version: 'test',
+      startedAt: new Date().toISOString(),
+      stoppedAt: null,
+    });
+  });
+
+  afterEach(async () => {
+    if (!engine.available) return;
+    for (const each of opened) await each.close();
+    database.remove();
+  });
+
+  const quote = (overrides: Partial<QuoteRecord> = {}) => quoteRecord(RUN, overrides);
+
+  const createTrade = (trade: TradeRecord): StoreWrite => ({
+    kind: 'createTrade',
+    trade,
+    event: startedEvent(trade),
+  });
+
+  const transition = (
+    update: TradeUpdate,
+    events: NewTradeEvent[] = [],
+    ledger: LedgerEntry[] = [],
+  ): StoreWrite => ({ kind: 'saveTransition', update, events, ledger });
+
+  /** A quote and its trade, both stored. */
+  async function storedTrade(
+    overrides: Partial<TradeInput> = {},
+    quoteOverrides: Partial<QuoteRecord> = {},
+  ): Promise<TradeRecord> {
+    const q = quote(quoteOverrides);
+    const trade = tradeRecord(q, overrides);
+    await commitAll(store, { kind: 'insertQuote', quote: q }, createTrade(trade));
+    return trade;
+  }
+
+  /** The trade after a transition that changes only the given columns (the snapshot stays as it was). */
+  async function moved(trade: TradeRecord, change: Partial<TradeUpdate>): Promise<TradeRecord> {
+    const update = { ...trade, updatedAt: new Date().toISOString(), ...change };
+    await commitAll(store, transition(update));
+    return { ...update, adoptionError: null };
+  }
+
+  /** The trade's snapshot with its current effect failed `attempts` times in a row. */
+  const failing = (trade: TradeRecord, effect: string, attempts: number) => {
+    const snapshot = JSON.parse(trade.snapshot) as { context: Record<string, unknown> };
+    snapshot.context.effectError = { effect, message: 'chain unreachable', attempts, retryAt: NOW + 60 };
+    return moved(trade, { snapshot: JSON.stringify(snapshot), effectAttempts: attempts });
+  };
+
+  const ids = (trades: readonly TradeRecord[]) => trades.map((t) => t.tradeId);
+  const sorted = (values: readonly string[]) => [...values].sort();
+
+  describe('runs', () => {
+    test('runs list in start order, and a stopped run keeps its stop time', async () => {
+      const later = {
+        runId: randomUUID(),
+        version: 'v2',
+        startedAt: '2999-01-01T00:00:00.000Z',
+        stoppedAt: null,
+      };
+      await store.insertRun(later);
+      await store.stopRun(RUN, '2100-01-01T00:00:00.000Z');
+      const runs = await store.listRuns();
+      expect(runs.map((r) => r.runId)).toEqual([RUN, later.runId]);
+      expect(runs[0]?.stoppedAt).toBe('2100-01-01T00:00:00.000Z');
+      expect(runs[1]).toEqual(later);
+    });
+  });
+
+  describe('quotes', () => {
+    test('a quote reads back exactly, amounts as bigints', async () => {
+      const q = quote({ outputRaw: 2n ** 63n - 1n });
+      await commitAll(store, { kind: 'insertQuote', quote: q });
+      expect(await store.getQuote(q.quoteId)).toEqual(q);
+    });
+
+    test('amounts above 2^63 round-trip exactly: quotes, recorded prices, holds and ledger entries', async () => {
+      const huge = 2n ** 64n + 1n;
+      const trade = await storedTrade(
+        { outputAmountRaw: (2n ** 64n - 1n).toString() },
+        {
+          inputRaw: 2n ** 63n,
+          outputRaw: 2n ** 64n - 1n,
+          inputPrice: {
+            source: 'static',
+            account: null,
+            feedId: null,
+            price: huge,
+            conf: huge,
+            exponent: 0,
+            emaPrice: huge,
+            publishTime: NOW,
+          },
+        },
+      );
+      expect(await store.getQuote(trade.quoteId)).toMatchObject({
+        inputRaw: 2n ** 63n,
+        outputRaw: 2n ** 64n - 1n,
+        inputPrice: { price: huge, conf: huge, emaPrice: huge },
+      });
+      expect((await store.getTrade(trade.tradeId))?.hold?.raw).toBe(2n ** 64n - 1n);
+      expect((await store.restIndex())[0]?.hold?.raw).toBe(2n ** 64n - 1n);
+      const entry: LedgerEntry = {
+        movement: 'taker_lock',
+        signature: 'sig',
+        mint: USDC,
+        account: 'taker',
+        side: 'credit',
+        amountRaw: 2n ** 128n + 7n,
+      };
+      await commitAll(store, transition(trade, [], [entry]));
+      expect((await store.ledger(trade.tradeId))[0]?.amountRaw).toBe(2n ** 128n + 7n);
+    });
+
+    test('open quotes are the unused ones that have not expired', async () => {
+      const now = Date.now();
+      const open = quote({ expiresAtMs: now + 1_000 });
+      const expired = quote({ expiresAtMs: now - 1 });
+      const used = quote({ expiresAtMs: now + 1_000 });
+      const trade = tradeRecord(used);
+      await commitAll(
+        store,
+        ...[open, expired, used].map((q): StoreWrite => ({ kind: 'insertQuote', quote: q })),
+        createTrade(trade),
+      );
+      expect((await store.openQuotes(now)).map((q) => q.quoteId)).toEqual([open.quoteId]);
+      expect((await store.getQuote(used.quoteId))?.usedByTradeId).toBe(trade.tradeId);
+    });
+
+    test('an unknown quote reads as undefined', async () => {
+      expect(await store.getQuote(randomUUID())).toBeUndefined();
+    });
+  });
+
+  describe('creating a trade', () => {
+    test('stores the trade, marks its quote used and writes its first event, in one write', async () => {
+      const trade = await storedTrade();
+      expect(await store.getTrade(trade.tradeId)).toEqual(trade);
+      expect((await store.findTradeByQuote(trade.quoteId))?.tradeId).toBe(trade.tradeId);
+      expect((await store.findTradeBySecretHash(trade.secretHash))?.tradeId).toBe(trade.tradeId);
+      expect((await store.tradeEvents(trade.tradeId)).map((e) => e.type)).toEqual(['SETTLEMENT_STARTED']);
+    });
+
+    test('the snapshot comes back as the exact string written', async () => {
+      const trade = await storedTrade();
+      // Keys out of order and spacing JSON.stringify would never write: a store that parses it changes it.
+      const snapshot = '{"value":{"pending":"awaitingLock"},  "context":{"b":1,"a":"\\u0000é"}}';
+      await commitAll(store, transition({ ...trade, snapshot }));
+      expect((await store.getTrade(trade.tradeId))?.snapshot).toBe(snapshot);
+    });
+
+    test('a second trade of the same quote is refused as a conflict and leaves nothing behind', async () => {
+      const first = await storedTrade();
+      const q = (await store.getQuote(first.quoteId)) as QuoteRecord;
+      const second = tradeRecord(q);
+      const [outcome] = await store.commit([createTrade(second)]);
+      expect(outcome).toEqual({
+        ok: false,
+        message: `quote ${q.quoteId} is already used`,
+        conflict: 'quote_used',
+      });
+      expect(await store.getTrade(second.tradeId)).toBeUndefined();
+      expect(await store.tradeEvents(second.tradeId)).toEqual([]);
+      expect((await store.getQuote(q.quoteId))?.usedByTradeId).toBe(first.tradeId);
+    });
+
+    test('a trade of an unknown quote is refused', async () => {
+      const orphan = tradeRecord(quote());
+      const [outcome] = await store.commit([createTrade(orphan)]);
+      expect(outcome).toMatchObject({ ok: false, message: `quote ${orphan.quoteId} is already used` });
+      expect(await store.getTrade(orphan.tradeId)).toBeUndefined();
+    });
+
+    test('a secret hash is used by one trade only, ever: a second is refused as a conflict', async () => {
+      const first = await storedTrade();
+      const q = quote();
+      await commitAll(store, { kind: 'insertQuote', quote: q });
+      const again = tradeRecord(q, { secretHash: first.secretHash });
+      const [outcome] = await store.commit([createTrade(again)]);
+      expect(outcome).toMatchObject({ ok: false, conflict: 'secret_hash_used' });
+      expect((await store.getQuote(q.quoteId))?.usedByTradeId).toBeNull();
+      expect(await store.getTrade(again.tradeId)).toBeUndefined();
+    });
+
+    test('an unknown trade, secret hash or quote finds nothing', async () => {
+      await storedTrade();
+      expect(await store.getTrade(randomUUID())).toBeUndefined();
+      expect(await store.findTradeBySecretHash(hash32FromBytes(randomBytes(32)))).toBeUndefined();
+      expect(await store.findTradeByQuote(randomUUID())).toBeUndefined();
+    });
+  });
+
+  describe('transitions', () => {
+    const entry = (trade: TradeRecord, signature: string): LedgerEntry => ({
+      movement: 'taker_lock',
+      signature,
+      mint: trade.snapshot.includes(SOL) ? SOL : USDC,
+      account: 'taker',
+      side: 'credit',
+      amountRaw: 5n,
+    });
+
+    test('the snapshot, its events and its ledger entries land together', async () => {
+      const trade = await storedTrade();
+      const update = { ...trade, updatedAt: new Date().toISOString(), substate: 'pending.lockSubmitted' };
+      await commitAll(
+        store,
+        transition(update, [{ ...startedEvent(trade), type: 'LOCK_SUBMITTED' }], [entry(trade, 'sig-1')]),
+      );
+      expect((await store.getTrade(trade.tradeId))?.substate).toBe('pending.lockSubmitted');
+      expect((await store.tradeEvents(trade.tradeId)).map((e) => e.type)).toEqual([
+        'SETTLEMENT_STARTED',
+        'LOCK_SUBMITTED',
+      ]);
+      const [stored] = await store.ledger(trade.tradeId);
+      expect(stored).toEqual({
+        ...entry(trade, 'sig-1'),
+        entryId: expect.any(Number),
+        tradeId: trade.tradeId,
+        at: update.updatedAt,
+      });
+    });
+
+    test('a transition clears the adoption mark and records its run as the owner', async () => {
+      const trade = await storedTrade();
+      await store.markUnadoptable('chain unreachable');
+      const next = randomUUID();
+      await store.insertRun({
+        runId: next,
+        version: 'test',
+        startedAt: new Date().toISOString(),
+        stoppedAt: null,
+      });
+      const after = await moved(trade, { ownerRunId: next, watch: 3, running: true, nextDeadline: NOW + 5 });
+      expect(await store.getTrade(trade.tradeId)).toEqual(after);
+    });
+
+    test('a ledger entry posted again is stored once: a replayed transition cannot double-count', async () => {
+      const trade = await storedTrade();
+      await commitAll(store, transition(trade, [], [entry(trade, 'sig-1')]));
+      await commitAll(store, transition(trade, [], [entry(trade, 'sig-1'), entry(trade, 'sig-2')]));
+      expect((await store.ledger(trade.tradeId)).map((e) => e.signature)).toEqual(['sig-1', 'sig-2']);
+    });
+
+    test('the whole ledger reads in posting order across trades', async () => {
+      const [a, b] = [await storedTrade(), await storedTrade()];
+      await commitAll(store, transition(a, [], [entry(a, 'a-1')]));
+      await commitAll(store, transition(b, [], [entry(b, 'b-1')]));
+      await commitAll(store, transition(a, [], [entry(a, 'a-2')]));
+      const ledger = await store.ledger();
+      expect(ledger.map((e) => e.signature)).toEqual(['a-1', 'b-1', 'a-2']);
+      expect(ledger.map((e) => e.tradeId)).toEqual([a.tradeId, b.tradeId, a.tradeId]);
+      expect(
+        ledger.every((e, i) => i === 0 || e.entryId > (ledger[i - 1] as { entryId: number }).entryId),
+      ).toBe(true);
+    });
+
+    test('a transition that cannot be stored whole leaves no part behind', async () => {
+      const trade = await storedTrade();
+      const update = { ...trade, substate: 'pending.lockSubmitted' };
+      // An event of a trade that does not exist breaks a foreign key after the snapshot was written.
+      const orphan = { ...startedEvent(trade), tradeId: randomUUID(), type: 'LOCK_SUBMITTED' };
+      const [outcome] = await store.commit([
+        transition(
+          update,
+          [{ ...startedEvent(trade), type: 'LOCK_SUBMITTED' }, orphan],
+          [entry(trade, 'sig-1')],
+        ),
+      ]);
+      expect(outcome?.ok).toBe(false);
+      expect((await store.getTrade(trade.tradeId))?.substate).toBe(trade.substate);
+      expect(await store.tradeEvents(trade.tradeId)).toHaveLength(1);
+      expect(await store.ledger(trade.tradeId)).toEqual([]);
+    });
+
+    test('a transition of a trade that does not exist is refused', async () => {
+      const ghost = tradeRecord(quote());
+      const [outcome] = await store.commit([transition(ghost)]);
+      expect(outcome).toEqual({ ok: false, message: `trade ${ghost.tradeId} does not exist` });
+    });
+
+    test('notes about a trade append events without touching it', async () => {
+      const trade = await storedTrade();
+      const intent = {
+        ...startedEvent(trade),
+        type: 'TX_INTENT',
+        payload: { effect: 'makerLock', n: 2 ** 53 - 1 },
+      };
+      await commitAll(store, { kind: 'appendEvents', events: [intent, { ...intent, type: 'TX_SENT' }] });
+      const events = await store.tradeEvents(trade.tradeId);
+      expect(events.map((e) => e.type)).toEqual(['SETTLEMENT_STARTED', 'TX_INTENT', 'TX_SENT']);
+      expect(events[1]).toEqual({ ...intent, seq: expect.any(Number) });
+      expect(await store.getTrade(trade.tradeId)).toEqual(trade);
+    });
+
+    test('setting what a trade saw, or its wake time, changes that alone; unknown trades change nothing', async () => {
+      const trade = await storedTrade();
+      await commitAll(
+        store,
+        { kind: 'setSeen', tradeId: trade.tradeId, seen: 'fingerprint' },
+        { kind: 'setWake', tradeId: trade.tradeId, at: NOW + 42 },
+        { kind: 'setSeen', tradeId: randomUUID(), seen: 'x' },
+        { kind: 'setWake', tradeId: randomUUID(), at: 1 },
+        { kind: 'claimTrade', tradeId: randomUUID(), runId: RUN },
+      );
+      expect(await store.getTrade(trade.tradeId)).toEqual({
+        ...trade,
+        seen: 'fingerprint',
+        nextDeadline: NOW + 42,
+      });
+    });
+  });
+
+  describe('one batch, one transaction', () => {
+    test('a write failing inside a batch rolls back alone; the writes around it are stored', async () => {
+      const first = quote();
+      const after = quote();
+      const duplicate = { ...quote(), quoteId: first.quoteId };
+      const outcomes = await store.commit([
+        { kind: 'insertQuote', quote: first },
+        { kind: 'insertQuote', quote: duplicate },
+        { kind: 'insertQuote', quote: after },
+      ]);
+      expect(outcomes.map((o) => o.ok)).toEqual([true, false, true]);
+      expect(await store.getQuote(first.quoteId)).toEqual(first);
+      expect(await store.getQuote(after.quoteId)).toEqual(after);
+    });
+
+    test('a write of several statements failing mid-way leaves none of them, and its neighbours stand', async () => {
+      const taken = await storedTrade();
+      const q = quote();
+      // Marks its quote used, then meets the taken secret hash: the mark must go with it.
+      const clash = tradeRecord(q, { secretHash: taken.secretHash });
+      const fineQuote = quote();
+      const fine = tradeRecord(fineQuote);
+      const outcomes = await store.commit([
+        { kind: 'insertQuote', quote: q },
+        createTrade(clash),
+        { kind: 'insertQuote', quote: fineQuote },
+        createTrade(fine),
+      ]);
+      expect(outcomes.map((o) => o.ok)).toEqual([true, false, true, true]);
+      expect((await store.getQuote(q.quoteId))?.usedByTradeId).toBeNull();
+      expect(await store.getTrade(clash.tradeId)).toBeUndefined();
+      expect(await store.tradeEvents(clash.tradeId)).toEqual([]);
+      expect(await store.getTrade(fine.tradeId)).toEqual(fine);
+    });
+
+    test('every write of a batch fails: the commit still resolves, with every failure', async () => {
+      const ghost = tradeRecord(quote());
+      const outcomes = await store.commit([transition(ghost), createTrade(ghost)]);
+      expect(outcomes.map((o) => o.ok)).toEqual([false, false]);
+    });
+
+    test('an empty batch commits nothing and answers nothing', async () => {
+      expect(await store.commit([])).toEqual([]);
+    });
+
+    test('a closed store refuses a commit, storing nothing', async () => {
+      const q = quote();
+      await store.close();
+      expect(store.isOpen).toBe(false);
+      await expect(store.commit([{ kind: 'insertQuote', quote: q }])).rejects.toThrow();
+      store = await open();
+      expect(await store.getQuote(q.quoteId)).toBeUndefined();
+    });
+  });
+
+  describe('two stores over one database', () => {
+    test('racing starts of one quote: one trade wins, the other is a conflict', async () => {
+      const other = await open();
+      const q = quote();
+      await commitAll(store, { kind: 'insertQuote', quote: q });
+      const [a, b] = [tradeRecord(q), tradeRecord(q)];
+      const outcomes = await Promise.all([store.commit([createTrade(a)]), other.commit([createTrade(b)])]);
+      const wins = outcomes.flat().filter((o) => o.ok);
+      expect(wins).toHaveLength(1);
+      expect(outcomes.flat().find((o) => !o.ok)).toMatchObject({ conflict: 'quote_used' });
+      const winner = outcomes[0]?.[0]?.ok ? a : b;
+      expect((await other.getQuote(q.quoteId))?.usedByTradeId).toBe(winner.tradeId);
+    });
+
+    test('racing starts with one secret hash: one trade wins, the other is a conflict', async () => {
+      const other = await open();
+      const [qa, qb] = [quote(), quote()];
+      await commitAll(store, { kind: 'insertQuote', quote: qa }, { kind: 'insertQuote', quote: qb });
+      const secretHash = hash32FromBytes(randomBytes(32));
+      const [a, b] = [tradeRecord(qa, { secretHash }), tradeRecord(qb, { secretHash })];
+      const outcomes = await Promise.all([store.commit([createTrade(a)]), other.commit([createTrade(b)])]);
+      expect(
+        outcomes
+          .flat()
+          .map((o) => o.ok)
+          .sort(),
+      ).toEqual([false, true]);
+      expect(outcomes.flat().find((o) => !o.ok)).toMatchObject({ conflict: 'secret_hash_used' });
+      expect((await store.findTradeBySecretHash(secretHash))?.tradeId).toBeDefined();
+    });
+  });
+
+  describe("the virtual-actor runtime's indexes", () => {
+    test('wake times: due trades earliest first, bounded; cleared wakes are never due', async () => {
+      const wakes = [30, 10, 20, 40];
+      const trades: TradeRecord[] = [];
+      for (const _ of wakes) trades.push(await storedTrade());
+      await commitAll(
+        store,
+        ...trades.map(
+          (trade, i): StoreWrite => ({ kind: 'setWake', tradeId: trade.tradeId, at: wakes[i] ?? null }),
+        ),
+        { kind: 'setWake', tradeId: (trades[3] as TradeRecord).tradeId, at: null },
+      );
+      const [t30, t10, t20] = ids(trades);
+      expect(await store.dueTrades(35, 10)).toEqual([t10, t20, t30]);
+      expect(await store.dueTrades(35, 2)).toEqual([t10, t20]);
+      expect(await store.dueTrades(9, 10)).toEqual([]);
+      expect(await store.earliestWake()).toBe(10);
+    });
+
+    test('closed and unadoptable trades are never due, and no wake at all reads as null', async () => {
+      const [open, closing] = [await storedTrade(), await storedTrade()];
+      await moved(closing, { status: 'failed', substate: 'failed', closed: true, nextDeadline: 5 });
+      await commitAll(store, { kind: 'setWake', tradeId: open.tradeId, at: 7 });
+      expect(await store.dueTrades(NOW, 10)).toEqual([open.tradeId]);
+      await store.markUnadoptable('chain unreachable');
+      expect(await store.dueTrades(NOW, 10)).toEqual([]);
+      expect(await store.earliestWake()).toBeNull();
+    });
+
+    test('the rest index has what the watcher and the book need of every owned trade, without snapshots', async () => {
+      const trade = await storedTrade();
+      const closed = await storedTrade();
+      await moved(closed, { status: 'failed', substate: 'failed', closed: true, hold: null });
+      await commitAll(store, { kind: 'setSeen', tradeId: trade.tradeId, seen: 'fingerprint' });
+      expect(await store.restIndex()).toEqual([
+        {
+          tradeId: trade.tradeId,
+          takerWallet: trade.takerWallet,
+          takerEscrow: trade.takerEscrow,
+          makerEscrow: trade.makerEscrow,
+          watch: trade.watch,
+          seen: 'fingerprint',
+          hold: trade.hold,
+        },
+      ]);
+    });
+
+    test('trades stored with an effect in flight are the running ones, owned and unclosed', async () => {
+      const [running, idle, closed] = [await storedTrade(), await storedTrade(), await storedTrade()];
+      await moved(running, { running: true });
+      await moved(closed, { running: true, closed: true, status: 'redeemed', substate: 'redeemed' });
+      expect(await store.runningTrades()).toEqual([running.tradeId]);
+      expect(idle.running).toBe(false);
+      await store.markUnadoptable('chain unreachable');
+      expect(await store.runningTrades()).toEqual([]);
+    });
+
+    test('a run that cannot reach the chain marks every unclosed trade unadoptable; the next run claims them back', async () => {
+      const trades = [await storedTrade(), await storedTrade()];
+      const closed = await storedTrade();
+      await moved(closed, { status: 'redeemed', substate: 'redeemed', closed: true });
+      expect(await store.markUnadoptable('chain unreachable')).toBe(2);
+      expect(await store.restIndex()).toEqual([]);
+      expect(await store.unadoptableTradeCount()).toBe(2);
+      expect((await store.getTrade((trades[0] as TradeRecord).tradeId))?.adoptionError).toBe(
+        'chain unreachable',
+      );
+      expect((await store.getTrade(closed.tradeId))?.adoptionError).toBeNull();
+      expect(await store.claimUnclosed()).toBe(2);
+      expect(await store.unadoptableTradeCount()).toBe(0);
+      expect(sorted((await store.restIndex()).map((e) => e.tradeId))).toEqual(sorted(ids(trades)));
+    });
+
+    test('claiming counts every owned trade, marked before or not', async () => {
+      const marked = await storedTrade();
+      await store.markUnadoptable('chain unreachable');
+      await storedTrade();
+      expect(await store.claimUnclosed()).toBe(2);
+      expect(await store.claimUnclosed()).toBe(2);
+      expect((await store.getTrade(marked.tradeId))?.adoptionError).toBeNull();
+    });
+
+    test('one unadoptable trade is claimed by /resume alone; a closed one cannot be claimed', async () => {
+      const [a, b] = [await storedTrade(), await storedTrade()];
+      const closed = await storedTrade();
+      await moved(closed, { status: 'failed', substate: 'failed', closed: true });
+      await store.markUnadoptable('chain unreachable');
+      const next = randomUUID();
+      await store.insertRun({
+        runId: next,
+        version: 'test',
+        startedAt: new Date().toISOString(),
+        stoppedAt: null,
+      });
+      await commitAll(
+        store,
+        { kind: 'claimTrade', tradeId: a.tradeId, runId: next },
+        { kind: 'claimTrade', tradeId: closed.tradeId, runId: next },
+      );
+      expect((await store.restIndex()).map((e) => e.tradeId)).toEqual([a.tradeId]);
+      expect((await store.getTrade(a.tradeId))?.ownerRunId).toBe(next);
+      expect((await store.getTrade(b.tradeId))?.adoptionError).toBe('chain unreachable');
+      expect((await store.getTrade(closed.tradeId))?.ownerRunId).toBe(RUN);
+    });
+
+    test('a wallet counts its pending and initiated trades only', async () => {
+      const taker = wallet();
+      const pending = await storedTrade({ takerWallet: taker }, { takerWallet: taker });
+      const initiated = await storedTrade({ takerWallet: taker }, { takerWallet: taker });
+      await moved(initiated, { status: 'initiated', substate: 'initiated.awaitingMakerLock' });
+      await storedTrade();
+      expect(await store.liveTradeCount(taker)).toBe(2);
+      await moved(pending, { status: 'failed', substate: 'failed' });
+      expect(await store.liveTradeCount(taker)).toBe(1);
+      expect(await store.liveTradeCount(wallet())).toBe(0);
+    });
+
+    test('owned trades count by status and substate, in that order; closed and unadoptable ones do not count', async () => {
+      const [a, b, c, d] = [
+        await storedTrade(),
+        await storedTrade(),
+        await storedTrade(),
+        await storedTrade(),
+      ];
+      await moved(a, { status: 'initiated', substate: 'initiated.makerLocked' });
+      await moved(b, { status: 'initiated', substate: 'initiated.awaitingMakerLock' });
+      await moved(c, { status: 'redeemed', substate: 'redeemed', closed: true });
+      expect(await store.ownedTradeCounts()).toEqual([
+        { status: 'initiated', substate: 'initiated.awaitingMakerLock', count: 1 },
+        { status: 'initiated', substate: 'initiated.makerLocked', count: 1 },
+        { status: 'pending', substate: d.substate, count: 1 },
+      ]);
+      await store.markUnadoptable('chain unreachable');
+      expect(await store.ownedTradeCounts()).toEqual([]);
+    });
+
+    test('failing trades: owned ones whose effect failed often enough, worst first, bounded, counted by effect', async () => {
+      const trades: TradeRecord[] = [];
+      for (let i = 0; i < 5; i++) trades.push(await storedTrade());
+      const [twice, often, oftenToo, once, closed] = trades as [
+        TradeRecord,
+        TradeRecord,
+        TradeRecord,
+        TradeRecord,
+        TradeRecord,
+      ];
+      await failing(twice, 'makerLock', 2);
+      await failing(often, 'makerRedeem', 7);
+      await failing(oftenToo, 'makerLock', 7);
+      await failing(once, 'makerLock', 1);
+      const closedFailing = await failing(closed, 'makerRefund', 9);
+      await moved(closedFailing, { closed: true, status: 'refunded', substate: 'refunded' });
+
+      const worst = await store.failingTrades(2, 10);
+      expect(ids(worst)).toEqual([...sorted([often.tradeId, oftenToo.tradeId]), twice.tradeId]);
+      expect(worst[2]?.effectAttempts).toBe(2);
+      expect(JSON.parse(worst[2]?.snapshot ?? '{}').context.effectError.effect).toBe('makerLock');
+      expect(await store.failingTrades(2, 1)).toHaveLength(1);
+      const byEffect = async (min: number) =>
+        (await store.failingEffectCounts(min)).sort((a, b) => a.effect.localeCompare(b.effect));
+      expect(await byEffect(2)).toEqual([
+        { effect: 'makerLock', count: 2 },
+        { effect: 'makerRedeem', count: 1 },
+      ]);
+      expect(await store.failingEffectCounts(8)).toEqual([]);
+      await store.markUnadoptable('chain unreachable');
+      expect(await store.failingTrades(1, 10)).toEqual([]);
+      expect(await store.failingEffectCounts(1)).toEqual([]);
+    });
+
+    test('settling snapshots are those of unclosed trades past pending, as written', async () => {
+      const [pending, initiated, failedOpen, closed] = [
+        await storedTrade(),
+        await storedTrade(),
+        await storedTrade(),
+        await storedTrade(),
+      ];
+      const snapshotOf = (trade: TradeRecord) =>
+        JSON.stringify({ ...JSON.parse(trade.snapshot), tag: trade.tradeId });
+      await moved(initiated, {
+        status: 'initiated',
+        substate: 'initiated.makerLocked',
+        snapshot: snapshotOf(initiated),
+      });
+      // Failed with the taker's funds still in escrow: not closed, so it still counts.
+      await moved(failedOpen, { status: 'failed', substate: 'failed', snapshot: snapshotOf(failedOpen) });
+      await moved(closed, {
+        status: 'redeemed',
+        substate: 'redeemed',
+        closed: true,
+        snapshot: snapshotOf(closed),
+      });
+      expect(pending.status).toBe('pending');
+      expect(sorted(await store.settlingSnapshots())).toEqual(
+        sorted([snapshotOf(initiated), snapshotOf(failedOpen)]),
+      );
+    });
+
+    test('per run: trades it created, and trades it owns now or owned last', async () => {
+      const current = randomUUID();
+      await store.insertRun({
+        runId: current,
+        version: 'test',
+        startedAt: new Date().toISOString(),
+        stoppedAt: null,
+      });
+      const open = await storedTrade();
+      const closedEarlier = await storedTrade();
+      await moved(closedEarlier, { status: 'redeemed', substate: 'redeemed', closed: true });
+      const mine = await storedTrade({ runId: current });
+      const counts = async () =>
+        Object.fromEntries((await store.tradeCounts(current)).map(({ runId, ...c }) => [runId, c]));
+      expect(await counts()).toEqual({
+        [RUN]: { created: 2, owned: 1 },
+        [current]: { created: 1, owned: 2 },
+      });
+
+      await store.markUnadoptable('chain unreachable');
+      expect(await counts()).toEqual({
+        [RUN]: { created: 2, owned: 2 },
+        [current]: { created: 1, owned: 1 },
+      });
+
+      await commitAll(store, { kind: 'claimTrade', tradeId: open.tradeId, runId: current });
+      expect(await counts()).toEqual({
+        [RUN]: { created: 2, owned: 1 },
+        [current]: { created: 1, owned: 2 },
+      });
+      expect(mine.ownerRunId).toBe(current);
+    });
+  });
+
+  describe('reading trades and events', () => {
+    test('pages by creation, filtered by wallet and status, never skipping or repeating a trade', async () => {
+      const taker = wallet();
+      const mine: TradeRecord[] = [];
+      for (let i = 0; i < 5; i++)
+        mine.push(await storedTrade({ takerWallet: taker }, { takerWallet: taker }));
+      await storedTrade();
+      const seen: string[] = [];
+      let after: { createdAt: string; tradeId: string } | undefined;
+      for (;;) {
+        const page = await store.listTrades({ takerWallet: taker, status: 'pending', after, limit: 2 });
+        if (page.length === 0) break;
+        seen.push(...ids(page));
+        const last = page[page.length - 1] as TradeRecord;
+        after = { createdAt: last.createdAt, tradeId: last.tradeId };
+      }
+      // The store's order: creation time, then trade id (trades made in the same millisecond sort by id).
+      const byCreation = [...mine].sort((a, b) =>
+        a.createdAt === b.createdAt
+          ? a.tradeId.localeCompare(b.tradeId)
+          : a.createdAt.localeCompare(b.createdAt),
+      );
+      expect(seen).toEqual(ids(byCreation));
+      expect(await store.listTrades({ takerWallet: taker, status: 'redeemed', limit: 10 })).toEqual([]);
+    });
+
+    test('one creation time: trades order by id, compared bytewise, and pages resume inside the tie', async () => {
+      const createdAt = '2030-01-01T00:00:00.000Z';
+      // Ids whose bytewise order differs from a locale's (case, punctuation): the store must keep bytes.
+      // (ASCII: JavaScript's default sort, by UTF-16 code units, is their byte order.)
+      const tradeIds = ['b-1', 'B-2', 'a_3', 'A.4', '_5', 'a-6'];
+      for (const tradeId of tradeIds) {
+        const q = quote();
+        await commitAll(
+          store,
+          { kind: 'insertQuote', quote: q },
+          createTrade({ ...tradeRecord(q), tradeId, createdAt }),
+        );
+      }
+      const bytewise = [...tradeIds].sort();
+      expect(bytewise).toEqual(['A.4', 'B-2', '_5', 'a-6', 'a_3', 'b-1']);
+      expect(ids(await store.listTrades({ limit: 10 }))).toEqual(bytewise);
+      const page = await store.listTrades({ after: { createdAt, tradeId: bytewise[2] as string }, limit: 2 });
+      expect(ids(page)).toEqual(bytewise.slice(3, 5));
+    });
+
+    test('filters by the run that created a trade, and by the run that owns it', async () => {
+      const other = randomUUID();
+      await store.insertRun({
+        runId: other,
+        version: 'test',
+        startedAt: new Date().toISOString(),
+        stoppedAt: null,
+      });
+      const ours = await storedTrade();
+      const theirs = await storedTrade({ runId: other });
+      const closedByThem = await storedTrade();
+      await moved(closedByThem, { ownerRunId: other, status: 'failed', substate: 'failed', closed: true });
+      const closedByUs = await storedTrade();
+      await moved(closedByUs, { status: 'failed', substate: 'failed', closed: true });
+      expect(sorted(ids(await store.listTrades({ runId: other, limit: 10 })))).toEqual([theirs.tradeId]);
+      // Owned by RUN: every unclosed adoptable trade, and the closed ones it owned.
+      expect(sorted(ids(await store.listTrades({ ownedBy: RUN, limit: 10 })))).toEqual(
+        sorted([ours.tradeId, theirs.tradeId, closedByUs.tradeId]),
+      );
+      await store.markUnadoptable('chain unreachable');
+      expect(ids(await store.listTrades({ ownedBy: RUN, limit: 10 }))).toEqual([closedByUs.tradeId]);
+      expect(ids(await store.listTrades({ ownedBy: other, limit: 10 }))).toEqual([closedByThem.tradeId]);
+    });
+
+    test('the event log reads in seq order after a position, bounded, and knows its newest seq', async () => {
+      expect(await store.lastEventSeq()).toBe(0);
+      expect(await store.events(0, 10)).toEqual([]);
+      const trades = [await storedTrade(), await storedTrade(), await storedTrade()];
+      const all = await store.events(0, 10);
+      expect(all.map((e) => e.tradeId)).toEqual(ids(trades));
+      const seqs = all.map((e) => e.seq);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      expect(seqs.every(Number.isSafeInteger)).toBe(true);
+      expect(await store.lastEventSeq()).toBe(seqs[2]);
+      expect((await store.events(seqs[0] as number, 1)).map((e) => e.tradeId)).toEqual([trades[1]?.tradeId]);
+      expect(await store.events(seqs[0] as number, 5)).toEqual(all.slice(1));
+      expect(await store.events(seqs[2] as number, 5)).toEqual([]);
+      expect(all[0]).toEqual({ ...startedEvent(trades[0] as TradeRecord), seq: seqs[0] });
+    });
+
+    test("a trade's events read in seq order, only its own", async () => {
+      const [a, b] = [await storedTrade(), await storedTrade()];
+      const note = (trade: TradeRecord, type: string) => ({ ...startedEvent(trade), type });
+      await commitAll(store, { kind: 'appendEvents', events: [note(a, 'A1'), note(b, 'B1'), note(a, 'A2')] });
+      expect((await store.tradeEvents(a.tradeId)).map((e) => e.type)).toEqual([
+        'SETTLEMENT_STARTED',
+        'A1',
+        'A2',
+      ]);
+    });
+  });
+
+  describe('the store itself', () => {
+    test('names its kind, and where it lives without a password', async () => {
+      expect(store.kind).toBe(engine.name);
+      expect(store.location).not.toMatch(/:[^/@:]+@/);
+      expect(store.isOpen).toBe(true);
+      expect(await store.ping()).toBe(true);
+      await store.close();
+      await store.close();
+      expect(store.isOpen).toBe(false);
+    });
+
+    test('reopening keeps everything and applies no migration twice', async () => {
+      const trade = await storedTrade();
+      const entry: LedgerEntry = {
+        movement: 'taker_lock',
+        signature: 'sig',
+        mint: SOL,
+        account: 'taker',
+        side: 'credit',
+        amountRaw: 2n ** 70n,
+      };
+      const later = await moved(trade, { substate: 'pending.lockSubmitted', running: true });
+      await commitAll(
+        store,
+        transition(later, [{ ...startedEvent(trade), type: 'LOCK_SUBMITTED' }], [entry]),
+      );
+      await store.stopRun(RUN, '2100-01-01T00:00:00.000Z');
+      const before = {
+        trade: await store.getTrade(trade.tradeId),
+        quote: await store.getQuote(trade.quoteId),
+        events: await store.events(0, 100),
+        ledger: await store.ledger(),
+        runs: await store.listRuns(),
+      };
+      await store.close();
+      store = await open();
+      expect({
+        trade: await store.getTrade(trade.tradeId),
+        quote: await store.getQuote(trade.quoteId),
+        events: await store.events(0, 100),
+        ledger: await store.ledger(),
+        runs: await store.listRuns(),
+      }).toEqual(before);
+      expect(before.trade).toEqual(later);
+      // New rows continue the sequences after a reopen.
+      await commitAll(store, {
+        kind: 'appendEvents',
+        events: [{ ...startedEvent(trade), type: 'AFTER_REOPEN' }],
+      });
+      expect(await store.lastEventSeq()).toBeGreaterThan(before.events.at(-1)?.seq ?? 0);
+    });
+
+    test('a database migrated by a newer build is refused', async () => {
+      await store.close();
+      await database.bumpSchemaVersion();
+      await expect(database.open()).rejects.toThrow(/newer than this build knows/);
+    });
+
+    test('stores opened at once on a fresh database apply each migration once, and share one schema', async () => {
+      const fresh = await engine.database();
+      const stores = await Promise.all([1, 2, 3, 4].map(() => fresh.open()));
+      const [first, ...rest] = stores as [Store, ...Store[]];
+      await first.insertRun({
+        runId: RUN,
+        version: 'test',
+        startedAt: new Date().toISOString(),
+        stoppedAt: null,
+      });
+      const q = quote();
+      await commitAll(first, { kind: 'insertQuote', quote: q });
+      for (const each of rest) expect(await each.getQuote(q.quoteId)).toEqual(q);
+      // A fifth open, later, finds nothing left to do.
+      stores.push(await fresh.open());
+      expect(await stores[4]?.getQuote(q.quoteId)).toEqual(q);
+      for (const each of stores) await each.close();
+      const versions = Array.from({ length: engine.migrations }, (_, i) => i + 1);
+      expect(await fresh.appliedMigrations()).toEqual(versions);
+      fresh.remove();
+    });
+  });
+});
+
+describe.skipIf(!POSTGRES_TESTS)('the postgres store', () => {
+  test('gives its location without the password of its URL', async () => {
+    // The throwaway server trusts local connections, so any password opens it.
+    const url = new URL(await testDatabaseUrl());
+    url.password = 'hunter2';
+    const store = await openStore({ databaseUrl: url.toString() });
+    try {
+      expect(store.location).not.toContain('hunter2');
+      expect(new URL(store.location).pathname).toBe(url.pathname);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe.skipIf(!POSTGRES_TESTS)('the postgres store beside other instances', () => {
+  test('the event log is appended in commit order: a reader paging by seq never skips an event', async () => {
+    const databaseUrl = await testDatabaseUrl();
+    const writers = [await openStore({ databaseUrl }), await openStore({ databaseUrl })];
+    const reader = await openStore({ databaseUrl });
+    try {
+      const [first] = writers as [Store, Store];
+      await first.insertRun({
+        runId: RUN,
+        version: 'test',
+        startedAt: new Date().toISOString(),
+        stoppedAt: null,
+      });
+      const q = quoteRecord(RUN);
+      const trade = tradeRecord(q);
+      await commitAll(
+        first,
+        { kind: 'insertQuote', quote: q },
+        { kind: 'createTrade', trade, event: startedEvent(trade) },
+      );
+      let writing = true;
+      const seen: number[] = [];
+      const follow = async () => {
+        let after = 0;
+        for (let done = false; !done; ) {
+          done = !writing;
+          const page = await reader.events(after, 1_000);
+          seen.push(...page.map((e) => e.seq));
+          after = page.at(-1)?.seq ?? after;
+        }
+      };
+      const following = follow();
+      // Eight commits in flight at a time, over two instances, each appending one event.
+      await Promise.all(
+        writers.flatMap((writer) =>
+          [1, 2, 3, 4].map(async () => {
+            for (let i = 0; i < 40; i++) {
+              const event = { ...startedEvent(trade), type: 'NOTE', payload: { i } };
+              await commitAll(writer, { kind: 'appendEvents', events: [event] });
+            }
+          }),
+        ),
+      );
+      writing = false;
+      await following;
+      expect(seen).toEqual((await reader.events(0, 10_000)).map((e) => e.seq));
+      expect(seen).toHaveLength(1 + 2 * 4 * 40);
+    } finally {
+      for (const each of [...writers, reader]) await each.close();
+    }
+  });
+
+  test("a column added by a newer build's migration breaks none of the statements it prepared", async () => {
+    const databaseUrl = await testDatabaseUrl();
+    const store = await openStore({ databaseUrl });
+    const newer = new pg.Client({ connectionString: databaseUrl });
+    try {
+      await store.insertRun({
+        runId: RUN,
+        version: 'test',
+        startedAt: new Date().toISOString(),
+        stoppedAt: null,
+      });
+      const q = quoteRecord(RUN);
+      const trade = tradeRecord(q);
+      await commitAll(
+        store,
+        { kind: 'insertQuote', quote: q },
+        { kind: 'createTrade', trade, event: startedEvent(trade) },
+      );
+      const reads = async () => [
+        await store.getQuote(q.quoteId),
+        await store.getTrade(trade.tradeId),
+        await store.tradeEvents(trade.tradeId),
+        await store.ledger(),
+      ];
+      const before = await reads();
+      await newer.connect();
+      for (const table of ['quotes', 'trades', 'trade_snapshots', 'trade_events', 'ledger_entries']) {
+        await newer.query(`ALTER TABLE ${table} ADD COLUMN added_later TEXT`);
+      }
+      expect(await reads()).toEqual(before);
+    } finally {
+      await newer.end();
+      await store.close();
+    }
+  });
+});
+
+describe.skipIf(!POSTGRES_TESTS)("the postgres store on a database with a locale's collation", () => {
+  test('orders and pages as SQLite does: text compares bytewise, whatever the locale', async () => {
+    const store = await openStore({ databaseUrl: await postgresDatabaseWithLocale() });
+    try {
+      await store.insertRun({
+        runId: RUN,
+        version: 'test',
+        startedAt: new Date().toISOString(),
+        stoppedAt: null,
+      });
+      const createdAt = '2030-01-01T00:00:00.000Z';
+      const tradeIds = ['b-1', 'B-2', 'a_3', 'A.4', '_5', 'a-6'];
+      for (const [i, tradeId] of tradeIds.entries()) {
+        const q = quoteRecord(RUN);
+        const trade = { ...tradeRecord(q), tradeId, createdAt, substate: `pending.${tradeIds[5 - i]}` };
+        await commitAll(
+          store,
+          { kind: 'insertQuote', quote: q },
+          { kind: 'createTrade', trade, event: startedEvent(trade) },
+        );
+      }
+      const bytewise = ['A.4', 'B-2', '_5', 'a-6', 'a_3', 'b-1'];
+      expect((await store.listTrades({ limit: 10 })).map((t) => t.tradeId)).toEqual(bytewise);
+      const page = await store.listTrades({ after: { createdAt, tradeId: 'B-2' }, limit: 2 });
+      expect(page.map((t) => t.tradeId)).toEqual(['_5', 'a-6']);
+      expect((await store.ownedTradeCounts()).map((c) => c.substate)).toEqual(
+        bytewise.map((id) => `pending.${id}`),
+      );
+    } finally {
+      await store.close();
+    }
+  });
+});
