@@ -9,6 +9,8 @@ const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 8080);
 const dataDir = resolve(process.env.DATA_DIR ?? 'data');
 const configPath = resolve(process.env.CONFIG ?? DEFAULT_CONFIG_PATH);
+/** postgres://… selects the PostgreSQL store; absent, the store is SQLite under DATA_DIR. */
+const databaseUrl = process.env.DATABASE_URL || undefined;
 
 function isLoopback(address: string): boolean {
   return address === 'localhost' || address === '::1' || address.startsWith('127.');
@@ -17,6 +19,9 @@ function isLoopback(address: string): boolean {
 async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ConfigError('PORT', `'${process.env.PORT}' is not a TCP port`);
+  }
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', 'must be a postgres:// (or postgresql://) URL');
   }
   const config = loadConfig(configPath);
   if (!isLoopback(host) && config.http.operatorToken === null) {
@@ -27,6 +32,7 @@ async function main(): Promise<void> {
   }
   const service = await createService({
     dataDir,
+    databaseUrl,
     config,
     logger: loggerOptions(),
     operatorTokenRequired: !isLoopback(host),
@@ -38,7 +44,10 @@ async function main(): Promise<void> {
     await service.close();
   });
   await service.app.listen({ host, port });
-  log.info({ run_id: service.runId, data_dir: dataDir, config: configPath }, 'maker service ready');
+  log.info(
+    { run_id: service.runId, data_dir: dataDir, store: service.store.location, config: configPath },
+    'maker service ready',
+  );
 }
 
 main().catch((error: unknown) => {

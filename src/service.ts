@@ -40,7 +40,10 @@ export const VERSION: string = (
 const MIN_FEE_BALANCE_LAMPORTS = 10_000_000n;
 
 export interface ServiceOptions {
+  /** The embedded chain's files and keypairs, and the SQLite store unless databaseUrl names PostgreSQL. */
   dataDir: string;
+  /** postgres://… : the store is that PostgreSQL database (DATABASE_URL). */
+  databaseUrl?: string | undefined;
   config?: Config;
   configPath?: string;
   logger?: FastifyServerOptions['logger'] | false;
@@ -73,10 +76,17 @@ export interface Service {
 
 export async function createService(options: ServiceOptions): Promise<Service> {
   const config = options.config ?? loadConfig(options.configPath);
-  const store = openStore({ dataDir: options.dataDir });
+  const store = await openStore(
+    options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : { dataDir: options.dataDir },
+  );
   const runId = randomUUID();
   const startedAt = new Date();
-  store.insertRun({ runId, version: VERSION, startedAt: startedAt.toISOString(), stoppedAt: null });
+  try {
+    await store.insertRun({ runId, version: VERSION, startedAt: startedAt.toISOString(), stoppedAt: null });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 
   const opened = openChain(config, options.dataDir);
   const devChain = isEmbeddedChain(opened) ? opened : null;
@@ -92,7 +102,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     await checkMints(port, config, log);
   } catch (error) {
     await opened.close();
-    store.close();
+    await store.close();
     throw error;
   }
   // A chain that is down at start does not stop the service: quotes see no inventory, trades wait for /resume.
@@ -109,7 +119,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
 
   // Every durable write of the running service joins the group commit: one fsync per event-loop turn.
   const durable = new GroupCommit(store, (stats) => metrics.storeCommitted(stats));
-  const quotes = new QuoteDesk({
+  const quotes = await QuoteDesk.open({
     config,
     store,
     durable,
@@ -137,7 +147,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   );
 
   const readiness = async (): Promise<ReadinessPart[]> => [
-    await part('store', async () => (store.ping() ? 'ok' : 'no answer')),
+    await part('store', async () => ((await store.ping()) ? store.kind : 'no answer')),
     await part('chain', async () => {
       const health = await port.health();
       if (!health.ok) throw new Error(health.detail);
@@ -207,10 +217,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       inventory.stop();
       await runtime.stop();
       await opened.close();
-      durable.close();
+      await durable.close();
       if (store.isOpen) {
-        store.stopRun(runId, new Date().toISOString());
-        store.close();
+        await store.stopRun(runId, new Date().toISOString());
+        await store.close();
       }
     },
   };

@@ -11,7 +11,7 @@ const STREAM_PAGE = 200;
 export interface StreamSource<T extends { seq: number }> {
   /** Written once when the stream opens, after the retry hint (e.g. the trade as it is now). */
   opening?: string;
-  items(afterSeq: number, limit: number): readonly T[];
+  items(afterSeq: number, limit: number): Promise<readonly T[]>;
   /** One whole SSE message (ending in a blank line) for an item; may read the current state. */
   message(item: T): Promise<string> | string;
   /** Calls the listener whenever new items may exist; returns the unsubscribe function. */
@@ -81,7 +81,7 @@ export class EventStreams {
           again = false;
           for (;;) {
             if (closed) return;
-            const items = source.items(cursor, STREAM_PAGE);
+            const items = await source.items(cursor, STREAM_PAGE);
             for (const item of items) {
               if (closed) return;
               cursor = item.seq;

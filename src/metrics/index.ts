@@ -335,29 +335,33 @@ export class ServiceMetrics implements ChainCallRecorder {
   private async readState(sources: MetricsSources): Promise<void> {
     const { config, store } = sources;
     const symbol = (mint: string) => config.assets.find(mint)?.symbol ?? UNLISTED_ASSET;
-    const [feeLamports, health] = await Promise.all([
+    const [feeLamports, health, ownedCounts, unadoptable, failingCounts, settling] = await Promise.all([
       withTimeout(sources.chain.solBalance(sources.chain.makerWallet)).catch(() => null),
       withTimeout(sources.chain.health()).catch(() => ({ ok: false })),
+      store.ownedTradeCounts(),
+      store.unadoptableTradeCount(),
+      store.failingEffectCounts(EFFECT_RETRY.visibleAfterAttempts),
+      store.settlingSnapshots(),
     ]);
 
     this.openTrades.reset();
     let owned = 0;
-    for (const { status, substate, count } of store.ownedTradeCounts()) {
+    for (const { status, substate, count } of ownedCounts) {
       this.openTrades.set({ status, substate }, count);
       owned += count;
     }
     const active = sources.activeActors();
     this.actors.set({ state: 'active' }, active);
     this.actors.set({ state: 'at_rest' }, Math.max(0, owned - active));
-    this.unadoptable.set(store.unadoptableTradeCount());
+    this.unadoptable.set(unadoptable);
 
     this.failingEffects.reset();
     for (const effect of TRADE_EFFECTS) this.failingEffects.set({ effect }, 0);
-    for (const { effect, count } of store.failingEffectCounts(EFFECT_RETRY.visibleAfterAttempts)) {
+    for (const { effect, count } of failingCounts) {
       if (isTradeEffect(effect)) this.failingEffects.set({ effect }, count);
     }
 
-    const exposure = escrowExposure(settlingContexts(store.settlingSnapshots()));
+    const exposure = escrowExposure(settlingContexts(settling));
     this.escrowFunds.reset();
     for (const side of ESCROW_SIDES) {
       for (const asset of config.assets.list) this.escrowFunds.set({ asset: asset.symbol, side }, 0);

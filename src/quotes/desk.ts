@@ -24,7 +24,7 @@ export interface InventorySource {
 
 /** Live trades that count against a wallet's limit (the trade runtime fills this in). */
 export interface TradeExposure {
-  liveTradesOf(wallet: string): number;
+  liveTradesOf(wallet: string): Promise<number>;
 }
 
 export interface RfqRequest {
@@ -93,10 +93,16 @@ export class QuoteDesk {
   private readonly nowMs: () => number;
   private exposure: TradeExposure;
 
-  constructor(private readonly deps: QuoteDeskDeps) {
+  /** A desk whose reservation book holds the stored quotes still open. */
+  static async open(deps: QuoteDeskDeps): Promise<QuoteDesk> {
+    const desk = new QuoteDesk(deps);
+    for (const quote of await deps.store.openQuotes(desk.nowMs())) desk.reserveQuote(quote);
+    return desk;
+  }
+
+  private constructor(private readonly deps: QuoteDeskDeps) {
     this.nowMs = deps.nowMs ?? Date.now;
-    this.exposure = deps.exposure ?? { liveTradesOf: () => 0 };
-    for (const quote of deps.store.openQuotes(this.nowMs())) this.reserveQuote(quote);
+    this.exposure = deps.exposure ?? { liveTradesOf: async () => 0 };
   }
 
   /** The trade runtime plugs in its exposure once it exists. */
@@ -109,8 +115,9 @@ export class QuoteDesk {
   }
 
   /**
-   * Prices, checks and reserves synchronously (so concurrent RFQs see each other's reservations), then
-   * answers once the quote is durable. Quotes of one event-loop turn share one fsync (group commit).
+   * Reads the wallet's live trades, then prices, checks and reserves synchronously (so concurrent RFQs see
+   * each other's reservations), then answers once the quote is durable. Quotes of one event-loop turn
+   * share one fsync (group commit).
    */
   async requestQuote(request: RfqRequest): Promise<AcceptedQuote | RejectedQuote> {
     const { config } = this.deps;
@@ -142,6 +149,7 @@ export class QuoteDesk {
       );
     }
 
+    const liveTrades = await this.exposure.liveTradesOf(request.takerWallet);
     const now = this.nowMs();
     this.book.expire(now);
     const inputPrice = this.deps.prices.latest(input.mint);
@@ -174,7 +182,7 @@ export class QuoteDesk {
       wallet: {
         address: request.takerWallet,
         openQuotes: this.book.countFor(request.takerWallet),
-        liveTrades: this.exposure.liveTradesOf(request.takerWallet),
+        liveTrades,
         maxOpen: config.risk.maxOpenPerWallet,
       },
     });
@@ -293,10 +301,12 @@ export class QuoteDesk {
     }
   }
 
-  getQuote(
+  async getQuote(
     quoteId: string,
-  ): { quote: AcceptedQuote; state: QuoteState; takerWallet: string; record: QuoteRecord } | undefined {
-    const record = this.open.get(quoteId) ?? this.deps.store.getQuote(quoteId);
+  ): Promise<
+    { quote: AcceptedQuote; state: QuoteState; takerWallet: string; record: QuoteRecord } | undefined
+  > {
+    const record = this.open.get(quoteId) ?? (await this.deps.store.getQuote(quoteId));
     if (!record) return undefined;
     const pair = this.deps.config.pairs.find(
       (p) => p.input.mint === record.inputMint && p.output.mint === record.outputMint,

@@ -21,7 +21,13 @@ import {
 } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
 import type { QuoteDesk } from '../quotes/index.ts';
-import { type GroupCommit, type Store, type TradeRecord, timeOrderedUuid } from '../store/index.ts';
+import {
+  type GroupCommit,
+  type Store,
+  StoreConflict,
+  type TradeRecord,
+  timeOrderedUuid,
+} from '../store/index.ts';
 import { bytesOf, type Hash32, hashOfPreimage, type Preimage, sameHash32 } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import { invalidInput, RuntimeError } from './errors.ts';
@@ -73,30 +79,32 @@ export class TradeCommands {
   constructor(private readonly deps: CommandDeps) {}
 
   /** Pending and initiated trades of a wallet, for its limit (including starts not yet durable). */
-  liveTradesOf(wallet: string): number {
-    return this.deps.store.liveTradeCount(wallet) + (this.startingByWallet.get(wallet) ?? 0);
+  async liveTradesOf(wallet: string): Promise<number> {
+    const starting = this.startingByWallet.get(wallet) ?? 0;
+    return (await this.deps.store.liveTradeCount(wallet)) + starting;
   }
 
   // ── Settlement start: a new trade, stored at rest (first event SETTLEMENT_STARTED) ──────────────
 
   async startSettlement(quoteId: string, takerWallet: string, secretHash: Hash32): Promise<SettlementResult> {
     const { store, quotes, chain, config } = this.deps;
-    const found = quotes.getQuote(quoteId);
+    const found = await quotes.getQuote(quoteId);
     if (!found) throw new RuntimeError('quote_not_found');
     // A trade marks its quote used in the transaction that creates it: an unused quote has none.
-    const existing = found.state === 'used' ? store.findTradeByQuote(quoteId) : undefined;
+    const existing = found.state === 'used' ? await store.findTradeByQuote(quoteId) : undefined;
     if (existing) return this.retrySettlement(existing, takerWallet, secretHash);
     if (this.startingQuotes.has(quoteId)) throw new RuntimeError('quote_already_used');
     if (found.takerWallet !== takerWallet) throw new RuntimeError('taker_wallet_mismatch');
     if (found.state === 'expired') throw new RuntimeError('quote_expired');
-    if (this.startingHashes.has(secretHash) || store.findTradeBySecretHash(secretHash)) {
-      throw new RuntimeError('secret_hash_reused');
-    }
-    // Claimed from here on: a concurrent start of the same quote or commitment is refused above.
+    if (this.startingHashes.has(secretHash)) throw new RuntimeError('secret_hash_reused');
+    // Claimed from here on: a concurrent start of the same quote or commitment in this process is refused
+    // above. The store has the last word (the quote's single use and the commitment's uniqueness are
+    // constraints, checked again by the write that creates the trade: see StoreConflict).
     this.startingQuotes.add(quoteId);
     this.startingHashes.add(secretHash);
     this.startingByWallet.set(takerWallet, (this.startingByWallet.get(takerWallet) ?? 0) + 1);
     try {
+      if (await store.findTradeBySecretHash(secretHash)) throw new RuntimeError('secret_hash_reused');
       const { quote } = found;
       const timing = config.settlement;
       const now = await this.chainNow();
@@ -139,9 +147,22 @@ export class TradeCommands {
         { quote_id: quoteId },
         at,
       );
-      await this.deps.host.create(record, snapshot, event);
+      try {
+        await this.deps.host.create(record, snapshot, event);
+      } catch (error) {
+        // Another start (another request, or another instance) took the quote or the commitment first.
+        if (error instanceof StoreConflict) {
+          throw new RuntimeError(
+            error.conflict === 'quote_used' ? 'quote_already_used' : 'secret_hash_reused',
+          );
+        }
+        throw error;
+      }
       quotes.releaseQuote(quoteId);
-      const trade = this.deps.queries.reading(record, snapshot, now, { entries: [], quote: found.record });
+      const trade = await this.deps.queries.reading(record, snapshot, now, {
+        entries: [],
+        quote: found.record,
+      });
       return { created: true, trade, lock };
     } finally {
       this.startingQuotes.delete(quoteId);
@@ -157,7 +178,7 @@ export class TradeCommands {
     const sameCommitment =
       existing.takerWallet === takerWallet && sameHash32(existing.secretHash, secretHash);
     if (!sameCommitment) {
-      const quote = this.deps.quotes.getQuote(existing.quoteId);
+      const quote = await this.deps.quotes.getQuote(existing.quoteId);
       if (quote && quote.takerWallet !== takerWallet) throw new RuntimeError('taker_wallet_mismatch');
       throw new RuntimeError('quote_already_used');
     }
@@ -168,7 +189,7 @@ export class TradeCommands {
       throw new RuntimeError('lock_window_closed');
     }
     const lock = await this.buildLock(snapshot.context);
-    return { created: false, trade: this.deps.queries.reading(record, snapshot), lock };
+    return { created: false, trade: await this.deps.queries.reading(record, snapshot), lock };
   }
 
   private buildLock(input: TradeInput): Promise<UnsignedTransaction> {
@@ -329,7 +350,7 @@ export class TradeCommands {
    */
   async resume(tradeId: string): Promise<TradeReading> {
     const { store, host, runId } = this.deps;
-    const record = store.getTrade(tradeId);
+    const record = await store.getTrade(tradeId);
     if (!record) throw new RuntimeError('trade_not_found');
     if (host.isBroken(tradeId)) host.forget(tradeId);
     if (record.closed) return this.deps.queries.trade(tradeId);

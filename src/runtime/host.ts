@@ -258,7 +258,7 @@ export class TradeHost {
     try {
       return await this.exclusive(tradeId, async () => {
         const trade = this.active.get(tradeId);
-        const handle = trade ? this.liveHandle(trade) : this.activate(tradeId);
+        const handle = trade ? this.liveHandle(trade) : await this.activate(tradeId);
         let value: T;
         try {
           value = await fn(handle);
@@ -294,14 +294,14 @@ export class TradeHost {
   }
 
   /** The trade's actor from its stored snapshot, adopted into this run the first time this run runs it. */
-  private activate(tradeId: string): TradeHandle {
-    const record = this.options.store.getTrade(tradeId);
+  private async activate(tradeId: string): Promise<TradeHandle> {
+    const record = await this.options.store.getTrade(tradeId);
     if (!record) throw new RuntimeError('trade_not_found');
     if (record.closed) return this.closedHandle(record);
     if (record.adoptionError !== null) {
       throw new RuntimeError('runtime_unavailable', `Trade ${tradeId} could not be adopted; POST /resume.`);
     }
-    const snapshot = upgradeSnapshot(record.machineVersion, JSON.parse(record.snapshot) as TradeSnapshotLike);
+    const snapshot = storedSnapshot(record);
     const trade = this.register(metaOf(record), snapshot);
     if (trade.actor.getSnapshot().context.currentRunId !== this.runId) {
       this.sendTo(trade, { type: 'ADOPTED', runId: this.runId, now: this.options.clock.estimate() });
@@ -402,7 +402,7 @@ export class TradeHost {
   }
 
   private closedHandle(record: TradeRecord): TradeHandle {
-    const snapshot = upgradeSnapshot(record.machineVersion, JSON.parse(record.snapshot) as TradeSnapshotLike);
+    const snapshot = storedSnapshot(record);
     return {
       tradeId: record.tradeId,
       meta: metaOf(record),
@@ -564,18 +564,21 @@ export class TradeHost {
   // ── Views ────────────────────────────────────────────────────────────────────────────────────────
 
   /** The trade's snapshot now: the live actor's, else the stored one. null when unknown. */
-  snapshotOf(tradeId: string): { record: TradeRecord; snapshot: TradeSnapshotLike; live: boolean } | null {
-    const record = this.options.store.getTrade(tradeId);
+  async snapshotOf(
+    tradeId: string,
+  ): Promise<{ record: TradeRecord; snapshot: TradeSnapshotLike; live: boolean } | null> {
+    const record = await this.options.store.getTrade(tradeId);
     if (!record) return null;
+    const live = this.liveSnapshot(tradeId);
+    return live
+      ? { record, snapshot: live, live: true }
+      : { record, snapshot: storedSnapshot(record), live: false };
+  }
+
+  /** The live actor's snapshot, when the trade is active (and not broken). */
+  liveSnapshot(tradeId: string): TradeSnapshotLike | undefined {
     const trade = this.active.get(tradeId);
-    if (trade && !trade.broken) {
-      return { record, snapshot: trade.actor.getSnapshot() as unknown as TradeSnapshotLike, live: true };
-    }
-    return {
-      record,
-      snapshot: upgradeSnapshot(record.machineVersion, JSON.parse(record.snapshot) as TradeSnapshotLike),
-      live: false,
-    };
+    return trade && !trade.broken ? (trade.actor.getSnapshot() as unknown as TradeSnapshotLike) : undefined;
   }
 
   isBroken(tradeId: string): boolean {
@@ -616,6 +619,11 @@ export class TradeHost {
     for (const trade of this.active.values()) trade.actor.stop();
     this.active.clear();
   }
+}
+
+/** A trade's stored snapshot, upgraded to this build's machine version. */
+export function storedSnapshot(record: TradeRecord): TradeSnapshotLike {
+  return upgradeSnapshot(record.machineVersion, JSON.parse(record.snapshot) as TradeSnapshotLike);
 }
 
 export function metaOf(record: TradeRecord): TradeMeta {

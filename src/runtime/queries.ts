@@ -25,7 +25,7 @@ import type {
 import type { SettlementStatus } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import { invalidInput, RuntimeError } from './errors.ts';
-import type { TradeHost } from './host.ts';
+import { storedSnapshot, type TradeHost } from './host.ts';
 
 /** A trade as the run reads it now: its durable state and what TradeResponse shows beside it. */
 export interface TradeReading {
@@ -69,7 +69,7 @@ export class TradeQueries {
   /** The trade's durable state now (its live actor's once that is on disk, else the stored one). */
   async current(tradeId: string): Promise<{ record: TradeRecord; snapshot: TradeSnapshotLike }> {
     await this.deps.host.settled(tradeId);
-    const found = this.deps.host.snapshotOf(tradeId);
+    const found = await this.deps.host.snapshotOf(tradeId);
     if (!found) throw new RuntimeError('trade_not_found');
     const { record, snapshot } = found;
     if (!record.closed && record.adoptionError !== null) {
@@ -103,23 +103,23 @@ export class TradeQueries {
    */
   async stored(tradeId: string): Promise<{ context: TradeContext; trade: TradeReading }> {
     await this.deps.host.settled(tradeId).catch(() => undefined);
-    const found = this.deps.host.snapshotOf(tradeId);
+    const found = await this.deps.host.snapshotOf(tradeId);
     if (!found) throw new RuntimeError('trade_not_found');
-    const trade = this.reading(found.record, found.snapshot, await this.chainNow());
+    const trade = await this.reading(found.record, found.snapshot, await this.chainNow());
     return { context: found.snapshot.context, trade };
   }
 
   /** `known`: the trade's ledger entries and quote when the caller has them (a new trade: none yet). */
-  reading(
+  async reading(
     record: TradeRecord,
     snapshot: TradeSnapshotLike,
     chainNow = this.deps.clock.estimate(),
     known?: { entries: LedgerEntry[]; quote: QuoteRecord },
-  ): TradeReading {
+  ): Promise<TradeReading> {
     const { chain, runId } = this.deps;
     // The running run owns every unclosed trade it could adopt; a closed one belongs to the run it closed in.
     const owned = record.closed ? record.ownerRunId === runId : record.adoptionError === null;
-    const quote = known ? known.quote : this.deps.store.getQuote(snapshot.context.quoteId);
+    const quote = known ? known.quote : await this.deps.store.getQuote(snapshot.context.quoteId);
     return {
       snapshot,
       status: settlementStatusOf(snapshot),
@@ -127,7 +127,7 @@ export class TradeQueries {
       createdAt: record.createdAt,
       ownerRunId: owned ? runId : record.ownerRunId,
       currentRunId: runId,
-      ledger: this.ledgerSummary(record.tradeId, snapshot.context, { quote, entries: known?.entries }),
+      ledger: await this.ledgerSummary(record.tradeId, snapshot.context, { quote, entries: known?.entries }),
       quotePrices: { input: quote?.inputPrice ?? null, output: quote?.outputPrice ?? null },
       programId: keyBase58(chain.programId),
       chainNow,
@@ -135,14 +135,14 @@ export class TradeQueries {
   }
 
   /** `known`: the trade's quote (undefined: read it) and ledger entries (undefined: read them). */
-  ledgerSummary(
+  async ledgerSummary(
     tradeId: string,
     context: TradeContext,
     known: { entries?: LedgerEntry[] | undefined; quote?: QuoteRecord | undefined } = {},
-  ): LedgerSummary {
+  ): Promise<LedgerSummary> {
     const { config, store } = this.deps;
     const pricing = new Map<string, AssetPricing>();
-    const quote = known.quote ?? store.getQuote(context.quoteId);
+    const quote = known.quote ?? (await store.getQuote(context.quoteId));
     const add = (mint: string, usd: Price | undefined) => {
       const asset = config.assets.find(mint);
       if (asset && usd) pricing.set(mint, { usd, decimals: asset.decimals });
@@ -151,7 +151,7 @@ export class TradeQueries {
     add(context.outputMint, quote ? ratio(quote.outputUsd) : config.prices.get(context.outputMint)?.usd);
     const sol = config.assets.find('So11111111111111111111111111111111111111112');
     if (sol && !pricing.has(sol.mint)) add(sol.mint, config.prices.get(sol.mint)?.usd);
-    return summarize(known.entries ?? store.ledger(tradeId), pricing, this.usdcUsd);
+    return summarize(known.entries ?? (await store.ledger(tradeId)), pricing, this.usdcUsd);
   }
 
   listTrades(query: {
@@ -180,64 +180,66 @@ export class TradeQueries {
     page: { limit: number; cursor?: string | undefined },
   ): Promise<TradePage> {
     const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
-    const records = this.deps.store.listTrades({ ...filter, after, limit: page.limit + 1 });
+    const records = await this.deps.store.listTrades({ ...filter, after, limit: page.limit + 1 });
     const shown = records.slice(0, page.limit);
     const last = shown[shown.length - 1];
     const now = await this.chainNow();
     return {
-      trades: shown.map((record) => {
-        const found = this.deps.host.snapshotOf(record.tradeId);
-        const snapshot = found?.snapshot ?? (JSON.parse(record.snapshot) as TradeSnapshotLike);
-        return this.reading(record, snapshot, now);
-      }),
+      trades: await Promise.all(
+        shown.map((record) => {
+          // A live actor's snapshot is newer than the page's row; a trade at rest is read from the row.
+          const snapshot = this.deps.host.liveSnapshot(record.tradeId) ?? storedSnapshot(record);
+          return this.reading(record, snapshot, now);
+        }),
+      ),
       nextCursor: records.length > page.limit && last ? encodeCursor(last) : null,
     };
   }
 
-  tradeEvents(tradeId: string) {
-    if (!this.deps.store.getTrade(tradeId)) throw new RuntimeError('trade_not_found');
-    return this.deps.store.tradeEvents(tradeId).map(eventView);
+  async tradeEvents(tradeId: string) {
+    if (!(await this.deps.store.getTrade(tradeId))) throw new RuntimeError('trade_not_found');
+    return (await this.deps.store.tradeEvents(tradeId)).map(eventView);
   }
 
   /**
    * One trade's events after a seq, in seq order (a trade has a few dozen at most: read whole), for a stream
    * that found the trade when it opened (trades are never deleted), so without tradeEvents' lookup.
    */
-  tradeEventsAfter(tradeId: string, afterSeq: number, limit: number) {
-    return this.deps.store
-      .tradeEvents(tradeId)
+  async tradeEventsAfter(tradeId: string, afterSeq: number, limit: number) {
+    return (await this.deps.store.tradeEvents(tradeId))
       .filter((event) => event.seq > afterSeq)
       .slice(0, limit)
       .map(eventView);
   }
 
   /** The runtime event log after a seq, in seq order, shaped like a trade's event history. */
-  eventLog(afterSeq: number, limit: number) {
-    return this.deps.store.events(afterSeq, limit).map(eventView);
+  async eventLog(afterSeq: number, limit: number) {
+    return (await this.deps.store.events(afterSeq, limit)).map(eventView);
   }
 
-  lastEventSeq(): number {
+  lastEventSeq(): Promise<number> {
     return this.deps.store.lastEventSeq();
   }
 
   /** Ledger entries (of one trade, or all) and the summary of every trade they belong to. */
-  ledgerView(tradeId?: string) {
+  async ledgerView(tradeId?: string) {
     const { store } = this.deps;
-    if (tradeId !== undefined && !store.getTrade(tradeId)) throw new RuntimeError('trade_not_found');
-    const entries = store.ledger(tradeId);
+    if (tradeId !== undefined && !(await store.getTrade(tradeId))) throw new RuntimeError('trade_not_found');
+    const entries = await store.ledger(tradeId);
     const tradeIds = tradeId !== undefined ? [tradeId] : [...new Set(entries.map((e) => e.tradeId))];
-    const summaries = tradeIds.flatMap((id) => {
-      const context = this.deps.host.snapshotOf(id)?.snapshot.context;
-      return context ? [{ tradeId: id, summary: this.ledgerSummary(id, context) }] : [];
-    });
+    const summaries = [];
+    for (const id of tradeIds) {
+      const context = (await this.deps.host.snapshotOf(id))?.snapshot.context;
+      if (context) summaries.push({ tradeId: id, summary: await this.ledgerSummary(id, context) });
+    }
     return { entries, summaries };
   }
 
   /** Every run, oldest first, with the trades it created and owns. */
-  runs() {
+  async runs() {
     const { store } = this.deps;
-    const counts = new Map(store.tradeCounts(this.deps.runId).map((c) => [c.runId, c]));
-    return store.listRuns().map((run) => ({
+    const counts = new Map((await store.tradeCounts(this.deps.runId)).map((c) => [c.runId, c]));
+    return (await store.listRuns()).map((run) => ({
       ...run,
       created: counts.get(run.runId)?.created ?? 0,
       owned: counts.get(run.runId)?.owned ?? 0,
@@ -248,10 +250,10 @@ export class TradeQueries {
    * The run's trades: every unclosed one it owns by status and substate (from the store's index), the
    * actors active in memory now, and the trades whose effect keeps failing.
    */
-  actors() {
+  async actors() {
     const { store, host } = this.deps;
-    const owned = store.ownedTradeCounts();
-    const failing = store.failingTrades(EFFECT_RETRY.visibleAfterAttempts, 100).map((record) => {
+    const owned = await store.ownedTradeCounts();
+    const failing = (await store.failingTrades(EFFECT_RETRY.visibleAfterAttempts, 100)).map((record) => {
       const error = (JSON.parse(record.snapshot) as TradeSnapshotLike).context.effectError;
       return {
         trade_id: record.tradeId,
@@ -282,7 +284,7 @@ export class TradeQueries {
     ]);
     let storeOk = false;
     try {
-      storeOk = store.isOpen && store.ping();
+      storeOk = store.isOpen && (await store.ping());
     } catch {
       // a store that cannot answer is reported as not ok
     }
@@ -296,7 +298,7 @@ export class TradeQueries {
         makerWallet: keyBase58(chain.makerWallet),
         feeLamports,
       },
-      store: { ok: storeOk, path: store.path },
+      store: { ok: storeOk, path: store.location },
       balances: config.assets.list.map((asset, i) => ({ asset, raw: balances[i] ?? null })),
     };
   }

@@ -144,11 +144,11 @@ export class TradeRuntime {
       chainError = (error as Error).message;
     }
     if (chainError === null) {
-      const claimed = store.claimUnclosed();
+      const claimed = await store.claimUnclosed();
       if (claimed > 0)
         log.info({ run_id: runId, trades: claimed }, 'adopted the unclosed trades of earlier runs');
     } else {
-      const marked = store.markUnadoptable(`chain unreachable at start: ${chainError}`);
+      const marked = await store.markUnadoptable(`chain unreachable at start: ${chainError}`);
       if (marked > 0) {
         log.warn(
           { trades: marked, err: chainError },
@@ -156,9 +156,9 @@ export class TradeRuntime {
         );
       }
     }
-    for (const entry of store.restIndex()) this.index({ ...entry, closed: false }, entry.seen);
+    for (const entry of await store.restIndex()) this.index({ ...entry, closed: false }, entry.seen);
     this.watcher.start();
-    for (const tradeId of store.runningTrades()) {
+    for (const tradeId of await store.runningTrades()) {
       void this.host
         .use(tradeId, async () => {})
         .catch((error: unknown) =>

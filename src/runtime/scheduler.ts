@@ -48,13 +48,13 @@ export class DeadlineScheduler {
   /** Wakes every trade whose time has come; reads the chain clock only when one may have. */
   async wakeDue(): Promise<void> {
     const { store, clock } = this.options;
-    const earliest = store.earliestWake();
+    const earliest = await store.earliestWake();
     if (earliest === null) return;
     const known = clock.fresh();
     const now = known !== null && clock.estimate() + 1 < earliest ? clock.estimate() : await clock.read();
     if (now < earliest) return;
     for (;;) {
-      const due = store.dueTrades(now, DUE_BATCH).filter((id) => !this.waking.has(id));
+      const due = (await store.dueTrades(now, DUE_BATCH)).filter((id) => !this.waking.has(id));
       if (due.length === 0) return;
       await this.wake(due, now);
       if (due.length < DUE_BATCH) return;

@@ -1,19 +1,21 @@
 // Group commit: every durable write of the running service (quotes, settlement starts, transitions, events,
-// ledger entries, intents) joins the current event-loop turn's batch, and the batch is one SQLite
-// transaction — one fsync, synchronous=FULL — run when the turn ends (setImmediate). Each write's promise
-// settles only once its batch is on disk, so whoever waits on it (an HTTP answer, an effect about to send
-// a transaction) never acts on a write a kill -9 could still take back. A write that throws rolls back to
-// its own savepoint and fails alone; a commit that fails fails the whole batch.
+// ledger entries, intents) joins the current batch, and the batch is one transaction of the store — one
+// fsync — started when the event-loop turn ends (setImmediate). Each write's promise settles only once its
+// batch is on disk, so whoever waits on it (an HTTP answer, an effect about to send a transaction) never
+// acts on a write a kill -9 could still take back. A write that throws rolls back to its own savepoint and
+// fails alone; a commit that fails fails the whole batch.
 //
-// The commit blocks the loop once per turn, not once per write. (A writer thread, tried, was slower
-// here: on one core it only adds a thread switch to every commit's latency.)
+// One commit is in flight at a time, in order: writes queued while it runs form the next batch. On SQLite
+// the commit is synchronous, so it holds the loop once per turn, not once per write (a writer thread, tried,
+// was slower here: on one core it only adds a thread switch to every commit's latency); on PostgreSQL the
+// loop runs on while the server commits.
 import type { Store } from './index.ts';
-import { commitBatch, type StoreWrite } from './writes.ts';
+import { StoreConflict, type StoreWrite } from './writes.ts';
 
 export interface CommitStats {
   /** Writes in the batch. */
   size: number;
-  /** How long the transaction and its fsync held the event loop. */
+  /** From the start of the transaction to its durable end (on SQLite: how long it held the loop). */
   ms: number;
 }
 
@@ -26,6 +28,9 @@ interface Queued {
 export class GroupCommit {
   private batch: Queued[] = [];
   private waiters: (() => void)[] = [];
+  /** The commit in flight; it never rejects. */
+  private committing: Promise<void> | null = null;
+  private scheduled = false;
   private closed = false;
 
   constructor(
@@ -33,19 +38,19 @@ export class GroupCommit {
     private readonly onCommit: (stats: CommitStats) => void = () => {},
   ) {}
 
-  /** Queues a write for this turn's commit; resolves once it is on disk. */
+  /** Queues a write for the next commit; resolves once it is on disk. */
   write(write: StoreWrite): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     return new Promise<void>((resolve, reject) => {
       this.batch.push({ write, resolve, reject });
-      if (this.batch.length === 1) setImmediate(() => this.flush());
+      this.schedule();
     });
   }
 
   /** Resolves once every write queued so far has settled (durable or failed). Never rejects. */
   barrier(): Promise<void> {
-    if (this.batch.length === 0) return Promise.resolve();
-    return new Promise((wake) => this.waiters.push(wake));
+    if (this.batch.length > 0) return new Promise((wake) => this.waiters.push(wake));
+    return this.committing ?? Promise.resolve();
   }
 
   /** Writes queued and not yet committed. */
@@ -54,34 +59,50 @@ export class GroupCommit {
   }
 
   /** Commits what is queued now and refuses later writes (shutdown). */
-  close(): void {
-    this.flush();
+  async close(): Promise<void> {
     this.closed = true;
+    await this.committing;
+    if (this.batch.length > 0 || this.waiters.length > 0) await this.flush();
   }
 
-  private flush(): void {
+  private schedule(): void {
+    if (this.scheduled || this.committing) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (!this.committing) void this.flush();
+    });
+  }
+
+  private flush(): Promise<void> {
     const batch = this.batch;
     const waiters = this.waiters;
     this.batch = [];
     this.waiters = [];
-    if (batch.length > 0) {
-      const started = performance.now();
-      try {
-        const outcomes = commitBatch(
-          this.store,
-          batch.map((queued) => queued.write),
-        );
-        this.onCommit({ size: batch.length, ms: performance.now() - started });
-        batch.forEach((queued, i) => {
-          const outcome = outcomes[i];
-          if (outcome?.ok) queued.resolve();
-          else queued.reject(new Error(outcome?.message ?? 'write failed'));
-        });
-      } catch (error) {
-        // Nothing of the batch reached the disk.
-        for (const queued of batch) queued.reject(error);
-      }
+    const committing = this.commit(batch).finally(() => {
+      for (const wake of waiters) wake();
+      this.committing = null;
+      if (this.batch.length > 0) this.schedule();
+    });
+    this.committing = committing;
+    return committing;
+  }
+
+  private async commit(batch: Queued[]): Promise<void> {
+    if (batch.length === 0) return;
+    const started = performance.now();
+    try {
+      const outcomes = await this.store.commit(batch.map((queued) => queued.write));
+      this.onCommit({ size: batch.length, ms: performance.now() - started });
+      batch.forEach((queued, i) => {
+        const outcome = outcomes[i];
+        if (outcome?.ok) queued.resolve();
+        else if (outcome?.conflict) queued.reject(new StoreConflict(outcome.conflict, outcome.message));
+        else queued.reject(new Error(outcome?.message ?? 'write failed'));
+      });
+    } catch (error) {
+      // Nothing of the batch reached the disk.
+      for (const queued of batch) queued.reject(error);
     }
-    for (const wake of waiters) wake();
   }
 }

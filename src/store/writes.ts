@@ -1,56 +1,37 @@
-// Every write the running service makes, as data: the group commit gathers a turn's writes and applies
-// them in one SQLite transaction, each in its own savepoint.
+// Every write the running service makes, as data: the group commit gathers a turn's writes and hands them to
+// the store's `commit`, which applies them in one transaction, each in its own savepoint.
 import type { LedgerEntry } from '../ledger/index.ts';
-import type { NewTradeEvent, QuoteRecord, Store, TradeRecord, TradeUpdate } from './index.ts';
+import type { NewTradeEvent, QuoteRecord, TradeRecord, TradeUpdate } from './index.ts';
 
 export type StoreWrite =
   | { kind: 'insertQuote'; quote: QuoteRecord }
+  /** Marks the quote used, inserts the trade and its first event. */
   | { kind: 'createTrade'; trade: TradeRecord; event: NewTradeEvent }
+  /** One transition: the trade's new snapshot, its events and ledger entries, all or nothing. */
   | { kind: 'saveTransition'; update: TradeUpdate; events: NewTradeEvent[]; ledger: LedgerEntry[] }
+  /** Runtime notes about a trade that change no snapshot, e.g. the intent written before a transaction is sent. */
   | { kind: 'appendEvents'; events: NewTradeEvent[] }
   | { kind: 'setSeen'; tradeId: string; seen: string }
   | { kind: 'setWake'; tradeId: string; at: number | null }
+  /** One trade taken by this run (POST /resume of a trade it could not adopt at start). */
   | { kind: 'claimTrade'; tradeId: string; runId: string };
 
-export function applyWrite(store: Store, write: StoreWrite): void {
-  switch (write.kind) {
-    case 'insertQuote':
-      store.insertQuote(write.quote);
-      break;
-    case 'createTrade':
-      store.createTrade(write.trade, write.event);
-      break;
-    case 'saveTransition':
-      store.saveTransition(write.update, write.events, write.ledger);
-      break;
-    case 'appendEvents':
-      store.appendEvents(write.events);
-      break;
-    case 'setSeen':
-      store.setSeen(write.tradeId, write.seen);
-      break;
-    case 'setWake':
-      store.setWake(write.tradeId, write.at);
-      break;
-    case 'claimTrade':
-      store.claimTrade(write.tradeId, write.runId);
-      break;
-  }
-}
-
 /** How each write of a committed batch went: a write that threw rolled back to its savepoint alone. */
-export type WriteOutcome = { ok: true } | { ok: false; message: string };
+export type WriteOutcome = { ok: true } | { ok: false; message: string; conflict?: Conflict };
 
-/** Applies a batch in one transaction, each write in its own savepoint. Throws when the commit fails. */
-export function commitBatch(store: Store, batch: readonly StoreWrite[]): WriteOutcome[] {
-  return store.transaction(() =>
-    batch.map((write): WriteOutcome => {
-      try {
-        store.transaction(() => applyWrite(store, write));
-        return { ok: true };
-      } catch (error) {
-        return { ok: false, message: (error as Error).message };
-      }
-    }),
-  );
+/** What a write can collide with: a constraint that decides between concurrent starts. */
+export type Conflict = 'quote_used' | 'secret_hash_used';
+
+/**
+ * A write refused by a uniqueness rule of the store (not by a fault): the quote was already used, or the
+ * commitment already belongs to a trade. Whoever raced for it lost; the group commit rejects with this.
+ */
+export class StoreConflict extends Error {
+  constructor(
+    readonly conflict: Conflict,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StoreConflict';
+  }
 }

@@ -327,9 +327,9 @@ async function expectLedgerMatchesChain(a: Arena, t: Opened, adjust: Adjustments
 }
 
 /** Neither the trade nor the log says "maker lost funds". */
-function expectNoAlert(a: Arena, v: Json, id: string): void {
+async function expectNoAlert(a: Arena, v: Json, id: string): Promise<void> {
   expect(v.failure_reason).not.toBe('maker_missed_redeem');
-  const found = a.service.runtime.host.snapshotOf(id);
+  const found = await a.service.runtime.host.snapshotOf(id);
   expect(found?.snapshot.context.alert).toBe(false);
   expect(a.errors.filter((line) => line.includes('ALERT'))).toEqual([]);
 }
@@ -398,7 +398,7 @@ describe('case 1: the taker cancels the maker escrow (it is its recipient)', () 
     // Released at once, not at the taker expiry.
     expect(Number(await chainOf(a).now())).toBeLessThan(t.makerExpiry);
     expectMakerEscrowClosed(a, t);
-    expectNoAlert(a, done, t.id);
+    await expectNoAlert(a, done, t.id);
     await expectLedgerMatchesChain(a, t);
     const after = await balances(a, t.side);
     expect(after.taker.get(USDC)).toBe(t.before.taker.get(USDC));
@@ -442,7 +442,7 @@ describe('case 1: the taker cancels the maker escrow (it is its recipient)', () 
     ).toBeTruthy();
     expectTakerCancelled(done, (attack.cancel as { signature: string }).signature);
     expectMakerEscrowClosed(a, t);
-    expectNoAlert(a, done, t.id);
+    await expectNoAlert(a, done, t.id);
     await expectLedgerMatchesChain(a, t);
     await expectQuietHistory(a, t);
   });
@@ -465,7 +465,7 @@ describe('case 1: the taker cancels the maker escrow (it is its recipient)', () 
     expectTakerCancelled(done, cancel);
     expect(signatureOf(done, 'taker_refund')).toBe(refund);
     expectMakerEscrowClosed(a, t);
-    expectNoAlert(a, done, t.id);
+    await expectNoAlert(a, done, t.id);
     await expectLedgerMatchesChain(a, t);
     await expectQuietHistory(a, t);
   });
@@ -485,8 +485,8 @@ function failingMakerRedeem(state: { down: boolean; attempts: number }) {
     });
 }
 
-const effectError = (a: Arena, id: string) =>
-  a.service.runtime.host.snapshotOf(id)?.snapshot.context.effectError ?? null;
+const effectError = async (a: Arena, id: string) =>
+  (await a.service.runtime.host.snapshotOf(id))?.snapshot.context.effectError ?? null;
 
 /**
  * A trade the taker asked the service to redeem, on a chain where the maker's redeem cannot be signed:
@@ -498,7 +498,7 @@ async function redeemWhileMakerRedeemFails(settlement: Partial<typeof SHORT> | n
   const t = await openTrade(a);
   const redeem = await http(a, 'POST', `/v1/trades/${t.id}/redeem`, { preimage: t.secret.preimage });
   expect(redeem.status).toBe(202);
-  await until('the first failure', () => (effectError(a, t.id)?.attempts ?? 0) >= 1);
+  await until('the first failure', async () => ((await effectError(a, t.id))?.attempts ?? 0) >= 1);
   return { a, t, outage };
 }
 
@@ -523,7 +523,7 @@ async function until(
 describe('case 2: a failing effect backs off, shows to operators, survives a restart and finishes', () => {
   test('the maker redeem fails for a while: attempts and events follow the backoff, not the tick', async () => {
     const { a, t, outage } = await redeemWhileMakerRedeemFails(null);
-    expect(effectError(a, t.id)?.effect).toBe('makerRedeem');
+    expect((await effectError(a, t.id))?.effect).toBe('makerRedeem');
 
     // Wall time alone, the runtime ticking every 25 ms: the retries come 1 s, then 2 s apart (+ ≤ 25 %
     // jitter), so 2.5 s hold at most 3 attempts — the old runtime retried on every tick.
@@ -538,8 +538,8 @@ describe('case 2: a failing effect backs off, shows to operators, survives a res
     // minute, + ≤ 25 % jitter, counted from the failure), and runs exactly once.
     let failedAt: number | null = null;
     for (;;) {
-      await until('the retry time set', () => effectError(a, t.id)?.retryAt != null);
-      const { attempts, retryAt } = effectError(a, t.id) as { attempts: number; retryAt: number };
+      await until('the retry time set', async () => (await effectError(a, t.id))?.retryAt != null);
+      const { attempts, retryAt } = (await effectError(a, t.id)) as { attempts: number; retryAt: number };
       if (failedAt !== null) {
         const base = Math.min(
           EFFECT_RETRY.maxDelaySeconds,
@@ -573,39 +573,42 @@ describe('case 2: a failing effect backs off, shows to operators, survives a res
       // … and exactly one once it is due.
       await advanceTo(a, retryAt);
       failedAt = Number(await chainOf(a).now());
-      await until(`attempt ${attempts + 1}`, () => (effectError(a, t.id)?.attempts ?? 0) > attempts);
+      await until(
+        `attempt ${attempts + 1}`,
+        async () => ((await effectError(a, t.id))?.attempts ?? 0) > attempts,
+      );
       await sleep(100);
       expect(outage.attempts).toBe(calls + 1);
       expect((await events(a, t.id)).length - eventsNow, 'events per retry').toBeLessThanOrEqual(3);
     }
 
     // A restart keeps the failure count and the retry time: no immediate retry, the same schedule.
-    const before = effectError(a, t.id);
+    const before = await effectError(a, t.id);
     expect(before?.attempts).toBe(6);
-    await until('the retry time set', () => effectError(a, t.id)?.retryAt != null);
-    const retryAt = effectError(a, t.id)?.retryAt as number;
+    await until('the retry time set', async () => (await effectError(a, t.id))?.retryAt != null);
+    const retryAt = (await effectError(a, t.id))?.retryAt as number;
     const nextOutage = { down: true, attempts: 0 };
     await restart(a, failingMakerRedeem(nextOutage));
-    const stored = a.service.store.getTrade(t.id);
+    const stored = await a.service.store.getTrade(t.id);
     expect(stored?.nextDeadline, 'the wake index holds the retry time').toBe(retryAt);
-    expect(effectError(a, t.id)).toMatchObject({ effect: 'makerRedeem', attempts: 6, retryAt });
+    expect(await effectError(a, t.id)).toMatchObject({ effect: 'makerRedeem', attempts: 6, retryAt });
     expect((await failingEffects(a)).map((f) => f.trade_id)).toContain(t.id);
     await sleep(500);
     expect(nextOutage.attempts, 'no retry before its time after a restart').toBe(0);
     await advanceTo(a, retryAt);
-    await until('attempt 7', () => (effectError(a, t.id)?.attempts ?? 0) === 7);
+    await until('attempt 7', async () => ((await effectError(a, t.id))?.attempts ?? 0) === 7);
     expect(nextOutage.attempts).toBe(1);
 
     // The chain recovers: the next retry redeems, the trade finishes and leaves the failing list.
     nextOutage.down = false;
-    await until('the retry time set', () => effectError(a, t.id)?.retryAt != null);
-    await advanceTo(a, effectError(a, t.id)?.retryAt as number);
+    await until('the retry time set', async () => (await effectError(a, t.id))?.retryAt != null);
+    await advanceTo(a, (await effectError(a, t.id))?.retryAt as number);
     const done = await waitFor(a, t.id, closed);
     expect(done.substate).toBe('redeemed.closed');
     expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'taker_redeem', 'maker_redeem']);
     expect((await failingEffects(a)).map((f) => f.trade_id)).not.toContain(t.id);
     expectMakerEscrowClosed(a, t);
-    expectNoAlert(a, done, t.id);
+    await expectNoAlert(a, done, t.id);
     await expectLedgerMatchesChain(a, t);
     // Seven failed attempts in all, each with its failure and its retry.
     await expectQuietHistory(a, t, 7);
@@ -627,7 +630,7 @@ async function expectRedeemedFromHistory(a: Arena, t: Opened, makerRedeem: strin
     'the taker closed its escrow',
   ).toBeNull();
   expectMakerEscrowClosed(a, t);
-  expectNoAlert(a, done, t.id);
+  await expectNoAlert(a, done, t.id);
   await expectLedgerMatchesChain(a, t);
   const after = await balances(a, t.side);
   expect((after.maker.get(t.input.mint) ?? 0n) - (t.before.maker.get(t.input.mint) ?? 0n)).toBe(t.input.raw);
@@ -733,7 +736,7 @@ describe('case 5: tokens donated to the vaults never strand rent', () => {
     expect(done.substate).toBe('redeemed.closed');
     expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'taker_redeem', 'maker_redeem']);
     expectMakerEscrowClosed(a, t);
-    expectNoAlert(a, done, t.id);
+    await expectNoAlert(a, done, t.id);
     const after = await balances(a, t.side);
     expect((after.maker.get(USDT) ?? 0n) - (t.before.maker.get(USDT) ?? 0n)).toBe(-t.output.raw + 1n);
     // The taker's own escrow keeps its unit until the taker closes it, which sweeps the unit back.
@@ -765,7 +768,7 @@ describe('case 5: tokens donated to the vaults never strand rent', () => {
     expect(done.failure_reason).toBe('maker_escrow_expired');
     expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'maker_refund', 'taker_refund']);
     expectMakerEscrowClosed(a, t);
-    expectNoAlert(a, done, t.id);
+    await expectNoAlert(a, done, t.id);
     // A wrapped-SOL vault closes with its dust: the unit reaches the maker as a lamport.
     await expectLedgerMatchesChain(a, t, { makerLamportsIn: 1n });
     await expectQuietHistory(a, t);
@@ -782,7 +785,7 @@ describe('alerts only on proven loss', () => {
     expect(done.settlement_status).toBe('refunded');
     expect(done.failure_reason).toBe('maker_missed_redeem');
     expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'taker_redeem', 'taker_refund']);
-    expect(a.service.runtime.host.snapshotOf(t.id)?.snapshot.context.alert).toBe(true);
+    expect((await a.service.runtime.host.snapshotOf(t.id))?.snapshot.context.alert).toBe(true);
     expect(a.errors.some((line) => line.includes('ALERT: maker lost funds'))).toBe(true);
     // Counted for alerting too (ops/prometheus/alerts.yml: MakerLostFunds).
     expect((await a.service.app.inject('/metrics')).body).toMatch(/^rfq_maker_maker_losses_total 1$/m);

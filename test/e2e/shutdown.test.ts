@@ -17,12 +17,12 @@ test('SIGTERM stops the service cleanly and records the end of its run', async (
   const exitCode = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
   await proc.stop();
   expect(await exitCode).toBe(0);
-  const store = openStore({ dataDir: dir.path });
+  const store = await openStore({ dataDir: dir.path });
   try {
-    const [run] = store.listRuns();
+    const [run] = await store.listRuns();
     expect(run?.runId).toBe(health.run_id);
     expect(run?.stoppedAt).toEqual(expect.any(String));
   } finally {
-    store.close();
+    await store.close();
   }
 });

@@ -77,7 +77,7 @@ describe('runtime routes after a whole swap', () => {
       chain_time_unix: expect.any(Number),
     });
     expect(Date.parse(body.chain.chain_time)).not.toBeNaN();
-    expect(body.store).toMatchObject({ ok: true, path: service.store.path });
+    expect(body.store).toMatchObject({ ok: true, path: service.store.location });
     const usdc = body.balances.find((b: { asset: string }) => b.asset === 'USDC');
     expect(usdc).toMatchObject({ decimals: 6, amount_raw: expect.stringMatching(/^[0-9]+$/) });
     expect(body.last_event_seq).toBeGreaterThan(0);

@@ -55,7 +55,7 @@ beforeAll(async () => {
     doc.settlement.lock_window_seconds = 3600;
     doc.settlement.taker_timelock_seconds = 7200;
   });
-  probe = new StoreProbe(service.store.path);
+  probe = new StoreProbe(service.store.location);
   const open = await service.app.inject({
     method: 'POST',
     url: '/v1/rfq',

@@ -27,7 +27,7 @@ let probe: StoreProbe;
 
 beforeAll(async () => {
   service = await startPropertyService();
-  probe = new StoreProbe(service.store.path);
+  probe = new StoreProbe(service.store.location);
 });
 afterAll(async () => {
   probe?.close();

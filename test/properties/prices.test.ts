@@ -59,8 +59,8 @@ beforeAll(async () => {
   }
   config = resolveConfig(doc);
   dir = tempDir('rfq-prices-');
-  store = openStore({ dataDir: dir.path });
-  store.insertRun({
+  store = await openStore({ dataDir: dir.path });
+  await store.insertRun({
     runId: RUN,
     version: 'test',
     startedAt: new Date(NOW_MS).toISOString(),
@@ -84,7 +84,7 @@ beforeAll(async () => {
     refreshIntervalMs: 60_000,
     nowMs: () => NOW_MS,
   });
-  desk = new QuoteDesk({
+  desk = await QuoteDesk.open({
     config,
     store,
     durable,
@@ -243,7 +243,7 @@ describe('quotes from Pyth readings', () => {
       publish(faulty.mint, base, { ...change, ...(fault.kind === 'wide' ? {} : { conf: 0n }) });
       await source.refresh();
       const reservedBefore = desk.reservations.size;
-      const quotesBefore = store.openQuotes(NOW_MS).length;
+      const quotesBefore = (await store.openQuotes(NOW_MS)).length;
 
       let result: Awaited<ReturnType<typeof quote>>;
       try {
@@ -259,7 +259,7 @@ describe('quotes from Pyth readings', () => {
       expect(result.reasons[0]?.message).toContain(faulty.symbol);
       expect(result.riskChecks).not.toContain(CHECK[fault.kind]);
       expect(desk.reservations.size).toBe(reservedBefore);
-      expect(store.openQuotes(NOW_MS).length).toBe(quotesBefore);
+      expect((await store.openQuotes(NOW_MS)).length).toBe(quotesBefore);
     },
   );
 });

@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 async function started(options: { lockWaitMs?: number } = {}) {
-  h = openHarness(new FakeChain('rpc'));
+  h = await openHarness(new FakeChain('rpc'));
   await h.start(options);
   return h;
 }
@@ -40,9 +40,9 @@ async function refusal(command: Promise<unknown>): Promise<RuntimeError> {
 }
 
 /** What the store holds of a trade: its row and its history (to show a command changed nothing). */
-const stored = (harness: Harness, tradeId: string) => ({
-  trade: harness.store.getTrade(tradeId),
-  events: harness.store.tradeEvents(tradeId).map((e) => e.type),
+const stored = async (harness: Harness, tradeId: string) => ({
+  trade: await harness.store.getTrade(tradeId),
+  events: (await harness.store.tradeEvents(tradeId)).map((e) => e.type),
 });
 
 type Started = Awaited<ReturnType<Harness['startTrade']>>;
@@ -72,7 +72,7 @@ describe('settlement start', () => {
     expect(harness.runtime.host.isActive(trade.tradeId)).toBe(false);
     expect(harness.runtime.host.activeCount).toBe(0);
     expect(harness.runtime.watcher.size).toBe(1);
-    expect(stored(harness, trade.tradeId)).toMatchObject({
+    expect(await stored(harness, trade.tradeId)).toMatchObject({
       trade: { status: 'pending', seen: '-', ownerRunId: harness.runId },
       events: ['SETTLEMENT_STARTED'],
     });
@@ -98,7 +98,7 @@ describe('POST /lock: the wallet-signed lock is checked before anything is sent'
   ])('a lock with %s is refused as invalid_input, and nothing is submitted', async (_, change, problem) => {
     const harness = await started();
     const trade = await harness.startTrade();
-    const before = stored(harness, trade.tradeId);
+    const before = await stored(harness, trade.tradeId);
     harness.chain.resetCounts();
     const error = await refusal(
       harness.runtime.commands.submitLock(trade.tradeId, {
@@ -110,7 +110,7 @@ describe('POST /lock: the wallet-signed lock is checked before anything is sent'
     expect(error.invalid?.problem).toContain(problem);
     expect(harness.chain.calls.submitSigned ?? 0).toBe(0);
     expect(harness.chain.totalCalls).toBe(0);
-    expect(stored(harness, trade.tradeId)).toEqual(before);
+    expect(await stored(harness, trade.tradeId)).toEqual(before);
   });
 
   test('a lock not signed by the taker is refused as invalid_input, and nothing is submitted', async () => {
@@ -139,7 +139,7 @@ describe('POST /lock: the wallet-signed lock is checked before anything is sent'
     });
     expect(harness.chain.calls.submitSigned).toBe(1);
     expect(reading.status).toBe('initiated');
-    expect(harness.store.tradeEvents(trade.tradeId).map((e) => e.type)).toEqual(
+    expect((await harness.store.tradeEvents(trade.tradeId)).map((e) => e.type)).toEqual(
       expect.arrayContaining(['LOCK_SUBMITTED', 'TAKER_LOCK_FINALIZED']),
     );
   });
@@ -164,7 +164,7 @@ describe('abandon, redeem and refund', () => {
     expect(harness.chain.calls.signaturesForAddress).toBe(1);
     // What the chain showed is recorded; the abandon is not.
     await turns();
-    const after = stored(harness, trade.tradeId);
+    const after = await stored(harness, trade.tradeId);
     expect(after.events).toEqual(['SETTLEMENT_STARTED', 'TAKER_LOCK_SEEN']);
     expect(after.trade?.substate).toBe('pending.lockSeen');
   });
@@ -178,7 +178,7 @@ describe('abandon, redeem and refund', () => {
     harness.chain.addTransaction(lockTransaction(trade.input), { finalized: false });
     await refusal(harness.runtime.commands.abandon(trade.tradeId, trade.secret.secretHash));
     // No turn of the event loop in between: the answer leaves now.
-    expect(stored(harness, trade.tradeId).events).toEqual(['SETTLEMENT_STARTED', 'TAKER_LOCK_SEEN']);
+    expect((await stored(harness, trade.tradeId)).events).toEqual(['SETTLEMENT_STARTED', 'TAKER_LOCK_SEEN']);
   });
 
   test('abandon with nothing on chain fails the trade as abandoned', async () => {
@@ -187,7 +187,7 @@ describe('abandon, redeem and refund', () => {
     const reading = await harness.runtime.commands.abandon(trade.tradeId, trade.secret.secretHash);
     expect(reading.status).toBe('failed');
     expect(reading.snapshot.context.failureReason).toBe('abandoned');
-    expect(stored(harness, trade.tradeId).events).toEqual(['SETTLEMENT_STARTED', 'ABANDON']);
+    expect((await stored(harness, trade.tradeId)).events).toEqual(['SETTLEMENT_STARTED', 'ABANDON']);
   });
 
   test('abandon with another commitment is refused as secret_hash_mismatch without reading the chain', async () => {
@@ -202,7 +202,7 @@ describe('abandon, redeem and refund', () => {
   test('redeem and refund refusals carry the machine’s refusal codes, and store nothing', async () => {
     const harness = await started();
     const trade = await harness.startTrade();
-    const before = stored(harness, trade.tradeId);
+    const before = await stored(harness, trade.tradeId);
     const { commands } = harness.runtime;
     expect((await refusal(commands.redeem(trade.tradeId, trade.secret.preimage))).code).toBe(
       'not_redeemable',
@@ -212,7 +212,7 @@ describe('abandon, redeem and refund', () => {
     );
     expect((await refusal(commands.refund(trade.tradeId))).code).toBe('not_refundable');
     await turns();
-    expect(stored(harness, trade.tradeId)).toEqual(before);
+    expect(await stored(harness, trade.tradeId)).toEqual(before);
   });
 
   test('a command on an unknown trade answers trade_not_found', async () => {
@@ -241,13 +241,13 @@ describe('the chain unreachable', () => {
   test.each(commands)('%s answers chain_unavailable and changes nothing in the store', async (_, command) => {
     const harness = await started();
     const trade = await harness.startTrade();
-    const before = stored(harness, trade.tradeId);
-    const trades = harness.store.listTrades({ limit: 100 }).length;
+    const before = await stored(harness, trade.tradeId);
+    const trades = (await harness.store.listTrades({ limit: 100 })).length;
     harness.chain.unreachable();
     expect((await refusal(command(harness, trade))).code).toBe('chain_unavailable');
     await turns();
-    expect(stored(harness, trade.tradeId)).toEqual(before);
-    expect(harness.store.listTrades({ limit: 100 })).toHaveLength(trades);
+    expect(await stored(harness, trade.tradeId)).toEqual(before);
+    expect(await harness.store.listTrades({ limit: 100 })).toHaveLength(trades);
     expect(harness.chain.submitted).toEqual([]);
   });
 });
@@ -292,9 +292,9 @@ describe('a new run', () => {
     const mark = vi.spyOn(harness.store, 'markUnadoptable');
     const runtime = await harness.start();
     expect(mark).toHaveBeenCalledTimes(1);
-    expect(mark.mock.results[0]?.value).toBe(2);
+    expect(await mark.mock.results[0]?.value).toBe(2);
     for (const { tradeId } of [a, b]) {
-      expect(harness.store.getTrade(tradeId)).toMatchObject({
+      expect(await harness.store.getTrade(tradeId)).toMatchObject({
         ownerRunId: first,
         adoptionError: expect.stringContaining('chain unreachable at start'),
       });
@@ -312,11 +312,11 @@ describe('a new run', () => {
 
     const resumed = await runtime.commands.resume(a.tradeId);
     expect(resumed.ownerRunId).toBe(harness.runId);
-    expect(harness.store.getTrade(a.tradeId)).toMatchObject({
+    expect(await harness.store.getTrade(a.tradeId)).toMatchObject({
       ownerRunId: harness.runId,
       adoptionError: null,
     });
-    expect(harness.store.tradeEvents(a.tradeId).map((e) => e.type)).toContain('ADOPTED');
+    expect((await harness.store.tradeEvents(a.tradeId)).map((e) => e.type)).toContain('ADOPTED');
     expect(runtime.watcher.size).toBe(1);
     expect((await refusal(runtime.queries.trade(b.tradeId))).code).toBe('runtime_unavailable');
   });
@@ -328,6 +328,6 @@ describe('a new run', () => {
     harness.chain.unreachable();
     const runtime = await harness.start();
     expect((await refusal(runtime.commands.resume(a.tradeId))).code).toBe('runtime_unavailable');
-    expect(harness.store.getTrade(a.tradeId)?.ownerRunId).toBe(first);
+    expect((await harness.store.getTrade(a.tradeId))?.ownerRunId).toBe(first);
   });
 });

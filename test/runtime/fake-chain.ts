@@ -40,7 +40,14 @@ import { type Config, resolveConfig } from '../../src/config/index.ts';
 import { QuoteDesk, StaticPriceSource } from '../../src/quotes/index.ts';
 import { newTradeRecord, restColumns } from '../../src/runtime/host.ts';
 import { MakerInventory, TradeRuntime } from '../../src/runtime/index.ts';
-import { GroupCommit, openStore, type Store, type TradeRecord } from '../../src/store/index.ts';
+import {
+  GroupCommit,
+  type NewTradeEvent,
+  openStore,
+  type QuoteRecord,
+  type Store,
+  type TradeRecord,
+} from '../../src/store/index.ts';
 import {
   bytesOf,
   type Hash32,
@@ -452,12 +459,12 @@ export interface Harness {
   start(options?: { pollIntervalMs?: number; lockWaitMs?: number }): Promise<TradeRuntime>;
   /** Inserts a trade at rest for `runId` (default: the next run), as commands.ts creates one, then runs
    * the machine through `events` (a trade further along than its first state). */
-  insertTrade(options?: { runId?: string; events?: TradeEvent[]; now?: number }): {
+  insertTrade(options?: { runId?: string; events?: TradeEvent[]; now?: number }): Promise<{
     input: TradeInput;
     taker: Keypair;
     secret: TakerSecret;
     record: TradeRecord;
-  };
+  }>;
   /** A quote from the real desk and the real settlement start: the trade, its unsigned lock, the taker. */
   startTrade(): Promise<{
     tradeId: string;
@@ -473,12 +480,12 @@ export interface Harness {
  * Opens a temp store and composes a run over it and the fake chain. The runtime's own ticker is set far
  * out (pollIntervalMs one minute) so a test drives ticks and deadlines itself; recheckSeconds follows.
  */
-export function openHarness(
+export async function openHarness(
   chain = new FakeChain(),
   change: (doc: ConfigDocument) => void = () => {},
-): Harness {
+): Promise<Harness> {
   const dir = tempDir('rfq-runtime-');
-  const store = openStore({ dataDir: dir.path });
+  const store = await openStore({ dataDir: dir.path });
   const durable = new GroupCommit(store);
   const doc = defaultConfigDocument();
   doc.http.rate_limit_per_minute = 1_000_000;
@@ -495,7 +502,7 @@ export function openHarness(
   let nextRunId = randomUUID();
   const newRun = (runId: string) =>
     store.insertRun({ runId, version: 'test', startedAt: new Date().toISOString(), stoppedAt: null });
-  newRun(nextRunId);
+  await newRun(nextRunId);
 
   const harness: Harness = {
     chain,
@@ -515,14 +522,14 @@ export function openHarness(
       if (runtime) {
         await runtime.stop();
         nextRunId = randomUUID();
-        newRun(nextRunId);
+        await newRun(nextRunId);
       }
       const inventory = new MakerInventory(
         chain,
         config.assets.list.map((asset) => asset.mint),
       );
       await inventory.refresh().catch(() => undefined);
-      quotes = new QuoteDesk({
+      quotes = await QuoteDesk.open({
         config,
         store,
         durable,
@@ -545,7 +552,7 @@ export function openHarness(
       return runtime;
     },
 
-    insertTrade(options = {}) {
+    async insertTrade(options = {}) {
       const runId = options.runId ?? harness.runId;
       const { input, taker, secret } = tradeInput(chain, { runId, now: options.now ?? chain.time });
       let snapshot: TradeSnapshotLike = initialSnapshot(input);
@@ -558,7 +565,7 @@ export function openHarness(
       }
       const rest = restColumns(snapshot);
       const at = new Date().toISOString();
-      store.insertQuote({
+      const quote: QuoteRecord = {
         quoteId: input.quoteId,
         runId,
         takerWallet: input.takerWallet,
@@ -574,9 +581,9 @@ export function openHarness(
         htlcExpiresAtMs: Date.now(),
         riskChecks: [],
         usedByTradeId: null,
-      });
+      };
       const record = newTradeRecord(input, snapshot, rest, at);
-      store.createTrade(record, {
+      const event: NewTradeEvent = {
         tradeId: input.tradeId,
         runId,
         at,
@@ -584,7 +591,11 @@ export function openHarness(
         status: rest.status,
         substate: rest.substate,
         payload: { quote_id: input.quoteId },
-      });
+      };
+      await Promise.all([
+        durable.write({ kind: 'insertQuote', quote }),
+        durable.write({ kind: 'createTrade', trade: record, event }),
+      ]);
       return { input, taker, secret, record };
     },
 
@@ -605,15 +616,15 @@ export function openHarness(
         secret.secretHash,
       );
       const tradeId = started.trade.snapshot.context.tradeId;
-      const found = runtime.host.snapshotOf(tradeId);
+      const found = await runtime.host.snapshotOf(tradeId);
       if (!found) throw new Error('the new trade is not in the store');
       return { tradeId, input: found.snapshot.context, taker, secret, lock: started.lock.transactionBase64 };
     },
 
     async close() {
       await runtime?.stop();
-      durable.close();
-      store.close();
+      await durable.close();
+      await store.close();
       await chain.close();
       dir.remove();
     },

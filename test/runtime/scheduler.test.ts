@@ -51,9 +51,12 @@ function recordUses(runtime: TradeRuntime): string[] {
 }
 
 /** The failure reason in a trade's stored snapshot. */
-const failureReason = (harness: Harness, tradeId: string) =>
-  (JSON.parse(harness.store.getTrade(tradeId)?.snapshot ?? '{}') as { context?: { failureReason?: string } })
-    .context?.failureReason;
+const failureReason = async (harness: Harness, tradeId: string) =>
+  (
+    JSON.parse((await harness.store.getTrade(tradeId))?.snapshot ?? '{}') as {
+      context?: { failureReason?: string };
+    }
+  ).context?.failureReason;
 
 /** recheckSeconds as the runtime derives it from its tick (one minute in these tests). */
 const RECHECK = 60;
@@ -64,10 +67,14 @@ const lockSubmitted: TradeEvent[] = [
 
 describe('the deadline scheduler', () => {
   test('a due deadline wakes exactly the due trades: one batched read, one activation each', async () => {
-    const harness = openHarness(new FakeChain('rpc'));
+    const harness = await openHarness(new FakeChain('rpc'));
     h = harness;
-    const due = [0, 1, 2].map(() => harness.insertTrade({ now: GENESIS }).input);
-    const later = [0, 1].map(() => harness.insertTrade({ now: GENESIS + 50 }).input);
+    const due = await Promise.all(
+      [0, 1, 2].map(async () => (await harness.insertTrade({ now: GENESIS })).input),
+    );
+    const later = await Promise.all(
+      [0, 1].map(async () => (await harness.insertTrade({ now: GENESIS + 50 })).input),
+    );
     const runtime = await h.start();
     const used = recordUses(runtime);
     await chainTimeIs(h, GENESIS + 121); // past the first three's lock window (deadline + 1), not the others'
@@ -81,17 +88,17 @@ describe('the deadline scheduler', () => {
     expect(batched.map((r) => new Set(r.addresses))).toEqual([new Set(due.map((t) => t.takerEscrow))]);
     expect(h.chain.calls.now, 'the clock is read once, to check the deadline came').toBe(1);
     for (const t of due) {
-      expect(h.store.getTrade(t.tradeId)?.status).toBe('failed');
-      expect(failureReason(h, t.tradeId)).toBe('lock_window_expired');
+      expect((await h.store.getTrade(t.tradeId))?.status).toBe('failed');
+      expect(await failureReason(h, t.tradeId)).toBe('lock_window_expired');
     }
-    for (const t of later) expect(h.store.getTrade(t.tradeId)?.status).toBe('pending');
+    for (const t of later) expect((await h.store.getTrade(t.tradeId))?.status).toBe('pending');
     expect(runtime.host.activeCount).toBe(0);
   });
 
   test('a tick learns a jump of chain time from its batched read, and wakes what came due', async () => {
-    h = openHarness(new FakeChain('rpc'));
-    const due = h.insertTrade({ now: GENESIS });
-    const later = h.insertTrade({ now: GENESIS + 50 });
+    h = await openHarness(new FakeChain('rpc'));
+    const due = await h.insertTrade({ now: GENESIS });
+    const later = await h.insertTrade({ now: GENESIS + 50 });
     const runtime = await h.start();
     await tick(runtime); // the first sweep, owed at start
     const used = recordUses(runtime);
@@ -105,13 +112,13 @@ describe('the deadline scheduler', () => {
       batched.map((r) => r.addresses.length),
       'the sweep (both), then the due one',
     ).toEqual([2, 1]);
-    expect(h.store.getTrade(due.input.tradeId)?.status).toBe('failed');
-    expect(h.store.getTrade(later.input.tradeId)?.status).toBe('pending');
+    expect((await h.store.getTrade(due.input.tradeId))?.status).toBe('failed');
+    expect((await h.store.getTrade(later.input.tradeId))?.status).toBe('pending');
   });
 
   test('with no deadline due, the scheduler reads nothing from the chain and wakes nobody', async () => {
-    h = openHarness(new FakeChain('rpc'));
-    for (let i = 0; i < 5; i++) h.insertTrade({ now: GENESIS });
+    h = await openHarness(new FakeChain('rpc'));
+    for (let i = 0; i < 5; i++) await h.insertTrade({ now: GENESIS });
     const runtime = await h.start();
     const used = recordUses(runtime);
     h.chain.resetCounts();
@@ -121,8 +128,8 @@ describe('the deadline scheduler', () => {
   });
 
   test('a held lock not final at its deadline changes nothing: re-armed recheckSeconds later, not looped on', async () => {
-    h = openHarness(new FakeChain('rpc'));
-    const trade = h.insertTrade({ now: GENESIS, events: lockSubmitted });
+    h = await openHarness(new FakeChain('rpc'));
+    const trade = await h.insertTrade({ now: GENESIS, events: lockSubmitted });
     const { input } = trade;
     // The lock landed before the deadline and is confirmed, not final: the finalized bank is 13 s behind.
     h.chain.setEscrow(input.takerEscrow, takerEscrowState(h.chain, input), { finalized: false });
@@ -135,7 +142,7 @@ describe('the deadline scheduler', () => {
     await wakeDue(runtime);
     await turns(20);
     expect(used).toEqual([input.tradeId]);
-    expect(h.store.getTrade(input.tradeId)).toMatchObject({
+    expect(await h.store.getTrade(input.tradeId)).toMatchObject({
       substate: 'pending.lockSubmitted',
       nextDeadline: now + RECHECK,
     });
@@ -150,26 +157,26 @@ describe('the deadline scheduler', () => {
     await wakeDue(runtime);
     await turns(20);
     expect(used).toHaveLength(2);
-    expect(h.store.getTrade(input.tradeId)?.nextDeadline).toBe(now + 2 * RECHECK);
+    expect((await h.store.getTrade(input.tradeId))?.nextDeadline).toBe(now + 2 * RECHECK);
   });
 
   test('a held lock absent at finality once the window ended is dropped: the trade fails (lock_not_landed)', async () => {
-    h = openHarness(new FakeChain('rpc'));
-    const { input } = h.insertTrade({ now: GENESIS, events: lockSubmitted });
+    h = await openHarness(new FakeChain('rpc'));
+    const { input } = await h.insertTrade({ now: GENESIS, events: lockSubmitted });
     const runtime = await h.start();
     await chainTimeIs(h, input.lockDeadline + 1);
     await wakeDue(runtime);
     await turns(20);
-    expect(h.store.getTrade(input.tradeId)?.status).toBe('failed');
-    expect(failureReason(h, input.tradeId)).toBe('lock_not_landed');
+    expect((await h.store.getTrade(input.tradeId))?.status).toBe('failed');
+    expect(await failureReason(h, input.tradeId)).toBe('lock_not_landed');
   });
 
   test('more than a batch of due trades that change nothing: each is woken once per due time', async () => {
-    const harness = openHarness(new FakeChain('rpc'));
+    const harness = await openHarness(new FakeChain('rpc'));
     h = harness;
     // Held locks confirmed before the deadline, none final yet: each wake changes nothing and re-arms.
     for (let i = 0; i < 130; i++) {
-      const { input } = harness.insertTrade({ now: GENESIS, events: lockSubmitted });
+      const { input } = await harness.insertTrade({ now: GENESIS, events: lockSubmitted });
       h.chain.setEscrow(input.takerEscrow, takerEscrowState(h.chain, input), { finalized: false });
       h.chain.addTransaction(lockTransaction(input), { finalized: false });
     }

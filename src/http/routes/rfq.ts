@@ -134,7 +134,7 @@ export const rfqRoutes: FastifyPluginAsyncTypebox<RfqRoutesOptions> = async (app
       },
     },
     async (request) => {
-      const found = quotes.getQuote(request.params.quote_id);
+      const found = await quotes.getQuote(request.params.quote_id);
       if (!found) throw new ApiError('quote_not_found');
       return { state: found.state, quote: renderQuote(found.quote) };
     },

@@ -67,7 +67,7 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
     },
     async () => {
       const status = await queries.runtimeStatus();
-      const actors = queries.actors();
+      const actors = await queries.actors();
       const byState = Object.fromEntries(SETTLEMENT_STATUSES.map((s) => [s, 0]));
       const bySubstate: Record<string, number> = {};
       for (const row of actors.owned) {
@@ -112,7 +112,7 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
           amount_raw: raw === null ? null : raw.toString(),
           amount: raw === null ? null : formatDecimal(raw, asset.decimals),
         })),
-        last_event_seq: queries.lastEventSeq(),
+        last_event_seq: await queries.lastEventSeq(),
       };
     },
   );
@@ -133,7 +133,7 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
       },
     },
     async () => ({
-      runs: queries.runs().map((stored) => ({
+      runs: (await queries.runs()).map((stored) => ({
         run_id: stored.runId,
         version: stored.version,
         started_at: stored.startedAt,
@@ -182,7 +182,7 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
       },
     },
     async (request) => {
-      const { entries, summaries } = queries.ledgerView(request.query.trade_id);
+      const { entries, summaries } = await queries.ledgerView(request.query.trade_id);
       return {
         entries: entries.map((e) => ({
           entry_id: e.entryId,
@@ -218,7 +218,7 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
     },
     async (request) => {
       const { after = 0, limit = 100 } = request.query;
-      const events = queries.eventLog(after, limit);
+      const events = await queries.eventLog(after, limit);
       return { events, next_cursor: events.at(-1)?.seq ?? after };
     },
   );
@@ -244,7 +244,7 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
     async (request, reply) => {
       const header = request.headers['last-event-id'];
       const after =
-        typeof header === 'string' ? Number(header) : (request.query.after ?? queries.lastEventSeq());
+        typeof header === 'string' ? Number(header) : (request.query.after ?? (await queries.lastEventSeq()));
       streams.stream(request, reply, after, eventLog);
     },
   );

@@ -112,7 +112,7 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = 
       const after =
         typeof header === 'string'
           ? Number(header)
-          : (request.query.after ?? queries.tradeEvents(tradeId).at(-1)?.seq ?? 0);
+          : (request.query.after ?? (await queries.tradeEvents(tradeId)).at(-1)?.seq ?? 0);
       if ((listeners.get(tradeId)?.size ?? 0) >= STREAMS_PER_TRADE || streams.size >= STREAMS_IN_ALL) {
         throw new ApiError('rate_limited', 'Too many open streams of this trade; close one first.');
       }
@@ -346,6 +346,6 @@ export const tradeOperatorRoutes: FastifyPluginAsyncTypebox<TradeOperatorRoutesO
         response: { 200: TradeEventsSchema, ...errorResponses('trade_not_found', 'unauthorized') },
       },
     },
-    async (request) => ({ events: queries.tradeEvents(request.params.trade_id) }),
+    async (request) => ({ events: await queries.tradeEvents(request.params.trade_id) }),
   );
 };

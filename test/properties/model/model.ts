@@ -430,7 +430,7 @@ export async function checkInvariants(model: Model, world: World): Promise<void>
       fail(`trade #${t.n} ledger not balanced: ${JSON.stringify(view.ledger_summary)}`);
 
     // An alert only on a loss the chain proves (and every such loss alerted).
-    const context = world.context(t.tradeId as string);
+    const context = await world.context(t.tradeId as string);
     if (t.chainMoved && t.outcome !== null) {
       const lost = makerLost(t.outcome);
       if ((context?.alert ?? false) !== lost)
@@ -680,7 +680,7 @@ export async function finale(model: Model, world: World): Promise<void> {
         fail(`trade #${t.n} maker escrow vault left open`);
     }
     const lost = makerLost(outcome);
-    const context = world.context(id);
+    const context = await world.context(id);
     if ((context?.alert ?? false) !== lost || (view.failure_reason === 'maker_missed_redeem') !== lost)
       fail(
         `trade #${t.n} alert=${context?.alert} reason=${view.failure_reason}, but the maker ${lost ? 'lost' : 'did not lose'}: ${JSON.stringify(outcome)}`,

@@ -138,8 +138,8 @@ export class World {
   }
 
   /** The trade's machine context as the runtime knows it now (alert, effect failures). */
-  context(tradeId: string) {
-    return this.service.runtime.host.snapshotOf(tradeId)?.snapshot.context ?? null;
+  async context(tradeId: string) {
+    return (await this.service.runtime.host.snapshotOf(tradeId))?.snapshot.context ?? null;
   }
 
   async dispose(): Promise<void> {

@@ -1,0 +1,540 @@
+// The SQLite store: better-sqlite3 in WAL mode with synchronous=FULL, the embedded default (one file under
+// DATA_DIR). Its statements are prepared once and run synchronously; the port's promises only wrap them, so
+// a batch's commit (one transaction, one fsync) holds the event loop once per turn, not once per write.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { LedgerEntry } from '../ledger/index.ts';
+import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
+import type {
+  NewTradeEvent,
+  QuoteRecord,
+  RestEntry,
+  RunRecord,
+  Store,
+  StoredLedgerEntry,
+  TradeEventRecord,
+  TradeFilter,
+  TradeRecord,
+  TradeUpdate,
+} from './index.ts';
+import { MIGRATIONS } from './migrations.ts';
+import {
+  type EventRow,
+  eventFromRow,
+  type LedgerRow,
+  ledgerFromRow,
+  priceText,
+  type QuoteRow,
+  quoteFromRow,
+  REST_COLUMNS,
+  type RestRow,
+  restEntryFromRow,
+  type TradeRow,
+  tradeFromRow,
+} from './rows.ts';
+import { StoreConflict, type StoreWrite, type WriteOutcome } from './writes.ts';
+
+export function openSqliteStore(options: { dataDir: string } | { path: string }): SqliteStore {
+  let path: string;
+  if ('dataDir' in options) {
+    mkdirSync(options.dataDir, { recursive: true });
+    path = join(options.dataDir, 'maker.sqlite');
+  } else {
+    path = options.path;
+  }
+  return new SqliteStore(path);
+}
+
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite' as const;
+  private readonly db: Database.Database;
+  private readonly statements;
+
+  constructor(readonly location: string) {
+    this.db = new Database(location);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    this.migrate();
+    this.statements = {
+      insertRun: this.db.prepare(
+        'INSERT INTO runs (run_id, version, started_at, stopped_at) VALUES (@runId, @version, @startedAt, @stoppedAt)',
+      ),
+      stopRun: this.db.prepare('UPDATE runs SET stopped_at = ? WHERE run_id = ?'),
+      listRuns: this.db.prepare(
+        'SELECT run_id AS runId, version, started_at AS startedAt, stopped_at AS stoppedAt FROM runs ORDER BY started_at, run_id',
+      ),
+      insertQuote: this.db.prepare(`
+        INSERT INTO quotes (quote_id, run_id, taker_wallet, input_mint, output_mint, input_raw, output_raw, spread_bps,
+                            input_usd, output_usd, input_price, output_price, created_at, expires_at_ms,
+                            htlc_expires_at_ms, risk_checks, used_by_trade_id)
+        VALUES (@quoteId, @runId, @takerWallet, @inputMint, @outputMint, @inputRaw, @outputRaw, @spreadBps,
+                @inputUsd, @outputUsd, @inputPrice, @outputPrice, @createdAt, @expiresAtMs, @htlcExpiresAtMs,
+                @riskChecks, @usedByTradeId)`),
+      getQuote: this.db.prepare('SELECT * FROM quotes WHERE quote_id = ?'),
+      openQuotes: this.db.prepare(
+        'SELECT * FROM quotes WHERE used_by_trade_id IS NULL AND expires_at_ms > ?',
+      ),
+      markQuoteUsed: this.db.prepare(
+        'UPDATE quotes SET used_by_trade_id = ? WHERE quote_id = ? AND used_by_trade_id IS NULL',
+      ),
+      insertTrade: this.db.prepare(`
+        INSERT INTO trades (trade_id, quote_id, run_id, owner_run_id, taker_wallet, secret_hash, created_at, updated_at,
+                            status, substate, closed, next_deadline, adoption_error, taker_escrow, maker_escrow,
+                            watch, seen, hold_mint, hold_raw, hold_until_ms, running, effect_attempts)
+        VALUES (@tradeId, @quoteId, @runId, @ownerRunId, @takerWallet, @secretHash, @createdAt, @updatedAt,
+                @status, @substate, @closed, @nextDeadline, @adoptionError, @takerEscrow, @makerEscrow,
+                @watch, @seen, @holdMint, @holdRaw, @holdUntilMs, @running, @effectAttempts)`),
+      insertSnapshot: this.db.prepare(
+        'INSERT INTO trade_snapshots (trade_id, machine_version, snapshot) VALUES (@tradeId, @machineVersion, @snapshot)',
+      ),
+      updateTrade: this.db.prepare(`
+        UPDATE trades SET owner_run_id = @ownerRunId, updated_at = @updatedAt, status = @status, substate = @substate,
+               closed = @closed, next_deadline = @nextDeadline, adoption_error = NULL, watch = @watch,
+               hold_mint = @holdMint, hold_raw = @holdRaw, hold_until_ms = @holdUntilMs, running = @running,
+               effect_attempts = @effectAttempts
+        WHERE trade_id = @tradeId`),
+      updateSnapshot: this.db.prepare(
+        'UPDATE trade_snapshots SET machine_version = @machineVersion, snapshot = @snapshot WHERE trade_id = @tradeId',
+      ),
+      insertEvent: this.db.prepare(`
+        INSERT INTO trade_events (trade_id, run_id, at, type, status, substate, payload)
+        VALUES (@tradeId, @runId, @at, @type, @status, @substate, @payload)`),
+      insertLedger: this.db.prepare(`
+        INSERT OR IGNORE INTO ledger_entries (trade_id, movement, signature, mint, account, side, amount_raw, at)
+        VALUES (@tradeId, @movement, @signature, @mint, @account, @side, @amountRaw, @at)`),
+      getTrade: this.db.prepare(
+        'SELECT t.*, s.machine_version, s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id WHERE t.trade_id = ?',
+      ),
+      tradeBySecretHash: this.db.prepare(
+        'SELECT t.*, s.machine_version, s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id WHERE t.secret_hash = ?',
+      ),
+      tradeByQuote: this.db.prepare(
+        'SELECT t.*, s.machine_version, s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id WHERE t.quote_id = ?',
+      ),
+      tradeEvents: this.db.prepare('SELECT * FROM trade_events WHERE trade_id = ? ORDER BY seq'),
+      events: this.db.prepare('SELECT * FROM trade_events WHERE seq > ? ORDER BY seq LIMIT ?'),
+      lastEventSeq: this.db.prepare('SELECT max(seq) AS seq FROM trade_events'),
+      ledgerAll: this.db.prepare('SELECT * FROM ledger_entries ORDER BY entry_id'),
+      ledgerOf: this.db.prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY entry_id'),
+      clearUnadoptable: this.db.prepare(
+        'UPDATE trades INDEXED BY trades_unadoptable SET adoption_error = NULL WHERE closed = 0 AND adoption_error IS NOT NULL',
+      ),
+      countOwned: this.db.prepare(
+        'SELECT count(*) AS n FROM trades INDEXED BY trades_unclosed WHERE closed = 0 AND adoption_error IS NULL',
+      ),
+      claimTrade: this.db.prepare(
+        'UPDATE trades SET owner_run_id = @runId, adoption_error = NULL WHERE trade_id = @tradeId AND closed = 0',
+      ),
+      markUnadoptable: this.db.prepare('UPDATE trades SET adoption_error = ? WHERE closed = 0'),
+      restIndex: this.db
+        .prepare(`
+        SELECT ${REST_COLUMNS}
+        FROM trades INDEXED BY trades_unclosed WHERE closed = 0 AND adoption_error IS NULL`)
+        .raw(true),
+      runningTrades: this.db.prepare(
+        'SELECT trade_id FROM trades INDEXED BY trades_running WHERE closed = 0 AND running = 1 AND adoption_error IS NULL',
+      ),
+      dueTrades: this.db.prepare(`
+        SELECT trade_id FROM trades INDEXED BY trades_wake
+        WHERE closed = 0 AND next_deadline IS NOT NULL AND next_deadline <= @now AND adoption_error IS NULL
+        ORDER BY next_deadline LIMIT @limit`),
+      earliestWake: this.db.prepare(`
+        SELECT next_deadline AS at FROM trades INDEXED BY trades_wake
+        WHERE closed = 0 AND next_deadline IS NOT NULL AND adoption_error IS NULL
+        ORDER BY next_deadline LIMIT 1`),
+      setWake: this.db.prepare('UPDATE trades SET next_deadline = ? WHERE trade_id = ?'),
+      setSeen: this.db.prepare('UPDATE trades SET seen = ? WHERE trade_id = ?'),
+      liveTradeCount: this.db.prepare(
+        "SELECT count(*) AS n FROM trades WHERE taker_wallet = ? AND status IN ('pending', 'initiated')",
+      ),
+      ownedTradeCounts: this.db.prepare(`
+        SELECT status, substate, count(*) AS count FROM trades INDEXED BY trades_unclosed
+        WHERE closed = 0 AND adoption_error IS NULL GROUP BY status, substate ORDER BY status, substate`),
+      failingTrades: this.db.prepare(`
+        SELECT t.*, s.machine_version, s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id
+        WHERE t.closed = 0 AND t.effect_attempts >= @min AND t.adoption_error IS NULL
+        ORDER BY t.effect_attempts DESC, t.trade_id LIMIT @limit`),
+      failingEffectCounts: this.db.prepare(`
+        SELECT json_extract(s.snapshot, '$.context.effectError.effect') AS effect, count(*) AS count
+        FROM trades t INDEXED BY trades_failing JOIN trade_snapshots s ON s.trade_id = t.trade_id
+        WHERE t.closed = 0 AND t.effect_attempts > 0 AND t.effect_attempts >= @min AND t.adoption_error IS NULL
+        GROUP BY effect`),
+      unadoptableTradeCount: this.db.prepare(
+        'SELECT count(*) AS n FROM trades INDEXED BY trades_unadoptable WHERE closed = 0 AND adoption_error IS NOT NULL',
+      ),
+      settlingSnapshots: this.db
+        .prepare(`
+        SELECT s.snapshot FROM trades t INDEXED BY trades_unclosed JOIN trade_snapshots s ON s.trade_id = t.trade_id
+        WHERE t.closed = 0 AND t.status IN ('initiated', 'redeemed', 'refunded', 'failed')`)
+        .pluck(),
+      tradeCounts: this.db.prepare(`
+        SELECT r.run_id AS runId,
+               (SELECT count(*) FROM trades t WHERE t.run_id = r.run_id) AS created,
+               (SELECT count(*) FROM trades t
+                 WHERE t.owner_run_id = r.run_id AND (t.closed = 1 OR t.adoption_error IS NOT NULL))
+               + CASE WHEN r.run_id = @current THEN
+                   (SELECT count(*) FROM trades t WHERE t.closed = 0 AND t.adoption_error IS NULL)
+                 ELSE 0 END AS owned
+        FROM runs r`),
+    };
+  }
+
+  private migrate(): void {
+    const current = this.db.pragma('user_version', { simple: true }) as number;
+    if (current > MIGRATIONS.length) {
+      throw new Error(
+        `store ${this.location} has schema version ${current}, newer than this build knows (${MIGRATIONS.length})`,
+      );
+    }
+    for (let version = current; version < MIGRATIONS.length; version++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[version] as string);
+        this.db.pragma(`user_version = ${version + 1}`);
+      })();
+    }
+  }
+
+  async commit(batch: readonly StoreWrite[]): Promise<WriteOutcome[]> {
+    return this.db.transaction(() =>
+      batch.map((write): WriteOutcome => {
+        try {
+          this.db.transaction(() => this.apply(write))();
+          return { ok: true };
+        } catch (error) {
+          const { message } = error as Error;
+          return error instanceof StoreConflict
+            ? { ok: false, message, conflict: error.conflict }
+            : { ok: false, message };
+        }
+      }),
+    )();
+  }
+
+  private apply(write: StoreWrite): void {
+    switch (write.kind) {
+      case 'insertQuote':
+        this.insertQuote(write.quote);
+        break;
+      case 'createTrade':
+        this.createTrade(write.trade, write.event);
+        break;
+      case 'saveTransition':
+        this.saveTransition(write.update, write.events, write.ledger);
+        break;
+      case 'appendEvents':
+        this.appendEvents(write.events);
+        break;
+      case 'setSeen':
+        this.statements.setSeen.run(write.seen, write.tradeId);
+        break;
+      case 'setWake':
+        this.statements.setWake.run(write.at, write.tradeId);
+        break;
+      case 'claimTrade':
+        this.statements.claimTrade.run({ tradeId: write.tradeId, runId: write.runId });
+        break;
+    }
+  }
+
+  async insertRun(run: RunRecord): Promise<void> {
+    this.statements.insertRun.run(run);
+  }
+
+  async stopRun(runId: string, stoppedAt: string): Promise<void> {
+    this.statements.stopRun.run(stoppedAt, runId);
+  }
+
+  async listRuns(): Promise<RunRecord[]> {
+    return this.statements.listRuns.all() as RunRecord[];
+  }
+
+  private insertQuote(quote: QuoteRecord): void {
+    // Parameters spelled out, not spread over the record: that is a slow path in V8 (µs per write).
+    this.statements.insertQuote.run({
+      quoteId: quote.quoteId,
+      runId: quote.runId,
+      takerWallet: quote.takerWallet,
+      inputMint: quote.inputMint,
+      outputMint: quote.outputMint,
+      inputRaw: quote.inputRaw.toString(),
+      outputRaw: quote.outputRaw.toString(),
+      spreadBps: quote.spreadBps,
+      inputUsd: quote.inputUsd,
+      outputUsd: quote.outputUsd,
+      inputPrice: priceText(quote.inputPrice ?? null),
+      outputPrice: priceText(quote.outputPrice ?? null),
+      createdAt: quote.createdAt,
+      expiresAtMs: quote.expiresAtMs,
+      htlcExpiresAtMs: quote.htlcExpiresAtMs,
+      riskChecks: JSON.stringify(quote.riskChecks),
+      usedByTradeId: quote.usedByTradeId,
+    });
+  }
+
+  async getQuote(quoteId: string): Promise<QuoteRecord | undefined> {
+    const row = this.statements.getQuote.get(quoteId) as QuoteRow | undefined;
+    return row && quoteFromRow(row);
+  }
+
+  async openQuotes(nowMs: number): Promise<QuoteRecord[]> {
+    return (this.statements.openQuotes.all(nowMs) as QuoteRow[]).map(quoteFromRow);
+  }
+
+  private markQuoteUsed(quoteId: string, tradeId: string): void {
+    const { changes } = this.statements.markQuoteUsed.run(tradeId, quoteId);
+    if (changes !== 1) throw new StoreConflict('quote_used', `quote ${quoteId} is already used`);
+  }
+
+  private createTrade(trade: TradeRecord, event: NewTradeEvent): void {
+    this.db.transaction(() => {
+      this.markQuoteUsed(trade.quoteId, trade.tradeId);
+      this.insertTradeRow(trade);
+      this.statements.insertSnapshot.run({
+        tradeId: trade.tradeId,
+        machineVersion: trade.machineVersion,
+        snapshot: trade.snapshot,
+      });
+      this.insertEvent(event);
+    })();
+  }
+
+  private insertTradeRow(trade: TradeRecord): void {
+    try {
+      this.statements.insertTrade.run({
+        tradeId: trade.tradeId,
+        quoteId: trade.quoteId,
+        runId: trade.runId,
+        ownerRunId: trade.ownerRunId,
+        takerWallet: trade.takerWallet,
+        secretHash: trade.secretHash,
+        createdAt: trade.createdAt,
+        updatedAt: trade.updatedAt,
+        status: trade.status,
+        substate: trade.substate,
+        closed: trade.closed ? 1 : 0,
+        nextDeadline: trade.nextDeadline,
+        adoptionError: trade.adoptionError,
+        takerEscrow: trade.takerEscrow,
+        makerEscrow: trade.makerEscrow,
+        watch: trade.watch,
+        seen: trade.seen,
+        holdMint: trade.hold?.mint ?? null,
+        holdRaw: trade.hold?.raw.toString() ?? null,
+        holdUntilMs: trade.hold?.untilMs ?? null,
+        running: trade.running ? 1 : 0,
+        effectAttempts: trade.effectAttempts,
+      });
+    } catch (error) {
+      const { code, message } = error as { code?: string; message: string };
+      if (code === 'SQLITE_CONSTRAINT_UNIQUE' && message.includes('trades.secret_hash')) {
+        throw new StoreConflict('secret_hash_used', `secret hash ${trade.secretHash} belongs to a trade`);
+      }
+      if (code === 'SQLITE_CONSTRAINT_UNIQUE' && message.includes('trades.quote_id')) {
+        throw new StoreConflict('quote_used', `quote ${trade.quoteId} is already used`);
+      }
+      throw error;
+    }
+  }
+
+  private saveTransition(
+    update: TradeUpdate,
+    events: readonly NewTradeEvent[],
+    ledger: readonly LedgerEntry[],
+  ): void {
+    this.db.transaction(() => {
+      const { changes } = this.statements.updateTrade.run({
+        tradeId: update.tradeId,
+        ownerRunId: update.ownerRunId,
+        updatedAt: update.updatedAt,
+        status: update.status,
+        substate: update.substate,
+        closed: update.closed ? 1 : 0,
+        nextDeadline: update.nextDeadline,
+        watch: update.watch,
+        holdMint: update.hold?.mint ?? null,
+        holdRaw: update.hold?.raw.toString() ?? null,
+        holdUntilMs: update.hold?.untilMs ?? null,
+        running: update.running ? 1 : 0,
+        effectAttempts: update.effectAttempts,
+      });
+      if (changes !== 1) throw new Error(`trade ${update.tradeId} does not exist`);
+      this.statements.updateSnapshot.run({
+        tradeId: update.tradeId,
+        machineVersion: update.machineVersion,
+        snapshot: update.snapshot,
+      });
+      for (const event of events) this.insertEvent(event);
+      for (const entry of ledger) {
+        this.statements.insertLedger.run({
+          ...entry,
+          tradeId: update.tradeId,
+          amountRaw: entry.amountRaw.toString(),
+          at: update.updatedAt,
+        });
+      }
+    })();
+  }
+
+  private appendEvents(events: readonly NewTradeEvent[]): void {
+    this.db.transaction(() => {
+      for (const event of events) this.insertEvent(event);
+    })();
+  }
+
+  private insertEvent(event: NewTradeEvent): void {
+    this.statements.insertEvent.run({
+      tradeId: event.tradeId,
+      runId: event.runId,
+      at: event.at,
+      type: event.type,
+      status: event.status,
+      substate: event.substate,
+      payload: JSON.stringify(event.payload),
+    });
+  }
+
+  async getTrade(tradeId: string): Promise<TradeRecord | undefined> {
+    const row = this.statements.getTrade.get(tradeId) as TradeRow | undefined;
+    return row && tradeFromRow(row);
+  }
+
+  async findTradeBySecretHash(secretHash: Hash32): Promise<TradeRecord | undefined> {
+    const row = this.statements.tradeBySecretHash.get(secretHash) as TradeRow | undefined;
+    return row && tradeFromRow(row);
+  }
+
+  async findTradeByQuote(quoteId: string): Promise<TradeRecord | undefined> {
+    const row = this.statements.tradeByQuote.get(quoteId) as TradeRow | undefined;
+    return row && tradeFromRow(row);
+  }
+
+  async listTrades(filter: TradeFilter): Promise<TradeRecord[]> {
+    const where: string[] = [];
+    const params: Record<string, unknown> = { limit: filter.limit };
+    if (filter.takerWallet !== undefined) {
+      where.push('t.taker_wallet = @takerWallet');
+      params.takerWallet = filter.takerWallet;
+    }
+    if (filter.status !== undefined) {
+      where.push('t.status = @status');
+      params.status = filter.status;
+    }
+    if (filter.runId !== undefined) {
+      where.push('t.run_id = @runId');
+      params.runId = filter.runId;
+    }
+    if (filter.ownedBy !== undefined) {
+      where.push(
+        '((t.closed = 0 AND t.adoption_error IS NULL) OR (t.closed = 1 AND t.owner_run_id = @ownedBy))',
+      );
+      params.ownedBy = filter.ownedBy;
+    }
+    if (filter.after !== undefined) {
+      where.push('(t.created_at, t.trade_id) > (@afterCreatedAt, @afterTradeId)');
+      params.afterCreatedAt = filter.after.createdAt;
+      params.afterTradeId = filter.after.tradeId;
+    }
+    const sql = `SELECT t.*, s.machine_version, s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id
+                 ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+                 ORDER BY t.created_at, t.trade_id LIMIT @limit`;
+    return (this.db.prepare(sql).all(params) as TradeRow[]).map(tradeFromRow);
+  }
+
+  async claimUnclosed(): Promise<number> {
+    this.statements.clearUnadoptable.run();
+    return (this.statements.countOwned.get() as { n: number }).n;
+  }
+
+  async markUnadoptable(error: string): Promise<number> {
+    return this.statements.markUnadoptable.run(error).changes;
+  }
+
+  async restIndex(): Promise<RestEntry[]> {
+    return (this.statements.restIndex.all() as RestRow[]).map(restEntryFromRow);
+  }
+
+  async runningTrades(): Promise<string[]> {
+    return (this.statements.runningTrades.all() as { trade_id: string }[]).map((r) => r.trade_id);
+  }
+
+  async dueTrades(now: number, limit: number): Promise<string[]> {
+    const rows = this.statements.dueTrades.all({ now, limit }) as { trade_id: string }[];
+    return rows.map((r) => r.trade_id);
+  }
+
+  async earliestWake(): Promise<number | null> {
+    const row = this.statements.earliestWake.get() as { at: number } | undefined;
+    return row?.at ?? null;
+  }
+
+  async liveTradeCount(wallet: string): Promise<number> {
+    return (this.statements.liveTradeCount.get(wallet) as { n: number }).n;
+  }
+
+  async ownedTradeCounts(): Promise<{ status: SettlementStatus; substate: string; count: number }[]> {
+    return this.statements.ownedTradeCounts.all() as {
+      status: SettlementStatus;
+      substate: string;
+      count: number;
+    }[];
+  }
+
+  async failingTrades(minAttempts: number, limit: number): Promise<TradeRecord[]> {
+    const rows = this.statements.failingTrades.all({ min: minAttempts, limit }) as TradeRow[];
+    return rows.map(tradeFromRow);
+  }
+
+  async failingEffectCounts(minAttempts: number): Promise<{ effect: string; count: number }[]> {
+    type Row = { effect: string; count: number };
+    return this.statements.failingEffectCounts.all({ min: minAttempts }) as Row[];
+  }
+
+  async unadoptableTradeCount(): Promise<number> {
+    return (this.statements.unadoptableTradeCount.get() as { n: number }).n;
+  }
+
+  async settlingSnapshots(): Promise<string[]> {
+    return this.statements.settlingSnapshots.all() as string[];
+  }
+
+  async tradeEvents(tradeId: string): Promise<TradeEventRecord[]> {
+    return (this.statements.tradeEvents.all(tradeId) as EventRow[]).map(eventFromRow);
+  }
+
+  async events(afterSeq: number, limit: number): Promise<TradeEventRecord[]> {
+    return (this.statements.events.all(afterSeq, limit) as EventRow[]).map(eventFromRow);
+  }
+
+  async lastEventSeq(): Promise<number> {
+    return (this.statements.lastEventSeq.get() as { seq: number | null }).seq ?? 0;
+  }
+
+  async ledger(tradeId?: string): Promise<StoredLedgerEntry[]> {
+    const rows =
+      tradeId === undefined ? this.statements.ledgerAll.all() : this.statements.ledgerOf.all(tradeId);
+    return (rows as LedgerRow[]).map(ledgerFromRow);
+  }
+
+  async tradeCounts(current: string): Promise<{ runId: string; created: number; owned: number }[]> {
+    return this.statements.tradeCounts.all({ current }) as {
+      runId: string;
+      created: number;
+      owned: number;
+    }[];
+  }
+
+  async ping(): Promise<boolean> {
+    return (this.db.prepare('SELECT 1 AS ok').get() as { ok: number }).ok === 1;
+  }
+
+  get isOpen(): boolean {
+    return this.db.open;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
