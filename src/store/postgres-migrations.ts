@@ -106,6 +106,29 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX ledger_by_trade ON ledger_entries (trade_id, entry_id);
   `,
+  // Several instances (issue 12). A run answers HTTP at its url and owns its trades while its lease lives
+  // (lease_expires_at_ms, the database's clock; NULL for runs of earlier builds: never live). Every unclosed
+  // trade names its owner, so the runtime's indexes lead with owner_run_id: each instance reads its own
+  // share, and the orphans of a dead run are found through its id. Reservations are summed per output mint
+  // across instances: open quotes (through quotes_open: they live seconds, so few are open) and unclosed
+  // trades' holds (through an index on the mint).
+  `
+  ALTER TABLE runs ADD COLUMN url TEXT COLLATE "C";
+  ALTER TABLE runs ADD COLUMN lease_expires_at_ms BIGINT;
+
+  DROP INDEX trades_unclosed;
+  DROP INDEX trades_wake;
+  DROP INDEX trades_running;
+  DROP INDEX trades_failing;
+  CREATE INDEX trades_owned ON trades (owner_run_id, created_at, trade_id) WHERE NOT closed;
+  CREATE INDEX trades_wake ON trades (owner_run_id, next_deadline) WHERE NOT closed AND next_deadline IS NOT NULL;
+  CREATE INDEX trades_running ON trades (owner_run_id, trade_id) WHERE NOT closed AND running;
+  CREATE INDEX trades_failing ON trades (owner_run_id, effect_attempts) WHERE NOT closed AND effect_attempts > 0;
+  CREATE INDEX trades_by_owner ON trades (owner_run_id, created_at, trade_id);
+
+  CREATE INDEX trades_holding ON trades (hold_mint, hold_until_ms) INCLUDE (hold_raw)
+    WHERE NOT closed AND hold_mint IS NOT NULL;
+  `,
 ];
 
 /**

@@ -2,10 +2,18 @@
 // a pg Pool, for several service instances sharing one database. A batch's commit takes one client for one
 // transaction, each write in its own savepoint; reads take whichever client is free. Every fixed statement is
 // named, so each connection parses and plans it once.
+// Between instances: each unclosed trade names its owner run, which holds it while its lease (on its runs
+// row, the database's clock) lives; every write of a trade is fenced in its own statement; orphans are
+// claimed with SKIP LOCKED; reservations are checked under a per-mint lock; commits that append events
+// notify the other instances.
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { LedgerEntry } from '../ledger/index.ts';
 import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
 import type {
+  Acquired,
+  ClaimedTrade,
+  NewRun,
   NewTradeEvent,
   QuoteRecord,
   RestEntry,
@@ -19,6 +27,8 @@ import type {
 } from './index.ts';
 import { migratePostgres } from './postgres-migrations.ts';
 import {
+  type ClaimedRow,
+  claimedFromRow,
   type EventRow,
   eventFromRow,
   type LedgerRow,
@@ -28,7 +38,9 @@ import {
   quoteFromRow,
   REST_COLUMNS,
   type RestRow,
+  type RunRow,
   restEntryFromRow,
+  runFromRow,
   type TradeRow,
   tradeFromRow,
 } from './rows.ts';
@@ -65,7 +77,7 @@ export async function openPostgresStore(
     await pool.end();
     throw error;
   }
-  return new PostgresStore(pool, location);
+  return new PostgresStore(pool, location, url);
 }
 
 /** The URL for logs: its password removed. */
@@ -180,39 +192,136 @@ const LEDGER_COLUMNS = columns<LedgerRow>([
   'at',
 ]);
 
+/** Now on the database's clock, in unix ms: every lease is measured by that one clock, never an instance's. */
+const NOW_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
+
+/** Whether the runs row under `alias` is live: not stopped, and its lease not lapsed (NULL: never had one). */
+const liveRow = (alias: string) =>
+  `(${alias}.stopped_at IS NULL AND ${alias}.lease_expires_at_ms > ${NOW_MS})`;
+const deadRow = (alias: string) =>
+  `(${alias}.stopped_at IS NOT NULL OR ${alias}.lease_expires_at_ms IS NULL OR ${alias}.lease_expires_at_ms <= ${NOW_MS})`;
+
+/** Whether the run whose id the SQL expression `runId` gives is live, as a condition of another statement. */
+const isLive = (runId: string, alias = 'live') =>
+  `EXISTS (SELECT 1 FROM runs ${alias} WHERE ${alias}.run_id = ${runId} AND ${liveRow(alias)})`;
+
+/**
+ * The fence of a write of trade $1 by run $2: the run owns it and its lease lives, checked by the write's own
+ * statement (the row it writes, or locks, stays locked until the commit, so no claim can overtake it).
+ */
+const FENCE = `t.trade_id = $1 AND t.owner_run_id = $2 AND ${isLive('$2')}`;
+
+/**
+ * Unclosed trades whose owner stopped or let its lease lapse, each locked for a live claimer $1 (SKIP
+ * LOCKED: rows another claimer, or a write still in flight, holds are passed over, never waited for). They
+ * are looked up per dead run through the owner index: the LATERAL keeps the planner from reading every
+ * unclosed trade instead, as it would, not knowing that dead runs (one per restart, piling up) own next to
+ * nothing. `perRun` orders and bounds each dead run's share.
+ */
+const orphans = (perRun = '') => `
+  SELECT c.trade_id AS orphan_id, c.created_at FROM runs o CROSS JOIN LATERAL (
+    SELECT t.trade_id, t.created_at FROM trades t
+    WHERE t.owner_run_id = o.run_id AND NOT t.closed ${perRun}
+    FOR UPDATE OF t SKIP LOCKED
+  ) c
+  WHERE ${deadRow('o')} AND ${isLive('$1')}`;
+
+/** Output reserved of mint $5 at $18 (unix ms) by every instance: open quotes, and unclosed trades' holds. */
+const RESERVED = `
+  SELECT (SELECT coalesce(sum(output_raw), 0) FROM quotes
+           WHERE output_mint = $5 AND used_by_trade_id IS NULL AND expires_at_ms > $18)
+       + (SELECT coalesce(sum(hold_raw), 0) FROM trades
+           WHERE hold_mint = $5 AND NOT closed AND hold_mint IS NOT NULL AND hold_until_ms > $18) AS raw`;
+
+/**
+ * The class of the per-mint reservation locks (two-int advisory locks: a key space apart from the
+ * one-bigint keys of the event log and the migrations). 0x72657376: 'resv' in ASCII.
+ */
+const RESERVATION_LOCK = 1919251318;
+
+/** The channel commits that append events notify, with the trades they wrote (see watchEvents). */
+const EVENTS_CHANNEL = 'rfq_trade_events';
+/** NOTIFY refuses payloads of 8000 bytes or more. */
+const NOTIFY_PAYLOAD_BYTES = 7_999;
+
+interface EventsNotice {
+  /** The store instance that committed them: an instance skips its own. */
+  from: string;
+  trades: string[];
+}
+
 /** Every fixed statement, prepared by name on each connection the first time it runs there. */
 const SQL = {
-  insertRun: 'INSERT INTO runs (run_id, version, started_at, stopped_at) VALUES ($1, $2, $3, $4)',
-  stopRun: 'UPDATE runs SET stopped_at = $2 WHERE run_id = $1',
-  listRuns: `SELECT run_id AS "runId", version, started_at AS "startedAt", stopped_at AS "stoppedAt"
-             FROM runs ORDER BY started_at, run_id`,
+  insertRun: `
+    INSERT INTO runs (run_id, version, started_at, stopped_at, url, lease_expires_at_ms)
+    VALUES ($1, $2, $3, NULL, $4, ${NOW_MS} + $5)`,
+  renewLease: `UPDATE runs r SET lease_expires_at_ms = ${NOW_MS} + $2 WHERE r.run_id = $1 AND ${liveRow('r')}`,
+  stopRun: `
+    UPDATE runs SET stopped_at = $2, lease_expires_at_ms = least(lease_expires_at_ms, ${NOW_MS})
+    WHERE run_id = $1`,
+  listRuns: `
+    SELECT ${columns<RunRow>(['run_id', 'version', 'started_at', 'stopped_at', 'url', 'lease_expires_at_ms'])}
+    FROM runs ORDER BY started_at, run_id`,
   insertQuote: `
     INSERT INTO quotes (quote_id, run_id, taker_wallet, input_mint, output_mint, input_raw, output_raw, spread_bps,
                         input_usd, output_usd, input_price, output_price, created_at, expires_at_ms,
                         htlc_expires_at_ms, risk_checks, used_by_trade_id)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+  // Under the mint's lock (taken by the statement before, so this one's snapshot sees every reservation
+  // committed by the lock's previous holders): inserts the quote only if it fits under the balance $19.
+  lockReservations: `SELECT pg_advisory_xact_lock(${RESERVATION_LOCK}, hashtext($1))`,
+  insertQuoteReserving: `
+    WITH reserved AS (${RESERVED}),
+    inserted AS (
+      INSERT INTO quotes (quote_id, run_id, taker_wallet, input_mint, output_mint, input_raw, output_raw, spread_bps,
+                          input_usd, output_usd, input_price, output_price, created_at, expires_at_ms,
+                          htlc_expires_at_ms, risk_checks, used_by_trade_id)
+      SELECT $1, $2, $3, $4, $5, $6::numeric, $7::numeric, $8::integer, $9, $10, $11, $12, $13, $14::bigint,
+             $15::bigint, $16, $17
+      FROM reserved WHERE reserved.raw + $7::numeric <= $19::numeric
+      RETURNING 1
+    )
+    SELECT reserved.raw::text AS reserved, (SELECT count(*) FROM inserted) AS inserted FROM reserved`,
   getQuote: `SELECT ${QUOTE_COLUMNS} FROM quotes WHERE quote_id = $1`,
   openQuotes: `SELECT ${QUOTE_COLUMNS} FROM quotes WHERE used_by_trade_id IS NULL AND expires_at_ms > $1`,
   markQuoteUsed: 'UPDATE quotes SET used_by_trade_id = $2 WHERE quote_id = $1 AND used_by_trade_id IS NULL',
+  // Fenced: the creating run (the trade's owner, $4) must be live.
   insertTrade: `
     INSERT INTO trades (trade_id, quote_id, run_id, owner_run_id, taker_wallet, secret_hash, created_at, updated_at,
                         status, substate, closed, next_deadline, adoption_error, taker_escrow, maker_escrow,
                         watch, seen, hold_mint, hold_raw, hold_until_ms, running, effect_attempts)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::boolean, $12::bigint, $13, $14, $15, $16::integer, $17,
+           $18, $19::numeric, $20::bigint, $21::boolean, $22::integer
+    WHERE ${isLive('$4')}`,
   insertSnapshot: 'INSERT INTO trade_snapshots (trade_id, machine_version, snapshot) VALUES ($1, $2, $3)',
   updateTrade: `
-    UPDATE trades SET owner_run_id = $2, updated_at = $3, status = $4, substate = $5, closed = $6,
-           next_deadline = $7, adoption_error = NULL, watch = $8, hold_mint = $9, hold_raw = $10,
-           hold_until_ms = $11, running = $12, effect_attempts = $13
-    WHERE trade_id = $1`,
+    UPDATE trades t SET updated_at = $3, status = $4, substate = $5, closed = $6, next_deadline = $7,
+           adoption_error = NULL, watch = $8, hold_mint = $9, hold_raw = $10, hold_until_ms = $11, running = $12,
+           effect_attempts = $13
+    WHERE ${FENCE}`,
   updateSnapshot: 'UPDATE trade_snapshots SET machine_version = $2, snapshot = $3 WHERE trade_id = $1',
+  // An event of the trade this write has just updated or created, fenced there.
   insertEvent: `
     INSERT INTO trade_events (trade_id, run_id, at, type, status, substate, payload)
     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+  // Any other event: fenced on its trade, whose row it locks (FOR SHARE) so no claim overtakes the commit.
+  insertEventFenced: `
+    INSERT INTO trade_events (trade_id, run_id, at, type, status, substate, payload)
+    SELECT t.trade_id, t.owner_run_id, $3, $4, $5, $6, $7 FROM trades t WHERE ${FENCE}
+    FOR SHARE OF t`,
   insertLedger: `
     INSERT INTO ledger_entries (trade_id, movement, signature, mint, account, side, amount_raw, at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
     ON CONFLICT ON CONSTRAINT ledger_entries_once DO NOTHING`,
+  setWake: `UPDATE trades t SET next_deadline = $3 WHERE ${FENCE}`,
+  setSeen: `UPDATE trades t SET seen = $3 WHERE ${FENCE}`,
+  // POST /resume: the run takes the trade if it is its own or an orphan (and the run is live).
+  claimTrade: `
+    UPDATE trades t SET owner_run_id = $2, adoption_error = NULL
+    WHERE t.trade_id = $1 AND NOT t.closed AND ${isLive('$2')}
+      AND (t.owner_run_id = $2 OR NOT ${isLive('t.owner_run_id', 'owner')})`,
+  /** Why a fenced write changed nothing: the trade is missing, closed, or someone else's. */
+  tradeState: 'SELECT closed FROM trades WHERE trade_id = $1',
   getTrade: `${TRADE_SELECT} WHERE t.trade_id = $1`,
   tradeBySecretHash: `${TRADE_SELECT} WHERE t.secret_hash = $1`,
   tradeByQuote: `${TRADE_SELECT} WHERE t.quote_id = $1`,
@@ -221,59 +330,84 @@ const SQL = {
   lastEventSeq: 'SELECT coalesce(max(seq), 0) AS seq FROM trade_events',
   ledgerAll: `SELECT ${LEDGER_COLUMNS} FROM ledger_entries ORDER BY entry_id`,
   ledgerOf: `SELECT ${LEDGER_COLUMNS} FROM ledger_entries WHERE trade_id = $1 ORDER BY entry_id`,
-  // One statement: the outer count reads the trades as they were before the update (a data-modifying CTE's
-  // changes are invisible to its own statement), so the trades it clears are added back by their number.
+  // The orphans, locked, are updated by id (an array: the planner, taking dead runs for owners of as many
+  // trades as live ones, would otherwise hash-join them against every trade). The outer count reads the
+  // trades as they were before the update (a data-modifying CTE's changes are invisible to its own
+  // statement), so the claimed ones are added by their number.
   claimUnclosed: `
-    WITH cleared AS (
-      UPDATE trades SET adoption_error = NULL WHERE NOT closed AND adoption_error IS NOT NULL RETURNING 1
+    WITH orphans AS (${orphans()}),
+    claimed AS (
+      UPDATE trades t SET owner_run_id = $1, adoption_error = NULL
+      WHERE t.trade_id = ANY (ARRAY(SELECT orphan_id FROM orphans)) RETURNING 1
     )
-    SELECT (SELECT count(*) FROM cleared)
-         + (SELECT count(*) FROM trades WHERE NOT closed AND adoption_error IS NULL) AS n`,
-  claimTrade: 'UPDATE trades SET owner_run_id = $2, adoption_error = NULL WHERE trade_id = $1 AND NOT closed',
-  markUnadoptable: 'UPDATE trades SET adoption_error = $1 WHERE NOT closed',
-  restIndex: `SELECT ${REST_COLUMNS} FROM trades WHERE NOT closed AND adoption_error IS NULL`,
-  runningTrades: 'SELECT trade_id FROM trades WHERE NOT closed AND running AND adoption_error IS NULL',
+    SELECT (SELECT count(*) FROM claimed)
+         + (SELECT count(*) FROM trades WHERE NOT closed AND owner_run_id = $1) AS n`,
+  claimOrphans: `
+    WITH orphans AS (
+      ${orphans('ORDER BY t.created_at, t.trade_id LIMIT $2')}
+      ORDER BY c.created_at, c.trade_id LIMIT $2
+    ),
+    claimed AS (
+      UPDATE trades t SET owner_run_id = $1, adoption_error = NULL
+      WHERE t.trade_id = ANY (ARRAY(SELECT orphan_id FROM orphans))
+      RETURNING ${REST_COLUMNS}, running, created_at
+    )
+    SELECT ${REST_COLUMNS}, running FROM claimed ORDER BY created_at, trade_id`,
+  acquireTrade: `
+    UPDATE trades t SET owner_run_id = $2, adoption_error = NULL
+    WHERE t.trade_id = $1 AND NOT t.closed AND t.owner_run_id <> $2
+      AND NOT ${isLive('t.owner_run_id', 'owner')} AND ${isLive('$2')}`,
+  tradeOwner: `
+    SELECT t.closed, t.owner_run_id, o.url, ${liveRow('o')} AS live
+    FROM trades t JOIN runs o ON o.run_id = t.owner_run_id WHERE t.trade_id = $1`,
+  restIndex: `SELECT ${REST_COLUMNS} FROM trades WHERE NOT closed AND owner_run_id = $1 AND adoption_error IS NULL`,
+  runningTrades: `
+    SELECT trade_id FROM trades WHERE NOT closed AND running AND owner_run_id = $1 AND adoption_error IS NULL`,
   dueTrades: `
     SELECT trade_id FROM trades
-    WHERE NOT closed AND next_deadline IS NOT NULL AND next_deadline <= $1 AND adoption_error IS NULL
-    ORDER BY next_deadline LIMIT $2`,
+    WHERE NOT closed AND next_deadline IS NOT NULL AND owner_run_id = $1 AND next_deadline <= $2
+      AND adoption_error IS NULL
+    ORDER BY next_deadline LIMIT $3`,
   earliestWake: `
     SELECT next_deadline AS at FROM trades
-    WHERE NOT closed AND next_deadline IS NOT NULL AND adoption_error IS NULL
+    WHERE NOT closed AND next_deadline IS NOT NULL AND owner_run_id = $1 AND adoption_error IS NULL
     ORDER BY next_deadline LIMIT 1`,
-  setWake: 'UPDATE trades SET next_deadline = $2 WHERE trade_id = $1',
-  setSeen: 'UPDATE trades SET seen = $2 WHERE trade_id = $1',
   liveTradeCount:
     "SELECT count(*) AS n FROM trades WHERE taker_wallet = $1 AND status IN ('pending', 'initiated')",
   ownedTradeCounts: `
     SELECT status, substate, count(*) AS count FROM trades
-    WHERE NOT closed AND adoption_error IS NULL GROUP BY status, substate ORDER BY status, substate`,
+    WHERE NOT closed AND owner_run_id = $1 AND adoption_error IS NULL
+    GROUP BY status, substate ORDER BY status, substate`,
   failingTrades: `
     ${TRADE_SELECT}
-    WHERE NOT t.closed AND t.effect_attempts >= $1 AND t.adoption_error IS NULL
-    ORDER BY t.effect_attempts DESC, t.trade_id LIMIT $2`,
+    WHERE NOT t.closed AND t.effect_attempts > 0 AND t.owner_run_id = $1 AND t.effect_attempts >= $2
+      AND t.adoption_error IS NULL
+    ORDER BY t.effect_attempts DESC, t.trade_id LIMIT $3`,
   // The snapshot is TEXT: parsed as json (not jsonb) only for the trades the partial index finds failing.
   failingEffectCounts: `
     SELECT s.snapshot::json #>> '{context,effectError,effect}' AS effect, count(*) AS count
     FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id
-    WHERE NOT t.closed AND t.effect_attempts > 0 AND t.effect_attempts >= $1 AND t.adoption_error IS NULL
+    WHERE NOT t.closed AND t.effect_attempts > 0 AND t.owner_run_id = $1 AND t.effect_attempts >= $2
+      AND t.adoption_error IS NULL
     GROUP BY 1 ORDER BY 1 NULLS FIRST`,
   unadoptableTradeCount: 'SELECT count(*) AS n FROM trades WHERE NOT closed AND adoption_error IS NOT NULL',
   settlingSnapshots: `
     SELECT s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id
-    WHERE NOT t.closed AND t.status IN ('initiated', 'redeemed', 'refunded', 'failed')`,
+    WHERE NOT t.closed AND t.owner_run_id = $1 AND t.status IN ('initiated', 'redeemed', 'refunded', 'failed')`,
+  // Every trade names its owner: a run owns what names it (unclosed, or closed while it owned it).
   tradeCounts: `
-    SELECT r.run_id AS "runId",
-           (SELECT count(*) FROM trades t WHERE t.run_id = r.run_id) AS created,
-           (SELECT count(*) FROM trades t
-             WHERE t.owner_run_id = r.run_id AND (t.closed OR t.adoption_error IS NOT NULL))
-           + CASE WHEN r.run_id = $1 THEN
-               (SELECT count(*) FROM trades t WHERE NOT t.closed AND t.adoption_error IS NULL)
-             ELSE 0 END AS owned
-    FROM runs r ORDER BY r.started_at, r.run_id`,
+    SELECT r.run_id AS "runId", coalesce(c.created, 0) AS created, coalesce(o.owned, 0) AS owned
+    FROM runs r
+    LEFT JOIN (SELECT run_id, count(*) AS created FROM trades GROUP BY run_id) c ON c.run_id = r.run_id
+    LEFT JOIN (SELECT owner_run_id, count(*) AS owned FROM trades GROUP BY owner_run_id) o
+      ON o.owner_run_id = r.run_id
+    ORDER BY r.started_at, r.run_id`,
 } as const;
 
 type Statement = keyof typeof SQL;
+
+/** The fixed statements by name, for the plan tests (test/store/plans.test.ts): read, never run, there. */
+export const POSTGRES_STATEMENTS: Readonly<Record<Statement, string>> = SQL;
 
 /** A write that appends to the event log (see EVENT_LOG_LOCK). */
 const appendsEvents = (write: StoreWrite): boolean =>
@@ -281,13 +415,51 @@ const appendsEvents = (write: StoreWrite): boolean =>
   write.kind === 'appendEvents' ||
   (write.kind === 'saveTransition' && write.events.length > 0);
 
+/** The trades whose events a write appends: what its commit notifies. */
+function tradesWithEvents(write: StoreWrite): string[] {
+  switch (write.kind) {
+    case 'createTrade':
+      return [write.trade.tradeId];
+    case 'saveTransition':
+    case 'appendEvents':
+      return write.events.map((event) => event.tradeId);
+    default:
+      return [];
+  }
+}
+
+/** NOTIFY payloads naming the trades, each under the size NOTIFY takes. */
+function eventsNotices(from: string, tradeIds: Iterable<string>): string[] {
+  const notices: string[] = [];
+  let trades: string[] = [];
+  const empty = Buffer.byteLength(JSON.stringify({ from, trades: [] } satisfies EventsNotice));
+  let bytes = empty;
+  for (const tradeId of tradeIds) {
+    const size = Buffer.byteLength(JSON.stringify(tradeId)) + 1;
+    if (trades.length > 0 && bytes + size > NOTIFY_PAYLOAD_BYTES) {
+      notices.push(JSON.stringify({ from, trades } satisfies EventsNotice));
+      trades = [];
+      bytes = empty;
+    }
+    trades.push(tradeId);
+    bytes += size;
+  }
+  if (trades.length > 0) notices.push(JSON.stringify({ from, trades } satisfies EventsNotice));
+  return notices;
+}
+
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
   private open = true;
+  /** Tags this instance's notifications, so its own watchers skip them. */
+  private readonly instanceId = randomUUID();
+  /** The dedicated connections of watchEvents, ended by close. */
+  private readonly watchers = new Set<() => Promise<void>>();
 
   constructor(
     private readonly pool: pg.Pool,
     readonly location: string,
+    private readonly url: string,
   ) {}
 
   private query(
@@ -322,12 +494,14 @@ export class PostgresStore implements Store {
       const lock = batch.some(appendsEvents) ? `SELECT pg_advisory_xact_lock(${EVENT_LOG_LOCK}); ` : '';
       await client.query(`BEGIN; ${lock}SAVEPOINT each_write`);
       const outcomes: WriteOutcome[] = [];
+      const notified = new Set<string>();
       let used = false;
       for (const write of batch) {
         if (used) await client.query('RELEASE SAVEPOINT each_write; SAVEPOINT each_write');
         try {
           await this.apply(client, write);
           outcomes.push({ ok: true });
+          for (const tradeId of tradesWithEvents(write)) notified.add(tradeId);
           used = true;
         } catch (error) {
           await client.query('ROLLBACK TO SAVEPOINT each_write');
@@ -340,8 +514,13 @@ export class PostgresStore implements Store {
           used = false;
         }
       }
+      // The notifications ride with the COMMIT, which delivers them (and none if it rolls back).
+      const notify = eventsNotices(this.instanceId, notified)
+        .map((notice) => `NOTIFY ${EVENTS_CHANNEL}, ${client.escapeLiteral(notice)}; `)
+        .join('');
+      const results: pg.QueryResult | pg.QueryResult[] = await client.query(`${notify}COMMIT`);
       // COMMIT of a transaction in the aborted state answers ROLLBACK instead of failing.
-      const { command } = await client.query('COMMIT');
+      const { command } = [results].flat().at(-1) as pg.QueryResult;
       if (command !== 'COMMIT') throw new Error(`the commit of ${batch.length} writes was rolled back`);
       return outcomes;
     } catch (error) {
@@ -357,7 +536,9 @@ export class PostgresStore implements Store {
   private async apply(client: pg.PoolClient, write: StoreWrite): Promise<void> {
     switch (write.kind) {
       case 'insertQuote':
-        return this.insertQuote(client, write.quote);
+        return write.reserve
+          ? this.insertQuoteReserving(client, write.quote, write.reserve)
+          : this.insertQuote(client, write.quote);
       case 'createTrade':
         return this.createTrade(client, write.trade, write.event);
       case 'saveTransition':
@@ -365,51 +546,113 @@ export class PostgresStore implements Store {
       case 'appendEvents':
         for (const event of write.events) await this.insertEvent(client, event);
         return;
-      case 'setSeen':
-        return void (await this.query('setSeen', [write.tradeId, write.seen], client));
-      case 'setWake':
-        return void (await this.query('setWake', [write.tradeId, write.at], client));
-      case 'claimTrade':
-        return void (await this.query('claimTrade', [write.tradeId, write.runId], client));
+      case 'setSeen': {
+        const { rowCount } = await this.query('setSeen', [write.tradeId, write.runId, write.seen], client);
+        // An unknown trade changes nothing, as it always did.
+        if (rowCount !== 1) await this.refused(client, write.tradeId, write.runId, { unknown: 'ok' });
+        return;
+      }
+      case 'setWake': {
+        const { rowCount } = await this.query('setWake', [write.tradeId, write.runId, write.at], client);
+        if (rowCount !== 1) await this.refused(client, write.tradeId, write.runId, { unknown: 'ok' });
+        return;
+      }
+      case 'claimTrade': {
+        const { rowCount } = await this.query('claimTrade', [write.tradeId, write.runId], client);
+        // An unknown or closed trade has nothing to claim, as before.
+        if (rowCount !== 1) {
+          await this.refused(client, write.tradeId, write.runId, { unknown: 'ok', closed: 'ok' });
+        }
+        return;
+      }
     }
   }
 
-  async insertRun(run: RunRecord): Promise<void> {
-    await this.query('insertRun', [run.runId, run.version, run.startedAt, run.stoppedAt]);
+  /**
+   * A fenced write changed nothing: says why (after the fact, only to choose the error — the write itself
+   * decided in its own statement). Trades are never deleted nor reopened, so the answer cannot go stale.
+   */
+  private async refused(
+    client: pg.PoolClient,
+    tradeId: string,
+    runId: string,
+    allowed: { unknown?: 'ok'; closed?: 'ok' } = {},
+  ): Promise<void> {
+    const [row] = (await this.query('tradeState', [tradeId], client)).rows as { closed: boolean }[];
+    if (row === undefined) {
+      if (allowed.unknown === 'ok') return;
+      throw new Error(`trade ${tradeId} does not exist`);
+    }
+    if (row.closed && allowed.closed === 'ok') return;
+    throw new StoreConflict('fenced', `run ${runId} does not own trade ${tradeId}, or its lease lapsed`);
+  }
+
+  async insertRun(run: NewRun, leaseTtlMs: number): Promise<void> {
+    await this.query('insertRun', [run.runId, run.version, run.startedAt, run.url, leaseTtlMs]);
+  }
+
+  async renewLease(runId: string, leaseTtlMs: number): Promise<boolean> {
+    return (await this.query('renewLease', [runId, leaseTtlMs])).rowCount === 1;
   }
 
   async stopRun(runId: string, stoppedAt: string): Promise<void> {
     await this.query('stopRun', [runId, stoppedAt]);
   }
 
-  listRuns(): Promise<RunRecord[]> {
-    return this.rows<RunRecord>('listRuns');
+  async listRuns(): Promise<RunRecord[]> {
+    return (await this.rows<RunRow>('listRuns')).map(runFromRow);
+  }
+
+  /** The quote's columns, in the order of the insert statements' parameters. */
+  private quoteValues(quote: QuoteRecord): unknown[] {
+    return [
+      quote.quoteId,
+      quote.runId,
+      quote.takerWallet,
+      quote.inputMint,
+      quote.outputMint,
+      quote.inputRaw.toString(),
+      quote.outputRaw.toString(),
+      quote.spreadBps,
+      quote.inputUsd,
+      quote.outputUsd,
+      priceText(quote.inputPrice ?? null),
+      priceText(quote.outputPrice ?? null),
+      quote.createdAt,
+      quote.expiresAtMs,
+      quote.htlcExpiresAtMs,
+      JSON.stringify(quote.riskChecks),
+      quote.usedByTradeId,
+    ];
   }
 
   private async insertQuote(client: pg.PoolClient, quote: QuoteRecord): Promise<void> {
-    await this.query(
-      'insertQuote',
-      [
-        quote.quoteId,
-        quote.runId,
-        quote.takerWallet,
-        quote.inputMint,
-        quote.outputMint,
-        quote.inputRaw.toString(),
-        quote.outputRaw.toString(),
-        quote.spreadBps,
-        quote.inputUsd,
-        quote.outputUsd,
-        priceText(quote.inputPrice ?? null),
-        priceText(quote.outputPrice ?? null),
-        quote.createdAt,
-        quote.expiresAtMs,
-        quote.htlcExpiresAtMs,
-        JSON.stringify(quote.riskChecks),
-        quote.usedByTradeId,
-      ],
+    await this.query('insertQuote', this.quoteValues(quote), client);
+  }
+
+  /**
+   * Two statements: the lock first, so that the check's snapshot (READ COMMITTED: one per statement) is
+   * taken once every earlier holder of the lock has committed its reservation; then check and insert.
+   */
+  private async insertQuoteReserving(
+    client: pg.PoolClient,
+    quote: QuoteRecord,
+    reserve: { balanceRaw: bigint; nowMs: number },
+  ): Promise<void> {
+    await this.query('lockReservations', [quote.outputMint], client);
+    const { rows } = await this.query(
+      'insertQuoteReserving',
+      [...this.quoteValues(quote), reserve.nowMs, reserve.balanceRaw.toString()],
       client,
     );
+    const [result] = rows as { reserved: string; inserted: number }[];
+    if (result?.inserted !== 1) {
+      throw new StoreConflict(
+        'inventory',
+        `quote ${quote.quoteId} would reserve ${quote.outputRaw} of ${quote.outputMint} beside ` +
+          `${result?.reserved ?? '?'} reserved, over the balance of ${reserve.balanceRaw}`,
+      );
+    }
   }
 
   async getQuote(quoteId: string): Promise<QuoteRecord | undefined> {
@@ -426,12 +669,13 @@ export class PostgresStore implements Store {
     if (rowCount !== 1) throw new StoreConflict('quote_used', `quote ${trade.quoteId} is already used`);
     await this.insertTradeRow(client, trade);
     await this.query('insertSnapshot', [trade.tradeId, trade.machineVersion, trade.snapshot], client);
-    await this.insertEvent(client, event);
+    await this.insertEvent(client, event, trade.tradeId, trade.ownerRunId);
   }
 
   private async insertTradeRow(client: pg.PoolClient, trade: TradeRecord): Promise<void> {
+    let rowCount: number | null;
     try {
-      await this.query(
+      ({ rowCount } = await this.query(
         'insertTrade',
         [
           trade.tradeId,
@@ -458,7 +702,7 @@ export class PostgresStore implements Store {
           trade.effectAttempts,
         ],
         client,
-      );
+      ));
     } catch (error) {
       const { code, constraint } = error as { code?: string; constraint?: string };
       if (code === UNIQUE_VIOLATION && constraint === 'trades_secret_hash_key') {
@@ -468,6 +712,12 @@ export class PostgresStore implements Store {
         throw new StoreConflict('quote_used', `quote ${trade.quoteId} is already used`);
       }
       throw error;
+    }
+    if (rowCount !== 1) {
+      throw new StoreConflict(
+        'fenced',
+        `run ${trade.ownerRunId} has no live lease to create trade ${trade.tradeId}`,
+      );
     }
   }
 
@@ -496,9 +746,9 @@ export class PostgresStore implements Store {
       ],
       client,
     );
-    if (rowCount !== 1) throw new Error(`trade ${update.tradeId} does not exist`);
+    if (rowCount !== 1) await this.refused(client, update.tradeId, update.ownerRunId);
     await this.query('updateSnapshot', [update.tradeId, update.machineVersion, update.snapshot], client);
-    for (const event of events) await this.insertEvent(client, event);
+    for (const event of events) await this.insertEvent(client, event, update.tradeId, update.ownerRunId);
     for (const entry of ledger) {
       await this.query(
         'insertLedger',
@@ -517,20 +767,32 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async insertEvent(client: pg.PoolClient, event: NewTradeEvent): Promise<void> {
-    await this.query(
-      'insertEvent',
-      [
-        event.tradeId,
-        event.runId,
-        event.at,
-        event.type,
-        event.status,
-        event.substate,
-        JSON.stringify(event.payload),
-      ],
-      client,
-    );
+  /**
+   * Appends an event. `fencedTrade` and `fencedRun`: the trade this write has just passed the fence of (its
+   * row locked until the commit) and the run it passed as; an event of that trade by that run needs no other
+   * check. Any other event is fenced on its own trade.
+   */
+  private async insertEvent(
+    client: pg.PoolClient,
+    event: NewTradeEvent,
+    fencedTrade?: string,
+    fencedRun?: string,
+  ): Promise<void> {
+    const values = [
+      event.tradeId,
+      event.runId,
+      event.at,
+      event.type,
+      event.status,
+      event.substate,
+      JSON.stringify(event.payload),
+    ];
+    if (event.tradeId === fencedTrade && event.runId === fencedRun) {
+      await this.query('insertEvent', values, client);
+      return;
+    }
+    const { rowCount } = await this.query('insertEventFenced', values, client);
+    if (rowCount !== 1) await this.refused(client, event.tradeId, event.runId);
   }
 
   async getTrade(tradeId: string): Promise<TradeRecord | undefined> {
@@ -555,11 +817,8 @@ export class PostgresStore implements Store {
     if (filter.takerWallet !== undefined) where.push(`t.taker_wallet = ${param(filter.takerWallet)}`);
     if (filter.status !== undefined) where.push(`t.status = ${param(filter.status)}`);
     if (filter.runId !== undefined) where.push(`t.run_id = ${param(filter.runId)}`);
-    if (filter.ownedBy !== undefined) {
-      where.push(
-        `((NOT t.closed AND t.adoption_error IS NULL) OR (t.closed AND t.owner_run_id = ${param(filter.ownedBy)}))`,
-      );
-    }
+    // Every trade names its owner (see tradeCounts).
+    if (filter.ownedBy !== undefined) where.push(`t.owner_run_id = ${param(filter.ownedBy)}`);
     if (filter.after !== undefined) {
       where.push(
         `(t.created_at, t.trade_id) > (${param(filter.after.createdAt)}, ${param(filter.after.tradeId)})`,
@@ -571,33 +830,60 @@ export class PostgresStore implements Store {
     return rows.map(tradeFromRow);
   }
 
-  claimUnclosed(): Promise<number> {
-    return this.count('claimUnclosed');
+  // ── Ownership ──
+
+  claimUnclosed(runId: string): Promise<number> {
+    return this.count('claimUnclosed', [runId]);
   }
 
-  async markUnadoptable(error: string): Promise<number> {
-    return (await this.query('markUnadoptable', [error])).rowCount ?? 0;
+  async claimOrphans(runId: string, limit: number): Promise<ClaimedTrade[]> {
+    const { rows } = await this.pool.query<ClaimedRow>({
+      name: 'claimOrphans',
+      text: SQL.claimOrphans,
+      values: [runId, limit],
+      rowMode: 'array',
+    });
+    return rows.map(claimedFromRow);
   }
 
-  async restIndex(): Promise<RestEntry[]> {
+  async acquireTrade(tradeId: string, runId: string): Promise<Acquired> {
+    const { rowCount } = await this.query('acquireTrade', [tradeId, runId]);
+    if (rowCount === 1) return { acquired: true };
+    // Not taken: say who has it now (a later read than the update's, so a claim in between is seen).
+    type Row = { closed: boolean; owner_run_id: string; url: string | null; live: boolean };
+    const [row] = await this.rows<Row>('tradeOwner', [tradeId]);
+    if (row === undefined || row.closed || row.owner_run_id === runId) return { acquired: true };
+    // A dead owner still named: this run's own lease lapsed (it may take nothing). Its url answers nobody.
+    return { acquired: false, ownerRunId: row.owner_run_id, ownerUrl: row.live ? row.url : null };
+  }
+
+  /** Orphans wait for a run that can reach the chain: nothing is marked. */
+  async markUnadoptable(_runId: string, _error: string): Promise<number> {
+    return 0;
+  }
+
+  // ── The runtime's indexes, each over the owner's trades (every index leads with owner_run_id) ──
+
+  async restIndex(owner: string): Promise<RestEntry[]> {
     const { rows } = await this.pool.query<RestRow>({
       name: 'restIndex',
       text: SQL.restIndex,
+      values: [owner],
       rowMode: 'array',
     });
     return rows.map(restEntryFromRow);
   }
 
-  runningTrades(): Promise<string[]> {
-    return this.column<string>('runningTrades');
+  runningTrades(owner: string): Promise<string[]> {
+    return this.column<string>('runningTrades', [owner]);
   }
 
-  dueTrades(now: number, limit: number): Promise<string[]> {
-    return this.column<string>('dueTrades', [now, limit]);
+  dueTrades(owner: string, now: number, limit: number): Promise<string[]> {
+    return this.column<string>('dueTrades', [owner, now, limit]);
   }
 
-  async earliestWake(): Promise<number | null> {
-    const [at] = await this.column<number>('earliestWake');
+  async earliestWake(owner: string): Promise<number | null> {
+    const [at] = await this.column<number>('earliestWake', [owner]);
     return at ?? null;
   }
 
@@ -605,24 +891,24 @@ export class PostgresStore implements Store {
     return this.count('liveTradeCount', [wallet]);
   }
 
-  ownedTradeCounts(): Promise<{ status: SettlementStatus; substate: string; count: number }[]> {
-    return this.rows('ownedTradeCounts');
+  ownedTradeCounts(owner: string): Promise<{ status: SettlementStatus; substate: string; count: number }[]> {
+    return this.rows('ownedTradeCounts', [owner]);
   }
 
-  async failingTrades(minAttempts: number, limit: number): Promise<TradeRecord[]> {
-    return (await this.rows<TradeRow>('failingTrades', [minAttempts, limit])).map(tradeFromRow);
+  async failingTrades(owner: string, minAttempts: number, limit: number): Promise<TradeRecord[]> {
+    return (await this.rows<TradeRow>('failingTrades', [owner, minAttempts, limit])).map(tradeFromRow);
   }
 
-  failingEffectCounts(minAttempts: number): Promise<{ effect: string; count: number }[]> {
-    return this.rows('failingEffectCounts', [minAttempts]);
+  failingEffectCounts(owner: string, minAttempts: number): Promise<{ effect: string; count: number }[]> {
+    return this.rows('failingEffectCounts', [owner, minAttempts]);
   }
 
   unadoptableTradeCount(): Promise<number> {
     return this.count('unadoptableTradeCount');
   }
 
-  settlingSnapshots(): Promise<string[]> {
-    return this.column<string>('settlingSnapshots');
+  settlingSnapshots(owner: string): Promise<string[]> {
+    return this.column<string>('settlingSnapshots', [owner]);
   }
 
   async tradeEvents(tradeId: string): Promise<TradeEventRecord[]> {
@@ -645,8 +931,51 @@ export class PostgresStore implements Store {
     return rows.map(ledgerFromRow);
   }
 
-  tradeCounts(current: string): Promise<{ runId: string; created: number; owned: number }[]> {
-    return this.rows('tradeCounts', [current]);
+  /** Per run: trades it created, and trades naming it their owner (`current` changes nothing here). */
+  tradeCounts(_current: string): Promise<{ runId: string; created: number; owned: number }[]> {
+    return this.rows('tradeCounts');
+  }
+
+  /**
+   * LISTENs on a connection of its own (a pooled one would be handed to others). Should that connection
+   * fail, it goes quiet: the error is swallowed and the listener hears nothing more (the caller's periodic
+   * reads still find the events); stopping it then only ends what is left.
+   */
+  async watchEvents(listener: (tradeIds: readonly string[]) => void): Promise<() => Promise<void>> {
+    if (!this.open) throw new Error('the store is closed');
+    const client = new pg.Client({ connectionString: this.url, application_name: 'rfq-maker-events' });
+    let alive = true;
+    client.on('error', () => {
+      alive = false;
+    });
+    client.on('end', () => {
+      alive = false;
+    });
+    client.on('notification', ({ channel, payload }) => {
+      if (channel !== EVENTS_CHANNEL || payload === undefined) return;
+      try {
+        const notice = JSON.parse(payload) as EventsNotice;
+        if (notice.from !== this.instanceId) listener(notice.trades);
+      } catch {
+        // A listener's failure is its own; a foreign payload is not ours to read.
+      }
+    });
+    const stop = async () => {
+      if (!this.watchers.delete(stop)) return;
+      if (alive) await client.query(`UNLISTEN ${EVENTS_CHANNEL}`).catch(() => {});
+      alive = false;
+      await client.end().catch(() => {});
+    };
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+    } catch (error) {
+      alive = false;
+      await client.end().catch(() => {});
+      throw error;
+    }
+    this.watchers.add(stop);
+    return stop;
   }
 
   async ping(): Promise<boolean> {
@@ -661,6 +990,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (!this.open) return;
     this.open = false;
+    await Promise.all([...this.watchers].map((stop) => stop()));
     await this.pool.end();
   }
 }

@@ -5,9 +5,11 @@
 import type { LedgerEntry } from '../ledger/index.ts';
 import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
 import type {
+  ClaimedTrade,
   QuoteRecord,
   RecordedPrice,
   RestEntry,
+  RunRecord,
   StoredLedgerEntry,
   TradeEventRecord,
   TradeHold,
@@ -18,6 +20,25 @@ import type {
 type Flag = number | boolean;
 
 const isSet = (flag: Flag): boolean => flag === true || flag === 1;
+
+export interface RunRow {
+  run_id: string;
+  version: string;
+  started_at: string;
+  stopped_at: string | null;
+  url: string | null;
+  /** SQLite has no leases: its statement selects NULL here. */
+  lease_expires_at_ms: number | null;
+}
+
+export const runFromRow = (row: RunRow): RunRecord => ({
+  runId: row.run_id,
+  version: row.version,
+  startedAt: row.started_at,
+  stoppedAt: row.stopped_at,
+  url: row.url,
+  leaseExpiresAtMs: row.lease_expires_at_ms,
+});
 
 export interface QuoteRow {
   quote_id: string;
@@ -172,6 +193,14 @@ export const restEntryFromRow = ([
     holdMint !== null && holdRaw !== null && holdUntilMs !== null
       ? { mint: holdMint, raw: BigInt(holdRaw), untilMs: holdUntilMs }
       : null,
+});
+
+/** A claimed trade: the rest index's columns, then whether an effect was in flight. */
+export type ClaimedRow = [...RestRow, running: Flag];
+
+export const claimedFromRow = (row: ClaimedRow): ClaimedTrade => ({
+  ...restEntryFromRow(row.slice(0, 9) as RestRow),
+  running: isSet(row[9]),
 });
 
 export interface EventRow {

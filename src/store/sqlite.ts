@@ -1,12 +1,18 @@
 // The SQLite store: better-sqlite3 in WAL mode with synchronous=FULL, the embedded default (one file under
 // DATA_DIR). Its statements are prepared once and run synchronously; the port's promises only wrap them, so
 // a batch's commit (one transaction, one fsync) holds the event loop once per turn, not once per write.
+// One instance serves it: the running run owns every unclosed trade it could adopt, without leases, fences
+// or claims (the owner named by the runtime's queries and writes is that run), and the desk's in-memory
+// reservation book is exact, so a quote's `reserve` needs no check here.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { LedgerEntry } from '../ledger/index.ts';
 import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
 import type {
+  Acquired,
+  ClaimedTrade,
+  NewRun,
   NewTradeEvent,
   QuoteRecord,
   RestEntry,
@@ -29,7 +35,9 @@ import {
   quoteFromRow,
   REST_COLUMNS,
   type RestRow,
+  type RunRow,
   restEntryFromRow,
+  runFromRow,
   type TradeRow,
   tradeFromRow,
 } from './rows.ts';
@@ -60,11 +68,11 @@ export class SqliteStore implements Store {
     this.migrate();
     this.statements = {
       insertRun: this.db.prepare(
-        'INSERT INTO runs (run_id, version, started_at, stopped_at) VALUES (@runId, @version, @startedAt, @stoppedAt)',
+        'INSERT INTO runs (run_id, version, started_at, stopped_at, url) VALUES (@runId, @version, @startedAt, NULL, @url)',
       ),
       stopRun: this.db.prepare('UPDATE runs SET stopped_at = ? WHERE run_id = ?'),
       listRuns: this.db.prepare(
-        'SELECT run_id AS runId, version, started_at AS startedAt, stopped_at AS stoppedAt FROM runs ORDER BY started_at, run_id',
+        'SELECT run_id, version, started_at, stopped_at, url, NULL AS lease_expires_at_ms FROM runs ORDER BY started_at, run_id',
       ),
       insertQuote: this.db.prepare(`
         INSERT INTO quotes (quote_id, run_id, taker_wallet, input_mint, output_mint, input_raw, output_raw, spread_bps,
@@ -154,8 +162,9 @@ export class SqliteStore implements Store {
         SELECT status, substate, count(*) AS count FROM trades INDEXED BY trades_unclosed
         WHERE closed = 0 AND adoption_error IS NULL GROUP BY status, substate ORDER BY status, substate`),
       failingTrades: this.db.prepare(`
-        SELECT t.*, s.machine_version, s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id
-        WHERE t.closed = 0 AND t.effect_attempts >= @min AND t.adoption_error IS NULL
+        SELECT t.*, s.machine_version, s.snapshot FROM trades t INDEXED BY trades_failing
+        JOIN trade_snapshots s ON s.trade_id = t.trade_id
+        WHERE t.closed = 0 AND t.effect_attempts > 0 AND t.effect_attempts >= @min AND t.adoption_error IS NULL
         ORDER BY t.effect_attempts DESC, t.trade_id LIMIT @limit`),
       failingEffectCounts: this.db.prepare(`
         SELECT json_extract(s.snapshot, '$.context.effectError.effect') AS effect, count(*) AS count
@@ -227,6 +236,7 @@ export class SqliteStore implements Store {
       case 'appendEvents':
         this.appendEvents(write.events);
         break;
+      // The writing run is the running run, the one owner there is: nothing to fence.
       case 'setSeen':
         this.statements.setSeen.run(write.seen, write.tradeId);
         break;
@@ -239,8 +249,18 @@ export class SqliteStore implements Store {
     }
   }
 
-  async insertRun(run: RunRecord): Promise<void> {
-    this.statements.insertRun.run(run);
+  async insertRun(run: NewRun, _leaseTtlMs: number): Promise<void> {
+    this.statements.insertRun.run({
+      runId: run.runId,
+      version: run.version,
+      startedAt: run.startedAt,
+      url: run.url,
+    });
+  }
+
+  /** One instance: nobody else can take its trades, so its lease never lapses. */
+  async renewLease(_runId: string, _leaseTtlMs: number): Promise<boolean> {
+    return true;
   }
 
   async stopRun(runId: string, stoppedAt: string): Promise<void> {
@@ -248,7 +268,7 @@ export class SqliteStore implements Store {
   }
 
   async listRuns(): Promise<RunRecord[]> {
-    return this.statements.listRuns.all() as RunRecord[];
+    return (this.statements.listRuns.all() as RunRow[]).map(runFromRow);
   }
 
   private insertQuote(quote: QuoteRecord): void {
@@ -443,29 +463,41 @@ export class SqliteStore implements Store {
     return (this.db.prepare(sql).all(params) as TradeRow[]).map(tradeFromRow);
   }
 
-  async claimUnclosed(): Promise<number> {
+  /** The new run adopts every unclosed trade by starting: only earlier unadoptable marks are cleared. */
+  async claimUnclosed(_runId: string): Promise<number> {
     this.statements.clearUnadoptable.run();
     return (this.statements.countOwned.get() as { n: number }).n;
   }
 
-  async markUnadoptable(error: string): Promise<number> {
+  /** No other instance: there are never orphans. */
+  async claimOrphans(_runId: string, _limit: number): Promise<ClaimedTrade[]> {
+    return [];
+  }
+
+  async acquireTrade(_tradeId: string, _runId: string): Promise<Acquired> {
+    return { acquired: true };
+  }
+
+  async markUnadoptable(_runId: string, error: string): Promise<number> {
     return this.statements.markUnadoptable.run(error).changes;
   }
 
-  async restIndex(): Promise<RestEntry[]> {
+  // The runtime's indexes: the owner is the running run, which owns every unclosed adoptable trade.
+
+  async restIndex(_owner: string): Promise<RestEntry[]> {
     return (this.statements.restIndex.all() as RestRow[]).map(restEntryFromRow);
   }
 
-  async runningTrades(): Promise<string[]> {
+  async runningTrades(_owner: string): Promise<string[]> {
     return (this.statements.runningTrades.all() as { trade_id: string }[]).map((r) => r.trade_id);
   }
 
-  async dueTrades(now: number, limit: number): Promise<string[]> {
+  async dueTrades(_owner: string, now: number, limit: number): Promise<string[]> {
     const rows = this.statements.dueTrades.all({ now, limit }) as { trade_id: string }[];
     return rows.map((r) => r.trade_id);
   }
 
-  async earliestWake(): Promise<number | null> {
+  async earliestWake(_owner: string): Promise<number | null> {
     const row = this.statements.earliestWake.get() as { at: number } | undefined;
     return row?.at ?? null;
   }
@@ -474,7 +506,9 @@ export class SqliteStore implements Store {
     return (this.statements.liveTradeCount.get(wallet) as { n: number }).n;
   }
 
-  async ownedTradeCounts(): Promise<{ status: SettlementStatus; substate: string; count: number }[]> {
+  async ownedTradeCounts(
+    _owner: string,
+  ): Promise<{ status: SettlementStatus; substate: string; count: number }[]> {
     return this.statements.ownedTradeCounts.all() as {
       status: SettlementStatus;
       substate: string;
@@ -482,12 +516,15 @@ export class SqliteStore implements Store {
     }[];
   }
 
-  async failingTrades(minAttempts: number, limit: number): Promise<TradeRecord[]> {
+  async failingTrades(_owner: string, minAttempts: number, limit: number): Promise<TradeRecord[]> {
     const rows = this.statements.failingTrades.all({ min: minAttempts, limit }) as TradeRow[];
     return rows.map(tradeFromRow);
   }
 
-  async failingEffectCounts(minAttempts: number): Promise<{ effect: string; count: number }[]> {
+  async failingEffectCounts(
+    _owner: string,
+    minAttempts: number,
+  ): Promise<{ effect: string; count: number }[]> {
     type Row = { effect: string; count: number };
     return this.statements.failingEffectCounts.all({ min: minAttempts }) as Row[];
   }
@@ -496,7 +533,7 @@ export class SqliteStore implements Store {
     return (this.statements.unadoptableTradeCount.get() as { n: number }).n;
   }
 
-  async settlingSnapshots(): Promise<string[]> {
+  async settlingSnapshots(_owner: string): Promise<string[]> {
     return this.statements.settlingSnapshots.all() as string[];
   }
 
@@ -524,6 +561,11 @@ export class SqliteStore implements Store {
       created: number;
       owned: number;
     }[];
+  }
+
+  /** One process writes: there are never events of another to hear. */
+  async watchEvents(_listener: (tradeIds: readonly string[]) => void): Promise<() => Promise<void>> {
+    return async () => {};
   }
 
   async ping(): Promise<boolean> {

@@ -21,11 +21,15 @@ import { SOL_MINT as SOL, USDC_MINT as USDC } from '../support/mints.ts';
 import { POSTGRES_TESTS, testDatabaseUrl } from '../support/postgres.ts';
 import {
   commitAll,
+  LEASE_TTL_MS,
   NOW,
+  newRun,
   postgresDatabaseWithLocale,
   quoteRecord,
   STORE_ENGINES,
+  sleep,
   startedEvent,
+  startRun,
   type TestDatabase,
   tradeRecord,
   wallet,
@@ -50,12 +54,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
     opened = [];
     database = await engine.database();
     store = await open();
-    await store.insertRun({
-      runId: RUN,
-      version: 'test',
-      startedAt: new Date().toISOString(),
-      stoppedAt: null,
-    });
+    await startRun(store, RUN);
   });
 
   afterEach(async () => {
@@ -106,20 +105,51 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
   const ids = (trades: readonly TradeRecord[]) => trades.map((t) => t.tradeId);
   const sorted = (values: readonly string[]) => [...values].sort();
 
-  describe('runs', () => {
-    test('runs list in start order, and a stopped run keeps its stop time', async () => {
-      const later = {
-        runId: randomUUID(),
-        version: 'v2',
-        startedAt: '2999-01-01T00:00:00.000Z',
-        stoppedAt: null,
-      };
-      await store.insertRun(later);
+  describe('runs and their leases', () => {
+    // PostgreSQL measures leases on its own clock; SQLite has none (one instance: nobody takes its trades).
+    const leases = engine.name === 'postgres';
+    /** The store's clock and the test's are one machine's; this covers a round trip and a busy CI host. */
+    const SLACK_MS = 2_000;
+    const leaseOf = async (runId: string) =>
+      (await store.listRuns()).find((run) => run.runId === runId)?.leaseExpiresAtMs;
+
+    test('runs list in start order with their url and lease, and a stopped run keeps its stop time', async () => {
+      const later = newRun(randomUUID(), { version: 'v2', startedAt: '2999-01-01T00:00:00.000Z' });
+      const before = Date.now();
+      await store.insertRun(later, LEASE_TTL_MS);
       await store.stopRun(RUN, '2100-01-01T00:00:00.000Z');
       const runs = await store.listRuns();
       expect(runs.map((r) => r.runId)).toEqual([RUN, later.runId]);
       expect(runs[0]?.stoppedAt).toBe('2100-01-01T00:00:00.000Z');
-      expect(runs[1]).toEqual(later);
+      expect(runs[1]).toEqual({
+        ...later,
+        stoppedAt: null,
+        leaseExpiresAtMs: leases ? expect.any(Number) : null,
+      });
+      if (leases) {
+        expect(runs[1]?.leaseExpiresAtMs).toBeGreaterThanOrEqual(before + LEASE_TTL_MS - SLACK_MS);
+        expect(runs[1]?.leaseExpiresAtMs).toBeLessThanOrEqual(Date.now() + LEASE_TTL_MS + SLACK_MS);
+      }
+    });
+
+    test('a live lease renews, to the new length from now', async () => {
+      const first = await leaseOf(RUN);
+      expect(await store.renewLease(RUN, 10 * LEASE_TTL_MS)).toBe(true);
+      if (leases) expect(await leaseOf(RUN)).toBeGreaterThan((first as number) + 8 * LEASE_TTL_MS);
+      else expect(await leaseOf(RUN)).toBeNull();
+    });
+
+    test('a lapsed lease cannot be renewed: its run must stop acting (SQLite: leases never lapse)', async () => {
+      const brief = await startRun(store, randomUUID(), 1);
+      await sleep(20);
+      expect(await store.renewLease(brief, LEASE_TTL_MS)).toBe(!leases);
+      if (leases) expect(await leaseOf(brief)).toBeLessThan(Date.now() + SLACK_MS);
+    });
+
+    test('stopping a run ends its lease at once (SQLite: leases never lapse)', async () => {
+      await store.stopRun(RUN, new Date().toISOString());
+      if (leases) expect(await leaseOf(RUN)).toBeLessThanOrEqual(Date.now() + SLACK_MS);
+      expect(await store.renewLease(RUN, LEASE_TTL_MS)).toBe(!leases);
     });
   });
 
@@ -155,7 +185,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         inputPrice: { price: huge, conf: huge, emaPrice: huge },
       });
       expect((await store.getTrade(trade.tradeId))?.hold?.raw).toBe(2n ** 64n - 1n);
-      expect((await store.restIndex())[0]?.hold?.raw).toBe(2n ** 64n - 1n);
+      expect((await store.restIndex(RUN))[0]?.hold?.raw).toBe(2n ** 64n - 1n);
       const entry: LedgerEntry = {
         movement: 'taker_lock',
         signature: 'sig',
@@ -277,16 +307,12 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       });
     });
 
-    test('a transition clears the adoption mark and records its run as the owner', async () => {
+    test('a transition by the run that took the trade over clears any adoption mark and names it the owner', async () => {
       const trade = await storedTrade();
-      await store.markUnadoptable('chain unreachable');
-      const next = randomUUID();
-      await store.insertRun({
-        runId: next,
-        version: 'test',
-        startedAt: new Date().toISOString(),
-        stoppedAt: null,
-      });
+      await store.markUnadoptable(RUN, 'chain unreachable');
+      await store.stopRun(RUN, new Date().toISOString());
+      const next = await startRun(store);
+      await store.claimUnclosed(next);
       const after = await moved(trade, { ownerRunId: next, watch: 3, running: true, nextDeadline: NOW + 5 });
       expect(await store.getTrade(trade.tradeId)).toEqual(after);
     });
@@ -353,10 +379,10 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       const trade = await storedTrade();
       await commitAll(
         store,
-        { kind: 'setSeen', tradeId: trade.tradeId, seen: 'fingerprint' },
-        { kind: 'setWake', tradeId: trade.tradeId, at: NOW + 42 },
-        { kind: 'setSeen', tradeId: randomUUID(), seen: 'x' },
-        { kind: 'setWake', tradeId: randomUUID(), at: 1 },
+        { kind: 'setSeen', tradeId: trade.tradeId, runId: RUN, seen: 'fingerprint' },
+        { kind: 'setWake', tradeId: trade.tradeId, runId: RUN, at: NOW + 42 },
+        { kind: 'setSeen', tradeId: randomUUID(), runId: RUN, seen: 'x' },
+        { kind: 'setWake', tradeId: randomUUID(), runId: RUN, at: 1 },
         { kind: 'claimTrade', tradeId: randomUUID(), runId: RUN },
       );
       expect(await store.getTrade(trade.tradeId)).toEqual({
@@ -462,33 +488,39 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       await commitAll(
         store,
         ...trades.map(
-          (trade, i): StoreWrite => ({ kind: 'setWake', tradeId: trade.tradeId, at: wakes[i] ?? null }),
+          (trade, i): StoreWrite => ({
+            kind: 'setWake',
+            tradeId: trade.tradeId,
+            runId: RUN,
+            at: wakes[i] ?? null,
+          }),
         ),
-        { kind: 'setWake', tradeId: (trades[3] as TradeRecord).tradeId, at: null },
+        { kind: 'setWake', tradeId: (trades[3] as TradeRecord).tradeId, runId: RUN, at: null },
       );
       const [t30, t10, t20] = ids(trades);
-      expect(await store.dueTrades(35, 10)).toEqual([t10, t20, t30]);
-      expect(await store.dueTrades(35, 2)).toEqual([t10, t20]);
-      expect(await store.dueTrades(9, 10)).toEqual([]);
-      expect(await store.earliestWake()).toBe(10);
+      expect(await store.dueTrades(RUN, 35, 10)).toEqual([t10, t20, t30]);
+      expect(await store.dueTrades(RUN, 35, 2)).toEqual([t10, t20]);
+      expect(await store.dueTrades(RUN, 9, 10)).toEqual([]);
+      expect(await store.earliestWake(RUN)).toBe(10);
     });
 
-    test('closed and unadoptable trades are never due, and no wake at all reads as null', async () => {
+    test('closed trades are never due, and no wake at all reads as null', async () => {
       const [open, closing] = [await storedTrade(), await storedTrade()];
       await moved(closing, { status: 'failed', substate: 'failed', closed: true, nextDeadline: 5 });
-      await commitAll(store, { kind: 'setWake', tradeId: open.tradeId, at: 7 });
-      expect(await store.dueTrades(NOW, 10)).toEqual([open.tradeId]);
-      await store.markUnadoptable('chain unreachable');
-      expect(await store.dueTrades(NOW, 10)).toEqual([]);
-      expect(await store.earliestWake()).toBeNull();
+      await commitAll(store, { kind: 'setWake', tradeId: open.tradeId, runId: RUN, at: 7 });
+      expect(await store.dueTrades(RUN, NOW, 10)).toEqual([open.tradeId]);
+      expect(await store.earliestWake(RUN)).toBe(7);
+      await commitAll(store, { kind: 'setWake', tradeId: open.tradeId, runId: RUN, at: null });
+      expect(await store.dueTrades(RUN, NOW, 10)).toEqual([]);
+      expect(await store.earliestWake(RUN)).toBeNull();
     });
 
     test('the rest index has what the watcher and the book need of every owned trade, without snapshots', async () => {
       const trade = await storedTrade();
       const closed = await storedTrade();
       await moved(closed, { status: 'failed', substate: 'failed', closed: true, hold: null });
-      await commitAll(store, { kind: 'setSeen', tradeId: trade.tradeId, seen: 'fingerprint' });
-      expect(await store.restIndex()).toEqual([
+      await commitAll(store, { kind: 'setSeen', tradeId: trade.tradeId, runId: RUN, seen: 'fingerprint' });
+      expect(await store.restIndex(RUN)).toEqual([
         {
           tradeId: trade.tradeId,
           takerWallet: trade.takerWallet,
@@ -505,58 +537,8 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       const [running, idle, closed] = [await storedTrade(), await storedTrade(), await storedTrade()];
       await moved(running, { running: true });
       await moved(closed, { running: true, closed: true, status: 'redeemed', substate: 'redeemed' });
-      expect(await store.runningTrades()).toEqual([running.tradeId]);
+      expect(await store.runningTrades(RUN)).toEqual([running.tradeId]);
       expect(idle.running).toBe(false);
-      await store.markUnadoptable('chain unreachable');
-      expect(await store.runningTrades()).toEqual([]);
-    });
-
-    test('a run that cannot reach the chain marks every unclosed trade unadoptable; the next run claims them back', async () => {
-      const trades = [await storedTrade(), await storedTrade()];
-      const closed = await storedTrade();
-      await moved(closed, { status: 'redeemed', substate: 'redeemed', closed: true });
-      expect(await store.markUnadoptable('chain unreachable')).toBe(2);
-      expect(await store.restIndex()).toEqual([]);
-      expect(await store.unadoptableTradeCount()).toBe(2);
-      expect((await store.getTrade((trades[0] as TradeRecord).tradeId))?.adoptionError).toBe(
-        'chain unreachable',
-      );
-      expect((await store.getTrade(closed.tradeId))?.adoptionError).toBeNull();
-      expect(await store.claimUnclosed()).toBe(2);
-      expect(await store.unadoptableTradeCount()).toBe(0);
-      expect(sorted((await store.restIndex()).map((e) => e.tradeId))).toEqual(sorted(ids(trades)));
-    });
-
-    test('claiming counts every owned trade, marked before or not', async () => {
-      const marked = await storedTrade();
-      await store.markUnadoptable('chain unreachable');
-      await storedTrade();
-      expect(await store.claimUnclosed()).toBe(2);
-      expect(await store.claimUnclosed()).toBe(2);
-      expect((await store.getTrade(marked.tradeId))?.adoptionError).toBeNull();
-    });
-
-    test('one unadoptable trade is claimed by /resume alone; a closed one cannot be claimed', async () => {
-      const [a, b] = [await storedTrade(), await storedTrade()];
-      const closed = await storedTrade();
-      await moved(closed, { status: 'failed', substate: 'failed', closed: true });
-      await store.markUnadoptable('chain unreachable');
-      const next = randomUUID();
-      await store.insertRun({
-        runId: next,
-        version: 'test',
-        startedAt: new Date().toISOString(),
-        stoppedAt: null,
-      });
-      await commitAll(
-        store,
-        { kind: 'claimTrade', tradeId: a.tradeId, runId: next },
-        { kind: 'claimTrade', tradeId: closed.tradeId, runId: next },
-      );
-      expect((await store.restIndex()).map((e) => e.tradeId)).toEqual([a.tradeId]);
-      expect((await store.getTrade(a.tradeId))?.ownerRunId).toBe(next);
-      expect((await store.getTrade(b.tradeId))?.adoptionError).toBe('chain unreachable');
-      expect((await store.getTrade(closed.tradeId))?.ownerRunId).toBe(RUN);
     });
 
     test('a wallet counts its pending and initiated trades only', async () => {
@@ -571,7 +553,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       expect(await store.liveTradeCount(wallet())).toBe(0);
     });
 
-    test('owned trades count by status and substate, in that order; closed and unadoptable ones do not count', async () => {
+    test('owned trades count by status and substate, in that order; closed ones do not count', async () => {
       const [a, b, c, d] = [
         await storedTrade(),
         await storedTrade(),
@@ -581,13 +563,11 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       await moved(a, { status: 'initiated', substate: 'initiated.makerLocked' });
       await moved(b, { status: 'initiated', substate: 'initiated.awaitingMakerLock' });
       await moved(c, { status: 'redeemed', substate: 'redeemed', closed: true });
-      expect(await store.ownedTradeCounts()).toEqual([
+      expect(await store.ownedTradeCounts(RUN)).toEqual([
         { status: 'initiated', substate: 'initiated.awaitingMakerLock', count: 1 },
         { status: 'initiated', substate: 'initiated.makerLocked', count: 1 },
         { status: 'pending', substate: d.substate, count: 1 },
       ]);
-      await store.markUnadoptable('chain unreachable');
-      expect(await store.ownedTradeCounts()).toEqual([]);
     });
 
     test('failing trades: owned ones whose effect failed often enough, worst first, bounded, counted by effect', async () => {
@@ -607,21 +587,18 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       const closedFailing = await failing(closed, 'makerRefund', 9);
       await moved(closedFailing, { closed: true, status: 'refunded', substate: 'refunded' });
 
-      const worst = await store.failingTrades(2, 10);
+      const worst = await store.failingTrades(RUN, 2, 10);
       expect(ids(worst)).toEqual([...sorted([often.tradeId, oftenToo.tradeId]), twice.tradeId]);
       expect(worst[2]?.effectAttempts).toBe(2);
       expect(JSON.parse(worst[2]?.snapshot ?? '{}').context.effectError.effect).toBe('makerLock');
-      expect(await store.failingTrades(2, 1)).toHaveLength(1);
+      expect(await store.failingTrades(RUN, 2, 1)).toHaveLength(1);
       const byEffect = async (min: number) =>
-        (await store.failingEffectCounts(min)).sort((a, b) => a.effect.localeCompare(b.effect));
+        (await store.failingEffectCounts(RUN, min)).sort((a, b) => a.effect.localeCompare(b.effect));
       expect(await byEffect(2)).toEqual([
         { effect: 'makerLock', count: 2 },
         { effect: 'makerRedeem', count: 1 },
       ]);
-      expect(await store.failingEffectCounts(8)).toEqual([]);
-      await store.markUnadoptable('chain unreachable');
-      expect(await store.failingTrades(1, 10)).toEqual([]);
-      expect(await store.failingEffectCounts(1)).toEqual([]);
+      expect(await store.failingEffectCounts(RUN, 8)).toEqual([]);
     });
 
     test('settling snapshots are those of unclosed trades past pending, as written', async () => {
@@ -647,44 +624,152 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         snapshot: snapshotOf(closed),
       });
       expect(pending.status).toBe('pending');
-      expect(sorted(await store.settlingSnapshots())).toEqual(
+      expect(sorted(await store.settlingSnapshots(RUN))).toEqual(
         sorted([snapshotOf(initiated), snapshotOf(failedOpen)]),
       );
     });
-
-    test('per run: trades it created, and trades it owns now or owned last', async () => {
-      const current = randomUUID();
-      await store.insertRun({
-        runId: current,
-        version: 'test',
-        startedAt: new Date().toISOString(),
-        stoppedAt: null,
-      });
-      const open = await storedTrade();
-      const closedEarlier = await storedTrade();
-      await moved(closedEarlier, { status: 'redeemed', substate: 'redeemed', closed: true });
-      const mine = await storedTrade({ runId: current });
-      const counts = async () =>
-        Object.fromEntries((await store.tradeCounts(current)).map(({ runId, ...c }) => [runId, c]));
-      expect(await counts()).toEqual({
-        [RUN]: { created: 2, owned: 1 },
-        [current]: { created: 1, owned: 2 },
-      });
-
-      await store.markUnadoptable('chain unreachable');
-      expect(await counts()).toEqual({
-        [RUN]: { created: 2, owned: 2 },
-        [current]: { created: 1, owned: 1 },
-      });
-
-      await commitAll(store, { kind: 'claimTrade', tradeId: open.tradeId, runId: current });
-      expect(await counts()).toEqual({
-        [RUN]: { created: 2, owned: 1 },
-        [current]: { created: 1, owned: 2 },
-      });
-      expect(mine.ownerRunId).toBe(current);
-    });
   });
+
+  describe.runIf(engine.name === 'sqlite')(
+    'one instance (SQLite): the running run owns every adoptable trade',
+    () => {
+      test('a new run takes every unclosed trade by starting: nothing to claim, acquire or fence', async () => {
+        const [earlier, closed] = [await storedTrade(), await storedTrade()];
+        await moved(closed, { status: 'redeemed', substate: 'redeemed', closed: true });
+        await store.stopRun(RUN, new Date().toISOString());
+        const next = await startRun(store);
+        expect(await store.claimUnclosed(next)).toBe(1);
+        expect(await store.claimOrphans(next, 10)).toEqual([]);
+        expect(await store.acquireTrade(earlier.tradeId, next)).toEqual({ acquired: true });
+        expect((await store.restIndex(next)).map((e) => e.tradeId)).toEqual([earlier.tradeId]);
+        // No row was rewritten: the record still names the run that last wrote it.
+        expect((await store.getTrade(earlier.tradeId))?.ownerRunId).toBe(RUN);
+        // Writes name the running run, and nothing fences them.
+        await commitAll(store, { kind: 'setWake', tradeId: earlier.tradeId, runId: next, at: NOW });
+        expect(await store.dueTrades(next, NOW, 10)).toEqual([earlier.tradeId]);
+      });
+
+      test('unadoptable trades leave every index of owned trades, and count as unadoptable', async () => {
+        const trade = await storedTrade();
+        const failed = await failing(await moved(trade, { running: true, nextDeadline: 7 }), 'makerLock', 3);
+        await moved(failed, { status: 'initiated', substate: 'initiated.makerLocked' });
+        expect(await store.markUnadoptable(RUN, 'chain unreachable')).toBe(1);
+        expect(await store.unadoptableTradeCount()).toBe(1);
+        expect(await store.restIndex(RUN)).toEqual([]);
+        expect(await store.runningTrades(RUN)).toEqual([]);
+        expect(await store.dueTrades(RUN, NOW, 10)).toEqual([]);
+        expect(await store.earliestWake(RUN)).toBeNull();
+        expect(await store.ownedTradeCounts(RUN)).toEqual([]);
+        expect(await store.failingTrades(RUN, 1, 10)).toEqual([]);
+        expect(await store.failingEffectCounts(RUN, 1)).toEqual([]);
+      });
+
+      test('a run that cannot reach the chain marks every unclosed trade unadoptable; the next run claims them back', async () => {
+        const trades = [await storedTrade(), await storedTrade()];
+        const closed = await storedTrade();
+        await moved(closed, { status: 'redeemed', substate: 'redeemed', closed: true });
+        expect(await store.markUnadoptable(RUN, 'chain unreachable')).toBe(2);
+        expect(await store.restIndex(RUN)).toEqual([]);
+        expect(await store.unadoptableTradeCount()).toBe(2);
+        expect((await store.getTrade((trades[0] as TradeRecord).tradeId))?.adoptionError).toBe(
+          'chain unreachable',
+        );
+        expect((await store.getTrade(closed.tradeId))?.adoptionError).toBeNull();
+        expect(await store.claimUnclosed(RUN)).toBe(2);
+        expect(await store.unadoptableTradeCount()).toBe(0);
+        expect(sorted((await store.restIndex(RUN)).map((e) => e.tradeId))).toEqual(sorted(ids(trades)));
+      });
+
+      test('claiming counts every owned trade, marked before or not', async () => {
+        const marked = await storedTrade();
+        await store.markUnadoptable(RUN, 'chain unreachable');
+        await storedTrade();
+        expect(await store.claimUnclosed(RUN)).toBe(2);
+        expect(await store.claimUnclosed(RUN)).toBe(2);
+        expect((await store.getTrade(marked.tradeId))?.adoptionError).toBeNull();
+      });
+
+      test('one unadoptable trade is claimed by /resume alone; a closed one cannot be claimed', async () => {
+        const [a, b] = [await storedTrade(), await storedTrade()];
+        const closed = await storedTrade();
+        await moved(closed, { status: 'failed', substate: 'failed', closed: true });
+        await store.markUnadoptable(RUN, 'chain unreachable');
+        const next = await startRun(store);
+        await commitAll(
+          store,
+          { kind: 'claimTrade', tradeId: a.tradeId, runId: next },
+          { kind: 'claimTrade', tradeId: closed.tradeId, runId: next },
+        );
+        expect((await store.restIndex(next)).map((e) => e.tradeId)).toEqual([a.tradeId]);
+        expect((await store.getTrade(a.tradeId))?.ownerRunId).toBe(next);
+        expect((await store.getTrade(b.tradeId))?.adoptionError).toBe('chain unreachable');
+        expect((await store.getTrade(closed.tradeId))?.ownerRunId).toBe(RUN);
+      });
+
+      test('per run: trades it created, and trades it owns (the running run: every unclosed adoptable one) or owned last', async () => {
+        const current = await startRun(store);
+        const open = await storedTrade();
+        const closedEarlier = await storedTrade();
+        await moved(closedEarlier, { status: 'redeemed', substate: 'redeemed', closed: true });
+        const mine = await storedTrade({ runId: current });
+        const counts = async () =>
+          Object.fromEntries((await store.tradeCounts(current)).map(({ runId, ...c }) => [runId, c]));
+        expect(await counts()).toEqual({
+          [RUN]: { created: 2, owned: 1 },
+          [current]: { created: 1, owned: 2 },
+        });
+
+        await store.markUnadoptable(RUN, 'chain unreachable');
+        expect(await counts()).toEqual({
+          [RUN]: { created: 2, owned: 2 },
+          [current]: { created: 1, owned: 1 },
+        });
+
+        await commitAll(store, { kind: 'claimTrade', tradeId: open.tradeId, runId: current });
+        expect(await counts()).toEqual({
+          [RUN]: { created: 2, owned: 1 },
+          [current]: { created: 1, owned: 2 },
+        });
+        expect(mine.ownerRunId).toBe(current);
+      });
+
+      test('filters by the run that owns a trade: the running run owns every unclosed adoptable one', async () => {
+        const other = await startRun(store);
+        const ours = await storedTrade();
+        const theirs = await storedTrade({ runId: other });
+        const closedByThem = await storedTrade();
+        await moved(closedByThem, { ownerRunId: other, status: 'failed', substate: 'failed', closed: true });
+        const closedByUs = await storedTrade();
+        await moved(closedByUs, { status: 'failed', substate: 'failed', closed: true });
+        expect(sorted(ids(await store.listTrades({ runId: other, limit: 10 })))).toEqual([theirs.tradeId]);
+        // Owned by RUN: every unclosed adoptable trade, and the closed ones it owned.
+        expect(sorted(ids(await store.listTrades({ ownedBy: RUN, limit: 10 })))).toEqual(
+          sorted([ours.tradeId, theirs.tradeId, closedByUs.tradeId]),
+        );
+        await store.markUnadoptable(RUN, 'chain unreachable');
+        expect(ids(await store.listTrades({ ownedBy: RUN, limit: 10 }))).toEqual([closedByUs.tradeId]);
+        expect(ids(await store.listTrades({ ownedBy: other, limit: 10 }))).toEqual([closedByThem.tradeId]);
+      });
+
+      test('a quote is stored whatever it reserves: the one desk keeps an exact book in memory', async () => {
+        const q = quote({ outputRaw: 10n });
+        await commitAll(store, {
+          kind: 'insertQuote',
+          quote: q,
+          reserve: { balanceRaw: 0n, nowMs: Date.now() },
+        });
+        expect(await store.getQuote(q.quoteId)).toEqual(q);
+      });
+
+      test('no other process writes: watching events hears nothing, and stops', async () => {
+        const heard: string[] = [];
+        const stop = await store.watchEvents((tradeIds) => heard.push(...tradeIds));
+        await storedTrade();
+        await stop();
+        expect(heard).toEqual([]);
+      });
+    },
+  );
 
   describe('reading trades and events', () => {
     test('pages by creation, filtered by wallet and status, never skipping or repeating a trade', async () => {
@@ -732,28 +817,11 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       expect(ids(page)).toEqual(bytewise.slice(3, 5));
     });
 
-    test('filters by the run that created a trade, and by the run that owns it', async () => {
-      const other = randomUUID();
-      await store.insertRun({
-        runId: other,
-        version: 'test',
-        startedAt: new Date().toISOString(),
-        stoppedAt: null,
-      });
-      const ours = await storedTrade();
+    test('filters by the run that created a trade', async () => {
+      const other = await startRun(store);
+      await storedTrade();
       const theirs = await storedTrade({ runId: other });
-      const closedByThem = await storedTrade();
-      await moved(closedByThem, { ownerRunId: other, status: 'failed', substate: 'failed', closed: true });
-      const closedByUs = await storedTrade();
-      await moved(closedByUs, { status: 'failed', substate: 'failed', closed: true });
-      expect(sorted(ids(await store.listTrades({ runId: other, limit: 10 })))).toEqual([theirs.tradeId]);
-      // Owned by RUN: every unclosed adoptable trade, and the closed ones it owned.
-      expect(sorted(ids(await store.listTrades({ ownedBy: RUN, limit: 10 })))).toEqual(
-        sorted([ours.tradeId, theirs.tradeId, closedByUs.tradeId]),
-      );
-      await store.markUnadoptable('chain unreachable');
-      expect(ids(await store.listTrades({ ownedBy: RUN, limit: 10 }))).toEqual([closedByUs.tradeId]);
-      expect(ids(await store.listTrades({ ownedBy: other, limit: 10 }))).toEqual([closedByThem.tradeId]);
+      expect(ids(await store.listTrades({ runId: other, limit: 10 }))).toEqual([theirs.tradeId]);
     });
 
     test('the event log reads in seq order after a position, bounded, and knows its newest seq', async () => {
@@ -828,10 +896,12 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         runs: await store.listRuns(),
       }).toEqual(before);
       expect(before.trade).toEqual(later);
-      // New rows continue the sequences after a reopen.
+      // New rows continue the sequences after a reopen, written by the run that took the trade over.
+      const next = await startRun(store);
+      await store.claimUnclosed(next);
       await commitAll(store, {
         kind: 'appendEvents',
-        events: [{ ...startedEvent(trade), type: 'AFTER_REOPEN' }],
+        events: [{ ...startedEvent(trade), runId: next, type: 'AFTER_REOPEN' }],
       });
       expect(await store.lastEventSeq()).toBeGreaterThan(before.events.at(-1)?.seq ?? 0);
     });
@@ -846,12 +916,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       const fresh = await engine.database();
       const stores = await Promise.all([1, 2, 3, 4].map(() => fresh.open()));
       const [first, ...rest] = stores as [Store, ...Store[]];
-      await first.insertRun({
-        runId: RUN,
-        version: 'test',
-        startedAt: new Date().toISOString(),
-        stoppedAt: null,
-      });
+      await startRun(first, RUN);
       const q = quote();
       await commitAll(first, { kind: 'insertQuote', quote: q });
       for (const each of rest) expect(await each.getQuote(q.quoteId)).toEqual(q);
@@ -888,12 +953,7 @@ describe.skipIf(!POSTGRES_TESTS)('the postgres store beside other instances', ()
     const reader = await openStore({ databaseUrl });
     try {
       const [first] = writers as [Store, Store];
-      await first.insertRun({
-        runId: RUN,
-        version: 'test',
-        startedAt: new Date().toISOString(),
-        stoppedAt: null,
-      });
+      await startRun(first, RUN);
       const q = quoteRecord(RUN);
       const trade = tradeRecord(q);
       await commitAll(
@@ -938,12 +998,7 @@ describe.skipIf(!POSTGRES_TESTS)('the postgres store beside other instances', ()
     const store = await openStore({ databaseUrl });
     const newer = new pg.Client({ connectionString: databaseUrl });
     try {
-      await store.insertRun({
-        runId: RUN,
-        version: 'test',
-        startedAt: new Date().toISOString(),
-        stoppedAt: null,
-      });
+      await startRun(store, RUN);
       const q = quoteRecord(RUN);
       const trade = tradeRecord(q);
       await commitAll(
@@ -974,12 +1029,7 @@ describe.skipIf(!POSTGRES_TESTS)("the postgres store on a database with a locale
   test('orders and pages as SQLite does: text compares bytewise, whatever the locale', async () => {
     const store = await openStore({ databaseUrl: await postgresDatabaseWithLocale() });
     try {
-      await store.insertRun({
-        runId: RUN,
-        version: 'test',
-        startedAt: new Date().toISOString(),
-        stoppedAt: null,
-      });
+      await startRun(store, RUN);
       const createdAt = '2030-01-01T00:00:00.000Z';
       const tradeIds = ['b-1', 'B-2', 'a_3', 'A.4', '_5', 'a-6'];
       for (const [i, tradeId] of tradeIds.entries()) {
@@ -995,7 +1045,7 @@ describe.skipIf(!POSTGRES_TESTS)("the postgres store on a database with a locale
       expect((await store.listTrades({ limit: 10 })).map((t) => t.tradeId)).toEqual(bytewise);
       const page = await store.listTrades({ after: { createdAt, tradeId: 'B-2' }, limit: 2 });
       expect(page.map((t) => t.tradeId)).toEqual(['_5', 'a-6']);
-      expect((await store.ownedTradeCounts()).map((c) => c.substate)).toEqual(
+      expect((await store.ownedTradeCounts(RUN)).map((c) => c.substate)).toEqual(
         bytewise.map((id) => `pending.${id}`),
       );
     } finally {

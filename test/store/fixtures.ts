@@ -1,11 +1,12 @@
-// What the store suites share: both engines behind one factory, quote records (a quote needs only its run in
-// the store), and a commit that throws when a write of it failed.
-import { randomBytes } from 'node:crypto';
+// What the store suites share: both engines behind one factory, runs with leases, quote records (a quote needs
+// only its run in the store), and a commit that throws when a write of it failed.
+import { randomBytes, randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { initialSnapshot, type TradeInput } from '../../machines/index.ts';
 import { newTradeRecord, restColumns } from '../../src/runtime/host.ts';
 import {
+  type NewRun,
   type NewTradeEvent,
   openStore,
   type QuoteRecord,
@@ -29,6 +30,8 @@ export interface TestDatabase {
   appliedMigrations(): Promise<number[]>;
   /** Marks the database as migrated by a newer build than this one. */
   bumpSchemaVersion(): Promise<void>;
+  /** PostgreSQL: the database's URL (other instances open stores on it); SQLite: null. */
+  url: string | null;
   remove(): void;
 }
 
@@ -62,6 +65,7 @@ const sqlite: StoreEngine = {
       // SQLite records only the newest version: every one up to it was applied, in order.
       appliedMigrations: async () => Array.from({ length: userVersion() }, (_, i) => i + 1),
       bumpSchemaVersion: async () => void userVersion(99),
+      url: null,
       remove: dir.remove,
     };
   },
@@ -73,15 +77,7 @@ const postgres: StoreEngine = {
   migrations: POSTGRES_MIGRATIONS.length,
   async database() {
     const databaseUrl = await testDatabaseUrl();
-    const query = async <Row extends pg.QueryResultRow>(sql: string) => {
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      try {
-        return (await client.query<Row>(sql)).rows;
-      } finally {
-        await client.end();
-      }
-    };
+    const query = <Row extends pg.QueryResultRow>(text: string) => sql<Row>(databaseUrl, text);
     return {
       open: () => openStore({ databaseUrl }),
       appliedMigrations: async () =>
@@ -90,6 +86,7 @@ const postgres: StoreEngine = {
         ),
       bumpSchemaVersion: async () =>
         void (await query('INSERT INTO schema_migrations (version) VALUES (99)')),
+      url: databaseUrl,
       // Each test's database lives as long as the run's throwaway server.
       remove: () => {},
     };
@@ -118,6 +115,58 @@ export async function postgresDatabaseWithLocale(): Promise<string> {
   url.pathname = `/${name}`;
   return url.toString();
 }
+
+/** A lease long enough to outlive any test: leases lapse in these suites only when a test makes them. */
+export const LEASE_TTL_MS = 60_000;
+
+/** A run as a service start records it, answering at a URL of its own. */
+export const newRun = (runId: string = randomUUID(), overrides: Partial<NewRun> = {}): NewRun => ({
+  runId,
+  version: 'test',
+  startedAt: new Date().toISOString(),
+  url: `http://run-${runId}.test`,
+  ...overrides,
+});
+
+/** Records a live run (its lease LEASE_TTL_MS long, unless told) and answers its id. */
+export async function startRun(
+  store: Store,
+  runId: string = randomUUID(),
+  leaseTtlMs = LEASE_TTL_MS,
+): Promise<string> {
+  await store.insertRun(newRun(runId), leaseTtlMs);
+  return runId;
+}
+
+/** Runs SQL on a PostgreSQL database over a connection of its own. */
+export async function sql<Row extends pg.QueryResultRow = pg.QueryResultRow>(
+  databaseUrl: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<Row>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Lets the run's lease lapse now, on the database's clock — as when the run stalls (a pause, a partition)
+ * longer than its lease — without the test waiting out a lease.
+ */
+export async function lapseLease(databaseUrl: string, runId: string): Promise<void> {
+  await sql(
+    databaseUrl,
+    `UPDATE runs SET lease_expires_at_ms = (extract(epoch FROM clock_timestamp()) * 1000)::bigint - 1
+     WHERE run_id = $1`,
+    [runId],
+  );
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Commits the writes as one batch, and throws the first failed write's message. */
 export async function commitAll(store: Store, ...writes: StoreWrite[]): Promise<void> {

@@ -9,7 +9,14 @@ import {
   type Store,
   StoreConflict,
 } from '../../src/store/index.ts';
-import { quoteRecord, STORE_ENGINES, startedEvent, type TestDatabase, tradeRecord } from './fixtures.ts';
+import {
+  quoteRecord,
+  STORE_ENGINES,
+  startedEvent,
+  startRun,
+  type TestDatabase,
+  tradeRecord,
+} from './fixtures.ts';
 
 const RUN = randomUUID();
 
@@ -25,12 +32,7 @@ describe.each(STORE_ENGINES)('group commit on the $name store', (engine) => {
     if (!engine.available) context.skip();
     database = await engine.database();
     store = await database.open();
-    await store.insertRun({
-      runId: RUN,
-      version: 'test',
-      startedAt: new Date().toISOString(),
-      stoppedAt: null,
-    });
+    await startRun(store, RUN);
     commits = [];
     durable = new GroupCommit(store, (stats) => commits.push(stats));
   });
