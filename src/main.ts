@@ -11,6 +11,8 @@ const dataDir = resolve(process.env.DATA_DIR ?? 'data');
 const configPath = resolve(process.env.CONFIG ?? DEFAULT_CONFIG_PATH);
 /** postgres://… selects the PostgreSQL store; absent, the store is SQLite under DATA_DIR. */
 const databaseUrl = process.env.DATABASE_URL || undefined;
+/** Where the other instances reach this one (commands for its trades are forwarded there). */
+const advertiseUrl = process.env.ADVERTISE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 function isLoopback(address: string): boolean {
   return address === 'localhost' || address === '::1' || address.startsWith('127.');
@@ -33,6 +35,13 @@ async function main(): Promise<void> {
   const service = await createService({
     dataDir,
     databaseUrl,
+    url: advertiseUrl,
+    // Crash-only: a run that lost its lease may no longer own its trades; a new process is a new run that
+    // claims what is orphaned. (The runtime has stopped acting already; the store's fence refuses its writes.)
+    onLeaseLost: (reason) => {
+      process.stderr.write(`lease lost (${reason}): exiting so a new run takes over\n`);
+      process.exit(75);
+    },
     config,
     logger: loggerOptions(),
     operatorTokenRequired: !isLoopback(host),

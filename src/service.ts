@@ -44,6 +44,13 @@ export interface ServiceOptions {
   dataDir: string;
   /** postgres://… : the store is that PostgreSQL database (DATABASE_URL). */
   databaseUrl?: string | undefined;
+  /**
+   * Where this instance answers HTTP for the other instances (ADVERTISE_URL; main.ts defaults it to the
+   * listen address): commands for trades this run owns that reach another instance are forwarded here.
+   */
+  url?: string | undefined;
+  /** This run lost its lease (another instance may own its trades now): the runtime stopped; exit. */
+  onLeaseLost?: (reason: string) => void;
   config?: Config;
   configPath?: string;
   logger?: FastifyServerOptions['logger'] | false;
@@ -82,7 +89,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const runId = randomUUID();
   const startedAt = new Date();
   try {
-    await store.insertRun({ runId, version: VERSION, startedAt: startedAt.toISOString(), stoppedAt: null });
+    await store.insertRun(
+      { runId, version: VERSION, startedAt: startedAt.toISOString(), url: options.url ?? null },
+      config.cluster.leaseTtlSeconds * 1000,
+    );
   } catch (error) {
     await store.close();
     throw error;
@@ -138,6 +148,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     runId,
     log,
     onTransition: (transition) => metrics.tradeTransition(transition),
+    lease: { ttlMs: config.cluster.leaseTtlSeconds * 1000, claimBatch: config.cluster.claimBatch },
+    ...(options.onLeaseLost ? { onLeaseLost: options.onLeaseLost } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
   });
@@ -168,6 +180,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   metrics.watch({
     config,
     store,
+    runId,
     activeActors: () => runtime.host.activeCount,
     feedLive: () => runtime.watcher.live,
     chainNow: () => runtime.clock.estimate(),

@@ -107,6 +107,8 @@ export interface Config {
   readonly settlement: SettlementTiming;
   readonly inventory: ReadonlyMap<string, bigint>;
   readonly chain: ChainConfig;
+  /** Several instances over one PostgreSQL: how long a run owns its trades without renewing its lease. */
+  readonly cluster: { readonly leaseTtlSeconds: number; readonly claimBatch: number };
   readonly http: {
     readonly corsOrigins: readonly string[];
     readonly rateLimitPerMinute: number;
@@ -305,6 +307,20 @@ export function resolveConfig(raw: unknown): Config {
         };
 
   const settlement = resolveTiming(file.settlement, chain.kind);
+  // A lost instance's trades are taken over about 1⅓ leases after it stopped renewing (the lease, then the
+  // next claim): that must leave the maker most of its safety margin to redeem. The default is 10 s, or a
+  // third of a shorter margin (the embedded chain's second-long test timings).
+  const leaseLimit = Math.floor(settlement.safetyMarginSeconds / 3);
+  const cluster = {
+    leaseTtlSeconds: file.cluster?.lease_ttl_seconds ?? Math.max(1, Math.min(10, leaseLimit)),
+    claimBatch: file.cluster?.claim_batch ?? 500,
+  };
+  if (file.cluster?.lease_ttl_seconds !== undefined && cluster.leaseTtlSeconds > leaseLimit) {
+    throw new ConfigError(
+      'cluster.lease_ttl_seconds',
+      `must be at most a third of settlement.safety_margin_seconds (${settlement.safetyMarginSeconds} s)`,
+    );
+  }
 
   return {
     assets,
@@ -317,6 +333,7 @@ export function resolveConfig(raw: unknown): Config {
     settlement,
     inventory,
     chain,
+    cluster,
     http: {
       corsOrigins: file.http.cors_origins,
       rateLimitPerMinute: file.http.rate_limit_per_minute,

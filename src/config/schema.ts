@@ -204,6 +204,28 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ]),
+    cluster: Type.Optional(
+      Type.Object(
+        {
+          lease_ttl_seconds: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 600,
+              description:
+                'how long a run owns its trades without renewing (PostgreSQL, several instances); at most a third of settlement.safety_margin_seconds',
+            }),
+          ),
+          claim_batch: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 100_000,
+              description: 'orphaned trades claimed per renewal',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     http: Type.Object(
       {
         cors_origins: Type.Array(Type.String({ minLength: 1 })),

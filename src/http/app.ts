@@ -19,7 +19,9 @@ import Fastify, {
   type RawRequestDefaultExpression,
   type RawServerDefault,
 } from 'fastify';
+import { TradeOwnedElsewhere } from '../runtime/errors.ts';
 import { ApiError, ERROR_CODES, type ErrorCode, envelope, fromRuntimeError, RuntimeError } from './errors.ts';
+import { forwardToOwner } from './forward.ts';
 import { stringifyJson } from './json.ts';
 import { type HttpDeps, registerRoutes } from './routes/index.ts';
 import { OPERATOR_SECURITY_SCHEMES } from './routes/operator.ts';
@@ -66,7 +68,16 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
     reply.header('x-request-id', request.id);
     return payload;
   });
-  app.setErrorHandler(handleError);
+  const forwarding = {
+    runId: deps.run.runId,
+    timeoutMs: 60_000,
+    retryAfterSeconds: deps.config.cluster.leaseTtlSeconds,
+  };
+  app.setErrorHandler(function (this: FastifyInstance, thrown, request, reply) {
+    // A command for a trade another live instance owns is that instance's to serve.
+    if (thrown instanceof TradeOwnedElsewhere) return forwardToOwner(thrown, request, reply, forwarding);
+    return handleError.call(this, thrown as FastifyError, request, reply);
+  });
   app.setNotFoundHandler((request, reply) => {
     reply
       .code(404)

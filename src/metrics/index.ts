@@ -62,6 +62,8 @@ export interface MetricsSources {
     Store,
     'ownedTradeCounts' | 'unadoptableTradeCount' | 'failingEffectCounts' | 'settlingSnapshots'
   >;
+  /** The run (this instance) whose trades the gauges count. */
+  runId: string;
   /** Actors in memory now. */
   activeActors(): number;
   /** Whether the chain pushes account changes right now (else the watcher polls). */
@@ -338,10 +340,10 @@ export class ServiceMetrics implements ChainCallRecorder {
     const [feeLamports, health, ownedCounts, unadoptable, failingCounts, settling] = await Promise.all([
       withTimeout(sources.chain.solBalance(sources.chain.makerWallet)).catch(() => null),
       withTimeout(sources.chain.health()).catch(() => ({ ok: false })),
-      store.ownedTradeCounts(),
+      store.ownedTradeCounts(sources.runId),
       store.unadoptableTradeCount(),
-      store.failingEffectCounts(EFFECT_RETRY.visibleAfterAttempts),
-      store.settlingSnapshots(),
+      store.failingEffectCounts(sources.runId, EFFECT_RETRY.visibleAfterAttempts),
+      store.settlingSnapshots(sources.runId),
     ]);
 
     this.openTrades.reset();

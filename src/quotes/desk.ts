@@ -3,7 +3,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Asset, Config, Pair } from '../config/index.ts';
 import { AmountError, dividePrices, type Price, parseAmount } from '../money/index.ts';
-import { type GroupCommit, type QuoteRecord, type Store, timeOrderedUuid } from '../store/index.ts';
+import {
+  type GroupCommit,
+  type QuoteRecord,
+  type Store,
+  StoreConflict,
+  timeOrderedUuid,
+} from '../store/index.ts';
 import type { RiskCheck } from '../vocabulary/index.ts';
 import { limitsOf } from './feeds.ts';
 import {
@@ -217,9 +223,23 @@ export class QuoteDesk {
       riskChecks: risk.passed,
       usedByTradeId: null,
     };
-    // Reserved in the same synchronous step as the check above; durable before it is answered.
+    // Reserved in the same synchronous step as the check above; durable before it is answered. With
+    // several instances the store checks again, against every instance's reservations, as it inserts.
     this.reserveQuote(record);
-    await this.commit(record);
+    try {
+      await this.commit(record, { balanceRaw: balance, nowMs: now });
+    } catch (error) {
+      if (!(error instanceof StoreConflict && error.conflict === 'inventory')) throw error;
+      const passed = risk.passed.filter((check) => check !== 'inventory');
+      return {
+        status: 'rejected',
+        rejectionId: randomUUID(),
+        pair,
+        inputRaw,
+        reasons: [{ check: 'inventory', message: `${error.message} (across every instance)` }],
+        riskChecks: passed,
+      };
+    }
     this.remember(record, now);
     return this.accepted(record, pair);
   }
@@ -283,9 +303,11 @@ export class QuoteDesk {
     };
   }
 
-  private async commit(record: QuoteRecord): Promise<void> {
+  private async commit(record: QuoteRecord, reserve: { balanceRaw: bigint; nowMs: number }): Promise<void> {
     try {
-      await this.deps.durable.write({ kind: 'insertQuote', quote: record });
+      // One instance (SQLite): the book above is every reservation there is; the store need not check.
+      const shared = this.deps.store.kind === 'postgres';
+      await this.deps.durable.write({ kind: 'insertQuote', quote: record, ...(shared ? { reserve } : {}) });
     } catch (error) {
       // Not stored, so never answered: the reservation goes too.
       this.book.release(record.quoteId);

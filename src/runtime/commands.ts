@@ -30,7 +30,7 @@ import {
 } from '../store/index.ts';
 import { bytesOf, type Hash32, hashOfPreimage, type Preimage, sameHash32 } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
-import { invalidInput, RuntimeError } from './errors.ts';
+import { invalidInput, RuntimeError, TradeOwnedElsewhere } from './errors.ts';
 import {
   metaOf,
   newTradeRecord,
@@ -354,6 +354,11 @@ export class TradeCommands {
     if (!record) throw new RuntimeError('trade_not_found');
     if (host.isBroken(tradeId)) host.forget(tradeId);
     if (record.closed) return this.deps.queries.trade(tradeId);
+    if (record.ownerRunId !== runId) {
+      // Another live instance's trade is resumed there; a gone owner's is taken here.
+      const acquired = await store.acquireTrade(tradeId, runId);
+      if (!acquired.acquired) throw new TradeOwnedElsewhere(tradeId, acquired.ownerRunId, acquired.ownerUrl);
+    }
     if (record.adoptionError !== null) {
       try {
         await this.deps.clock.read();

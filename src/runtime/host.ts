@@ -28,6 +28,7 @@ import {
   type GroupCommit,
   type NewTradeEvent,
   type Store,
+  StoreConflict,
   type TradeHold,
   type TradeRecord,
   type TradeUpdate,
@@ -37,7 +38,7 @@ import {
 import type { SettlementStatus } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import type { chainEffects } from './effects.ts';
-import { RuntimeError } from './errors.ts';
+import { RuntimeError, TradeOwnedElsewhere } from './errors.ts';
 
 export interface RuntimeLogger {
   info(obj: object, msg?: string): void;
@@ -109,6 +110,8 @@ export interface HostOptions {
   /** New events reached the store (live streams listen). */
   /** New events of this trade are durable (live streams read them). */
   onEventsStored(tradeId: string): void;
+  /** A write of this run was refused by the store's fence: the run no longer owns its trades. */
+  onFenced(): void;
   /** The fee a maker transaction cost, by signature, for the ledger (consumed once). */
   takeFee(signature: string): bigint | undefined;
   /** Every stored transition, for metrics (status changes, effect failures and retries, the loss alert). */
@@ -295,8 +298,14 @@ export class TradeHost {
 
   /** The trade's actor from its stored snapshot, adopted into this run the first time this run runs it. */
   private async activate(tradeId: string): Promise<TradeHandle> {
-    const record = await this.options.store.getTrade(tradeId);
+    let record = await this.options.store.getTrade(tradeId);
     if (!record) throw new RuntimeError('trade_not_found');
+    if (!record.closed && record.ownerRunId !== this.runId) {
+      // Another run's trade: taken over if that run is gone, else served by it (see TradeOwnedElsewhere).
+      const acquired = await this.options.store.acquireTrade(tradeId, this.runId);
+      if (!acquired.acquired) throw new TradeOwnedElsewhere(tradeId, acquired.ownerRunId, acquired.ownerUrl);
+      record = (await this.options.store.getTrade(tradeId)) ?? record;
+    }
     if (record.closed) return this.closedHandle(record);
     if (record.adoptionError !== null) {
       throw new RuntimeError('runtime_unavailable', `Trade ${tradeId} could not be adopted; POST /resume.`);
@@ -460,10 +469,18 @@ export class TradeHost {
       (error: unknown) => {
         trade.pending--;
         trade.broken = (error as Error).message;
-        this.options.log.error(
-          { trade_id: trade.meta.tradeId, err: error },
-          'could not persist a transition; the trade answers 503 until resumed',
-        );
+        if (error instanceof StoreConflict && error.conflict === 'fenced') {
+          this.options.log.error(
+            { trade_id: trade.meta.tradeId, err: error.message },
+            'the store refused a transition: this run no longer owns the trade (its lease lapsed)',
+          );
+          this.options.onFenced();
+        } else {
+          this.options.log.error(
+            { trade_id: trade.meta.tradeId, err: error },
+            'could not persist a transition; the trade answers 503 until resumed',
+          );
+        }
         queueMicrotask(() => trade.actor.stop());
       },
     );
@@ -530,10 +547,16 @@ export class TradeHost {
     const rest = snapshot
       ? { status: settlementStatusOf(snapshot), substate: substateOf(snapshot) }
       : { status: 'pending' as const, substate: 'unknown' };
-    await this.options.durable.write({
-      kind: 'appendEvents',
-      events: [this.eventRecord(tradeId, type, rest, payload)],
-    });
+    try {
+      await this.options.durable.write({
+        kind: 'appendEvents',
+        events: [this.eventRecord(tradeId, type, rest, payload)],
+      });
+    } catch (error) {
+      // An intent the store refused is never acted on (the effect fails before it sends).
+      if (error instanceof StoreConflict && error.conflict === 'fenced') this.options.onFenced();
+      throw error;
+    }
     this.options.onEventsStored(tradeId);
   }
 

@@ -252,18 +252,20 @@ export class TradeQueries {
    */
   async actors() {
     const { store, host } = this.deps;
-    const owned = await store.ownedTradeCounts();
-    const failing = (await store.failingTrades(EFFECT_RETRY.visibleAfterAttempts, 100)).map((record) => {
-      const error = (JSON.parse(record.snapshot) as TradeSnapshotLike).context.effectError;
-      return {
-        trade_id: record.tradeId,
-        substate: record.substate,
-        effect: error?.effect ?? 'unknown',
-        attempts: record.effectAttempts,
-        message: error?.message ?? '',
-        next_retry_at: error?.retryAt ?? null,
-      };
-    });
+    const owned = await store.ownedTradeCounts(this.deps.runId);
+    const failing = (await store.failingTrades(this.deps.runId, EFFECT_RETRY.visibleAfterAttempts, 100)).map(
+      (record) => {
+        const error = (JSON.parse(record.snapshot) as TradeSnapshotLike).context.effectError;
+        return {
+          trade_id: record.tradeId,
+          substate: record.substate,
+          effect: error?.effect ?? 'unknown',
+          attempts: record.effectAttempts,
+          message: error?.message ?? '',
+          next_retry_at: error?.retryAt ?? null,
+        };
+      },
+    );
     const total = owned.reduce((sum, row) => sum + row.count, 0);
     return { owned, total, active: host.activeActors(), failing };
   }

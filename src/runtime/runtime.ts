@@ -5,11 +5,12 @@ import type { ChainPort } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
 import type { TradeTransition } from '../metrics/index.ts';
 import type { QuoteDesk } from '../quotes/index.ts';
-import type { GroupCommit, Store } from '../store/index.ts';
+import type { ClaimedTrade, GroupCommit, Store } from '../store/index.ts';
 import { ChainClock } from './clock.ts';
 import { TradeCommands } from './commands.ts';
 import { chainEffects } from './effects.ts';
 import { type RestState, type RuntimeLogger, TradeHost } from './host.ts';
+import { RunLease } from './lease.ts';
 import { TradeQueries } from './queries.ts';
 import { DeadlineScheduler } from './scheduler.ts';
 import { ChainWatcher } from './watcher.ts';
@@ -32,7 +33,14 @@ export interface RuntimeOptions {
   sweepIntervalMs?: number;
   /** Records each stored transition of a trade (the service's metrics). */
   onTransition?: (transition: TradeTransition) => void;
+  /** The run's lease (several instances over PostgreSQL): its TTL and the orphans claimed per renewal. */
+  lease?: { ttlMs: number; claimBatch: number };
+  /** The run lost its lease: the runtime has stopped acting; the process should exit (a new run restarts). */
+  onLeaseLost?: (reason: string) => void;
 }
+
+/** Defaults of the lease (config: cluster.lease_ttl_seconds, cluster.claim_batch). */
+export const DEFAULT_LEASE = { ttlMs: 10_000, claimBatch: 500 } as const;
 
 /** Fees of maker transactions not yet posted to the ledger; bounded (a fee nobody claims is dropped). */
 const FEE_MEMORY = 10_000;
@@ -44,12 +52,15 @@ export class TradeRuntime {
   readonly queries: TradeQueries;
   readonly clock: ChainClock;
   private readonly scheduler: DeadlineScheduler;
+  readonly lease: RunLease;
+  private stopWatchingEvents: (() => Promise<void>) | null = null;
   private readonly fees = new Map<string, bigint>();
   private readonly eventListeners = new Set<(tradeId: string) => void>();
   private readonly tickMs: number;
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
   private stopped = false;
+  private stopping: Promise<void> | null = null;
 
   constructor(private readonly options: RuntimeOptions) {
     const { store, durable, chain, config, quotes, runId, log } = options;
@@ -77,6 +88,7 @@ export class TradeRuntime {
       effects,
       onRest: (rest, seen) => this.index(rest, seen),
       onEventsStored: (tradeId) => this.eventsStored(tradeId),
+      onFenced: () => this.lease.fenced(),
       takeFee: (signature) => {
         const fee = this.fees.get(signature);
         this.fees.delete(signature);
@@ -90,7 +102,7 @@ export class TradeRuntime {
       host: this.host,
       log,
       storeSeen: (tradeId, seen) => {
-        void durable.write({ kind: 'setSeen', tradeId, seen }).catch(() => undefined);
+        void durable.write({ kind: 'setSeen', tradeId, runId, seen }).catch(() => undefined);
       },
       tickMs: this.tickMs,
       sweepIntervalMs: options.sweepIntervalMs ?? (embedded ? 60_000 : 30_000),
@@ -114,6 +126,7 @@ export class TradeRuntime {
     });
     this.scheduler = new DeadlineScheduler({
       store,
+      runId,
       durable,
       host: this.host,
       watcher: this.watcher,
@@ -122,6 +135,18 @@ export class TradeRuntime {
       recheckSeconds: Math.max(1, Math.ceil(this.tickMs / 1000)),
     });
     quotes.setExposure({ liveTradesOf: (wallet) => this.commands.liveTradesOf(wallet) });
+    const lease = options.lease ?? DEFAULT_LEASE;
+    this.lease = new RunLease({
+      store,
+      runId,
+      ttlMs: lease.ttlMs,
+      claimBatch: lease.claimBatch,
+      log,
+      adopt: (claimed) => this.adopt(claimed),
+      onLost: (reason) => {
+        void this.stop().finally(() => options.onLeaseLost?.(reason));
+      },
+    });
   }
 
   get runId(): string {
@@ -144,11 +169,11 @@ export class TradeRuntime {
       chainError = (error as Error).message;
     }
     if (chainError === null) {
-      const claimed = await store.claimUnclosed();
+      const claimed = await store.claimUnclosed(runId);
       if (claimed > 0)
         log.info({ run_id: runId, trades: claimed }, 'adopted the unclosed trades of earlier runs');
     } else {
-      const marked = await store.markUnadoptable(`chain unreachable at start: ${chainError}`);
+      const marked = await store.markUnadoptable(runId, `chain unreachable at start: ${chainError}`);
       if (marked > 0) {
         log.warn(
           { trades: marked, err: chainError },
@@ -156,24 +181,47 @@ export class TradeRuntime {
         );
       }
     }
-    for (const entry of await store.restIndex()) this.index({ ...entry, closed: false }, entry.seen);
+    for (const entry of await store.restIndex(runId)) this.index({ ...entry, closed: false }, entry.seen);
     this.watcher.start();
-    for (const tradeId of await store.runningTrades()) {
-      void this.host
-        .use(tradeId, async () => {})
-        .catch((error: unknown) =>
-          log.warn(
-            { trade_id: tradeId, err: (error as Error).message },
-            'could not restart an interrupted effect',
-          ),
-        );
-    }
+    for (const tradeId of await store.runningTrades(runId)) this.restartEffect(tradeId);
+    // Events other instances make durable reach this instance's live streams too.
+    this.stopWatchingEvents = await store.watchEvents((tradeIds) => {
+      for (const tradeId of tradeIds) this.eventsStored(tradeId);
+    });
+    this.lease.start();
     this.schedule();
   }
 
-  async stop(): Promise<void> {
+  /** Trades taken over while running (a lost instance's): indexed, interrupted effects restarted. */
+  private adopt(claimed: readonly ClaimedTrade[]): void {
+    if (this.stopped) return;
+    for (const entry of claimed) this.index({ ...entry, closed: false }, entry.seen);
+    for (const entry of claimed) if (entry.running) this.restartEffect(entry.tradeId);
+  }
+
+  /** Activates a trade stored with an effect in flight: its actor runs the effect again. */
+  private restartEffect(tradeId: string): void {
+    void this.host
+      .use(tradeId, async () => {})
+      .catch((error: unknown) =>
+        this.options.log.warn(
+          { trade_id: tradeId, err: (error as Error).message },
+          'could not restart an interrupted effect',
+        ),
+      );
+  }
+
+  /** Stops acting: no tick, no renewal, no actor; idempotent (a lost lease and a shutdown may both ask). */
+  stop(): Promise<void> {
+    this.stopping ??= this.halt();
+    return this.stopping;
+  }
+
+  private async halt(): Promise<void> {
     this.stopped = true;
+    this.lease.stop();
     if (this.timer) clearTimeout(this.timer);
+    await this.stopWatchingEvents?.();
     await this.ticking;
     this.watcher.stop();
     await this.host.stop();

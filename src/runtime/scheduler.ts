@@ -30,6 +30,8 @@ export function advance(trade: TradeHandle, now: number): void {
 
 export interface SchedulerOptions {
   store: Store;
+  /** The run whose trades it wakes. */
+  runId: string;
   durable: GroupCommit;
   host: TradeHost;
   watcher: ChainWatcher;
@@ -48,13 +50,15 @@ export class DeadlineScheduler {
   /** Wakes every trade whose time has come; reads the chain clock only when one may have. */
   async wakeDue(): Promise<void> {
     const { store, clock } = this.options;
-    const earliest = await store.earliestWake();
+    const earliest = await store.earliestWake(this.options.runId);
     if (earliest === null) return;
     const known = clock.fresh();
     const now = known !== null && clock.estimate() + 1 < earliest ? clock.estimate() : await clock.read();
     if (now < earliest) return;
     for (;;) {
-      const due = (await store.dueTrades(now, DUE_BATCH)).filter((id) => !this.waking.has(id));
+      const due = (await store.dueTrades(this.options.runId, now, DUE_BATCH)).filter(
+        (id) => !this.waking.has(id),
+      );
       if (due.length === 0) return;
       await this.wake(due, now);
       if (due.length < DUE_BATCH) return;
@@ -65,7 +69,7 @@ export class DeadlineScheduler {
   }
 
   private async wake(tradeIds: string[], now: number): Promise<void> {
-    const { host, watcher, durable, log } = this.options;
+    const { host, watcher, durable, log, runId } = this.options;
     for (const id of tradeIds) this.waking.add(id);
     try {
       const read = await watcher.read(tradeIds);
@@ -86,13 +90,13 @@ export class DeadlineScheduler {
               const again = trade.closed ? null : nextDeadline(trade.snapshot);
               if (again !== null && again <= now) {
                 const later = now + this.options.recheckSeconds;
-                void durable.write({ kind: 'setWake', tradeId, at: later }).catch(() => undefined);
+                void durable.write({ kind: 'setWake', tradeId, runId, at: later }).catch(() => undefined);
               }
             })
             .catch((error: unknown) => {
               log.warn({ trade_id: tradeId, err: (error as Error).message }, 'waking a due trade failed');
               const at = now + this.options.recheckSeconds;
-              void durable.write({ kind: 'setWake', tradeId, at }).catch(() => undefined);
+              void durable.write({ kind: 'setWake', tradeId, runId, at }).catch(() => undefined);
             }),
         ),
       );

@@ -13,12 +13,25 @@ export { timeOrderedUuid } from './ids.ts';
 export { openSqliteStore } from './sqlite.ts';
 export { type Conflict, StoreConflict, type StoreWrite, type WriteOutcome } from './writes.ts';
 
+/** A run is one start of one service process (an instance); it owns trades for as long as its lease lives. */
 export interface RunRecord {
   runId: string;
   version: string;
   startedAt: string;
   stoppedAt: string | null;
+  /** Where the run answers HTTP: a command for one of its trades that reaches another instance goes there. */
+  url: string | null;
+  /** When its lease lapses (unix ms, the store's clock); null where the store has no leases (SQLite). */
+  leaseExpiresAtMs: number | null;
 }
+
+export type NewRun = Omit<RunRecord, 'stoppedAt' | 'leaseExpiresAtMs'>;
+
+/** A trade a run took over: what its indexes need, and whether an effect was in flight (restart it). */
+export type ClaimedTrade = RestEntry & { running: boolean };
+
+/** Whether a run may act on a trade: it owns it (now), or another live run does and answers at ownerUrl. */
+export type Acquired = { acquired: true } | { acquired: false; ownerRunId: string; ownerUrl: string | null };
 
 /** A price a quote was priced from, as its source published it (integers scaled by 10^exponent). */
 export interface RecordedPrice {
@@ -171,9 +184,52 @@ export interface Store {
    * commit itself fails.
    */
   commit(batch: readonly StoreWrite[]): Promise<WriteOutcome[]>;
-  insertRun(run: RunRecord): Promise<void>;
+
+  // ── Runs, leases and ownership ──
+  //
+  // SQLite serves one instance: the running run owns every unclosed trade it could adopt (ownership is
+  // implicit, no row is rewritten), leases always renew, and nobody else can orphan a trade. PostgreSQL
+  // serves several: every unclosed trade names its owner run (owner_run_id); a run owns its trades while its
+  // lease (on its runs row, renewed by the run) lives; a trade whose owner stopped or let its lease lapse is
+  // an orphan that any live run may claim. Every write of a trade is fenced: it names the run writing
+  // (TradeUpdate.ownerRunId, an event's runId, setSeen/setWake's runId), and the store refuses it — a
+  // StoreConflict 'fenced' — unless that run owns the trade and its lease is live at the write, so a paused
+  // or partitioned former owner can never write after losing the lease.
+
+  /** Records a run (not stopped); its lease runs leaseTtlMs from now (the store's clock). */
+  insertRun(run: NewRun, leaseTtlMs: number): Promise<void>;
+  /**
+   * Extends the run's lease to leaseTtlMs from now if it is still live. false: it had lapsed (or the run was
+   * stopped) — its trades may already be another run's, and the run must stop acting.
+   */
+  renewLease(runId: string, leaseTtlMs: number): Promise<boolean>;
+  /** Marks the run stopped and ends its lease at once: its unclosed trades become orphans right away. */
   stopRun(runId: string, stoppedAt: string): Promise<void>;
+  /** Every run of every instance, oldest first. */
   listRuns(): Promise<RunRecord[]>;
+  /**
+   * At start: what the new run takes. SQLite: every unclosed trade (and earlier unadoptable marks are
+   * cleared). PostgreSQL: every orphan, as claimOrphans does. Answers how many trades the run owns now.
+   * (Each trade's history records ADOPTED when its actor first runs in the new run.)
+   */
+  claimUnclosed(runId: string): Promise<number>;
+  /**
+   * While running: takes up to `limit` orphans for runId (FOR UPDATE SKIP LOCKED: instances claiming at
+   * the same time share them, none waits on another), oldest first, and answers them. SQLite: none.
+   */
+  claimOrphans(runId: string, limit: number): Promise<ClaimedTrade[]>;
+  /**
+   * Before a run acts on a trade its record says another run owns: takes it if that owner is gone (the
+   * trade's owner becomes runId), else names the live owner. SQLite: always acquired (implicit ownership).
+   * A closed or unknown trade is "acquired" (nothing to own; the caller reads it again).
+   */
+  acquireTrade(tradeId: string, runId: string): Promise<Acquired>;
+  /**
+   * A new run that cannot reach the chain at start. SQLite: marks every unclosed trade unadoptable (it
+   * answers 503 until /resume). PostgreSQL: nothing — the orphans wait for a run that can (0).
+   */
+  markUnadoptable(runId: string, error: string): Promise<number>;
+
   getQuote(quoteId: string): Promise<QuoteRecord | undefined>;
   /** Quotes not used by a trade whose expiry is after nowMs: what the reservation book holds at start. */
   openQuotes(nowMs: number): Promise<QuoteRecord[]>;
@@ -182,38 +238,30 @@ export interface Store {
   findTradeByQuote(quoteId: string): Promise<TradeRecord | undefined>;
   listTrades(filter: TradeFilter): Promise<TradeRecord[]>;
 
-  // ── The virtual-actor runtime's indexes (each one statement) ──
-  /**
-   * A new run adopts every unclosed trade by starting (ownership is implicit: no row is rewritten); this
-   * clears earlier marks of unadoptable trades in one statement and answers how many trades it owns now.
-   * (Each trade's history records ADOPTED when its actor first runs in the new run.)
-   */
-  claimUnclosed(): Promise<number>;
-  /** A new run that cannot reach the chain marks every unclosed trade unadoptable instead. */
-  markUnadoptable(error: string): Promise<number>;
+  // ── The virtual-actor runtime's indexes (each one statement); "owned": by the run `owner` ──
   /** The owned (unclosed, adoptable) trades without their snapshots: what the watcher and the book index. */
-  restIndex(): Promise<RestEntry[]>;
+  restIndex(owner: string): Promise<RestEntry[]>;
   /** Owned trades stored with an effect in flight (a crash interrupted them). */
-  runningTrades(): Promise<string[]>;
+  runningTrades(owner: string): Promise<string[]>;
   /** Owned trades whose wake time has come, earliest first. */
-  dueTrades(now: number, limit: number): Promise<string[]>;
+  dueTrades(owner: string, now: number, limit: number): Promise<string[]>;
   /** The earliest wake time among owned trades. */
-  earliestWake(): Promise<number | null>;
+  earliestWake(owner: string): Promise<number | null>;
   /** Pending and initiated trades of a wallet (they count against its limit). */
   liveTradeCount(wallet: string): Promise<number>;
   /** Owned trades per status and substate. */
-  ownedTradeCounts(): Promise<{ status: SettlementStatus; substate: string; count: number }[]>;
+  ownedTradeCounts(owner: string): Promise<{ status: SettlementStatus; substate: string; count: number }[]>;
   /** Owned trades whose current effect failed at least minAttempts times in a row, worst first. */
-  failingTrades(minAttempts: number, limit: number): Promise<TradeRecord[]>;
+  failingTrades(owner: string, minAttempts: number, limit: number): Promise<TradeRecord[]>;
   /** failingTrades counted by effect (metrics); bounded by the failing trades, not by the trades at rest. */
-  failingEffectCounts(minAttempts: number): Promise<{ effect: string; count: number }[]>;
+  failingEffectCounts(owner: string, minAttempts: number): Promise<{ effect: string; count: number }[]>;
   /** Unclosed trades the running run could not adopt (they wait for /resume). */
   unadoptableTradeCount(): Promise<number>;
   /**
    * Snapshots of the unclosed trades past pending, the only ones whose escrows can hold funds (a trade leaves
    * pending once its taker lock is final): as many as trades in settlement, not as trades waiting for a lock.
    */
-  settlingSnapshots(): Promise<string[]>;
+  settlingSnapshots(owner: string): Promise<string[]>;
   tradeEvents(tradeId: string): Promise<TradeEventRecord[]>;
   /** The runtime event log in stable order: events with seq > afterSeq. */
   events(afterSeq: number, limit: number): Promise<TradeEventRecord[]>;
@@ -222,6 +270,13 @@ export interface Store {
   ledger(tradeId?: string): Promise<StoredLedgerEntry[]>;
   /** Per run: trades it created, and trades it owns (the running run, `current`) or owned last. */
   tradeCounts(current: string): Promise<{ runId: string; created: number; owned: number }[]>;
+
+  /**
+   * Calls the listener with the trades whose events another process made durable (PostgreSQL: LISTEN/NOTIFY
+   * on commit), so live streams of this instance see every instance's events. SQLite: never (one process).
+   * Resolves once listening; the function it gives stops it.
+   */
+  watchEvents(listener: (tradeIds: readonly string[]) => void): Promise<() => Promise<void>>;
 
   ping(): Promise<boolean>;
   readonly isOpen: boolean;

@@ -4,27 +4,37 @@ import type { LedgerEntry } from '../ledger/index.ts';
 import type { NewTradeEvent, QuoteRecord, TradeRecord, TradeUpdate } from './index.ts';
 
 export type StoreWrite =
-  | { kind: 'insertQuote'; quote: QuoteRecord }
+  /**
+   * A new quote. With `reserve` (PostgreSQL, several instances): refused as a StoreConflict 'inventory'
+   * unless the output it reserves fits under balanceRaw beside every instance's reservations of its output
+   * mint at nowMs (open quotes and trade holds), checked and inserted in one transaction under a per-mint
+   * lock, so concurrent RFQs on different instances can never reserve more than the maker holds.
+   */
+  | { kind: 'insertQuote'; quote: QuoteRecord; reserve?: { balanceRaw: bigint; nowMs: number } }
   /** Marks the quote used, inserts the trade and its first event. */
   | { kind: 'createTrade'; trade: TradeRecord; event: NewTradeEvent }
   /** One transition: the trade's new snapshot, its events and ledger entries, all or nothing. */
   | { kind: 'saveTransition'; update: TradeUpdate; events: NewTradeEvent[]; ledger: LedgerEntry[] }
   /** Runtime notes about a trade that change no snapshot, e.g. the intent written before a transaction is sent. */
   | { kind: 'appendEvents'; events: NewTradeEvent[] }
-  | { kind: 'setSeen'; tradeId: string; seen: string }
-  | { kind: 'setWake'; tradeId: string; at: number | null }
+  | { kind: 'setSeen'; tradeId: string; runId: string; seen: string }
+  | { kind: 'setWake'; tradeId: string; runId: string; at: number | null }
   /** One trade taken by this run (POST /resume of a trade it could not adopt at start). */
   | { kind: 'claimTrade'; tradeId: string; runId: string };
 
 /** How each write of a committed batch went: a write that threw rolled back to its savepoint alone. */
 export type WriteOutcome = { ok: true } | { ok: false; message: string; conflict?: Conflict };
 
-/** What a write can collide with: a constraint that decides between concurrent starts. */
-export type Conflict = 'quote_used' | 'secret_hash_used';
+/**
+ * What a write can collide with: the quote was already used, the commitment already belongs to a trade,
+ * the writing run does not own the trade (or its lease lapsed: the fence), or the reservation would exceed
+ * what the maker holds.
+ */
+export type Conflict = 'quote_used' | 'secret_hash_used' | 'fenced' | 'inventory';
 
 /**
- * A write refused by a uniqueness rule of the store (not by a fault): the quote was already used, or the
- * commitment already belongs to a trade. Whoever raced for it lost; the group commit rejects with this.
+ * A write refused by a rule of the store (not by a fault). Whoever raced for it lost; the group commit
+ * rejects with this.
  */
 export class StoreConflict extends Error {
   constructor(

@@ -202,6 +202,23 @@ describe('the config file', () => {
     expect(trusted(doc)).toEqual(['BONK']);
   });
 
+  test('the lease of a run is at most a third of the safety margin (default 10 s, or a third of a shorter margin)', () => {
+    expect(loadConfig().cluster).toEqual({ leaseTtlSeconds: 10, claimBatch: 500 });
+    const doc = defaultConfigDocument();
+    doc.settlement.safety_margin_seconds = 30;
+    doc.cluster = { lease_ttl_seconds: 10, claim_batch: 50 };
+    expect(resolveConfig(doc).cluster).toEqual({ leaseTtlSeconds: 10, claimBatch: 50 });
+    expect(
+      refused((d) => {
+        d.settlement.safety_margin_seconds = 29;
+        d.cluster = { lease_ttl_seconds: 10 };
+      }),
+    ).toMatch(/cluster\.lease_ttl_seconds.*a third of settlement\.safety_margin_seconds \(29 s\)/);
+    const short = defaultConfigDocument();
+    short.settlement.safety_margin_seconds = 12;
+    expect(resolveConfig(short).cluster.leaseTtlSeconds).toBe(4);
+  });
+
   test('embedded timings of a few seconds are accepted for tests and demos', () => {
     const doc = defaultConfigDocument();
     Object.assign(doc.settlement, {

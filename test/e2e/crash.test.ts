@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { createService } from '../../src/service.ts';
 import { USDC_MINT as USDC } from '../support/mints.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/process.ts';
-import { tempDir } from '../support/service.ts';
+import { tempDir, testStore } from '../support/service.ts';
 import { newSecret, signAsWallet } from '../support/taker.ts';
 
 type Json = ReturnType<typeof JSON.parse>;
@@ -133,7 +133,7 @@ describe('kill -9 during a swap', () => {
       expect(events).toContain('ADOPTED');
       await proc.stop();
       proc = undefined;
-      const reopened = await createService({ dataDir: dir.path });
+      const reopened = await createService({ dataDir: dir.path, ...(await testStore(dir.path)) });
       try {
         const balance = await reopened.chain.tokenBalance(new PublicKey(wallet), new PublicKey(USDC));
         expect(balance).toBe(BigInt(quote.output.amount_raw));

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { ata } from '../../src/chain/index.ts';
 import { createService } from '../../src/service.ts';
 import { SOL_MINT as SOL, USDC_MINT as USDC } from '../support/mints.ts';
-import { startService, type TestService } from '../support/service.ts';
+import { startService, type TestService, testStore } from '../support/service.ts';
 import { newSecret, Taker } from '../support/taker.ts';
 
 let service: TestService | undefined;
@@ -187,7 +187,7 @@ describe('the atomic swap over HTTP', () => {
     const firstRun = service.runId;
     const { dataDir, config } = service;
     await service.close();
-    const next = await createService({ dataDir, config, pollIntervalMs: 50 });
+    const next = await createService({ dataDir, config, pollIntervalMs: 50, ...(await testStore(dataDir)) });
     try {
       const t2 = new Taker(next.app);
       const adopted = await t2.trade(tradeId);

@@ -85,6 +85,8 @@ export class FakeChain implements ChainPort {
   readonly reads: { method: string; addresses: string[]; commitment: Commitment }[] = [];
   /** Transactions handed to submitSigned. */
   readonly submitted: string[] = [];
+  /** What tokenBalance answers for every mint (the maker's inventory). */
+  makerBalance = 10n ** 18n;
 
   /** Price update accounts by address, as readPriceUpdates answers them (absent: null). */
   readonly priceUpdates = new Map<string, PriceUpdate>();
@@ -265,7 +267,7 @@ export class FakeChain implements ChainPort {
 
   async tokenBalance(_owner: PublicKey, _mint: PublicKey): Promise<bigint> {
     await this.call('tokenBalance', 'getAccountInfo');
-    return 10n ** 18n;
+    return this.makerBalance;
   }
 
   solBalance = notFaked('solBalance');
@@ -457,6 +459,10 @@ export interface Harness {
   logs: RuntimeLog[];
   /** A new run over the same store and chain (the previous run stopped first when it was started). */
   start(options?: { pollIntervalMs?: number; lockWaitMs?: number }): Promise<TradeRuntime>;
+  /** Why the current run lost its lease, each time it did. */
+  leaseLost: string[];
+  /** The quote desk of the current run, once `start` made it. */
+  quotes: QuoteDesk;
   /** Inserts a trade at rest for `runId` (default: the next run), as commands.ts creates one, then runs
    * the machine through `events` (a trade further along than its first state). */
   insertTrade(options?: { runId?: string; events?: TradeEvent[]; now?: number }): Promise<{
@@ -483,9 +489,14 @@ export interface Harness {
 export async function openHarness(
   chain = new FakeChain(),
   change: (doc: ConfigDocument) => void = () => {},
+  /** databaseUrl: PostgreSQL (harnesses on one database are instances of one cluster); leaseTtlMs: its runs'. */
+  cluster: { databaseUrl?: string; leaseTtlMs?: number } = {},
 ): Promise<Harness> {
   const dir = tempDir('rfq-runtime-');
-  const store = await openStore({ dataDir: dir.path });
+  const store = await openStore(
+    cluster.databaseUrl !== undefined ? { databaseUrl: cluster.databaseUrl } : { dataDir: dir.path },
+  );
+  const leaseTtlMs = cluster.leaseTtlMs ?? 60_000;
   const durable = new GroupCommit(store);
   const doc = defaultConfigDocument();
   doc.http.rate_limit_per_minute = 1_000_000;
@@ -501,15 +512,23 @@ export async function openHarness(
   let quotes: QuoteDesk | null = null;
   let nextRunId = randomUUID();
   const newRun = (runId: string) =>
-    store.insertRun({ runId, version: 'test', startedAt: new Date().toISOString(), stoppedAt: null });
+    store.insertRun(
+      { runId, version: 'test', startedAt: new Date().toISOString(), url: `http://run-${runId}.test` },
+      leaseTtlMs,
+    );
   await newRun(nextRunId);
 
   const harness: Harness = {
+    leaseLost: [],
     chain,
     store,
     durable,
     config,
     logs,
+    get quotes(): QuoteDesk {
+      if (!quotes) throw new Error('no run started');
+      return quotes;
+    },
     get runtime(): TradeRuntime {
       if (!runtime) throw new Error('no run started');
       return runtime;
@@ -547,6 +566,8 @@ export async function openHarness(
         log,
         pollIntervalMs: options.pollIntervalMs ?? 60_000,
         lockWaitMs: options.lockWaitMs ?? 0,
+        lease: { ttlMs: leaseTtlMs, claimBatch: 100 },
+        onLeaseLost: (reason) => harness.leaseLost.push(reason),
       });
       await runtime.start();
       return runtime;
@@ -633,9 +654,13 @@ export async function openHarness(
 }
 
 /** Waits until `done` holds, turning the event loop (group commits, passivations, pushed reads). */
-export async function until(done: () => boolean, what = 'condition', timeoutMs = 2_000): Promise<void> {
+export async function until(
+  done: () => boolean | Promise<boolean>,
+  what = 'condition',
+  timeoutMs = 2_000,
+): Promise<void> {
   const limit = Date.now() + timeoutMs;
-  while (!done()) {
+  while (!(await done())) {
     if (Date.now() > limit) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 1));
   }

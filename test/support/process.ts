@@ -1,9 +1,27 @@
 // The service as a real child process (node on the bundle, as `npm start` runs it), for crash tests: start it on a
 // DATA_DIR and port, wait until it answers, and kill it with SIGKILL.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVICE_BUNDLE } from '../../scripts/build-service.ts';
+import { DEFAULT_CONFIG_PATH } from '../../src/config/index.ts';
+import { TEST_LEASE_SECONDS, testStore } from './service.ts';
+
+/**
+ * The environment a service process on dataDir gets for the test run's store: nothing for SQLite; for
+ * PostgreSQL its DATA_DIR's database and its config (env.CONFIG or the default) with a short lease.
+ */
+async function storeEnv(dataDir: string, env: Record<string, string>): Promise<Record<string, string>> {
+  const { databaseUrl } = await testStore(dataDir);
+  if (databaseUrl === undefined) return {};
+  const doc = JSON.parse(readFileSync(env.CONFIG ?? DEFAULT_CONFIG_PATH, 'utf8')) as Record<string, unknown>;
+  doc.cluster = { lease_ttl_seconds: TEST_LEASE_SECONDS };
+  const configPath = join(dataDir, 'postgres-test-config.json');
+  writeFileSync(configPath, JSON.stringify(doc));
+  return { DATABASE_URL: databaseUrl, CONFIG: configPath };
+}
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -42,6 +60,7 @@ export async function startServiceProcess(
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       ...env,
+      ...(await storeEnv(dataDir, env)),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -6,6 +6,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CONFIG_PATH, resolveConfig } from '../../src/config/index.ts';
 import { createService, type Service, type ServiceOptions } from '../../src/service.ts';
+import { testDatabaseUrl } from './postgres.ts';
+
+/**
+ * The store the services of a test run use: SQLite under a temp DATA_DIR, or with TEST_STORE=postgres
+ * (npm run test:postgres) a fresh PostgreSQL database per service — the suites that run both ways.
+ */
+export const TEST_STORE: 'sqlite' | 'postgres' =
+  process.env.TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
+/** On PostgreSQL a run's lease: short, so a restarted service takes over its predecessor's trades soon. */
+export const TEST_LEASE_SECONDS = 1;
 
 export type ConfigDocument = Record<string, unknown> & {
   assets: Record<string, unknown>[];
@@ -26,7 +37,25 @@ export type ConfigDocument = Record<string, unknown> & {
 export function defaultConfigDocument(): ConfigDocument {
   const doc = JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, 'utf8')) as ConfigDocument;
   doc.price_source = { kind: 'static' };
+  if (TEST_STORE === 'postgres') doc.cluster = { lease_ttl_seconds: TEST_LEASE_SECONDS };
   return doc;
+}
+
+/** With TEST_STORE=postgres: each DATA_DIR's database, the same across restarts of its service. */
+const databases = new Map<string, string>();
+
+/**
+ * What a service on dataDir uses as its store in this test run: SQLite under the dir (nothing to add), or
+ * with TEST_STORE=postgres the dir's own database — the same one when the test starts a service there again.
+ */
+export async function testStore(dataDir: string): Promise<{ databaseUrl?: string }> {
+  if (TEST_STORE !== 'postgres') return {};
+  let databaseUrl = databases.get(dataDir);
+  if (databaseUrl === undefined) {
+    databaseUrl = await testDatabaseUrl();
+    databases.set(dataDir, databaseUrl);
+  }
+  return { databaseUrl };
 }
 
 /** config/default.json's own price_source (the Pyth feeds and the embedded publisher). */
@@ -54,7 +83,12 @@ export async function startService(
   const doc = defaultConfigDocument();
   change(doc);
   const dir = tempDir();
-  const service = await createService({ dataDir: dir.path, config: resolveConfig(doc), ...options });
+  const service = await createService({
+    dataDir: dir.path,
+    config: resolveConfig(doc),
+    ...(await testStore(dir.path)),
+    ...options,
+  });
   return Object.assign(service, {
     dataDir: dir.path,
     async dispose() {

@@ -102,6 +102,19 @@ const RunSchema = Type.Object(
     started_at: DateTime,
     stopped_at: Nullable(DateTime),
     current: Type.Boolean({ description: 'the run serving this request' }),
+    url: Nullable(
+      Type.String({ description: 'where the run answers; commands for its trades are forwarded there' }),
+    ),
+    lease_expires_at: Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          'when the run’s lease lapses unless renewed (PostgreSQL, several instances); null without leases',
+      }),
+    ),
+    live: Type.Boolean({
+      description: 'not stopped, and its lease (if any) unexpired: it owns its trades',
+    }),
     trades_created: Type.Integer({ minimum: 0 }),
     trades_owned: Type.Integer({
       minimum: 0,

@@ -125,8 +125,9 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
         tags: ['Runtime'],
         summary: 'Every run of the service, oldest first, with its trade counts',
         description:
-          'Operator route. One entry per start of the service on this DATA_DIR, with start and stop times and ' +
-          'the trades it created and owns; current marks the run answering.',
+          'Operator route. One entry per start of the service on this store (every instance’s, with ' +
+          'PostgreSQL), with start and stop times, where it answers, its lease, and the trades it created ' +
+          'and owns; current marks the run answering.',
         security: OPERATOR_SECURITY,
         querystring: OperatorQuery,
         response: { 200: RunListSchema, ...errorResponses('unauthorized') },
@@ -139,6 +140,14 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
         started_at: stored.startedAt,
         stopped_at: stored.stoppedAt,
         current: stored.runId === run.runId,
+        url: stored.url,
+        lease_expires_at:
+          stored.leaseExpiresAtMs === null ? null : new Date(stored.leaseExpiresAtMs).toISOString(),
+        live:
+          stored.stoppedAt === null &&
+          (stored.leaseExpiresAtMs === null
+            ? stored.runId === run.runId
+            : stored.leaseExpiresAtMs > Date.now()),
         trades_created: stored.created,
         trades_owned: stored.owned,
       })),

@@ -14,6 +14,7 @@ import {
   defaultConfigDocument,
   SHORT_SETTLEMENT,
   tempDir,
+  testStore,
 } from '../../support/service.ts';
 import { chainAlone } from '../../support/taker-moves.ts';
 
@@ -84,7 +85,12 @@ export class World {
   static async create(): Promise<World> {
     const config = resolveConfig(modelConfigDocument());
     const dir = tempDir('rfq-model-');
-    const service = await createService({ dataDir: dir.path, config, ...RUNTIME_OPTIONS });
+    const service = await createService({
+      dataDir: dir.path,
+      config,
+      ...RUNTIME_OPTIONS,
+      ...(await testStore(dir.path)),
+    });
     const world = new World(service, dir.path, config, dir.remove);
     for (const mint of MINTS) world.makerStart.set(mint, await world.tokenBalance(world.makerWallet, mint));
     return world;
@@ -96,7 +102,12 @@ export class World {
    */
   static async open(dataDir: string, remove: () => void): Promise<World> {
     const config = resolveConfig(modelConfigDocument());
-    const service = await createService({ dataDir, config, ...RUNTIME_OPTIONS });
+    const service = await createService({
+      dataDir,
+      config,
+      ...RUNTIME_OPTIONS,
+      ...(await testStore(dataDir)),
+    });
     const world = new World(service, dataDir, config, remove);
     for (const mint of MINTS) world.makerStart.set(mint, config.inventory.get(mint) ?? 0n);
     return world;
@@ -112,7 +123,12 @@ export class World {
 
   async restart(): Promise<void> {
     await this.service.close();
-    this.service = await createService({ dataDir: this.dataDir, config: this.config, ...RUNTIME_OPTIONS });
+    this.service = await createService({
+      dataDir: this.dataDir,
+      config: this.config,
+      ...RUNTIME_OPTIONS,
+      ...(await testStore(this.dataDir)),
+    });
     this.restarts++;
   }
 
@@ -126,7 +142,12 @@ export class World {
     try {
       result = await chainAlone(this.dataDir, this.config, fn);
     } finally {
-      this.service = await createService({ dataDir: this.dataDir, config: this.config, ...RUNTIME_OPTIONS });
+      this.service = await createService({
+        dataDir: this.dataDir,
+        config: this.config,
+        ...RUNTIME_OPTIONS,
+        ...(await testStore(this.dataDir)),
+      });
       this.restarts++;
     }
     return result;

@@ -1,0 +1,92 @@
+// The run's lease, for several instances over one store (PostgreSQL): the run renews it every third of its
+// TTL, and while it lives the run owns its trades; each renewal also claims a batch of orphans (trades of
+// runs that stopped or let their lease lapse), so a lost instance's trades are taken over within about a
+// lease and shared among the instances left. A renewal the store refuses, or none confirmed before the lease
+// would lapse by this process's own clock, means the trades may already be someone else's: the run is lost
+// and must stop acting (the store's fence refuses its writes anyway; stopping keeps it from trying).
+// On SQLite (one instance) renewals always succeed and there are no orphans: the loop is cheap and inert.
+import type { ClaimedTrade, Store } from '../store/index.ts';
+import type { RuntimeLogger } from './host.ts';
+
+export interface LeaseOptions {
+  store: Store;
+  runId: string;
+  ttlMs: number;
+  /** Orphans claimed per renewal. */
+  claimBatch: number;
+  log: RuntimeLogger;
+  /** Trades this run just took over: index them and restart what a crash interrupted. */
+  adopt(claimed: readonly ClaimedTrade[]): void;
+  /** The lease is gone: stop acting (called once). */
+  onLost(reason: string): void;
+}
+
+export class RunLease {
+  private timer: NodeJS.Timeout | null = null;
+  /** Until when this process may assume the lease lives (last confirmed renewal's start + TTL). */
+  private validUntil: number;
+  private lost = false;
+  private stopped = false;
+
+  constructor(private readonly options: LeaseOptions) {
+    this.validUntil = performance.now() + options.ttlMs;
+  }
+
+  start(): void {
+    this.schedule();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** Whether the run still holds its lease as far as this process can tell. */
+  get live(): boolean {
+    return !this.lost && performance.now() < this.validUntil;
+  }
+
+  /** The store refused a write of this run (the fence): the lease is gone. */
+  fenced(): void {
+    this.lose('the store refused a write: the run no longer owns its trades');
+  }
+
+  private schedule(): void {
+    if (this.stopped || this.lost) return;
+    this.timer = setTimeout(() => void this.beat(), Math.max(50, Math.floor(this.options.ttlMs / 3)));
+    this.timer.unref?.();
+  }
+
+  /** One renewal, then a claim of orphans while the lease is fresh. */
+  async beat(): Promise<void> {
+    const { store, runId, ttlMs, claimBatch, log } = this.options;
+    const started = performance.now();
+    try {
+      if (started >= this.validUntil) {
+        this.lose(`no renewal confirmed within the lease (${ttlMs} ms)`);
+        return;
+      }
+      if (!(await store.renewLease(runId, ttlMs))) {
+        this.lose('the store says the lease lapsed');
+        return;
+      }
+      this.validUntil = started + ttlMs;
+      const claimed = await store.claimOrphans(runId, claimBatch);
+      if (claimed.length > 0) {
+        log.info({ run_id: runId, trades: claimed.length }, 'took over trades of a run that is gone');
+        this.options.adopt(claimed);
+      }
+    } catch (error) {
+      log.warn({ err: (error as Error).message }, 'could not renew the lease or claim orphans');
+    } finally {
+      this.schedule();
+    }
+  }
+
+  private lose(reason: string): void {
+    if (this.lost || this.stopped) return;
+    this.lost = true;
+    this.options.log.error({ run_id: this.options.runId, reason }, 'lease lost: this run stops acting');
+    this.options.onLost(reason);
+  }
+}

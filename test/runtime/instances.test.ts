@@ -1,0 +1,155 @@
+// Several instances over one PostgreSQL, each a real runtime (host, watcher, scheduler, commands, desk) on
+// its own store connection, sharing one fake chain: ownership by lease, takeover of a lost run's trades,
+// the fence against a run that lost its lease, commands for another instance's trade, and reservations
+// that hold across instances.
+import { Keypair } from '@solana/web3.js';
+import fc from 'fast-check';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { TradeOwnedElsewhere } from '../../src/runtime/errors.ts';
+import { POSTGRES_TESTS, testDatabaseUrl } from '../support/postgres.ts';
+import { FakeChain, type Harness, openHarness, until } from './fake-chain.ts';
+
+const LEASE_MS = 600;
+let open: Harness[] = [];
+afterEach(async () => {
+  await Promise.allSettled(open.map((h) => h.close()));
+  open = [];
+});
+
+/** `n` instances of one cluster: one database, one chain, each started (a run with a lease). */
+async function cluster(n: number, chain = new FakeChain('rpc')) {
+  const databaseUrl = await testDatabaseUrl();
+  const instances: Harness[] = [];
+  for (let i = 0; i < n; i++) {
+    const h = await openHarness(chain, () => {}, { databaseUrl, leaseTtlMs: LEASE_MS });
+    open.push(h);
+    await h.start();
+    instances.push(h);
+  }
+  return { chain, databaseUrl, instances };
+}
+
+const nth = (xs: Harness[], i: number) => xs[i] as Harness;
+
+/** The error a promise rejected with (fails the test if it resolved). */
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: unknown) => error,
+  );
+
+describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => {
+  test('a command for a trade another live instance owns is refused here, naming the owner to forward to', async () => {
+    const { instances } = await cluster(2);
+    const [a, b] = [nth(instances, 0), nth(instances, 1)];
+    const trade = await a.startTrade();
+    const error = await rejection(b.runtime.commands.abandon(trade.tradeId, trade.secret.secretHash));
+    expect(error).toBeInstanceOf(TradeOwnedElsewhere);
+    expect(error).toMatchObject({ ownerRunId: a.runId, ownerUrl: `http://run-${a.runId}.test` });
+    // Nothing moved: the owner still has it pending, and b never wrote to it.
+    expect(await a.store.getTrade(trade.tradeId)).toMatchObject({ status: 'pending', ownerRunId: a.runId });
+    expect((await b.store.tradeEvents(trade.tradeId)).map((e) => e.runId)).toEqual([a.runId]);
+    // Reads are served anywhere.
+    expect((await b.runtime.queries.trade(trade.tradeId)).status).toBe('pending');
+  });
+
+  test('a run that stops renewing loses its trades to a live instance within about a lease', async () => {
+    const { instances } = await cluster(2);
+    const [a, b] = [nth(instances, 0), nth(instances, 1)];
+    const trade = await a.startTrade();
+    // a is gone without a word (kill -9): no renewal, no stopRun.
+    await a.runtime.stop();
+    const stoppedAt = Date.now();
+    await until(
+      async () => (await b.store.getTrade(trade.tradeId))?.ownerRunId === b.runId,
+      'b claims the orphan',
+      LEASE_MS * 4,
+    );
+    const tookMs = Date.now() - stoppedAt;
+    expect(tookMs).toBeLessThan(LEASE_MS * 2);
+    // b acts on it now, and its history says who adopted it.
+    await b.runtime.commands.abandon(trade.tradeId, trade.secret.secretHash);
+    const events = await b.store.tradeEvents(trade.tradeId);
+    expect(events.map((e) => [e.type, e.runId])).toEqual([
+      ['SETTLEMENT_STARTED', a.runId],
+      ['ADOPTED', b.runId],
+      ['ABANDON', b.runId],
+    ]);
+  });
+
+  test('a graceful stop hands the trades over at once', async () => {
+    const { instances } = await cluster(2);
+    const [a, b] = [nth(instances, 0), nth(instances, 1)];
+    const trade = await a.startTrade();
+    await a.runtime.stop();
+    await a.store.stopRun(a.runId, new Date().toISOString());
+    const stoppedAt = Date.now();
+    await until(async () => (await b.store.getTrade(trade.tradeId))?.ownerRunId === b.runId, 'b claims');
+    // Within one claim period (a third of a lease), not a whole lease.
+    expect(Date.now() - stoppedAt).toBeLessThan(LEASE_MS);
+  });
+
+  test('the fence: a run whose lease lapsed mid-command cannot write, and stops acting', async () => {
+    const { instances } = await cluster(2);
+    const [a, b] = [nth(instances, 0), nth(instances, 1)];
+    const trade = await a.startTrade();
+    // a freezes where it renews (SIGSTOP, a partition): its lease lapses while it holds the trade's actor.
+    vi.spyOn(a.store, 'renewLease').mockImplementation(() => new Promise(() => {}));
+    const command = a.runtime.host.use(trade.tradeId, async (handle) => {
+      await until(
+        async () => (await b.store.getTrade(trade.tradeId))?.ownerRunId === b.runId,
+        'b takes the lapsed trade',
+        LEASE_MS * 4,
+      );
+      handle.send({ type: 'ABANDON', secretHash: trade.secret.secretHash });
+    });
+    await expect(command).rejects.toMatchObject({ code: 'runtime_unavailable' });
+    // The store refused a's transition: nothing of a's reached the trade after b took it.
+    const stored = await b.store.getTrade(trade.tradeId);
+    expect(stored).toMatchObject({ ownerRunId: b.runId, status: 'pending' });
+    const events = await b.store.tradeEvents(trade.tradeId);
+    expect(events.filter((e) => e.runId === a.runId).map((e) => e.type)).toEqual(['SETTLEMENT_STARTED']);
+    // a knows it lost its lease, and its runtime stopped.
+    await until(async () => a.leaseLost.length > 0, 'a notices');
+    expect(a.leaseLost[0]).toMatch(/refused a write/);
+    // b serves the trade.
+    await b.runtime.commands.abandon(trade.tradeId, trade.secret.secretHash);
+    expect((await b.store.getTrade(trade.tradeId))?.status).toBe('failed');
+  });
+
+  test('reservations hold across instances: concurrent RFQs on three desks never reserve more than the maker holds', async () => {
+    const chain = new FakeChain('rpc');
+    // 1,000 USDC of inventory: each 1 SOL quote reserves ~187 USDC of it.
+    chain.makerBalance = 1_000_000_000n;
+    const { instances } = await cluster(3, chain);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat(2), fc.constantFrom('0.5', '1', '2', '3')), { minLength: 3, maxLength: 24 }),
+        async (requests) => {
+          const answers = await Promise.all(
+            requests.map(([i, amount]) =>
+              nth(instances, i).quotes.requestQuote({
+                inputAsset: 'SOL',
+                outputAsset: 'USDC',
+                amount,
+                takerWallet: Keypair.generate().publicKey.toBase58(),
+                expirySeconds: 1,
+              }),
+            ),
+          );
+          let accepted = 0n;
+          for (const answer of answers) {
+            if (answer.status === 'accepted') accepted += answer.outputRaw;
+            else expect(answer.reasons.map((r) => r.check)).toContain('inventory');
+          }
+          expect(accepted).toBeLessThanOrEqual(chain.makerBalance);
+          // Let this round's quotes expire before the next.
+          await new Promise((resolve) => setTimeout(resolve, 1_100));
+        },
+      ),
+      { numRuns: 6 },
+    );
+  });
+});
