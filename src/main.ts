@@ -11,8 +11,13 @@ const dataDir = resolve(process.env.DATA_DIR ?? 'data');
 const configPath = resolve(process.env.CONFIG ?? DEFAULT_CONFIG_PATH);
 /** postgres://… selects the PostgreSQL store; absent, the store is SQLite under DATA_DIR. */
 const databaseUrl = process.env.DATABASE_URL || undefined;
-/** Where the other instances reach this one (commands for its trades are forwarded there). */
-const advertiseUrl = process.env.ADVERTISE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+/**
+ * Where the other instances reach this one (commands for its trades are forwarded there); unique per
+ * instance. Default: the listen address — none for an ephemeral port (PORT=0), which nobody could name.
+ */
+const advertiseUrl =
+  process.env.ADVERTISE_URL ||
+  (port === 0 ? undefined : `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
 
 function isLoopback(address: string): boolean {
   return address === 'localhost' || address === '::1' || address.startsWith('127.');
@@ -53,6 +58,8 @@ async function main(): Promise<void> {
     await service.close();
   });
   await service.app.listen({ host, port });
+  // Listening at its address proves earlier runs there are gone: their trades are this run's at once.
+  if (advertiseUrl !== undefined) await service.runtime.listeningAt(advertiseUrl);
   log.info(
     { run_id: service.runId, data_dir: dataDir, store: service.store.location, config: configPath },
     'maker service ready',

@@ -59,7 +59,7 @@ export class RunLease {
 
   /** One renewal, then a claim of orphans while the lease is fresh. */
   async beat(): Promise<void> {
-    const { store, runId, ttlMs, claimBatch, log } = this.options;
+    const { store, runId, ttlMs, log } = this.options;
     const started = performance.now();
     try {
       if (started >= this.validUntil) {
@@ -71,15 +71,22 @@ export class RunLease {
         return;
       }
       this.validUntil = started + ttlMs;
-      const claimed = await store.claimOrphans(runId, claimBatch);
-      if (claimed.length > 0) {
-        log.info({ run_id: runId, trades: claimed.length }, 'took over trades of a run that is gone');
-        this.options.adopt(claimed);
-      }
+      await this.claim();
     } catch (error) {
       log.warn({ err: (error as Error).message }, 'could not renew the lease or claim orphans');
     } finally {
       this.schedule();
+    }
+  }
+
+  /** Takes a batch of orphans now (also right after predecessors were retired: no lease to wait for). */
+  async claim(): Promise<void> {
+    const { store, runId, claimBatch, log } = this.options;
+    if (!this.live) return;
+    const claimed = await store.claimOrphans(runId, claimBatch);
+    if (claimed.length > 0) {
+      log.info({ run_id: runId, trades: claimed.length }, 'took over trades of a run that is gone');
+      this.options.adopt(claimed);
     }
   }
 

@@ -192,6 +192,25 @@ export class TradeRuntime {
     this.schedule();
   }
 
+  /**
+   * Called once the service listens at url: earlier runs that advertised the same address are gone (a live
+   * one would hold it), so they are retired and their trades taken now rather than a lease later — a
+   * crashed instance restarted in place resumes its trades at once.
+   */
+  async listeningAt(url: string): Promise<void> {
+    const { store, runId, log } = this.options;
+    const retired = await store.retireRuns(url, runId, new Date().toISOString());
+    if (retired === 0) return;
+    log.info({ run_id: runId, runs: retired, url }, 'retired earlier runs at this address');
+    // Every orphan, batch after batch: what the predecessor owned is this instance's to resume.
+    const batch = this.options.lease?.claimBatch ?? DEFAULT_LEASE.claimBatch;
+    for (;;) {
+      const claimed = await store.claimOrphans(runId, batch);
+      this.adopt(claimed);
+      if (claimed.length < batch) break;
+    }
+  }
+
   /** Trades taken over while running (a lost instance's): indexed, interrupted effects restarted. */
   private adopt(claimed: readonly ClaimedTrade[]): void {
     if (this.stopped) return;

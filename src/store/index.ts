@@ -205,6 +205,14 @@ export interface Store {
   renewLease(runId: string, leaseTtlMs: number): Promise<boolean>;
   /** Marks the run stopped and ends its lease at once: its unclosed trades become orphans right away. */
   stopRun(runId: string, stoppedAt: string): Promise<void>;
+  /**
+   * Marks stopped (lease ended) every other unstopped run that advertised `url`, and answers how many: a
+   * run calls it once it listens at url, which proves their processes are gone — a live one, even frozen,
+   * would still hold the address. So a crashed instance restarted in place takes its trades back at once
+   * instead of a lease later. (ADVERTISE_URL must be unique per instance; the fence keeps even a
+   * misconfigured pair safe.)
+   */
+  retireRuns(url: string, runId: string, stoppedAt: string): Promise<number>;
   /** Every run of every instance, oldest first. */
   listRuns(): Promise<RunRecord[]>;
   /**

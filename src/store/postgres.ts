@@ -259,6 +259,9 @@ const SQL = {
   stopRun: `
     UPDATE runs SET stopped_at = $2, lease_expires_at_ms = least(lease_expires_at_ms, ${NOW_MS})
     WHERE run_id = $1`,
+  retireRuns: `
+    UPDATE runs SET stopped_at = $3, lease_expires_at_ms = least(lease_expires_at_ms, ${NOW_MS})
+    WHERE url = $1 AND run_id <> $2 AND stopped_at IS NULL`,
   listRuns: `
     SELECT ${columns<RunRow>(['run_id', 'version', 'started_at', 'stopped_at', 'url', 'lease_expires_at_ms'])}
     FROM runs ORDER BY started_at, run_id`,
@@ -597,6 +600,10 @@ export class PostgresStore implements Store {
 
   async stopRun(runId: string, stoppedAt: string): Promise<void> {
     await this.query('stopRun', [runId, stoppedAt]);
+  }
+
+  async retireRuns(url: string, runId: string, stoppedAt: string): Promise<number> {
+    return (await this.query('retireRuns', [url, runId, stoppedAt])).rowCount ?? 0;
   }
 
   async listRuns(): Promise<RunRecord[]> {

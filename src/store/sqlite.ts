@@ -71,6 +71,9 @@ export class SqliteStore implements Store {
         'INSERT INTO runs (run_id, version, started_at, stopped_at, url) VALUES (@runId, @version, @startedAt, NULL, @url)',
       ),
       stopRun: this.db.prepare('UPDATE runs SET stopped_at = ? WHERE run_id = ?'),
+      retireRuns: this.db.prepare(
+        'UPDATE runs SET stopped_at = ? WHERE url = ? AND run_id <> ? AND stopped_at IS NULL',
+      ),
       listRuns: this.db.prepare(
         'SELECT run_id, version, started_at, stopped_at, url, NULL AS lease_expires_at_ms FROM runs ORDER BY started_at, run_id',
       ),
@@ -265,6 +268,10 @@ export class SqliteStore implements Store {
 
   async stopRun(runId: string, stoppedAt: string): Promise<void> {
     this.statements.stopRun.run(stoppedAt, runId);
+  }
+
+  async retireRuns(url: string, runId: string, stoppedAt: string): Promise<number> {
+    return this.statements.retireRuns.run(stoppedAt, url, runId).changes;
   }
 
   async listRuns(): Promise<RunRecord[]> {

@@ -146,6 +146,24 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       if (leases) expect(await leaseOf(brief)).toBeLessThan(Date.now() + SLACK_MS);
     });
 
+    test('a run listening at an address retires the earlier unstopped runs that advertised it, and only those', async () => {
+      const at = 'http://127.0.0.1:8080';
+      const predecessor = newRun(randomUUID(), { url: at });
+      const elsewhere = newRun(randomUUID(), { url: 'http://127.0.0.1:8081' });
+      const successor = newRun(randomUUID(), { url: at });
+      for (const run of [predecessor, elsewhere, successor]) await store.insertRun(run, 10 * LEASE_TTL_MS);
+      const stoppedAt = new Date().toISOString();
+      expect(await store.retireRuns(at, successor.runId, stoppedAt)).toBe(1);
+      const runs = new Map((await store.listRuns()).map((run) => [run.runId, run]));
+      expect(runs.get(predecessor.runId)?.stoppedAt).toBe(stoppedAt);
+      expect(runs.get(elsewhere.runId)?.stoppedAt).toBeNull();
+      expect(runs.get(successor.runId)?.stoppedAt).toBeNull();
+      if (leases)
+        expect(runs.get(predecessor.runId)?.leaseExpiresAtMs).toBeLessThanOrEqual(Date.now() + SLACK_MS);
+      // Again: nothing left to retire.
+      expect(await store.retireRuns(at, successor.runId, stoppedAt)).toBe(0);
+    });
+
     test('stopping a run ends its lease at once (SQLite: leases never lapse)', async () => {
       await store.stopRun(RUN, new Date().toISOString());
       if (leases) expect(await leaseOf(RUN)).toBeLessThanOrEqual(Date.now() + SLACK_MS);

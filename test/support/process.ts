@@ -38,6 +38,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Each DATA_DIR's port, kept across restarts. */
+const ports = new Map<string, number>();
+
 export interface ServiceProcess {
   url: string;
   child: ChildProcess;
@@ -50,7 +53,9 @@ export async function startServiceProcess(
   dataDir: string,
   env: Record<string, string> = {},
 ): Promise<ServiceProcess> {
-  const port = await freePort();
+  // A service started again on its DATA_DIR comes back on its port, as a supervisor restarts one in place.
+  const port = ports.get(dataDir) ?? (await freePort());
+  ports.set(dataDir, port);
   const child = spawn(process.execPath, ['--enable-source-maps', SERVICE_BUNDLE], {
     cwd: ROOT,
     env: {

@@ -110,7 +110,27 @@ export class World {
     });
     const world = new World(service, dataDir, config, remove);
     for (const mint of MINTS) world.makerStart.set(mint, config.inventory.get(mint) ?? 0n);
+    await world.outliveEarlierRuns();
     return world;
+  }
+
+  /**
+   * On PostgreSQL a killed process's trades stay its own until its lease lapses (no new process took its
+   * address here to prove it dead): wait that out — a test lease is a second — and claim them, as the
+   * running instance's next renewal would.
+   */
+  private async outliveEarlierRuns(): Promise<void> {
+    const { store, runtime, runId } = this.service;
+    if (store.kind !== 'postgres') return;
+    for (;;) {
+      const now = Date.now();
+      const live = (await store.listRuns()).filter(
+        (run) => run.runId !== runId && run.stoppedAt === null && (run.leaseExpiresAtMs ?? 0) > now,
+      );
+      if (live.length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await runtime.lease.claim();
   }
 
   get chain(): EmbeddedChain {
