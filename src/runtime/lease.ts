@@ -66,7 +66,14 @@ export class RunLease {
         this.lose(`no renewal confirmed within the lease (${ttlMs} ms)`);
         return;
       }
-      if (!(await store.renewLease(runId, ttlMs))) {
+      // A renewal that has not answered when the lease would lapse (a hung connection, a partition) is as
+      // good as refused: the trades may be someone else's from then on.
+      const answer = await beforeDeadline(store.renewLease(runId, ttlMs), this.validUntil - started);
+      if (answer === LATE) {
+        this.lose(`no renewal confirmed within the lease (${ttlMs} ms)`);
+        return;
+      }
+      if (!answer) {
         this.lose('the store says the lease lapsed');
         return;
       }
@@ -96,4 +103,15 @@ export class RunLease {
     this.options.log.error({ run_id: this.options.runId, reason }, 'lease lost: this run stops acting');
     this.options.onLost(reason);
   }
+}
+
+const LATE = Symbol('late');
+
+/** The promise's value, or LATE if it has not settled within ms (it may still settle later, unheard). */
+function beforeDeadline<T>(promise: Promise<T>, ms: number): Promise<T | typeof LATE> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<typeof LATE>((resolve) => {
+    timer = setTimeout(() => resolve(LATE), Math.max(0, ms));
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }

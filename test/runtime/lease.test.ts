@@ -1,0 +1,113 @@
+// The run's lease keeper on its own, over a scripted store: it renews every third of a lease, claims a
+// batch of orphans after each confirmed renewal, and gives the run up — once — when the store says the lease
+// lapsed, when no renewal was confirmed within a lease, or when a write was fenced.
+import { afterEach, expect, test } from 'vitest';
+import { RunLease } from '../../src/runtime/lease.ts';
+import type { ClaimedTrade, Store } from '../../src/store/index.ts';
+
+const TTL = 300;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const quiet = { info() {}, warn() {}, error() {} };
+
+let lease: RunLease | undefined;
+afterEach(() => lease?.stop());
+
+function keeper(store: Pick<Store, 'renewLease' | 'claimOrphans'>) {
+  const lost: string[] = [];
+  const adopted: string[] = [];
+  lease = new RunLease({
+    store: store as Store,
+    runId: 'run-a',
+    ttlMs: TTL,
+    claimBatch: 7,
+    log: quiet,
+    adopt: (claimed) => adopted.push(...claimed.map((c) => c.tradeId)),
+    onLost: (reason) => lost.push(reason),
+  });
+  return { lease, lost, adopted };
+}
+
+const orphan = (tradeId: string): ClaimedTrade => ({
+  tradeId,
+  takerWallet: 'w',
+  takerEscrow: 'e1',
+  makerEscrow: 'e2',
+  watch: 1,
+  seen: '',
+  hold: null,
+  running: false,
+});
+
+test('renews every third of a lease and adopts the orphans each claim takes', async () => {
+  const renewals: number[] = [];
+  const claims: number[] = [];
+  const { lease, lost, adopted } = keeper({
+    renewLease: async (_run, ttl) => {
+      renewals.push(ttl);
+      return true;
+    },
+    claimOrphans: async (_run, limit) => {
+      claims.push(limit);
+      return claims.length === 2 ? [orphan('t1'), orphan('t2')] : [];
+    },
+  });
+  lease.start();
+  await sleep(TTL * 1.2);
+  expect(renewals.length).toBeGreaterThanOrEqual(3);
+  expect(renewals.every((ttl) => ttl === TTL)).toBe(true);
+  expect(claims.every((limit) => limit === 7)).toBe(true);
+  expect(adopted).toEqual(['t1', 't2']);
+  expect(lease.live).toBe(true);
+  expect(lost).toEqual([]);
+});
+
+test('a renewal the store refuses gives the run up, once, and claims nothing more', async () => {
+  let claims = 0;
+  const { lease, lost } = keeper({
+    renewLease: async () => false,
+    claimOrphans: async () => {
+      claims++;
+      return [];
+    },
+  });
+  lease.start();
+  await sleep(TTL);
+  expect(lost).toEqual(['the store says the lease lapsed']);
+  expect(claims).toBe(0);
+  expect(lease.live).toBe(false);
+});
+
+test('no renewal confirmed within a lease (a store that hangs) gives the run up by its own clock', async () => {
+  let calls = 0;
+  const { lease, lost } = keeper({
+    // The first renewal answers; every later one hangs, as a partitioned connection would.
+    renewLease: () => (++calls === 1 ? Promise.resolve(true) : new Promise<boolean>(() => {})),
+    claimOrphans: async () => [],
+  });
+  lease.start();
+  await sleep(TTL * 0.5);
+  expect(lease.live).toBe(true);
+  await sleep(TTL * 1.2);
+  expect(lease.live).toBe(false);
+  expect(lost).toEqual([`no renewal confirmed within the lease (${TTL} ms)`]);
+  // Given up once: a fenced write later changes nothing.
+  lease.fenced();
+  expect(lost).toHaveLength(1);
+});
+
+test('a failing renewal (the store unreachable) is retried; the lease is given up only when it runs out', async () => {
+  let calls = 0;
+  const { lease, lost } = keeper({
+    renewLease: async () => {
+      calls++;
+      throw new Error('connection refused');
+    },
+    claimOrphans: async () => [],
+  });
+  lease.start();
+  await sleep(TTL * 0.9);
+  expect(calls).toBeGreaterThanOrEqual(2);
+  expect(lost).toEqual([]);
+  await sleep(TTL * 0.6);
+  expect(lost).toEqual([`no renewal confirmed within the lease (${TTL} ms)`]);
+});
