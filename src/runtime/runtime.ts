@@ -216,6 +216,14 @@ export class TradeRuntime {
     if (this.stopped) return;
     for (const entry of claimed) this.index({ ...entry, closed: false }, entry.seen);
     for (const entry of claimed) if (entry.running) this.restartEffect(entry.tradeId);
+    // What the chain did while nobody owned them (a lock landed, the taker redeemed) is read now: its push
+    // went to nobody, and the sweep would find it only a pass later.
+    const ids = claimed.filter((entry) => !entry.running).map((entry) => entry.tradeId);
+    void this.watcher
+      .checkAll(ids)
+      .catch((error: unknown) =>
+        this.options.log.warn({ err: (error as Error).message }, 'reading taken-over escrows failed'),
+      );
   }
 
   /** Activates a trade stored with an effect in flight: its actor runs the effect again. */

@@ -155,10 +155,7 @@ export class ChainWatcher {
     }
     if (this.sweepOwed || !this.live) {
       this.sweepOwed = false;
-      const all = [...this.byTrade.keys()];
-      for (let i = 0; i < all.length && !this.stopped; i += CHECK_BATCH) {
-        await this.check(all.slice(i, i + CHECK_BATCH));
-      }
+      await this.checkAll([...this.byTrade.keys()]);
       return;
     }
     const share = Math.min(
@@ -191,6 +188,13 @@ export class ChainWatcher {
       readings: new Map(addresses.map((address, i) => [address, escrows[i] ?? null])),
       now: Number(now),
     };
+  }
+
+  /** check, batch after batch: for more trades than one read takes (a full sweep, trades taken over). */
+  async checkAll(tradeIds: readonly string[]): Promise<void> {
+    for (let i = 0; i < tradeIds.length && !this.stopped; i += CHECK_BATCH) {
+      await this.check(tradeIds.slice(i, i + CHECK_BATCH));
+    }
   }
 
   /** Reads the trades' escrows in one batched read and delivers to each trade whose escrows changed. */

@@ -7,7 +7,14 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { TradeOwnedElsewhere } from '../../src/runtime/errors.ts';
 import { POSTGRES_TESTS, testDatabaseUrl } from '../support/postgres.ts';
-import { FakeChain, type Harness, openHarness, until } from './fake-chain.ts';
+import {
+  FakeChain,
+  type Harness,
+  lockTransaction,
+  openHarness,
+  takerEscrowState,
+  until,
+} from './fake-chain.ts';
 
 const LEASE_MS = 600;
 let open: Harness[] = [];
@@ -77,6 +84,25 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
       ['ADOPTED', b.runId],
       ['ABANDON', b.runId],
     ]);
+  });
+
+  test('what the chain did while a trade had no live owner is read as soon as a run takes it over', async () => {
+    const { chain, instances } = await cluster(2);
+    const [a, b] = [nth(instances, 0), nth(instances, 1)];
+    const trade = await a.startTrade();
+    await a.runtime.stop();
+    // The taker's lock lands while a is dead: its push reaches nobody (b does not watch a's escrows yet).
+    chain.setEscrow(trade.input.takerEscrow, takerEscrowState(chain, trade.input));
+    chain.addTransaction(lockTransaction(trade.input));
+    // b's ticker is a minute away (no sweep): only the takeover itself can notice the lock.
+    await until(
+      async () =>
+        (await b.store.tradeEvents(trade.tradeId)).some(
+          (e) => e.type === 'TAKER_LOCK_SEEN' && e.runId === b.runId,
+        ),
+      'b sees the lock',
+      LEASE_MS * 5,
+    );
   });
 
   test('a graceful stop hands the trades over at once', async () => {
