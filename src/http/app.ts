@@ -72,6 +72,8 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
     runId: deps.run.runId,
     timeoutMs: 60_000,
     retryAfterSeconds: deps.config.cluster.leaseTtlSeconds,
+    ownerGone: (elsewhere: TradeOwnedElsewhere) => deps.runtime.takeIfOwnerGone(elsewhere.tradeId),
+    pollMs: Math.max(100, Math.floor((deps.config.cluster.leaseTtlSeconds * 1000) / 3)),
   };
   app.setErrorHandler(function (this: FastifyInstance, thrown, request, reply) {
     // A command for a trade another live instance owns is that instance's to serve.

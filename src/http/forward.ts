@@ -20,6 +20,12 @@ export interface ForwardOptions {
   timeoutMs: number;
   /** Seconds a caller should wait before retrying when the owner is silent (about a lease). */
   retryAfterSeconds: number;
+  /**
+   * Asked every pollMs while the owner has not answered: true once the owner is gone and this instance took
+   * the trade (a frozen owner holds the request without answering; its lease lapses meanwhile).
+   */
+  ownerGone?: (elsewhere: TradeOwnedElsewhere) => Promise<boolean>;
+  pollMs?: number;
 }
 
 export async function forwardToOwner(
@@ -48,6 +54,20 @@ export async function forwardToOwner(
     if (typeof value === 'string') headers[name] = value;
   }
   const hasBody = request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD';
+  const abandon = new AbortController();
+  let tookOver = false;
+  const watch =
+    options.ownerGone &&
+    setInterval(() => {
+      void options.ownerGone?.(elsewhere).then(
+        (gone) => {
+          if (!gone) return;
+          tookOver = true;
+          abandon.abort();
+        },
+        () => undefined,
+      );
+    }, options.pollMs ?? 1_000);
   let answer: Response;
   try {
     answer = await fetch(new URL(request.url, elsewhere.ownerUrl), {
@@ -55,11 +75,26 @@ export async function forwardToOwner(
       headers,
       ...(hasBody ? { body: JSON.stringify(request.body) } : {}),
       redirect: 'manual',
-      signal: AbortSignal.timeout(options.timeoutMs),
+      signal: AbortSignal.any([AbortSignal.timeout(options.timeoutMs), abandon.signal]),
     });
   } catch (error) {
+    if (tookOver) {
+      // The owner went silent past its lease and this instance holds the trade now: the retry is served here.
+      return reply
+        .code(503)
+        .header('retry-after', '1')
+        .send(
+          envelope(
+            'runtime_unavailable',
+            `Trade ${elsewhere.tradeId}'s owner (run ${elsewhere.ownerRunId}) stopped answering and this ` +
+              'instance took the trade over. Retry.',
+          ),
+        );
+    }
     request.log.warn({ owner: elsewhere.ownerUrl, err: (error as Error).message }, 'trade owner unreachable');
     return unavailable('does not answer');
+  } finally {
+    if (watch) clearInterval(watch);
   }
   reply.code(answer.status);
   for (const name of ['content-type', 'retry-after'] as const) {

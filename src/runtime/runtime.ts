@@ -211,6 +211,18 @@ export class TradeRuntime {
     }
   }
 
+  /**
+   * While a command for another instance's trade waits on that owner: takes the trade if the owner is gone
+   * (its lease lapsed), so the caller's retry is served here; false while the owner lives.
+   */
+  async takeIfOwnerGone(tradeId: string): Promise<boolean> {
+    const { store, runId } = this.options;
+    if (!(await store.acquireTrade(tradeId, runId)).acquired) return false;
+    const record = await store.getTrade(tradeId);
+    if (record && !record.closed && record.ownerRunId === runId) this.adopt([record]);
+    return true;
+  }
+
   /** Trades taken over while running (a lost instance's): indexed, interrupted effects restarted. */
   private adopt(claimed: readonly ClaimedTrade[]): void {
     if (this.stopped) return;

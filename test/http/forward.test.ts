@@ -37,11 +37,12 @@ async function startOwner(): Promise<{ url: string; seen: { req: IncomingMessage
 }
 
 /** An instance whose every command finds the trade owned at ownerUrl. */
-async function nonOwner(ownerUrl: string | null) {
+async function nonOwner(ownerUrl: string | null, ownerGone?: () => Promise<boolean>) {
   app = Fastify();
+  const options = { runId: 'self-run', timeoutMs: 2_000, retryAfterSeconds: 10, pollMs: 50 };
   app.setErrorHandler((error, request, reply) =>
     error instanceof TradeOwnedElsewhere
-      ? forwardToOwner(error, request, reply, { runId: 'self-run', timeoutMs: 2_000, retryAfterSeconds: 10 })
+      ? forwardToOwner(error, request, reply, { ...options, ...(ownerGone ? { ownerGone } : {}) })
       : reply.code(500).send(error),
   );
   app.post('/v1/trades/:id/abandon', async () => {
@@ -103,4 +104,21 @@ test('an owner that does not answer, or has no address, is a 503 the caller can 
     await instance.close();
     app = undefined;
   }
+});
+
+test('an owner that holds the request without answering (frozen) is given up once its lease lapsed and this instance took the trade', async () => {
+  // A frozen process: the connection is accepted, nothing ever answers.
+  owner = createServer(() => {});
+  await new Promise<void>((resolve) => owner?.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(owner.address() as AddressInfo).port}`;
+  let asked = 0;
+  const instance = await nonOwner(url, async () => ++asked >= 3);
+  const started = Date.now();
+  const reply = await instance.inject({ method: 'POST', url: `/v1/trades/${TRADE}/abandon`, payload: {} });
+  expect(reply.statusCode).toBe(503);
+  expect(reply.headers['retry-after']).toBe('1');
+  expect(reply.json().error.message).toContain('took the trade over');
+  // Three polls of 50 ms, not the 2 s timeout.
+  expect(Date.now() - started).toBeLessThan(1_000);
+  owner.closeAllConnections();
 });
