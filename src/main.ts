@@ -19,6 +19,10 @@ const advertiseUrl =
   process.env.ADVERTISE_URL ||
   (port === 0 ? undefined : `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
 
+function isWildcard(address: string): boolean {
+  return address === '0.0.0.0' || address === '::' || address === '[::]';
+}
+
 function isLoopback(address: string): boolean {
   return address === 'localhost' || address === '::1' || address.startsWith('127.');
 }
@@ -29,6 +33,13 @@ async function main(): Promise<void> {
   }
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL', 'must be a postgres:// (or postgresql://) URL');
+  }
+  // Several instances tell each other apart by address: a wildcard one names none of them.
+  if (databaseUrl !== undefined && !process.env.ADVERTISE_URL && isWildcard(host)) {
+    throw new ConfigError(
+      'ADVERTISE_URL',
+      `required with DATABASE_URL when HOST=${host}: the address the other instances reach this one at, unique to it`,
+    );
   }
   const config = loadConfig(configPath);
   if (!isLoopback(host) && config.http.operatorToken === null) {

@@ -116,9 +116,12 @@ export class TradeQueries {
     chainNow = this.deps.clock.estimate(),
     known?: { entries: LedgerEntry[]; quote: QuoteRecord },
   ): Promise<TradeReading> {
-    const { chain, runId } = this.deps;
-    // The running run owns every unclosed trade it could adopt; a closed one belongs to the run it closed in.
-    const owned = record.closed ? record.ownerRunId === runId : record.adoptionError === null;
+    const { chain, runId, store } = this.deps;
+    // A closed trade belongs to the run it closed in. An unclosed one: on SQLite (one instance) the running
+    // run owns every trade it could adopt; on PostgreSQL the one its row names.
+    const owned = record.closed
+      ? record.ownerRunId === runId
+      : record.adoptionError === null && (store.kind === 'sqlite' || record.ownerRunId === runId);
     const quote = known ? known.quote : await this.deps.store.getQuote(snapshot.context.quoteId);
     return {
       snapshot,

@@ -250,6 +250,28 @@ describe('the config file', () => {
       dir.remove();
     }
   });
+
+  test('with DATABASE_URL, a wildcard HOST needs ADVERTISE_URL (instances tell each other apart by address)', () => {
+    const dir = tempDir();
+    try {
+      const run = spawnSync(process.execPath, [SERVICE_BUNDLE], {
+        env: {
+          ...process.env,
+          DATA_DIR: dir.path,
+          PORT: '0',
+          HOST: '0.0.0.0',
+          DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+        },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain('ADVERTISE_URL');
+      expect(run.stderr).toContain('HOST=0.0.0.0');
+    } finally {
+      dir.remove();
+    }
+  });
 });
 
 describe('the price source', () => {
