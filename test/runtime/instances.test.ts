@@ -107,6 +107,15 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
     );
   });
 
+  test("an instance's live streams hear the events other instances make durable", async () => {
+    const { instances } = await cluster(2);
+    const [a, b] = [nth(instances, 0), nth(instances, 1)];
+    const heard: string[] = [];
+    b.runtime.onEvents((tradeId) => heard.push(tradeId));
+    const trade = await a.startTrade();
+    await until(async () => heard.includes(trade.tradeId), "b hears a's new trade");
+  });
+
   test('a graceful stop hands the trades over at once', async () => {
     const { instances } = await cluster(2);
     const [a, b] = [nth(instances, 0), nth(instances, 1)];
