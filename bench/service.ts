@@ -2,7 +2,7 @@
 // on a DATA_DIR and a config, pinned to the server's core; with the times from spawn to its first
 // /v1/health 200 and its first /v1/health/ready 200.
 import { SERVICE_BUNDLE } from '../scripts/build-service.ts';
-import { freePort } from '../test/support/process.ts';
+import { answers200, freePort } from '../scripts/net.ts';
 import { allowedCpus, rssKb } from './machine.ts';
 import { type Child, spawnPinnedNode } from './process.ts';
 
@@ -24,16 +24,6 @@ export interface ServiceProcess {
   rssKb(): number;
   kill9(): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function answers200(url: string): Promise<boolean> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
-    await res.arrayBuffer();
-    return res.status === 200;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -18,6 +18,7 @@ import { DEFAULT_CONFIG_PATH, loadConfig } from '../src/config/index.ts';
 import { buildService, SERVICE_BUNDLE } from './build-service.ts';
 import { clusterConfigDocument } from './cluster/config.ts';
 import { type Child, startChild, startWatchdog } from './cluster/processes.ts';
+import { answers200 } from './net.ts';
 import { createDatabase, startThrowawayPostgres, type ThrowawayPostgres } from './postgres/throwaway.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -154,16 +155,6 @@ async function untilReady(instance: Instance): Promise<void> {
   }
   const health = (await (await fetch(`${instance.url}/v1/health`)).json()) as { run_id: string };
   instance.runId = health.run_id;
-}
-
-async function answers200(url: string): Promise<boolean> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
-    await res.arrayBuffer();
-    return res.status === 200;
-  } catch {
-    return false;
-  }
 }
 
 function describeExit({ code, signal }: { code: number | null; signal: NodeJS.Signals | null }): string {

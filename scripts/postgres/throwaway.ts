@@ -4,11 +4,12 @@ import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_proces
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from '../net.ts';
 
 export interface ThrowawayPostgres {
   /** Superuser URL of the `postgres` database: postgres://postgres@127.0.0.1:PORT/postgres */
@@ -86,19 +87,6 @@ function runAs(): RunAs {
   throw new Error(
     'running as root, and neither runuser nor setpriv is there to run PostgreSQL as `postgres`',
   );
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /** A failed command's own words: execFile's error carries its stderr and stdout. */

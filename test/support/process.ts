@@ -2,10 +2,10 @@
 // DATA_DIR and port, wait until it answers, and kill it with SIGKILL.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVICE_BUNDLE } from '../../scripts/build-service.ts';
+import { freePort } from '../../scripts/net.ts';
 import { DEFAULT_CONFIG_PATH } from '../../src/config/index.ts';
 import { TEST_LEASE_SECONDS, testStore } from './service.ts';
 
@@ -25,18 +25,7 @@ async function storeEnv(dataDir: string, env: Record<string, string>): Promise<R
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
+export { freePort };
 
 /** Each DATA_DIR's port, kept across restarts. */
 const ports = new Map<string, number>();
