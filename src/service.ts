@@ -149,6 +149,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     log,
     onTransition: (transition) => metrics.tradeTransition(transition),
     lease: { ttlMs: config.cluster.leaseTtlSeconds * 1000, claimBatch: config.cluster.claimBatch },
+    onTakeover: (count) => metrics.tradesTakenOver(count),
     ...(options.onLeaseLost ? { onLeaseLost: options.onLeaseLost } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
@@ -183,6 +184,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     runId,
     activeActors: () => runtime.host.activeCount,
     feedLive: () => runtime.watcher.live,
+    leaseRemainingSeconds: () => runtime.lease.remainingSeconds,
     chainNow: () => runtime.clock.estimate(),
     balance: (mint) => inventory.known(mint),
     reserved: (mint) => {

@@ -74,6 +74,8 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
     retryAfterSeconds: deps.config.cluster.leaseTtlSeconds,
     ownerGone: (elsewhere: TradeOwnedElsewhere) => deps.runtime.takeIfOwnerGone(elsewhere.tradeId),
     pollMs: Math.max(100, Math.floor((deps.config.cluster.leaseTtlSeconds * 1000) / 3)),
+    onOutcome: (outcome: Parameters<typeof deps.metrics.commandForwarded>[0]) =>
+      deps.metrics.commandForwarded(outcome),
   };
   app.setErrorHandler(function (this: FastifyInstance, thrown, request, reply) {
     // A command for a trade another live instance owns is that instance's to serve.

@@ -26,6 +26,8 @@ export interface ForwardOptions {
    */
   ownerGone?: (elsewhere: TradeOwnedElsewhere) => Promise<boolean>;
   pollMs?: number;
+  /** Each forward's outcome (the service's metrics). */
+  onOutcome?: (outcome: 'answered' | 'unreachable' | 'taken_over' | 'refused') => void;
 }
 
 export async function forwardToOwner(
@@ -45,8 +47,14 @@ export async function forwardToOwner(
             'a live instance takes it over once that run’s lease lapses. Retry.',
         ),
       );
-  if (request.headers[FORWARDED_BY] !== undefined) return unavailable('did not hold it when asked');
-  if (elsewhere.ownerUrl === null) return unavailable('cannot be reached');
+  if (request.headers[FORWARDED_BY] !== undefined) {
+    options.onOutcome?.('refused');
+    return unavailable('did not hold it when asked');
+  }
+  if (elsewhere.ownerUrl === null) {
+    options.onOutcome?.('unreachable');
+    return unavailable('cannot be reached');
+  }
 
   const headers: Record<string, string> = { [FORWARDED_BY]: options.runId };
   for (const name of KEPT) {
@@ -80,6 +88,7 @@ export async function forwardToOwner(
   } catch (error) {
     if (tookOver) {
       // The owner went silent past its lease and this instance holds the trade now: the retry is served here.
+      options.onOutcome?.('taken_over');
       return reply
         .code(503)
         .header('retry-after', '1')
@@ -92,10 +101,12 @@ export async function forwardToOwner(
         );
     }
     request.log.warn({ owner: elsewhere.ownerUrl, err: (error as Error).message }, 'trade owner unreachable');
+    options.onOutcome?.('unreachable');
     return unavailable('does not answer');
   } finally {
     if (watch) clearInterval(watch);
   }
+  options.onOutcome?.('answered');
   reply.code(answer.status);
   for (const name of ['content-type', 'retry-after'] as const) {
     const value = answer.headers.get(name);

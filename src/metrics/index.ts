@@ -68,6 +68,8 @@ export interface MetricsSources {
   activeActors(): number;
   /** Whether the chain pushes account changes right now (else the watcher polls). */
   feedLive(): boolean;
+  /** Seconds this run's lease has left as the process last confirmed it (0 once lost). */
+  leaseRemainingSeconds(): number;
   /** Chain time now (unix seconds), estimated without a chain call; 0 while unknown. */
   chainNow(): number;
   /** The maker's last known balance per mint (the cache quotes read); undefined until first read. */
@@ -149,7 +151,7 @@ export class ServiceMetrics implements ChainCallRecorder {
   );
   private readonly commitSeconds = this.histogram(
     'store_commit_duration_seconds',
-    'How long each group commit (one SQLite transaction and fsync) held the event loop.',
+    'How long each group commit took: one store transaction (SQLite: with its fsync, holding the event loop; PostgreSQL: a commit the loop does not wait on).',
     [],
     LATENCY_BUCKETS,
   );
@@ -165,6 +167,21 @@ export class ServiceMetrics implements ChainCallRecorder {
     ['stream'],
   );
 
+  private readonly takenOver = this.counter(
+    'trades_taken_over_total',
+    'Trades this run took over from a run that was gone (stopped, or its lease lapsed): several instances over PostgreSQL.',
+    [],
+  );
+  private readonly forwarded = this.counter(
+    'commands_forwarded_total',
+    'Commands for a trade another live instance owns, relayed to that owner, by outcome: answered (the owner answered), unreachable (503: it did not answer), taken_over (503: its lease lapsed while it was asked and this run took the trade), refused (503: already forwarded once).',
+    ['outcome'],
+  );
+  private readonly leaseRemaining = this.gauge(
+    'lease_remaining_seconds',
+    'Seconds until this run’s lease lapses unless renewed, as the process last confirmed it (renewed every third of cluster.lease_ttl_seconds; 0 once lost).',
+    [],
+  );
   private readonly info = this.gauge(
     'info',
     'Always 1: the running version and the kind of chain it settles on.',
@@ -317,6 +334,14 @@ export class ServiceMetrics implements ChainCallRecorder {
     return { opened: () => gauge.inc(), closed: () => gauge.dec() };
   }
 
+  tradesTakenOver(count: number): void {
+    this.takenOver.inc(count);
+  }
+
+  commandForwarded(outcome: 'answered' | 'unreachable' | 'taken_over' | 'refused'): void {
+    this.forwarded.inc({ outcome });
+  }
+
   storeCommitted(stats: CommitStats): void {
     this.commitSeconds.observe(stats.ms / 1000);
     this.commitSize.observe(stats.size);
@@ -390,6 +415,7 @@ export class ServiceMetrics implements ChainCallRecorder {
     if (feeLamports !== null) this.feeLamports.set(Number(feeLamports));
     this.chainUp.set(health.ok ? 1 : 0);
     this.feedLive.set(sources.feedLive() ? 1 : 0);
+    this.leaseRemaining.set(sources.leaseRemainingSeconds());
 
     this.priceAge.reset();
     for (const state of sources.prices?.() ?? []) {

@@ -112,6 +112,8 @@ export interface HostOptions {
   onEventsStored(tradeId: string): void;
   /** A write of this run was refused by the store's fence: the run no longer owns its trades. */
   onFenced(): void;
+  /** A command took over a trade whose owner run was gone (several instances). */
+  onAcquired?(tradeId: string): void;
   /** The fee a maker transaction cost, by signature, for the ledger (consumed once). */
   takeFee(signature: string): bigint | undefined;
   /** Every stored transition, for metrics (status changes, effect failures and retries, the loss alert). */
@@ -304,6 +306,8 @@ export class TradeHost {
       // Another run's trade: taken over if that run is gone, else served by it (see TradeOwnedElsewhere).
       const acquired = await this.options.store.acquireTrade(tradeId, this.runId);
       if (!acquired.acquired) throw new TradeOwnedElsewhere(tradeId, acquired.ownerRunId, acquired.ownerUrl);
+      // (On SQLite every unclosed trade is the running run's already: nothing changed hands.)
+      if (this.options.store.kind === 'postgres') this.options.onAcquired?.(tradeId);
       record = (await this.options.store.getTrade(tradeId)) ?? record;
     }
     if (record.closed) return this.closedHandle(record);

@@ -46,6 +46,11 @@ export class RunLease {
     return !this.lost && performance.now() < this.validUntil;
   }
 
+  /** Seconds the lease has left as this process last confirmed it; 0 once lost. */
+  get remainingSeconds(): number {
+    return this.lost ? 0 : Math.max(0, (this.validUntil - performance.now()) / 1000);
+  }
+
   /** The store refused a write of this run (the fence): the lease is gone. */
   fenced(): void {
     this.lose('the store refused a write: the run no longer owns its trades');

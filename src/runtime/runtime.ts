@@ -37,6 +37,8 @@ export interface RuntimeOptions {
   lease?: { ttlMs: number; claimBatch: number };
   /** The run lost its lease: the runtime has stopped acting; the process should exit (a new run restarts). */
   onLeaseLost?: (reason: string) => void;
+  /** Trades this run took over from runs that were gone (the service's metrics). */
+  onTakeover?: (count: number) => void;
 }
 
 /** Defaults of the lease (config: cluster.lease_ttl_seconds, cluster.claim_batch). */
@@ -89,6 +91,7 @@ export class TradeRuntime {
       onRest: (rest, seen) => this.index(rest, seen),
       onEventsStored: (tradeId) => this.eventsStored(tradeId),
       onFenced: () => this.lease.fenced(),
+      onAcquired: () => options.onTakeover?.(1),
       takeFee: (signature) => {
         const fee = this.fees.get(signature);
         this.fees.delete(signature);
@@ -225,7 +228,8 @@ export class TradeRuntime {
 
   /** Trades taken over while running (a lost instance's): indexed, interrupted effects restarted. */
   private adopt(claimed: readonly ClaimedTrade[]): void {
-    if (this.stopped) return;
+    if (this.stopped || claimed.length === 0) return;
+    this.options.onTakeover?.(claimed.length);
     for (const entry of claimed) this.index({ ...entry, closed: false }, entry.seen);
     for (const entry of claimed) if (entry.running) this.restartEffect(entry.tradeId);
     // What the chain did while nobody owned them (a lock landed, the taker redeemed) is read now: its push

@@ -12,10 +12,13 @@ const OWNER_RUN = '0190f2a0-0000-4000-8000-0000000000aa';
 
 let owner: Server | undefined;
 let app: FastifyInstance | undefined;
+/** Each forward's outcome, as the service's metrics count them. */
+let outcomes: string[] = [];
 afterEach(async () => {
   await app?.close();
   await new Promise((resolve) => (owner ? owner.close(resolve) : resolve(undefined)));
   owner = app = undefined;
+  outcomes = [];
 });
 
 /** The owner instance: records what reached it, answers 200 with a body of its own. */
@@ -39,7 +42,13 @@ async function startOwner(): Promise<{ url: string; seen: { req: IncomingMessage
 /** An instance whose every command finds the trade owned at ownerUrl. */
 async function nonOwner(ownerUrl: string | null, ownerGone?: () => Promise<boolean>) {
   app = Fastify();
-  const options = { runId: 'self-run', timeoutMs: 2_000, retryAfterSeconds: 10, pollMs: 50 };
+  const options = {
+    runId: 'self-run',
+    timeoutMs: 2_000,
+    retryAfterSeconds: 10,
+    pollMs: 50,
+    onOutcome: (outcome: string) => outcomes.push(outcome),
+  };
   app.setErrorHandler((error, request, reply) =>
     error instanceof TradeOwnedElsewhere
       ? forwardToOwner(error, request, reply, { ...options, ...(ownerGone ? { ownerGone } : {}) })
@@ -64,6 +73,7 @@ test('a command reaching a non-owner is relayed to the owner, and the owner’s 
   expect(reply.json()).toEqual({ error: { code: 'not_abandonable', message: 'from the owner' } });
   expect(reply.headers['retry-after']).toBe('3');
   expect(reply.headers['x-rfq-served-by']).toBe(OWNER_RUN);
+  expect(outcomes).toEqual(['answered']);
   expect(seen).toHaveLength(1);
   const [{ req, body }] = seen as [{ req: IncomingMessage; body: string }];
   expect(req.method).toBe('POST');
@@ -89,6 +99,7 @@ test('a request already forwarded once is not forwarded again: 503 with Retry-Af
   expect(reply.json().error.code).toBe('runtime_unavailable');
   expect(reply.headers['retry-after']).toBe('10');
   expect(seen).toHaveLength(0);
+  expect(outcomes).toEqual(['refused']);
 });
 
 test('an owner that does not answer, or has no address, is a 503 the caller can retry', async () => {
@@ -104,6 +115,7 @@ test('an owner that does not answer, or has no address, is a 503 the caller can 
     await instance.close();
     app = undefined;
   }
+  expect(outcomes).toEqual(['unreachable', 'unreachable']);
 });
 
 test('an owner that holds the request without answering (frozen) is given up once its lease lapsed and this instance took the trade', async () => {
@@ -120,5 +132,6 @@ test('an owner that holds the request without answering (frozen) is given up onc
   expect(reply.json().error.message).toContain('took the trade over');
   // Three polls of 50 ms, not the 2 s timeout.
   expect(Date.now() - started).toBeLessThan(1_000);
+  expect(outcomes).toEqual(['taken_over']);
   owner.closeAllConnections();
 });
