@@ -107,7 +107,6 @@ export interface HostOptions {
    * the new trade's fingerprint of its escrows (undefined: unchanged).
    */
   onRest(rest: RestState, seen?: string): void;
-  /** New events reached the store (live streams listen). */
   /** New events of this trade are durable (live streams read them). */
   onEventsStored(tradeId: string): void;
   /** A write of this run was refused by the store's fence: the run no longer owns its trades. */

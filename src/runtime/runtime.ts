@@ -1,6 +1,7 @@
 // The trade runtime of one run, composed: the actor host (virtual actors), the chain watcher, the deadline
 // scheduler, the commands and the queries, over one group-committed store and one chain. It owns the run's
-// ticker and what happens at start (claiming earlier runs' trades) and stop.
+// ticker, its lease (with several instances: renewals, and trades taken over from runs that are gone), and
+// what happens at start (claiming earlier runs' trades) and stop.
 import type { ChainPort } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
 import type { TradeTransition } from '../metrics/index.ts';
