@@ -305,9 +305,12 @@ export class TradeHost {
       // Another run's trade: taken over if that run is gone, else served by it (see TradeOwnedElsewhere).
       const acquired = await this.options.store.acquireTrade(tradeId, this.runId);
       if (!acquired.acquired) throw new TradeOwnedElsewhere(tradeId, acquired.ownerRunId, acquired.ownerUrl);
-      // (On SQLite every unclosed trade is the running run's already: nothing changed hands.)
-      if (this.options.store.kind === 'postgres') this.options.onAcquired?.(tradeId);
-      record = (await this.options.store.getTrade(tradeId)) ?? record;
+      // On SQLite every unclosed trade is the running run's already: nothing changed hands, the row is as
+      // read. On PostgreSQL it did (or the trade closed meanwhile): read the row the store has now.
+      if (this.options.store.kind === 'postgres') {
+        this.options.onAcquired?.(tradeId);
+        record = (await this.options.store.getTrade(tradeId)) ?? record;
+      }
     }
     if (record.closed) return this.closedHandle(record);
     if (record.adoptionError !== null) {
