@@ -22,6 +22,8 @@ export interface ServiceProcess {
   /** The port of its V8 inspector, when started with `inspect`. */
   readonly inspectPort: number | null;
   rssKb(): number;
+  /** The store's group commits so far, from its /metrics. */
+  commits(): Promise<CommitCounts>;
   kill9(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -76,7 +78,38 @@ export async function startServiceProcess(options: {
     cpus: allowedCpus(child.pid),
     inspectPort,
     rssKb: () => rssKb(child.pid),
+    commits: () => commitCounts(url),
     kill9: () => child.kill9(),
     stop: () => child.stop(),
   };
+}
+
+/** The store's group commits as counted by the service's histograms (totals since it started). */
+export interface CommitCounts {
+  commits: number;
+  writes: number;
+  seconds: number;
+}
+
+async function commitCounts(url: string): Promise<CommitCounts> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const value = (name: string) =>
+    Number(new RegExp(`^rfq_maker_${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 'NaN');
+  return {
+    commits: value('store_commit_batch_size_count'),
+    writes: value('store_commit_batch_size_sum'),
+    seconds: value('store_commit_duration_seconds_sum'),
+  };
+}
+
+/** What the store's commits did between two counts, as a note: how many, how full, how long. */
+export function commitNote(what: string, before: CommitCounts, after: CommitCounts, seconds: number): string {
+  const commits = after.commits - before.commits;
+  const writes = after.writes - before.writes;
+  const busy = after.seconds - before.seconds;
+  if (!(commits > 0)) return `${what}: no store commits counted`;
+  return (
+    `${what}: ${Math.round(commits / seconds).toLocaleString('en-US')} store commits/s of ${(writes / commits).toFixed(1)} writes, ` +
+    `${((busy / commits) * 1000).toFixed(2)} ms each (${Math.round((busy / seconds) * 100)} % of the window)`
+  );
 }

@@ -7,7 +7,7 @@ import { type BenchContext, CONNECTIONS, type Row } from '../context.ts';
 import { closedLoop, combine, HttpClient, type LoadResult } from '../load.ts';
 import { spawnPinned, waitForLine } from '../process.ts';
 import { at, type Line, ms, num, ratio } from '../report.ts';
-import { startServiceProcess } from '../service.ts';
+import { commitNote, startServiceProcess } from '../service.ts';
 import { freshAddress, rfqBody } from '../taker.ts';
 
 const TARGET = 0.5;
@@ -60,10 +60,12 @@ async function run(ctx: BenchContext): Promise<Line[]> {
       await a.warm(Math.min(2, ctx.seconds));
       await b.warm(Math.min(2, ctx.seconds));
       const rounds = Math.max(2, Math.round(ctx.seconds));
+      const commits = await service.commits();
       for (let i = 0; i < rounds; i++) {
         const order = i % 2 === 0 ? [a, b] : [b, a];
         for (const side of order) await side.slice(ctx.seconds / rounds);
       }
+      ctx.note(commitNote('row 1', commits, await service.commits(), ctx.seconds));
       base = a.result();
       rfq = b.result();
     } finally {

@@ -8,7 +8,7 @@ import { type BenchContext, CONNECTIONS, type Row } from '../context.ts';
 import { closedLoop, HttpClient, repeat } from '../load.ts';
 import { runPinned } from '../process.ts';
 import { at, type Line, ms, num, ratio } from '../report.ts';
-import { startServiceProcess } from '../service.ts';
+import { commitNote, startServiceProcess } from '../service.ts';
 import { freshAddress, pendingTrade, quote } from '../taker.ts';
 
 const TARGET_RATE = 2_000;
@@ -38,6 +38,7 @@ async function run(ctx: BenchContext): Promise<Line[]> {
       pool.push({ quoteId: await quote(client, wallet), wallet });
     });
     ctx.note(`row 2: ${num(size)} quotes made before the window in ${num(madeIn, 1)} s (quotes live 300 s)`);
+    const commits = await service.commits();
     const result = await closedLoop({
       workers: CONNECTIONS,
       seconds: ctx.seconds,
@@ -53,6 +54,7 @@ async function run(ctx: BenchContext): Promise<Line[]> {
         return true;
       },
     });
+    ctx.note(commitNote('row 2', commits, await service.commits(), result.seconds));
     await service.stop();
     const after = await web3Half();
     const web3 = { perSecond: (before.count + after.count) / (before.seconds + after.seconds) };

@@ -11,7 +11,7 @@ import { closedLoop, expectJson, HttpClient } from '../load.ts';
 import { runPinned } from '../process.ts';
 import type { ReplayResult } from '../replay.ts';
 import { at, type Line, ms, num, ratio } from '../report.ts';
-import { startServiceProcess } from '../service.ts';
+import { commitNote, startServiceProcess } from '../service.ts';
 import { POLL_MS, streaming, swap } from '../taker.ts';
 
 const TAKERS = 16;
@@ -54,6 +54,7 @@ async function run(ctx: BenchContext): Promise<Line[]> {
   let streamed: Awaited<ReturnType<typeof closedLoop>>;
   try {
     await everyTaker(client, 2);
+    const commits = await service.commits();
     result = await closedLoop({
       workers: TAKERS,
       seconds: ctx.seconds,
@@ -63,6 +64,7 @@ async function run(ctx: BenchContext): Promise<Line[]> {
         counted.push({ doneAt: performance.now(), signatures });
       },
     });
+    ctx.note(commitNote('row 3', commits, await service.commits(), result.seconds));
     // Informative, after the judged window: the same takers following each trade over its stream, as the
     // swap page does, instead of polling it (not replayed: the ceiling is the judged window's).
     streamed = await closedLoop({
