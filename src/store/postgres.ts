@@ -26,11 +26,13 @@ import type {
   TradeUpdate,
 } from './index.ts';
 import { migratePostgres } from './postgres-migrations.ts';
+import { currentSecond, holdReservation, PRUNE_AFTER_S, ReservationDeltas } from './reservation-buckets.ts';
 import {
   type ClaimedRow,
   claimedFromRow,
   type EventRow,
   eventFromRow,
+  holdFromRow,
   type LedgerRow,
   ledgerFromRow,
   priceText,
@@ -226,18 +228,13 @@ const orphans = (perRun = '') => `
   ) c
   WHERE ${deadRow('o')} AND ${isLive('$1')}`;
 
-/** Output reserved of mint $5 at $18 (unix ms) by every instance: open quotes, and unclosed trades' holds. */
-const RESERVED = `
-  SELECT (SELECT coalesce(sum(output_raw), 0) FROM quotes
-           WHERE output_mint = $5 AND used_by_trade_id IS NULL AND expires_at_ms > $18)
-       + (SELECT coalesce(sum(hold_raw), 0) FROM trades
-           WHERE hold_mint = $5 AND NOT closed AND hold_mint IS NOT NULL AND hold_until_ms > $18) AS raw`;
-
 /**
  * The class of the per-mint reservation locks (two-int advisory locks: a key space apart from the
  * one-bigint keys of the event log and the migrations). 0x72657376: 'resv' in ASCII.
  */
 const RESERVATION_LOCK = 1919251318;
+/** How often an instance deletes reservation buckets long past (each instance: any one of them would do). */
+const PRUNE_EVERY_MS = 30_000;
 
 /** The channel commits that append events notify, with the trades they wrote (see watchEvents). */
 const EVENTS_CHANNEL = 'rfq_trade_events';
@@ -270,24 +267,34 @@ const SQL = {
                         input_usd, output_usd, input_price, output_price, created_at, expires_at_ms,
                         htlc_expires_at_ms, risk_checks, used_by_trade_id)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-  // Under the mint's lock (taken by the statement before, so this one's snapshot sees every reservation
-  // committed by the lock's previous holders): inserts the quote only if it fits under the balance $19.
-  lockReservations: `SELECT pg_advisory_xact_lock(${RESERVATION_LOCK}, hashtext($1))`,
-  insertQuoteReserving: `
-    WITH reserved AS (${RESERVED}),
-    inserted AS (
-      INSERT INTO quotes (quote_id, run_id, taker_wallet, input_mint, output_mint, input_raw, output_raw, spread_bps,
-                          input_usd, output_usd, input_price, output_price, created_at, expires_at_ms,
-                          htlc_expires_at_ms, risk_checks, used_by_trade_id)
-      SELECT $1, $2, $3, $4, $5, $6::numeric, $7::numeric, $8::integer, $9, $10, $11, $12, $13, $14::bigint,
-             $15::bigint, $16, $17
-      FROM reserved WHERE reserved.raw + $7::numeric <= $19::numeric
-      RETURNING 1
-    )
-    SELECT reserved.raw::text AS reserved, (SELECT count(*) FROM inserted) AS inserted FROM reserved`,
+  // The batch's mints, locked in the order given (sorted), so two batches never wait on each other in a
+  // cycle; each later statement's snapshot (READ COMMITTED) then sees every earlier holder's reservations.
+  lockReservations: `
+    SELECT pg_advisory_xact_lock(${RESERVATION_LOCK}, hashtext(m))
+    FROM unnest($1::text[]) WITH ORDINALITY AS u (m, i) ORDER BY i`,
+  // Output of mint $1 reserved at unix ms $2 by every instance (open quotes and unclosed trades' holds): the
+  // buckets after the current second $3, and the reservations ending within it after $2, from their rows.
+  reservedSum: `
+    SELECT ((SELECT coalesce(sum(raw), 0) FROM reservation_buckets WHERE mint = $1 AND until_s > $3)
+          + (SELECT coalesce(sum(output_raw), 0) FROM quotes
+              WHERE output_mint = $1 AND used_by_trade_id IS NULL
+                AND expires_at_ms > $2 AND expires_at_ms <= $3::bigint * 1000)
+          + (SELECT coalesce(sum(hold_raw), 0) FROM trades
+              WHERE hold_mint = $1 AND NOT closed AND hold_mint IS NOT NULL
+                AND hold_until_ms > $2 AND hold_until_ms <= $3::bigint * 1000))::text AS raw`,
+  // A batch's changes to the buckets, one row each, in the order given (sorted): row locks taken in one
+  // order by every batch, so none waits on another in a cycle.
+  applyReservations: `
+    INSERT INTO reservation_buckets (mint, until_s, raw)
+    SELECT m, s, r FROM unnest($1::text[], $2::bigint[], $3::numeric[]) WITH ORDINALITY AS d (m, s, r, i)
+    ORDER BY i
+    ON CONFLICT (mint, until_s) DO UPDATE SET raw = reservation_buckets.raw + excluded.raw`,
+  pruneReservations: `DELETE FROM reservation_buckets WHERE until_s < ${NOW_MS} / 1000 - ${PRUNE_AFTER_S}`,
   getQuote: `SELECT ${QUOTE_COLUMNS} FROM quotes WHERE quote_id = $1`,
   openQuotes: `SELECT ${QUOTE_COLUMNS} FROM quotes WHERE used_by_trade_id IS NULL AND expires_at_ms > $1`,
-  markQuoteUsed: 'UPDATE quotes SET used_by_trade_id = $2 WHERE quote_id = $1 AND used_by_trade_id IS NULL',
+  markQuoteUsed: `
+    UPDATE quotes SET used_by_trade_id = $2 WHERE quote_id = $1 AND used_by_trade_id IS NULL
+    RETURNING output_mint, output_raw::text AS output_raw, expires_at_ms`,
   // Fenced: the creating run (the trade's owner, $4) must be live.
   insertTrade: `
     INSERT INTO trades (trade_id, quote_id, run_id, owner_run_id, taker_wallet, secret_hash, created_at, updated_at,
@@ -297,11 +304,14 @@ const SQL = {
            $18, $19::numeric, $20::bigint, $21::boolean, $22::integer
     WHERE ${isLive('$4')}`,
   insertSnapshot: 'INSERT INTO trade_snapshots (trade_id, machine_version, snapshot) VALUES ($1, $2, $3)',
+  // Returns the hold it replaced, whose reservation the batch takes back out.
   updateTrade: `
+    WITH old AS (SELECT trade_id, closed, hold_mint, hold_raw, hold_until_ms FROM trades WHERE trade_id = $1 FOR UPDATE)
     UPDATE trades t SET updated_at = $3, status = $4, substate = $5, closed = $6, next_deadline = $7,
            adoption_error = NULL, watch = $8, hold_mint = $9, hold_raw = $10, hold_until_ms = $11, running = $12,
            effect_attempts = $13
-    WHERE ${FENCE}`,
+    FROM old WHERE old.trade_id = t.trade_id AND ${FENCE}
+    RETURNING old.closed, old.hold_mint, old.hold_raw::text AS hold_raw, old.hold_until_ms`,
   updateSnapshot: 'UPDATE trade_snapshots SET machine_version = $2, snapshot = $3 WHERE trade_id = $1',
   // An event of the trade this write has just updated or created, fenced there.
   insertEvent: `
@@ -418,6 +428,12 @@ const appendsEvents = (write: StoreWrite): boolean =>
   write.kind === 'appendEvents' ||
   (write.kind === 'saveTransition' && write.events.length > 0);
 
+/** The output mints a batch's quotes are checked against, sorted: the reservation locks it takes, in order. */
+const reservingMints = (batch: readonly StoreWrite[]): string[] =>
+  [
+    ...new Set(batch.flatMap((w) => (w.kind === 'insertQuote' && w.reserve ? [w.quote.outputMint] : []))),
+  ].sort();
+
 /** The trades whose events a write appends: what its commit notifies. */
 function tradesWithEvents(write: StoreWrite): string[] {
   switch (write.kind) {
@@ -458,6 +474,8 @@ export class PostgresStore implements Store {
   private readonly instanceId = randomUUID();
   /** The dedicated connections of watchEvents, ended by close. */
   private readonly watchers = new Set<() => Promise<void>>();
+  /** When this instance last pruned past reservation buckets (unix ms). */
+  private prunedAt = 0;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -495,14 +513,26 @@ export class PostgresStore implements Store {
       // Savepoint commands ride with the statement before them, so a write costs one round trip beyond its
       // own statements. ROLLBACK TO keeps the savepoint, ready for the next write.
       const lock = batch.some(appendsEvents) ? `SELECT pg_advisory_xact_lock(${EVENT_LOG_LOCK}); ` : '';
-      await client.query(`BEGIN; ${lock}SAVEPOINT each_write`);
+      const mints = reservingMints(batch);
+      if (mints.length === 0) {
+        await client.query(`BEGIN; ${lock}SAVEPOINT each_write`);
+      } else {
+        // Outside any savepoint: a lock taken inside one would go with its rollback.
+        await client.query(`BEGIN; ${lock}`);
+        await this.query('lockReservations', [mints], client);
+        await client.query('SAVEPOINT each_write');
+      }
       const outcomes: WriteOutcome[] = [];
       const notified = new Set<string>();
+      // What the batch's writes that held change in the reservation buckets, applied before the commit.
+      const reservations = new ReservationDeltas();
       let used = false;
       for (const write of batch) {
         if (used) await client.query('RELEASE SAVEPOINT each_write; SAVEPOINT each_write');
         try {
-          await this.apply(client, write);
+          const changes = new ReservationDeltas();
+          await this.apply(client, write, changes, reservations);
+          reservations.merge(changes);
           outcomes.push({ ok: true });
           for (const tradeId of tradesWithEvents(write)) notified.add(tradeId);
           used = true;
@@ -517,6 +547,11 @@ export class PostgresStore implements Store {
           used = false;
         }
       }
+      const { mints: bucketMints, seconds, raws } = reservations.rows(Date.now());
+      if (bucketMints.length > 0) {
+        if (used) await client.query('RELEASE SAVEPOINT each_write');
+        await this.query('applyReservations', [bucketMints, seconds, raws], client);
+      }
       // The notifications ride with the COMMIT, which delivers them (and none if it rolls back).
       const notify = eventsNotices(this.instanceId, notified)
         .map((notice) => `NOTIFY ${EVENTS_CHANNEL}, ${client.escapeLiteral(notice)}; `)
@@ -525,6 +560,7 @@ export class PostgresStore implements Store {
       // COMMIT of a transaction in the aborted state answers ROLLBACK instead of failing.
       const { command } = [results].flat().at(-1) as pg.QueryResult;
       if (command !== 'COMMIT') throw new Error(`the commit of ${batch.length} writes was rolled back`);
+      this.pruneReservations();
       return outcomes;
     } catch (error) {
       failed = true;
@@ -536,16 +572,24 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async apply(client: pg.PoolClient, write: StoreWrite): Promise<void> {
+  /**
+   * One write. `changes` collects what it changes in the reservation buckets (kept only if it succeeds);
+   * `batch` is what the batch's earlier writes changed, not applied yet, which a reservation check counts.
+   */
+  private async apply(
+    client: pg.PoolClient,
+    write: StoreWrite,
+    changes: ReservationDeltas,
+    batch: ReservationDeltas,
+  ): Promise<void> {
     switch (write.kind) {
       case 'insertQuote':
-        return write.reserve
-          ? this.insertQuoteReserving(client, write.quote, write.reserve)
-          : this.insertQuote(client, write.quote);
+        if (write.reserve) await this.checkReservation(client, write.quote, write.reserve, batch);
+        return this.insertQuote(client, write.quote, changes);
       case 'createTrade':
-        return this.createTrade(client, write.trade, write.event);
+        return this.createTrade(client, write.trade, write.event, changes);
       case 'saveTransition':
-        return this.saveTransition(client, write.update, write.events, write.ledger);
+        return this.saveTransition(client, write.update, write.events, write.ledger, changes);
       case 'appendEvents':
         for (const event of write.events) await this.insertEvent(client, event);
         return;
@@ -633,33 +677,52 @@ export class PostgresStore implements Store {
     ];
   }
 
-  private async insertQuote(client: pg.PoolClient, quote: QuoteRecord): Promise<void> {
+  private async insertQuote(
+    client: pg.PoolClient,
+    quote: QuoteRecord,
+    changes: ReservationDeltas,
+  ): Promise<void> {
     await this.query('insertQuote', this.quoteValues(quote), client);
+    if (quote.usedByTradeId === null) {
+      changes.add({ mint: quote.outputMint, raw: quote.outputRaw, untilMs: quote.expiresAtMs });
+    }
   }
 
   /**
-   * Two statements: the lock first, so that the check's snapshot (READ COMMITTED: one per statement) is
-   * taken once every earlier holder of the lock has committed its reservation; then check and insert.
+   * Refuses the quote (StoreConflict 'inventory') unless its output fits under the balance beside every
+   * instance's reservations of its mint at reserve.nowMs. The batch holds the mint's lock (taken before its
+   * first write), so this statement's snapshot (READ COMMITTED: one per statement) sees every reservation the
+   * lock's earlier holders committed; `batch` adds this batch's own, not applied yet.
    */
-  private async insertQuoteReserving(
+  private async checkReservation(
     client: pg.PoolClient,
     quote: QuoteRecord,
     reserve: { balanceRaw: bigint; nowMs: number },
+    batch: ReservationDeltas,
   ): Promise<void> {
-    await this.query('lockReservations', [quote.outputMint], client);
     const { rows } = await this.query(
-      'insertQuoteReserving',
-      [...this.quoteValues(quote), reserve.nowMs, reserve.balanceRaw.toString()],
+      'reservedSum',
+      [quote.outputMint, reserve.nowMs, currentSecond(reserve.nowMs)],
       client,
     );
-    const [result] = rows as { reserved: string; inserted: number }[];
-    if (result?.inserted !== 1) {
+    const reserved = BigInt((rows[0] as { raw: string }).raw) + batch.ahead(quote.outputMint, reserve.nowMs);
+    if (reserved + quote.outputRaw > reserve.balanceRaw) {
       throw new StoreConflict(
         'inventory',
         `quote ${quote.quoteId} would reserve ${quote.outputRaw} of ${quote.outputMint} beside ` +
-          `${result?.reserved ?? '?'} reserved, over the balance of ${reserve.balanceRaw}`,
+          `${reserved} reserved, over the balance of ${reserve.balanceRaw}`,
       );
     }
+  }
+
+  /** Deletes buckets long past, at most every PRUNE_EVERY_MS, after a commit and apart from it. */
+  private pruneReservations(): void {
+    const now = Date.now();
+    if (now - this.prunedAt < PRUNE_EVERY_MS) return;
+    this.prunedAt = now;
+    this.query('pruneReservations').catch(() => {
+      // The next commit after PRUNE_EVERY_MS tries again; old buckets only cost a little space meanwhile.
+    });
   }
 
   async getQuote(quoteId: string): Promise<QuoteRecord | undefined> {
@@ -671,9 +734,20 @@ export class PostgresStore implements Store {
     return (await this.rows<QuoteRow>('openQuotes', [nowMs])).map(quoteFromRow);
   }
 
-  private async createTrade(client: pg.PoolClient, trade: TradeRecord, event: NewTradeEvent): Promise<void> {
-    const { rowCount } = await this.query('markQuoteUsed', [trade.quoteId, trade.tradeId], client);
+  private async createTrade(
+    client: pg.PoolClient,
+    trade: TradeRecord,
+    event: NewTradeEvent,
+    changes: ReservationDeltas,
+  ): Promise<void> {
+    const { rowCount, rows } = await this.query('markQuoteUsed', [trade.quoteId, trade.tradeId], client);
     if (rowCount !== 1) throw new StoreConflict('quote_used', `quote ${trade.quoteId} is already used`);
+    // The quote's reservation becomes the trade's hold.
+    const used = rows[0] as { output_mint: string; output_raw: string; expires_at_ms: number };
+    changes.move(
+      { mint: used.output_mint, raw: BigInt(used.output_raw), untilMs: used.expires_at_ms },
+      holdReservation(trade),
+    );
     await this.insertTradeRow(client, trade);
     await this.query('insertSnapshot', [trade.tradeId, trade.machineVersion, trade.snapshot], client);
     await this.insertEvent(client, event, trade.tradeId, trade.ownerRunId);
@@ -733,8 +807,9 @@ export class PostgresStore implements Store {
     update: TradeUpdate,
     events: readonly NewTradeEvent[],
     ledger: readonly LedgerEntry[],
+    changes: ReservationDeltas,
   ): Promise<void> {
-    const { rowCount } = await this.query(
+    const { rowCount, rows } = await this.query(
       'updateTrade',
       [
         update.tradeId,
@@ -754,6 +829,11 @@ export class PostgresStore implements Store {
       client,
     );
     if (rowCount !== 1) await this.refused(client, update.tradeId, update.ownerRunId);
+    const before = rows[0] as Pick<TradeRow, 'closed' | 'hold_mint' | 'hold_raw' | 'hold_until_ms'>;
+    changes.move(
+      holdReservation({ closed: Boolean(before.closed), hold: holdFromRow(before) }),
+      holdReservation(update),
+    );
     await this.query('updateSnapshot', [update.tradeId, update.machineVersion, update.snapshot], client);
     for (const event of events) await this.insertEvent(client, event, update.tradeId, update.ownerRunId);
     for (const entry of ledger) {

@@ -125,7 +125,9 @@ export interface TradeRow {
   effect_attempts: number;
 }
 
-const holdFromRow = (row: Pick<TradeRow, 'hold_mint' | 'hold_raw' | 'hold_until_ms'>): TradeHold | null =>
+export const holdFromRow = (
+  row: Pick<TradeRow, 'hold_mint' | 'hold_raw' | 'hold_until_ms'>,
+): TradeHold | null =>
   row.hold_mint !== null && row.hold_raw !== null && row.hold_until_ms !== null
     ? { mint: row.hold_mint, raw: BigInt(row.hold_raw), untilMs: row.hold_until_ms }
     : null;

@@ -18,6 +18,7 @@ import {
   type TradeUpdate,
   type WriteOutcome,
 } from '../../src/store/index.ts';
+import { POSTGRES_STATEMENTS } from '../../src/store/postgres.ts';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres-migrations.ts';
 import { USDC_MINT } from '../support/mints.ts';
 import { POSTGRES_TESTS, testDatabaseUrl } from '../support/postgres.ts';
@@ -682,6 +683,138 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
       });
       const stored = (await store.openQuotes(Date.now())).filter((q) => q.outputMint === mint);
       expect(stored.map((q) => q.outputRaw).sort()).toEqual([400n, 600n]);
+    });
+    /** The reservations of `mint` at `nowMs` as the check sums them: the running sums and the current second. */
+    const reserved = async (mint: string, nowMs: number) =>
+      (
+        await sql<{ raw: string }>(databaseUrl, POSTGRES_STATEMENTS.reservedSum, [
+          mint,
+          nowMs,
+          Math.ceil(nowMs / 1000),
+        ])
+      )[0]?.raw;
+    // What the check summed before the running sums: every open quote and live hold, row by row.
+    const exact = async (mint: string, nowMs: number) =>
+      (
+        await sql<{ raw: string }>(
+          databaseUrl,
+          `SELECT ((SELECT coalesce(sum(output_raw), 0) FROM quotes
+                     WHERE output_mint = $1 AND used_by_trade_id IS NULL AND expires_at_ms > $2)
+                 + (SELECT coalesce(sum(hold_raw), 0) FROM trades
+                     WHERE hold_mint = $1 AND NOT closed AND hold_until_ms > $2))::text AS raw`,
+          [mint, nowMs],
+        )
+      )[0]?.raw;
+
+    test('the running sums agree with every open quote and live hold at any millisecond, across moves, releases and closes', async () => {
+      const store = await instance();
+      const runA = await startRun(store);
+      // Whole seconds ahead of the clock, so no bucket is settled yet; every time below is ms-precise around it.
+      const base = (Math.floor(Date.now() / 1000) + 600) * 1000;
+      const ms = fc.integer({ min: -3_000, max: 3_000 });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(
+            fc.record({
+              amount: fc.bigInt({ min: 1n, max: 1_000n }),
+              expiry: ms,
+              trade: fc.constantFrom('none', 'hold', 'move', 'release', 'close'),
+              hold: ms,
+              moved: ms,
+              // Which batch the trade's later transition lands in (several, as the group commit makes them).
+              batch: fc.nat(2),
+            }),
+            { minLength: 1, maxLength: 8 },
+          ),
+          fc.array(fc.integer({ min: -4_000, max: 4_000 }), { minLength: 1, maxLength: 6 }),
+          async (items, probes) => {
+            const mint = wallet();
+            const first: StoreWrite[] = [];
+            const later: StoreWrite[][] = [[], [], []];
+            for (const item of items) {
+              const q = quoteRecord(runA, {
+                outputMint: mint,
+                outputRaw: item.amount,
+                expiresAtMs: base + item.expiry,
+              });
+              first.push({ kind: 'insertQuote', quote: q });
+              if (item.trade === 'none') continue;
+              const trade: TradeRecord = {
+                ...tradeRecord(q),
+                hold: { mint, raw: item.amount, untilMs: base + item.hold },
+              };
+              first.push(createTrade(trade));
+              const change: Partial<TradeUpdate> | null =
+                item.trade === 'move'
+                  ? { hold: { mint, raw: item.amount, untilMs: base + item.moved } }
+                  : item.trade === 'release'
+                    ? { hold: null }
+                    : item.trade === 'close'
+                      ? { status: 'redeemed', substate: 'redeemed', closed: true }
+                      : null;
+              if (change === null) continue;
+              later[item.batch]?.push({
+                kind: 'saveTransition',
+                update: update(trade, runA, change),
+                events: [],
+                ledger: [],
+              });
+            }
+            await commitAll(store, ...first);
+            for (const batch of later) if (batch.length > 0) await commitAll(store, ...batch);
+            for (const probe of [...probes, 0, -1, 1, 999, 1_000]) {
+              expect(await reserved(mint, base + probe), `at base${probe >= 0 ? '+' : ''}${probe} ms`).toBe(
+                await exact(mint, base + probe),
+              );
+            }
+          },
+        ),
+        { numRuns: 40 },
+      );
+    });
+
+    test('an upgraded database starts its running sums from the quotes and holds it has', async () => {
+      const store = await instance();
+      const runA = await startRun(store);
+      const mint = wallet();
+      const base = (Math.floor(Date.now() / 1000) + 600) * 1000;
+      const quoted = (amount: bigint, expiresAtMs: number) =>
+        quoteRecord(runA, { outputMint: mint, outputRaw: amount, expiresAtMs });
+      const used = quoted(50n, base + 100);
+      const holding: TradeRecord = { ...tradeRecord(used), hold: { mint, raw: 50n, untilMs: base + 2_500 } };
+      const closing = quoted(70n, base + 200);
+      const closed: TradeRecord = {
+        ...tradeRecord(closing),
+        hold: { mint, raw: 70n, untilMs: base + 3_000 },
+      };
+      await commitAll(
+        store,
+        { kind: 'insertQuote', quote: quoted(11n, base + 1_500) },
+        { kind: 'insertQuote', quote: quoted(13n, base - 700) },
+        { kind: 'insertQuote', quote: quoted(17n, Date.now() - 600_000) },
+        { kind: 'insertQuote', quote: used },
+        createTrade(holding),
+        { kind: 'insertQuote', quote: closing },
+        createTrade(closed),
+      );
+      await commitAll(store, {
+        kind: 'saveTransition',
+        update: update(closed, runA, { status: 'redeemed', substate: 'redeemed', closed: true }),
+        events: [],
+        ledger: [],
+      });
+      // The database as the build before the running sums left it; the next instance to open it migrates.
+      await sql(
+        databaseUrl,
+        `DROP TABLE reservation_buckets; DELETE FROM schema_migrations WHERE version = ${POSTGRES_MIGRATIONS.length}`,
+      );
+      await instance();
+      for (const probe of [-1_000, -701, -700, 0, 1_499, 1_500, 2_499, 2_500, 3_000]) {
+        expect(await reserved(mint, base + probe), `at base${probe >= 0 ? '+' : ''}${probe} ms`).toBe(
+          await exact(mint, base + probe),
+        );
+      }
+      expect(await reserved(mint, base)).toBe('61');
     });
   });
 

@@ -1,6 +1,6 @@
 // The PostgreSQL store's plans at 100,000 trades, most of them closed history: what an instance asks about
 // its own trades reads its share through an index that leads with the owner, the orphans of dead runs are
-// found by owner, and a reservation sums open quotes and live holds of one mint through their indexes —
+// found by owner, and a reservation sums one mint's buckets and one second of its quotes and holds —
 // never a scan of every trade or every quote. Checked for the plan PostgreSQL makes for given values and for
 // the generic plan a long-lived connection ends up reusing.
 import pg from 'pg';
@@ -55,6 +55,10 @@ const SEED = `
   -- Snapshots of a real one's size (1.2 kB), stored as they are (no compression below 2 kB).
   INSERT INTO trade_snapshots (trade_id, machine_version, snapshot)
   SELECT trade_id, 3, repeat(md5(trade_id), 37) FROM trades;
+
+  -- Reservations of two mints ending in each of 20,000 seconds (five and a half hours of them).
+  INSERT INTO reservation_buckets (mint, until_s, raw)
+  SELECT m, 1000000 + s, 1 FROM unnest(ARRAY['USDC', 'USDT']) m, generate_series(1, 20000) s;
 
   ANALYZE;
 `;
@@ -122,33 +126,8 @@ describe.skipIf(!POSTGRES_TESTS)('the postgres store at 100,000 trades', () => {
     ['insertEventFenced', ['t-10', OWNER, 'x', 'NOTE', 'pending', 'pending.x', '{}'], ['trades_pkey']],
     ['setWake', ['t-10', OWNER, 1], ['trades_pkey']],
     ['claimTrade', ['t-100', OWNER], ['trades_pkey']],
-    [
-      'insertQuoteReserving',
-      [
-        ...[
-          'q-new',
-          OWNER,
-          'w',
-          'SOL',
-          'USDC',
-          1,
-          1,
-          10,
-          '1',
-          '1',
-          null,
-          null,
-          'x',
-          FAR + 30_000,
-          FAR,
-          '[]',
-          null,
-        ],
-        FAR,
-        1_000_000,
-      ],
-      ['trades_holding'],
-    ],
+    // The buckets (a few thousand in all: the planner may read them whole), and one second of quotes and holds.
+    ['reservedSum', ['USDC', 1_000_000_000, 1_000_000], ['quotes_open', 'trades_holding']],
   ];
   /**
    * Statements that read the owner's whole share (about 1% of the trades here): the planner may judge a scan
