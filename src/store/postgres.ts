@@ -267,11 +267,12 @@ const SQL = {
                         input_usd, output_usd, input_price, output_price, created_at, expires_at_ms,
                         htlc_expires_at_ms, risk_checks, used_by_trade_id)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-  // The batch's mints, locked in the order given (sorted), so two batches never wait on each other in a
-  // cycle; each later statement's snapshot (READ COMMITTED) then sees every earlier holder's reservations.
+  // The batch's mints' locks, taken in the order of their keys (two mints may share one), so two batches
+  // never wait on each other in a cycle; each later statement's snapshot (READ COMMITTED) then sees every
+  // earlier holder's reservations.
   lockReservations: `
-    SELECT pg_advisory_xact_lock(${RESERVATION_LOCK}, hashtext(m))
-    FROM unnest($1::text[]) WITH ORDINALITY AS u (m, i) ORDER BY i`,
+    SELECT pg_advisory_xact_lock(${RESERVATION_LOCK}, k)
+    FROM (SELECT DISTINCT hashtext(m) AS k FROM unnest($1::text[]) AS u (m) ORDER BY k) keys`,
   // Output of mint $1 reserved at unix ms $2 by every instance (open quotes and unclosed trades' holds): the
   // buckets after the current second $3, and the reservations ending within it after $2, from their rows.
   reservedSum: `
@@ -428,7 +429,7 @@ const appendsEvents = (write: StoreWrite): boolean =>
   write.kind === 'appendEvents' ||
   (write.kind === 'saveTransition' && write.events.length > 0);
 
-/** The output mints a batch's quotes are checked against, sorted: the reservation locks it takes, in order. */
+/** The output mints a batch's quotes are checked against: whose reservation locks it takes. */
 const reservingMints = (batch: readonly StoreWrite[]): string[] =>
   [
     ...new Set(batch.flatMap((w) => (w.kind === 'insertQuote' && w.reserve ? [w.quote.outputMint] : []))),

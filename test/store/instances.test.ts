@@ -773,6 +773,23 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
       );
     });
 
+    test('batches quoting several mints in opposite orders on two instances never deadlock', async () => {
+      const [a, b] = [await instance(), await instance()];
+      const [runA, runB] = [await startRun(a), await startRun(b)];
+      const [m1, m2, m3] = [wallet(), wallet(), wallet()];
+      const quotes = (runId: string, mints: string[]) =>
+        mints.map((mint) => reserving(runId, mint, 1n, 1_000_000n));
+      for (let round = 0; round < 20; round++) {
+        const outcomes = await Promise.all([
+          a.commit(quotes(runA, [m1, m2, m3])),
+          b.commit(quotes(runB, [m3, m2, m1])),
+          a.commit(quotes(runA, [m2, m1])),
+          b.commit(quotes(runB, [m1, m3])),
+        ]);
+        expect(outcomes.flat().every((outcome) => outcome.ok)).toBe(true);
+      }
+    });
+
     test('an upgraded database starts its running sums from the quotes and holds it has', async () => {
       const store = await instance();
       const runA = await startRun(store);
