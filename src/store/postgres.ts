@@ -4,8 +4,8 @@
 // named, so each connection parses and plans it once.
 // Between instances: each unclosed trade names its owner run, which holds it while its lease (on its runs
 // row, the database's clock) lives; every write of a trade is fenced in its own statement; orphans are
-// claimed with SKIP LOCKED; reservations are checked under a per-mint lock; commits that append events
-// notify the other instances.
+// claimed with SKIP LOCKED; reservations are checked under a per-mint lock against running sums per mint and
+// second (reservation-buckets.ts); commits that append events notify the other instances.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { LedgerEntry } from '../ledger/index.ts';
