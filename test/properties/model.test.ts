@@ -248,10 +248,6 @@ describe('model-based: the service against a reference model', () => {
         {
           numRuns: NUM_RUNS,
           verbose: 1,
-          // Replays a reported failure: MODEL_SEED=<seed> [MODEL_PATH=<path>] from its fast-check report.
-          ...(process.env.MODEL_SEED === undefined
-            ? {}
-            : { seed: Number(process.env.MODEL_SEED), path: process.env.MODEL_PATH }),
           // Each step waits on a real runtime; shrinking replays whole sequences, so keep it bounded.
           endOnFailure: !DEEP && process.env.MODEL_SHRINK !== '1',
         },
