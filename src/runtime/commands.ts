@@ -150,8 +150,12 @@ export class TradeCommands {
       try {
         await this.deps.host.create(record, snapshot, event);
       } catch (error) {
-        // Another start (another request, or another instance) took the quote or the commitment first.
         if (error instanceof StoreConflict) {
+          // This run's lease lapsed (it stops now): nothing was stored, and another instance serves a retry.
+          if (error.conflict === 'fenced') {
+            throw new RuntimeError('runtime_unavailable', 'This instance no longer holds its lease; retry.');
+          }
+          // Another start (another request, or another instance) took the quote or the commitment first.
           throw new RuntimeError(
             error.conflict === 'quote_used' ? 'quote_already_used' : 'secret_hash_reused',
           );

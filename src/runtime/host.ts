@@ -585,6 +585,8 @@ export class TradeHost {
       await this.options.durable.write({ kind: 'createTrade', trade: record, event });
     } catch (error) {
       this.options.onRest({ ...state, closed: true, watch: 0, hold: null });
+      // The store refused it for want of a live lease: this run has lost its trades, whatever it thought.
+      if (error instanceof StoreConflict && error.conflict === 'fenced') this.options.onFenced();
       throw error;
     }
     this.options.onEventsStored(record.tradeId);

@@ -157,6 +157,17 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
     expect((await b.store.getTrade(trade.tradeId))?.status).toBe('failed');
   });
 
+  test('a settlement start by a run whose lease the store no longer honours answers 503 and stops the run', async () => {
+    const { instances } = await cluster(2);
+    const a = nth(instances, 0);
+    // The store ends a's lease (as a lapse would) while a still believes in it.
+    await a.store.stopRun(a.runId, new Date().toISOString());
+    await expect(a.startTrade()).rejects.toMatchObject({ code: 'runtime_unavailable' });
+    // Not "secret_hash_reused": the commitment is free, and nothing was stored.
+    await until(async () => a.leaseLost.length > 0, 'a notices');
+    expect(a.leaseLost[0]).toMatch(/refused a write/);
+  });
+
   test('reservations hold across instances: concurrent RFQs on three desks never reserve more than the maker holds', async () => {
     const chain = new FakeChain('rpc');
     // 1,000 USDC of inventory: each 1 SOL quote reserves ~187 USDC of it.
