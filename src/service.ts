@@ -29,7 +29,7 @@ import {
   QuoteDesk,
   StaticPriceSource,
 } from './quotes/index.ts';
-import { MakerInventory, TradeRuntime } from './runtime/index.ts';
+import { MakerInventory, StartupLease, TradeRuntime } from './runtime/index.ts';
 import { GroupCommit, openStore, type Store } from './store/index.ts';
 
 export const VERSION: string = (
@@ -88,15 +88,20 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   );
   const runId = randomUUID();
   const startedAt = new Date();
+  const leaseTtlMs = config.cluster.leaseTtlSeconds * 1000;
+  // Before the insert: the lease it starts is counted from no later than this.
+  const insertedAt = performance.now();
   try {
     await store.insertRun(
       { runId, version: VERSION, startedAt: startedAt.toISOString(), url: options.url ?? null },
-      config.cluster.leaseTtlSeconds * 1000,
+      leaseTtlMs,
     );
   } catch (error) {
     await store.close();
     throw error;
   }
+  // The rest of the start can outlast a lease on a slow chain: keep it alive until the runtime takes over.
+  const startup = new StartupLease(store, runId, leaseTtlMs, insertedAt);
 
   const opened = openChain(config, options.dataDir);
   const devChain = isEmbeddedChain(opened) ? opened : null;
@@ -111,6 +116,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   try {
     await checkMints(port, config, log);
   } catch (error) {
+    startup.handOver();
     await opened.close();
     await store.close();
     throw error;
@@ -148,7 +154,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     runId,
     log,
     onTransition: (transition) => metrics.tradeTransition(transition),
-    lease: { ttlMs: config.cluster.leaseTtlSeconds * 1000, claimBatch: config.cluster.claimBatch },
+    lease: {
+      ttlMs: leaseTtlMs,
+      claimBatch: config.cluster.claimBatch,
+      confirmedAt: () => startup.handOver(),
+    },
     onTakeover: (count) => metrics.tradesTakenOver(count),
     ...(options.onLeaseLost ? { onLeaseLost: options.onLeaseLost } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
@@ -227,6 +237,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     async close() {
       if (closed) return;
       closed = true;
+      startup.handOver();
       await app.close();
       prices.stop?.();
       inventory.stop();

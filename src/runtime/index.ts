@@ -6,5 +6,6 @@ export type { SettlementResult } from './commands.ts';
 export { isRuntimeError, RuntimeError, type RuntimeErrorCode, type RuntimeInput } from './errors.ts';
 export { eventPayload, type RuntimeLogger } from './host.ts';
 export { MakerInventory } from './inventory.ts';
+export { StartupLease } from './lease.ts';
 export type { TradePage, TradeReading } from './queries.ts';
 export { type RuntimeOptions, TradeRuntime } from './runtime.ts';

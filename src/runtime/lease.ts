@@ -32,8 +32,15 @@ export class RunLease {
     this.validUntil = performance.now() + options.ttlMs;
   }
 
-  start(): void {
-    this.schedule();
+  /**
+   * Starts renewing. `confirmedAt`: when (performance.now()) the lease was last confirmed before this keeper
+   * took over (the run's insert, or the start-up keeper's last renewal); the lease is counted from it, and
+   * renewed at once when less than two thirds of it are left.
+   */
+  start(confirmedAt?: number): void {
+    if (confirmedAt !== undefined) this.validUntil = confirmedAt + this.options.ttlMs;
+    if (this.validUntil - performance.now() < (this.options.ttlMs * 2) / 3) void this.beat();
+    else this.schedule();
   }
 
   stop(): void {
@@ -107,6 +114,57 @@ export class RunLease {
     this.lost = true;
     this.options.log.error({ run_id: this.options.runId, reason }, 'lease lost: this run stops acting');
     this.options.onLost(reason);
+  }
+}
+
+/**
+ * Keeps a run's lease alive from its insert until the runtime's RunLease takes over: a start (mints, balances,
+ * prices, the desk, adoption) can outlast a lease when the chain is slow, and the run must not lose the lease
+ * it has not begun to use. It renews every third of the TTL and claims nothing (the run owns nothing yet).
+ */
+export class StartupLease {
+  private timer: NodeJS.Timeout | null = null;
+  private confirmedAt: number;
+  private handedOver = false;
+
+  /** `insertedAt`: performance.now() taken before the run's row (and its lease) was inserted. */
+  constructor(
+    private readonly store: Pick<Store, 'renewLease'>,
+    private readonly runId: string,
+    private readonly ttlMs: number,
+    insertedAt: number,
+  ) {
+    this.confirmedAt = insertedAt;
+    this.schedule();
+  }
+
+  /** Stops renewing; returns when the lease was last confirmed, for RunLease.start. Idempotent. */
+  handOver(): number {
+    this.handedOver = true;
+    if (this.timer) clearTimeout(this.timer);
+    return this.confirmedAt;
+  }
+
+  private schedule(): void {
+    if (this.handedOver) return;
+    this.timer = setTimeout(() => void this.beat(), Math.max(50, Math.floor(this.ttlMs / 3)));
+    this.timer.unref?.();
+  }
+
+  private async beat(): Promise<void> {
+    const started = performance.now();
+    try {
+      // Refused or late: the lease lapses as counted, and RunLease gives the run up at its first renewal.
+      const answer = await beforeDeadline(
+        this.store.renewLease(this.runId, this.ttlMs),
+        this.confirmedAt + this.ttlMs - started,
+      );
+      if (answer === true && !this.handedOver) this.confirmedAt = started;
+    } catch {
+      // As refused: the next beat tries again while the lease may still live.
+    } finally {
+      this.schedule();
+    }
   }
 }
 

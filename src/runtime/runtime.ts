@@ -34,8 +34,11 @@ export interface RuntimeOptions {
   sweepIntervalMs?: number;
   /** Records each stored transition of a trade (the service's metrics). */
   onTransition?: (transition: TradeTransition) => void;
-  /** The run's lease (several instances over PostgreSQL): its TTL and the orphans claimed per renewal. */
-  lease?: { ttlMs: number; claimBatch: number };
+  /**
+   * The run's lease (several instances over PostgreSQL): its TTL, the orphans claimed per renewal, and when
+   * it was last confirmed before the runtime started (the start-up keeper's hand-over; default: construction).
+   */
+  lease?: { ttlMs: number; claimBatch: number; confirmedAt?: () => number };
   /** The run lost its lease: the runtime has stopped acting; the process should exit (a new run restarts). */
   onLeaseLost?: (reason: string) => void;
   /** Trades this run took over from runs that were gone (the service's metrics). */
@@ -192,7 +195,7 @@ export class TradeRuntime {
     this.stopWatchingEvents = await store.watchEvents((tradeIds) => {
       for (const tradeId of tradeIds) this.eventsStored(tradeId);
     });
-    this.lease.start();
+    this.lease.start(this.options.lease?.confirmedAt?.());
     this.schedule();
   }
 

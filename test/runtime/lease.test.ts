@@ -2,7 +2,7 @@
 // batch of orphans after each confirmed renewal, and gives the run up — once — when the store says the lease
 // lapsed, when no renewal was confirmed within a lease, or when a write was fenced.
 import { afterEach, expect, test } from 'vitest';
-import { RunLease } from '../../src/runtime/lease.ts';
+import { RunLease, StartupLease } from '../../src/runtime/lease.ts';
 import type { ClaimedTrade, Store } from '../../src/store/index.ts';
 
 const TTL = 300;
@@ -109,5 +109,45 @@ test('a failing renewal (the store unreachable) is retried; the lease is given u
   expect(calls).toBeGreaterThanOrEqual(2);
   expect(lost).toEqual([]);
   await sleep(TTL * 0.6);
+  expect(lost).toEqual([`no renewal confirmed within the lease (${TTL} ms)`]);
+});
+
+test('a start that outlasts the lease keeps it: the start-up keeper renews until the runtime takes over, counting from its last renewal', async () => {
+  const renewals: number[] = [];
+  const store = {
+    renewLease: async () => {
+      renewals.push(performance.now());
+      return true;
+    },
+    claimOrphans: async () => [] as ClaimedTrade[],
+  };
+  const insertedAt = performance.now();
+  const startup = new StartupLease(store, 'run-a', TTL, insertedAt);
+  // A slow start: two leases long, with nothing else renewing.
+  await sleep(TTL * 2);
+  expect(renewals.length).toBeGreaterThanOrEqual(4);
+  const confirmedAt = startup.handOver();
+  expect(confirmedAt).toBeGreaterThan(insertedAt + TTL);
+  const handedOver = renewals.length;
+  await sleep(TTL * 0.5);
+  // Handed over: the start-up keeper is silent; the run's keeper renews from here, its lease still live.
+  expect(renewals.length).toBe(handedOver);
+  const { lease, lost } = keeper(store);
+  lease.start(confirmedAt);
+  expect(lease.live).toBe(true);
+  await sleep(TTL * 1.5);
+  expect(lost).toEqual([]);
+  expect(lease.live).toBe(true);
+  expect(renewals.length).toBeGreaterThan(handedOver);
+});
+
+test('without the start-up keeper the same slow start would lose the lease at the first renewal', async () => {
+  const { lease, lost } = keeper({
+    renewLease: async () => false,
+    claimOrphans: async () => [],
+  });
+  // Counted from the insert two leases ago: already lapsed, so given up at once.
+  lease.start(performance.now() - TTL * 2);
+  await sleep(20);
   expect(lost).toEqual([`no renewal confirmed within the lease (${TTL} ms)`]);
 });
