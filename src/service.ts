@@ -83,12 +83,14 @@ export interface Service {
 
 export async function createService(options: ServiceOptions): Promise<Service> {
   const config = options.config ?? loadConfig(options.configPath);
+  const leaseTtlMs = config.cluster.leaseTtlSeconds * 1000;
   const store = await openStore(
-    options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : { dataDir: options.dataDir },
+    options.databaseUrl !== undefined
+      ? { databaseUrl: options.databaseUrl, leaseTtlMs }
+      : { dataDir: options.dataDir },
   );
   const runId = randomUUID();
   const startedAt = new Date();
-  const leaseTtlMs = config.cluster.leaseTtlSeconds * 1000;
   // Before the insert: the lease it starts is counted from no later than this.
   const insertedAt = performance.now();
   try {

@@ -292,9 +292,17 @@ export interface Store {
 }
 
 /** Where the store lives: a PostgreSQL URL (postgres://…), else SQLite under dataDir (or at path). */
-export type StoreLocation = { databaseUrl: string } | { dataDir: string } | { path: string };
+export type StoreLocation =
+  | { databaseUrl: string; leaseTtlMs?: number }
+  | { dataDir: string }
+  | { path: string };
 
 export async function openStore(location: StoreLocation): Promise<Store> {
-  if ('databaseUrl' in location) return openPostgresStore(location.databaseUrl);
+  if ('databaseUrl' in location) {
+    return openPostgresStore(
+      location.databaseUrl,
+      location.leaseTtlMs === undefined ? {} : { leaseTtlMs: location.leaseTtlMs },
+    );
+  }
   return openSqliteStore(location);
 }

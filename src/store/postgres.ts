@@ -51,16 +51,26 @@ import { StoreConflict, type StoreWrite, type WriteOutcome } from './writes.ts';
 export interface PostgresStoreOptions {
   /** Connections in the pool (default 10): one carries the commit in flight, the rest serve reads. */
   poolSize?: number;
+  /**
+   * The runs' lease TTL. A transaction left idle by its client (a frozen process, a cut network) holds the
+   * event log's lock, its mints' locks and its trades' rows, and so stalls every instance: the server ends
+   * one idle for half a lease (at least a second), before any other instance would take the trades over.
+   */
+  leaseTtlMs?: number;
 }
 
 export async function openPostgresStore(
   url: string,
   options: PostgresStoreOptions = {},
 ): Promise<PostgresStore> {
+  const idleInTransactionMs = Math.max(1_000, Math.floor((options.leaseTtlMs ?? 10_000) / 2));
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 10_000,
+    // A peer that vanished (a cut network) is noticed by TCP keepalive, not after the kernel's two hours.
+    keepAlive: true,
+    options: `-c idle_in_transaction_session_timeout=${idleInTransactionMs}`,
     application_name: 'rfq-maker',
     types: TYPES,
   });
@@ -429,6 +439,30 @@ const appendsEvents = (write: StoreWrite): boolean =>
   write.kind === 'appendEvents' ||
   (write.kind === 'saveTransition' && write.events.length > 0);
 
+/** The runs whose leases a write's fence relied on. */
+function fencedRuns(write: StoreWrite): string[] {
+  switch (write.kind) {
+    case 'createTrade':
+      return [write.trade.ownerRunId];
+    case 'saveTransition':
+      return [write.update.ownerRunId];
+    case 'appendEvents':
+      return write.events.map((event) => event.runId);
+    case 'setSeen':
+    case 'setWake':
+    case 'claimTrade':
+      return [write.runId];
+    case 'insertQuote':
+      return [];
+  }
+}
+
+/**
+ * What the commit's lease re-check raises when a run's lease lapsed: a division by zero, computed from the
+ * count (a constant 1 / 0 the planner would fold and raise every time), so no function need be created.
+ */
+const DIVISION_BY_ZERO = '22012';
+
 /** The output mints a batch's quotes are checked against: whose reservation locks it takes. */
 const reservingMints = (batch: readonly StoreWrite[]): string[] =>
   [
@@ -509,6 +543,11 @@ export class PostgresStore implements Store {
   async commit(batch: readonly StoreWrite[]): Promise<WriteOutcome[]> {
     if (batch.length === 0) return [];
     const client = await this.pool.connect();
+    // The server may end the connection while no query runs on it (a transaction left idle too long: see
+    // leaseTtlMs); the client then emits the error, which with no listener would end the process. The
+    // commit's next query fails instead, and the batch with it.
+    const onError = () => {};
+    client.on('error', onError);
     let failed = false;
     try {
       // Savepoint commands ride with the statement before them, so a write costs one round trip beyond its
@@ -527,6 +566,8 @@ export class PostgresStore implements Store {
       const notified = new Set<string>();
       // What the batch's writes that held change in the reservation buckets, applied before the commit.
       const reservations = new ReservationDeltas();
+      // The runs whose live leases the batch's stored writes relied on (a write the fence refused relied on none).
+      const leased = new Set<string>();
       let used = false;
       for (const write of batch) {
         if (used) await client.query('RELEASE SAVEPOINT each_write; SAVEPOINT each_write');
@@ -534,6 +575,7 @@ export class PostgresStore implements Store {
           const changes = new ReservationDeltas();
           await this.apply(client, write, changes, reservations);
           reservations.merge(changes);
+          for (const runId of fencedRuns(write)) leased.add(runId);
           outcomes.push({ ok: true });
           for (const tradeId of tradesWithEvents(write)) notified.add(tradeId);
           used = true;
@@ -557,7 +599,26 @@ export class PostgresStore implements Store {
       const notify = eventsNotices(this.instanceId, notified)
         .map((notice) => `NOTIFY ${EVENTS_CHANNEL}, ${client.escapeLiteral(notice)}; `)
         .join('');
-      const results: pg.QueryResult | pg.QueryResult[] = await client.query(`${notify}COMMIT`);
+      // Each fenced write passed its fence when it ran; this process may have been frozen since. Checked
+      // again in the COMMIT's own message (no pause of ours can come between): a run whose lease lapsed
+      // meanwhile commits nothing (its rows were locked, so no claim has overtaken it yet).
+      const runs = [...leased];
+      const recheck =
+        runs.length === 0
+          ? ''
+          : `SELECT 1 / (CASE WHEN count(*) > 0 THEN 0 ELSE 1 END) FROM runs r WHERE r.run_id IN (${runs
+              .map((runId) => client.escapeLiteral(runId))
+              .join(', ')}) AND NOT ${liveRow('r')}; `;
+      let results: pg.QueryResult | pg.QueryResult[];
+      try {
+        results = await client.query(`${recheck}${notify}COMMIT`);
+      } catch (error) {
+        if ((error as { code?: string }).code === DIVISION_BY_ZERO) {
+          await client.query('ROLLBACK');
+          throw new StoreConflict('fenced', `the lease of run ${runs.join(', ')} lapsed before its commit`);
+        }
+        throw error;
+      }
       // COMMIT of a transaction in the aborted state answers ROLLBACK instead of failing.
       const { command } = [results].flat().at(-1) as pg.QueryResult;
       if (command !== 'COMMIT') throw new Error(`the commit of ${batch.length} writes was rolled back`);
@@ -568,6 +629,8 @@ export class PostgresStore implements Store {
       await client.query('ROLLBACK').catch(() => {});
       throw error;
     } finally {
+      // A destroyed client may still report its end: leave it the listener.
+      if (!failed) client.off('error', onError);
       // After a failed commit the connection itself may be what broke: never hand it out again.
       client.release(failed);
     }

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { TradeInput } from '../../machines/index.ts';
 import type { LedgerEntry } from '../../src/ledger/index.ts';
 import {
@@ -438,6 +438,86 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
   });
 
   describe('the fence', () => {
+    /**
+     * Runs `hook` just before the next COMMIT a pool client sends, once: a process frozen (or its lease
+     * lapsing) between a batch's writes and its commit.
+     */
+    function beforeNextCommit(hook: () => Promise<void>): void {
+      const connect = pg.Pool.prototype.connect;
+      const spy = vi.spyOn(pg.Pool.prototype, 'connect').mockImplementation(function (
+        this: pg.Pool,
+        ...args: unknown[]
+      ) {
+        // pool.query connects with a callback: leave those alone.
+        if (args.length > 0) return (connect as (...a: unknown[]) => unknown).apply(this, args) as never;
+        return (connect as () => Promise<pg.PoolClient>).call(this).then((client) => {
+          const query = client.query;
+          client.query = (async (...queryArgs: unknown[]) => {
+            const text = queryArgs[0];
+            if (typeof text === 'string' && text.endsWith('COMMIT') && !text.startsWith('BEGIN')) {
+              client.query = query;
+              await hook();
+            }
+            return (query as (...a: unknown[]) => unknown).apply(client, queryArgs);
+          }) as typeof client.query;
+          spy.mockRestore();
+          return client;
+        }) as never;
+      });
+    }
+
+    test("a batch whose run's lease lapses between its fenced writes and its COMMIT commits nothing", async () => {
+      const store = await instance();
+      const runA = await startRun(store);
+      const trade = await tradeOf(store, runA);
+      beforeNextCommit(() => lapseLease(databaseUrl, runA));
+      const batch = store.commit([
+        {
+          kind: 'saveTransition',
+          update: update(trade, runA, { status: 'failed', substate: 'failed.abandoned' }),
+          events: [note(trade, runA, 'ABANDON')],
+          ledger: [],
+        },
+      ]);
+      await expect(batch).rejects.toMatchObject({ conflict: 'fenced' });
+      expect((await store.getTrade(trade.tradeId))?.status).toBe('pending');
+      expect((await store.tradeEvents(trade.tradeId)).map((e) => e.type)).toEqual(['SETTLEMENT_STARTED']);
+    });
+
+    test("a transaction its process leaves idle (frozen) is ended by the server within half a lease; the other instances' commits go on", async () => {
+      // A 2 s lease: the server ends a transaction idle for 1 s.
+      const frozen = await openStore({ databaseUrl, leaseTtlMs: 2_000 });
+      opened.push(frozen);
+      const other = await instance();
+      const [runF, runO] = [await startRun(frozen), await startRun(other)];
+      const [stuckTrade, otherTrade] = [await tradeOf(frozen, runF), await tradeOf(other, runO)];
+      const transition = (trade: TradeRecord, runId: string): StoreWrite => ({
+        kind: 'saveTransition',
+        update: update(trade, runId, { status: 'failed', substate: 'failed.abandoned' }),
+        events: [note(trade, runId, 'ABANDON')],
+        ledger: [],
+      });
+      let thaw = () => {};
+      const thawed = new Promise<void>((resolve) => {
+        thaw = resolve;
+      });
+      beforeNextCommit(() => thawed);
+      // Frozen before its COMMIT, holding the event log's lock every transition needs.
+      const stuck = frozen.commit([transition(stuckTrade, runF)]);
+      await sleep(200);
+      const stalled = sleep(8_000).then(() => 'stalled');
+      const result = await Promise.race([
+        commitAll(other, transition(otherTrade, runO)).then(() => 'committed'),
+        stalled,
+      ]);
+      thaw();
+      expect(result).toBe('committed');
+      // The frozen one's transaction was ended: nothing of it was stored.
+      await expect(stuck).rejects.toBeDefined();
+      expect((await other.getTrade(stuckTrade.tradeId))?.status).toBe('pending');
+      expect((await other.getTrade(otherTrade.tradeId))?.status).toBe('failed');
+    }, 20_000);
+
     /** Every write's outcome is a refusal by the fence. */
     const fenced = (outcomes: WriteOutcome[]) => {
       expect(outcomes.length).toBeGreaterThan(0);
