@@ -328,8 +328,15 @@ export class QuoteDesk {
   ): Promise<
     { quote: AcceptedQuote; state: QuoteState; takerWallet: string; record: QuoteRecord } | undefined
   > {
-    const record = this.open.get(quoteId) ?? (await this.deps.store.getQuote(quoteId));
+    // With instances sharing the store, another may have used a quote this one made: its own record of it
+    // may say open when the store says used, so the store answers (and the quote's hold moves to its trade).
+    const cached = this.open.get(quoteId);
+    const record =
+      cached !== undefined && this.deps.store.kind !== 'postgres'
+        ? cached
+        : await this.deps.store.getQuote(quoteId);
     if (!record) return undefined;
+    if (cached !== undefined && record.usedByTradeId !== null) this.releaseQuote(quoteId);
     const pair = this.deps.config.pairs.find(
       (p) => p.input.mint === record.inputMint && p.output.mint === record.outputMint,
     );

@@ -11,6 +11,7 @@ import {
   FakeChain,
   type Harness,
   lockTransaction,
+  newSecret,
   openHarness,
   takerEscrowState,
   until,
@@ -166,6 +167,28 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
     // Not "secret_hash_reused": the commitment is free, and nothing was stored.
     await until(async () => a.leaseLost.length > 0, 'a notices');
     expect(a.leaseLost[0]).toMatch(/refused a write/);
+  });
+
+  test('a settlement retried at the instance that made the quote, after another started it, is the same trade', async () => {
+    const { instances } = await cluster(2);
+    const [a, b] = [nth(instances, 0), nth(instances, 1)];
+    const taker = Keypair.generate().publicKey.toBase58();
+    const secret = newSecret();
+    const quote = await a.quotes.requestQuote({
+      inputAsset: 'SOL',
+      outputAsset: 'USDC',
+      amount: '1',
+      takerWallet: taker,
+    });
+    if (quote.status !== 'accepted') throw new Error('quote rejected');
+    // b starts it (the load balancer sent the first request there); the retry reaches a, which quoted it.
+    const first = await b.runtime.commands.startSettlement(quote.quoteId, taker, secret.secretHash);
+    const retry = await a.runtime.commands.startSettlement(quote.quoteId, taker, secret.secretHash);
+    expect(first.created).toBe(true);
+    expect(retry.created).toBe(false);
+    expect(retry.trade.snapshot.context.tradeId).toBe(first.trade.snapshot.context.tradeId);
+    // a reads it as used, like every instance.
+    expect((await a.quotes.getQuote(quote.quoteId))?.state).toBe('used');
   });
 
   test('reservations hold across instances: concurrent RFQs on three desks never reserve more than the maker holds', async () => {
