@@ -6,12 +6,10 @@
 // worth, through their indexes). This is the batch's side: what its writes add to and take out of the
 // buckets, applied in one statement at its end.
 
-/** A reservation of `raw` units of `mint` until unix ms `untilMs` (exclusive). */
-export interface Reservation {
-  mint: string;
-  raw: bigint;
-  untilMs: number;
-}
+import type { TradeHold } from './index.ts';
+
+/** A reservation of `raw` units of `mint` until unix ms `untilMs` (exclusive): a quote's, or a trade's hold. */
+export type Reservation = TradeHold;
 
 /** The second a reservation ending at `untilMs` (exclusive) counts in: the buckets are `((s-1)·1000, s·1000]`. */
 export const bucketSecond = (untilMs: number): number => Math.ceil(untilMs / 1000);
@@ -85,9 +83,6 @@ export class ReservationDeltas {
 }
 
 /** The reservation a trade row holds: its hold while it is not closed. */
-export function holdReservation(row: {
-  closed: boolean;
-  hold: { mint: string; raw: bigint; untilMs: number } | null;
-}): Reservation | null {
+export function holdReservation(row: { closed: boolean; hold: TradeHold | null }): Reservation | null {
   return row.closed || row.hold === null ? null : row.hold;
 }

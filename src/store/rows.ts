@@ -125,12 +125,13 @@ export interface TradeRow {
   effect_attempts: number;
 }
 
+/** A trade's hold from its three columns: none unless all three are set. */
+const hold = (mint: string | null, raw: string | null, untilMs: number | null): TradeHold | null =>
+  mint !== null && raw !== null && untilMs !== null ? { mint, raw: BigInt(raw), untilMs } : null;
+
 export const holdFromRow = (
   row: Pick<TradeRow, 'hold_mint' | 'hold_raw' | 'hold_until_ms'>,
-): TradeHold | null =>
-  row.hold_mint !== null && row.hold_raw !== null && row.hold_until_ms !== null
-    ? { mint: row.hold_mint, raw: BigInt(row.hold_raw), untilMs: row.hold_until_ms }
-    : null;
+): TradeHold | null => hold(row.hold_mint, row.hold_raw, row.hold_until_ms);
 
 export const tradeFromRow = (row: TradeRow): TradeRecord => ({
   tradeId: row.trade_id,
@@ -191,10 +192,7 @@ export const restEntryFromRow = ([
   makerEscrow,
   watch,
   seen,
-  hold:
-    holdMint !== null && holdRaw !== null && holdUntilMs !== null
-      ? { mint: holdMint, raw: BigInt(holdRaw), untilMs: holdUntilMs }
-      : null,
+  hold: hold(holdMint, holdRaw, holdUntilMs),
 });
 
 /** A claimed trade: the rest index's columns, then whether an effect was in flight. */
