@@ -1,7 +1,7 @@
 // Fast ed25519 signing for keys the service holds (maker, dev faucet): node:crypto signs ~20x faster
 // than web3.js's JavaScript ed25519, which dominates a maker transaction's cost otherwise.
 
-import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Keypair, type PublicKey, type Transaction } from '@solana/web3.js';
@@ -18,12 +18,7 @@ export interface FastSigner {
 }
 
 export function fastSigner(keypair: Keypair): FastSigner {
-  const seed = keypair.secretKey.subarray(0, 32);
-  const key: KeyObject = createPrivateKey({
-    key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]),
-    format: 'der',
-    type: 'pkcs8',
-  });
+  const key = privateKeyOfSeed(keypair.secretKey.subarray(0, 32));
   return {
     publicKey: keypair.publicKey,
     signMessage: (message) => new Uint8Array(sign(null, message, key)),
@@ -64,13 +59,33 @@ export function loadKeypairFile(path: string): Keypair {
   ) {
     throw new Error(`keypair file ${path} is not a 64-byte JSON array (solana CLI format)`);
   }
-  return Keypair.fromSecretKey(Uint8Array.from(bytes as number[]));
+  const secretKey = Uint8Array.from(bytes as number[]);
+  // The public half must be the seed's, checked by node:crypto: web3.js's own check (its JavaScript
+  // ed25519, cold) costs ~60 ms of every start.
+  if (!publicKeyOfSeed(secretKey.subarray(0, 32)).equals(secretKey.subarray(32))) {
+    throw new Error(`keypair file ${path} holds a public key that is not its secret key's`);
+  }
+  return Keypair.fromSecretKey(secretKey, { skipValidation: true });
+}
+
+/** The ed25519 public key of a 32-byte seed. */
+function publicKeyOfSeed(seed: Uint8Array): Buffer {
+  const spki = createPublicKey(privateKeyOfSeed(seed)).export({ format: 'der', type: 'spki' });
+  // An ed25519 SPKI ends with the 32 raw public-key bytes.
+  return spki.subarray(spki.length - 32);
+}
+
+function privateKeyOfSeed(seed: Uint8Array): KeyObject {
+  return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
 }
 
 /** The keypair in the file, or a new one written there (mode 0600) — how a dev maker key comes to be. */
 export function loadOrCreateKeypairFile(path: string): Keypair {
   if (existsSync(path)) return loadKeypairFile(path);
-  const keypair = Keypair.generate();
+  const seed = randomBytes(32);
+  const keypair = Keypair.fromSecretKey(Buffer.concat([seed, publicKeyOfSeed(seed)]), {
+    skipValidation: true,
+  });
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, JSON.stringify(Array.from(keypair.secretKey)), { mode: 0o600, flag: 'wx' });
   return keypair;
