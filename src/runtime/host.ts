@@ -52,13 +52,15 @@ type TradeActor = Actor<ProvidedMachine>;
 /** What the runtime's indexes (watcher, reservation book) keep of a trade at rest. */
 export interface RestState {
   tradeId: string;
-  takerWallet: string;
   closed: boolean;
   takerEscrow: string;
   makerEscrow: string;
   watch: number;
   hold: TradeHold | null;
 }
+
+/** A rest state as the indexes take it: one read from the store is an unclosed trade's, without `closed`. */
+export type IndexedRest = Omit<RestState, 'closed'> & { closed?: boolean };
 
 /** A trade as a command, the watcher or a view sees it, live or closed. */
 export interface TradeHandle {
@@ -493,7 +495,6 @@ export class TradeHost {
 
     this.options.onRest({
       tradeId: trade.meta.tradeId,
-      takerWallet: trade.meta.takerWallet,
       closed: rest.closed,
       takerEscrow: trade.meta.takerEscrow,
       makerEscrow: trade.meta.makerEscrow,
@@ -573,7 +574,6 @@ export class TradeHost {
     const rest = restColumns(snapshot);
     const state: RestState = {
       tradeId: record.tradeId,
-      takerWallet: record.takerWallet,
       closed: false,
       takerEscrow: record.takerEscrow,
       makerEscrow: record.makerEscrow,

@@ -10,7 +10,7 @@ import type { ClaimedTrade, GroupCommit, Store } from '../store/index.ts';
 import { ChainClock } from './clock.ts';
 import { TradeCommands } from './commands.ts';
 import { chainEffects } from './effects.ts';
-import { type RestState, type RuntimeLogger, TradeHost } from './host.ts';
+import { type IndexedRest, type RuntimeLogger, TradeHost } from './host.ts';
 import { RunLease } from './lease.ts';
 import { TradeQueries } from './queries.ts';
 import { DeadlineScheduler } from './scheduler.ts';
@@ -188,7 +188,7 @@ export class TradeRuntime {
         );
       }
     }
-    for (const entry of await store.restIndex(runId)) this.index({ ...entry, closed: false }, entry.seen);
+    for (const entry of await store.restIndex(runId)) this.index(entry, entry.seen);
     this.watcher.start();
     for (const tradeId of await store.runningTrades(runId)) this.restartEffect(tradeId);
     // Events other instances make durable reach this instance's live streams too.
@@ -234,7 +234,7 @@ export class TradeRuntime {
   private adopt(claimed: readonly ClaimedTrade[]): void {
     if (this.stopped || claimed.length === 0) return;
     this.options.onTakeover?.(claimed.length);
-    for (const entry of claimed) this.index({ ...entry, closed: false }, entry.seen);
+    for (const entry of claimed) this.index(entry, entry.seen);
     for (const entry of claimed) if (entry.running) this.restartEffect(entry.tradeId);
     // What the chain did while nobody owned them (a lock landed, the taker redeemed) is read now: its push
     // went to nobody, and the sweep would find it only a pass later.
@@ -290,8 +290,11 @@ export class TradeRuntime {
     }
   }
 
-  /** A trade's rest state into the indexes: the escrows the watcher watches, the output the book holds. */
-  private index(rest: RestState, seen?: string): void {
+  /**
+   * A trade's rest state into the indexes: the escrows the watcher watches, the output the book holds. A
+   * rest entry read from the store is an unclosed trade's (no `closed`).
+   */
+  private index(rest: IndexedRest, seen?: string): void {
     this.watcher.track(rest, seen);
     const book = this.options.quotes.reservations;
     if (rest.closed || rest.hold === null) book.release(rest.tradeId);

@@ -19,7 +19,7 @@ import { WATCH_MAKER, WATCH_TAKER } from '../store/index.ts';
 import { preimageFromBytes } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import { escrowEnding, lockingSignature } from './endings.ts';
-import type { RestState, RuntimeLogger, TradeHandle, TradeHost } from './host.ts';
+import type { IndexedRest, RestState, RuntimeLogger, TradeHandle, TradeHost } from './host.ts';
 import { escrowLockTerms } from './lock-check.ts';
 
 export type Readings = ReadonlyMap<string, EscrowState | null>;
@@ -112,7 +112,7 @@ export class ChainWatcher {
   }
 
   /** Indexes a trade at rest (or forgets it once it is closed or waits on nothing). */
-  track(rest: RestState, seen?: string): void {
+  track(rest: IndexedRest, seen?: string): void {
     const escrows = rest.closed ? [] : watchedEscrows(rest);
     const previous = this.byTrade.get(rest.tradeId);
     if (previous) for (const address of previous.escrows) this.byAddress.delete(address);

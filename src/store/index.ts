@@ -123,7 +123,7 @@ export interface TradeHold {
 /** An owned, unclosed trade as the runtime indexes it at start: no snapshot. */
 export type RestEntry = Pick<
   TradeRecord,
-  'tradeId' | 'takerWallet' | 'takerEscrow' | 'makerEscrow' | 'watch' | 'seen' | 'hold'
+  'tradeId' | 'takerEscrow' | 'makerEscrow' | 'watch' | 'seen' | 'hold'
 >;
 
 export interface TradeEventRecord {

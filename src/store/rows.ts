@@ -161,11 +161,10 @@ export const tradeFromRow = (row: TradeRow): TradeRecord => ({
 
 /** The rest index's columns, in this order (read as arrays: the index can hold 100,000 trades). */
 export const REST_COLUMNS =
-  'trade_id, taker_wallet, taker_escrow, maker_escrow, watch, seen, hold_mint, hold_raw, hold_until_ms';
+  'trade_id, taker_escrow, maker_escrow, watch, seen, hold_mint, hold_raw, hold_until_ms';
 
 export type RestRow = [
   tradeId: string,
-  takerWallet: string,
   takerEscrow: string,
   makerEscrow: string,
   watch: number,
@@ -177,7 +176,6 @@ export type RestRow = [
 
 export const restEntryFromRow = ([
   tradeId,
-  takerWallet,
   takerEscrow,
   makerEscrow,
   watch,
@@ -187,7 +185,6 @@ export const restEntryFromRow = ([
   holdUntilMs,
 ]: RestRow): RestEntry => ({
   tradeId,
-  takerWallet,
   takerEscrow,
   makerEscrow,
   watch,
@@ -199,8 +196,8 @@ export const restEntryFromRow = ([
 export type ClaimedRow = [...RestRow, running: Flag];
 
 export const claimedFromRow = (row: ClaimedRow): ClaimedTrade => ({
-  ...restEntryFromRow(row.slice(0, 9) as RestRow),
-  running: isSet(row[9]),
+  ...restEntryFromRow(row.slice(0, 8) as RestRow),
+  running: isSet(row[8]),
 });
 
 export interface EventRow {

@@ -29,7 +29,6 @@ function keeper(store: Pick<Store, 'renewLease' | 'claimOrphans'>) {
 
 const orphan = (tradeId: string): ClaimedTrade => ({
   tradeId,
-  takerWallet: 'w',
   takerEscrow: 'e1',
   makerEscrow: 'e2',
   watch: 1,

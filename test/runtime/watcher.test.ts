@@ -74,7 +74,6 @@ const silent = { info() {}, warn() {}, error() {} };
 function restOf(input: TradeInput, watch = WATCH_TAKER): RestState {
   return {
     tradeId: input.tradeId,
-    takerWallet: input.takerWallet,
     closed: false,
     takerEscrow: input.takerEscrow,
     makerEscrow: input.makerEscrow,

@@ -541,7 +541,6 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       expect(await store.restIndex(RUN)).toEqual([
         {
           tradeId: trade.tradeId,
-          takerWallet: trade.takerWallet,
           takerEscrow: trade.takerEscrow,
           makerEscrow: trade.makerEscrow,
           watch: trade.watch,
