@@ -231,7 +231,6 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
       for (const trade of orphans) {
         expect(byId.get(trade.tradeId)).toEqual({
           tradeId: trade.tradeId,
-          takerWallet: trade.takerWallet,
           takerEscrow: trade.takerEscrow,
           makerEscrow: trade.makerEscrow,
           watch: trade.watch,
