@@ -6,6 +6,7 @@
 // therefore costs at most one call per 100 watched escrows, and usually a fraction of one.
 //
 // It also turns what the chain shows of a trade's escrows into the machine's chain facts (observe()).
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   hasSignature,
   makerEscrowTerms,
@@ -190,9 +191,14 @@ export class ChainWatcher {
     };
   }
 
-  /** check, batch after batch: for more trades than one read takes (a full sweep, trades taken over). */
+  /**
+   * check, batch after batch: for more trades than one read takes (a full sweep, trades taken over). Between
+   * batches the loop serves what waits: the embedded chain answers without I/O, so a full sweep of 100,000
+   * trades would otherwise hold it ~0.4 s in one piece (measured right after a restart).
+   */
   async checkAll(tradeIds: readonly string[]): Promise<void> {
     for (let i = 0; i < tradeIds.length && !this.stopped; i += CHECK_BATCH) {
+      if (i > 0) await nextTurn();
       await this.check(tradeIds.slice(i, i + CHECK_BATCH));
     }
   }

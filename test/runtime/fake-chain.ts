@@ -167,6 +167,12 @@ export class FakeChain implements ChainPort {
     return Object.values(this.calls).reduce((sum, n) => sum + n, 0);
   }
 
+  /**
+   * Answers without a turn of the event loop in between, as the embedded chain does (its reads are
+   * synchronous): whatever the caller does not yield itself holds the loop.
+   */
+  withoutIo = false;
+
   /** Forgets the counters (not the chain's state). */
   resetCounts(): void {
     for (const table of [this.calls, this.rpc]) for (const key of Object.keys(table)) delete table[key];
@@ -179,7 +185,8 @@ export class FakeChain implements ChainPort {
   private async call(method: string, rpcMethod: string | null, rpcCalls = 1): Promise<void> {
     this.calls[method] = (this.calls[method] ?? 0) + 1;
     if (rpcMethod !== null) this.rpc[rpcMethod] = (this.rpc[rpcMethod] ?? 0) + rpcCalls;
-    await new Promise((resolve) => setImmediate(resolve));
+    if (this.withoutIo) await Promise.resolve();
+    else await new Promise((resolve) => setImmediate(resolve));
     if (this.down !== null) throw new ChainError('unavailable', `fake chain unreachable: ${this.down}`);
   }
 
