@@ -182,15 +182,13 @@ export class SqliteStore implements Store {
         SELECT s.snapshot FROM trades t INDEXED BY trades_unclosed JOIN trade_snapshots s ON s.trade_id = t.trade_id
         WHERE t.closed = 0 AND t.status IN ('initiated', 'redeemed', 'refunded', 'failed')`)
         .pluck(),
-      tradeCounts: this.db.prepare(`
-        SELECT r.run_id AS runId,
-               (SELECT count(*) FROM trades t WHERE t.run_id = r.run_id) AS created,
-               (SELECT count(*) FROM trades t
-                 WHERE t.owner_run_id = r.run_id AND (t.closed = 1 OR t.adoption_error IS NOT NULL))
-               + CASE WHEN r.run_id = @current THEN
-                   (SELECT count(*) FROM trades t WHERE t.closed = 0 AND t.adoption_error IS NULL)
-                 ELSE 0 END AS owned
-        FROM runs r`),
+      runIds: this.db.prepare('SELECT run_id FROM runs ORDER BY started_at, run_id').pluck(),
+      // One pass over the trades, whatever the number of runs (a correlated count per run scanned the table
+      // twice per run: 150 ms for two runs at 100,000 trades, and every restart adds a run).
+      tradeGroups: this.db.prepare(`
+        SELECT run_id AS runId, owner_run_id AS ownerRunId,
+               (closed = 1 OR adoption_error IS NOT NULL) AS settled, count(*) AS n
+        FROM trades GROUP BY run_id, owner_run_id, settled`),
     };
   }
 
@@ -567,12 +565,28 @@ export class SqliteStore implements Store {
     return (rows as LedgerRow[]).map(ledgerFromRow);
   }
 
+  /**
+   * Trades each run created, and those it owns: closed ones and unadoptable ones by the run that holds
+   * them, and every unclosed adoptable one by the running run.
+   */
   async tradeCounts(current: string): Promise<{ runId: string; created: number; owned: number }[]> {
-    return this.statements.tradeCounts.all({ current }) as {
+    const counts = new Map<string, { runId: string; created: number; owned: number }>();
+    for (const runId of this.statements.runIds.all() as string[]) {
+      counts.set(runId, { runId, created: 0, owned: 0 });
+    }
+    const groups = this.statements.tradeGroups.all() as {
       runId: string;
-      created: number;
-      owned: number;
+      ownerRunId: string;
+      settled: number;
+      n: number;
     }[];
+    for (const { runId, ownerRunId, settled, n } of groups) {
+      const creator = counts.get(runId);
+      if (creator) creator.created += n;
+      const owner = counts.get(settled ? ownerRunId : current);
+      if (owner) owner.owned += n;
+    }
+    return [...counts.values()];
   }
 
   /** One process writes: there are never events of another to hear. */
