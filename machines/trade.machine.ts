@@ -212,10 +212,13 @@ export const tradeMachine = tradeSetup.createMachine({
       description: 'The taker lock is final with the agreed terms.',
       initial: 'assessing',
       on: {
+        // Taken even while the maker lock is being sent, so the maker redeems at once. A maker escrow the taker
+        // redeemed was locked, and only by the intent's transaction (its address is unique to the trade): the
+        // lock is recorded here too, for a process that died between the lock landing and recording it.
         MAKER_ESCROW_REDEEMED: {
           guard: 'makerEscrowRedeemNotSeen',
           target: '.makerRedeeming',
-          actions: 'recordMakerEscrowRedeemed',
+          actions: ['recordMakerLockOfIntent', 'recordMakerEscrowRedeemed'],
         },
         // The taker (the maker escrow's recipient) cancelled it, or it was refunded after its expiry.
         MAKER_ESCROW_RETURNED: [

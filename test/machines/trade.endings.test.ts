@@ -442,6 +442,19 @@ describe('chain facts are taken only while the escrow they report on holds funds
     expect(drive(AT.refundingMakerEscrow).can(cancelled)).toBe(true);
   });
 
+  it('the taker’s redeem of the maker escrow, seen while the maker lock is being sent, records that lock too', () => {
+    // A process killed after the lock landed and before recording it: the new one sees the escrow redeemed.
+    const sending = drive(TO_MAKER_LOCKED.slice(0, 3));
+    expect(substateOf(sending)).toBe('initiated.sendingMakerLock');
+    const redeeming = step(sending, makerEscrowRedeemed);
+    expect(substateOf(redeeming)).toBe('initiated.makerRedeeming');
+    expect(redeeming.context.signatures).toContainEqual({ kind: 'maker_lock', signature: SIG.makerLock });
+    expect(kinds(redeeming)).toEqual(['taker_lock', 'maker_lock', 'taker_redeem']);
+    // Once recorded by the lock's own effect, it is not recorded twice.
+    const locked = step(drive(AT.makerLocked), makerEscrowRedeemed);
+    expect(kinds(locked)).toEqual(['taker_lock', 'maker_lock', 'taker_redeem']);
+  });
+
   it('a taker escrow paid to the maker is not paid or refunded again', () => {
     const paidFirst = step(drive(AT.makerLocked), takerEscrowPaid);
     expect(paidFirst.can(takerEscrowPaid)).toBe(false);
