@@ -432,8 +432,16 @@ export class RedeemWrong implements Cmd {
   toString = () => `RedeemWrong(${this.pick},${this.wallet})`;
 }
 
-/** The taker redeems the maker escrow on chain itself: ?mode=wallet, sign, submitSigned. */
-async function walletRedeem(w: World, t: MTrade): Promise<'landed' | 'refused' | 'unavailable'> {
+/**
+ * The taker redeems the maker escrow on chain itself: ?mode=wallet, sign, submitSigned. `racingService`: the
+ * service's own redeem for the taker is in flight at the same time and may land first, after which the
+ * escrow is no longer the taker's to redeem (409, or a refused transaction).
+ */
+async function walletRedeem(
+  w: World,
+  t: MTrade,
+  racingService = false,
+): Promise<'landed' | 'refused' | 'unavailable'> {
   const {
     value: res,
     before,
@@ -450,6 +458,7 @@ async function walletRedeem(w: World, t: MTrade): Promise<'landed' | 'refused' |
   const allowed = [redeemable(before), redeemable(after)].map((ok) =>
     ok ? E(200) : E(409, 'not_redeemable'),
   );
+  if (racingService) allowed.push(E(409, 'not_redeemable'));
   expectReply(res, allowed, 'redeem?mode=wallet');
   if (res.status !== 200) return 'unavailable';
   const sent = await bracketed(w, () => submit(w, signAsWallet(res.body.transaction.transaction_base64, t)));
@@ -461,6 +470,7 @@ async function walletRedeem(w: World, t: MTrade): Promise<'landed' | 'refused' |
     t.takerRedeemed = true;
     return 'landed';
   }
+  if (racingService) return 'refused';
   expect(
     t.makerExpiry !== null && sent.after >= t.makerExpiry - 1,
     `the taker's own redeem was refused before the maker expiry: ${JSON.stringify(sent.value)}`,
@@ -749,7 +759,7 @@ export class Concurrent implements Cmd {
         const allowedBefore = redeemExpectations(t, before);
         const [service, wallet] = await this.race([
           () => w.post(`/v1/trades/${id}/redeem`, { preimage: t.secret.preimage }),
-          () => walletRedeem(w, t),
+          () => walletRedeem(w, t, true),
         ]);
         const after = await w.now();
         // The wallet's redeem may land first: then the trade reached redeemed another way (409).
