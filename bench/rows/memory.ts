@@ -9,7 +9,7 @@ import { writeBenchConfig } from '../config.ts';
 import { type BenchContext, CONNECTIONS, type Row } from '../context.ts';
 import { Inspector } from '../inspector.ts';
 import { expectJson, HttpClient, percentile, repeat, sleep } from '../load.ts';
-import { at, type Line, ms, num } from '../report.ts';
+import { at, type Line, ms, num, ratio } from '../report.ts';
 import { type ServiceProcess, startServiceProcess } from '../service.ts';
 import { pendingTrade, type TradeView } from '../taker.ts';
 
@@ -60,6 +60,12 @@ async function run(ctx: BenchContext): Promise<Line[]> {
   let loaded: RssSample;
   let createdIn: number;
   const ids: string[] = [];
+  /** When each of the N was made (performance.now()), to compare the rate at the start and at the end. */
+  const madeAt: number[] = [];
+  const makeOne = async () => {
+    ids.push(await pendingTrade(client));
+    madeAt.push(performance.now());
+  };
   try {
     await repeat(WARM_UP_TRADES, CONNECTIONS, async () => {
       await pendingTrade(client);
@@ -69,13 +75,9 @@ async function run(ctx: BenchContext): Promise<Line[]> {
     // Two halves: the second shows what one more pending trade costs, apart from the one-time growth of
     // the heap and the store's page cache that any load brings (which dominates a small N).
     const firstHalf = Math.floor(n / 2);
-    createdIn = await repeat(firstHalf, CONNECTIONS, async () => {
-      ids.push(await pendingTrade(client));
-    });
+    createdIn = await repeat(firstHalf, CONNECTIONS, makeOne);
     half = await settledRss(service, inspector, 3_000);
-    createdIn += await repeat(n - firstHalf, CONNECTIONS, async () => {
-      ids.push(await pendingTrade(client));
-    });
+    createdIn += await repeat(n - firstHalf, CONNECTIONS, makeOne);
     loaded = await settledRss(service, inspector, 3_000);
   } finally {
     inspector?.close();
@@ -107,11 +109,23 @@ async function run(ctx: BenchContext): Promise<Line[]> {
   const asIsKb = (loaded.asIs - half.asIs) / secondHalf;
   const mb = (sample: RssSample, key: keyof RssSample) => num(sample[key] / 1024);
   const share = empty.started.healthMs / restarted.started.healthMs;
+  // Made at the start (the first tenth of the first half) and at the end (the last tenth of the second):
+  // whether what is already pending makes a new trade dearer.
+  const tenth = Math.max(2, Math.floor(n / 20));
+  const rateOf = (times: number[]) =>
+    (times.length - 1) / (((times.at(-1) as number) - (times[0] as number)) / 1000);
+  const early = rateOf(madeAt.slice(0, tenth));
+  const late = rateOf(madeAt.slice(-tenth));
   return [
     {
       row: '4',
       what: `RSS idle → ${num(Math.floor(n / 2))} → ${num(n)} pending trades, after a full GC`,
       figure: `${mb(idle, 'retained')} → ${mb(half, 'retained')} → ${mb(loaded, 'retained')} MB (made at ${num(n / createdIn)}/s)`,
+    },
+    {
+      row: '4',
+      what: `pending trades made (RFQ + settlement start), ${num(WARM_UP_TRADES)} vs ${num(n + WARM_UP_TRADES - tenth)} already pending`,
+      figure: `${num(early)}/s vs ${num(late)}/s (${ratio(late / early)}, over ${num(tenth)} trades each)`,
     },
     {
       row: '4',
