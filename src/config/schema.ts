@@ -219,7 +219,7 @@ export const ConfigFileSchema = Type.Object(
             Type.Integer({
               minimum: 1,
               maximum: 100_000,
-              description: 'orphaned trades claimed per renewal',
+              description: 'orphaned trades taken per statement (a renewal drains them batch after batch)',
             }),
           ),
         },

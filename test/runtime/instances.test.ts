@@ -89,6 +89,27 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
     ]);
   });
 
+  test('a lost run holding many batches of trades loses them all to a live instance within about a lease, not a batch per renewal', async () => {
+    const { instances } = await cluster(2);
+    const [a, b] = [nth(instances, 0), nth(instances, 1)];
+    // 30 batches (the harness takes 100 a statement): a batch per renewal (a third of a lease) would take
+    // ten leases; a drain takes them within about one after a's lapses.
+    const count = 3_000;
+    // A hundred at a time: the loop must stay free for a's renewals meanwhile.
+    for (let made = 0; made < count; made += 100) {
+      await Promise.all(Array.from({ length: 100 }, () => a.insertTrade()));
+    }
+    await a.runtime.stop();
+    const stoppedAt = Date.now();
+    await until(
+      async () => (await b.store.restIndex(b.runId)).length === count,
+      'b owns every one of them',
+      LEASE_MS * 10,
+    );
+    expect(Date.now() - stoppedAt).toBeLessThan(LEASE_MS * 5);
+    expect(b.runtime.watcher.size).toBe(count);
+  });
+
   test('what the chain did while a trade had no live owner is read as soon as a run takes it over', async () => {
     const { chain, instances } = await cluster(2);
     const [a, b] = [nth(instances, 0), nth(instances, 1)];

@@ -1,6 +1,7 @@
-// The run's lease keeper on its own, over a scripted store: it renews every third of a lease, claims a
-// batch of orphans after each confirmed renewal, and gives the run up — once — when the store says the lease
-// lapsed, when no renewal was confirmed within a lease, or when a write was fenced.
+// The run's lease keeper on its own, over a scripted store: it renews every third of a lease, drains the
+// orphans batch after batch after each confirmed renewal (without holding renewals up), and gives the run
+// up — once — when the store says the lease lapsed, when no renewal was confirmed within a lease, or when a
+// write was fenced.
 import { afterEach, expect, test } from 'vitest';
 import { RunLease, StartupLease } from '../../src/runtime/lease.ts';
 import type { ClaimedTrade, Store } from '../../src/store/index.ts';
@@ -58,6 +59,86 @@ test('renews every third of a lease and adopts the orphans each claim takes', as
   expect(adopted).toEqual(['t1', 't2']);
   expect(lease.live).toBe(true);
   expect(lost).toEqual([]);
+});
+
+/** A store holding `count` orphans, taken `limit` at a time, each statement taking `delayMs`. */
+function orphanPool(count: number, delayMs = 0) {
+  const pool = Array.from({ length: count }, (_, i) => orphan(`t${i}`));
+  const statements: number[] = [];
+  const renewals: number[] = [];
+  return {
+    pool,
+    statements,
+    renewals,
+    store: {
+      renewLease: async () => {
+        renewals.push(performance.now());
+        return true;
+      },
+      claimOrphans: async (_run: string, limit: number) => {
+        statements.push(performance.now());
+        if (delayMs > 0) await sleep(delayMs);
+        return pool.splice(0, limit);
+      },
+    },
+  };
+}
+
+test('a claim takes every orphan, batch after batch, not one batch per renewal', async () => {
+  // 50 orphans at 7 a statement: one renewal period would take 7 of them; a drain takes all 50 at once.
+  const orphans = orphanPool(50);
+  const { lease, adopted } = keeper(orphans.store);
+  await lease.claim();
+  expect(adopted).toEqual(Array.from({ length: 50 }, (_, i) => `t${i}`));
+  // Seven full batches, then a short one that ends the drain.
+  expect(orphans.statements).toHaveLength(8);
+  expect(orphans.renewals).toEqual([]);
+});
+
+test('orphans that appear while a drain runs are taken by it when it is asked again meanwhile', async () => {
+  const orphans = orphanPool(3);
+  const { lease, adopted } = keeper({
+    renewLease: orphans.store.renewLease,
+    claimOrphans: async (run, limit) => {
+      const taken = await orphans.store.claimOrphans(run, limit);
+      // A predecessor retired during the last statement: its trades are orphans now, and the run asks.
+      if (orphans.statements.length === 1) {
+        orphans.pool.push(orphan('late'));
+        void lease.claim();
+      }
+      return taken;
+    },
+  });
+  await lease.claim();
+  expect(adopted).toEqual(['t0', 't1', 't2', 'late']);
+});
+
+test('a long drain does not hold renewals up: the lease stays live while it runs', async () => {
+  // Each statement takes half a renewal period and there are many batches: the drain outlasts two leases.
+  const orphans = orphanPool(7 * 12, TTL / 6);
+  const { lease, lost, adopted } = keeper(orphans.store);
+  lease.start();
+  const draining = lease.claim();
+  await sleep(TTL * 1.5);
+  expect(orphans.renewals.length).toBeGreaterThanOrEqual(4);
+  expect(lost).toEqual([]);
+  expect(lease.live).toBe(true);
+  await draining;
+  expect(adopted).toHaveLength(7 * 12);
+});
+
+test('a drain stops when the lease is lost', async () => {
+  const orphans = orphanPool(7 * 10, 10);
+  const { lease, lost, adopted } = keeper(orphans.store);
+  const draining = lease.claim();
+  await sleep(25);
+  lease.fenced();
+  await draining;
+  expect(lost).toHaveLength(1);
+  expect(adopted.length).toBeLessThan(7 * 10);
+  const statements = orphans.statements.length;
+  await lease.claim();
+  expect(orphans.statements).toHaveLength(statements);
 });
 
 test('a renewal the store refuses gives the run up, once, and claims nothing more', async () => {
