@@ -315,15 +315,38 @@ const SQL = {
            $18, $19::numeric, $20::bigint, $21::boolean, $22::integer
     WHERE ${isLive('$4')}`,
   insertSnapshot: 'INSERT INTO trade_snapshots (trade_id, machine_version, snapshot) VALUES ($1, $2, $3)',
-  // Returns the hold it replaced, whose reservation the batch takes back out.
-  updateTrade: `
-    WITH old AS (SELECT trade_id, closed, hold_mint, hold_raw, hold_until_ms FROM trades WHERE trade_id = $1 FOR UPDATE)
-    UPDATE trades t SET updated_at = $3, status = $4, substate = $5, closed = $6, next_deadline = $7,
-           adoption_error = NULL, watch = $8, hold_mint = $9, hold_raw = $10, hold_until_ms = $11, running = $12,
-           effect_attempts = $13
-    FROM old WHERE old.trade_id = t.trade_id AND ${FENCE}
-    RETURNING old.closed, old.hold_mint, old.hold_raw::text AS hold_raw, old.hold_until_ms`,
-  updateSnapshot: 'UPDATE trade_snapshots SET machine_version = $2, snapshot = $3 WHERE trade_id = $1',
+  // A whole transition in one round trip: the fenced update of the trade, then, only if it moved, its
+  // snapshot, its events (in order) and its ledger entries (each posted once). Answers the trade's hold and
+  // closed flag from before the update (old: read under the row's lock); no row when the fence refused it,
+  // and then nothing was written.
+  saveTransition: `
+    WITH old AS (SELECT trade_id, closed, hold_mint, hold_raw, hold_until_ms FROM trades WHERE trade_id = $1 FOR UPDATE),
+    moved AS (
+      UPDATE trades t SET updated_at = $3, status = $4, substate = $5, closed = $6, next_deadline = $7,
+             adoption_error = NULL, watch = $8, hold_mint = $9, hold_raw = $10, hold_until_ms = $11, running = $12,
+             effect_attempts = $13
+      FROM old WHERE old.trade_id = t.trade_id AND ${FENCE}
+      RETURNING t.trade_id, old.closed, old.hold_mint, old.hold_raw::text AS hold_raw, old.hold_until_ms
+    ),
+    snapshot AS (
+      UPDATE trade_snapshots s SET machine_version = $14, snapshot = $15 FROM moved WHERE s.trade_id = moved.trade_id
+    ),
+    events AS (
+      INSERT INTO trade_events (trade_id, run_id, at, type, status, substate, payload)
+      SELECT moved.trade_id, $2, e.at, e.type, e.status, e.substate, e.payload
+      FROM moved, unnest($16::text[], $17::text[], $18::text[], $19::text[], $20::text[])
+        WITH ORDINALITY AS e (at, type, status, substate, payload, n)
+      ORDER BY e.n
+    ),
+    ledger AS (
+      INSERT INTO ledger_entries (trade_id, movement, signature, mint, account, side, amount_raw, at)
+      SELECT moved.trade_id, l.movement, l.signature, l.mint, l.account, l.side, l.amount_raw, $3
+      FROM moved, unnest($21::text[], $22::text[], $23::text[], $24::text[], $25::text[], $26::numeric[])
+        WITH ORDINALITY AS l (movement, signature, mint, account, side, amount_raw, n)
+      ORDER BY l.n
+      ON CONFLICT ON CONSTRAINT ledger_entries_once DO NOTHING
+    )
+    SELECT closed, hold_mint, hold_raw, hold_until_ms FROM moved`,
   // An event of the trade this write has just updated or created, fenced there.
   insertEvent: `
     INSERT INTO trade_events (trade_id, run_id, at, type, status, substate, payload)
@@ -333,10 +356,6 @@ const SQL = {
     INSERT INTO trade_events (trade_id, run_id, at, type, status, substate, payload)
     SELECT t.trade_id, t.owner_run_id, $3, $4, $5, $6, $7 FROM trades t WHERE ${FENCE}
     FOR SHARE OF t`,
-  insertLedger: `
-    INSERT INTO ledger_entries (trade_id, movement, signature, mint, account, side, amount_raw, at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-    ON CONFLICT ON CONSTRAINT ledger_entries_once DO NOTHING`,
   setWake: `UPDATE trades t SET next_deadline = $3 WHERE ${FENCE}`,
   setSeen: `UPDATE trades t SET seen = $3 WHERE ${FENCE}`,
   // POST /resume: the run takes the trade if it is its own or an orphan (and the run is live).
@@ -550,80 +569,14 @@ export class PostgresStore implements Store {
     client.on('error', onError);
     let failed = false;
     try {
-      // Savepoint commands ride with the statement before them, so a write costs one round trip beyond its
-      // own statements. ROLLBACK TO keeps the savepoint, ready for the next write.
-      const lock = batch.some(appendsEvents) ? `SELECT pg_advisory_xact_lock(${EVENT_LOG_LOCK}); ` : '';
-      const mints = reservingMints(batch);
-      if (mints.length === 0) {
-        await client.query(`BEGIN; ${lock}SAVEPOINT each_write`);
-      } else {
-        // Outside any savepoint: a lock taken inside one would go with its rollback.
-        await client.query(`BEGIN; ${lock}`);
-        await this.query('lockReservations', [mints], client);
-        await client.query('SAVEPOINT each_write');
-      }
-      const outcomes: WriteOutcome[] = [];
-      const notified = new Set<string>();
-      // What the batch's writes that held change in the reservation buckets, applied before the commit.
-      const reservations = new ReservationDeltas();
-      // The runs whose live leases the batch's stored writes relied on (a write the fence refused relied on none).
-      const leased = new Set<string>();
-      let used = false;
-      for (const write of batch) {
-        if (used) await client.query('RELEASE SAVEPOINT each_write; SAVEPOINT each_write');
-        try {
-          const changes = new ReservationDeltas();
-          await this.apply(client, write, changes, reservations);
-          reservations.merge(changes);
-          for (const runId of fencedRuns(write)) leased.add(runId);
-          outcomes.push({ ok: true });
-          for (const tradeId of tradesWithEvents(write)) notified.add(tradeId);
-          used = true;
-        } catch (error) {
-          await client.query('ROLLBACK TO SAVEPOINT each_write');
-          const { message } = error as Error;
-          outcomes.push(
-            error instanceof StoreConflict
-              ? { ok: false, message, conflict: error.conflict }
-              : { ok: false, message },
-          );
-          used = false;
-        }
-      }
-      const { mints: bucketMints, seconds, raws } = reservations.rows(Date.now());
-      if (bucketMints.length > 0) {
-        if (used) await client.query('RELEASE SAVEPOINT each_write');
-        await this.query('applyReservations', [bucketMints, seconds, raws], client);
-      }
-      // The notifications ride with the COMMIT, which delivers them (and none if it rolls back).
-      const notify = eventsNotices(this.instanceId, notified)
-        .map((notice) => `NOTIFY ${EVENTS_CHANNEL}, ${client.escapeLiteral(notice)}; `)
-        .join('');
-      // Each fenced write passed its fence when it ran; this process may have been frozen since. Checked
-      // again in the COMMIT's own message (no pause of ours can come between): a run whose lease lapsed
-      // meanwhile commits nothing (its rows were locked, so no claim has overtaken it yet).
-      const runs = [...leased];
-      const recheck =
-        runs.length === 0
-          ? ''
-          : `SELECT 1 / (CASE WHEN count(*) > 0 THEN 0 ELSE 1 END) FROM runs r WHERE r.run_id IN (${runs
-              .map((runId) => client.escapeLiteral(runId))
-              .join(', ')}) AND NOT ${liveRow('r')}; `;
-      let results: pg.QueryResult | pg.QueryResult[];
-      try {
-        results = await client.query(`${recheck}${notify}COMMIT`);
-      } catch (error) {
-        if ((error as { code?: string }).code === DIVISION_BY_ZERO) {
-          await client.query('ROLLBACK');
-          throw new StoreConflict('fenced', `the lease of run ${runs.join(', ')} lapsed before its commit`);
-        }
-        throw error;
-      }
-      // COMMIT of a transaction in the aborted state answers ROLLBACK instead of failing.
-      const { command } = [results].flat().at(-1) as pg.QueryResult;
-      if (command !== 'COMMIT') throw new Error(`the commit of ${batch.length} writes was rolled back`);
-      this.pruneReservations();
-      return outcomes;
+      // First without a savepoint per write, one round trip less each: when every write succeeds, the common
+      // case, the batch commits as it is. When one fails, the transaction is rolled back whole (so nothing of
+      // that run is kept) and the batch runs again with a savepoint per write, so that the others still commit
+      // and the failed one answers its own error.
+      return (
+        (await this.attempt(client, batch, false)) ??
+        ((await this.attempt(client, batch, true)) as WriteOutcome[])
+      );
     } catch (error) {
       failed = true;
       await client.query('ROLLBACK').catch(() => {});
@@ -634,6 +587,96 @@ export class PostgresStore implements Store {
       // After a failed commit the connection itself may be what broke: never hand it out again.
       client.release(failed);
     }
+  }
+
+  /**
+   * One run of a batch in a transaction of its own, committed. With `savepoints`, each write in its own: a
+   * failed one is undone alone and answers its error. Without, the first failure rolls the transaction back
+   * and answers null (the caller runs the batch again with them).
+   */
+  private async attempt(
+    client: pg.PoolClient,
+    batch: readonly StoreWrite[],
+    savepoints: boolean,
+  ): Promise<WriteOutcome[] | null> {
+    // Savepoint commands ride with the statement before them, so a write costs one round trip beyond its
+    // own statements (and none without savepoints). ROLLBACK TO keeps the savepoint, ready for the next write.
+    const lock = batch.some(appendsEvents) ? `SELECT pg_advisory_xact_lock(${EVENT_LOG_LOCK}); ` : '';
+    const mints = reservingMints(batch);
+    if (mints.length === 0) {
+      await client.query(`BEGIN; ${lock}${savepoints ? 'SAVEPOINT each_write' : ''}`);
+    } else {
+      // Outside any savepoint: a lock taken inside one would go with its rollback.
+      await client.query(`BEGIN; ${lock}`);
+      await this.query('lockReservations', [mints], client);
+      if (savepoints) await client.query('SAVEPOINT each_write');
+    }
+    const outcomes: WriteOutcome[] = [];
+    const notified = new Set<string>();
+    // What the batch's writes that held change in the reservation buckets, applied before the commit.
+    const reservations = new ReservationDeltas();
+    // The runs whose live leases the batch's stored writes relied on (a write the fence refused relied on none).
+    const leased = new Set<string>();
+    let used = false;
+    for (const write of batch) {
+      if (used && savepoints) await client.query('RELEASE SAVEPOINT each_write; SAVEPOINT each_write');
+      try {
+        const changes = new ReservationDeltas();
+        await this.apply(client, write, changes, reservations);
+        reservations.merge(changes);
+        for (const runId of fencedRuns(write)) leased.add(runId);
+        outcomes.push({ ok: true });
+        for (const tradeId of tradesWithEvents(write)) notified.add(tradeId);
+        used = true;
+      } catch (error) {
+        if (!savepoints) {
+          await client.query('ROLLBACK');
+          return null;
+        }
+        await client.query('ROLLBACK TO SAVEPOINT each_write');
+        const { message } = error as Error;
+        outcomes.push(
+          error instanceof StoreConflict
+            ? { ok: false, message, conflict: error.conflict }
+            : { ok: false, message },
+        );
+        used = false;
+      }
+    }
+    const { mints: bucketMints, seconds, raws } = reservations.rows(Date.now());
+    if (bucketMints.length > 0) {
+      if (used && savepoints) await client.query('RELEASE SAVEPOINT each_write');
+      await this.query('applyReservations', [bucketMints, seconds, raws], client);
+    }
+    // The notifications ride with the COMMIT, which delivers them (and none if it rolls back).
+    const notify = eventsNotices(this.instanceId, notified)
+      .map((notice) => `NOTIFY ${EVENTS_CHANNEL}, ${client.escapeLiteral(notice)}; `)
+      .join('');
+    // Each fenced write passed its fence when it ran; this process may have been frozen since. Checked
+    // again in the COMMIT's own message (no pause of ours can come between): a run whose lease lapsed
+    // meanwhile commits nothing (its rows were locked, so no claim has overtaken it yet).
+    const runs = [...leased];
+    const recheck =
+      runs.length === 0
+        ? ''
+        : `SELECT 1 / (CASE WHEN count(*) > 0 THEN 0 ELSE 1 END) FROM runs r WHERE r.run_id IN (${runs
+            .map((runId) => client.escapeLiteral(runId))
+            .join(', ')}) AND NOT ${liveRow('r')}; `;
+    let results: pg.QueryResult | pg.QueryResult[];
+    try {
+      results = await client.query(`${recheck}${notify}COMMIT`);
+    } catch (error) {
+      if ((error as { code?: string }).code === DIVISION_BY_ZERO) {
+        await client.query('ROLLBACK');
+        throw new StoreConflict('fenced', `the lease of run ${runs.join(', ')} lapsed before its commit`);
+      }
+      throw error;
+    }
+    // COMMIT of a transaction in the aborted state answers ROLLBACK instead of failing.
+    const { command } = [results].flat().at(-1) as pg.QueryResult;
+    if (command !== 'COMMIT') throw new Error(`the commit of ${batch.length} writes was rolled back`);
+    this.pruneReservations();
+    return outcomes;
   }
 
   /**
@@ -873,8 +916,13 @@ export class PostgresStore implements Store {
     ledger: readonly LedgerEntry[],
     changes: ReservationDeltas,
   ): Promise<void> {
+    // Every event of a transition is its trade's, by the run that moved it (see the runtime's persist).
+    if (events.some((event) => event.tradeId !== update.tradeId || event.runId !== update.ownerRunId)) {
+      throw new Error(`a transition of trade ${update.tradeId} carries another trade's or run's event`);
+    }
+    const column = <T, V>(rows: readonly T[], value: (row: T) => V) => rows.map(value);
     const { rowCount, rows } = await this.query(
-      'updateTrade',
+      'saveTransition',
       [
         update.tradeId,
         update.ownerRunId,
@@ -889,6 +937,19 @@ export class PostgresStore implements Store {
         update.hold?.untilMs ?? null,
         update.running,
         update.effectAttempts,
+        update.machineVersion,
+        update.snapshot,
+        column(events, (e) => e.at),
+        column(events, (e) => e.type),
+        column(events, (e) => e.status),
+        column(events, (e) => e.substate),
+        column(events, (e) => JSON.stringify(e.payload)),
+        column(ledger, (l) => l.movement),
+        column(ledger, (l) => l.signature),
+        column(ledger, (l) => l.mint),
+        column(ledger, (l) => l.account),
+        column(ledger, (l) => l.side),
+        column(ledger, (l) => l.amountRaw.toString()),
       ],
       client,
     );
@@ -898,31 +959,8 @@ export class PostgresStore implements Store {
       holdReservation({ closed: Boolean(before.closed), hold: holdFromRow(before) }),
       holdReservation(update),
     );
-    await this.query('updateSnapshot', [update.tradeId, update.machineVersion, update.snapshot], client);
-    for (const event of events) await this.insertEvent(client, event, update.tradeId, update.ownerRunId);
-    for (const entry of ledger) {
-      await this.query(
-        'insertLedger',
-        [
-          update.tradeId,
-          entry.movement,
-          entry.signature,
-          entry.mint,
-          entry.account,
-          entry.side,
-          entry.amountRaw.toString(),
-          update.updatedAt,
-        ],
-        client,
-      );
-    }
   }
 
-  /**
-   * Appends an event. `fencedTrade` and `fencedRun`: the trade this write has just passed the fence of (its
-   * row locked until the commit) and the run it passed as; an event of that trade by that run needs no other
-   * check. Any other event is fenced on its own trade.
-   */
   private async insertEvent(
     client: pg.PoolClient,
     event: NewTradeEvent,

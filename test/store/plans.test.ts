@@ -119,8 +119,12 @@ describe.skipIf(!POSTGRES_TESTS)('the postgres store at 100,000 trades', () => {
     ['claimUnclosed', [OWNER], ['trades_owned', 'trades_pkey']],
     ['acquireTrade', ['t-100', OWNER], ['trades_pkey']],
     [
-      'updateTrade',
-      ['t-10', OWNER, 'x', 'pending', 'pending.x', false, 1, 3, null, null, null, false, 0],
+      'saveTransition',
+      [
+        ...['t-10', OWNER, 'x', 'pending', 'pending.x', false, 1, 3, null, null, null, false, 0, 3, '{}'],
+        // The events' and ledger entries' columns (arrays; none here).
+        ...Array.from({ length: 11 }, () => '{}'),
+      ],
       ['trades_pkey'],
     ],
     ['insertEventFenced', ['t-10', OWNER, 'x', 'NOTE', 'pending', 'pending.x', '{}'], ['trades_pkey']],
