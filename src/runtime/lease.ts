@@ -19,6 +19,11 @@ export interface LeaseOptions {
   log: RuntimeLogger;
   /** Trades this run just took over: index them and restart what a crash interrupted. */
   adopt(claimed: readonly ClaimedTrade[]): void;
+  /**
+   * Whether this run can act on what it would take (it reaches the chain), asked before each drain: orphans
+   * wait for a run that can, rather than going to one that would only sit on them. Default: always.
+   */
+  canAct?(): Promise<boolean>;
   /** The lease is gone: stop acting (called once). */
   onLost(reason: string): void;
 }
@@ -127,6 +132,7 @@ export class RunLease {
     const { store, runId, claimBatch, log } = this.options;
     let taken = 0;
     try {
+      if (this.options.canAct && !(await this.options.canAct())) return;
       for (;;) {
         this.drainAgain = false;
         if (!this.live || this.stopped) return;

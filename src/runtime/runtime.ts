@@ -151,6 +151,13 @@ export class TradeRuntime {
       claimBatch: lease.claimBatch,
       log,
       adopt: (claimed) => this.adopt(claimed),
+      // The chain answered within a lease (the watcher's reads keep the clock fresh), or answers now.
+      canAct: async () =>
+        this.clock.fresh(lease.ttlMs) !== null ||
+        (await this.clock.read().then(
+          () => true,
+          () => false,
+        )),
       onLost: (reason) => {
         void this.stop().finally(() => options.onLeaseLost?.(reason));
       },
@@ -203,7 +210,7 @@ export class TradeRuntime {
       for (const tradeId of tradeIds) this.eventsStored(tradeId);
     });
     this.lease.start(this.options.lease?.confirmedAt?.());
-    if (chainError === null) void this.lease.claim();
+    void this.lease.claim();
     this.schedule();
   }
 

@@ -13,7 +13,7 @@ const quiet = { info() {}, warn() {}, error() {} };
 let lease: RunLease | undefined;
 afterEach(() => lease?.stop());
 
-function keeper(store: Pick<Store, 'renewLease' | 'claimOrphans'>) {
+function keeper(store: Pick<Store, 'renewLease' | 'claimOrphans'>, canAct?: () => Promise<boolean>) {
   const lost: string[] = [];
   const adopted: string[] = [];
   lease = new RunLease({
@@ -24,6 +24,7 @@ function keeper(store: Pick<Store, 'renewLease' | 'claimOrphans'>) {
     log: quiet,
     adopt: (claimed) => adopted.push(...claimed.map((c) => c.tradeId)),
     onLost: (reason) => lost.push(reason),
+    ...(canAct ? { canAct } : {}),
   });
   return { lease, lost, adopted };
 }
@@ -125,6 +126,18 @@ test('a long drain does not hold renewals up: the lease stays live while it runs
   expect(lease.live).toBe(true);
   await draining;
   expect(adopted).toHaveLength(7 * 12);
+});
+
+test('a run that cannot reach the chain takes no orphan: they wait for one that can; once it can, it drains them', async () => {
+  const orphans = orphanPool(10);
+  let reachable = false;
+  const { lease, adopted } = keeper(orphans.store, async () => reachable);
+  await lease.claim();
+  expect(orphans.statements).toEqual([]);
+  expect(adopted).toEqual([]);
+  reachable = true;
+  await lease.claim();
+  expect(adopted).toHaveLength(10);
 });
 
 test('a drain stops when the lease is lost', async () => {
