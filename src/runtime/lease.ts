@@ -2,9 +2,10 @@
 // TTL, and while it lives the run owns its trades; each renewal also takes the orphans (trades of runs that
 // stopped or let their lease lapse) batch after batch until none is left, so a lost instance's trades are
 // taken over within about a lease however many it held, and shared among the instances left (each batch is
-// taken with SKIP LOCKED: instances draining at once split them). A renewal the store refuses, or none confirmed before the lease
-// would lapse by this process's own clock, means the trades may already be someone else's: the run is lost
-// and must stop acting (the store's fence refuses its writes anyway; stopping keeps it from trying).
+// taken with SKIP LOCKED: instances draining at once split them). A renewal the store refuses, or none
+// confirmed before the lease would lapse by this process's own clock, means the trades may already be
+// someone else's: the run is lost and must stop acting (the store's fence refuses its writes anyway;
+// stopping keeps it from trying).
 // On SQLite (one instance) renewals always succeed and there are no orphans: the loop is cheap and inert.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ClaimedTrade, Store } from '../store/index.ts';

@@ -151,13 +151,18 @@ export class TradeRuntime {
       claimBatch: lease.claimBatch,
       log,
       adopt: (claimed) => this.adopt(claimed),
-      // The chain answered within a lease (the watcher's reads keep the clock fresh), or answers now.
-      canAct: async () =>
-        this.clock.fresh(lease.ttlMs) !== null ||
-        (await this.clock.read().then(
-          () => true,
-          () => false,
-        )),
+      // The chain answered within a lease (the watcher's reads keep the clock fresh), or answers now. SQLite
+      // has no orphans: nothing to ask the chain for.
+      ...(store.kind === 'postgres'
+        ? {
+            canAct: async () =>
+              this.clock.fresh(lease.ttlMs) !== null ||
+              (await this.clock.read().then(
+                () => true,
+                () => false,
+              )),
+          }
+        : {}),
       onLost: (reason) => {
         void this.stop().finally(() => options.onLeaseLost?.(reason));
       },
