@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { createChain } from '../../src/chain/index.ts';
 import { createService, embeddedChainOptions, type Service } from '../../src/service.ts';
-import { startService, type TestService } from '../support/service.ts';
+import { startService, type TestService, testStore } from '../support/service.ts';
 import { newSecret, signAsWallet, Taker } from '../support/taker.ts';
 
 let service: TestService | undefined;
@@ -115,7 +115,13 @@ describe('virtual actors: each wake source activates a trade at rest', () => {
     await chain.submitSigned(signed);
     await chain.close();
 
-    next = await createService({ dataDir: service.dataDir, config: service.config, pollIntervalMs: 50 });
+    next = await createService({
+      dataDir: service.dataDir,
+      config: service.config,
+      pollIntervalMs: 50,
+      // TEST_STORE=postgres: the same database as the first run's.
+      ...(await testStore(service.dataDir)),
+    });
     const t2 = new Taker(next.app);
     const done = await t2.waitFor(tradeId, (t) => t.substate === 'redeemed.closed');
     expect(done.run_id).toBe(service.runId);
