@@ -125,6 +125,8 @@ export class RunLease {
     }
     this.draining = this.drain().finally(() => {
       this.draining = null;
+      // Asked again between the drain's last batch and here: drain again at once, not a renewal later.
+      if (this.drainAgain) void this.claim();
     });
     return this.draining;
   }
@@ -132,6 +134,7 @@ export class RunLease {
   private async drain(): Promise<void> {
     const { store, runId, claimBatch, log } = this.options;
     let taken = 0;
+    this.drainAgain = false;
     try {
       if (this.options.canAct && !(await this.options.canAct())) return;
       for (;;) {
