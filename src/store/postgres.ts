@@ -920,7 +920,6 @@ export class PostgresStore implements Store {
     if (events.some((event) => event.tradeId !== update.tradeId || event.runId !== update.ownerRunId)) {
       throw new Error(`a transition of trade ${update.tradeId} carries another trade's or run's event`);
     }
-    const column = <T, V>(rows: readonly T[], value: (row: T) => V) => rows.map(value);
     const { rowCount, rows } = await this.query(
       'saveTransition',
       [
@@ -939,17 +938,17 @@ export class PostgresStore implements Store {
         update.effectAttempts,
         update.machineVersion,
         update.snapshot,
-        column(events, (e) => e.at),
-        column(events, (e) => e.type),
-        column(events, (e) => e.status),
-        column(events, (e) => e.substate),
-        column(events, (e) => JSON.stringify(e.payload)),
-        column(ledger, (l) => l.movement),
-        column(ledger, (l) => l.signature),
-        column(ledger, (l) => l.mint),
-        column(ledger, (l) => l.account),
-        column(ledger, (l) => l.side),
-        column(ledger, (l) => l.amountRaw.toString()),
+        events.map((e) => e.at),
+        events.map((e) => e.type),
+        events.map((e) => e.status),
+        events.map((e) => e.substate),
+        events.map((e) => JSON.stringify(e.payload)),
+        ledger.map((l) => l.movement),
+        ledger.map((l) => l.signature),
+        ledger.map((l) => l.mint),
+        ledger.map((l) => l.account),
+        ledger.map((l) => l.side),
+        ledger.map((l) => l.amountRaw.toString()),
       ],
       client,
     );
