@@ -8,13 +8,14 @@
 //   balances show the vault going down, and whose token account (by owner) received the escrowed amount
 //   says to whom. Tokens donated to a vault only ever leave it at close, after the settlement, so they
 //   never pass for it.
-import type { EscrowEnding, EscrowTerms, ReturnedHow } from '../../machines/index.ts';
+import type { EscrowEnding, EscrowTerms, ReturnedHow, TakerLockTerms } from '../../machines/index.ts';
 import {
   type ChainPort,
   type ChainTransaction,
   type Commitment,
   type EscrowState,
   HTLC_INSTRUCTION_TAGS,
+  inspectTransaction,
   keyBase58,
   publicKey,
   type SignatureInfo,
@@ -22,6 +23,7 @@ import {
 } from '../chain/index.ts';
 import { parseWireTransaction } from '../chain/wire.ts';
 import { type Preimage, preimageFromBytes } from '../vocabulary/index.ts';
+import { instructionLockTerms } from './lock-check.ts';
 
 const HISTORY_PAGE = 1_000;
 
@@ -48,6 +50,26 @@ export async function lockingSignature(
 ): Promise<string | null> {
   const found = await history(chain, address, commitment);
   return found[found.length - 1]?.signature ?? null;
+}
+
+/**
+ * The lock that created an escrow which is gone again (settled, then closed): its signature and the terms
+ * its lock instruction carried, since the account that held them no longer exists. Null when the address
+ * never held a lock of our program.
+ */
+export async function vanishedLock(
+  chain: ChainPort,
+  address: string,
+  commitment: Commitment,
+): Promise<{ signature: string; terms: TakerLockTerms } | null> {
+  const signature = await lockingSignature(chain, address, commitment);
+  if (signature === null) return null;
+  const tx = await chain.getTransaction(signature, commitment);
+  if (!tx || tx.err !== null) return null;
+  const lock = inspectTransaction(tx.transactionBase64, chain.programId).locks.find(
+    (l) => keyBase58(l.escrow) === address,
+  );
+  return lock ? { signature, terms: instructionLockTerms(lock) } : null;
 }
 
 function vaultDecrease(tx: ChainTransaction, vault: string): boolean {

@@ -21,8 +21,8 @@ export function escrowLockTerms(address: string, escrow: EscrowState): TakerLock
   };
 }
 
-/** The terms a lock instruction would create. */
-function instructionLockTerms(lock: LockInstructionView): TakerLockTerms {
+/** The terms a lock instruction creates (or would create). */
+export function instructionLockTerms(lock: LockInstructionView): TakerLockTerms {
   return {
     escrow: keyBase58(lock.escrow),
     initializer: keyBase58(lock.initializer),

@@ -83,7 +83,10 @@ export class DeadlineScheduler {
             .use(tradeId, async (trade) => {
               await watcher.observe(trade, { readings });
               const before = trade.snapshot;
+              // Read before the deadline fails the trade, taken after: a late lock, which it then releases.
+              const unseen = await watcher.unseenLock(trade, readings, at);
               advance(trade, at);
+              if (trade.status === 'failed') for (const fact of unseen) trade.send(fact);
               // The trade is observed in its new state from the same reading, not read again.
               if (trade.snapshot !== before && !trade.closed) await watcher.observe(trade, { readings });
               // Still due after being told: nothing can change it before chain time moves on.

@@ -8,6 +8,7 @@
 // It also turns what the chain shows of a trade's escrows into the machine's chain facts (observe()).
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
+  type ChainFact,
   hasSignature,
   makerEscrowTerms,
   makerEscrowUnsettled,
@@ -19,7 +20,7 @@ import { publicKey } from '../chain/index.ts';
 import { WATCH_MAKER, WATCH_TAKER } from '../store/index.ts';
 import { preimageFromBytes } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
-import { escrowEnding, lockingSignature } from './endings.ts';
+import { escrowEnding, lockingSignature, vanishedLock } from './endings.ts';
 import type { IndexedRest, RestState, RuntimeLogger, TradeHandle, TradeHost } from './host.ts';
 import { escrowLockTerms } from './lock-check.ts';
 
@@ -285,6 +286,28 @@ export class ChainWatcher {
     if (seen.includes('?') || seen === watched.seen) return;
     watched.seen = seen;
     this.options.storeSeen(trade.tradeId, seen);
+  }
+
+  /**
+   * A lock that came and went while no run watched: the escrow of an adopted pending trade that knows of no
+   * lock is absent as its lock window ends, yet its history shows a lock that landed and was settled and
+   * closed since (a lock sent just before the process died, then redeemed to the maker by the taker itself,
+   * say). The facts of that lock, for the trade to take once it has failed at its deadline — as a late lock,
+   * released (finding its escrow paid or returned) and never matched by a maker lock. Only adopted trades
+   * are asked: while a run watches, every lock of a watched escrow is seen as it lands, so one history
+   * read per adopted lockless trade at its deadline is the whole cost.
+   */
+  async unseenLock(trade: TradeHandle, readings: Readings, now: number): Promise<ChainFact[]> {
+    const { context } = trade;
+    const { takerEscrow } = trade.meta;
+    if (trade.status !== 'pending' || context.lockSignature !== null || context.adoptedAt === null) return [];
+    if (now <= context.lockDeadline || !readings.has(takerEscrow) || readings.get(takerEscrow)) return [];
+    const lock = await vanishedLock(this.options.chain, takerEscrow, 'finalized');
+    if (lock === null) return [];
+    return [
+      { type: 'TAKER_LOCK_SEEN', signature: lock.signature },
+      { type: 'TAKER_LOCK_FINALIZED', signature: lock.signature, terms: lock.terms },
+    ];
   }
 
   /** Sends the facts the readings prove; false when something could not be resolved yet (look again). */

@@ -164,20 +164,20 @@ interface Opened {
   before: Balances;
 }
 
+type Pair = { input: string; output: string; amount: string; decimals: number };
+const USDC_FOR_USDT: Pair = { input: USDC, output: USDT, amount: '40', decimals: 6 };
+
+/** A trade a taker quoted and started settlement of, not locked yet: its wallet-signed lock, and its deadline. */
+interface Started extends Omit<Opened, 'makerExpiry' | 'takerExpiry'> {
+  signedLock: string;
+  lockDeadline: number;
+}
+
 /**
- * A taker quotes, starts settlement, locks through the API and waits for the maker's lock. `spare` raw units
- * of each mint are airdropped on top, for donations. Balances are taken before the lock.
+ * A taker quotes and starts settlement; the lock is signed, not sent. `spare` raw units of each mint are
+ * airdropped on top, for donations. Balances are taken before the lock.
  */
-async function openTrade(
-  a: Arena,
-  pair: { input: string; output: string; amount: string; decimals: number } = {
-    input: USDC,
-    output: USDT,
-    amount: '40',
-    decimals: 6,
-  },
-  spare = 0n,
-): Promise<Opened> {
+async function startTrade(a: Arena, pair: Pair, spare: bigint): Promise<Started> {
   const taker = Keypair.generate();
   const wallet = taker.publicKey.toBase58();
   const air = await http(a, 'POST', '/v1/dev/airdrop', {
@@ -214,21 +214,28 @@ async function openTrade(
     outputMint: new PublicKey(pair.output),
     preimage: secret.preimage,
   };
-  const before = await balances(a, side);
-  const lock = await http(a, 'POST', `/v1/trades/${id}/lock`, {
-    transaction_base64: signAsWallet(settled.body.taker_lock_transaction.transaction_base64, taker),
-  });
-  expect(lock.status, JSON.stringify(lock.body)).toBe(202);
-  const locked = await waitFor(a, id, (v) => v.substate === 'initiated.makerLocked');
   return {
     id,
     secret,
     side,
     input: { mint: pair.input, raw: BigInt(rfq.body.input.amount_raw) },
     output: { mint: pair.output, raw: BigInt(rfq.body.output.amount_raw) },
+    before: await balances(a, side),
+    signedLock: signAsWallet(settled.body.taker_lock_transaction.transaction_base64, taker),
+    lockDeadline: Math.round(Date.parse(settled.body.lock_deadline) / 1000),
+  };
+}
+
+/** A started trade locked through the API, once the maker's lock is on chain. */
+async function openTrade(a: Arena, pair = USDC_FOR_USDT, spare = 0n): Promise<Opened> {
+  const { signedLock, lockDeadline: _, ...started } = await startTrade(a, pair, spare);
+  const lock = await http(a, 'POST', `/v1/trades/${started.id}/lock`, { transaction_base64: signedLock });
+  expect(lock.status, JSON.stringify(lock.body)).toBe(202);
+  const locked = await waitFor(a, started.id, (v) => v.substate === 'initiated.makerLocked');
+  return {
+    ...started,
     makerExpiry: Math.round(Date.parse(locked.maker_expires_at) / 1000),
     takerExpiry: Math.round(Date.parse(locked.expires_at) / 1000),
-    before,
   };
 }
 
@@ -712,6 +719,61 @@ describe('case 3: the taker escrow is paid to the maker and closed before the se
     });
     await restart(a);
     await expectRedeemedFromHistory(a, t, landedRedeem.signature as string);
+  });
+});
+
+// ── case 4: a lock that comes and goes while no process watches ─────────────────────────────────────
+
+describe('case 4: the taker lock lands and is paid to the maker and closed while the service is down', () => {
+  test('the next run finds the lock in the history when the lock window ends: failed, released, the maker paid, books right', async () => {
+    const a = await arena(SHORT);
+    const t = await startTrade(a, USDC_FOR_USDT, 0n);
+    // As a process killed right after sending the taker's lock: the chain has it, the trade knows nothing of it.
+    await a.service.close();
+    const { lock, paid } = await withChainOnly(a, async (chain) => {
+      const { signature: lock } = await chain.submitSigned(t.signedLock);
+      const paid = await landed(submitMoves(chain, t.side, [{ kind: 'redeemTakerEscrowForMaker' }]));
+      await landed(submitMoves(chain, t.side, [{ kind: 'closeTakerEscrow' }]));
+      return { lock, paid };
+    });
+    await restart(a);
+    const before = await view(a, t.id);
+    expect(before.substate).toBe('pending.awaitingLock');
+    await advanceTo(a, t.lockDeadline + 1);
+    const done = await waitFor(a, t.id, closed);
+    expect(done.settlement_status).toBe('failed');
+    expect(done.substate).toBe('failed.released');
+    expect(done.failure_reason).toBe('lock_window_expired');
+    expect(kinds(done)).toEqual(['taker_lock', 'maker_redeem']);
+    expect(signatureOf(done, 'taker_lock')).toBe(lock);
+    expect(signatureOf(done, 'maker_redeem')).toBe(paid);
+    // The maker never locked the output, and the books carry the input it received.
+    const intents = (await events(a, t.id)).filter((e) => e.type === 'TX_INTENT');
+    expect(intents.map((e) => e.payload.kind)).not.toContain('maker_lock');
+    await expectLedgerMatchesChain(a, { ...t, makerExpiry: 0, takerExpiry: 0 });
+    await expectNoAlert(a, done, t.id);
+  });
+
+  test('an adopted trade with no lock at all still fails without one, at the cost of one history read', async () => {
+    const a = await arena(SHORT);
+    const t = await startTrade(a, USDC_FOR_USDT, 0n);
+    const asked: string[] = [];
+    await restart(a, (chain) =>
+      intercept(chain, {
+        signaturesForAddress:
+          (real) =>
+          (address, ...rest) => {
+            asked.push(address.toBase58());
+            return real(address, ...rest);
+          },
+      }),
+    );
+    await advanceTo(a, t.lockDeadline + 1);
+    const done = await waitFor(a, t.id, closed);
+    expect(done.substate).toBe('failed.noLock');
+    expect(done.failure_reason).toBe('lock_window_expired');
+    expect(kinds(done)).toEqual([]);
+    expect(asked).toEqual([t.side.takerEscrow.toBase58()]);
   });
 });
 
