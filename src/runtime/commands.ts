@@ -41,7 +41,7 @@ import {
 } from './host.ts';
 import { checkLockTransaction } from './lock-check.ts';
 import type { TradeQueries, TradeReading } from './queries.ts';
-import { advance } from './scheduler.ts';
+import { advanceRead } from './scheduler.ts';
 import type { ChainWatcher } from './watcher.ts';
 
 export interface SettlementResult {
@@ -378,8 +378,11 @@ export class TradeCommands {
       this.deps.index({ ...metaOf(record), closed: false, watch: rest.watch, hold: rest.hold }, record.seen);
     }
     await host.use(tradeId, async (trade) => {
-      await this.chainCall(() => this.deps.watcher.observe(trade));
-      advance(trade, await this.chainCall(() => this.deps.clock.read()));
+      const { watcher, clock } = this.deps;
+      await this.chainCall(() => watcher.observe(trade));
+      const now = await this.chainCall(() => clock.read());
+      const read = await this.chainCall(() => watcher.read([tradeId]));
+      await this.chainCall(() => advanceRead(trade, watcher, read.readings, Math.min(now, read.now ?? now)));
     });
     return this.deps.queries.trade(tradeId);
   }

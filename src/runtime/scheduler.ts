@@ -7,7 +7,7 @@ import { nextDeadline } from '../../machines/index.ts';
 import type { GroupCommit, Store } from '../store/index.ts';
 import type { ChainClock } from './clock.ts';
 import type { RuntimeLogger, TradeHandle, TradeHost } from './host.ts';
-import type { ChainWatcher } from './watcher.ts';
+import type { ChainWatcher, Readings } from './watcher.ts';
 
 /** Trades woken per query (and concurrently, up to this many). */
 const DUE_BATCH = 128;
@@ -26,6 +26,22 @@ export function advance(trade: TradeHandle, now: number): void {
     if (retryAt !== null && now >= retryAt) trade.send({ type: 'RETRY_EFFECT', now });
     if (trade.snapshot === before) return;
   }
+}
+
+/**
+ * advance(), for a trade whose escrows were just read (`readings`, at chain time `now` of that reading): a
+ * lock that came and went while no run watched (see ChainWatcher.unseenLock) is looked for before the
+ * deadline fails the trade, and taken after, as a late lock the trade then releases.
+ */
+export async function advanceRead(
+  trade: TradeHandle,
+  watcher: ChainWatcher,
+  readings: Readings,
+  now: number,
+): Promise<void> {
+  const unseen = await watcher.unseenLock(trade, readings, now);
+  advance(trade, now);
+  if (trade.status === 'failed') for (const fact of unseen) trade.send(fact);
 }
 
 export interface SchedulerOptions {
@@ -83,10 +99,7 @@ export class DeadlineScheduler {
             .use(tradeId, async (trade) => {
               await watcher.observe(trade, { readings });
               const before = trade.snapshot;
-              // Read before the deadline fails the trade, taken after: a late lock, which it then releases.
-              const unseen = await watcher.unseenLock(trade, readings, at);
-              advance(trade, at);
-              if (trade.status === 'failed') for (const fact of unseen) trade.send(fact);
+              await advanceRead(trade, watcher, readings, at);
               // The trade is observed in its new state from the same reading, not read again.
               if (trade.snapshot !== before && !trade.closed) await watcher.observe(trade, { readings });
               // Still due after being told: nothing can change it before chain time moves on.

@@ -294,8 +294,9 @@ export class ChainWatcher {
    * closed since (a lock sent just before the process died, then redeemed to the maker by the taker itself,
    * say). The facts of that lock, for the trade to take once it has failed at its deadline — as a late lock,
    * released (finding its escrow paid or returned) and never matched by a maker lock. Only adopted trades
-   * are asked: while a run watches, every lock of a watched escrow is seen as it lands, so one history
-   * read per adopted lockless trade at its deadline is the whole cost.
+   * are asked, once, at their deadline: while a run watches, the embedded chain names every escrow a
+   * transaction wrote, and on a cluster the pushes (and the sweep behind them) see any lock that stays longer
+   * than they take. One history read per adopted lockless trade is the whole cost.
    */
   async unseenLock(trade: TradeHandle, readings: Readings, now: number): Promise<ChainFact[]> {
     const { context } = trade;
