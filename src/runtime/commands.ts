@@ -379,10 +379,11 @@ export class TradeCommands {
     }
     await host.use(tradeId, async (trade) => {
       const { watcher, clock } = this.deps;
-      await this.chainCall(() => watcher.observe(trade));
       const now = await this.chainCall(() => clock.read());
-      const read = await this.chainCall(() => watcher.read([tradeId]));
-      await this.chainCall(() => advanceRead(trade, watcher, read.readings, Math.min(now, read.now ?? now)));
+      // One reading of the escrows, observed and then judged at the deadline, as the scheduler does.
+      const { readings, now: readAt } = await this.chainCall(() => watcher.read([tradeId]));
+      await this.chainCall(() => watcher.observe(trade, { readings }));
+      await this.chainCall(() => advanceRead(trade, watcher, readings, Math.min(now, readAt ?? now)));
     });
     return this.deps.queries.trade(tradeId);
   }
