@@ -3,7 +3,7 @@
 // arrives (a Fastify hook cannot be added once the server listens, so the tap sits on the node:http
 // server in front of Fastify and only copies the body chunks it passes on).
 import type { IncomingMessage } from 'node:http';
-import type { ChainServer } from '../src/chain/server/index.ts';
+import type { ChainServer } from '../src/dev-chain/index.ts';
 
 export interface CallCounter {
   /** Where the counts come from, for the report. */

@@ -77,7 +77,7 @@ async function startChain(): Promise<{ url: string; wsUrl: string; programId: st
   writeFileSync(makerKeypairPath, JSON.stringify(Array.from(Keypair.generate().secretKey)), { mode: 0o600 });
   chain = startChild({
     name: '[chain]',
-    argv: [process.execPath, '--import', 'tsx', join(ROOT, 'src/chain/server/main.ts')],
+    argv: [process.execPath, '--import', 'tsx', join(ROOT, 'src/dev-chain/main.ts')],
     env: {
       CHAIN_PORT: String(chainPort),
       DATA_DIR: join(root, 'chain'),

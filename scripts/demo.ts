@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
-import { loopbackDevChain } from '../src/chain/server/index.ts';
+import { loopbackDevChain } from '../src/dev-chain/index.ts';
 import { parseAmount } from '../src/money/index.ts';
 import { createService } from '../src/service.ts';
 

@@ -7,7 +7,7 @@ import type { ChainPort } from './port.ts';
 import type { PythPublisherOptions } from './pyth/publisher.ts';
 import { createRpcChain } from './rpc/index.ts';
 
-export { decodeBase58, encodeBase58 } from './base58.ts';
+export { decodeBase58, encodeBase58 } from '../vocabulary/base58.ts';
 export {
   createEmbeddedChain,
   type EmbeddedChain,
@@ -27,15 +27,6 @@ export { keyBase58, publicKey } from './keys.ts';
 export type * from './port.ts';
 export * from './pyth/index.ts';
 export { createRpcChain, type RpcChainOptions } from './rpc/index.ts';
-export {
-  type ChainServer,
-  type ChainServerOptions,
-  type ChainServerStats,
-  loopbackDevChain,
-  type PythAction,
-  type PythFeedStatus,
-  startChainServer,
-} from './server/index.ts';
 export { loadKeypairFile, loadOrCreateKeypairFile } from './signer.ts';
 export {
   ata,

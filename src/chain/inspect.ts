@@ -3,7 +3,7 @@
 // signature or does not lock the trade's escrow. Wallets may add instructions; only the lock matters.
 
 import { PublicKey } from '@solana/web3.js';
-import { encodeBase58 } from './base58.ts';
+import { encodeBase58 } from '../vocabulary/base58.ts';
 import { ESCROW_KIND_CODES, HTLC_INSTRUCTION_TAGS } from './htlc/index.ts';
 import { decodeBase64Transaction, isZeroSignature } from './wire.ts';
 

@@ -3,7 +3,7 @@
 // ids, mints, and each transaction's fresh keys several times while it is built and compiled.
 
 import { PublicKey } from '@solana/web3.js';
-import { decodeBase58, encodeBase58 } from './base58.ts';
+import { decodeBase58, encodeBase58 } from '../vocabulary/base58.ts';
 
 interface Forms {
   bytes?: Uint8Array;

@@ -3,7 +3,7 @@
 // strings it re-encodes for every comparison). Anything unusual is handed to web3.js itself.
 
 import { PACKET_DATA_SIZE, type PublicKey, Transaction } from '@solana/web3.js';
-import { decodeBase58 } from './base58.ts';
+import { decodeBase58 } from '../vocabulary/base58.ts';
 import { keyBase58, keyBytes } from './keys.ts';
 
 /** A TransactionInstruction, or anything shaped like one. */

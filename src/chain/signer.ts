@@ -5,7 +5,7 @@ import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign } 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Keypair, type PublicKey, type Transaction } from '@solana/web3.js';
-import { encodeBase58 } from './base58.ts';
+import { encodeBase58 } from '../vocabulary/base58.ts';
 import { keyBytes } from './keys.ts';
 import { transactionMessage } from './message.ts';
 

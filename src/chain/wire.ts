@@ -1,7 +1,7 @@
 // Reads a serialized Solana transaction (legacy or v0) without web3.js: signatures, header, keys,
 // blockhash and instructions. Both chains need it on hot paths where Transaction.from is too slow.
 
-import { encodeBase58 } from './base58.ts';
+import { encodeBase58 } from '../vocabulary/base58.ts';
 import { ChainError } from './errors.ts';
 
 export interface WireInstruction {

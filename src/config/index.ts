@@ -2,10 +2,10 @@
 // A bad value stops the process with a message naming the field.
 import { readFileSync } from 'node:fs';
 import Value from 'typebox/value';
-import { decodeBase58 } from '../chain/index.ts';
 import { SPONSORED_FEEDS } from '../chain/pyth/index.ts';
 import { type Price, parseAmount, parsePrice, parseUsd } from '../money/index.ts';
 import { rootPath } from '../paths.ts';
+import { decodeBase58 } from '../vocabulary/index.ts';
 import { type ConfigFile, ConfigFileSchema } from './schema.ts';
 
 export { ConfigFileSchema } from './schema.ts';

@@ -56,6 +56,7 @@ export const NEXT_ACTION_TYPES = [
 ] as const;
 export type NextActionType = (typeof NEXT_ACTION_TYPES)[number];
 
+export { decodeBase58, encodeBase58 } from './base58.ts';
 export {
   bytesOf,
   type Hash32,

@@ -9,7 +9,7 @@ import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { encodeBase58 } from '../../src/chain/base58.ts';
+import { encodeBase58 } from '../../src/vocabulary/base58.ts';
 import { USDC_MINT, USDT_MINT } from '../support/mints.ts';
 import { listenOnLoopback, SHORT_SETTLEMENT, startService, type TestService } from '../support/service.ts';
 import { launchChromium } from './support/chromium.ts';

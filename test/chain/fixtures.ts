@@ -11,13 +11,13 @@ import { DEFAULT_HTLC_PROGRAM_ID } from '../../src/chain/htlc/index.ts';
 import type { ChainPort, DevChain, UnsignedTransaction } from '../../src/chain/port.ts';
 import type { PythPublisherOptions } from '../../src/chain/pyth/publisher.ts';
 import { createRpcChain } from '../../src/chain/rpc/index.ts';
+import { NATIVE_MINT } from '../../src/chain/token.ts';
 import {
   type ChainServer,
   loopbackDevChain,
   makerFunding,
   startChainServer,
-} from '../../src/chain/server/index.ts';
-import { NATIVE_MINT } from '../../src/chain/token.ts';
+} from '../../src/dev-chain/index.ts';
 
 export const USDC = new PublicKey('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
 export const SOL = NATIVE_MINT;

@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loopbackDevChain } from '../../src/chain/server/index.ts';
+import { loopbackDevChain } from '../../src/dev-chain/index.ts';
 import { tempDir } from './fixtures.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -20,7 +20,7 @@ afterEach(() => {
 /** Runs the chain's main with the flags; answers its url once it listens, or its exit code and output. */
 function runChain(flags: string[]): Promise<{ url: string } | { code: number | null; output: string }> {
   const dataDir = tempDir('pyth-main');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/chain/server/main.ts', ...flags], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/dev-chain/main.ts', ...flags], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, CHAIN_PORT: '0', CONFIG: '' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -17,7 +17,7 @@ import {
   sponsoredFeedSpecs,
 } from '../../src/chain/pyth/index.ts';
 import { createRpcChain } from '../../src/chain/rpc/index.ts';
-import { type ChainServer, loopbackDevChain } from '../../src/chain/server/index.ts';
+import { type ChainServer, loopbackDevChain } from '../../src/dev-chain/index.ts';
 import { tempDir, testChainServer, testEmbeddedChain } from './fixtures.ts';
 
 const T0 = Date.parse('2026-11-23T12:00:00Z');

@@ -12,13 +12,13 @@ import { SERVICE_BUNDLE } from '../../scripts/build-service.ts';
 import { clusterConfigDocument } from '../../scripts/cluster/config.ts';
 import { type Child, startChild, startWatchdog } from '../../scripts/cluster/processes.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, HTLC_INSTRUCTION_TAGS } from '../../src/chain/htlc/index.ts';
+import { type Config, resolveConfig } from '../../src/config/index.ts';
 import {
   type ChainServer,
   configGenesis,
   loopbackDevChain,
   startChainServer,
-} from '../../src/chain/server/index.ts';
-import { type Config, resolveConfig } from '../../src/config/index.ts';
+} from '../../src/dev-chain/index.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
 import { testDatabaseUrl } from './postgres.ts';
 import { freePort } from './process.ts';

@@ -15,7 +15,7 @@ import {
   LiteSvm,
   type TransactionMetadata,
 } from 'litesvm/dist/internal.js';
-import { encodeBase58 } from '../base58.ts';
+import { encodeBase58 } from '../../vocabulary/base58.ts';
 import { ChainError, type ChainErrorCode, liteErrorToJson, type TransactionErrorJson } from '../errors.ts';
 import { keyBase58, keyBytes, publicKey } from '../keys.ts';
 import { type FastSigner, fastSigner, signWith } from '../signer.ts';

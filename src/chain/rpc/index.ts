@@ -13,7 +13,7 @@ import {
   type VersionedTransactionResponse,
   type Commitment as Web3Commitment,
 } from '@solana/web3.js';
-import { decodeBase58 } from '../base58.ts';
+import { decodeBase58 } from '../../vocabulary/base58.ts';
 import { escrowFromAccount, nameError, pollSignature, reaches, sleep } from '../common.ts';
 import { ChainError, describeTransactionError, type TransactionErrorJson } from '../errors.ts';
 import type {

@@ -11,7 +11,7 @@ import {
 import { getWallets } from '@wallet-standard/app';
 import type { Wallet, WalletAccount } from '@wallet-standard/base';
 import { StandardConnect, type StandardConnectFeature } from '@wallet-standard/features';
-import { decodeBase58, encodeBase58 } from '../../chain/base58.ts';
+import { decodeBase58, encodeBase58 } from '../../vocabulary/base58.ts';
 import { store, type WalletRef } from './store.ts';
 import { fromBase64, isSignedBy, signTransaction, toBase64 } from './transaction.ts';
 

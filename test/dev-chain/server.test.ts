@@ -18,9 +18,9 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { takerEscrowAddress } from '../../src/chain/htlc/index.ts';
 import { websocketUrlFor } from '../../src/chain/rpc/feed.ts';
-import type { ChainServer } from '../../src/chain/server/index.ts';
 import { ata, TOKEN_PROGRAM_ID } from '../../src/chain/token.ts';
-import { type Harness, rpcHarness, SOL, secret, USDC, walletSign } from './fixtures.ts';
+import type { ChainServer } from '../../src/dev-chain/index.ts';
+import { type Harness, rpcHarness, SOL, secret, USDC, walletSign } from '../chain/fixtures.ts';
 
 async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

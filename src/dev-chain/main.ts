@@ -9,10 +9,10 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PublicKey } from '@solana/web3.js';
-import { loadConfig } from '../../config/index.ts';
-import { DEFAULT_HTLC_PROGRAM_ID } from '../htlc/index.ts';
-import { type PythPublisher, sponsoredFeedSpecs } from '../pyth/publisher.ts';
-import { loadOrCreateKeypairFile } from '../signer.ts';
+import { DEFAULT_HTLC_PROGRAM_ID } from '../chain/htlc/index.ts';
+import { type PythPublisher, sponsoredFeedSpecs } from '../chain/pyth/publisher.ts';
+import { loadOrCreateKeypairFile } from '../chain/signer.ts';
+import { loadConfig } from '../config/index.ts';
 import { configGenesis, startChainServer } from './index.ts';
 
 const readFlags = () =>

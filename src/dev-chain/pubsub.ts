@@ -7,9 +7,9 @@
 
 import { PublicKey, SystemProgram } from '@solana/web3.js';
 import WebSocket, { WebSocketServer } from 'ws';
-import { decodeBase58 } from '../base58.ts';
-import type { EmbeddedLedger, LedgerWrite } from '../embedded/ledger.ts';
-import type { StoredAccount } from '../embedded/store.ts';
+import type { EmbeddedLedger, LedgerWrite } from '../chain/embedded/ledger.ts';
+import type { StoredAccount } from '../chain/embedded/store.ts';
+import { decodeBase58 } from '../vocabulary/base58.ts';
 import { accountJson } from './methods.ts';
 
 export interface PubSubOptions {

@@ -2,7 +2,7 @@
 import { fc, test } from '@fast-check/vitest';
 import bs58 from 'bs58';
 import { describe, expect } from 'vitest';
-import { decodeBase58, encodeBase58 } from '../../src/chain/base58.ts';
+import { decodeBase58, encodeBase58 } from '../../src/vocabulary/base58.ts';
 
 const bytes = fc.oneof(
   fc.uint8Array({ minLength: 32, maxLength: 32 }),

@@ -4,12 +4,12 @@
 
 import { type Keypair, PublicKey } from '@solana/web3.js';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Config } from '../../config/index.ts';
-import { EmbeddedLedger, type MintConfig } from '../embedded/ledger.ts';
-import { ChainError } from '../errors.ts';
-import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../htlc/index.ts';
-import type { DevChain } from '../port.ts';
-import { PythPublisher, type PythPublisherOptions } from '../pyth/publisher.ts';
+import { EmbeddedLedger, type MintConfig } from '../chain/embedded/ledger.ts';
+import { ChainError } from '../chain/errors.ts';
+import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../chain/htlc/index.ts';
+import type { DevChain } from '../chain/port.ts';
+import { PythPublisher, type PythPublisherOptions } from '../chain/pyth/publisher.ts';
+import type { Config } from '../config/index.ts';
 import { createRpcMethods, RpcError } from './methods.ts';
 import { type PubSub, startPubSub } from './pubsub.ts';
 
