@@ -4,3 +4,4 @@ export * from './trade.machine.ts';
 export * from './trade.rules.ts';
 export * from './trade.snapshot.ts';
 export * from './trade.types.ts';
+export * from './trade.upgrade.ts';

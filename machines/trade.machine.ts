@@ -14,7 +14,7 @@ import type {
 } from './trade.types.ts';
 
 /** Persisted with every snapshot; bump whenever states, events or context change shape. */
-export const TRADE_MACHINE_VERSION = 3;
+export const TRADE_MACHINE_VERSION = 4;
 
 /** A new trade's context: its input, nothing recorded yet. */
 export function initialContext(input: TradeInput): TradeContext {
@@ -97,9 +97,20 @@ const signatureOfOutputIfAny = ({ event }: { event: { output: MakerRefundOutput 
 
 // ── Transitions and states that several states share ────────────────────────────────────────────────
 
-/** Until the taker lock is on chain: a new signed lock is held (it replaces the last), a seen one watched. */
+/**
+ * Until the taker lock is on chain: a new signed lock is held (it replaces the last) — and broadcast by the
+ * service when it was handed the bytes — and a seen one watched.
+ */
 const takerLockArrives: TradeTransitions = {
-  LOCK_SUBMITTED: { guard: 'isNewLockSignature', target: 'lockSubmitted', actions: 'recordLockSubmission' },
+  LOCK_SUBMITTED: [
+    {
+      guard: and(['isNewLockSignature', 'submittedLockHasBytes']),
+      target: 'broadcastingLock',
+      reenter: true,
+      actions: 'recordLockSubmission',
+    },
+    { guard: 'isNewLockSignature', target: 'lockSubmitted', actions: 'recordLockSubmission' },
+  ],
   TAKER_LOCK_SEEN: { target: 'lockSeen', actions: 'recordLockSeen' },
 };
 
@@ -196,6 +207,24 @@ export const tradeMachine = tradeSetup.createMachine({
         awaitingLock: {
           on: takerLockArrives,
         },
+        broadcastingLock: effectState('broadcastingLock', {
+          description:
+            'The service holds the signed lock and broadcasts it until it lands or can no longer land.',
+          src: 'broadcastTakerLock',
+          input: ({ context }) => {
+            const held = context.lockSubmissions.at(-1);
+            if (held?.transactionBase64 == null) throw new Error('broadcastingLock without a held lock');
+            return {
+              tradeId: context.tradeId,
+              takerEscrow: context.takerEscrow,
+              lockDeadline: context.lockDeadline,
+              submission: { ...held, transactionBase64: held.transactionBase64 },
+            };
+          },
+          // However the broadcast ended, the escrow on chain decides: the watcher reports a lock that landed.
+          onDone: 'lockSubmitted',
+          on: takerLockArrives,
+        }),
         lockSubmitted: {
           description:
             'The service holds a signed lock (a fresh one may replace it while the window is open).',
@@ -326,13 +355,14 @@ export const tradeMachine = tradeSetup.createMachine({
             expiry: context.makerExpiry ?? 0,
           }),
           onDone: {
-            guard: 'hasNoMakerLockIntent',
+            guard: 'hasNoLiveMakerLockIntent',
             target: 'sendingMakerLock',
             actions: { type: 'recordMakerLockIntent', params: ({ event }) => event.output },
           },
         }),
         sendingMakerLock: effectState('sendingMakerLock', {
-          description: 'Send the intent’s maker lock until final, or until proved lapsed.',
+          description:
+            'Send the intent’s maker lock until final, or until proved lapsed; an expired one is signed afresh while it can still land in time.',
           src: 'makerLock',
           input: ({ context }) => {
             if (context.makerLockIntent === null) throw new Error('sendingMakerLock without an intent');
@@ -350,6 +380,13 @@ export const tradeMachine = tradeSetup.createMachine({
                 type: 'recordMakerLock',
                 params: ({ event }) => ({ signature: event.output.landed ? event.output.signature : '' }),
               },
+            },
+            {
+              // Its blockhash passed unseen (a congested cluster): the escrow's address is unique to the trade,
+              // so a lock signed afresh can only land in the lapsed one's place.
+              guard: { type: 'makerLockMaySignAgain', params: ({ event }) => event.output },
+              target: 'signingMakerLock',
+              actions: 'markMakerLockLapsed',
             },
             {
               target: 'releasingTaker',

@@ -21,6 +21,7 @@ import type {
   EffectOutput,
   EscrowEnding,
   FailureReason,
+  MakerLockOutput,
   SignMakerLockOutput,
   TradeContext,
   TradeEffect,
@@ -68,6 +69,7 @@ export const tradeSetup = setup({
     tags: {} as TradeTag,
   },
   actors: {
+    broadcastTakerLock: notProvided('broadcastTakerLock'),
     checkInventory: notProvided('checkInventory'),
     signMakerLock: notProvided('signMakerLock'),
     makerLock: notProvided('makerLock'),
@@ -90,6 +92,11 @@ export const tradeSetup = setup({
       assertEvent(event, 'LOCK_SUBMITTED');
       return !context.lockSubmissions.some((s) => s.signature === event.signature);
     },
+    /** The service was handed the lock's bytes (not only the signature of a lock the wallet sent itself). */
+    submittedLockHasBytes: ({ event }) => {
+      assertEvent(event, 'LOCK_SUBMITTED');
+      return event.transactionBase64 !== null;
+    },
     lockWindowClosed: ({ context, event }) => nowOf(event) > context.lockDeadline,
     lockTermsMatch: ({ context, event }) => {
       assertEvent(event, 'TAKER_LOCK_FINALIZED');
@@ -101,6 +108,19 @@ export const tradeSetup = setup({
       context.takerLockTerms !== null &&
       lockTermsMatch(context, context.takerLockTerms),
     hasNoMakerLockIntent: ({ context }) => context.makerLockIntent === null,
+    /** No maker lock could still land from an earlier signature: none was signed, or it is proved lapsed. */
+    hasNoLiveMakerLockIntent: ({ context }) =>
+      context.makerLockIntent === null || context.makerLockIntent.lapsed,
+    /**
+     * The maker lock expired unseen (never refused), and chain time is still before the lock deadline the
+     * program enforces on a maker lock (maker expiry − minimum redeem window): a lock signed afresh with the
+     * same terms may still land, and still leaves the taker its redeem window.
+     */
+    makerLockMaySignAgain: ({ context }, params: MakerLockOutput) =>
+      !params.landed &&
+      params.expired &&
+      context.makerExpiry !== null &&
+      params.now < context.makerExpiry - context.minRedeemWindow,
     inventoryAvailable: ({ context }) => context.assessment?.available === true,
     leavesMinRedeemWindow: ({ context }) =>
       context.assessment !== null && leavesMinRedeemWindow(context, context.assessment.now),
@@ -148,6 +168,8 @@ export const tradeSetup = setup({
       assertEvent(event, 'ADOPTED');
       return event.runId !== context.currentRunId;
     },
+    /** A failed effect waits for its retry (none is running). */
+    effectRetryPending: ({ context }) => context.effectError !== null && context.effectError.retryAt !== null,
     effectRetryDue: ({ context, event }) => {
       assertEvent(event, 'RETRY_EFFECT');
       return (
@@ -175,7 +197,11 @@ export const tradeSetup = setup({
         lockSignature: event.signature,
         lockSubmissions: [
           ...context.lockSubmissions,
-          { signature: event.signature, lastValidBlockHeight: event.lastValidBlockHeight },
+          {
+            signature: event.signature,
+            lastValidBlockHeight: event.lastValidBlockHeight,
+            transactionBase64: event.transactionBase64,
+          },
         ],
       };
     }),
@@ -272,9 +298,10 @@ export const tradeSetup = setup({
       effectError: context.effectError && { ...context.effectError, retryAt: null },
     })),
     // On leaving an effect's state, however it is left, its failures go with it — but not when the state
-    // is re-entered by its own retry, which counts on.
+    // is re-entered by its own retry (when due, or once the chain answers again), which counts on.
     forgetEffectFailure: enqueueActions(({ enqueue, event }) => {
-      if (event.type !== 'RETRY_EFFECT') enqueue.assign({ effectError: null });
+      if (event.type !== 'RETRY_EFFECT' && event.type !== 'CHAIN_REACHABLE')
+        enqueue.assign({ effectError: null });
     }),
   },
 });
@@ -301,7 +328,9 @@ export type EffectStateConfig = Omit<
 /**
  * A state that runs one effect until it answers, tagged `effect`. A rejection records `effectError` with
  * its retry time (recordEffectError); RETRY_EFFECT then re-enters the state, running the effect again, once
- * that time has come (effectRetryDue, markRetryRunning). Leaving the state any other way forgets its
+ * that time has come (effectRetryDue, markRetryRunning) — or at once when the chain answers again after an
+ * outage (CHAIN_REACHABLE): a backoff grown during the outage must not delay the maker once it can act.
+ * Leaving the state any other way forgets its
  * failures (forgetEffectFailure). `state` is the state's own key, the retry's target.
  */
 export function effectState(
@@ -321,6 +350,12 @@ export function effectState(
     invoke: invoke as EffectInvoke,
     on: {
       RETRY_EFFECT: { guard: 'effectRetryDue', target: state, reenter: true, actions: 'markRetryRunning' },
+      CHAIN_REACHABLE: {
+        guard: 'effectRetryPending',
+        target: state,
+        reenter: true,
+        actions: 'markRetryRunning',
+      },
       ...on,
     },
   });

@@ -122,3 +122,17 @@ export function commandOutcome(snapshot: TradeSnapshotLike, command: HttpCommand
     }
   }
 }
+
+/**
+ * Substates that redeem an escrow with a preimage already known (the maker's redeem of the taker escrow, a
+ * redeem for the taker): the taker's expiry runs against them, so they act first when the chain answers
+ * again after an outage.
+ */
+const REDEEMING_WITH_PREIMAGE: ReadonlySet<string> = new Set([
+  'initiated.makerRedeeming',
+  'initiated.redeemingForTaker',
+]);
+
+export function knowsPreimageToRedeem(substate: string): boolean {
+  return REDEEMING_WITH_PREIMAGE.has(substate);
+}

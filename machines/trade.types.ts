@@ -55,10 +55,15 @@ export interface TakerLockTerms {
   lockDeadline: ChainTime;
 }
 
-/** A signed lock the service holds for the taker (POST /lock). */
+/**
+ * A signed lock the service holds for the taker (POST /lock): its signature, and — when the service was
+ * handed the transaction itself — its bytes, which the service broadcasts until they land or can no longer
+ * land. `lastValidBlockHeight` is that of the blockhash the service issued the lock with, when it knows it.
+ */
 export interface LockSubmission {
   signature: string;
   lastValidBlockHeight: number | null;
+  transactionBase64: string | null;
 }
 
 /**
@@ -152,8 +157,16 @@ export interface EffectFailure {
 export type TradeCommand =
   /** The taker gives up before any lock exists, proving it holds the settlement's secret hash. */
   | { type: 'ABANDON'; secretHash: Hash32 }
-  /** The taker hands over its signed lock; a fresh one may replace it while the lock window is open. */
-  | { type: 'LOCK_SUBMITTED'; signature: string; lastValidBlockHeight: number | null }
+  /**
+   * The taker hands over its signed lock (its bytes, or only the signature of a lock its wallet sent itself);
+   * a fresh one may replace it while the lock window is open.
+   */
+  | {
+      type: 'LOCK_SUBMITTED';
+      signature: string;
+      lastValidBlockHeight: number | null;
+      transactionBase64: string | null;
+    }
   /** The taker reveals the preimage: the service redeems the maker escrow for it before the maker expiry. */
   | { type: 'REDEEM_REQUESTED'; preimage: Preimage; preimageHash: Hash32; now: ChainTime }
   /** The taker asks the service to refund its escrow; taken only once that escrow's expiry has passed. */
@@ -183,7 +196,12 @@ export type ChainFact =
   /** The taker escrow was paid to the maker (a redeem with the preimage), whoever submitted it. */
   | { type: 'TAKER_ESCROW_PAID'; signature: string }
   /** The chain's clock reached a deadline the trade waits for. */
-  | { type: 'CHAIN_TIME_ADVANCED'; now: ChainTime };
+  | { type: 'CHAIN_TIME_ADVANCED'; now: ChainTime }
+  /**
+   * The chain answers again after the runtime could not reach it: an effect that failed meanwhile and waits
+   * for its retry runs now rather than at the end of its backoff.
+   */
+  | { type: 'CHAIN_REACHABLE' };
 
 /**
  * Every event the runtime may send (done/error events of invoked effects come from xstate).
@@ -210,6 +228,7 @@ export const TRADE_EVENT_TYPES = [
   'TAKER_ESCROW_REFUNDED',
   'TAKER_ESCROW_PAID',
   'CHAIN_TIME_ADVANCED',
+  'CHAIN_REACHABLE',
 ] as const satisfies readonly TradeEventType[];
 
 // ── States ────────────────────────────────────────────────────────────────────────────────────────
@@ -241,11 +260,19 @@ export type TradeTag = 'closed' | 'effect';
  *   effect with the same input (the maker lock re-sends the persisted intent, never signs anew).
  */
 export interface TradeEffects {
+  /**
+   * Broadcast the taker's signed lock again and again until it lands, the chain refuses it, or it can no
+   * longer land (its blockhash expired, or the lock window closed); answers which.
+   */
+  broadcastTakerLock(input: BroadcastTakerLockInput): Promise<BroadcastTakerLockOutput>;
   /** Can the maker serve: its output inventory, and the chain time the decision is made at. */
   checkInventory(input: CheckInventoryInput): Promise<CheckInventoryOutput>;
   /** Sign the maker lock without sending it; the machine persists the result as the intent. */
   signMakerLock(input: SignMakerLockInput): Promise<SignMakerLockOutput>;
-  /** Send the intent's maker lock until final, or until proved unable to land. */
+  /**
+   * Send the intent's maker lock until final, or until proved unable to land: then whether it expired
+   * unseen (a fresh signature may still land in time) and the chain time that was proved at.
+   */
   makerLock(input: MakerLockInput): Promise<MakerLockOutput>;
   /** Redeem the maker escrow for the taker with the preimage it revealed. */
   takerRedeem(input: TakerRedeemInput): Promise<EscrowEnding>;
@@ -262,6 +289,7 @@ export interface TradeEffects {
 }
 
 export const TRADE_EFFECTS = [
+  'broadcastTakerLock',
   'checkInventory',
   'signMakerLock',
   'makerLock',
@@ -275,6 +303,17 @@ export const TRADE_EFFECTS = [
 export type TradeEffect = (typeof TRADE_EFFECTS)[number];
 export type EffectInput<E extends TradeEffect> = Parameters<TradeEffects[E]>[0];
 export type EffectOutput<E extends TradeEffect> = Awaited<ReturnType<TradeEffects[E]>>;
+
+export interface BroadcastTakerLockInput {
+  tradeId: string;
+  takerEscrow: string;
+  lockDeadline: ChainTime;
+  submission: LockSubmission & { transactionBase64: string };
+}
+/** How the broadcast ended; the watcher, reading the escrow, decides what it means for the trade. */
+export interface BroadcastTakerLockOutput {
+  outcome: 'landed' | 'refused' | 'lapsed';
+}
 
 export interface CheckInventoryInput {
   tradeId: string;
@@ -310,8 +349,14 @@ export interface MakerLockInput {
   makerEscrow: string;
   intent: MakerLockIntent;
 }
-/** Final on chain, or proved unable to land (last valid block height passed, escrow absent at finalized). */
-export type MakerLockOutput = { landed: true; signature: string } | { landed: false };
+/**
+ * Final on chain, or proved unable to land: `expired` when its blockhash passed with the signature unknown
+ * to the chain (a lock signed afresh may still land), not when the chain refused it; `now` is the chain
+ * time of that proof.
+ */
+export type MakerLockOutput =
+  | { landed: true; signature: string }
+  | { landed: false; expired: boolean; now: ChainTime };
 
 /** How an escrow that left `locked` came back to the initializer: the expiry refund or the recipient's cancel. */
 export type ReturnedHow = 'refunded' | 'cancelled';

@@ -14,13 +14,14 @@ import {
   type DevChain,
   isEmbeddedChain,
   loadOrCreateKeypairFile,
+  meterChain,
   type PythFeedSpec,
   type PythPublisherOptions,
 } from './chain/index.ts';
 import { type Config, ConfigError, loadConfig } from './config/index.ts';
 import { buildHttpApp, type TypeBoxApp } from './http/app.ts';
 import type { ReadinessPart } from './http/routes/index.ts';
-import { meterChain, ServiceMetrics } from './metrics/index.ts';
+import { ServiceMetrics } from './metrics/index.ts';
 import { rootPath } from './paths.ts';
 import {
   feedStates,
@@ -29,7 +30,7 @@ import {
   QuoteDesk,
   StaticPriceSource,
 } from './quotes/index.ts';
-import { MakerInventory, StartupLease, TradeRuntime } from './runtime/index.ts';
+import { ChainReachability, MakerInventory, StartupLease, TradeRuntime } from './runtime/index.ts';
 import { GroupCommit, openStore, type Store } from './store/index.ts';
 
 export const VERSION: string = (
@@ -109,7 +110,17 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const devChain = isEmbeddedChain(opened) ? opened : null;
   const chain = options.wrapChain ? options.wrapChain(opened) : opened;
   const metrics = new ServiceMetrics({ version: VERSION, chain: chain.kind });
-  const port = meterChain(chain, metrics);
+  // Every call the service makes to the chain is metered and tells whether the chain answers.
+  const reachability = new ChainReachability({
+    probe: () => port.now(),
+    maxProbeMs: options.pollIntervalMs ?? (chain.kind === 'embedded' ? 250 : 2_000),
+  });
+  const port = meterChain(chain, {
+    chainCall: (method, seconds, failure) => {
+      metrics.chainCall(method, seconds, failure);
+      reachability.chainCall(method, seconds, failure);
+    },
+  });
   const inventory = new MakerInventory(
     port,
     config.assets.list.map((asset) => asset.mint),
@@ -162,6 +173,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       confirmedAt: () => startup.handOver(),
     },
     onTakeover: (count) => metrics.tradesTakenOver(count),
+    reachability,
     ...(options.onLeaseLost ? { onLeaseLost: options.onLeaseLost } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
@@ -198,7 +210,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     feedLive: () => runtime.watcher.live,
     leaseRemainingSeconds: () => runtime.lease.remainingSeconds,
     chainNow: () => runtime.clock.estimate(),
-    balance: (mint) => inventory.known(mint),
+    balance: (mint) => inventory.balance(mint),
     reserved: (mint) => {
       quotes.reservations.expire(nowMs());
       return quotes.reservations.reserved(mint);

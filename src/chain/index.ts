@@ -24,6 +24,13 @@ export {
 export * from './htlc/index.ts';
 export { inspectTransaction, type LockInspection, type LockInstructionView } from './inspect.ts';
 export { keyBase58, publicKey } from './keys.ts';
+export {
+  type ChainCallRecorder,
+  type ChainFailure,
+  type ChainMethod,
+  METERED_CHAIN_METHODS,
+  meterChain,
+} from './observed.ts';
 export type * from './port.ts';
 export * from './pyth/index.ts';
 export { createRpcChain, type RpcChainOptions } from './rpc/index.ts';

@@ -16,16 +16,14 @@ import {
   type TradeEffect,
   type TradeSnapshotLike,
 } from '../../machines/index.ts';
-import type { ChainPort } from '../chain/index.ts';
+import type { ChainCallRecorder, ChainFailure, ChainMethod, ChainPort } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
 import { type AcceptedQuote, FEED_STATUSES, type FeedState, type RejectedQuote } from '../quotes/index.ts';
 import type { CommitStats, Store } from '../store/index.ts';
 import { RISK_CHECKS, type SettlementStatus } from '../vocabulary/index.ts';
-import type { ChainCallRecorder, ChainFailure, ChainMethod } from './chain.ts';
 import { DEADLINES, ESCROW_SIDES, type ExposureContext, escrowExposure } from './exposure.ts';
 import { processRegistry } from './process.ts';
 
-export { type ChainCallRecorder, METERED_CHAIN_METHODS, meterChain } from './chain.ts';
 export { DEADLINES, ESCROW_SIDES, escrowExposure } from './exposure.ts';
 
 const PREFIX = 'rfq_maker_';
@@ -311,7 +309,7 @@ export class ServiceMetrics implements ChainCallRecorder {
     }
     const failed = failedEffect(event);
     if (failed !== null) this.effectFailures.inc({ effect: failed });
-    if (event === 'RETRY_EFFECT' && context.effectError !== null) {
+    if ((event === 'RETRY_EFFECT' || event === 'CHAIN_REACHABLE') && context.effectError !== null) {
       this.effectRetries.inc({ effect: context.effectError.effect });
     }
     if (context.alert && !transition.alertedBefore) this.losses.inc();

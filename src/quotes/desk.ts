@@ -25,7 +25,8 @@ import { evaluateRisk, type PriceLeg, type RiskFailure } from './risk.ts';
 
 /** What the maker holds of each asset, kept current by whoever watches the chain. */
 export interface InventorySource {
-  balance(mint: string): bigint;
+  /** The maker's balance of the mint as last read from the chain; undefined until it was read once. */
+  balance(mint: string): bigint | undefined;
 }
 
 /** Live trades that count against a wallet's limit (the trade runtime fills this in). */
@@ -74,6 +75,17 @@ export class RfqInputError extends Error {
   ) {
     super(`${field}: ${problem}`);
     this.name = 'RfqInputError';
+  }
+}
+
+/**
+ * The maker's balance of the output has never been read (the chain did not answer since the start): the
+ * desk cannot tell what it could sell, and refuses to guess zero — the caller retries.
+ */
+export class InventoryUnknown extends Error {
+  constructor(readonly symbol: string) {
+    super(`The maker's ${symbol} balance has not been read from the chain yet; retry shortly.`);
+    this.name = 'InventoryUnknown';
   }
 }
 
@@ -162,6 +174,7 @@ export class QuoteDesk {
     const outputPrice = this.deps.prices.latest(output.mint);
     const legs = [this.leg(input, inputPrice), this.leg(output, outputPrice)] as const;
     const balance = this.deps.inventory.balance(output.mint);
+    if (balance === undefined) throw new InventoryUnknown(output.symbol);
     const reserved = this.book.reserved(output.mint);
     const available = balance > reserved ? balance - reserved : 0n;
     // Without a usable price on either side there is nothing to price; price_freshness says why.

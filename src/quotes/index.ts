@@ -2,6 +2,7 @@
 export {
   type AcceptedQuote,
   type InventorySource,
+  InventoryUnknown,
   QuoteDesk,
   type QuoteState,
   type RejectedQuote,

@@ -70,11 +70,20 @@ export interface CommandDeps {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Blockhashes of the locks this run issued, with their last valid block height (the newest this many). */
+const ISSUED_BLOCKHASHES = 4_096;
+
 export class TradeCommands {
   /** Quotes and commitments being turned into trades this turn, before their write is durable. */
   private readonly startingQuotes = new Set<string>();
   private readonly startingHashes = new Set<string>();
   private readonly startingByWallet = new Map<string, number>();
+  /**
+   * The last valid block height of each blockhash a lock was issued with, so a lock handed back through
+   * POST /lock is broadcast until exactly then (a lock issued by another instance is broadcast until its
+   * lock window ends instead).
+   */
+  private readonly issuedBlockhashes = new Map<string, number>();
 
   constructor(private readonly deps: CommandDeps) {}
 
@@ -196,8 +205,8 @@ export class TradeCommands {
     return { created: false, trade: await this.deps.queries.reading(record, snapshot), lock };
   }
 
-  private buildLock(input: TradeInput): Promise<UnsignedTransaction> {
-    return this.chainCall(() =>
+  private async buildLock(input: TradeInput): Promise<UnsignedTransaction> {
+    const lock = await this.chainCall(() =>
       this.deps.chain.buildTakerLock({
         taker: publicKey(input.takerWallet),
         inputMint: publicKey(input.inputMint),
@@ -208,15 +217,24 @@ export class TradeCommands {
         lockDeadline: BigInt(input.lockDeadline),
       }),
     );
+    const issued = this.issuedBlockhashes;
+    if (!issued.has(lock.recentBlockhash)) {
+      if (issued.size >= ISSUED_BLOCKHASHES) issued.delete(issued.keys().next().value as string);
+      issued.set(lock.recentBlockhash, lock.lastValidBlockHeight);
+    }
+    return lock;
   }
 
   // ── Commands on a trade ────────────────────────────────────────────────────────────────────────
 
   /**
    * LOCK_SUBMITTED: the wallet-signed lock (or the signature of one the wallet sent itself), then
-   * TAKER_LOCK_SEEN / TAKER_LOCK_FINALIZED once the escrow is read on chain. The lock signature is recorded
-   * only once the chain has taken the transaction: a lock the chain refuses changes nothing, and a crash
-   * between sending and recording loses nothing, since the escrow on chain is what the runtime watches.
+   * TAKER_LOCK_SEEN / TAKER_LOCK_FINALIZED once the escrow is read on chain. A lock the chain refuses
+   * changes nothing. One the chain could not be asked about (unreachable, or a reply lost) is held all the
+   * same: it may have landed or may still land, so from then on a lock signature exists, and the trade
+   * broadcasts the bytes until they land or can no longer land. The same bytes posted again are broadcast
+   * once more at once. A crash between sending and recording loses nothing: the escrow on chain is what the
+   * runtime watches. The answer waits (a bounded wait) for the lock on chain, through failed reads.
    */
   async submitLock(
     tradeId: string,
@@ -225,11 +243,15 @@ export class TradeCommands {
     await this.deps.host.use(tradeId, async (trade) => {
       const { context } = trade;
       const transaction = body.transactionBase64 ?? null;
-      const signature =
-        transaction !== null
-          ? checkLockTransaction(context, transaction, this.deps.chain.programId)
-          : (body.signature as string);
-      const command = { type: 'LOCK_SUBMITTED' as const, signature, lastValidBlockHeight: null };
+      const checked =
+        transaction !== null ? checkLockTransaction(context, transaction, this.deps.chain.programId) : null;
+      const signature = checked?.signature ?? (body.signature as string);
+      const command = {
+        type: 'LOCK_SUBMITTED' as const,
+        signature,
+        lastValidBlockHeight: checked ? (this.issuedBlockhashes.get(checked.recentBlockhash) ?? null) : null,
+        transactionBase64: transaction,
+      };
       const outcome = commandOutcome(trade.snapshot, command);
       if (outcome.outcome === 'refuse') {
         // A lock already on chain under another signature: the trade moved on; show it as it is.
@@ -239,25 +261,42 @@ export class TradeCommands {
         throw new RuntimeError(outcome.code);
       }
       if (outcome.outcome === 'accept') {
-        const now = Number(await this.chainCall(() => this.deps.chain.now()));
+        // The program refuses a late lock anyway: without the chain's clock, the last estimate decides.
+        const now = await this.deps.clock.read().catch(() => this.deps.clock.estimate());
         if (now > context.lockDeadline) throw new RuntimeError('lock_window_closed');
         if (transaction !== null) await this.submitTakerLock(transaction);
         else await this.awaitTakerLockTransaction(trade, signature);
         trade.send(command);
+      } else if (transaction !== null && trade.status === 'pending') {
+        // The same bytes again: the taker's retry is a reason to broadcast them now (a send may have been lost).
+        await this.deps.chain.send({ transactionBase64: transaction }).catch(() => undefined);
       }
-      if (trade.status === 'pending') {
-        const deadline = Date.now() + this.deps.lockWaitMs;
-        while (trade.status === 'pending' && Date.now() < deadline) {
-          await this.chainCall(() => this.deps.watcher.observe(trade));
-          if (trade.status !== 'pending') break;
-          await sleep(Math.min(this.deps.pollIntervalMs, 250));
-        }
-        if (trade.status === 'pending') throw new RuntimeError('lock_not_found');
-      }
+      if (trade.status === 'pending') await this.awaitLockOnChain(trade);
     });
     return this.deps.queries.trade(tradeId);
   }
 
+  /**
+   * Reads the trade's escrow until its lock is on chain or the bounded wait is over (lock_not_found: retry).
+   * A read that fails is tried again while the wait lasts; only when none answered is it chain_unavailable.
+   */
+  private async awaitLockOnChain(trade: TradeHandle): Promise<void> {
+    const deadline = Date.now() + this.deps.lockWaitMs;
+    let answered = false;
+    while (trade.status === 'pending' && Date.now() < deadline) {
+      try {
+        await this.deps.watcher.observe(trade);
+        answered = true;
+      } catch (error) {
+        if (!isChainError(error, 'unavailable')) throw error;
+      }
+      if (trade.status !== 'pending') return;
+      await sleep(Math.min(this.deps.pollIntervalMs, 250));
+    }
+    if (trade.status === 'pending') throw new RuntimeError(answered ? 'lock_not_found' : 'chain_unavailable');
+  }
+
+  /** Sends the wallet-signed lock once; the trade broadcasts it again until it lands (broadcastingLock). */
   private async submitTakerLock(transaction: string): Promise<void> {
     try {
       await this.deps.chain.submitSigned(transaction);
@@ -265,7 +304,8 @@ export class TradeCommands {
       // A lock of this escrow already on chain (this one, or one the wallet sent itself) is what we wait for.
       if (isChainError(error) && error.htlcError === 'EscrowAlreadyExists') return;
       if (isChainError(error)) {
-        if (error.code === 'unavailable') throw new RuntimeError('chain_unavailable');
+        // Not refused, only not known to have arrived: held and broadcast again by the trade.
+        if (error.code === 'unavailable') return;
         if (error.htlcError === 'LockDeadlinePassed') throw new RuntimeError('lock_window_closed');
         throw invalidInput('transaction', error.message, `The chain refused the lock: ${error.message}`);
       }
@@ -276,8 +316,18 @@ export class TradeCommands {
   /** A lock the wallet sent itself: it counts once the chain knows it, and only if it touched this escrow. */
   private async awaitTakerLockTransaction(trade: TradeHandle, signature: string): Promise<void> {
     const deadline = Date.now() + this.deps.lockWaitMs;
+    let answered = false;
     for (;;) {
-      const tx = await this.chainCall(() => this.deps.chain.getTransaction(signature, 'confirmed'));
+      const tx = await this.deps.chain.getTransaction(signature, 'confirmed').then(
+        (found) => {
+          answered = true;
+          return found;
+        },
+        (error: unknown) => {
+          if (isChainError(error, 'unavailable')) return null;
+          throw error;
+        },
+      );
       if (tx) {
         if (!tx.accountKeys.includes(trade.meta.takerEscrow)) {
           throw invalidInput(
@@ -291,7 +341,7 @@ export class TradeCommands {
         }
         return;
       }
-      if (Date.now() >= deadline) throw new RuntimeError('lock_not_found');
+      if (Date.now() >= deadline) throw new RuntimeError(answered ? 'lock_not_found' : 'chain_unavailable');
       await sleep(Math.min(this.deps.pollIntervalMs, 250));
     }
   }
@@ -377,9 +427,10 @@ export class TradeCommands {
       const rest = restColumns(snapshot);
       this.deps.index({ ...metaOf(record), closed: false, watch: rest.watch, hold: rest.hold }, record.seen);
     }
+    const { watcher, clock } = this.deps;
+    // Read before the trade is touched: while the chain cannot be reached, resuming changes nothing.
+    const now = await this.chainCall(() => clock.read());
     await host.use(tradeId, async (trade) => {
-      const { watcher, clock } = this.deps;
-      const now = await this.chainCall(() => clock.read());
       // One reading of the escrows, observed and then judged at the deadline, as the scheduler does.
       const { readings, now: readAt } = await this.chainCall(() => watcher.read([tradeId]));
       await this.chainCall(() => watcher.observe(trade, { readings }));

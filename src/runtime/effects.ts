@@ -6,9 +6,12 @@
 // - answers what the chain proves (escrow endings), so a taker who settled an escrow first, in either
 //   direction, moves the trade to where the funds really went;
 // - rejects with an EffectFailure { message, at } — `at` the chain time, from which the machine backs off.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PublicKey } from '@solana/web3.js';
 import { fromPromise } from 'xstate';
 import type {
+  BroadcastTakerLockInput,
+  BroadcastTakerLockOutput,
   CheckInventoryInput,
   CheckInventoryOutput,
   CloseEscrowsInput,
@@ -24,7 +27,7 @@ import type {
   SignMakerLockOutput,
 } from '../../machines/index.ts';
 import type { ChainPort, EscrowState, LandResult, SignedMakerTransaction } from '../chain/index.ts';
-import { publicKey } from '../chain/index.ts';
+import { isChainError, publicKey } from '../chain/index.ts';
 import { bytesOf } from '../vocabulary/index.ts';
 import { escrowEnding } from './endings.ts';
 
@@ -39,6 +42,8 @@ export interface EffectHooks {
   chainTime(): number;
   minRedeemWindowSeconds: number;
   landTimeoutMs: number;
+  /** How long the taker lock's broadcast waits between rounds while the chain cannot be reached. */
+  rebroadcastPauseMs?: number;
 }
 
 const key = (address: string) => publicKey(address);
@@ -58,12 +63,15 @@ export class EffectError extends Error implements EffectFailure {
 class NotYet extends Error {}
 
 export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
-  /** Every effect: after the barrier; any failure becomes an EffectError stamped with chain time. */
-  const effect = <TOutput, TInput>(run: (input: TInput) => Promise<TOutput>) =>
-    fromPromise<TOutput, TInput>(async ({ input }) => {
+  /**
+   * Every effect: after the barrier; any failure becomes an EffectError stamped with chain time. `signal`
+   * aborts once the trade left the effect's state (the actor stopped it): a long effect stops there.
+   */
+  const effect = <TOutput, TInput>(run: (input: TInput, signal: AbortSignal) => Promise<TOutput>) =>
+    fromPromise<TOutput, TInput>(async ({ input, signal }) => {
       await hooks.barrier();
       try {
-        return await run(input);
+        return await run(input, signal);
       } catch (error) {
         throw new EffectError((error as Error).message ?? String(error), hooks.chainTime());
       }
@@ -120,6 +128,36 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
   }
 
   return {
+    // The taker's signed lock, broadcast round after round (each round rebroadcasts until the bytes land, or
+    // for landTimeoutMs) while they can still land: a cluster that drops a send must not lose the swap. An
+    // unreachable chain only pauses it. Past the lock window the program refuses the lock anyway.
+    broadcastTakerLock: effect<BroadcastTakerLockOutput, BroadcastTakerLockInput>(async (input, signal) => {
+      const { signature, transactionBase64, lastValidBlockHeight } = input.submission;
+      // Unknown blockhash lifetime: bounded by the lock window below instead.
+      const tx = {
+        signature,
+        transactionBase64,
+        lastValidBlockHeight: lastValidBlockHeight ?? Number.MAX_SAFE_INTEGER,
+      };
+      while (!signal.aborted) {
+        try {
+          // The estimate says when to ask; only the chain's own clock says the window is over.
+          if (hooks.chainTime() > input.lockDeadline && Number(await chain.now()) > input.lockDeadline) {
+            return { outcome: 'lapsed' };
+          }
+          const result = await chain.land(tx, 'confirmed', hooks.landTimeoutMs);
+          if (result.status === 'expired') return { outcome: 'lapsed' };
+          if (result.status !== 'unknown') return { outcome: result.err === null ? 'landed' : 'refused' };
+        } catch (error) {
+          if (!isChainError(error, 'unavailable')) {
+            return { outcome: isChainError(error, 'blockhash_expired') ? 'lapsed' : 'refused' };
+          }
+          await sleep(hooks.rebroadcastPauseMs ?? 1_000, undefined, { signal }).catch(() => undefined);
+        }
+      }
+      return { outcome: 'lapsed' };
+    }),
+
     checkInventory: effect<CheckInventoryOutput, CheckInventoryInput>(async (input) => {
       const [balance, now] = await Promise.all([
         chain.tokenBalance(chain.makerWallet, key(input.outputMint)),
@@ -149,10 +187,11 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
       if (result.status === 'finalized' && result.err === null)
         return { landed: true, signature: intent.signature };
       // Whatever happened to the transaction, the escrow decides: a maker escrow that exists came from this
-      // intent (its address is unique to the trade, and no other lock is ever signed for it).
+      // intent (its address is unique to the trade, and a lock is signed again only once the last is proved
+      // lapsed).
       if (await read(input.makerEscrow)) return { landed: true, signature: intent.signature };
       if (result.status === 'expired' || (result.status === 'finalized' && result.err !== null)) {
-        return { landed: false };
+        return { landed: false, expired: result.status === 'expired', now: Number(await chain.now()) };
       }
       throw new NotYet(`maker lock ${intent.signature} not final yet (${describe(result)})`);
     }),

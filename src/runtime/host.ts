@@ -21,6 +21,7 @@ import {
   type TradeInput,
   type TradeSnapshotLike,
   tradeMachine,
+  upgradeSnapshot,
 } from '../../machines/index.ts';
 import { type LedgerEntry, transitionPostings } from '../ledger/index.ts';
 import type { TradeTransition } from '../metrics/index.ts';
@@ -213,22 +214,6 @@ export function newTradeRecord(
     running: false,
     effectAttempts: 0,
   };
-}
-
-/**
- * Snapshots stored by an older build of the machine, brought to this one's shape. Version 2 kept an
- * effect error without its attempt count and retry time: it counts as one failure, retried at once.
- */
-export function upgradeSnapshot(version: number, snapshot: TradeSnapshotLike): TradeSnapshotLike {
-  if (version === TRADE_MACHINE_VERSION) return snapshot;
-  if (version === 2) {
-    const error = snapshot.context.effectError as { effect: never; message: string } | null;
-    return {
-      ...snapshot,
-      context: { ...snapshot.context, effectError: error && { ...error, attempts: 1, retryAt: 0 } },
-    };
-  }
-  throw new Error(`snapshot of machine version ${version}; this build runs ${TRADE_MACHINE_VERSION}`);
 }
 
 export class TradeHost {

@@ -8,4 +8,5 @@ export { eventPayload, type RuntimeLogger } from './host.ts';
 export { MakerInventory } from './inventory.ts';
 export { StartupLease } from './lease.ts';
 export type { TradePage, TradeReading } from './queries.ts';
+export { ChainReachability, type Outage } from './reachability.ts';
 export { type RuntimeOptions, TradeRuntime } from './runtime.ts';

@@ -13,13 +13,14 @@ export class MakerInventory implements InventorySource {
     private readonly mints: readonly string[],
   ) {}
 
-  balance(mint: string): bigint {
-    return this.balances.get(mint) ?? 0n;
+  /** The balance as last read; undefined until the chain answered once (never mistaken for zero). */
+  balance(mint: string): bigint | undefined {
+    return this.balances.get(mint);
   }
 
-  /** The balance as last read; undefined until the chain answered once (metrics tell unknown from zero). */
-  known(mint: string): bigint | undefined {
-    return this.balances.get(mint);
+  /** Every mint's balance has been read at least once. */
+  get read(): boolean {
+    return this.mints.every((mint) => this.balances.has(mint));
   }
 
   async refresh(): Promise<void> {

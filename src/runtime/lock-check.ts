@@ -38,13 +38,13 @@ export function instructionLockTerms(lock: LockInstructionView): TakerLockTerms 
 /**
  * The wallet-signed lock must carry the taker's signature and lock this trade's escrow with exactly the
  * agreed terms; anything else is refused before it is submitted. (Wallets may add other instructions.)
- * Answers the transaction's signature.
+ * Answers the transaction's signature and the blockhash it was signed with.
  */
 export function checkLockTransaction(
   context: TradeContext,
   transactionBase64: string,
   programId: PublicKey,
-): string {
+): { signature: string; recentBlockhash: string } {
   let inspection: ReturnType<typeof inspectTransaction>;
   try {
     inspection = inspectTransaction(transactionBase64, programId);
@@ -65,5 +65,5 @@ export function checkLockTransaction(
   if (lock.kind !== 'taker' || !lockTermsMatch(context, instructionLockTerms(lock))) {
     refuse('locks this trade’s escrow with other terms than agreed');
   }
-  return inspection.signature as string;
+  return { signature: inspection.signature as string, recentBlockhash: inspection.recentBlockhash };
 }

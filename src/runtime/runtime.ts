@@ -2,7 +2,8 @@
 // scheduler, the commands and the queries, over one group-committed store and one chain. It owns the run's
 // ticker, its lease (with several instances: renewals, and trades taken over from runs that are gone), and
 // what happens at start (claiming earlier runs' trades) and stop.
-import type { ChainPort } from '../chain/index.ts';
+import { knowsPreimageToRedeem } from '../../machines/index.ts';
+import { type ChainPort, meterChain } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
 import type { TradeTransition } from '../metrics/index.ts';
 import type { QuoteDesk } from '../quotes/index.ts';
@@ -13,6 +14,7 @@ import { chainEffects } from './effects.ts';
 import { type IndexedRest, type RuntimeLogger, TradeHost } from './host.ts';
 import { RunLease } from './lease.ts';
 import { TradeQueries } from './queries.ts';
+import { ChainReachability } from './reachability.ts';
 import { DeadlineScheduler } from './scheduler.ts';
 import { ChainWatcher } from './watcher.ts';
 
@@ -44,6 +46,11 @@ export interface RuntimeOptions {
   onLeaseLost?: (reason: string) => void;
   /** Trades this run took over from runs that were gone (the service's metrics). */
   onTakeover?: (count: number) => void;
+  /**
+   * Whether the chain answers, fed by every call on `chain` (the service observes its port for it): the
+   * runtime acts the moment an outage ends. Default: the runtime observes the chain it is given itself.
+   */
+  reachability?: ChainReachability;
 }
 
 /** Defaults of the lease (config: cluster.lease_ttl_seconds, cluster.claim_batch). */
@@ -51,6 +58,10 @@ export const DEFAULT_LEASE = { ttlMs: 10_000, claimBatch: 500 } as const;
 
 /** Fees of maker transactions not yet posted to the ledger; bounded (a fee nobody claims is dropped). */
 const FEE_MEMORY = 10_000;
+/** Trades whose failed effects are retried at once when an outage ends, per store query. */
+const RECOVERY_BATCH = 10_000;
+/** Trades nudged at once after an outage (each may activate an actor and send a transaction). */
+const RECOVERY_CONCURRENCY = 64;
 
 export class TradeRuntime {
   readonly host: TradeHost;
@@ -60,6 +71,9 @@ export class TradeRuntime {
   readonly clock: ChainClock;
   private readonly scheduler: DeadlineScheduler;
   readonly lease: RunLease;
+  readonly reachability: ChainReachability;
+  private recovering: Promise<void> | null = null;
+  private recoverAgain = false;
   private stopWatchingEvents: (() => Promise<void>) | null = null;
   private readonly fees = new Map<string, bigint>();
   private readonly eventListeners = new Set<(tradeId: string) => void>();
@@ -70,9 +84,14 @@ export class TradeRuntime {
   private stopping: Promise<void> | null = null;
 
   constructor(private readonly options: RuntimeOptions) {
-    const { store, durable, chain, config, quotes, runId, log } = options;
-    const embedded = chain.kind === 'embedded';
+    const { store, durable, config, quotes, runId, log } = options;
+    const embedded = options.chain.kind === 'embedded';
     this.tickMs = options.pollIntervalMs ?? (embedded ? 250 : 2_000);
+    const reachability =
+      options.reachability ??
+      new ChainReachability({ probe: () => this.clock.read(), maxProbeMs: this.tickMs });
+    this.reachability = reachability;
+    const chain = options.reachability ? options.chain : meterChain(options.chain, reachability);
     this.clock = new ChainClock(chain, 30_000);
     const effects = chainEffects(chain, {
       // After the transition that started the effect joined its commit (same turn), wait for that commit.
@@ -174,38 +193,31 @@ export class TradeRuntime {
   }
 
   /**
-   * Takes over the trades earlier runs left unclosed (or, with the chain unreachable, marks them
-   * unadoptable: they answer 503 until /resume); indexes the run's trades at rest, restarts the effects a
-   * crash interrupted, and starts the ticker. SQLite: the run owns every unclosed trade by one statement.
-   * PostgreSQL: the orphans are drained batch by batch once the run is started (the lease's claim), not in
-   * one statement before it: that statement rewrites every index entry of every trade it moves (~5.5 s at
-   * 100,000), while batches let the run answer meanwhile; a command for a trade not taken yet takes it
-   * itself. No actor is made here: a trade records its adoption (ADOPTED, in its context and its history)
-   * when its actor first runs in this run, and the first tick sweeps every watched escrow once, so changes
-   * made while no run watched are seen.
+   * Takes over the trades earlier runs left unclosed, indexes the run's trades at rest, restarts the effects
+   * a crash interrupted, and starts the ticker — whether or not the chain answers: a run started during an
+   * outage watches every trade, wakes every deadline and acts the moment the chain answers (see recover),
+   * so no trade waits for a command to be taken up. SQLite: the run owns every unclosed trade by one
+   * statement. PostgreSQL: the orphans are drained batch by batch once the run is started (the lease's
+   * claim), and only by a run that reaches the chain (a lost instance's trades go to one that can act on
+   * them); that statement would rewrite every index entry of every trade it moves (~5.5 s at 100,000), while
+   * batches let the run answer meanwhile; a command for a trade not taken yet takes it itself. No actor is
+   * made here: a trade records its adoption (ADOPTED, in its context and its history) when its actor first
+   * runs in this run, and the first tick sweeps every watched escrow once, so changes made while no run
+   * watched are seen.
    */
   async start(): Promise<void> {
     const { store, runId, log } = this.options;
-    let chainError: string | null = null;
-    try {
-      await this.clock.read();
-    } catch (error) {
-      chainError = (error as Error).message;
-    }
-    if (chainError === null) {
-      if (store.kind === 'sqlite') {
-        const claimed = await store.claimUnclosed(runId);
-        if (claimed > 0)
-          log.info({ run_id: runId, trades: claimed }, 'adopted the unclosed trades of earlier runs');
-      }
-    } else {
-      const marked = await store.markUnadoptable(runId, `chain unreachable at start: ${chainError}`);
-      if (marked > 0) {
-        log.warn(
-          { trades: marked, err: chainError },
-          'could not adopt trades; they answer 503 until resumed',
-        );
-      }
+    this.reachability.onRecovered(() => void this.recover());
+    await this.clock.read().catch((error: unknown) => {
+      log.warn(
+        { err: (error as Error).message },
+        'chain unreachable at start: the run takes up its trades and acts once the chain answers',
+      );
+    });
+    if (store.kind === 'sqlite') {
+      const claimed = await store.claimUnclosed(runId);
+      if (claimed > 0)
+        log.info({ run_id: runId, trades: claimed }, 'adopted the unclosed trades of earlier runs');
     }
     for (const entry of await store.restIndex(runId)) this.index(entry, entry.seen);
     this.watcher.start();
@@ -281,11 +293,79 @@ export class TradeRuntime {
   private async halt(): Promise<void> {
     this.stopped = true;
     this.lease.stop();
+    this.reachability.stop();
     if (this.timer) clearTimeout(this.timer);
     await this.stopWatchingEvents?.();
     await this.ticking;
     this.watcher.stop();
     await this.host.stop();
+  }
+
+  /**
+   * The chain answers again after an outage: what could not be done meanwhile is done now, most urgent
+   * first, instead of at the end of each trade's backoff (which grew up to a minute during the outage):
+   * 1. trades that know the preimage and must redeem (the maker's redeem of the taker escrow, a redeem for
+   *    the taker) retry their effect;
+   * 2. the escrows of every trade past its taker lock are read (a taker may have revealed its preimage on
+   *    chain meanwhile: the maker must redeem before the taker's expiry);
+   * 3. every other failed effect retries, and every deadline that fell due meanwhile is judged; the next
+   *    tick sweeps every watched escrow.
+   * One recovery at a time; an outage that ends again meanwhile is recovered from once more after it.
+   */
+  private recover(): Promise<void> {
+    if (this.recovering) {
+      this.recoverAgain = true;
+      return this.recovering;
+    }
+    this.recovering = this.recoverOnce()
+      .catch((error: unknown) =>
+        this.options.log.warn({ err: (error as Error).message }, 'acting on the chain’s return failed'),
+      )
+      .finally(() => {
+        this.recovering = null;
+        if (this.recoverAgain && !this.stopped) {
+          this.recoverAgain = false;
+          void this.recover();
+        }
+      });
+    return this.recovering;
+  }
+
+  private async recoverOnce(): Promise<void> {
+    const { store, runId, log } = this.options;
+    if (this.stopped) return;
+    const failing = await store.failingTrades(runId, 1, RECOVERY_BATCH);
+    const urgent = failing.filter((trade) => knowsPreimageToRedeem(trade.substate)).map((t) => t.tradeId);
+    const others = failing.filter((trade) => !knowsPreimageToRedeem(trade.substate)).map((t) => t.tradeId);
+    log.info(
+      { run_id: runId, retrying: failing.length, redeeming: urgent.length },
+      'the chain answers again: acting on what failed while it could not be reached',
+    );
+    await this.nudge(urgent);
+    this.watcher.sweepSoon();
+    await this.watcher.checkAll(this.watcher.settlingTrades());
+    await this.nudge(others);
+    await this.scheduler.wakeDue();
+  }
+
+  /** CHAIN_REACHABLE to each trade: a failed effect waiting for its retry runs now. */
+  private async nudge(tradeIds: readonly string[]): Promise<void> {
+    for (let i = 0; i < tradeIds.length && !this.stopped; i += RECOVERY_CONCURRENCY) {
+      await Promise.all(
+        tradeIds.slice(i, i + RECOVERY_CONCURRENCY).map((tradeId) =>
+          this.host
+            .use(tradeId, async (trade) => {
+              if (!trade.closed) trade.send({ type: 'CHAIN_REACHABLE' });
+            })
+            .catch((error: unknown) =>
+              this.options.log.warn(
+                { trade_id: tradeId, err: (error as Error).message },
+                'could not retry a trade’s effect after the outage',
+              ),
+            ),
+        ),
+      );
+    }
   }
 
   /** Called with the trade's id after new events of it reach the store (for live streams); returns the unsubscribe function. */

@@ -145,6 +145,21 @@ export class ChainWatcher {
     }
   }
 
+  /** The next tick sweeps every watched escrow (pushes may have been missed, e.g. during an outage). */
+  sweepSoon(): void {
+    this.sweepOwed = true;
+  }
+
+  /**
+   * Trades past their taker lock (they watch the maker escrow too): where a taker may have revealed its
+   * preimage, the escrows to read first when the chain answers again.
+   */
+  settlingTrades(): string[] {
+    const ids: string[] = [];
+    for (const [tradeId, watched] of this.byTrade) if (watched.escrows.length > 1) ids.push(tradeId);
+    return ids;
+  }
+
   /**
    * One tick's share of the safety-net sweep: everything when a full sweep is owed or pushes are not
    * flowing, else the slice that completes a pass every `sweepIntervalMs`.

@@ -1,11 +1,11 @@
-// A trade the new run could not adopt (the chain was unreachable at start) answers 503 until
-// POST /resume succeeds, then carries on.
+// A run started while the chain cannot be reached takes up every trade of the runs before it at once, and
+// acts the moment the chain answers: nothing waits for POST /resume, whatever happened on chain meanwhile.
 import { afterEach, expect, test } from 'vitest';
 import type { ChainPort } from '../../src/chain/index.ts';
 import { ChainError } from '../../src/chain/index.ts';
 import { createService, type Service } from '../../src/service.ts';
 import { startService, type TestService } from '../support/service.ts';
-import { newSecret, Taker } from '../support/taker.ts';
+import { newSecret, signAsWallet, Taker } from '../support/taker.ts';
 
 let first: TestService | undefined;
 let second: Service | undefined;
@@ -17,10 +17,12 @@ afterEach(async () => {
 });
 
 /**
- * The real chain, except that while `down` is set it cannot be reached (as a cluster outage looks). The
- * push feed stays subscribed: during an outage it simply has nothing to say.
+ * The real chain, except that while `down` is set the service cannot reach it (as a cluster outage looks to
+ * it); `raw` is the chain itself, which the taker still reaches. The push feed stays subscribed: during an
+ * outage it simply has nothing to say.
  */
-function outage(chain: ChainPort, state: { down: boolean }): ChainPort {
+function outage(chain: ChainPort, state: { down: boolean; raw?: ChainPort }): ChainPort {
+  state.raw = chain;
   return new Proxy(chain, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver);
@@ -34,7 +36,7 @@ function outage(chain: ChainPort, state: { down: boolean }): ChainPort {
   });
 }
 
-test('a trade that could not be adopted answers 503 runtime_unavailable until /resume succeeds', async () => {
+test('the taker redeems on chain while no service runs, the next one starts during an outage: once the chain answers the maker redeems, with no command', async () => {
   first = await startService(undefined, { pollIntervalMs: 50 });
   const taker = new Taker(first.app);
   await taker.airdrop('SOL', '3');
@@ -46,9 +48,15 @@ test('a trade that could not be adopted answers 503 runtime_unavailable until /r
     202,
   );
   await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
+  // The taker's own redeem, built while the service ran; it reaches the chain only once the service is gone.
+  const walletRedeem = await taker.post(`/v1/trades/${tradeId}/redeem?mode=wallet`, {
+    preimage: secret.preimage,
+  });
+  expect(walletRedeem.statusCode, walletRedeem.body).toBe(200);
+  const redeem = signAsWallet(walletRedeem.json().transaction.transaction_base64, taker.wallet);
   await first.close();
 
-  const chainState = { down: true };
+  const chainState: { down: boolean; raw?: ChainPort } = { down: true };
   second = await createService({
     dataDir: first.dataDir,
     config: first.config,
@@ -57,22 +65,16 @@ test('a trade that could not be adopted answers 503 runtime_unavailable until /r
   }).catch((error: unknown) => {
     throw new Error(`the service must start even when the chain is down: ${(error as Error).message}`);
   });
+  // The preimage is public now: the taker holds the output, and the maker must redeem before the taker's
+  // expiry.
+  await chainState.raw?.submitSigned(redeem);
   const t2 = new Taker(second.app);
-  const unavailable = await t2.get(`/v1/trades/${tradeId}`);
-  expect(unavailable.statusCode).toBe(503);
-  expect(unavailable.json().error.code).toBe('runtime_unavailable');
-  const redeemDown = await t2.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage });
-  expect(redeemDown.statusCode).toBe(503);
-  // Resuming while the chain is still down fails the same way, and changes nothing.
-  expect((await t2.post(`/v1/trades/${tradeId}/resume`)).statusCode).toBe(503);
+  // The trade is the new run's already: it answers, while the chain cannot.
+  const during = await t2.get(`/v1/trades/${tradeId}`);
+  expect(during.statusCode, during.body).toBe(200);
+  expect(during.json()).toMatchObject({ current_run: true, run_id: first.runId });
 
   chainState.down = false;
-  const resumed = await t2.post(`/v1/trades/${tradeId}/resume`);
-  expect(resumed.statusCode, resumed.body).toBe(202);
-  expect(resumed.json().current_run).toBe(true);
-  expect(resumed.json().run_id).toBe(first.runId);
-  expect((await t2.post(`/v1/trades/${tradeId}/resume`)).statusCode).toBe(202); // idempotent
-  expect((await t2.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage })).statusCode).toBe(202);
   const done = await t2.waitFor(tradeId, (t) => t.settlement_status === 'redeemed');
   expect(done.tx_signature_kinds.map((s: { kind: string }) => s.kind)).toEqual([
     'taker_lock',
@@ -80,4 +82,9 @@ test('a trade that could not be adopted answers 503 runtime_unavailable until /r
     'taker_redeem',
     'maker_redeem',
   ]);
+  expect(done.ledger_summary.balanced).toBe(true);
+  const commands = (await second.store.tradeEvents(tradeId)).filter((e) =>
+    ['REDEEM_REQUESTED', 'REFUND_REQUESTED'].includes(e.type),
+  );
+  expect(commands).toEqual([]);
 });

@@ -67,6 +67,7 @@ describe('the trade machine definition', () => {
     const done = from('initiated.sendingMakerLock').filter((t) => t.kind === 'done');
     expect(done.map((t) => [t.actor, t.guard, t.targets])).toEqual([
       ['makerLock', 'makerLockLanded', ['trade.initiated.makerLocked']],
+      ['makerLock', 'makerLockMaySignAgain', ['trade.initiated.signingMakerLock']],
       ['makerLock', null, ['trade.initiated.releasingTaker']],
     ]);
     const error = from('initiated.sendingMakerLock').find((t) => t.kind === 'error');

@@ -11,6 +11,8 @@ import {
   waitFor,
 } from 'xstate';
 import {
+  type BroadcastTakerLockInput,
+  type BroadcastTakerLockOutput,
   type CheckInventoryInput,
   type CheckInventoryOutput,
   type CloseEscrowsInput,
@@ -169,6 +171,7 @@ export const TO_MAKER_LOCKED: AnyTradeEvent[] = [
 type Behaviour<TIn, TOut> = (input: TIn) => Promise<TOut> | TOut;
 
 export interface FakeEffects {
+  broadcastTakerLock: Behaviour<BroadcastTakerLockInput, BroadcastTakerLockOutput>;
   checkInventory: Behaviour<CheckInventoryInput, CheckInventoryOutput>;
   signMakerLock: Behaviour<SignMakerLockInput, SignMakerLockOutput>;
   makerLock: Behaviour<MakerLockInput, MakerLockOutput>;
@@ -182,6 +185,7 @@ export interface FakeEffects {
 
 /** Each effect does what it was asked, and the chain shows it so: the escrow ends the way it settles it. */
 export const DEFAULT_EFFECTS: FakeEffects = {
+  broadcastTakerLock: () => ({ outcome: 'landed' }),
   checkInventory: () => ({ available: true, now: DECIDED_AT }),
   signMakerLock: () => ({ signature: SIG.makerLock, lastValidBlockHeight: 1_000, transactionBase64: 'AQID' }),
   makerLock: ({ intent }) => ({ landed: true, signature: intent.signature }),
@@ -199,6 +203,7 @@ export type EffectCalls = { [K in keyof FakeEffects]: unknown[] };
 export function fakeMachine(overrides: Partial<FakeEffects> = {}) {
   const effects = { ...DEFAULT_EFFECTS, ...overrides };
   const calls: EffectCalls = {
+    broadcastTakerLock: [],
     checkInventory: [],
     signMakerLock: [],
     makerLock: [],
@@ -216,6 +221,7 @@ export function fakeMachine(overrides: Partial<FakeEffects> = {}) {
     });
   const machine = tradeMachine.provide({
     actors: {
+      broadcastTakerLock: fake('broadcastTakerLock', effects.broadcastTakerLock),
       checkInventory: fake('checkInventory', effects.checkInventory),
       signMakerLock: fake('signMakerLock', effects.signMakerLock),
       makerLock: fake('makerLock', effects.makerLock),

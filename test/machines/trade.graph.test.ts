@@ -51,6 +51,8 @@ const FOREIGN_EXPIRY = TAKER_EXPIRY + 600;
 const UPPER_PREIMAGE = 'EF'.repeat(32);
 /** The chain time the walk's effects fail at: their retries are scheduled from it. */
 const FAILED_AT = T0 + 200;
+/** The program refuses a maker lock after this: maker expiry − the minimum redeem window. */
+const MAKER_LOCK_DEADLINE = MAKER_EXPIRY - input.minRedeemWindow;
 /** Failures of one effect the walk goes through: enough to see attempts count on across a retry. */
 const WALK_ATTEMPTS = 2;
 /** Attempts of an effect failing long enough that its backoff is capped (and its jitter shows). */
@@ -105,7 +107,8 @@ const outputsOf = (effect: TradeEffect): MakerRefundOutput[] => {
 const EVENTS = [
   { type: 'ABANDON', secretHash: SECRET_HASH },
   { type: 'ABANDON', secretHash: OTHER_HASH },
-  { type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500 },
+  { type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500, transactionBase64: null },
+  { type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500, transactionBase64: 'AQID' },
   { type: 'TAKER_LOCK_SEEN', signature: SIG.takerLock },
   finalizedLock(input),
   finalizedLock(input, { amountRaw: '1' }),
@@ -123,6 +126,7 @@ const EVENTS = [
   { type: 'MAKER_ESCROW_RETURNED', signature: SIG.makerEscrowCancel, how: 'cancelled' },
   { type: 'TAKER_ESCROW_REFUNDED', signature: SIG.takerRefund },
   { type: 'TAKER_ESCROW_PAID', signature: SIG.makerRedeem },
+  { type: 'CHAIN_REACHABLE' },
   ...[
     LOCK_DEADLINE,
     LOCK_DEADLINE + 1,
@@ -137,7 +141,12 @@ const EVENTS = [
   done('checkInventory', { available: true, now: T0 + 481 }),
   done('signMakerLock', { signature: SIG.makerLock, lastValidBlockHeight: 1_000, transactionBase64: 'AQID' }),
   done('makerLock', { landed: true, signature: SIG.makerLock }),
-  done('makerLock', { landed: false }),
+  // Expired unseen while a fresh lock can still land (before maker expiry − minimum redeem window), and at
+  // that deadline; refused by the chain.
+  done('makerLock', { landed: false, expired: true, now: MAKER_LOCK_DEADLINE - 1 }),
+  done('makerLock', { landed: false, expired: true, now: MAKER_LOCK_DEADLINE }),
+  done('makerLock', { landed: false, expired: false, now: DECIDED_AT + 1 }),
+  ...(['landed', 'refused', 'lapsed'] as const).map((outcome) => done('broadcastTakerLock', { outcome })),
   ...TRADE_EFFECTS.flatMap((effect) => outputsOf(effect).map((output) => done(effect, output))),
   done('closeEscrows', {}),
   ...TRADE_EFFECTS.map((effect) => failure(effect)),
@@ -150,7 +159,12 @@ const EVENTS = [
  * and rejections that carry no chain time. They would multiply every later state without new behaviour.
  */
 const CHECK_ONLY_EVENTS = [
-  { type: 'LOCK_SUBMITTED', signature: 'sig-taker-lock-2', lastValidBlockHeight: 700 },
+  {
+    type: 'LOCK_SUBMITTED',
+    signature: 'sig-taker-lock-2',
+    lastValidBlockHeight: 700,
+    transactionBase64: null,
+  },
   { type: 'TAKER_LOCK_SEEN', signature: 'sig-taker-lock-2' },
   { type: 'ADOPTED', runId: 'run-2', now: T0 + 30 },
   { type: 'ADOPTED', runId: input.runId, now: T0 + 30 },
@@ -399,13 +413,14 @@ function acceptedBySpec(state: TradeSnapshot, event: TradeEvent): boolean | unde
       );
     case 'LOCK_SUBMITTED':
       return (
-        oneOf(state, ['pending.awaitingLock', 'pending.lockSubmitted']) &&
+        oneOf(state, ['pending.awaitingLock', 'pending.lockSubmitted', 'pending.broadcastingLock']) &&
         !c.lockSubmissions.some((s) => s.signature === event.signature)
       );
     case 'TAKER_LOCK_SEEN':
       return oneOf(state, [
         'pending.awaitingLock',
         'pending.lockSubmitted',
+        'pending.broadcastingLock',
         'failed.lockWindowOpen',
         'failed.noLock',
       ]);
@@ -463,6 +478,9 @@ function acceptedBySpec(state: TradeSnapshot, event: TradeEvent): boolean | unde
         c.effectError.retryAt !== null &&
         event.now >= c.effectError.retryAt
       );
+    case 'CHAIN_REACHABLE':
+      // The chain answers again: a failed effect waiting for its retry runs now, whatever its retry time.
+      return substateOf(state) in RETRIED_EFFECT && c.effectError !== null && c.effectError.retryAt !== null;
     default:
       return undefined;
   }
@@ -486,7 +504,11 @@ function acceptedExactlyWhenTheSpecSays(state: TradeSnapshot, path: string, move
         expect(after.lockSignature, where).toBe(event.signature);
         expect(after.lockSubmissions, where).toEqual([
           ...before.lockSubmissions,
-          { signature: event.signature, lastValidBlockHeight: event.lastValidBlockHeight },
+          {
+            signature: event.signature,
+            lastValidBlockHeight: event.lastValidBlockHeight,
+            transactionBase64: event.transactionBase64,
+          },
         ]);
         break;
       case 'TAKER_LOCK_SEEN':
@@ -516,6 +538,7 @@ function acceptedExactlyWhenTheSpecSays(state: TradeSnapshot, path: string, move
         expect([after.currentRunId, after.adoptedAt], where).toEqual([event.runId, event.now]);
         break;
       case 'RETRY_EFFECT':
+      case 'CHAIN_REACHABLE':
         // The failures so far are kept; no retry is due while this one runs.
         expect(after.effectError, where).toEqual({ ...before.effectError, retryAt: null });
         break;
@@ -549,7 +572,8 @@ function landingBySpec(state: TradeSnapshot, event: TradeEvent): Landing {
     case 'ABANDON':
       return land('failed.lockWindowOpen', { failureReason: 'abandoned' });
     case 'LOCK_SUBMITTED':
-      return land('pending.lockSubmitted');
+      // Handed the bytes, the service broadcasts them until they land; a signature alone is only held.
+      return land(event.transactionBase64 === null ? 'pending.lockSubmitted' : 'pending.broadcastingLock');
     case 'TAKER_LOCK_SEEN':
       return land(status === 'pending' ? 'pending.lockSeen' : 'failed.lateLockSeen');
     case 'TAKER_LOCK_FINALIZED': {
@@ -596,6 +620,7 @@ function landingBySpec(state: TradeSnapshot, event: TradeEvent): Landing {
     }
     case 'ADOPTED':
     case 'RETRY_EFFECT':
+    case 'CHAIN_REACHABLE':
       return land(sub);
     default:
       throw new Error(`no landing for ${(event as { type: string }).type}`);
@@ -614,6 +639,7 @@ function acceptedEventsLandWhereTheSpecSays(state: TradeSnapshot, path: string, 
 
 /** The states that run an effect until it succeeds, and the effect each runs. */
 const RETRIED_EFFECT: Record<string, TradeEffect> = {
+  'pending.broadcastingLock': 'broadcastTakerLock',
   'initiated.assessing': 'checkInventory',
   'initiated.signingMakerLock': 'signMakerLock',
   'initiated.sendingMakerLock': 'makerLock',
@@ -657,7 +683,13 @@ function failedEffectsAreRetriedInPlace(state: TradeSnapshot, path: string, move
   if (c.effectError !== null && c.effectError.retryAt !== null) {
     // Failed and waiting: whatever moves the trade elsewhere drops the failure; what keeps it here keeps it.
     for (const { event, accepted, next } of moves) {
-      if (!accepted || event.type === 'RETRY_EFFECT' || ACTOR_EVENT.test(event.type)) continue;
+      if (
+        !accepted ||
+        event.type === 'RETRY_EFFECT' ||
+        event.type === 'CHAIN_REACHABLE' ||
+        ACTOR_EVENT.test(event.type)
+      )
+        continue;
       const stays = substateOf(next) === sub;
       expect(next.context.effectError, at(path, event)).toEqual(stays ? c.effectError : null);
     }
@@ -697,6 +729,16 @@ function failedEffectsAreRetriedInPlace(state: TradeSnapshot, path: string, move
     }),
   );
   expect(retried.can(retry(FOREIGN_EXPIRY)), where).toBe(false);
+  // The chain answering again after an outage retries it at once, long before its retry time.
+  const [reached, onReached] = transition(tradeMachine, failed, { type: 'CHAIN_REACHABLE' });
+  expect([substateOf(reached), reached.context.effectError], where).toEqual([
+    sub,
+    retried.context.effectError,
+  ]);
+  expect(onReached, where).toContainEqual(
+    expect.objectContaining({ type: 'xstate.spawnChild', params: expect.objectContaining({ src: effect }) }),
+  );
+  expect(retried.can({ type: 'CHAIN_REACHABLE' }), where).toBe(false);
 
   // Long failing: the delay is the capped one, with the jitter this trade gets at that attempt.
   const longFailing = tradeMachine.resolveState({
@@ -759,6 +801,9 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
     return { substate, ...keep, ...change, signatures, context };
   };
   switch (effect) {
+    case 'broadcastTakerLock':
+      // However the broadcast ended, the lock stays held: the watcher decides from the escrow on chain.
+      return land('pending.lockSubmitted');
     case 'checkInventory': {
       const { available, now } = output as { available: boolean; now: number };
       const assessment = { available, now };
@@ -786,6 +831,12 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
         return land('initiated.makerLocked', {}, [{ kind: 'maker_lock', signature: result.signature ?? '' }]);
       }
       const makerLockIntent = c.makerLockIntent && { ...c.makerLockIntent, lapsed: true };
+      // Expired unseen, a lock signed afresh with the same terms may still land before the program's lock
+      // deadline for it (maker expiry − minimum redeem window); refused, or too late, the taker is released.
+      const { expired, now } = output as { expired: boolean; now: number };
+      if (expired && c.makerExpiry !== null && now < c.makerExpiry - c.minRedeemWindow) {
+        return land('initiated.signingMakerLock', {}, [], { makerLockIntent });
+      }
       return land('initiated.releasingTaker', { failureReason: 'maker_lock_lapsed' }, [], {
         makerLockIntent,
       });

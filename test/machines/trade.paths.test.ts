@@ -1,8 +1,15 @@
 // Every path of the lifecycle (docs/lifecycle.md), driven through a live actor with fake chain effects.
 import { describe, expect, it } from 'vitest';
-import { type EscrowEnding, isClosed, nextDeadline, settlementStatusOf } from '../../machines/index.ts';
+import {
+  type EscrowEnding,
+  isClosed,
+  type MakerLockOutput,
+  nextDeadline,
+  settlementStatusOf,
+} from '../../machines/index.ts';
 import {
   chainTime,
+  DECIDED_AT,
   deferred,
   effectFailed,
   failureAt,
@@ -26,7 +33,12 @@ import {
 describe('trade lifecycle (docs/lifecycle.md)', () => {
   it('happy path: lock, maker lock, redeem for the taker, maker redeem → redeemed', async () => {
     const { actor, calls } = startTrade();
-    actor.send({ type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500 });
+    actor.send({
+      type: 'LOCK_SUBMITTED',
+      signature: SIG.takerLock,
+      lastValidBlockHeight: 500,
+      transactionBase64: null,
+    });
     actor.send({ type: 'TAKER_LOCK_SEEN', signature: SIG.takerLock });
     expect(settlementStatusOf(actor.getSnapshot())).toBe('pending');
     actor.send(finalizedLock());
@@ -98,18 +110,57 @@ describe('trade lifecycle (docs/lifecycle.md)', () => {
     ]);
   });
 
-  it('the maker lock lapses (never lands): cancel only then, → refunded', async () => {
-    const landing = deferred<{ landed: false }>();
+  it('the maker lock lapses (never lands) past its lock deadline: cancel only then, → refunded', async () => {
+    const landing = deferred<MakerLockOutput>();
     const { actor, calls } = startTrade({ makerLock: () => landing.promise });
     actor.send(finalizedLock());
     await reach(actor, 'initiated.sendingMakerLock');
     expect(calls.makerCancel).toEqual([]);
-    landing.resolve({ landed: false });
+    // The program refuses a maker lock after maker expiry − minimum redeem window: no fresh one can land.
+    landing.resolve({ landed: false, expired: true, now: MAKER_EXPIRY - 120 });
     const done = await reach(actor, 'refunded.closed');
     expect(calls.makerCancel).toHaveLength(1);
     expect(done.context.makerLockIntent?.lapsed).toBe(true);
     expect(done.context.failureReason).toBe('maker_lock_lapsed');
     expect(kinds(done)).toEqual(['taker_lock', 'taker_refund']);
+  });
+
+  it('a maker lock whose blockhash expired unseen is signed afresh while it can still land, and lands', async () => {
+    const answers: MakerLockOutput[] = [
+      { landed: false, expired: true, now: DECIDED_AT + 90 },
+      { landed: true, signature: 'sig-maker-lock-2' },
+    ];
+    let signed = 0;
+    const { actor, calls } = startTrade({
+      signMakerLock: () => ({
+        signature: ++signed === 1 ? SIG.makerLock : 'sig-maker-lock-2',
+        lastValidBlockHeight: 1_000 * signed,
+        transactionBase64: 'AQID',
+      }),
+      makerLock: () => answers.shift() as MakerLockOutput,
+    });
+    actor.send(finalizedLock());
+    const locked = await reach(actor, 'initiated.makerLocked');
+    expect(calls.signMakerLock).toHaveLength(2);
+    // Both signatures carry the same terms: the maker expiry planned once, never moved by the re-signing.
+    expect(calls.signMakerLock.map((c) => (c as { expiry: number }).expiry)).toEqual([
+      MAKER_EXPIRY,
+      MAKER_EXPIRY,
+    ]);
+    expect(calls.makerCancel).toEqual([]);
+    expect(locked.context.makerLockIntent).toMatchObject({ signature: 'sig-maker-lock-2', lapsed: false });
+    expect(kinds(locked)).toEqual(['taker_lock', 'maker_lock']);
+    expect(locked.context.signatures[1]?.signature).toBe('sig-maker-lock-2');
+  });
+
+  it('a maker lock the chain refused is not signed again: the taker is released', async () => {
+    const { actor, calls } = startTrade({
+      makerLock: () => ({ landed: false, expired: false, now: DECIDED_AT + 5 }),
+    });
+    actor.send(finalizedLock());
+    const done = await reach(actor, 'refunded.closed');
+    expect(calls.signMakerLock).toHaveLength(1);
+    expect(done.context.failureReason).toBe('maker_lock_lapsed');
   });
 
   it('abandon before any lock signature → failed (abandoned)', () => {
@@ -143,7 +194,12 @@ describe('trade lifecycle (docs/lifecycle.md)', () => {
 
   it('a held lock that never lands → failed (lock_not_landed) once the window is over and it is dropped', () => {
     const { actor } = startTrade();
-    actor.send({ type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500 });
+    actor.send({
+      type: 'LOCK_SUBMITTED',
+      signature: SIG.takerLock,
+      lastValidBlockHeight: 500,
+      transactionBase64: null,
+    });
     actor.send(chainTime(LOCK_DEADLINE + 50));
     expect(settlementStatusOf(actor.getSnapshot())).toBe('pending');
     actor.send({ type: 'TAKER_LOCK_DROPPED', now: LOCK_DEADLINE });

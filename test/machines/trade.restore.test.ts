@@ -2,10 +2,17 @@
 
 import { describe, expect, it } from 'vitest';
 import { waitFor } from 'xstate';
-import { effectRetryDelay, nextDeadline, TRADE_MACHINE_VERSION } from '../../machines/index.ts';
+import {
+  effectRetryDelay,
+  nextDeadline,
+  TRADE_MACHINE_VERSION,
+  type TradeSnapshotLike,
+  upgradeSnapshot,
+} from '../../machines/index.ts';
 import {
   chainTime,
   deferred,
+  drive,
   effectFailed,
   failureAt,
   fakeMachine,
@@ -48,8 +55,36 @@ async function runDeadlines(actor: TradeActor, now: number) {
 }
 
 describe('restore', () => {
-  it('the version persisted with snapshots is 3: effects answer escrow endings and retry times are kept', () => {
-    expect(TRADE_MACHINE_VERSION).toBe(3);
+  it('the version persisted with snapshots is 4: taker locks handed over keep their bytes', () => {
+    expect(TRADE_MACHINE_VERSION).toBe(4);
+  });
+
+  it('upgrades snapshots of earlier versions step by step, and refuses one from a later build', () => {
+    const held = { signature: 'sig-held', lastValidBlockHeight: 9 };
+    const v2 = {
+      value: { pending: 'lockSubmitted' },
+      context: {
+        ...drive([]).context,
+        lockSubmissions: [held],
+        effectError: { effect: 'makerCancel', message: 'boom' },
+      },
+    } as unknown as TradeSnapshotLike;
+    const upgraded = upgradeSnapshot(2, v2);
+    expect(upgraded.value).toEqual(v2.value);
+    expect(upgraded.context.lockSubmissions).toEqual([{ ...held, transactionBase64: null }]);
+    expect(upgraded.context.effectError).toEqual({
+      effect: 'makerCancel',
+      message: 'boom',
+      attempts: 1,
+      retryAt: 0,
+    });
+    expect(
+      upgradeSnapshot(3, { ...v2, context: { ...v2.context, effectError: null } }).context.lockSubmissions,
+    ).toEqual([{ ...held, transactionBase64: null }]);
+    const current = drive([]);
+    expect(upgradeSnapshot(TRADE_MACHINE_VERSION, current)).toBe(current);
+    expect(() => upgradeSnapshot(TRADE_MACHINE_VERSION + 1, current)).toThrow(/machine version 5/);
+    expect(() => upgradeSnapshot(1, current)).toThrow(/no upgrade from 1/);
   });
 
   it('resumes from a JSON round trip and meets the maker and taker expiries', async () => {

@@ -50,7 +50,12 @@ function expectUnchanged(before: TradeSnapshot, event: AnyTradeEvent) {
 describe('safety rules', () => {
   it('no maker lock before a final matching taker lock', async () => {
     const { actor, calls } = startTrade();
-    actor.send({ type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500 });
+    actor.send({
+      type: 'LOCK_SUBMITTED',
+      signature: SIG.takerLock,
+      lastValidBlockHeight: 500,
+      transactionBase64: null,
+    });
     actor.send({ type: 'TAKER_LOCK_SEEN', signature: SIG.takerLock });
     actor.send(chainTime(LOCK_DEADLINE - 1));
     await new Promise((r) => setTimeout(r, 20));
@@ -228,7 +233,14 @@ describe('safety rules', () => {
   });
 
   it('abandon is refused once a lock signature exists (held or seen) — snapshot unchanged', () => {
-    const held = drive([{ type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500 }]);
+    const held = drive([
+      {
+        type: 'LOCK_SUBMITTED',
+        signature: SIG.takerLock,
+        lastValidBlockHeight: 500,
+        transactionBase64: null,
+      },
+    ]);
     const seen = drive([{ type: 'TAKER_LOCK_SEEN', signature: SIG.takerLock }]);
     for (const s of [held, seen]) {
       expectUnchanged(s, { type: 'ABANDON', secretHash: SECRET_HASH });
@@ -263,7 +275,14 @@ describe('command answers and replays', () => {
     });
     const expired = drive([chainTime(LOCK_DEADLINE + 1)]);
     expect(commandOutcome(expired, abandon)).toEqual({ outcome: 'refuse', code: 'not_abandonable' });
-    const held = drive([{ type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500 }]);
+    const held = drive([
+      {
+        type: 'LOCK_SUBMITTED',
+        signature: SIG.takerLock,
+        lastValidBlockHeight: 500,
+        transactionBase64: null,
+      },
+    ]);
     expect(commandOutcome(held, abandon)).toEqual({ outcome: 'refuse', code: 'lock_signature_exists' });
     expect(commandOutcome(drive([finalizedLock()]), abandon)).toEqual({
       outcome: 'refuse',
@@ -272,7 +291,12 @@ describe('command answers and replays', () => {
   });
 
   it('lock: a known signature is a replay; a new one after pending is refused', () => {
-    const submit = { type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500 } as const;
+    const submit = {
+      type: 'LOCK_SUBMITTED',
+      signature: SIG.takerLock,
+      lastValidBlockHeight: 500,
+      transactionBase64: null,
+    } as const;
     expect(commandOutcome(drive([]), submit)).toEqual({ outcome: 'accept' });
     expect(commandOutcome(drive([submit]), submit)).toEqual({ outcome: 'replay' });
     expect(commandOutcome(drive([submit, finalizedLock()]), submit)).toEqual({ outcome: 'replay' });

@@ -2,8 +2,8 @@
 // transitions count.
 import { PublicKey } from '@solana/web3.js';
 import { describe, expect, test } from 'vitest';
-import { ChainError, type ChainPort } from '../../src/chain/index.ts';
-import { METERED_CHAIN_METHODS, meterChain, ServiceMetrics } from '../../src/metrics/index.ts';
+import { ChainError, type ChainPort, METERED_CHAIN_METHODS, meterChain } from '../../src/chain/index.ts';
+import { ServiceMetrics } from '../../src/metrics/index.ts';
 import { parseExposition, sampleValue } from './exposition.ts';
 
 const PROGRAM = new PublicKey('11111111111111111111111111111112');

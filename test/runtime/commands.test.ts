@@ -226,13 +226,6 @@ describe('abandon, redeem and refund', () => {
 describe('the chain unreachable', () => {
   const commands: [string, (harness: Harness, trade: Started) => Promise<unknown>][] = [
     ['settlement start', async (harness) => harness.startTrade()],
-    [
-      'lock',
-      (harness, trade) =>
-        harness.runtime.commands.submitLock(trade.tradeId, {
-          transactionBase64: walletSign(trade.lock, trade.taker),
-        }),
-    ],
     ['abandon', (harness, trade) => harness.runtime.commands.abandon(trade.tradeId, trade.secret.secretHash)],
     ['redeem', (harness, trade) => harness.runtime.commands.redeem(trade.tradeId, trade.secret.preimage)],
     ['refund', (harness, trade) => harness.runtime.commands.refund(trade.tradeId)],
@@ -249,6 +242,53 @@ describe('the chain unreachable', () => {
     expect(await stored(harness, trade.tradeId)).toEqual(before);
     expect(await harness.store.listTrades({ limit: 100 })).toHaveLength(trades);
     expect(harness.chain.submitted).toEqual([]);
+  });
+
+  test('a lock handed over while the chain cannot be reached is held and broadcast until it lands', async () => {
+    const harness = await started({ lockWaitMs: 100 });
+    const trade = await harness.startTrade();
+    const signed = walletSign(trade.lock, trade.taker);
+    harness.chain.unreachable();
+    // Nobody could say whether it arrived: chain_unavailable, but the lock is held (abandon is refused now).
+    expect(
+      (await refusal(harness.runtime.commands.submitLock(trade.tradeId, { transactionBase64: signed }))).code,
+    ).toBe('chain_unavailable');
+    expect((await stored(harness, trade.tradeId)).trade).toMatchObject({
+      substate: 'pending.broadcastingLock',
+    });
+    expect(
+      (await refusal(harness.runtime.commands.abandon(trade.tradeId, trade.secret.secretHash))).code,
+    ).toBe('chain_unavailable');
+    await until(() => (harness.chain.calls.land ?? 0) > 0, 'the held lock to be broadcast');
+    expect(harness.chain.submitted).toEqual([]);
+
+    // The chain answers again: the broadcast lands the bytes, and the lock on chain moves the trade on — the
+    // taker posted nothing more.
+    harness.chain.reachable();
+    await until(() => harness.chain.submitted.includes(signed), 'the held lock to reach the chain');
+    harness.chain.setEscrow(trade.input.takerEscrow, takerEscrowState(harness.chain, trade.input));
+    await harness.runtime.watcher.checkAll([trade.tradeId]);
+    await until(
+      async () => (await harness.store.getTrade(trade.tradeId))?.status === 'initiated',
+      'the trade to see its lock',
+    );
+    expect((await harness.store.tradeEvents(trade.tradeId)).map((e) => e.type)).toEqual(
+      expect.arrayContaining(['LOCK_SUBMITTED', 'TAKER_LOCK_FINALIZED']),
+    );
+  });
+
+  test('the same lock posted again is broadcast again at once', async () => {
+    const harness = await started({ lockWaitMs: 50 });
+    const trade = await harness.startTrade();
+    const signed = walletSign(trade.lock, trade.taker);
+    expect(
+      (await refusal(harness.runtime.commands.submitLock(trade.tradeId, { transactionBase64: signed }))).code,
+    ).toBe('lock_not_found');
+    const sent = harness.chain.submitted.filter((tx) => tx === signed).length;
+    expect(
+      (await refusal(harness.runtime.commands.submitLock(trade.tradeId, { transactionBase64: signed }))).code,
+    ).toBe('lock_not_found');
+    expect(harness.chain.submitted.filter((tx) => tx === signed).length).toBeGreaterThan(sent);
   });
 });
 
@@ -283,51 +323,48 @@ describe('virtual actors', () => {
 });
 
 describe('a new run', () => {
-  test('with the chain unreachable at start, earlier runs’ trades are marked unadoptable in one statement and answer runtime_unavailable until resumed', async () => {
+  test('started while the chain cannot be reached, it takes up every earlier trade and acts on each the moment the chain answers, with no command', async () => {
     const harness = await started();
-    const first = harness.runId;
     const a = await harness.startTrade();
     const b = await harness.startTrade();
     harness.chain.unreachable();
-    const mark = vi.spyOn(harness.store, 'markUnadoptable');
     const runtime = await harness.start();
-    expect(mark).toHaveBeenCalledTimes(1);
-    expect(await mark.mock.results[0]?.value).toBe(2);
+    // Owned, watched and answering at once: nothing waits for /resume.
+    expect(runtime.watcher.size).toBe(2);
     for (const { tradeId } of [a, b]) {
-      expect(await harness.store.getTrade(tradeId)).toMatchObject({
-        ownerRunId: first,
-        adoptionError: expect.stringContaining('chain unreachable at start'),
-      });
+      expect(await harness.store.getTrade(tradeId)).toMatchObject({ adoptionError: null });
+      expect((await runtime.queries.trade(tradeId)).ownerRunId).toBe(harness.runId);
     }
-    expect(runtime.watcher.size).toBe(0);
+    // The failed clock read at start made the chain suspect; its own probe confirms the outage.
+    await until(() => runtime.reachability.current !== null, 'the outage to be confirmed');
 
-    // The chain is back, but nothing is adopted behind the operator's back: each trade waits for /resume.
+    // Both lock windows pass during the outage. The chain answers again (its own probe finds out): the due
+    // deadlines are judged at once, not a tick later.
+    harness.chain.setNow(b.input.lockDeadline + 5);
     harness.chain.reachable();
-    expect((await refusal(runtime.queries.trade(a.tradeId))).code).toBe('runtime_unavailable');
-    expect((await refusal(runtime.commands.refund(a.tradeId))).code).toBe('runtime_unavailable');
-    expect((await refusal(runtime.commands.abandon(a.tradeId, a.secret.secretHash))).code).toBe(
-      'runtime_unavailable',
+    await until(
+      async () =>
+        (await Promise.all([a, b].map((t) => harness.store.getTrade(t.tradeId)))).every(
+          (t) => t?.status === 'failed',
+        ),
+      'both trades to fail at their deadline',
     );
-    expect(runtime.host.isActive(a.tradeId)).toBe(false);
-
-    const resumed = await runtime.commands.resume(a.tradeId);
-    expect(resumed.ownerRunId).toBe(harness.runId);
-    expect(await harness.store.getTrade(a.tradeId)).toMatchObject({
-      ownerRunId: harness.runId,
-      adoptionError: null,
-    });
-    expect((await harness.store.tradeEvents(a.tradeId)).map((e) => e.type)).toContain('ADOPTED');
-    expect(runtime.watcher.size).toBe(1);
-    expect((await refusal(runtime.queries.trade(b.tradeId))).code).toBe('runtime_unavailable');
+    expect(runtime.reachability.current).toBeNull();
+    for (const { tradeId } of [a, b]) {
+      const events = (await harness.store.tradeEvents(tradeId)).map((e) => e.type);
+      // Failed at the deadline, then closed: its window is over too (failed.noLock).
+      expect(events).toEqual(['SETTLEMENT_STARTED', 'ADOPTED', 'CHAIN_TIME_ADVANCED', 'CHAIN_TIME_ADVANCED']);
+    }
   });
 
-  test('resume while the chain is still unreachable answers runtime_unavailable and claims nothing', async () => {
+  test('resume is never needed: while the chain is unreachable it answers chain_unavailable and changes nothing', async () => {
     const harness = await started();
-    const first = harness.runId;
     const a = await harness.startTrade();
     harness.chain.unreachable();
     const runtime = await harness.start();
-    expect((await refusal(runtime.commands.resume(a.tradeId))).code).toBe('runtime_unavailable');
-    expect((await harness.store.getTrade(a.tradeId))?.ownerRunId).toBe(first);
+    const before = await stored(harness, a.tradeId);
+    expect((await refusal(runtime.commands.resume(a.tradeId))).code).toBe('chain_unavailable');
+    await turns();
+    expect(await stored(harness, a.tradeId)).toEqual(before);
   });
 });

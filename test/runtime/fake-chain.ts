@@ -27,6 +27,7 @@ import {
   type EscrowState,
   type EscrowsAndClock,
   HTLC_ESCROW_VERSION,
+  type LandResult,
   makerEscrowAddress,
   type PriceUpdates,
   type SignatureInfo,
@@ -241,10 +242,21 @@ export class FakeChain implements ChainPort {
   signRedeemFor = notFaked('signRedeemFor');
   signRefundFor = notFaked('signRefundFor');
   signClose = notFaked('signClose');
-  send = notFaked('send');
+  /** (Re)broadcasts: the bytes count as submitted; what landed is what the test puts on chain (setEscrow). */
+  async send(tx: { transactionBase64: string }): Promise<void> {
+    await this.call('send', 'sendTransaction');
+    this.submitted.push(tx.transactionBase64);
+  }
+
   signatureState = notFaked('signatureState');
   confirm = notFaked('confirm');
-  land = notFaked('land');
+
+  /** A broadcast that the cluster took: confirmed at once (a test puts the escrow it made on chain). */
+  async land(tx: { transactionBase64: string }): Promise<LandResult> {
+    await this.call('land', 'sendTransaction');
+    this.submitted.push(tx.transactionBase64);
+    return { status: 'confirmed', slot: 1_000, err: null };
+  }
 
   async readEscrow(address: PublicKey, commitment: Commitment): Promise<EscrowState | null> {
     await this.call('readEscrow', 'getAccountInfo');

@@ -62,7 +62,7 @@ const failureReason = async (harness: Harness, tradeId: string) =>
 const RECHECK = 60;
 const HELD_LOCK = 'held-lock-signature';
 const lockSubmitted: TradeEvent[] = [
-  { type: 'LOCK_SUBMITTED', signature: HELD_LOCK, lastValidBlockHeight: null },
+  { type: 'LOCK_SUBMITTED', signature: HELD_LOCK, lastValidBlockHeight: null, transactionBase64: null },
 ];
 
 describe('the deadline scheduler', () => {

@@ -282,7 +282,7 @@ describe('the chain watcher', () => {
     const { input: trade } = tradeInput(chain, { runId: 'run', now: GENESIS });
     host.add(trade, 'pending', {
       lockSignature: 'held',
-      lockSubmissions: [{ signature: 'held', lastValidBlockHeight: null }],
+      lockSubmissions: [{ signature: 'held', lastValidBlockHeight: null, transactionBase64: null }],
     });
     watcher.track(restOf(trade), '-');
     const observe = () => host.use(trade.tradeId, (handle) => watcher.observe(handle));

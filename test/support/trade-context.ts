@@ -71,7 +71,7 @@ export function lockTermsOf(context: TradeContext): TakerLockTerms {
 export const lockSubmittedContext = (overrides: Partial<TradeContext> = {}): TradeContext =>
   tradeContext({
     lockSignature: 'sig-taker-lock',
-    lockSubmissions: [{ signature: 'sig-taker-lock', lastValidBlockHeight: 1_000 }],
+    lockSubmissions: [{ signature: 'sig-taker-lock', lastValidBlockHeight: 1_000, transactionBase64: null }],
     ...overrides,
   });
 

@@ -4,7 +4,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
 import type { ServiceMetrics } from '../../metrics/index.ts';
 import { amountView } from '../../money/index.ts';
-import { type AcceptedQuote, type QuoteDesk, type RejectedQuote, RfqInputError } from '../../quotes/index.ts';
+import {
+  type AcceptedQuote,
+  InventoryUnknown,
+  type QuoteDesk,
+  type RejectedQuote,
+  RfqInputError,
+} from '../../quotes/index.ts';
 import { INTEGRATION_STATUS, SETTLEMENT_MODEL } from '../../vocabulary/index.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 import { assertWallet } from '../schemas.ts';
@@ -102,6 +108,7 @@ export const rfqRoutes: FastifyPluginAsyncTypebox<RfqRoutesOptions> = async (app
         if (error instanceof RfqInputError) {
           throw new ApiError('validation_failed', undefined, [error.message]);
         }
+        if (error instanceof InventoryUnknown) throw new ApiError('chain_unavailable', error.message);
         throw error;
       }
       metrics.rfqAnswered(outcome, (performance.now() - started) / 1000);

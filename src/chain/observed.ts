@@ -1,6 +1,8 @@
-// The chain port, metered: every call the service makes to the chain is timed and its failures counted, by
-// port method (a bounded label: the method names of ChainPort). The implementations stay unaware of it.
-import { type ChainErrorCode, type ChainPort, isChainError } from '../chain/index.ts';
+// The chain port, observed: every call the service makes to the chain is timed and its outcome reported, by
+// port method (a bounded label: the method names of ChainPort), to whoever records it (the metrics, and the
+// runtime's view of whether the chain answers). The implementations stay unaware of it.
+import { type ChainErrorCode, isChainError } from './errors.ts';
+import type { ChainPort } from './port.ts';
 
 /** The port's calls that reach the chain; the rest of the port is read or passed through as is. */
 export const METERED_CHAIN_METHODS = [

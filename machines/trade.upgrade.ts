@@ -1,0 +1,44 @@
+// Snapshots stored by an older build of the machine, brought to this build's shape one version at a time,
+// so a trade written by any earlier release resumes under this one. Each step says what changed.
+import type { TradeSnapshotLike } from './trade.deadlines.ts';
+import { TRADE_MACHINE_VERSION } from './trade.machine.ts';
+import type { LockSubmission } from './trade.types.ts';
+
+type Step = (snapshot: TradeSnapshotLike) => TradeSnapshotLike;
+
+/** From version n (the key) to n + 1. */
+const STEPS: Readonly<Record<number, Step>> = {
+  // Version 2 kept an effect error without its attempt count and retry time: it counts as one failure,
+  // retried at once.
+  2: (snapshot) => {
+    const error = snapshot.context.effectError as { effect: never; message: string } | null;
+    return {
+      ...snapshot,
+      context: { ...snapshot.context, effectError: error && { ...error, attempts: 1, retryAt: 0 } },
+    };
+  },
+  // Version 4 keeps the bytes of a lock handed over through POST /lock, to broadcast it until it lands;
+  // locks held before were not kept: the service cannot broadcast those again.
+  3: (snapshot) => ({
+    ...snapshot,
+    context: {
+      ...snapshot.context,
+      lockSubmissions: snapshot.context.lockSubmissions.map(
+        (held): LockSubmission => ({ ...held, transactionBase64: held.transactionBase64 ?? null }),
+      ),
+    },
+  }),
+};
+
+export function upgradeSnapshot(version: number, snapshot: TradeSnapshotLike): TradeSnapshotLike {
+  if (version > TRADE_MACHINE_VERSION) {
+    throw new Error(`snapshot of machine version ${version}; this build runs ${TRADE_MACHINE_VERSION}`);
+  }
+  let upgraded = snapshot;
+  for (let from = version; from < TRADE_MACHINE_VERSION; from++) {
+    const step = STEPS[from];
+    if (!step) throw new Error(`snapshot of machine version ${version}: no upgrade from ${from}`);
+    upgraded = step(upgraded);
+  }
+  return upgraded;
+}
