@@ -311,6 +311,8 @@ function openChain(config: Config, dataDir: string): ChainPort {
       programId: chain.programId,
       makerKeypairPath: chain.makerKeypairPath,
       priorityFeeMicroLamports: chain.priorityFeeMicroLamports,
+      maxPriorityFeeMicroLamports: chain.maxPriorityFeeMicroLamports,
+      priorityFeeRampSeconds: chain.priorityFeeRampSeconds,
     });
   }
   return createChain(embeddedChainOptions(dataDir, config));

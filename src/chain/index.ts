@@ -66,6 +66,8 @@ export type ChainOptions =
       programId: PublicKey | string;
       makerKeypairPath: string;
       priorityFeeMicroLamports?: number;
+      maxPriorityFeeMicroLamports?: number;
+      priorityFeeRampSeconds?: number;
       computeUnitLimit?: number;
       pollIntervalMs?: number;
     };
@@ -82,6 +84,12 @@ export function createChain(options: ChainOptions): ChainPort {
       makerKeypairPath: options.makerKeypairPath,
       ...(options.priorityFeeMicroLamports !== undefined
         ? { priorityFeeMicroLamports: options.priorityFeeMicroLamports }
+        : {}),
+      ...(options.maxPriorityFeeMicroLamports !== undefined
+        ? { maxPriorityFeeMicroLamports: options.maxPriorityFeeMicroLamports }
+        : {}),
+      ...(options.priorityFeeRampSeconds !== undefined
+        ? { priorityFeeRampSeconds: options.priorityFeeRampSeconds }
         : {}),
       ...(options.computeUnitLimit !== undefined ? { computeUnitLimit: options.computeUnitLimit } : {}),
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),

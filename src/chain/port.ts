@@ -5,6 +5,7 @@
 import type { PublicKey } from '@solana/web3.js';
 import type { TransactionErrorJson } from './errors.ts';
 import type { EscrowState } from './htlc/index.ts';
+import type { SignOptions } from './priority.ts';
 import type { PriceUpdate } from './pyth/layout.ts';
 import type { MintInfo } from './token.ts';
 
@@ -17,7 +18,11 @@ export interface UnsignedTransaction {
   lastValidBlockHeight: number;
 }
 
-/** Signed, NOT yet sent: the runtime persists this intent first, then calls send(). */
+/**
+ * Signed, NOT yet sent: the runtime persists this intent first, then calls send(). The maker's sign*
+ * methods take SignOptions: how many seconds the transaction has left to land, which raises its priority
+ * fee as that deadline nears (within the configured cap).
+ */
 export interface SignedMakerTransaction {
   signature: string;
   transactionBase64: string;
@@ -116,46 +121,67 @@ export interface ChainPort {
    */
   submitSigned(transactionBase64: string): Promise<{ signature: string }>;
 
-  signMakerLock(a: {
-    takerEscrow: PublicKey;
-    taker: PublicKey;
-    outputMint: PublicKey;
-    amount: bigint;
-    hashlock: Uint8Array;
-    expiry: bigint;
-    lockDeadline: bigint;
-  }): Promise<SignedMakerTransaction>;
+  signMakerLock(
+    a: {
+      takerEscrow: PublicKey;
+      taker: PublicKey;
+      outputMint: PublicKey;
+      amount: bigint;
+      hashlock: Uint8Array;
+      expiry: bigint;
+      lockDeadline: bigint;
+    },
+    options?: SignOptions,
+  ): Promise<SignedMakerTransaction>;
   /** Redeems the TAKER escrow into the maker's input token account. */
-  signMakerRedeem(a: {
-    takerEscrow: PublicKey;
-    inputMint: PublicKey;
-    preimage: Uint8Array;
-  }): Promise<SignedMakerTransaction>;
-  signMakerRefund(a: { makerEscrow: PublicKey; outputMint: PublicKey }): Promise<SignedMakerTransaction>;
+  signMakerRedeem(
+    a: {
+      takerEscrow: PublicKey;
+      inputMint: PublicKey;
+      preimage: Uint8Array;
+    },
+    options?: SignOptions,
+  ): Promise<SignedMakerTransaction>;
+  signMakerRefund(
+    a: { makerEscrow: PublicKey; outputMint: PublicKey },
+    options?: SignOptions,
+  ): Promise<SignedMakerTransaction>;
   /** The maker (recipient of the taker escrow) releases it at once back to the taker. */
-  signMakerCancel(a: {
-    takerEscrow: PublicKey;
-    taker: PublicKey;
-    inputMint: PublicKey;
-  }): Promise<SignedMakerTransaction>;
+  signMakerCancel(
+    a: {
+      takerEscrow: PublicKey;
+      taker: PublicKey;
+      inputMint: PublicKey;
+    },
+    options?: SignOptions,
+  ): Promise<SignedMakerTransaction>;
   /** Maker pays the fee for the taker's redeem of the maker escrow; funds go to the taker only. */
-  signRedeemFor(a: {
-    takerEscrow: PublicKey;
-    taker: PublicKey;
-    outputMint: PublicKey;
-    preimage: Uint8Array;
-  }): Promise<SignedMakerTransaction>;
+  signRedeemFor(
+    a: {
+      takerEscrow: PublicKey;
+      taker: PublicKey;
+      outputMint: PublicKey;
+      preimage: Uint8Array;
+    },
+    options?: SignOptions,
+  ): Promise<SignedMakerTransaction>;
   /** Maker submits the taker escrow's expiry refund; funds go to the taker only. */
-  signRefundFor(a: {
-    takerEscrow: PublicKey;
-    taker: PublicKey;
-    inputMint: PublicKey;
-  }): Promise<SignedMakerTransaction>;
+  signRefundFor(
+    a: {
+      takerEscrow: PublicKey;
+      taker: PublicKey;
+      inputMint: PublicKey;
+    },
+    options?: SignOptions,
+  ): Promise<SignedMakerTransaction>;
   /**
    * Maker closes its own settled maker escrow (rent back to the maker); tokens donated to the vault are
    * swept to the maker's token account for `mint`, the escrow's mint.
    */
-  signClose(a: { escrow: PublicKey; mint: PublicKey }): Promise<SignedMakerTransaction>;
+  signClose(
+    a: { escrow: PublicKey; mint: PublicKey },
+    options?: SignOptions,
+  ): Promise<SignedMakerTransaction>;
 
   /**
    * (Re)broadcasts signed bytes. Idempotent: a transaction that already landed is not an error.

@@ -3,6 +3,7 @@
 
 import type { PublicKey } from '@solana/web3.js';
 import type { ChainPort, SignedMakerTransaction, UnsignedTransaction } from './port.ts';
+import { type PriorityFeePolicy, priorityFeeFor, type SignOptions } from './priority.ts';
 import { type FastSigner, signWith } from './signer.ts';
 import {
   type Lifetime,
@@ -12,7 +13,6 @@ import {
   makerLockTransaction,
   makerRedeemTransaction,
   makerRefundTransaction,
-  type PriorityFee,
   redeemForTransaction,
   refundForTransaction,
   takerLockTransaction,
@@ -38,7 +38,8 @@ export type SettlementBuilders = Pick<
 export function settlementBuilders(d: {
   programId: PublicKey;
   maker: FastSigner;
-  priorityFee?: PriorityFee;
+  /** Maker transactions pay a priority fee that rises as their deadline nears (none: no fee). */
+  priorityFee?: PriorityFeePolicy;
   lifetime: () => Promise<Lifetime>;
 }): SettlementBuilders {
   const { programId } = d;
@@ -56,10 +57,16 @@ export function settlementBuilders(d: {
   };
   const signed = async (
     build: (c: MakerContext) => Parameters<typeof signWith>[0],
+    options: SignOptions = {},
   ): Promise<SignedMakerTransaction> => {
     const lifetime = await d.lifetime();
     const ctx: MakerContext = { programId, maker: makerWallet, lifetime };
-    if (d.priorityFee) ctx.priorityFee = d.priorityFee;
+    if (d.priorityFee) {
+      ctx.priorityFee = {
+        microLamports: priorityFeeFor(d.priorityFee, options.secondsLeft),
+        unitLimit: d.priorityFee.unitLimit,
+      };
+    }
     const { bytes, signature } = signWith(build(ctx), d.maker);
     return {
       signature,
@@ -72,12 +79,12 @@ export function settlementBuilders(d: {
     buildTakerLock: (a) => unsigned((l) => takerLockTransaction(programId, makerWallet, l, a)),
     buildTakerRedeem: (a) => unsigned((l) => takerRedeemTransaction(programId, l, a)),
     buildTakerRefund: (a) => unsigned((l) => takerRefundTransaction(programId, l, a)),
-    signMakerLock: (a) => signed((c) => makerLockTransaction(c, a)),
-    signMakerRedeem: (a) => signed((c) => makerRedeemTransaction(c, a)),
-    signMakerRefund: (a) => signed((c) => makerRefundTransaction(c, a)),
-    signMakerCancel: (a) => signed((c) => makerCancelTransaction(c, a)),
-    signRedeemFor: (a) => signed((c) => redeemForTransaction(c, a)),
-    signRefundFor: (a) => signed((c) => refundForTransaction(c, a)),
-    signClose: (a) => signed((c) => makerCloseTransaction(c, a)),
+    signMakerLock: (a, o) => signed((c) => makerLockTransaction(c, a), o),
+    signMakerRedeem: (a, o) => signed((c) => makerRedeemTransaction(c, a), o),
+    signMakerRefund: (a, o) => signed((c) => makerRefundTransaction(c, a), o),
+    signMakerCancel: (a, o) => signed((c) => makerCancelTransaction(c, a), o),
+    signRedeemFor: (a, o) => signed((c) => redeemForTransaction(c, a), o),
+    signRefundFor: (a, o) => signed((c) => refundForTransaction(c, a), o),
+    signClose: (a, o) => signed((c) => makerCloseTransaction(c, a), o),
   };
 }

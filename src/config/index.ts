@@ -81,7 +81,10 @@ export type ChainConfig =
       readonly wsUrl: string | null;
       readonly programId: string;
       readonly makerKeypairPath: string;
+      /** Maker transactions' priority fee: the base far from a deadline, rising to the max over the ramp. */
       readonly priorityFeeMicroLamports: number;
+      readonly maxPriorityFeeMicroLamports: number;
+      readonly priorityFeeRampSeconds: number;
     };
 
 export interface Config {
@@ -304,7 +307,17 @@ export function resolveConfig(raw: unknown): Config {
           programId: checkAddress(file.chain.program_id, 'chain.program_id') as string,
           makerKeypairPath: file.chain.maker_keypair_path,
           priorityFeeMicroLamports: file.chain.priority_fee_micro_lamports ?? 10_000,
+          maxPriorityFeeMicroLamports:
+            file.chain.max_priority_fee_micro_lamports ??
+            100 * (file.chain.priority_fee_micro_lamports ?? 10_000),
+          priorityFeeRampSeconds: file.chain.priority_fee_ramp_seconds ?? 120,
         };
+  if (chain.kind === 'rpc' && chain.maxPriorityFeeMicroLamports < chain.priorityFeeMicroLamports) {
+    throw new ConfigError(
+      'chain.max_priority_fee_micro_lamports',
+      'must not be below priority_fee_micro_lamports',
+    );
+  }
 
   const settlement = resolveTiming(file.settlement, chain.kind);
   // A lost instance's trades are taken over about 1⅓ leases after it stopped renewing (the lease, then the

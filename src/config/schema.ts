@@ -199,7 +199,26 @@ export const ConfigFileSchema = Type.Object(
           ),
           program_id: Base58Address,
           maker_keypair_path: Type.String({ minLength: 1 }),
-          priority_fee_micro_lamports: Type.Optional(Type.Integer({ minimum: 0 })),
+          priority_fee_micro_lamports: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              description: 'priority fee of maker transactions far from any deadline (µlamports per CU)',
+            }),
+          ),
+          max_priority_fee_micro_lamports: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              description:
+                'the most the priority fee rises to as a maker transaction nears its deadline (default 100× the base)',
+            }),
+          ),
+          priority_fee_ramp_seconds: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: 3600,
+              description: 'how long before a deadline the priority fee starts to rise (default 120)',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),

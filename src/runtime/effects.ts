@@ -91,6 +91,9 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
 
   const read = (address: string): Promise<EscrowState | null> => chain.readEscrow(key(address), 'finalized');
 
+  /** A redeem must land before the escrow expires, a maker lock before its lock deadline: its priority fee rises as that nears. */
+  const untilDeadline = (deadline: number) => ({ secondsLeft: deadline - hooks.chainTime() });
+
   /** The escrow's ending as the chain shows it now; throws while it shows none (the effect retries). */
   async function ended(terms: EscrowTerms, state?: EscrowState | null): Promise<EscrowEnding> {
     const current = state === undefined ? await read(terms.address) : state;
@@ -166,18 +169,22 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
       return { available: balance >= BigInt(input.outputAmountRaw), now: Number(now) };
     }),
 
-    signMakerLock: effect<SignMakerLockOutput, SignMakerLockInput>(async (input) =>
+    signMakerLock: effect<SignMakerLockOutput, SignMakerLockInput>(async (input) => {
       // The maker lock may land no later than the moment that still leaves the taker its redeem window.
-      chain.signMakerLock({
-        takerEscrow: key(input.takerEscrow),
-        taker: key(input.recipient),
-        outputMint: key(input.mint),
-        amount: BigInt(input.amountRaw),
-        hashlock: bytesOf(input.hashlock),
-        expiry: BigInt(input.expiry),
-        lockDeadline: BigInt(input.expiry - hooks.minRedeemWindowSeconds),
-      }),
-    ),
+      const lockDeadline = input.expiry - hooks.minRedeemWindowSeconds;
+      return chain.signMakerLock(
+        {
+          takerEscrow: key(input.takerEscrow),
+          taker: key(input.recipient),
+          outputMint: key(input.mint),
+          amount: BigInt(input.amountRaw),
+          hashlock: bytesOf(input.hashlock),
+          expiry: BigInt(input.expiry),
+          lockDeadline: BigInt(lockDeadline),
+        },
+        untilDeadline(lockDeadline),
+      );
+    }),
 
     makerLock: effect<MakerLockOutput, MakerLockInput>(async (input) => {
       const { intent } = input;
@@ -202,12 +209,15 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
         input,
         'taker_redeem',
         (state) =>
-          chain.signRedeemFor({
-            takerEscrow: requireTakerEscrow(state),
-            taker: key(input.escrow.recipient),
-            outputMint: state.mint,
-            preimage: bytesOf(input.preimage),
-          }),
+          chain.signRedeemFor(
+            {
+              takerEscrow: requireTakerEscrow(state),
+              taker: key(input.escrow.recipient),
+              outputMint: state.mint,
+              preimage: bytesOf(input.preimage),
+            },
+            untilDeadline(Number(state.expiry)),
+          ),
         (signature) => ({ kind: 'paid', signature, preimage: input.preimage }),
       ),
     ),
@@ -217,12 +227,16 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
       settle(
         input,
         'maker_redeem',
+        // Before the taker escrow's expiry, or the taker may refund it: the fee rises as that nears.
         (state) =>
-          chain.signMakerRedeem({
-            takerEscrow: key(input.escrow.address),
-            inputMint: state.mint,
-            preimage: bytesOf(input.preimage),
-          }),
+          chain.signMakerRedeem(
+            {
+              takerEscrow: key(input.escrow.address),
+              inputMint: state.mint,
+              preimage: bytesOf(input.preimage),
+            },
+            untilDeadline(Number(state.expiry)),
+          ),
         (signature) => ({ kind: 'paid', signature, preimage: input.preimage }),
       ),
     ),

@@ -165,6 +165,39 @@ describe.each(implementations)('chain port contract: %s', (_name, makeHarness) =
     expect(await chain.blockHeight()).toBeGreaterThanOrEqual(height + 25);
   });
 
+  it('a maker lock signed afresh for a trade whose first one landed fails on chain: one escrow, one output', async () => {
+    const taker = await newTaker(h, USDC, 10n * 10n ** 6n);
+    const output = 50_000_000n;
+    const before = await chain.tokenBalance(chain.makerWallet, SOL);
+    const locked = await lockBoth(chain, taker, {
+      inputMint: USDC,
+      outputMint: SOL,
+      input: 10n ** 6n,
+      output,
+    });
+    // The runtime signs a maker lock again only once the last is proved lapsed; should both land anyway (a
+    // lapse misjudged), the escrow's address — derived from the taker escrow's — admits one of them only.
+    await h.dev.advanceClock(1);
+    const now = await chain.now();
+    const again = await chain.signMakerLock({
+      takerEscrow: locked.takerEscrow,
+      taker: taker.publicKey,
+      outputMint: SOL,
+      amount: output,
+      hashlock: locked.hashlock,
+      expiry: locked.makerExpiry,
+      lockDeadline: now + 30n,
+    });
+    expect(again.signature).not.toBe(locked.makerLock.signature);
+    const refused = await chain.land(again, 'finalized', 5_000).then(
+      (state) => ('err' in state ? state.err : `landed as ${state.status}`),
+      (error: unknown) => (error instanceof ChainError ? (error.htlcError ?? error.message) : String(error)),
+    );
+    expect(refused).toMatch(/EscrowAlreadyExists/);
+    expect(await chain.readEscrow(locked.makerEscrow, 'finalized')).toMatchObject({ amount: output });
+    expect(await chain.tokenBalance(chain.makerWallet, SOL)).toBe(before - output);
+  });
+
   it('airdrops an asset plus SOL for fees and rent', async () => {
     const wallet = Keypair.generate();
     const { signature } = await h.dev.airdrop({ wallet: wallet.publicKey, mint: USDC, amount: 123_456n });

@@ -179,6 +179,20 @@ describe('the config file', () => {
       'config settlement.landing_margin_seconds',
     ],
     [
+      'a priority fee cap below its base',
+      (d) => {
+        d.chain = {
+          kind: 'rpc',
+          url: 'http://127.0.0.1:8899',
+          program_id: 'So11111111111111111111111111111111111111112',
+          maker_keypair_path: 'k.json',
+          priority_fee_micro_lamports: 10_000,
+          max_priority_fee_micro_lamports: 5_000,
+        };
+      },
+      'config chain.max_priority_fee_micro_lamports',
+    ],
+    [
       'a short operator token',
       (d) => {
         d.http.operator_token = 'short';

@@ -14,12 +14,12 @@ import type {
   SignatureState,
   TokenBalanceChange,
 } from '../port.ts';
+import type { PriorityFeePolicy } from '../priority.ts';
 import { priceUpdateFromAccount } from '../pyth/account.ts';
 import { PythPublisher, type PythPublisherOptions } from '../pyth/publisher.ts';
 import { settlementBuilders } from '../settlement.ts';
 import { fastSigner } from '../signer.ts';
 import { classifyMint } from '../token.ts';
-import type { PriorityFee } from '../transactions.ts';
 import { parseWireTransaction } from '../wire.ts';
 import { EmbeddedLedger, type MintConfig } from './ledger.ts';
 import type { StoredTokenBalance, StoredTransaction } from './store.ts';
@@ -42,7 +42,7 @@ export interface EmbeddedChainOptions {
   clock?: () => number;
   /** The HTLC program binary; defaults to the built programs/htlc/htlc.so. */
   program?: Uint8Array;
-  priorityFee?: PriorityFee;
+  priorityFee?: PriorityFeePolicy;
   /** Pyth price update accounts to publish and keep moving (sponsoredFeedSpecs() for the real feeds). */
   pyth?: PythPublisherOptions;
 }

@@ -41,8 +41,12 @@ export interface RpcChainOptions {
   /** The maker key, or the path of a solana CLI keypair file. */
   makerKeypair?: Keypair;
   makerKeypairPath?: string;
-  /** Priority fee of maker transactions, in micro-lamports per compute unit (0 = none). */
+  /** Priority fee of maker transactions, in micro-lamports per compute unit (0 = none), far from a deadline. */
   priorityFeeMicroLamports?: number;
+  /** The most it rises to as a deadline nears (default: the base, i.e. no rise). */
+  maxPriorityFeeMicroLamports?: number;
+  /** How long before a deadline it starts to rise (default 120 s). */
+  priorityFeeRampSeconds?: number;
   /** Compute-unit limit set on maker transactions when a priority fee is paid. */
   computeUnitLimit?: number;
   /** How often confirm() and land() poll. */
@@ -52,6 +56,7 @@ export interface RpcChainOptions {
 }
 
 const DEFAULT_UNIT_LIMIT = 200_000;
+const DEFAULT_PRIORITY_RAMP_SECONDS = 120;
 
 /** Only the origin of an RPC URL is shown anywhere: paths and queries often carry API keys. */
 const redactUrl = (url: string) => {
@@ -146,7 +151,12 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
     maker,
     ...(priority > 0
       ? {
-          priorityFee: { microLamports: priority, unitLimit: options.computeUnitLimit ?? DEFAULT_UNIT_LIMIT },
+          priorityFee: {
+            baseMicroLamports: priority,
+            maxMicroLamports: Math.max(priority, options.maxPriorityFeeMicroLamports ?? priority),
+            rampSeconds: options.priorityFeeRampSeconds ?? DEFAULT_PRIORITY_RAMP_SECONDS,
+            unitLimit: options.computeUnitLimit ?? DEFAULT_UNIT_LIMIT,
+          },
         }
       : {}),
     lifetime: latestBlockhash,
