@@ -21,7 +21,7 @@ import {
 import { type Config, ConfigError, loadConfig } from './config/index.ts';
 import { buildHttpApp, type TypeBoxApp } from './http/app.ts';
 import type { ReadinessPart } from './http/routes/index.ts';
-import { ServiceMetrics } from './metrics/index.ts';
+import { ServiceMetrics, storedExposure } from './metrics/index.ts';
 import { rootPath } from './paths.ts';
 import {
   feedStates,
@@ -179,9 +179,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
   });
   await runtime.start();
-  inventory.follow(port.kind === 'embedded' ? 1_000 : 5_000, (error) =>
-    log.warn({ err: (error as Error).message }, 'could not refresh maker balances'),
-  );
+  const balancesFailed = (error: unknown) =>
+    log.warn({ err: (error as Error).message }, 'could not refresh maker balances');
+  inventory.follow(port.kind === 'embedded' ? 1_000 : 5_000, balancesFailed);
+  // Quotes wait for the balances after an outage: read them as soon as the chain answers, not a period later.
+  reachability.onRecovered(() => void inventory.refresh().catch(balancesFailed));
 
   const readiness = async (): Promise<ReadinessPart[]> => [
     await part('store', async () => ((await store.ping()) ? store.kind : 'no answer')),
@@ -189,6 +191,15 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       const health = await port.health();
       if (!health.ok) throw new Error(health.detail);
       return health.detail;
+    }),
+    await part('chain_outage', async () => {
+      if (reachability.current === null) return 'the chain answers';
+      throw new Error(await outageReport(reachability, () => store.settlingSnapshots(runId), runtime.clock));
+    }),
+    await part('maker_balances', async () => {
+      // Until read once, quotes cannot tell what the maker could sell: they are refused, not guessed at zero.
+      if (!inventory.read) throw new Error('not read from the chain yet');
+      return 'read';
     }),
     await part(
       'runtime',
@@ -210,6 +221,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     feedLive: () => runtime.watcher.live,
     leaseRemainingSeconds: () => runtime.lease.remainingSeconds,
     chainNow: () => runtime.clock.estimate(),
+    chainUnreachableSeconds: () => reachability.unreachableSeconds,
     balance: (mint) => inventory.balance(mint),
     reserved: (mint) => {
       quotes.reservations.expire(nowMs());
@@ -417,6 +429,35 @@ async function checkMints(chain: ChainPort, config: Config, log: pino.Logger): P
       );
     }
   }
+}
+
+/**
+ * What an operator needs during an outage: how long the chain has been unreachable, and how soon the
+ * nearest maker deadline comes (a paid trade's taker expiry, before which the maker must redeem; else the
+ * nearest maker escrow's expiry) — the margin the outage is eating into.
+ */
+async function outageReport(
+  reachability: ChainReachability,
+  settling: () => Promise<string[]>,
+  clock: { estimate(): number },
+): Promise<string> {
+  const down = `unreachable for ${Math.round(reachability.unreachableSeconds)} s`;
+  const now = clock.estimate();
+  const { nearest } = storedExposure(await settling());
+  const deadline =
+    nearest.taker_expiry !== null
+      ? {
+          at: nearest.taker_expiry,
+          what: 'the nearest taker expiry of a paid trade (the maker must redeem before it)',
+        }
+      : nearest.maker_expiry !== null
+        ? { at: nearest.maker_expiry, what: 'the nearest maker escrow expiry' }
+        : null;
+  if (deadline === null) return `${down}; no maker escrow holds funds`;
+  // Not read since the start: the host's clock stands in (a cluster's drifts from it by seconds at most).
+  const known = now > 0;
+  const left = deadline.at - (known ? now : Math.floor(Date.now() / 1000));
+  return `${down}; ${deadline.what} is in ${left} s${known ? '' : " by this host's clock"}`;
 }
 
 async function part(name: string, check: () => Promise<string>): Promise<ReadinessPart> {

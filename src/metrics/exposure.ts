@@ -42,6 +42,15 @@ export interface Exposure {
   nearest: Record<Deadline, number | null>;
 }
 
+/** The exposure of the trades whose stored snapshots these are (the store's settlingSnapshots). */
+export function storedExposure(snapshots: Iterable<string>): Exposure {
+  return escrowExposure(
+    (function* () {
+      for (const snapshot of snapshots) yield (JSON.parse(snapshot) as { context: ExposureContext }).context;
+    })(),
+  );
+}
+
 export function escrowExposure(contexts: Iterable<ExposureContext>): Exposure {
   const exposure: Exposure = {
     escrowed: { taker: new Map(), maker: new Map() },

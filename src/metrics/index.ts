@@ -14,17 +14,16 @@ import {
   TRADE_EFFECTS,
   type TradeContext,
   type TradeEffect,
-  type TradeSnapshotLike,
 } from '../../machines/index.ts';
 import type { ChainCallRecorder, ChainFailure, ChainMethod, ChainPort } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
 import { type AcceptedQuote, FEED_STATUSES, type FeedState, type RejectedQuote } from '../quotes/index.ts';
 import type { CommitStats, Store } from '../store/index.ts';
 import { RISK_CHECKS, type SettlementStatus } from '../vocabulary/index.ts';
-import { DEADLINES, ESCROW_SIDES, type ExposureContext, escrowExposure } from './exposure.ts';
+import { DEADLINES, ESCROW_SIDES, storedExposure } from './exposure.ts';
 import { processRegistry } from './process.ts';
 
-export { DEADLINES, ESCROW_SIDES, escrowExposure } from './exposure.ts';
+export { DEADLINES, ESCROW_SIDES, escrowExposure, storedExposure } from './exposure.ts';
 
 const PREFIX = 'rfq_maker_';
 /** An escrow of a mint the config does not list (a taker may lock anything): one label for all of them. */
@@ -56,10 +55,7 @@ export interface TradeTransition {
 /** What the scrape-time gauges read. */
 export interface MetricsSources {
   config: Config;
-  store: Pick<
-    Store,
-    'ownedTradeCounts' | 'unadoptableTradeCount' | 'failingEffectCounts' | 'settlingSnapshots'
-  >;
+  store: Pick<Store, 'ownedTradeCounts' | 'failingEffectCounts' | 'settlingSnapshots'>;
   /** The run (this instance) whose trades the gauges count. */
   runId: string;
   /** Actors in memory now. */
@@ -70,6 +66,8 @@ export interface MetricsSources {
   leaseRemainingSeconds(): number;
   /** Chain time now (unix seconds), estimated without a chain call; 0 while unknown. */
   chainNow(): number;
+  /** Seconds the chain has been unreachable (a confirmed outage), 0 while it answers. */
+  chainUnreachableSeconds(): number;
   /** The maker's last known balance per mint (the cache quotes read); undefined until first read. */
   balance(mint: string): bigint | undefined;
   /** Output held by open quotes and trades not yet maker-locked, per mint. */
@@ -190,11 +188,6 @@ export class ServiceMetrics implements ChainCallRecorder {
     'Unclosed trades this run owns, by settlement_status and substate (the full state path).',
     ['status', 'substate'],
   );
-  private readonly unadoptable = this.gauge(
-    'unadoptable_trades',
-    'Unclosed trades this run could not adopt (the chain was unreachable at start); they answer 503 until POST /v1/trades/{id}/resume.',
-    [],
-  );
   private readonly actors = this.gauge(
     'trade_actors',
     'Owned unclosed trades by where they are: active (an actor in memory) or at_rest (in the store only).',
@@ -238,6 +231,11 @@ export class ServiceMetrics implements ChainCallRecorder {
   private readonly chainUp = this.gauge(
     'chain_up',
     '1 when the chain answered its health check at scrape, else 0.',
+    [],
+  );
+  private readonly chainUnreachable = this.gauge(
+    'chain_unreachable_seconds',
+    "How long every chain call has failed (a confirmed outage: the service's own probe failed too); 0 while the chain answers.",
     [],
   );
   private readonly feedLive = this.gauge(
@@ -360,11 +358,10 @@ export class ServiceMetrics implements ChainCallRecorder {
   private async readState(sources: MetricsSources): Promise<void> {
     const { config, store } = sources;
     const symbol = (mint: string) => config.assets.find(mint)?.symbol ?? UNLISTED_ASSET;
-    const [feeLamports, health, ownedCounts, unadoptable, failingCounts, settling] = await Promise.all([
+    const [feeLamports, health, ownedCounts, failingCounts, settling] = await Promise.all([
       withTimeout(sources.chain.solBalance(sources.chain.makerWallet)).catch(() => null),
       withTimeout(sources.chain.health()).catch(() => ({ ok: false })),
       store.ownedTradeCounts(sources.runId),
-      store.unadoptableTradeCount(),
       store.failingEffectCounts(sources.runId, EFFECT_RETRY.visibleAfterAttempts),
       store.settlingSnapshots(sources.runId),
     ]);
@@ -378,7 +375,6 @@ export class ServiceMetrics implements ChainCallRecorder {
     const active = sources.activeActors();
     this.actors.set({ state: 'active' }, active);
     this.actors.set({ state: 'at_rest' }, Math.max(0, owned - active));
-    this.unadoptable.set(unadoptable);
 
     this.failingEffects.reset();
     for (const effect of TRADE_EFFECTS) this.failingEffects.set({ effect }, 0);
@@ -386,7 +382,7 @@ export class ServiceMetrics implements ChainCallRecorder {
       if (isTradeEffect(effect)) this.failingEffects.set({ effect }, count);
     }
 
-    const exposure = escrowExposure(settlingContexts(settling));
+    const exposure = storedExposure(settling);
     this.escrowFunds.reset();
     for (const side of ESCROW_SIDES) {
       for (const asset of config.assets.list) this.escrowFunds.set({ asset: asset.symbol, side }, 0);
@@ -412,6 +408,7 @@ export class ServiceMetrics implements ChainCallRecorder {
     this.feeLamports.reset();
     if (feeLamports !== null) this.feeLamports.set(Number(feeLamports));
     this.chainUp.set(health.ok ? 1 : 0);
+    this.chainUnreachable.set(sources.chainUnreachableSeconds());
     this.feedLive.set(sources.feedLive() ? 1 : 0);
     this.leaseRemaining.set(sources.leaseRemainingSeconds());
 
@@ -456,10 +453,6 @@ function failedEffect(event: string): TradeEffect | null {
 
 function isTradeEffect(name: string): name is TradeEffect {
   return (TRADE_EFFECTS as readonly string[]).includes(name);
-}
-
-function* settlingContexts(snapshots: Iterable<string>): Iterable<ExposureContext> {
-  for (const snapshot of snapshots) yield (JSON.parse(snapshot) as TradeSnapshotLike).context;
 }
 
 function withTimeout<T>(promise: Promise<T>): Promise<T> {

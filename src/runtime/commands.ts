@@ -61,8 +61,6 @@ export interface CommandDeps {
   config: Config;
   quotes: QuoteDesk;
   runId: string;
-  /** Puts a trade into the runtime's indexes (resume of a trade this run could not adopt at start). */
-  index(rest: RestState, seen: string): void;
   /** How long POST /lock waits for the lock to appear on chain before answering lock_not_found. */
   lockWaitMs: number;
   pollIntervalMs: number;
@@ -399,8 +397,8 @@ export class TradeCommands {
   }
 
   /**
-   * Adopts a trade this run could not adopt at start (or whose last write failed) and reconciles it
-   * with the chain; idempotent.
+   * Reconciles a trade with the chain now (and takes it up again after a write of it failed, or from a gone
+   * owner); idempotent. Never needed after an outage: the run acts on every trade once the chain answers.
    */
   async resume(tradeId: string): Promise<TradeReading> {
     const { store, host, runId } = this.deps;
@@ -412,20 +410,6 @@ export class TradeCommands {
       // Another live instance's trade is resumed there; a gone owner's is taken here.
       const acquired = await store.acquireTrade(tradeId, runId);
       if (!acquired.acquired) throw new TradeOwnedElsewhere(tradeId, acquired.ownerRunId, acquired.ownerUrl);
-    }
-    if (record.adoptionError !== null) {
-      try {
-        await this.deps.clock.read();
-      } catch (error) {
-        throw new RuntimeError(
-          'runtime_unavailable',
-          `Trade ${tradeId} could not be adopted: ${(error as Error).message}`,
-        );
-      }
-      await this.deps.durable.write({ kind: 'claimTrade', tradeId, runId });
-      const snapshot = JSON.parse(record.snapshot) as TradeSnapshotLike;
-      const rest = restColumns(snapshot);
-      this.deps.index({ ...metaOf(record), closed: false, watch: rest.watch, hold: rest.hold }, record.seen);
     }
     const { watcher, clock } = this.deps;
     // Read before the trade is touched: while the chain cannot be reached, resuming changes nothing.

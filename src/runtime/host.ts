@@ -300,9 +300,6 @@ export class TradeHost {
       }
     }
     if (record.closed) return this.closedHandle(record);
-    if (record.adoptionError !== null) {
-      throw new RuntimeError('runtime_unavailable', `Trade ${tradeId} could not be adopted; POST /resume.`);
-    }
     const snapshot = storedSnapshot(record);
     const trade = this.register(metaOf(record), snapshot);
     if (trade.actor.getSnapshot().context.currentRunId !== this.runId) {

@@ -72,12 +72,6 @@ export class TradeQueries {
     const found = await this.deps.host.snapshotOf(tradeId);
     if (!found) throw new RuntimeError('trade_not_found');
     const { record, snapshot } = found;
-    if (!record.closed && record.adoptionError !== null) {
-      throw new RuntimeError(
-        'runtime_unavailable',
-        `Trade ${tradeId} could not be adopted: ${record.adoptionError}; POST /resume.`,
-      );
-    }
     return { record, snapshot };
   }
 

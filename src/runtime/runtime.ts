@@ -147,7 +147,6 @@ export class TradeRuntime {
       config,
       quotes,
       runId,
-      index: (rest, seen) => this.index(rest, seen),
       lockWaitMs: options.lockWaitMs ?? (embedded ? 3_000 : 45_000),
       pollIntervalMs: this.tickMs,
     });

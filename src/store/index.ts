@@ -235,11 +235,6 @@ export interface Store {
    * A closed or unknown trade is "acquired" (nothing to own; the caller reads it again).
    */
   acquireTrade(tradeId: string, runId: string): Promise<Acquired>;
-  /**
-   * A new run that cannot reach the chain at start. SQLite: marks every unclosed trade unadoptable (it
-   * answers 503 until /resume). PostgreSQL: nothing — the orphans wait for a run that can (0).
-   */
-  markUnadoptable(runId: string, error: string): Promise<number>;
 
   getQuote(quoteId: string): Promise<QuoteRecord | undefined>;
   /** Quotes not used by a trade whose expiry is after nowMs: what the reservation book holds at start. */
@@ -266,8 +261,6 @@ export interface Store {
   failingTrades(owner: string, minAttempts: number, limit: number): Promise<TradeRecord[]>;
   /** failingTrades counted by effect (metrics); bounded by the failing trades, not by the trades at rest. */
   failingEffectCounts(owner: string, minAttempts: number): Promise<{ effect: string; count: number }[]>;
-  /** Unclosed trades the running run could not adopt (they wait for /resume). */
-  unadoptableTradeCount(): Promise<number>;
   /**
    * Snapshots of the unclosed trades past pending, the only ones whose escrows can hold funds (a trade leaves
    * pending once its taker lock is final): as many as trades in settlement, not as trades waiting for a lock.

@@ -433,7 +433,6 @@ const SQL = {
     WHERE NOT t.closed AND t.effect_attempts > 0 AND t.owner_run_id = $1 AND t.effect_attempts >= $2
       AND t.adoption_error IS NULL
     GROUP BY 1 ORDER BY 1 NULLS FIRST`,
-  unadoptableTradeCount: 'SELECT count(*) AS n FROM trades WHERE NOT closed AND adoption_error IS NOT NULL',
   settlingSnapshots: `
     SELECT s.snapshot FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id
     WHERE NOT t.closed AND t.owner_run_id = $1 AND t.status IN ('initiated', 'redeemed', 'refunded', 'failed')`,
@@ -1045,11 +1044,6 @@ export class PostgresStore implements Store {
     return { acquired: false, ownerRunId: row.owner_run_id, ownerUrl: row.live ? row.url : null };
   }
 
-  /** Orphans wait for a run that can reach the chain: nothing is marked. */
-  async markUnadoptable(_runId: string, _error: string): Promise<number> {
-    return 0;
-  }
-
   // ── The runtime's indexes, each over the owner's trades (every index leads with owner_run_id) ──
 
   async restIndex(owner: string): Promise<RestEntry[]> {
@@ -1089,10 +1083,6 @@ export class PostgresStore implements Store {
 
   failingEffectCounts(owner: string, minAttempts: number): Promise<{ effect: string; count: number }[]> {
     return this.rows('failingEffectCounts', [owner, minAttempts]);
-  }
-
-  unadoptableTradeCount(): Promise<number> {
-    return this.count('unadoptableTradeCount');
   }
 
   settlingSnapshots(owner: string): Promise<string[]> {

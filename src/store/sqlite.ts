@@ -139,7 +139,6 @@ export class SqliteStore implements Store {
       claimTrade: this.db.prepare(
         'UPDATE trades SET owner_run_id = @runId, adoption_error = NULL WHERE trade_id = @tradeId AND closed = 0',
       ),
-      markUnadoptable: this.db.prepare('UPDATE trades SET adoption_error = ? WHERE closed = 0'),
       restIndex: this.db
         .prepare(`
         SELECT ${REST_COLUMNS}
@@ -174,9 +173,6 @@ export class SqliteStore implements Store {
         FROM trades t INDEXED BY trades_failing JOIN trade_snapshots s ON s.trade_id = t.trade_id
         WHERE t.closed = 0 AND t.effect_attempts > 0 AND t.effect_attempts >= @min AND t.adoption_error IS NULL
         GROUP BY effect`),
-      unadoptableTradeCount: this.db.prepare(
-        'SELECT count(*) AS n FROM trades INDEXED BY trades_unadoptable WHERE closed = 0 AND adoption_error IS NOT NULL',
-      ),
       settlingSnapshots: this.db
         .prepare(`
         SELECT s.snapshot FROM trades t INDEXED BY trades_unclosed JOIN trade_snapshots s ON s.trade_id = t.trade_id
@@ -483,10 +479,6 @@ export class SqliteStore implements Store {
     return { acquired: true };
   }
 
-  async markUnadoptable(_runId: string, error: string): Promise<number> {
-    return this.statements.markUnadoptable.run(error).changes;
-  }
-
   // The runtime's indexes: the owner is the running run, which owns every unclosed adoptable trade.
 
   async restIndex(_owner: string): Promise<RestEntry[]> {
@@ -537,10 +529,6 @@ export class SqliteStore implements Store {
   ): Promise<{ effect: string; count: number }[]> {
     type Row = { effect: string; count: number };
     return this.statements.failingEffectCounts.all({ min: minAttempts }) as Row[];
-  }
-
-  async unadoptableTradeCount(): Promise<number> {
-    return (this.statements.unadoptableTradeCount.get() as { n: number }).n;
   }
 
   async settlingSnapshots(_owner: string): Promise<string[]> {

@@ -73,9 +73,38 @@ test('the taker redeems on chain while no service runs, the next one starts duri
   const during = await t2.get(`/v1/trades/${tradeId}`);
   expect(during.statusCode, during.body).toBe(200);
   expect(during.json()).toMatchObject({ current_run: true, run_id: first.runId });
+  // The maker's balances were never read: a quote is refused as unavailable, never priced as if the maker
+  // held nothing; readiness says why, and how long the outage has eaten into the nearest maker deadline.
+  const quoteDown = await t2.post('/v1/rfq', {
+    input_asset: 'SOL',
+    output_asset: 'USDC',
+    amount: '1',
+    taker_wallet: t2.address,
+  });
+  expect(quoteDown.statusCode, quoteDown.body).toBe(503);
+  expect(quoteDown.json().error.code).toBe('chain_unavailable');
+  let ready = await t2.get('/v1/health/ready');
+  for (let tries = 0; !JSON.stringify(ready.json()).includes('chain_outage') && tries < 50; tries++) {
+    await new Promise((r) => setTimeout(r, 100));
+    ready = await t2.get('/v1/health/ready');
+  }
+  expect(ready.statusCode).toBe(503);
+  const details: string[] = ready.json().error.details;
+  expect(details).toContainEqual('maker_balances: not read from the chain yet');
+  expect(details).toContainEqual(
+    expect.stringMatching(
+      /^chain_outage: unreachable for \d+ s; the nearest maker escrow expiry is in \d+ s by this host's clock$/,
+    ),
+  );
 
   chainState.down = false;
   const done = await t2.waitFor(tradeId, (t) => t.settlement_status === 'redeemed');
+  let after = await t2.get('/v1/health/ready');
+  for (let tries = 0; after.statusCode !== 200 && tries < 50; tries++) {
+    await new Promise((r) => setTimeout(r, 100));
+    after = await t2.get('/v1/health/ready');
+  }
+  expect(after.statusCode, after.body).toBe(200);
   expect(done.tx_signature_kinds.map((s: { kind: string }) => s.kind)).toEqual([
     'taker_lock',
     'maker_lock',

@@ -59,7 +59,7 @@ const SERVICE_FAMILIES = [
   'rfq_maker_store_commit_duration_seconds',
   'rfq_maker_store_commit_batch_size',
   'rfq_maker_open_trades',
-  'rfq_maker_unadoptable_trades',
+  'rfq_maker_chain_unreachable_seconds',
   'rfq_maker_trade_actors',
   'rfq_maker_failing_effect_trades',
   'rfq_maker_escrow_funds_raw',

@@ -325,9 +325,8 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       });
     });
 
-    test('a transition by the run that took the trade over clears any adoption mark and names it the owner', async () => {
+    test('a transition by the run that took the trade over names it the owner', async () => {
       const trade = await storedTrade();
-      await store.markUnadoptable(RUN, 'chain unreachable');
       await store.stopRun(RUN, new Date().toISOString());
       const next = await startRun(store);
       await store.claimUnclosed(next);
@@ -666,63 +665,6 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         expect(await store.dueTrades(next, NOW, 10)).toEqual([earlier.tradeId]);
       });
 
-      test('unadoptable trades leave every index of owned trades, and count as unadoptable', async () => {
-        const trade = await storedTrade();
-        const failed = await failing(await moved(trade, { running: true, nextDeadline: 7 }), 'makerLock', 3);
-        await moved(failed, { status: 'initiated', substate: 'initiated.makerLocked' });
-        expect(await store.markUnadoptable(RUN, 'chain unreachable')).toBe(1);
-        expect(await store.unadoptableTradeCount()).toBe(1);
-        expect(await store.restIndex(RUN)).toEqual([]);
-        expect(await store.runningTrades(RUN)).toEqual([]);
-        expect(await store.dueTrades(RUN, NOW, 10)).toEqual([]);
-        expect(await store.earliestWake(RUN)).toBeNull();
-        expect(await store.ownedTradeCounts(RUN)).toEqual([]);
-        expect(await store.failingTrades(RUN, 1, 10)).toEqual([]);
-        expect(await store.failingEffectCounts(RUN, 1)).toEqual([]);
-      });
-
-      test('a run that cannot reach the chain marks every unclosed trade unadoptable; the next run claims them back', async () => {
-        const trades = [await storedTrade(), await storedTrade()];
-        const closed = await storedTrade();
-        await moved(closed, { status: 'redeemed', substate: 'redeemed', closed: true });
-        expect(await store.markUnadoptable(RUN, 'chain unreachable')).toBe(2);
-        expect(await store.restIndex(RUN)).toEqual([]);
-        expect(await store.unadoptableTradeCount()).toBe(2);
-        expect((await store.getTrade((trades[0] as TradeRecord).tradeId))?.adoptionError).toBe(
-          'chain unreachable',
-        );
-        expect((await store.getTrade(closed.tradeId))?.adoptionError).toBeNull();
-        expect(await store.claimUnclosed(RUN)).toBe(2);
-        expect(await store.unadoptableTradeCount()).toBe(0);
-        expect(sorted((await store.restIndex(RUN)).map((e) => e.tradeId))).toEqual(sorted(ids(trades)));
-      });
-
-      test('claiming counts every owned trade, marked before or not', async () => {
-        const marked = await storedTrade();
-        await store.markUnadoptable(RUN, 'chain unreachable');
-        await storedTrade();
-        expect(await store.claimUnclosed(RUN)).toBe(2);
-        expect(await store.claimUnclosed(RUN)).toBe(2);
-        expect((await store.getTrade(marked.tradeId))?.adoptionError).toBeNull();
-      });
-
-      test('one unadoptable trade is claimed by /resume alone; a closed one cannot be claimed', async () => {
-        const [a, b] = [await storedTrade(), await storedTrade()];
-        const closed = await storedTrade();
-        await moved(closed, { status: 'failed', substate: 'failed', closed: true });
-        await store.markUnadoptable(RUN, 'chain unreachable');
-        const next = await startRun(store);
-        await commitAll(
-          store,
-          { kind: 'claimTrade', tradeId: a.tradeId, runId: next },
-          { kind: 'claimTrade', tradeId: closed.tradeId, runId: next },
-        );
-        expect((await store.restIndex(next)).map((e) => e.tradeId)).toEqual([a.tradeId]);
-        expect((await store.getTrade(a.tradeId))?.ownerRunId).toBe(next);
-        expect((await store.getTrade(b.tradeId))?.adoptionError).toBe('chain unreachable');
-        expect((await store.getTrade(closed.tradeId))?.ownerRunId).toBe(RUN);
-      });
-
       test('per run: trades it created, and trades it owns (the running run: every unclosed adoptable one) or owned last', async () => {
         const current = await startRun(store);
         const open = await storedTrade();
@@ -734,12 +676,6 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         expect(await counts()).toEqual({
           [RUN]: { created: 2, owned: 1 },
           [current]: { created: 1, owned: 2 },
-        });
-
-        await store.markUnadoptable(RUN, 'chain unreachable');
-        expect(await counts()).toEqual({
-          [RUN]: { created: 2, owned: 2 },
-          [current]: { created: 1, owned: 1 },
         });
 
         await commitAll(store, { kind: 'claimTrade', tradeId: open.tradeId, runId: current });
@@ -763,9 +699,6 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         expect(sorted(ids(await store.listTrades({ ownedBy: RUN, limit: 10 })))).toEqual(
           sorted([ours.tradeId, theirs.tradeId, closedByUs.tradeId]),
         );
-        await store.markUnadoptable(RUN, 'chain unreachable');
-        expect(ids(await store.listTrades({ ownedBy: RUN, limit: 10 }))).toEqual([closedByUs.tradeId]);
-        expect(ids(await store.listTrades({ ownedBy: other, limit: 10 }))).toEqual([closedByThem.tradeId]);
       });
 
       test('a quote is stored whatever it reserves: the one desk keeps an exact book in memory', async () => {

@@ -344,19 +344,6 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
       for (const trade of kept) expect(await ownerOf(b, trade.tradeId)).toBe(live);
       expect(await b.claimUnclosed(next)).toBe(orphans.length + 1);
     });
-
-    test('a run that cannot reach the chain marks nothing: the orphans wait for a run that can', async () => {
-      const store = await instance();
-      const dead = await startRun(store);
-      const trade = await tradeOf(store, dead);
-      await store.stopRun(dead, new Date().toISOString());
-      const blind = await startRun(store);
-      expect(await store.markUnadoptable(blind, 'chain unreachable')).toBe(0);
-      expect(await store.unadoptableTradeCount()).toBe(0);
-      expect((await store.getTrade(trade.tradeId))?.adoptionError).toBeNull();
-      const able = await startRun(store);
-      expect(ids(await store.claimOrphans(able, 10))).toEqual([trade.tradeId]);
-    });
   });
 
   describe('acquiring one trade', () => {

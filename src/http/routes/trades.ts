@@ -281,11 +281,12 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = 
       schema: {
         operationId: 'resumeTrade',
         tags: ['Trades'],
-        summary: 'Adopt a trade no live actor owns and reconcile it with the chain',
+        summary: 'Reconcile a trade with the chain now',
         description:
-          'For a trade that answers 503 runtime_unavailable because this run could not adopt it at start (the ' +
-          'chain was unreachable) or a write of it failed: 202 once it is adopted and reconciled with the chain. ' +
-          'Idempotent: a trade already owned answers as it is.',
+          'Reads the trade’s escrows and judges its due deadlines now; takes the trade up again after a write of ' +
+          'it failed (it answered 503 runtime_unavailable), or from an instance that is gone. 202 once ' +
+          'reconciled; 503 chain_unavailable while the chain cannot be reached (nothing changes). Idempotent. ' +
+          'Never needed after an outage: the service acts on every trade the moment the chain answers again.',
         security: PUBLIC_SECURITY,
         params: TradeIdParams,
         response: { 202: TradeResponseSchema, ...errorResponses(...COMMAND_ERRORS) },
