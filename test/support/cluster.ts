@@ -62,6 +62,8 @@ export interface TestCluster {
   readonly maker: PublicKey;
   /** The cluster's database, for reads the drill makes beside the instances. */
   readonly store: Store;
+  /** Its URL, for a drill that changes a row as an attacker with the database would. */
+  readonly databaseUrl: string;
   /** Starts the instance (again: a new run on the same port) and waits until it is ready. */
   start(instance: Instance): Promise<void>;
   /** SIGKILL, and waits until the process is gone. */
@@ -167,6 +169,7 @@ export async function startCluster(options: ClusterOptions): Promise<TestCluster
       dev: loopbackDevChain(chain.url),
       maker: maker.publicKey,
       store: opened,
+      databaseUrl: env.DATABASE_URL,
       start,
       async kill9(instance) {
         instance.reachable = false;
