@@ -12,7 +12,7 @@ import { devRoutes } from './dev.ts';
 import type { ReadinessPart } from './health.schema.ts';
 import { healthRoutes } from './health.ts';
 import { metricsRoutes } from './metrics.ts';
-import { type OperatorAccess, OperatorRoutes } from './operator.ts';
+import type { OperatorAccess, OperatorRoutes } from './operator.ts';
 import { priceRoutes } from './prices.ts';
 import { rfqRoutes } from './rfq.ts';
 import { runtimeRoutes } from './runtime.ts';
@@ -38,7 +38,7 @@ export interface HttpDeps {
   /** Every readiness part, with the operator's detail (the public route shows only the words). */
   readiness: () => Promise<ReadinessPart[]>;
   /** Whether new quotes and settlements may start (every configured mint checked on the chain). */
-  tradable?: () => boolean;
+  tradable: () => boolean;
   /** This service's metrics: routes record into them, GET /metrics serves them. */
   metrics: ServiceMetrics;
 }
@@ -50,12 +50,11 @@ export interface HttpDeps {
 export async function registerRoutes(
   app: TypeBoxApp,
   deps: HttpDeps,
-  operatorRoutes: OperatorRoutes = new OperatorRoutes(),
+  operatorRoutes: OperatorRoutes,
 ): Promise<void> {
-  const { config, version, run, quotes, prices, runtime, devChain, readiness, metrics } = deps;
+  const { config, version, run, quotes, prices, runtime, devChain, readiness, tradable, metrics } = deps;
   const { assets, pairs } = config;
   const operator: OperatorAccess = { token: config.http.operatorToken, routes: operatorRoutes };
-  const tradable = deps.tradable ?? (() => true);
 
   // Public: the interface's routes.
   await app.register(healthRoutes, { prefix: '/v1/health', version, run, readiness });
