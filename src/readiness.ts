@@ -96,7 +96,7 @@ export function runtimePart(runtime: Pick<TradeRuntime, 'lease' | 'watcher' | 'h
       const counts = `${runtime.watcher.size} trades watched, ${runtime.host.activeCount} actors active`;
       return runtime.lease.live
         ? ok('running', counts)
-        : failing('lease lost', `the run's lease is not live; ${counts}`);
+        : failing('lease not held', `the run's lease is not live (lapsed or lost); ${counts}`);
     },
   };
 }
