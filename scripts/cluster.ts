@@ -8,6 +8,7 @@
 //
 //   npm run cluster -- [--instances 3] [--port 8080] [--chain-port 0] [--lease-ttl <s>] [--config <file>]
 //                      [--restart] [--logs]
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -232,7 +233,11 @@ async function main(): Promise<void> {
       programId: started.programId,
       makerKeypairPath: join(root, 'maker-keypair.json'),
     },
-    leaseTtlSeconds === undefined ? {} : { leaseTtlSeconds },
+    // One secret for the run's instances: they sign the commands they forward to each other.
+    {
+      secret: randomBytes(32).toString('hex'),
+      ...(leaseTtlSeconds === undefined ? {} : { leaseTtlSeconds }),
+    },
   );
   writeFileSync(configPath, `${JSON.stringify(doc, null, 2)}\n`);
   const ttl = loadConfig(configPath).cluster.leaseTtlSeconds; // validates it as the instances will

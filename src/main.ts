@@ -41,13 +41,28 @@ async function main(): Promise<void> {
       `required with DATABASE_URL when HOST=${host}: the address the other instances reach this one at, unique to it`,
     );
   }
-  const config = loadConfig(configPath);
-  if (!isLoopback(host) && config.http.operatorToken === null) {
+  const loaded = loadConfig(configPath);
+  if (!isLoopback(host) && loaded.http.operatorToken === null) {
     throw new ConfigError(
       'http.operator_token',
       `required when listening on a non-loopback address (HOST=${host})`,
     );
   }
+  // The environment keeps the secret out of a config file that may be shared or committed.
+  const secret = process.env.CLUSTER_SECRET || loaded.cluster.secret;
+  if (process.env.CLUSTER_SECRET && !/^[\x21-\x7e]{32,512}$/.test(process.env.CLUSTER_SECRET)) {
+    throw new ConfigError('CLUSTER_SECRET', 'must be 32 to 512 printable characters, without spaces');
+  }
+  // Instances over one database forward commands to each other: without a shared secret an owner could not
+  // tell a peer's forward from anyone's request, and would count every forwarded command as the peer's own.
+  if (databaseUrl !== undefined && secret === null) {
+    throw new ConfigError(
+      'cluster.secret',
+      'required with DATABASE_URL (or set CLUSTER_SECRET): the same random string in every instance, ' +
+        'e.g. `openssl rand -hex 32`',
+    );
+  }
+  const config = { ...loaded, cluster: { ...loaded.cluster, secret } };
   const service = await createService({
     dataDir,
     databaseUrl,
@@ -60,7 +75,11 @@ async function main(): Promise<void> {
     },
     config,
     logger: loggerOptions(),
-    operatorTokenRequired: !isLoopback(host),
+    // The chain answered late, and a configured mint is unfit: the start would have failed; stop now.
+    onMintRefused: (error) => {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    },
   });
   const log = service.app.log;
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {

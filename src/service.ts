@@ -18,10 +18,10 @@ import {
   type PythFeedSpec,
   type PythPublisherOptions,
 } from './chain/index.ts';
-import { type Config, ConfigError, loadConfig } from './config/index.ts';
+import { type Config, type ConfigError, loadConfig } from './config/index.ts';
 import { buildHttpApp, type TypeBoxApp } from './http/app.ts';
-import type { ReadinessPart } from './http/routes/index.ts';
-import { ServiceMetrics, storedExposure } from './metrics/index.ts';
+import { ServiceMetrics } from './metrics/index.ts';
+import { MintCheck } from './mint-check.ts';
 import { rootPath } from './paths.ts';
 import {
   feedStates,
@@ -30,6 +30,16 @@ import {
   QuoteDesk,
   StaticPriceSource,
 } from './quotes/index.ts';
+import {
+  chainPart,
+  evaluateReadiness,
+  feeBalancePart,
+  makerBalancesPart,
+  mintsPart,
+  pricesPart,
+  runtimePart,
+  storePart,
+} from './readiness.ts';
 import { ChainReachability, MakerInventory, StartupLease, TradeRuntime } from './runtime/index.ts';
 import { GroupCommit, openStore, type Store } from './store/index.ts';
 
@@ -58,8 +68,11 @@ export interface ServiceOptions {
   /** Replaces the price source the config selects (a test's stale one, say). */
   prices?: PriceSource;
   nowMs?: () => number;
-  /** Listening beyond loopback: the operator token is then required. */
-  operatorTokenRequired?: boolean;
+  /**
+   * A configured mint found unfit after the start (the chain did not answer at start, and answered later):
+   * the service takes no quote; main.ts exits.
+   */
+  onMintRefused?: (error: ConfigError) => void;
   /** Wraps the chain the config opens (tests use it to make the chain unreachable for a while). */
   wrapChain?: (chain: ChainPort) => ChainPort;
   /** Runtime tuning, for tests. */
@@ -126,15 +139,22 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     config.assets.list.map((asset) => asset.mint),
   );
   const log = runtimeLogger(options.logger);
+  // The chain is followed every second (embedded) or five (rpc): balances, and the mint check's retries.
+  const followMs = port.kind === 'embedded' ? 1_000 : 5_000;
+  const mints = new MintCheck(port, config, log, {
+    retryMs: followMs,
+    ...(options.onMintRefused ? { onRefused: options.onMintRefused } : {}),
+  });
   try {
-    await checkMints(port, config, log);
+    await mints.start();
   } catch (error) {
+    mints.stop();
     startup.handOver();
     await opened.close();
     await store.close();
     throw error;
   }
-  // A chain that is down at start does not stop the service: quotes see no inventory, trades wait for /resume.
+  // A chain that is down at start does not stop the service: quotes wait for the mint check, trades for /resume.
   await inventory
     .refresh()
     .catch((error: unknown) =>
@@ -181,38 +201,28 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   await runtime.start();
   const balancesFailed = (error: unknown) =>
     log.warn({ err: (error as Error).message }, 'could not refresh maker balances');
-  inventory.follow(port.kind === 'embedded' ? 1_000 : 5_000, balancesFailed);
+  inventory.follow(followMs, balancesFailed);
   // Quotes wait for the balances after an outage: read them as soon as the chain answers, not a period later.
   reachability.onRecovered(() => void inventory.refresh().catch(balancesFailed));
 
-  const readiness = async (): Promise<ReadinessPart[]> => [
-    await part('store', async () => ((await store.ping()) ? store.kind : 'no answer')),
-    await part('chain', async () => {
-      const health = await port.health();
-      if (!health.ok) throw new Error(health.detail);
-      return health.detail;
+  // Small named parts, none of them a chain call: a probe reads what the timers following the chain know.
+  const readinessChecks = [
+    storePart(store),
+    chainPart({
+      lastReadAtMs: () => inventory.lastReadAtMs,
+      clockReading: (maxAgeMs) => runtime.clock.fresh(maxAgeMs),
+      staleAfterMs: 3 * followMs + 2_000,
+      reachability,
+      settlingSnapshots: () => store.settlingSnapshots(runId),
+      chainNow: () => runtime.clock.estimate(),
     }),
-    await part('chain_outage', async () => {
-      if (reachability.current === null) return 'the chain answers';
-      throw new Error(await outageReport(reachability, () => store.settlingSnapshots(runId), runtime.clock));
-    }),
-    await part('maker_balances', async () => {
-      // Until read once, quotes cannot tell what the maker could sell: they are refused, not guessed at zero.
-      if (!inventory.read) throw new Error('not read from the chain yet');
-      return 'read';
-    }),
-    await part(
-      'runtime',
-      async () => `${runtime.watcher.size} trades watched, ${runtime.host.activeCount} actors active`,
-    ),
-    await part('maker_fee_balance', async () => {
-      const lamports = await port.solBalance(port.makerWallet);
-      if (lamports < MIN_FEE_BALANCE_LAMPORTS)
-        throw new Error(`${lamports} lamports, below ${MIN_FEE_BALANCE_LAMPORTS}`);
-      return `${lamports} lamports`;
-    }),
-    await part('prices', async () => pricesReadiness(config, prices, nowMs())),
+    runtimePart(runtime),
+    makerBalancesPart(inventory),
+    feeBalancePart(inventory, MIN_FEE_BALANCE_LAMPORTS),
+    pricesPart(config, prices, nowMs),
+    mintsPart(mints, config),
   ];
+  const readiness = () => evaluateReadiness(readinessChecks);
   metrics.watch({
     config,
     store,
@@ -242,8 +252,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       nowMs,
       runtime,
       devChain,
-      operatorTokenRequired: options.operatorTokenRequired ?? false,
       readiness,
+      tradable: () => mints.checked,
       metrics,
     },
     { logger: options.logger ?? false },
@@ -264,6 +274,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       if (closed) return;
       closed = true;
       startup.handOver();
+      mints.stop();
       await app.close();
       prices.stop?.();
       inventory.stop();
@@ -290,27 +301,10 @@ function openPriceSource(
     feeds: source.feeds,
     commitment: source.commitment,
     refreshIntervalMs: source.refreshIntervalMs,
+    clockToleranceMs: source.clockToleranceSeconds * 1000,
     nowMs,
     onError: (error) => log.warn({ err: error.message }, 'could not read the Pyth price accounts'),
   });
-}
-
-/**
- * Stale (or wide, or deviating) feeds are reported, but only when no pair has two quotable prices is the
- * service not ready: settlement of running trades does not need prices, and the other pairs still quote.
- */
-function pricesReadiness(config: Config, prices: PriceSource, nowMs: number): string {
-  const states = feedStates(config, prices, nowMs);
-  const fresh = new Set(states.filter((s) => s.status === 'fresh').map((s) => s.asset));
-  const unfit = states.filter((s) => s.status !== 'fresh');
-  const detail =
-    unfit.length === 0
-      ? `${states.length} feeds fresh`
-      : `${unfit.map((s) => `${s.asset.symbol} ${s.status}`).join(', ')}; ${fresh.size} of ${states.length} fresh`;
-  if (!config.pairs.some((pair) => fresh.has(pair.input) && fresh.has(pair.output))) {
-    throw new Error(`no pair can be quoted: ${detail}`);
-  }
-  return detail;
 }
 
 function openChain(config: Config, dataDir: string): ChainPort {
@@ -382,90 +376,6 @@ export function embeddedPyth(config: Config): PythPublisherOptions | null {
     };
   });
   return { feeds, seed: source.embeddedPublisher.seed, intervalMs: source.embeddedPublisher.intervalMs };
-}
-
-/**
- * Only classic SPL Token mints are tradable (Token-2022 transfer fees, hooks or permanent delegates would
- * break the escrow's amounts): a mint the chain shows otherwise stops the process at start. So does a mint
- * with a freeze authority the config does not trust: its holder can freeze an escrow vault mid-swap.
- */
-async function checkMints(chain: ChainPort, config: Config, log: pino.Logger): Promise<void> {
-  for (const [index, asset] of config.assets.list.entries()) {
-    const at = `assets[${index}]`;
-    let info: Awaited<ReturnType<ChainPort['readMint']>>;
-    try {
-      info = await chain.readMint(new PublicKey(asset.mint));
-    } catch (error) {
-      log.warn(
-        { err: (error as Error).message, mint: asset.mint },
-        'chain unreachable; mint not checked at start',
-      );
-      return;
-    }
-    if (info === null) throw new ConfigError(`${at}.mint`, `no mint ${asset.mint} on the chain`);
-    if (info.program !== 'spl-token') {
-      throw new ConfigError(
-        `${at}.mint`,
-        `${asset.symbol} is a ${info.program} mint; only classic SPL Token mints are accepted`,
-      );
-    }
-    if (info.decimals !== asset.decimals) {
-      throw new ConfigError(`${at}.decimals`, `the chain says ${info.decimals} for ${asset.symbol}`);
-    }
-    if (info.freezeAuthority !== null) {
-      if (asset.trustFreezeAuthority !== true) {
-        throw new ConfigError(
-          `${at}.trust_freeze_authority`,
-          `${asset.symbol}'s mint has freeze authority ${info.freezeAuthority}, which can freeze an escrow vault ` +
-            "mid-swap: a colluding taker redeems the maker's side, has its own escrow's vault frozen so the " +
-            "maker's redeem fails, and refunds after expiry, keeping both sides. Accept the risk with " +
-            'trust_freeze_authority: true on this asset only if you trust its issuer as you already do with your ' +
-            'inventory of it; otherwise remove the asset',
-        );
-      }
-      log.info(
-        { mint: asset.mint, freezeAuthority: info.freezeAuthority },
-        `${asset.symbol}: freeze authority trusted by config (trust_freeze_authority)`,
-      );
-    }
-  }
-}
-
-/**
- * What an operator needs during an outage: how long the chain has been unreachable, and how soon the
- * nearest maker deadline comes (a paid trade's taker expiry, before which the maker must redeem; else the
- * nearest maker escrow's expiry) — the margin the outage is eating into.
- */
-async function outageReport(
-  reachability: ChainReachability,
-  settling: () => Promise<string[]>,
-  clock: { estimate(): number },
-): Promise<string> {
-  const down = `unreachable for ${Math.round(reachability.unreachableSeconds)} s`;
-  const now = clock.estimate();
-  const { nearest } = storedExposure(await settling());
-  const deadline =
-    nearest.taker_expiry !== null
-      ? {
-          at: nearest.taker_expiry,
-          what: 'the nearest taker expiry of a paid trade (the maker must redeem before it)',
-        }
-      : nearest.maker_expiry !== null
-        ? { at: nearest.maker_expiry, what: 'the nearest maker escrow expiry' }
-        : null;
-  if (deadline === null) return `${down}; no maker escrow holds funds`;
-  // Not read since the start: the host's clock stands in (a cluster's drifts from it by seconds at most).
-  const known = now > 0;
-  const left = deadline.at - (known ? now : Math.floor(Date.now() / 1000));
-  return `${down}; ${deadline.what} is in ${left} s${known ? '' : " by this host's clock"}`;
-}
-
-async function part(name: string, check: () => Promise<string>): Promise<ReadinessPart> {
-  try {
-    return { name, ok: true, detail: await check() };
-  } catch (error) {
-    return { name, ok: false, detail: (error as Error).message };
-  }
 }
 
 /** The runtime logs through pino like the HTTP layer (silent when the service runs without logs). */

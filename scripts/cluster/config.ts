@@ -13,6 +13,11 @@ export interface ClusterChain {
 export interface ClusterSettings {
   /** cluster.lease_ttl_seconds; the base config's (or the service's default) when absent. */
   leaseTtlSeconds?: number;
+  /**
+   * cluster.secret: the instances sign the commands they forward to each other with it (an instance on
+   * DATABASE_URL refuses to start without one); the base config's when absent.
+   */
+  secret?: string;
 }
 
 type ConfigDocument = Record<string, unknown>;
@@ -38,6 +43,9 @@ export function clusterConfigDocument(
       ...(doc.cluster as ConfigDocument | undefined),
       lease_ttl_seconds: settings.leaseTtlSeconds,
     };
+  }
+  if (settings.secret !== undefined) {
+    doc.cluster = { ...(doc.cluster as ConfigDocument | undefined), secret: settings.secret };
   }
   return doc;
 }

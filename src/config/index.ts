@@ -1,6 +1,7 @@
 // Loads the one config file, validates it (shape, then meaning) and resolves it into typed, exact values.
 // A bad value stops the process with a message naming the field.
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import Value from 'typebox/value';
 import { SPONSORED_FEEDS } from '../chain/pyth/index.ts';
 import { type Price, parseAmount, parsePrice, parseUsd } from '../money/index.ts';
@@ -67,6 +68,8 @@ export type PriceSourceConfig =
       readonly kind: 'pyth';
       readonly commitment: 'confirmed' | 'finalized';
       readonly refreshIntervalMs: number;
+      /** How far past its max age (on the service's clock, from its publish time) a price may look fresh. */
+      readonly clockToleranceSeconds: number;
       readonly feeds: readonly PriceFeed[];
       /** The embedded chain's publisher; null: the config leaves the feeds to whatever writes them. */
       readonly embeddedPublisher: { readonly seed: number; readonly intervalMs: number } | null;
@@ -111,12 +114,20 @@ export interface Config {
   readonly inventory: ReadonlyMap<string, bigint>;
   readonly chain: ChainConfig;
   /** Several instances over one PostgreSQL: how long a run owns its trades without renewing its lease. */
-  readonly cluster: { readonly leaseTtlSeconds: number; readonly claimBatch: number };
+  readonly cluster: {
+    readonly leaseTtlSeconds: number;
+    readonly claimBatch: number;
+    /** Signs and checks commands forwarded between instances; null: forwards are unsigned and never trusted. */
+    readonly secret: string | null;
+  };
   readonly http: {
+    /** Origins allowed to call public routes cross-origin; empty: same origin only; '*' only if written. */
     readonly corsOrigins: readonly string[];
     readonly rateLimitPerMinute: number;
     readonly bodyLimitBytes: number;
     readonly operatorToken: string | null;
+    /** Fastify's trustProxy: which X-Forwarded-For hops name the client. */
+    readonly trustProxy: boolean | readonly string[];
   };
 }
 
@@ -327,6 +338,7 @@ export function resolveConfig(raw: unknown): Config {
   const cluster = {
     leaseTtlSeconds: file.cluster?.lease_ttl_seconds ?? Math.max(1, Math.min(10, leaseLimit)),
     claimBatch: file.cluster?.claim_batch ?? 500,
+    secret: file.cluster?.secret ?? null,
   };
   if (file.cluster?.lease_ttl_seconds !== undefined && cluster.leaseTtlSeconds > leaseLimit) {
     throw new ConfigError(
@@ -352,6 +364,7 @@ export function resolveConfig(raw: unknown): Config {
       rateLimitPerMinute: file.http.rate_limit_per_minute,
       bodyLimitBytes: file.http.body_limit_bytes,
       operatorToken: file.http.operator_token,
+      trustProxy: checkTrustProxy(file.http.trust_proxy ?? false),
     },
   };
 }
@@ -391,6 +404,7 @@ function resolvePriceSource(
     kind: 'pyth',
     commitment: raw.commitment ?? 'confirmed',
     refreshIntervalMs: raw.refresh_interval_ms,
+    clockToleranceSeconds: raw.clock_tolerance_seconds ?? 10,
     feeds,
     embeddedPublisher: raw.embedded_publisher
       ? { seed: raw.embedded_publisher.seed, intervalMs: raw.embedded_publisher.interval_ms }
@@ -456,6 +470,25 @@ function resolveAsset(raw: ConfigFile['assets'][number], field: string): Asset {
     decimals: raw.decimals,
     trustFreezeAuthority: raw.trust_freeze_authority ?? false,
   };
+}
+
+/** Each proxy is an address, a CIDR range, or one of proxy-addr's names for the special ranges. */
+function checkTrustProxy(value: boolean | readonly string[]): boolean | readonly string[] {
+  if (typeof value === 'boolean') return value;
+  value.forEach((entry, i) => {
+    if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return;
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address ?? '');
+    const bits = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || !prefixOk || rest.length > 0) {
+      throw new ConfigError(
+        `http.trust_proxy[${i}]`,
+        'not an IP address, a CIDR range, or loopback/linklocal/uniquelocal',
+      );
+    }
+  });
+  return value;
 }
 
 function checkAddress(address: string | null, field: string): string | null {

@@ -10,6 +10,12 @@ const Decimal = Type.String({
   description: 'decimal string, display units',
 });
 const Seconds = (min: number, description: string) => Type.Integer({ minimum: min, description });
+/** Long enough that guessing it is hopeless; printable so it fits an environment variable. */
+const ClusterSecret = Type.String({ minLength: 32, maxLength: 512, pattern: '^[\\x21-\\x7e]+$' });
+/** An origin as browsers send it (scheme://host[:port], no path), or "*". */
+const CorsOrigin = Type.String({
+  pattern: '^(\\*|https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?|https?://\\[[0-9A-Fa-f:.]+\\](:[0-9]{1,5})?)$',
+});
 
 export const AssetConfigSchema = Type.Object(
   {
@@ -54,7 +60,10 @@ export const PriceFeedConfigSchema = Type.Object(
         description: 'Pyth feed id; default the sponsored one',
       }),
     ),
-    max_age_seconds: Seconds(1, 'a price published longer ago (chain clock) fails price_freshness'),
+    max_age_seconds: Seconds(
+      1,
+      'a price published longer ago (chain clock; service clock plus clock_tolerance_seconds) fails price_freshness',
+    ),
     max_confidence_bps: Type.Integer({
       minimum: 0,
       maximum: 2500,
@@ -106,6 +115,15 @@ export const ConfigFileSchema = Type.Object(
               description: 'how often every feed is read, in one batched call; quotes read the last snapshot',
             }),
             feeds: Type.Array(PriceFeedConfigSchema, { minItems: 1 }),
+            clock_tolerance_seconds: Type.Optional(
+              Type.Integer({
+                minimum: 0,
+                maximum: 300,
+                description:
+                  'a price is also judged on the service’s own clock: older than max_age_seconds plus this ' +
+                  '(default 10) since its publish time, it is stale whatever the chain’s clock says',
+              }),
+            ),
             embedded_publisher: Type.Optional(
               Type.Object(
                 {
@@ -241,16 +259,46 @@ export const ConfigFileSchema = Type.Object(
               description: 'orphaned trades taken per statement (a renewal drains them batch after batch)',
             }),
           ),
+          secret: Type.Optional(
+            Type.Union([ClusterSecret, Type.Null()], {
+              description:
+                'the secret the instances sign forwarded commands with (HMAC-SHA256); the CLUSTER_SECRET ' +
+                'environment variable wins. Required with DATABASE_URL; the same in every instance',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
     ),
     http: Type.Object(
       {
-        cors_origins: Type.Array(Type.String({ minLength: 1 })),
+        cors_origins: Type.Array(CorsOrigin, {
+          description:
+            'origins whose pages may call the public routes from a browser; [] (the default): the service’s ' +
+            'own swap page only (same origin needs no CORS). "*" allows every origin and must be written ' +
+            'out. Operator routes never answer cross-origin',
+        }),
         rate_limit_per_minute: Type.Integer({ minimum: 1 }),
         body_limit_bytes: Type.Integer({ minimum: 1024, maximum: 10_485_760 }),
         operator_token: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
+        trust_proxy: Type.Optional(
+          Type.Union(
+            [
+              Type.Boolean({
+                description: 'true: every hop (only behind a proxy that overwrites the header)',
+              }),
+              Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+                minItems: 1,
+                description: 'the proxies’ addresses or CIDR ranges (e.g. "10.0.0.0/8", "loopback")',
+              }),
+            ],
+            {
+              description:
+                'whether X-Forwarded-For names the client (behind a load balancer or reverse proxy): the ' +
+                'rate limit is per client address. Default false: the address the connection comes from',
+            },
+          ),
+        ),
       },
       { additionalProperties: false },
     ),

@@ -1,5 +1,7 @@
 // Builds the Fastify application: JSON-only API under /v1, the interface's error envelope for every error
-// (Fastify's own included), CORS, per-IP rate limit, body limit, OpenAPI generated from the route schemas.
+// (Fastify's own included), request lines in origin form only, CORS for public routes from the configured
+// origins (never for operator routes), per-client rate limit (a forwarded command counts against the client
+// its signing peer vouches for), body limit, OpenAPI generated from the route schemas.
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
@@ -21,10 +23,12 @@ import Fastify, {
 } from 'fastify';
 import { TradeOwnedElsewhere } from '../runtime/errors.ts';
 import { ApiError, ERROR_CODES, type ErrorCode, envelope, fromRuntimeError, RuntimeError } from './errors.ts';
-import { forwardToOwner } from './forward.ts';
+import { forwardToOwner, originFormTarget } from './forward.ts';
 import { stringifyJson } from './json.ts';
+import { OwnerWatch } from './owner-watch.ts';
+import { ClusterPeers } from './peer.ts';
 import { type HttpDeps, registerRoutes } from './routes/index.ts';
-import { OPERATOR_SECURITY_SCHEMES } from './routes/operator.ts';
+import { OPERATOR_SECURITY_SCHEMES, OperatorRoutes } from './routes/operator.ts';
 
 export type { HttpDeps } from './routes/index.ts';
 
@@ -51,7 +55,8 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
       return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
-    trustProxy: false,
+    // http.trust_proxy: which X-Forwarded-For hops name the client (its address keys the rate limit).
+    trustProxy: typeof http.trustProxy === 'object' ? [...http.trustProxy] : http.trustProxy,
     // Errors the router raises before any handler (a malformed %-escape, an over-long path parameter).
     frameworkErrors: (error, request, reply: FastifyReply) => {
       reply.header('x-request-id', request.id);
@@ -60,6 +65,20 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
 
+  // Origin form only, before anything else runs: a request line in absolute form ("POST http://host/…")
+  // still matches a route, and its URL would carry a host of the caller's choosing.
+  app.addHook('onRequest', async (request, reply) => {
+    if (originFormTarget(request.raw.url) !== null) return;
+    reply.header('x-request-id', request.id);
+    return reply
+      .code(400)
+      .send(
+        envelope(
+          'validation_failed',
+          'The request target must be a path (origin form, starting with a single "/"), not an absolute URL.',
+        ),
+      );
+  });
   // JSON only: Fastify would otherwise parse text/plain bodies into strings.
   app.removeContentTypeParser('text/plain');
   installValidation(app);
@@ -68,12 +87,20 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
     reply.header('x-request-id', request.id);
     return payload;
   });
+  const peers = new ClusterPeers(deps.config.cluster.secret, Date.now, (message) => app.log.warn(message));
+  peers.install(app);
+  // One poll for every forward waiting on an owner, a third of a lease apart.
+  const owners = new OwnerWatch({
+    takeIfOwnerGone: (tradeId) => deps.runtime.takeIfOwnerGone(tradeId),
+    pollMs: Math.max(100, Math.floor((deps.config.cluster.leaseTtlSeconds * 1000) / 3)),
+  });
+  app.addHook('onClose', async () => owners.stop());
   const forwarding = {
     runId: deps.run.runId,
     timeoutMs: 60_000,
     retryAfterSeconds: deps.config.cluster.leaseTtlSeconds,
-    ownerGone: (elsewhere: TradeOwnedElsewhere) => deps.runtime.takeIfOwnerGone(elsewhere.tradeId),
-    pollMs: Math.max(100, Math.floor((deps.config.cluster.leaseTtlSeconds * 1000) / 3)),
+    peers,
+    owners,
     onOutcome: (outcome: Parameters<typeof deps.metrics.commandForwarded>[0]) =>
       deps.metrics.commandForwarded(outcome),
   };
@@ -88,16 +115,38 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
       .send(envelope('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`));
   });
 
-  await app.register(cors, {
-    origin: http.corsOrigins.includes('*') ? true : [...http.corsOrigins],
+  // Public routes only: operator routes mark themselves cors: false (operator.ts), and a preflight for one
+  // is refused here (no route has answered yet, so its path says which it is). No origin is allowed unless
+  // configured: the swap page is served by the service itself, and same-origin requests need no CORS.
+  const operatorRoutes = new OperatorRoutes();
+  const allowed = http.corsOrigins.includes('*')
+    ? '*'
+    : http.corsOrigins.length === 0
+      ? false
+      : [...http.corsOrigins];
+  const corsOptions = {
     methods: ['GET', 'POST', 'OPTIONS'],
     allowedHeaders: ['content-type', 'authorization', 'last-event-id', 'x-request-id'],
     exposedHeaders: ['x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining'],
     maxAge: 600,
+  };
+  await app.register(cors, {
+    delegator: (request, callback) => {
+      const operatorPreflight =
+        request.method === 'OPTIONS' &&
+        operatorRoutes.matches(
+          String(request.headers['access-control-request-method'] ?? ''),
+          request.raw.url ?? '',
+        );
+      callback(null, { ...corsOptions, origin: operatorPreflight ? false : allowed });
+    },
   });
   await app.register(rateLimit, {
     max: http.rateLimitPerMinute,
     timeWindow: '1 minute',
+    // Per client: the connection's address (or X-Forwarded-For's, per http.trust_proxy), or for a command
+    // another instance forwarded, the client that instance vouches for under the cluster secret.
+    keyGenerator: (request) => peers.vouchedClient(request) ?? request.ip,
     errorResponseBuilder: (_request, context) =>
       new ApiError(
         'rate_limited',
@@ -147,7 +196,7 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
   await app.register(swaggerUi, { routePrefix: '/v1/docs', staticCSP: true });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await registerRoutes(app, deps);
+  await registerRoutes(app, deps, operatorRoutes);
   await app.ready();
   return app;
 }

@@ -1,33 +1,70 @@
 // Several instances, one truth: a command for a trade another live instance owns is served by that owner.
 // The instance the request reached forwards it — same method, path, query and body, the caller's request id
-// and credentials — to the owner's advertised URL and relays the answer as it is. A request is forwarded at
-// most once (a header marks it): if the owner does not answer, or the forwarded request lands on yet another
-// non-owner, the caller gets 503 runtime_unavailable with Retry-After, and the trade is taken over by a live
-// instance once the silent owner's lease lapses.
+// and credentials, signed for the owner (peer.ts) — to the owner's advertised origin, and streams the answer
+// back. The target is that origin and the request's own origin-form path: nothing the caller writes can name
+// another host (app.ts refuses request lines in absolute form before any route runs). A request is forwarded
+// at most once (a header marks it): if the owner does not answer, or the forwarded request lands on yet
+// another non-owner, the caller gets 503 runtime_unavailable with Retry-After, and the trade is taken over by
+// a live instance once the silent owner's lease lapses. The answer is capped in bytes and in time: an owner
+// whose answer announces more than the cap is a 503; one that sends more than announced, or is still
+// sending at the time cap, has the caller's answer cut off (the status line has left already).
+import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TradeOwnedElsewhere } from '../runtime/errors.ts';
 import { envelope } from './errors.ts';
+import type { OwnerWatch } from './owner-watch.ts';
+import { type ClusterPeers, FORWARDED_BY } from './peer.ts';
 
-export const FORWARDED_BY = 'x-rfq-forwarded-by';
+export { FORWARDED_BY } from './peer.ts';
 
 /** Headers a forwarded request keeps: what the owner needs to answer the caller as this instance would. */
 const KEPT = ['content-type', 'accept', 'authorization', 'x-request-id', 'last-event-id'] as const;
 
+/** A command's answer is one TradeResponse (a few KB): a megabyte is far more than any owner sends. */
+export const FORWARD_MAX_ANSWER_BYTES = 1024 * 1024;
+
 export interface ForwardOptions {
   /** This instance's run, named on forwarded requests. */
   runId: string;
-  /** How long the owner may take (a lock wait included). */
+  /** How long the owner may take, its whole answer included (a lock wait too). */
   timeoutMs: number;
   /** Seconds a caller should wait before retrying when the owner is silent (about a lease). */
   retryAfterSeconds: number;
+  /** The most bytes of an owner's answer relayed; default FORWARD_MAX_ANSWER_BYTES. */
+  maxAnswerBytes?: number;
+  /** Signs the forward; without it (or its secret) the owner counts the command as this instance's. */
+  peers?: ClusterPeers;
   /**
-   * Asked every pollMs while the owner has not answered: true once the owner is gone and this instance took
-   * the trade (a frozen owner holds the request without answering; its lease lapses meanwhile).
+   * The instance's shared watch on owners: a frozen owner holds the request without answering while its
+   * lease lapses; once this instance took the trade, the forward is given up.
    */
-  ownerGone?: (elsewhere: TradeOwnedElsewhere) => Promise<boolean>;
-  pollMs?: number;
+  owners?: OwnerWatch;
   /** Each forward's outcome (the service's metrics). */
   onOutcome?: (outcome: 'answered' | 'unreachable' | 'taken_over' | 'refused') => void;
+}
+
+/** The path and query of a request line in origin form; null for any other form (absolute, authority, *). */
+export function originFormTarget(rawUrl: string | undefined): string | null {
+  if (rawUrl === undefined || !rawUrl.startsWith('/') || rawUrl.startsWith('//')) return null;
+  return rawUrl;
+}
+
+/** The owner's URL for this request: its advertised origin and the request's own path and query, or null. */
+export function forwardTarget(ownerUrl: string, rawUrl: string | undefined): URL | null {
+  const path = originFormTarget(rawUrl);
+  if (path === null) return null;
+  let origin: string;
+  try {
+    origin = new URL(ownerUrl).origin;
+  } catch {
+    return null;
+  }
+  if (origin === 'null') return null;
+  const target = new URL(`${origin}${path}`);
+  // As sent, byte for byte: a path the URL parser would rewrite (dot segments, escapes) is not forwarded.
+  return target.origin === origin && `${target.pathname}${target.search}` === path ? target : null;
 }
 
 export async function forwardToOwner(
@@ -51,39 +88,44 @@ export async function forwardToOwner(
     options.onOutcome?.('refused');
     return unavailable('did not hold it when asked');
   }
-  if (elsewhere.ownerUrl === null) {
+  const target = elsewhere.ownerUrl === null ? null : forwardTarget(elsewhere.ownerUrl, request.raw.url);
+  if (target === null) {
     options.onOutcome?.('unreachable');
     return unavailable('cannot be reached');
   }
 
-  const headers: Record<string, string> = { [FORWARDED_BY]: options.runId };
+  const hasBody = request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD';
+  const body = hasBody ? Buffer.from(JSON.stringify(request.body)) : null;
+  const headers: Record<string, string> = {};
   for (const name of KEPT) {
     const value = request.headers[name];
     if (typeof value === 'string') headers[name] = value;
   }
-  const hasBody = request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD';
+  const peer = {
+    method: request.method,
+    pathAndQuery: `${target.pathname}${target.search}`,
+    body,
+    forwardedBy: options.runId,
+    client: request.ip,
+  };
+  Object.assign(headers, options.peers ? options.peers.headers(peer) : { [FORWARDED_BY]: options.runId });
+
   const abandon = new AbortController();
   let tookOver = false;
-  const watch =
-    options.ownerGone &&
-    setInterval(() => {
-      void options.ownerGone?.(elsewhere).then(
-        (gone) => {
-          if (!gone) return;
-          tookOver = true;
-          abandon.abort();
-        },
-        () => undefined,
-      );
-    }, options.pollMs ?? 1_000);
+  const stopWatching = options.owners?.watch(elsewhere.tradeId, elsewhere.ownerRunId, () => {
+    tookOver = true;
+    abandon.abort();
+  });
+  // One deadline for the whole answer, its body included: the body is read after this function returns.
+  const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs), abandon.signal]);
   let answer: Response;
   try {
-    answer = await fetch(new URL(request.url, elsewhere.ownerUrl), {
+    answer = await fetch(target, {
       method: request.method,
       headers,
-      ...(hasBody ? { body: JSON.stringify(request.body) } : {}),
+      ...(body !== null ? { body } : {}),
       redirect: 'manual',
-      signal: AbortSignal.any([AbortSignal.timeout(options.timeoutMs), abandon.signal]),
+      signal,
     });
   } catch (error) {
     if (tookOver) {
@@ -100,11 +142,20 @@ export async function forwardToOwner(
           ),
         );
     }
-    request.log.warn({ owner: elsewhere.ownerUrl, err: (error as Error).message }, 'trade owner unreachable');
+    request.log.warn({ owner: target.origin, err: (error as Error).message }, 'trade owner unreachable');
     options.onOutcome?.('unreachable');
     return unavailable('does not answer');
   } finally {
-    if (watch) clearInterval(watch);
+    stopWatching?.();
+  }
+
+  const maxBytes = options.maxAnswerBytes ?? FORWARD_MAX_ANSWER_BYTES;
+  const declared = Number(answer.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes) {
+    abandon.abort();
+    request.log.warn({ owner: target.origin, bytes: declared }, 'trade owner’s answer over the cap');
+    options.onOutcome?.('unreachable');
+    return unavailable(`answered with more than ${maxBytes} bytes`);
   }
   options.onOutcome?.('answered');
   reply.code(answer.status);
@@ -113,5 +164,34 @@ export async function forwardToOwner(
     if (value !== null) reply.header(name, value);
   }
   reply.header('x-rfq-served-by', elsewhere.ownerRunId);
-  return reply.send(await answer.text());
+  if (answer.body === null) return reply.send('');
+  const capped = new ByteCap(maxBytes);
+  const source = Readable.fromWeb(answer.body as unknown as WebReadableStream<Uint8Array>);
+  pipeline(source, capped).catch((error: unknown) => {
+    // The status line has left: the caller's answer is cut off, and the owner's connection closed.
+    abandon.abort();
+    request.log.warn(
+      { owner: target.origin, err: (error as Error).message },
+      'relaying the owner’s answer failed',
+    );
+  });
+  return reply.send(capped);
+}
+
+/** Passes at most maxBytes through; one byte more fails the stream. */
+class ByteCap extends Transform {
+  private passed = 0;
+
+  constructor(private readonly maxBytes: number) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.passed += chunk.length;
+    if (this.passed > this.maxBytes) {
+      done(new Error(`the owner's answer exceeds ${this.maxBytes} bytes`));
+      return;
+    }
+    done(null, chunk);
+  }
 }

@@ -130,10 +130,29 @@ export const NextActionSchema = Type.Object(
 );
 export type NextAction = Static<typeof NextActionSchema>;
 
+// ── Cursors and sequence numbers ────────────────────────────────────────────────────────────────
+
+/**
+ * The largest event seq a client may name: exact as a JavaScript number, and within PostgreSQL's bigint
+ * (an unbounded integer, 1e300 say, would pass `type: integer` and fail in the database).
+ */
+export const MAX_SEQ = Number.MAX_SAFE_INTEGER;
+
+/** An event log position a client names (?after=). */
+export const SeqCursor = (description: string) => Type.Integer({ minimum: 0, maximum: MAX_SEQ, description });
+
+/** A page cursor this service issued: base64url, so anything else is refused by the schema. */
+export const PageCursor = Type.String({
+  pattern: '^[A-Za-z0-9_-]{1,200}$',
+  maxLength: 200,
+  description: 'next_cursor of the previous page (opaque)',
+});
+
 /** The Last-Event-ID header EventSource sends on a reconnect: the seq of the last message it received. */
 export const StreamHeaders = Type.Object({
   'last-event-id': Type.Optional(
-    Type.String({ pattern: '^[0-9]+$', description: 'the last seq received; sent by EventSource' }),
+    // At most 15 digits: below MAX_SEQ, so Number() of it is exact.
+    Type.String({ pattern: '^[0-9]{1,15}$', description: 'the last seq received; sent by EventSource' }),
   ),
 });
 

@@ -2,10 +2,13 @@
 // one batched chain read every refresh interval (and once, awaited, at start), so an RFQ reads prices
 // without touching the chain. The same code reads the embedded publisher's accounts and a real cluster's.
 //
-// Freshness is judged on the chain's clock, not the host's: each read returns the chain clock with the
-// accounts, and a price's age is that clock, advanced by the wall time elapsed since the read, minus its
-// publish time. A source that can no longer read keeps its last snapshot, whose prices age on the same
-// rule until price_freshness refuses them.
+// Freshness is judged on the chain's clock: each read returns the chain clock with the accounts, and a
+// price's age is that clock, advanced by the wall time elapsed since the read, minus its publish time. It is
+// also judged on the service's own clock, within a tolerance: an RPC node whose Clock sysvar lags (a node
+// behind the cluster) would make an old price look as young as its own view of time, so a price's time on
+// the desk's clock is never later than its publish time plus clockToleranceMs — whichever clock says older
+// wins. A source that can no longer read keeps its last snapshot, whose prices age on the same rule until
+// price_freshness refuses them.
 import { PublicKey } from '@solana/web3.js';
 import type { PriceFeed } from '../config/index.ts';
 import {
@@ -40,6 +43,12 @@ export interface PythSourceOptions {
   feeds: readonly PriceFeed[];
   commitment: 'confirmed' | 'finalized';
   refreshIntervalMs: number;
+  /**
+   * How much younger than its publish time (on the service's clock) a price may look because the chain's
+   * clock is behind: a price is counted at most this much fresher than the service's own clock says.
+   * Default 10 s.
+   */
+  clockToleranceMs?: number;
   nowMs?: () => number;
   /** The first failed refresh of an outage (the snapshot is kept and ages). */
   onError?: (error: Error) => void;
@@ -126,7 +135,7 @@ export class PythPriceSource implements ObservablePriceSource {
     const { reading } = entry;
     const quote: PriceQuote = {
       usd: usdOf(reading.price, reading.exponent),
-      asOf: new Date(reading.publishTime * 1000 - this.offsetMs),
+      asOf: new Date(this.asOfMs(reading.publishTime, this.offsetMs)),
       alwaysFresh: false,
       reading,
     };
@@ -144,7 +153,9 @@ export class PythPriceSource implements ObservablePriceSource {
     return this.options.feeds.map((feed) => {
       const entry = this.byMint.get(feed.asset.mint) as Entry;
       const asOfMs =
-        entry.reading && this.offsetMs !== null ? entry.reading.publishTime * 1000 - this.offsetMs : null;
+        entry.reading && this.offsetMs !== null
+          ? this.asOfMs(entry.reading.publishTime, this.offsetMs)
+          : null;
       return {
         mint: feed.asset.mint,
         reading: entry.reading,
@@ -153,6 +164,15 @@ export class PythPriceSource implements ObservablePriceSource {
         problem: entry.problem ?? (this.lastError === null ? null : `last read failed: ${this.lastError}`),
       };
     });
+  }
+
+  /**
+   * A publish time (chain unix seconds) on the desk's clock: translated by the chain's offset, and never
+   * later than the publish time itself plus the tolerance (a lagging chain clock does not make it younger).
+   */
+  private asOfMs(publishTime: number, offsetMs: number): number {
+    const published = publishTime * 1000;
+    return Math.min(published - offsetMs, published + (this.options.clockToleranceMs ?? 10_000));
   }
 
   /** The chain clock now as the source estimates it (unix ms); null before the first read. */

@@ -1,5 +1,6 @@
 // The maker's balances as the quote desk reads them: synchronous reads of a cache that follows the chain,
-// refreshed on a timer, so an RFQ never waits for the chain.
+// refreshed on a timer, so an RFQ never waits for the chain. Readiness reads the same cache (the fee balance,
+// and when the chain last answered) instead of asking the chain at every probe.
 import type { ChainPort } from '../chain/index.ts';
 import { publicKey } from '../chain/index.ts';
 import type { InventorySource } from '../quotes/index.ts';
@@ -7,10 +8,15 @@ import type { InventorySource } from '../quotes/index.ts';
 export class MakerInventory implements InventorySource {
   private readonly balances = new Map<string, bigint>();
   private timer: NodeJS.Timeout | null = null;
+  /** The maker's SOL for fees and rent (lamports), as last read; undefined until the chain answered it once. */
+  feeLamports: bigint | undefined;
+  /** When a refresh last succeeded (unix ms, the service's clock); null before the first. */
+  lastReadAtMs: number | null = null;
 
   constructor(
     private readonly chain: ChainPort,
     private readonly mints: readonly string[],
+    private readonly nowMs: () => number = Date.now,
   ) {}
 
   /** The balance as last read; undefined until the chain answered once (never mistaken for zero). */
@@ -25,12 +31,16 @@ export class MakerInventory implements InventorySource {
 
   async refresh(): Promise<void> {
     const owner = this.chain.makerWallet;
+    // The fee balance rides along; its failure alone keeps the last known one and fails nothing else.
+    const fee = (async () => this.chain.solBalance(owner))().catch(() => undefined);
     const amounts = await Promise.all(
       this.mints.map((mint) => this.chain.tokenBalance(owner, publicKey(mint))),
     );
     this.mints.forEach((mint, i) => {
       this.balances.set(mint, amounts[i] ?? 0n);
     });
+    this.feeLamports = (await fee) ?? this.feeLamports;
+    this.lastReadAtMs = this.nowMs();
   }
 
   /** Keeps the cache current; a failed read keeps the last known balances. */

@@ -321,10 +321,21 @@ function encodeCursor(record: TradeRecord): string {
   return Buffer.from(JSON.stringify([record.createdAt, record.tradeId])).toString('base64url');
 }
 
+/** What encodeCursor writes: a stored trade's created_at and id. Anything else never reaches the store. */
+const CURSOR_CREATED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+const CURSOR_TRADE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 function decodeCursor(cursor: string): { createdAt: string; tradeId: string } {
   try {
     const [createdAt, tradeId] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof createdAt === 'string' && typeof tradeId === 'string') return { createdAt, tradeId };
+    if (
+      typeof createdAt === 'string' &&
+      typeof tradeId === 'string' &&
+      CURSOR_CREATED_AT.test(createdAt) &&
+      CURSOR_TRADE_ID.test(tradeId)
+    ) {
+      return { createdAt, tradeId };
+    }
   } catch {
     // falls through to the client error below
   }

@@ -199,6 +199,27 @@ describe('the config file', () => {
       },
       'config http.operator_token',
     ],
+    [
+      'a short cluster secret',
+      (d) => {
+        d.cluster = { secret: 'too-short' };
+      },
+      'config cluster.secret',
+    ],
+    [
+      'a CORS origin with a path',
+      (d) => {
+        d.http.cors_origins = ['https://taker.example/app'];
+      },
+      'config http.cors_origins[0]',
+    ],
+    [
+      'a trusted proxy that is not an address or range',
+      (d) => {
+        d.http.trust_proxy = ['10.0.0.0/33'];
+      },
+      'config http.trust_proxy[0]',
+    ],
   ])('refuses %s, naming the field', (_name, change, field) => {
     expect(refused(change)).toContain(field);
   });
@@ -217,11 +238,11 @@ describe('the config file', () => {
   });
 
   test('the lease of a run is at most a third of the safety margin (default 10 s, or a third of a shorter margin)', () => {
-    expect(loadConfig().cluster).toEqual({ leaseTtlSeconds: 10, claimBatch: 500 });
+    expect(loadConfig().cluster).toEqual({ leaseTtlSeconds: 10, claimBatch: 500, secret: null });
     const doc = defaultConfigDocument();
     doc.settlement.safety_margin_seconds = 30;
     doc.cluster = { lease_ttl_seconds: 10, claim_batch: 50 };
-    expect(resolveConfig(doc).cluster).toEqual({ leaseTtlSeconds: 10, claimBatch: 50 });
+    expect(resolveConfig(doc).cluster).toEqual({ leaseTtlSeconds: 10, claimBatch: 50, secret: null });
     expect(
       refused((d) => {
         d.settlement.safety_margin_seconds = 29;
@@ -231,6 +252,23 @@ describe('the config file', () => {
     const short = defaultConfigDocument();
     short.settlement.safety_margin_seconds = 12;
     expect(resolveConfig(short).cluster.leaseTtlSeconds).toBe(4);
+  });
+
+  test('the security settings: same-origin CORS, no trusted proxy and no cluster secret unless configured', () => {
+    const shipped = loadConfig();
+    expect(shipped.http.corsOrigins).toEqual([]);
+    expect(shipped.http.trustProxy).toBe(false);
+    expect(shipped.cluster.secret).toBeNull();
+    const doc = defaultConfigDocument();
+    doc.http.cors_origins = ['https://taker.example', 'http://127.0.0.1:5173'];
+    doc.http.trust_proxy = ['loopback', '10.0.0.0/8', '::1'];
+    doc.cluster = { secret: 'x'.repeat(32) };
+    const config = resolveConfig(doc);
+    expect(config.http.corsOrigins).toEqual(['https://taker.example', 'http://127.0.0.1:5173']);
+    expect(config.http.trustProxy).toEqual(['loopback', '10.0.0.0/8', '::1']);
+    expect(config.cluster.secret).toBe('x'.repeat(32));
+    // A price is also judged on the service's clock, 10 s of tolerance past its max age by default.
+    expect(shipped.priceSource.kind === 'pyth' && shipped.priceSource.clockToleranceSeconds).toBe(10);
   });
 
   test('embedded timings of a few seconds are accepted for tests and demos', () => {
@@ -282,6 +320,32 @@ describe('the config file', () => {
       expect(run.status).toBe(1);
       expect(run.stderr).toContain('ADVERTISE_URL');
       expect(run.stderr).toContain('HOST=0.0.0.0');
+    } finally {
+      dir.remove();
+    }
+  });
+
+  test('with DATABASE_URL a cluster secret is required (config or CLUSTER_SECRET), and a short one is refused', () => {
+    const dir = tempDir();
+    try {
+      const start = (env: Record<string, string>) =>
+        spawnSync(process.execPath, [SERVICE_BUNDLE], {
+          env: {
+            ...process.env,
+            DATA_DIR: dir.path,
+            PORT: '0',
+            DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+            ...env,
+          },
+          encoding: 'utf8',
+          timeout: 20_000,
+        });
+      const none = start({});
+      expect(none.status).toBe(1);
+      expect(none.stderr).toContain('config cluster.secret: required with DATABASE_URL');
+      const short = start({ CLUSTER_SECRET: 'short' });
+      expect(short.status).toBe(1);
+      expect(short.stderr).toContain('config CLUSTER_SECRET');
     } finally {
       dir.remove();
     }

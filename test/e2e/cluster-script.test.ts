@@ -45,6 +45,11 @@ describe('the cluster script’s instance config', () => {
     );
   });
 
+  test('the instances share the secret they sign their forwards with', () => {
+    const secret = 'a'.repeat(64);
+    expect(resolveConfig(clusterConfigDocument(shipped(), chain, { secret })).cluster.secret).toBe(secret);
+  });
+
   test('the base document is left as it was', () => {
     const base = shipped();
     const before = structuredClone(base);

@@ -124,10 +124,18 @@ describe('quotes from the embedded Pyth feeds', () => {
     const sol = list.feeds.find((f: { asset: string }) => f.asset === 'SOL');
     expect(sol.status).toBe('stale');
     expect(sol.age_seconds).toBeGreaterThan(MAX_AGE_SECONDS);
+    // Anyone reads which feed is stale (GET /v1/prices says it too); the counts are the operator's.
     const ready = (await svc.app.inject('/v1/health/ready')).json();
     expect(ready.parts.find((p: { name: string }) => p.name === 'prices')).toEqual({
       name: 'prices',
       ok: true,
+      reason: 'SOL stale',
+    });
+    const operator = (await svc.app.inject('/v1/runtime/readiness')).json();
+    expect(operator.parts.find((p: { name: string }) => p.name === 'prices')).toEqual({
+      name: 'prices',
+      ok: true,
+      reason: 'SOL stale',
       detail: 'SOL stale; 4 of 5 fresh',
     });
 

@@ -4,7 +4,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, expect, test } from 'vitest';
-import { FORWARDED_BY, forwardToOwner } from '../../src/http/forward.ts';
+import { FORWARDED_BY, forwardTarget, forwardToOwner } from '../../src/http/forward.ts';
+import { OwnerWatch } from '../../src/http/owner-watch.ts';
 import { TradeOwnedElsewhere } from '../../src/runtime/errors.ts';
 
 const TRADE = '0190f2a0-0000-7000-8000-000000000001';
@@ -12,9 +13,12 @@ const OWNER_RUN = '0190f2a0-0000-4000-8000-0000000000aa';
 
 let owner: Server | undefined;
 let app: FastifyInstance | undefined;
+let watch: OwnerWatch | undefined;
 /** Each forward's outcome, as the service's metrics count them. */
 let outcomes: string[] = [];
 afterEach(async () => {
+  watch?.stop();
+  watch = undefined;
   await app?.close();
   await new Promise((resolve) => (owner ? owner.close(resolve) : resolve(undefined)));
   owner = app = undefined;
@@ -40,18 +44,24 @@ async function startOwner(): Promise<{ url: string; seen: { req: IncomingMessage
 }
 
 /** An instance whose every command finds the trade owned at ownerUrl. */
-async function nonOwner(ownerUrl: string | null, ownerGone?: () => Promise<boolean>) {
+async function nonOwner(
+  ownerUrl: string | null,
+  ownerGone?: (tradeId: string) => Promise<boolean>,
+  maxAnswerBytes?: number,
+) {
   app = Fastify();
+  if (ownerGone) watch = new OwnerWatch({ takeIfOwnerGone: ownerGone, pollMs: 50 });
   const options = {
     runId: 'self-run',
     timeoutMs: 2_000,
     retryAfterSeconds: 10,
-    pollMs: 50,
+    ...(watch ? { owners: watch } : {}),
+    ...(maxAnswerBytes !== undefined ? { maxAnswerBytes } : {}),
     onOutcome: (outcome: string) => outcomes.push(outcome),
   };
   app.setErrorHandler((error, request, reply) =>
     error instanceof TradeOwnedElsewhere
-      ? forwardToOwner(error, request, reply, { ...options, ...(ownerGone ? { ownerGone } : {}) })
+      ? forwardToOwner(error, request, reply, options)
       : reply.code(500).send(error),
   );
   app.post('/v1/trades/:id/abandon', async () => {
@@ -133,5 +143,112 @@ test('an owner that holds the request without answering (frozen) is given up onc
   // Three polls of 50 ms, not the 2 s timeout.
   expect(Date.now() - started).toBeLessThan(1_000);
   expect(outcomes).toEqual(['taken_over']);
+  owner.closeAllConnections();
+});
+
+test('the target is the owner’s origin and the request’s own path: nothing the caller writes names another host', () => {
+  const owner = 'http://10.0.0.2:8080/ignored/path?x=1';
+  expect(forwardTarget(owner, `/v1/trades/${TRADE}/resume?a=b`)?.href).toBe(
+    `http://10.0.0.2:8080/v1/trades/${TRADE}/resume?a=b`,
+  );
+  // Absolute, scheme-relative, authority and asterisk forms, and paths the URL parser would rewrite.
+  for (const raw of [
+    `http://127.0.0.1:9/v1/trades/${TRADE}/resume`,
+    `//127.0.0.1:9/v1/trades/${TRADE}/resume`,
+    '127.0.0.1:9',
+    '*',
+    `/v1/trades/${TRADE}/../../../metrics`,
+    `/v1/trades/${TRADE}/%2e%2e/resume`,
+    '/v1/trades/\\127.0.0.1/resume',
+    undefined,
+  ]) {
+    expect(forwardTarget(owner, raw), String(raw)).toBeNull();
+  }
+  expect(forwardTarget('not a url', '/v1/health')).toBeNull();
+});
+
+test('an owner’s answer that announces more than the cap is a 503, and one that sends more is cut off', async () => {
+  const sent: number[] = [];
+  owner = createServer((req, res) => {
+    req.resume();
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    if (req.url?.endsWith('declared')) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(8 * 1024 * 1024) });
+    } else {
+      res.writeHead(200, { 'content-type': 'application/json' });
+    }
+    let written = 0;
+    const pump = () => {
+      while (written < 8 * 1024 * 1024) {
+        written += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      res.end();
+    };
+    res.on('close', () => sent.push(written));
+    pump();
+  });
+  await new Promise<void>((resolve) => owner?.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(owner.address() as AddressInfo).port}`;
+  const instance = await nonOwner(url, undefined, 256 * 1024);
+  instance.post('/v1/trades/:id/declared', async () => {
+    throw new TradeOwnedElsewhere(TRADE, OWNER_RUN, url);
+  });
+  const declared = await instance.inject({
+    method: 'POST',
+    url: `/v1/trades/${TRADE}/declared`,
+    payload: {},
+  });
+  expect(declared.statusCode).toBe(503);
+  expect(declared.json().error.code).toBe('runtime_unavailable');
+  expect(declared.json().error.message).toContain('more than 262144 bytes');
+
+  await instance.listen({ port: 0, host: '127.0.0.1' });
+  const port = (instance.server.address() as AddressInfo).port;
+  const res = await fetch(`http://127.0.0.1:${port}/v1/trades/${TRADE}/abandon`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  expect(res.status).toBe(200);
+  // The status line had left: the body stops at the cap, with an error, not after 8 MiB.
+  let received = 0;
+  await expect(
+    (async () => {
+      for await (const piece of res.body as unknown as AsyncIterable<Uint8Array>) received += piece.length;
+    })(),
+  ).rejects.toThrow();
+  expect(received).toBeLessThanOrEqual(256 * 1024);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  // The owner's connection was closed early as well: it did not get to write its 8 MiB.
+  expect(Math.max(...sent)).toBeLessThan(8 * 1024 * 1024);
+  owner.closeAllConnections();
+});
+
+test('forwards waiting on one owner share one poll: one question per owner a round, however many wait', async () => {
+  owner = createServer(() => {});
+  await new Promise<void>((resolve) => owner?.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(owner.address() as AddressInfo).port}`;
+  const asked: string[] = [];
+  const instance = await nonOwner(url, async (tradeId) => {
+    asked.push(tradeId);
+    return asked.length > 6;
+  });
+  const trades = Array.from(
+    { length: 20 },
+    (_, i) => `0190f2a0-0000-7000-8000-${String(i).padStart(12, '0')}`,
+  );
+  instance.post('/v1/many/:id', async (request) => {
+    throw new TradeOwnedElsewhere((request.params as { id: string }).id, OWNER_RUN, url);
+  });
+  const replies = await Promise.all(
+    trades.map((id) => instance.inject({ method: 'POST', url: `/v1/many/${id}`, payload: {} })),
+  );
+  // Six rounds of one question each while the owner lived, then every trade taken in the seventh.
+  expect(replies.map((r) => r.statusCode)).toEqual(trades.map(() => 503));
+  expect(outcomes).toEqual(trades.map(() => 'taken_over'));
+  expect(asked.length).toBe(6 + trades.length);
+  expect(new Set(asked.slice(6))).toEqual(new Set(trades));
+  expect(watch?.size).toBe(0);
   owner.closeAllConnections();
 });

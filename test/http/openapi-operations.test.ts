@@ -31,6 +31,7 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /v1/trades/{trade_id}/resume': 'resumeTrade',
   'POST /v1/dev/airdrop': 'airdrop',
   'GET /v1/runtime': 'getRuntime',
+  'GET /v1/runtime/readiness': 'getRuntimeReadiness',
   'GET /v1/runtime/runs': 'listRuns',
   'GET /v1/runtime/trades': 'listRunTrades',
   'GET /v1/runtime/ledger': 'getLedger',
@@ -53,13 +54,10 @@ let service: TestService;
 let operations: Operation[];
 
 beforeAll(async () => {
-  // The strictest setting: a token is configured and, as when listening beyond loopback, required.
-  service = await startService(
-    (doc) => {
-      doc.http.operator_token = TOKEN;
-    },
-    { operatorTokenRequired: true },
-  );
+  // A configured token is required on every listener.
+  service = await startService((doc) => {
+    doc.http.operator_token = TOKEN;
+  });
   const res = await service.app.inject('/v1/openapi.json');
   expect(res.statusCode).toBe(200);
   const paths = res.json().paths as Record<

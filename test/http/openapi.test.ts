@@ -56,6 +56,7 @@ describe('the OpenAPI document', () => {
         '/v1/runtime/events/stream',
         '/v1/runtime/ledger',
         '/v1/runtime/machines/trade',
+        '/v1/runtime/readiness',
         '/v1/runtime/runs',
         '/v1/runtime/trades',
         '/v1/trades',

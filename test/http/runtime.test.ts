@@ -257,13 +257,10 @@ describe('the operator token', () => {
     }
   });
 
-  test('when the token is required (listening beyond loopback) no token is a 401', async () => {
-    service = await start(
-      (doc) => {
-        doc.http.operator_token = TOKEN;
-      },
-      { operatorTokenRequired: true },
-    );
+  test('a configured token is required on every listener: no token is a 401, on loopback too', async () => {
+    service = await start((doc) => {
+      doc.http.operator_token = TOKEN;
+    });
     for (const url of [...ROUTES, '/v1/runtime/events/stream']) {
       const res = await service.app.inject(url);
       expect(res.statusCode, url).toBe(401);

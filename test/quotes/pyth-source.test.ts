@@ -3,7 +3,7 @@
 import type { PublicKey } from '@solana/web3.js';
 import { describe, expect, test } from 'vitest';
 import { loadConfig, type PriceFeed } from '../../src/config/index.ts';
-import { type PriceUpdateReader, PythPriceSource } from '../../src/quotes/index.ts';
+import { feedStates, type PriceUpdateReader, PythPriceSource } from '../../src/quotes/index.ts';
 
 const config = loadConfig();
 if (config.priceSource.kind !== 'pyth') throw new Error('the shipped config reads Pyth');
@@ -149,5 +149,31 @@ describe('PythPriceSource', () => {
     expect(chain.calls).toHaveLength(1);
     expect(source.latest(SOL.asset.mint)).toBeDefined();
     source.stop();
+  });
+
+  test('a lagging chain clock does not make an old price fresh: the service’s clock judges it too, within a tolerance', async () => {
+    const chain = fakeChain();
+    // The RPC node's Clock sysvar is 120 s behind the service's clock; the price is 5 s old on the node's.
+    chain.clockUnix = 1_800_000_000;
+    chain.answer.set(SOL.account, update(SOL, { publishTime: 1_799_999_995n }));
+    const now = { ms: 1_800_000_120_000 };
+    const source = sourceOn(chain, now);
+    await source.refresh();
+    // 125 s old on the service's clock: counted 115 s old (the 10 s tolerance), not 5 s.
+    expect(now.ms - (source.latest(SOL.asset.mint)?.asOf.getTime() ?? 0)).toBe(115_000);
+    const sol = feedStates(config, source, now.ms).find((state) => state.asset === SOL.asset);
+    expect(sol?.ageMs).toBe(115_000);
+    expect(sol?.status).toBe('stale');
+  });
+
+  test('within the tolerance the chain’s clock decides: a node a few seconds behind changes nothing', async () => {
+    const chain = fakeChain();
+    chain.clockUnix = 1_800_000_000;
+    chain.answer.set(SOL.account, update(SOL, { publishTime: 1_799_999_995n }));
+    const now = { ms: 1_800_000_003_000 };
+    const source = sourceOn(chain, now);
+    await source.refresh();
+    expect(now.ms - (source.latest(SOL.asset.mint)?.asOf.getTime() ?? 0)).toBe(5_000);
+    expect(feedStates(config, source, now.ms).find((s) => s.asset === SOL.asset)?.status).toBe('fresh');
   });
 });

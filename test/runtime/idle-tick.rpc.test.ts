@@ -43,6 +43,14 @@ function cachedBalances(chain: ChainPort): ChainPort {
           return known.get(id);
         };
       }
+      // The fee balance (SOL, lamports) is refreshed with them.
+      if (key === 'solBalance') {
+        return (owner: PublicKey) => {
+          const id = `${owner.toBase58()}:lamports`;
+          if (!known.has(id)) known.set(id, target.solBalance(owner));
+          return known.get(id);
+        };
+      }
       const value = Reflect.get(target, key, receiver);
       return typeof value === 'function' ? value.bind(target) : value;
     },

@@ -3,6 +3,7 @@
 // of the built service as child processes, configured and spawned by `npm run cluster`'s own modules
 // (scripts/cluster/). Instances are killed, frozen, thawed and restarted by their pid; a client sends each
 // request to a random instance that answers, as a load balancer in front of them would.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,8 @@ import { type ConfigDocument, defaultConfigDocument } from './service.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const READY_TIMEOUT_MS = 45_000;
+/** The instances' shared secret: they sign the commands they forward to each other. */
+export const CLUSTER_SECRET = randomBytes(32).toString('hex');
 
 /** A parsed JSON body: drills read whatever fields they check. */
 export type Json = ReturnType<typeof JSON.parse>;
@@ -59,6 +62,8 @@ export interface TestCluster {
   readonly maker: PublicKey;
   /** The cluster's database, for reads the drill makes beside the instances. */
   readonly store: Store;
+  /** Its URL, for a drill that changes a row as an attacker with the database would. */
+  readonly databaseUrl: string;
   /** Starts the instance (again: a new run on the same port) and waits until it is ready. */
   start(instance: Instance): Promise<void>;
   /** SIGKILL, and waits until the process is gone. */
@@ -103,7 +108,7 @@ export async function startCluster(options: ClusterOptions): Promise<TestCluster
         programId: DEFAULT_HTLC_PROGRAM_ID.toBase58(),
         makerKeypairPath,
       },
-      { leaseTtlSeconds: options.leaseTtlSeconds },
+      { leaseTtlSeconds: options.leaseTtlSeconds, secret: CLUSTER_SECRET },
     ) as ConfigDocument;
     options.configure?.(clusterDoc);
     const configPath = join(root, 'config.json');
@@ -164,6 +169,7 @@ export async function startCluster(options: ClusterOptions): Promise<TestCluster
       dev: loopbackDevChain(chain.url),
       maker: maker.publicKey,
       store: opened,
+      databaseUrl: env.DATABASE_URL,
       start,
       async kill9(instance) {
         instance.reachable = false;

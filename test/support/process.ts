@@ -17,7 +17,8 @@ async function storeEnv(dataDir: string, env: Record<string, string>): Promise<R
   const { databaseUrl } = await testStore(dataDir);
   if (databaseUrl === undefined) return {};
   const doc = JSON.parse(readFileSync(env.CONFIG ?? DEFAULT_CONFIG_PATH, 'utf8')) as Record<string, unknown>;
-  doc.cluster = { lease_ttl_seconds: TEST_LEASE_SECONDS };
+  // An instance on DATABASE_URL needs a cluster secret to start (it signs the commands it forwards).
+  doc.cluster = { lease_ttl_seconds: TEST_LEASE_SECONDS, secret: 'test-cluster-secret-0123456789abcdef' };
   const configPath = join(dataDir, 'postgres-test-config.json');
   writeFileSync(configPath, JSON.stringify(doc));
   return { DATABASE_URL: databaseUrl, CONFIG: configPath };

@@ -1,5 +1,6 @@
 // Health group (/v1/health): liveness (always 200 while the process serves) and readiness (store, chain,
-// runtime, fees).
+// runtime, fees, prices, mints), in words only: the numbers behind it are the operator's
+// (GET /v1/runtime/readiness).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorEnvelopeSchema, envelope, errorResponses } from '../errors.ts';
 import { HealthSchema, type ReadinessPart, ReadySchema } from './health.schema.ts';
@@ -42,12 +43,16 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
       schema: {
         operationId: 'getReadiness',
         tags: ['Health'],
-        summary: 'Readiness: store, chain, runtime, the maker’s fee balance and prices are usable',
+        summary: 'Readiness: store, chain, runtime, the maker’s fee balance, prices and mints are usable',
         description:
-          '200 with every part checked when the service can take trades; 503 not_ready otherwise, its details ' +
-          'naming each failing part. For a load balancer deciding whether to send traffic here. The prices ' +
-          'part names every feed that is not fresh (stale, wide or deviating: RFQs on its pairs are refused) ' +
-          'and fails only when no pair has two fresh prices: settling running trades needs no price.',
+          '200 with every part and its reason in words when the service can take trades; 503 not_ready ' +
+          'otherwise, its details naming each failing part and why ("chain: not answering"). For a load ' +
+          'balancer deciding whether to send traffic here. No balance, count, store kind or chain time is ' +
+          'shown (the operator reads them at GET /v1/runtime/readiness), and a probe costs no chain call: ' +
+          'the parts read what the service learnt from the chain lately. The prices part names every feed ' +
+          'that is not fresh (stale, wide or deviating: RFQs on its pairs are refused) and fails only when no ' +
+          'pair has two fresh prices: settling running trades needs no price. The mints part fails until every ' +
+          'configured mint was checked on the chain (no quote is given meanwhile).',
         security: PUBLIC_SECURITY,
         response: { 200: ReadySchema, ...errorResponses(), 503: ErrorEnvelopeSchema },
       },
@@ -60,11 +65,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
           envelope(
             'not_ready',
             `Not ready: ${failing.map((part) => part.name).join(', ')}.`,
-            failing.map((part) => `${part.name}: ${part.detail}`),
+            failing.map((part) => `${part.name}: ${part.reason}`),
           ),
         );
       }
-      return { status: 'ready' as const, parts };
+      return { status: 'ready' as const, parts: parts.map(({ name, ok, reason }) => ({ name, ok, reason })) };
     },
   );
 };

@@ -12,7 +12,7 @@ import { devRoutes } from './dev.ts';
 import type { ReadinessPart } from './health.schema.ts';
 import { healthRoutes } from './health.ts';
 import { metricsRoutes } from './metrics.ts';
-import type { OperatorAccess } from './operator.ts';
+import type { OperatorAccess, OperatorRoutes } from './operator.ts';
 import { priceRoutes } from './prices.ts';
 import { rfqRoutes } from './rfq.ts';
 import { runtimeRoutes } from './runtime.ts';
@@ -35,27 +35,33 @@ export interface HttpDeps {
   runtime: TradeRuntime;
   /** The embedded chain's dev controls; absent on real clusters. */
   devChain: DevChain | null;
-  /** Listening beyond loopback: the operator token is required on operator routes. */
-  operatorTokenRequired: boolean;
+  /** Every readiness part, with the operator's detail (the public route shows only the words). */
   readiness: () => Promise<ReadinessPart[]>;
+  /** Whether new quotes and settlements may start (every configured mint checked on the chain). */
+  tradable: () => boolean;
   /** This service's metrics: routes record into them, GET /metrics serves them. */
   metrics: ServiceMetrics;
 }
 
-export async function registerRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<void> {
-  const { config, version, run, quotes, prices, runtime, devChain, readiness, metrics } = deps;
+/**
+ * Registers every group. `operatorRoutes` collects the operator routes as they are added (app.ts refuses
+ * CORS preflights for them).
+ */
+export async function registerRoutes(
+  app: TypeBoxApp,
+  deps: HttpDeps,
+  operatorRoutes: OperatorRoutes,
+): Promise<void> {
+  const { config, version, run, quotes, prices, runtime, devChain, readiness, tradable, metrics } = deps;
   const { assets, pairs } = config;
-  const operator: OperatorAccess = {
-    token: config.http.operatorToken,
-    required: deps.operatorTokenRequired,
-  };
+  const operator: OperatorAccess = { token: config.http.operatorToken, routes: operatorRoutes };
 
   // Public: the interface's routes.
   await app.register(healthRoutes, { prefix: '/v1/health', version, run, readiness });
   await app.register(assetRoutes, { prefix: '/v1', assets, pairs });
   await app.register(priceRoutes, { prefix: '/v1/prices', config, prices, nowMs: deps.nowMs ?? Date.now });
-  await app.register(rfqRoutes, { prefix: '/v1', quotes, metrics });
-  await app.register(settlementRoutes, { prefix: '/v1/quotes', runtime, assets, metrics });
+  await app.register(rfqRoutes, { prefix: '/v1', quotes, metrics, tradable });
+  await app.register(settlementRoutes, { prefix: '/v1/quotes', runtime, assets, metrics, tradable });
   await app.register(tradeRoutes, {
     prefix: '/v1/trades',
     runtime,
@@ -72,6 +78,7 @@ export async function registerRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<v
     version,
     assets,
     operator,
+    readiness,
     streams: metrics.eventStreams('runtime'),
   });
   await app.register(vizRoutes, { prefix: '/v1/viz', operator });

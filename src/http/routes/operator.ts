@@ -1,7 +1,12 @@
 // The operator token (docs/interface.md#guards): runtime, ledger, event and trade-list routes, /metrics and
-// the dev airdrop accept it as a bearer header or an access_token query parameter; it is required when
-// listening beyond loopback. An operator group calls requireOperator once: one hook guards all its routes.
-import { timingSafeEqual } from 'node:crypto';
+// the dev airdrop accept it as a bearer header or an access_token query parameter. When one is configured it
+// is required on every listener; when none is, the routes answer only a loopback client that names a
+// loopback host (a page on another site that rebinds its name to 127.0.0.1, or a reverse proxy on the same
+// host, is not let in). No operator route answers a browser across origins: each is marked so the CORS
+// plugin adds nothing to it, and preflights for them are refused (app.ts asks operatorPreflight).
+// An operator group calls requireOperator once: one hook guards all its routes.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
@@ -10,10 +15,42 @@ import { ApiError } from '../errors.ts';
 
 /** What the guard needs to know, passed to each operator group as a plugin option. */
 export interface OperatorAccess {
-  /** http.operator_token; null: none configured, and the routes are open (only possible on loopback). */
+  /** http.operator_token; null: none configured, and the routes answer loopback only. */
   token: string | null;
-  /** Listening beyond loopback: a request without the token is refused. */
-  required: boolean;
+  /** Where every operator route is recorded as it is added (the CORS preflight asks it). */
+  routes: OperatorRoutes;
+}
+
+/** The operator routes by method and path pattern, to tell a preflight for one before any route runs. */
+export class OperatorRoutes {
+  private readonly patterns: { method: string; path: RegExp }[] = [];
+
+  add(method: string, url: string): void {
+    const pattern = url
+      .replace(/\/+$/, '')
+      .split('/')
+      .map((segment) =>
+        segment.startsWith(':')
+          ? '[^/]+'
+          : segment === '*'
+            ? '.*'
+            : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      )
+      .join('/');
+    this.patterns.push({ method: method.toUpperCase(), path: new RegExp(`^${pattern}/?$`) });
+  }
+
+  /** Whether `method path` is an operator route's; a path that does not decode counts as one (refused). */
+  matches(method: string, rawUrl: string): boolean {
+    let path: string;
+    try {
+      path = decodeURIComponent(rawUrl.split('?')[0] ?? '');
+    } catch {
+      return true;
+    }
+    const wanted = method.toUpperCase();
+    return this.patterns.some((p) => (p.method === wanted || wanted === '') && p.path.test(path));
+  }
 }
 
 function presentedToken(request: FastifyRequest): string | null {
@@ -24,10 +61,21 @@ function presentedToken(request: FastifyRequest): string | null {
   return typeof token === 'string' ? token : null;
 }
 
-function sameToken(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
+const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest();
+
+/** Loopback by address: 127.0.0.0/8, ::1, and IPv4 loopback mapped into IPv6. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const plain = address.startsWith('::ffff:') ? address.slice(7) : address;
+  if (isIP(plain) === 4) return plain.startsWith('127.');
+  return plain === '::1';
+}
+
+/** The Host header names this machine's loopback (a name, not an address, can be rebound by DNS). */
+function isLoopbackHost(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:[0-9]*$/, '');
+  return name.toLowerCase() === 'localhost' || isLoopbackAddress(name);
 }
 
 /**
@@ -43,16 +91,28 @@ export function requireOperator(app: TypeBoxApp, access: OperatorAccess): void {
         `${route.method} ${route.url} is an operator route: declare security: OPERATOR_SECURITY`,
       );
     }
+    // No CORS headers on an operator answer: a page on another origin cannot read it.
+    route.config = { ...(route.config as object), cors: false } as typeof route.config;
+    for (const method of [route.method].flat()) access.routes.add(method, route.url);
   });
+  // Compared as digests: equal lengths whatever was sent, so the time taken tells nothing of the token.
+  const expected = access.token === null ? null : digest(access.token);
   app.addHook('preHandler', async (request) => {
-    const expected = access.token;
-    const presented = presentedToken(request);
-    if (expected === null) return;
-    if (presented === null) {
-      if (access.required) throw new ApiError('unauthorized');
+    if (expected === null) {
+      if (!isLoopbackAddress(request.ip) || !isLoopbackHost(request.headers.host)) {
+        throw new ApiError(
+          'unauthorized',
+          'No operator token is configured: operator routes answer only a loopback client that names a ' +
+            'loopback host. Configure http.operator_token to reach them from elsewhere.',
+        );
+      }
       return;
     }
-    if (!sameToken(presented, expected)) throw new ApiError('unauthorized', 'The operator token is wrong.');
+    const presented = presentedToken(request);
+    if (presented === null) throw new ApiError('unauthorized');
+    if (!timingSafeEqual(digest(presented), expected)) {
+      throw new ApiError('unauthorized', 'The operator token is wrong.');
+    }
   });
 }
 
@@ -70,9 +130,10 @@ export const OperatorQuery = Type.Object(AccessTokenQuery);
  * token, as security schemes (app.ts registers them under components.securitySchemes).
  */
 const WHEN_REQUIRED =
-  'Required when the service listens beyond loopback (HOST is not a loopback address: it refuses to start ' +
-  'there without http.operator_token). On a loopback listener the token may be left out, and with no token ' +
-  'configured the routes are open; a token that is sent must still be the right one (401 otherwise).';
+  'Required whenever http.operator_token is configured, on every listener (the service refuses to listen ' +
+  'beyond loopback without one). With no token configured the routes answer only a loopback client whose ' +
+  'Host header names loopback (localhost, 127.0.0.1, [::1]); anything else is a 401. Operator routes send no ' +
+  'CORS headers: a browser page on another origin cannot read them.';
 
 export const OPERATOR_SECURITY_SCHEMES = {
   operatorBearer: {

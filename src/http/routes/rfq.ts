@@ -28,6 +28,25 @@ import {
 export interface RfqRoutesOptions {
   quotes: QuoteDesk;
   metrics: ServiceMetrics;
+  /** False until every configured mint is checked on the chain: no quote is given meanwhile. */
+  tradable: () => boolean;
+}
+
+/**
+ * No new quote or settlement before every configured mint has been checked on the chain (the check fails
+ * closed: an unreachable chain at start leaves it pending, never skipped). 503 with Retry-After.
+ */
+export function assertTradable(
+  tradable: () => boolean,
+  reply: { header(name: string, value: string): unknown },
+) {
+  if (tradable()) return;
+  reply.header('retry-after', '5');
+  throw new ApiError(
+    'chain_unavailable',
+    'The configured mints have not been checked on the chain yet (it has not answered since the service ' +
+      'started): no quote or settlement starts until they are. Retry.',
+  );
 }
 
 export function renderQuote(quote: AcceptedQuote): Static<typeof QuoteSchema> {
@@ -71,7 +90,8 @@ export function renderRejection(rejection: RejectedQuote): Static<typeof RiskRej
   };
 }
 
-export const rfqRoutes: FastifyPluginAsyncTypebox<RfqRoutesOptions> = async (app, { quotes, metrics }) => {
+export const rfqRoutes: FastifyPluginAsyncTypebox<RfqRoutesOptions> = async (app, opts) => {
+  const { quotes, metrics, tradable } = opts;
   app.post(
     '/rfq',
     {
@@ -87,14 +107,20 @@ export const rfqRoutes: FastifyPluginAsyncTypebox<RfqRoutesOptions> = async (app
         body: RfqRequestSchema,
         response: {
           200: RfqResponseSchema,
-          ...errorResponses('validation_failed', 'payload_too_large', 'unsupported_media_type'),
+          ...errorResponses(
+            'validation_failed',
+            'payload_too_large',
+            'unsupported_media_type',
+            'chain_unavailable',
+          ),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const started = performance.now();
       const body = request.body;
       assertWallet(body.taker_wallet, 'body.taker_wallet');
+      assertTradable(tradable, reply);
       let outcome: AcceptedQuote | RejectedQuote;
       try {
         outcome = await quotes.requestQuote({

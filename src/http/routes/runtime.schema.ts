@@ -2,7 +2,7 @@
 // streamed) and the trade machine's definition.
 import Type from 'typebox';
 import { SETTLEMENT_STATUSES } from '../../vocabulary/index.ts';
-import { DateTime, eventStreamResponse, Nullable, RawAmountString, Uuid } from '../schemas.ts';
+import { DateTime, eventStreamResponse, Nullable, RawAmountString, SeqCursor, Uuid } from '../schemas.ts';
 import { AccessTokenQuery } from './operator.ts';
 import { TradeEventSchema, TradePageQuery } from './trades.schema.ts';
 
@@ -174,7 +174,7 @@ export const LedgerSchema = Type.Object(
 );
 
 export const EventsQuery = Type.Object({
-  after: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'events with a greater seq' })),
+  after: Type.Optional({ ...SeqCursor('events with a greater seq'), default: 0 }),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
   ...AccessTokenQuery,
 });
@@ -192,11 +192,7 @@ export const EventPageSchema = Type.Object(
 
 export const StreamQuery = Type.Object({
   after: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      description:
-        'start after this seq; Last-Event-ID wins on reconnects; default: the log’s end (live only)',
-    }),
+    SeqCursor('start after this seq; Last-Event-ID wins on reconnects; default: the log’s end (live only)'),
   ),
   ...AccessTokenQuery,
 });

@@ -12,6 +12,7 @@ import { stringifyJson } from '../json.ts';
 import { StreamHeaders } from '../schemas.ts';
 import { EventStreams, type StreamCounter, type StreamSource, sseMessage } from '../sse.ts';
 import { renderTradePage } from '../trade-response.ts';
+import { OperatorReadinessSchema, type ReadinessPart } from './health.schema.ts';
 import { OPERATOR_SECURITY, type OperatorAccess, OperatorQuery, requireOperator } from './operator.ts';
 import {
   EventPageSchema,
@@ -33,6 +34,8 @@ export interface RuntimeRoutesOptions {
   version: string;
   assets: Config['assets'];
   operator: OperatorAccess;
+  /** Every readiness part with its detail (GET /v1/runtime/readiness). */
+  readiness: () => Promise<ReadinessPart[]>;
   /** Counts the log streams open (event_streams_open{stream="runtime"}). */
   streams?: StreamCounter;
 }
@@ -114,6 +117,27 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
         })),
         last_event_seq: await queries.lastEventSeq(),
       };
+    },
+  );
+
+  app.get(
+    '/readiness',
+    {
+      schema: {
+        operationId: 'getRuntimeReadiness',
+        tags: ['Runtime'],
+        summary: 'Readiness with the numbers behind it: store kind, chain time, fee balance, counts',
+        description:
+          'Operator route. The parts of GET /v1/health/ready, each with its public reason and the operator’s ' +
+          'detail; always 200 (status says whether the service is ready). Costs no chain call.',
+        security: OPERATOR_SECURITY,
+        querystring: OperatorQuery,
+        response: { 200: OperatorReadinessSchema, ...errorResponses('unauthorized') },
+      },
+    },
+    async () => {
+      const parts = await opts.readiness();
+      return { status: parts.every((part) => part.ok) ? ('ready' as const) : ('not_ready' as const), parts };
     },
   );
 

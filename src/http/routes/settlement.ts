@@ -8,6 +8,7 @@ import { errorResponses } from '../errors.ts';
 import { assertWallet, hash32Field, unsignedTransaction } from '../schemas.ts';
 import { renderTrade } from '../trade-response.ts';
 import { PUBLIC_SECURITY } from './operator.ts';
+import { assertTradable } from './rfq.ts';
 import {
   SettlementParams,
   WalletSettlementRequestSchema,
@@ -18,10 +19,12 @@ export interface SettlementRoutesOptions {
   runtime: TradeRuntime;
   assets: Config['assets'];
   metrics: ServiceMetrics;
+  /** False until every configured mint is checked on the chain. */
+  tradable: () => boolean;
 }
 
 export const settlementRoutes: FastifyPluginAsyncTypebox<SettlementRoutesOptions> = async (app, opts) => {
-  const { runtime, assets, metrics } = opts;
+  const { runtime, assets, metrics, tradable } = opts;
 
   app.post(
     '/:quote_id/wallet-settlement',
@@ -54,6 +57,7 @@ export const settlementRoutes: FastifyPluginAsyncTypebox<SettlementRoutesOptions
     async (request, reply) => {
       const started = performance.now();
       assertWallet(request.body.taker_wallet, 'body.taker_wallet');
+      assertTradable(tradable, reply);
       const result = await runtime.commands.startSettlement(
         request.params.quote_id,
         request.body.taker_wallet,

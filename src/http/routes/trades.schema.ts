@@ -10,8 +10,10 @@ import {
   Int64,
   NextActionSchema,
   Nullable,
+  PageCursor,
   PreimageHex,
   SecretHash,
+  SeqCursor,
   UnsignedTransactionSchema,
   Uuid,
   WalletAddress,
@@ -83,12 +85,10 @@ export const TradeIdParams = Type.Object({ trade_id: Uuid });
 
 export const TradeStreamQuery = Type.Object({
   after: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      description:
-        'replay this trade’s events after this seq first (0: all); Last-Event-ID wins on reconnects; ' +
+    SeqCursor(
+      'replay this trade’s events after this seq first (0: all); Last-Event-ID wins on reconnects; ' +
         'default: new events only',
-    }),
+    ),
   ),
 });
 
@@ -137,7 +137,7 @@ export const WalletTransactionResponseSchema = Type.Object(
 export const TradePageQuery = {
   status: Type.Optional(Type.Enum(SETTLEMENT_STATUSES)),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
+  cursor: Type.Optional(PageCursor),
 };
 
 export const TradeListQuery = Type.Object({ taker_wallet: Type.Optional(WalletAddress), ...TradePageQuery });
