@@ -9,6 +9,7 @@ import type { TradeRuntime } from '../../runtime/index.ts';
 import type { TypeBoxApp } from '../app.ts';
 import { assetRoutes } from './assets.ts';
 import { devRoutes } from './dev.ts';
+import { devRpcLedger, devRpcRoutes } from './dev-rpc.ts';
 import type { ReadinessPart } from './health.schema.ts';
 import { healthRoutes } from './health.ts';
 import { metricsRoutes } from './metrics.ts';
@@ -65,6 +66,9 @@ export async function registerRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<v
   // The operator's: each group guarded by the operator token.
   await app.register(tradeOperatorRoutes, { prefix: '/v1/trades', runtime, assets, operator });
   if (devChain) await app.register(devRoutes, { prefix: '/v1/dev', devChain, assets, operator });
+  // The embedded chain as a public JSON-RPC endpoint, for takers that verify through an RPC.
+  const ledger = devRpcLedger(devChain);
+  if (ledger) await app.register(devRpcRoutes, { prefix: '/v1/dev', ledger });
   await app.register(runtimeRoutes, {
     prefix: '/v1/runtime',
     runtime,
