@@ -1,14 +1,16 @@
 // Conformance: the package drives whole swaps against the real service (the embedded chain, its dev RPC as
 // the taker's RPC), as any front end would — redeemed straight on chain from the wallet, redeemed through the
 // service, and refunded on chain after the taker escrow's expiry.
+
+import { PublicKey } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { USDC_MINT, USDT_MINT } from '../../../test/support/mints.ts';
 import {
   listenOnLoopback,
   SHORT_SETTLEMENT,
   startService,
   type TestService,
 } from '../../../test/support/service.ts';
-import { USDC_MINT, USDT_MINT } from '../../../test/support/mints.ts';
 import {
   CHECK_NAMES,
   cryptoKeyWallet,
@@ -18,7 +20,6 @@ import {
   TakerClient,
   type TakerWallet,
 } from '../src/index.ts';
-import { PublicKey } from '@solana/web3.js';
 
 let service: TestService;
 let base: string;
@@ -52,7 +53,8 @@ async function taker(): Promise<{ client: TakerClient; wallet: TakerWallet; stor
   return { client, wallet, store };
 }
 
-const balance = (owner: string, mint: string) => service.chain.tokenBalance(new PublicKey(owner), new PublicKey(mint));
+const balance = (owner: string, mint: string) =>
+  service.chain.tokenBalance(new PublicKey(owner), new PublicKey(mint));
 
 async function quote(client: TakerClient, wallet: TakerWallet, amount: string): Promise<Quote> {
   const answer = await client.quote({
@@ -80,11 +82,17 @@ describe('the taker client against the running service', () => {
     const { client, wallet, store } = await taker();
     const sent: string[] = [];
     const q = await quote(client, wallet, '20');
-    const before = { usdc: await balance(wallet.address, USDC_MINT), usdt: await balance(wallet.address, USDT_MINT) };
+    const before = {
+      usdc: await balance(wallet.address, USDC_MINT),
+      usdt: await balance(wallet.address, USDT_MINT),
+    };
     const record = await client.start(q, { address: wallet.address, name: 'test' });
     expect((await store.get(record.secretHash))?.preimage).toBe(record.preimage);
     await client.lock(record, wallet);
-    await until(() => client.refresh(record), (t) => t.next_action?.type === 'redeem');
+    await until(
+      () => client.refresh(record),
+      (t) => t.next_action?.type === 'redeem',
+    );
 
     const verification = await client.verify(record);
     expect(verification.ok).toBe(true);
@@ -105,8 +113,14 @@ describe('the taker client against the running service', () => {
     });
     const outcome = await recorded.redeem(record, { via: 'chain', wallet });
     expect(outcome.signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
-    expect((await store.get(record.secretHash))?.revealed).toMatchObject({ via: 'chain', signature: outcome.signature });
-    const done = await until(() => client.refresh(record), (t) => t.settlement_status === 'redeemed');
+    expect((await store.get(record.secretHash))?.revealed).toMatchObject({
+      via: 'chain',
+      signature: outcome.signature,
+    });
+    const done = await until(
+      () => client.refresh(record),
+      (t) => t.settlement_status === 'redeemed',
+    );
     expect(done.tx_signature_kinds.find((s) => s.kind === 'taker_redeem')?.signature).toBe(outcome.signature);
     expect(sent.some((line) => line.toLowerCase().includes(record.preimage))).toBe(false);
     expect((await balance(wallet.address, USDT_MINT)) - before.usdt).toBe(BigInt(q.output.amount_raw));
@@ -125,10 +139,16 @@ describe('the taker client against the running service', () => {
     );
     try {
       await client.lock(record, wallet);
-      await until(async () => record.trade, (t) => t?.next_action?.type === 'redeem');
+      await until(
+        async () => record.trade,
+        (t) => t?.next_action?.type === 'redeem',
+      );
       const outcome = await client.redeem(record, { via: 'service' });
       expect(outcome.via).toBe('service');
-      await until(async () => record.status, (s) => s === 'redeemed');
+      await until(
+        async () => record.status,
+        (s) => s === 'redeemed',
+      );
       expect(modes[0]).toBe('stream');
       expect(events.length).toBeGreaterThan(2);
     } finally {
@@ -141,12 +161,17 @@ describe('the taker client against the running service', () => {
     const before = await balance(wallet.address, USDC_MINT);
     const record = await client.start(await quote(client, wallet, '5'), { address: wallet.address });
     const locked = await client.lock(record, wallet);
-    await expect(client.refund(record, { via: 'chain', wallet })).rejects.toMatchObject({ name: 'NotRefundableError' });
+    await expect(client.refund(record, { via: 'chain', wallet })).rejects.toMatchObject({
+      name: 'NotRefundableError',
+    });
     const dev = service.devChain;
     if (!dev) throw new Error('no dev chain');
     await dev.advanceClock(Math.ceil((Date.parse(locked.expires_at as string) - Date.now()) / 1000) + 5);
     const { signature } = await client.refund(record, { via: 'chain', wallet });
-    const refunded = await until(() => client.refresh(record), (t) => t.settlement_status === 'refunded');
+    const refunded = await until(
+      () => client.refresh(record),
+      (t) => t.settlement_status === 'refunded',
+    );
     expect(refunded.tx_signature_kinds.find((s) => s.kind === 'taker_refund')?.signature).toBe(signature);
     expect(await balance(wallet.address, USDC_MINT)).toBe(before);
   });
