@@ -76,7 +76,7 @@ export function serviceApi(options: ServiceOptions) {
     pairs: async () => (await answer(client.GET('/v1/pairs'))).data.pairs,
     asset: async (asset: string) =>
       (await answer(client.GET('/v1/assets/{asset}', { params: { path: { asset } } }))).data,
-    rfq: async (body: RfqRequest) => (await answer(client.POST('/v1/rfq', { body }))).data,
+    rfq: async (body: RfqRequest) => (await answer(client.POST('/v1/rfq', { body }))).data as RfqAnswer,
     /** 201 a new trade; 200 the same trade again (same wallet and secret_hash) with a fresh lock. */
     startSettlement: async (quote_id: string, body: Body<'startWalletSettlement'>) =>
       (
@@ -84,7 +84,7 @@ export function serviceApi(options: ServiceOptions) {
           client.POST('/v1/quotes/{quote_id}/wallet-settlement', { params: { path: { quote_id } }, body }),
         )
       ).data as Settlement,
-    trade: async (id: string) => (await answer(client.GET('/v1/trades/{trade_id}', trade(id)))).data,
+    trade: async (id: string) => (await answer(client.GET('/v1/trades/{trade_id}', trade(id)))).data as Trade,
     lock: async (id: string, body: Body<'submitLock'>) =>
       (await answer(client.POST('/v1/trades/{trade_id}/lock', { ...trade(id), body }))).data as Trade,
     abandon: async (id: string, secret_hash: string) =>
