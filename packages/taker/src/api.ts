@@ -66,7 +66,7 @@ export type ServiceApi = ReturnType<typeof serviceApi>;
 /** The interface's routes a taker calls, one function each. */
 export function serviceApi(options: ServiceOptions) {
   const baseUrl = options.baseUrl.replace(/\/$/, '');
-  const send = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  const send: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init));
   const client = createClient<paths>({ baseUrl, fetch: send });
   const trade = (trade_id: string) => ({ params: { path: { trade_id } } });
 

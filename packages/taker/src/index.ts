@@ -63,4 +63,4 @@ export {
   type LockTerms,
   type Verification,
 } from './verify.ts';
-export { cryptoKeyWallet, generateWalletKeys, type TakerWallet } from './wallet.ts';
+export { cryptoKeyWallet, generateWalletKeys, type TakerWallet, type WalletKeys } from './wallet.ts';

@@ -6,6 +6,14 @@ import { getAddressDecoder } from '@solana/kit';
 import { fromBase64, toBase64 } from './bytes.ts';
 import { signTransactionBytes } from './transactions.ts';
 
+/** A WebCrypto Ed25519 key pair (the DOM's CryptoKeyPair, spelled so that Node's types have it too). */
+export interface WalletKeys {
+  publicKey: WebCryptoKey;
+  privateKey: WebCryptoKey;
+}
+
+type WebCryptoKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+
 export interface TakerWallet {
   address: string;
   /** Signs an unsigned transaction (base64 wire bytes) in this wallet's slot; answers it signed, base64. */
@@ -15,7 +23,7 @@ export interface TakerWallet {
 }
 
 /** A wallet over a WebCrypto Ed25519 key pair (which may be non-extractable). */
-export async function cryptoKeyWallet(keys: CryptoKeyPair): Promise<TakerWallet> {
+export async function cryptoKeyWallet(keys: WalletKeys): Promise<TakerWallet> {
   const publicKey = new Uint8Array(await crypto.subtle.exportKey('raw', keys.publicKey));
   const address = getAddressDecoder().decode(publicKey);
   return {
@@ -33,12 +41,12 @@ export async function cryptoKeyWallet(keys: CryptoKeyPair): Promise<TakerWallet>
 }
 
 /** A fresh Ed25519 key pair from WebCrypto; null where the platform has no Ed25519. */
-export async function generateWalletKeys(extractable = false): Promise<CryptoKeyPair | null> {
+export async function generateWalletKeys(extractable = false): Promise<WalletKeys | null> {
   try {
     return (await crypto.subtle.generateKey({ name: 'Ed25519' }, extractable, [
       'sign',
       'verify',
-    ])) as CryptoKeyPair;
+    ])) as WalletKeys;
   } catch {
     return null;
   }
