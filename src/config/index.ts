@@ -109,6 +109,8 @@ export interface Config {
   readonly chain: ChainConfig;
   /** Several instances over one PostgreSQL: how long a run owns its trades without renewing its lease. */
   readonly cluster: { readonly leaseTtlSeconds: number; readonly claimBatch: number };
+  /** The taker's swap page (GET /): on an rpc chain, the RPC it verifies the maker's lock through. */
+  readonly swapPage: { readonly rpcUrl: string | null };
   readonly http: {
     readonly corsOrigins: readonly string[];
     readonly rateLimitPerMinute: number;
@@ -334,6 +336,7 @@ export function resolveConfig(raw: unknown): Config {
     inventory,
     chain,
     cluster,
+    swapPage: { rpcUrl: file.swap_page?.rpc_url ?? null },
     http: {
       corsOrigins: file.http.cors_origins,
       rateLimitPerMinute: file.http.rate_limit_per_minute,

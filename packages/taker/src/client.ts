@@ -137,6 +137,16 @@ export class TakerClient {
    * of its hash. Answers the stored record, with the trade and its unsigned lock.
    */
   async start(quote: Quote, wallet: WalletRef): Promise<SwapRecord> {
+    const record = await this.prepare(quote, wallet);
+    await this.settle(record);
+    return record;
+  }
+
+  /**
+   * The first half of `start`: a new secret for the quote, durable in the store, and nothing sent yet. A
+   * front end that shows the swap before the settlement answers calls this, then `settle`.
+   */
+  async prepare(quote: Quote, wallet: WalletRef): Promise<SwapRecord> {
     this.agreedMint(quote.input);
     this.agreedMint(quote.output);
     const secret = await newSecret();
@@ -159,7 +169,6 @@ export class TakerClient {
       revealed: null,
     };
     await this.store.put(record);
-    await this.settle(record);
     return record;
   }
 

@@ -1,7 +1,7 @@
 // Every route group, registered in one place as a Fastify plugin under its prefix, with what it may reach
 // passed as its options; HttpDeps is all the routes may reach. Operator groups guard themselves with one
 // hook (operator.ts).
-import type { DevChain } from '../../chain/index.ts';
+import { DEFAULT_HTLC_PROGRAM_ID, type DevChain } from '../../chain/index.ts';
 import type { Config } from '../../config/index.ts';
 import type { ServiceMetrics } from '../../metrics/index.ts';
 import type { PriceSource, QuoteDesk } from '../../quotes/index.ts';
@@ -81,5 +81,9 @@ export async function registerRoutes(app: TypeBoxApp, deps: HttpDeps): Promise<v
   await app.register(vizRoutes, { prefix: '/v1/viz', operator });
   await app.register(metricsRoutes, { prefix: '/metrics', operator, metrics });
   // The taker's swap page, static, at the root.
-  await app.register(swapPageRoutes, { devWallet: devChain !== null });
+  await app.register(swapPageRoutes, {
+    devWallet: devChain !== null,
+    rpcUrl: ledger ? '/v1/dev/rpc' : config.swapPage.rpcUrl,
+    programId: config.chain.programId ?? DEFAULT_HTLC_PROGRAM_ID.toBase58(),
+  });
 }
