@@ -292,7 +292,17 @@ export class TakerClient {
   async redeem(record: SwapRecord, route: Route): Promise<RedeemOutcome> {
     const tradeId = this.tradeId(record);
     const verification = await this.verify(record);
-    if (!verification.ok) throw new LockNotVerifiedError(verification);
+    if (!verification.ok) {
+      // Asked again after its own redeem landed (a crash before the answer, a second click): done already.
+      if (await this.redeemLanded(record))
+        return {
+          via: record.revealed?.via ?? route.via,
+          signature: record.revealed?.signature ?? null,
+          verification,
+          trade: await this.refresh(record).catch(() => null),
+        };
+      throw new LockNotVerifiedError(verification);
+    }
     // Durable before the preimage leaves: a crash after this still knows where the secret went.
     record.revealed = { via: route.via, at: new Date().toISOString() };
     await this.store.put(record);
@@ -320,6 +330,14 @@ export class TakerClient {
     record.revealed = { via: 'chain', at: record.revealed.at, signature };
     await this.store.put(record);
     return { via: 'chain', signature, verification, trade: await this.refresh(record).catch(() => null) };
+  }
+
+  /** Whether a redeem of this swap already landed: the taker's own (its signature) or the service's. */
+  private async redeemLanded(record: SwapRecord): Promise<boolean> {
+    if (!record.revealed) return false;
+    if (record.revealed.signature) return this.rpc.landed(record.revealed.signature);
+    const trade = await this.refresh(record).catch(() => record.trade);
+    return trade?.tx_signature_kinds.some((s) => s.kind === 'taker_redeem') ?? false;
   }
 
   /**

@@ -52,6 +52,8 @@ export function takerRpc(url: string, options: TakerRpcOptions = {}) {
   const rpc = createSolanaRpc(url);
   const commitment = options.commitment ?? 'finalized';
   const pollMs = options.pollMs ?? 500;
+  const order: Commitment[] = ['processed', 'confirmed', 'finalized'];
+  const reached = (status: Commitment) => order.indexOf(status) >= order.indexOf(commitment);
 
   /** Accounts and the clock in one call, so they are read at one slot. */
   async function read(addresses: readonly string[]): Promise<ChainRead> {
@@ -100,12 +102,6 @@ export function takerRpc(url: string, options: TakerRpcOptions = {}) {
    * blockhash expired first (then it can never land).
    */
   async function confirm(sig: string, lastValidBlockHeight: bigint): Promise<void> {
-    const wanted =
-      commitment === 'processed'
-        ? ['processed', 'confirmed', 'finalized']
-        : commitment === 'confirmed'
-          ? ['confirmed', 'finalized']
-          : ['finalized'];
     for (;;) {
       const { value } = await wrap('getSignatureStatuses', () =>
         rpc.getSignatureStatuses([toSignature(sig) as Signature]).send(),
@@ -113,12 +109,21 @@ export function takerRpc(url: string, options: TakerRpcOptions = {}) {
       const status = value[0];
       if (status?.err)
         throw new TransactionFailedError(sig, `failed on chain: ${JSON.stringify(status.err, plain)}`);
-      if (status?.confirmationStatus && wanted.includes(status.confirmationStatus)) return;
+      if (status?.confirmationStatus && reached(status.confirmationStatus)) return;
       if (!status && (await blockHeight()) > lastValidBlockHeight)
         throw new TransactionFailedError(sig, 'did not land before its blockhash expired');
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
   }
 
-  return { url, commitment, read, latestBlockhash, blockHeight, send, confirm };
+  /** Whether the transaction landed without error and reached the client's commitment. */
+  async function landed(sig: string): Promise<boolean> {
+    const { value } = await wrap('getSignatureStatuses', () =>
+      rpc.getSignatureStatuses([toSignature(sig) as Signature], { searchTransactionHistory: true }).send(),
+    );
+    const status = value[0];
+    return !!status && !status.err && !!status.confirmationStatus && reached(status.confirmationStatus);
+  }
+
+  return { url, commitment, read, latestBlockhash, blockHeight, send, confirm, landed };
 }

@@ -117,6 +117,8 @@ describe('the taker client against the running service', () => {
       via: 'chain',
       signature: outcome.signature,
     });
+    // Asked again (a second click, a crash before the answer): the same redeem, nothing sent twice.
+    expect((await recorded.redeem(record, { via: 'chain', wallet })).signature).toBe(outcome.signature);
     const done = await until(
       () => client.refresh(record),
       (t) => t.settlement_status === 'redeemed',
