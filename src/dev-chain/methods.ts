@@ -458,26 +458,26 @@ export function answerJsonRpc(
 ): JsonRpcAnswer {
   const id = typeof req?.id === 'string' || typeof req?.id === 'number' ? req.id : null;
   if (!req || typeof req !== 'object' || typeof req.method !== 'string') {
-    return { jsonrpc: '2.0' as const, id, error: { code: -32600, message: 'Invalid request' } };
+    return { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request' } };
   }
   onMethod?.(req.method);
   try {
     const params = Array.isArray(req.params) ? req.params : [];
-    return { jsonrpc: '2.0' as const, id, result: call(req.method, params) };
+    return { jsonrpc: '2.0', id, result: call(req.method, params) };
   } catch (e) {
     if (e instanceof RpcError) {
       return {
-        jsonrpc: '2.0' as const,
+        jsonrpc: '2.0',
         id,
         error: { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) },
       };
     }
     if (e instanceof ChainError) {
       // Refusals the ledger raises outside sendTransaction (airdrop of an unknown mint, …): a client error.
-      return { jsonrpc: '2.0' as const, id, error: { code: -32602, message: `${e.code}: ${e.message}` } };
+      return { jsonrpc: '2.0', id, error: { code: -32602, message: `${e.code}: ${e.message}` } };
     }
     return {
-      jsonrpc: '2.0' as const,
+      jsonrpc: '2.0',
       id,
       error: { code: -32603, message: `Internal error: ${(e as Error).message}` },
     };

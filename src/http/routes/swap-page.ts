@@ -46,7 +46,8 @@ export const swapPageRoutes: FastifyPluginAsyncTypebox<SwapPageRoutesOptions> = 
   const hidden = { schema: { hide: true } };
   const policy = contentSecurityPolicy(rpcOrigin(opts.rpcUrl));
   // The page holds preimages and the dev wallet's key: only its own script runs, it talks only to this
-  // service, and no other site may frame it (a hidden swap button under someone else's page).
+  // service (and the cluster RPC it verifies through), and no other site may frame it (a hidden swap button
+  // under someone else's page).
   app.addHook('onSend', async (_request, reply) => {
     reply.header('content-security-policy', policy);
     reply.header('x-content-type-options', 'nosniff');
