@@ -279,9 +279,13 @@ export class TakerClient {
 
   /** Reads the maker escrow, its vault and the clock through the taker's RPC and runs every check. */
   async verify(record: SwapRecord): Promise<Verification> {
+    return (await this.check(record)).verification;
+  }
+
+  private async check(record: SwapRecord): Promise<{ terms: LockTerms; verification: Verification }> {
     const terms = await this.lockTerms(record);
     const read = await this.rpc.read([terms.makerEscrow, terms.vault]);
-    return checkMakerLock(terms, read, record.trade);
+    return { terms, verification: checkMakerLock(terms, read, record.trade) };
   }
 
   /**
@@ -291,7 +295,7 @@ export class TakerClient {
    */
   async redeem(record: SwapRecord, route: Route): Promise<RedeemOutcome> {
     const tradeId = this.tradeId(record);
-    const verification = await this.verify(record);
+    const { terms, verification } = await this.check(record);
     if (!verification.ok) {
       // Asked again after its own redeem landed (a crash before the answer, a second click): done already.
       if (await this.redeemLanded(record))
@@ -303,7 +307,8 @@ export class TakerClient {
         };
       throw new LockNotVerifiedError(verification);
     }
-    // Durable before the preimage leaves: a crash after this still knows where the secret went.
+    // Durable before the preimage may leave (to the service, or inside a transaction handed to the wallet): a
+    // crash after this still knows where the secret may have gone.
     record.revealed = { via: route.via, at: new Date().toISOString() };
     await this.store.put(record);
     if (route.via === 'service') {
@@ -311,7 +316,6 @@ export class TakerClient {
       await this.apply(record, trade, null);
       return { via: 'service', signature: null, verification, trade };
     }
-    const terms = await this.lockTerms(record);
     const lifetime = await this.rpc.latestBlockhash();
     const unsigned = await redeemTransaction({
       programId: this.programId,
@@ -321,13 +325,21 @@ export class TakerClient {
       preimage: fromHex(record.preimage),
       lifetime,
     });
+    const at = record.revealed.at;
     const signature = await this.sendFromWallet(
       route.wallet,
       record,
       unsigned,
       lifetime.lastValidBlockHeight,
+      {
+        // The redeem's id, stored before it is sent: a crash while it lands still finds it (redeemLanded).
+        onSigned: async (id) => {
+          record.revealed = { via: 'chain', at, signature: id };
+          await this.store.put(record);
+        },
+      },
     );
-    record.revealed = { via: 'chain', at: record.revealed.at, signature };
+    record.revealed = { via: 'chain', at, signature };
     await this.store.put(record);
     return { via: 'chain', signature, verification, trade: await this.refresh(record).catch(() => null) };
   }
@@ -390,6 +402,7 @@ export class TakerClient {
     record: SwapRecord,
     unsigned: string,
     lastValidBlockHeight: bigint,
+    hooks: { onSigned?(signature: string): Promise<void> } = {},
   ): Promise<string> {
     if (wallet.address !== record.wallet.address)
       throw new TakerStateError(`this swap is ${record.wallet.address}'s, not ${wallet.address}'s`);
@@ -398,6 +411,7 @@ export class TakerClient {
     else {
       const signed = await wallet.signTransaction(unsigned);
       signature = getBase58Decoder().decode(transactionSignature(signed));
+      await hooks.onSigned?.(signature);
       await this.rpc.send(signed);
     }
     await this.rpc.confirm(signature, lastValidBlockHeight);
