@@ -25,8 +25,8 @@ export const store = new IndexedDbSwapStore({
 
 export const client = new TakerClient({
   serviceUrl: location.origin,
-  // Without an RPC of its own the page cannot verify, and the client refuses to reveal (the read fails).
-  rpcUrl: new URL(config.rpcUrl ?? '/v1/dev/rpc/unconfigured', location.origin).href,
+  // Without an RPC of its own the page cannot verify: it offers no redeem (swap.ts), and a read there fails.
+  rpcUrl: new URL(config.rpcUrl ?? '/v1/dev/rpc', location.origin).href,
   store,
   ...(config.programId ? { programId: config.programId } : {}),
 });

@@ -9,7 +9,7 @@ import {
   type TradeEvent,
 } from '../../../packages/taker/src/index.ts';
 import type { Verification } from '../../../packages/taker/src/verify.ts';
-import { type Command, client, state } from './context.ts';
+import { type Command, client, rpcConfigured, state } from './context.ts';
 import { $, describe, short, show, time } from './dom.ts';
 import { renderHistory } from './history.ts';
 import { clearQuote } from './quote.ts';
@@ -81,6 +81,7 @@ export async function command(target: SwapRecord, name: Command): Promise<void> 
         if (!state.follower) follow(record);
         break;
       case 'redeem': {
+        requireRpc();
         setMessage('Checking the maker’s lock on chain before revealing your secret…');
         const outcome = await verified(() => client.redeem(record, { via: 'service' }));
         $('trade-notice').textContent =
@@ -89,6 +90,7 @@ export async function command(target: SwapRecord, name: Command): Promise<void> 
       }
       case 'redeem-wallet': {
         // The trustless way: the redeem is built here and sent by the wallet; the secret goes to the chain only.
+        requireRpc();
         const wallet = await walletFor(record);
         setMessage(`Checking the maker’s lock on chain, then ${wallet.name} signs and sends the redeem…`);
         const outcome = await verified(() => client.redeem(record, { via: 'chain', wallet }));
@@ -117,6 +119,14 @@ export async function command(target: SwapRecord, name: Command): Promise<void> 
     renderActive();
     await renderHistory();
   }
+}
+
+/** No redeem without an RPC to check the maker's lock through (a cluster's page without swap_page.rpc_url). */
+function requireRpc(): void {
+  if (!rpcConfigured)
+    throw new Error(
+      'This page has no RPC to check the maker’s lock through (the operator sets swap_page.rpc_url), so your secret stays here; your input comes back by refund after its expiry.',
+    );
 }
 
 /** Runs a redeem, showing the checks it was judged by, passed or not. */
