@@ -2,6 +2,7 @@
 // the taker's RPC), as any front end would — redeemed straight on chain from the wallet, redeemed through the
 // service, and refunded on chain after the taker escrow's expiry.
 
+import { createHash } from 'node:crypto';
 import { PublicKey } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { USDC_MINT, USDT_MINT } from '../../../test/support/mints.ts';
@@ -127,6 +128,48 @@ describe('the taker client against the running service', () => {
     expect(sent.some((line) => line.toLowerCase().includes(record.preimage))).toBe(false);
     expect((await balance(wallet.address, USDT_MINT)) - before.usdt).toBe(BigInt(q.output.amount_raw));
     expect(before.usdc - (await balance(wallet.address, USDC_MINT))).toBe(BigInt(q.input.amount_raw));
+  });
+
+  test('the secret is in the store before the settlement request leaves; a lost answer is recovered by the same request', async () => {
+    const { wallet } = await taker();
+    const store = new MemorySwapStore();
+    const seen: { stored: boolean; status: number }[] = [];
+    let drop = true;
+    const client = new TakerClient({
+      serviceUrl: base,
+      rpcUrl: `${base}/v1/dev/rpc`,
+      store,
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        if (!request.url.endsWith('/wallet-settlement')) return fetch(request);
+        const { secret_hash } = (await request.clone().json()) as { secret_hash: string };
+        const record = await store.get(secret_hash);
+        const stored =
+          !!record &&
+          createHash('sha256').update(Buffer.from(record.preimage, 'hex')).digest('hex') === secret_hash;
+        const response = await fetch(request);
+        seen.push({ stored, status: response.status });
+        // The first answer is lost on its way back, as on a dropped connection.
+        if (drop) {
+          drop = false;
+          throw new TypeError('network connection lost');
+        }
+        return response;
+      },
+    });
+    const q = await quote(client, wallet, '3');
+    await expect(client.start(q, { address: wallet.address })).rejects.toMatchObject({
+      name: 'NetworkError',
+    });
+    const [record] = await store.list();
+    if (!record) throw new Error('no record');
+    expect(record.tradeId).toBeNull();
+    await client.settle(record);
+    expect(seen).toEqual([
+      { stored: true, status: 201 },
+      { stored: true, status: 200 },
+    ]);
+    expect(record.tradeId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   test('redeemed through the service when the front end chooses, followed over the trade stream', async () => {
