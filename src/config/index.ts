@@ -120,6 +120,8 @@ export interface Config {
     /** Signs and checks commands forwarded between instances; null: forwards are unsigned and never trusted. */
     readonly secret: string | null;
   };
+  /** The taker's swap page (GET /): on an rpc chain, the RPC it verifies the maker's lock through. */
+  readonly swapPage: { readonly rpcUrl: string | null };
   readonly http: {
     /** Origins allowed to call public routes cross-origin; empty: same origin only; '*' only if written. */
     readonly corsOrigins: readonly string[];
@@ -359,6 +361,7 @@ export function resolveConfig(raw: unknown): Config {
     inventory,
     chain,
     cluster,
+    swapPage: { rpcUrl: file.swap_page?.rpc_url ?? null },
     http: {
       corsOrigins: file.http.cors_origins,
       rateLimitPerMinute: file.http.rate_limit_per_minute,

@@ -270,6 +270,20 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    swap_page: Type.Optional(
+      Type.Object(
+        {
+          rpc_url: Type.Optional(
+            Type.String({
+              pattern: '^https?://',
+              description:
+                'the Solana JSON-RPC the swap page reads the maker’s lock through before revealing (rpc chains; the embedded chain uses the service’s dev RPC)',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     http: Type.Object(
       {
         cors_origins: Type.Array(CorsOrigin, {

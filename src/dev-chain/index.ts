@@ -5,15 +5,14 @@
 import { type Keypair, PublicKey } from '@solana/web3.js';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { EmbeddedLedger, type MintConfig } from '../chain/embedded/ledger.ts';
-import { ChainError } from '../chain/errors.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../chain/htlc/index.ts';
 import type { DevChain } from '../chain/port.ts';
 import { PythPublisher, type PythPublisherOptions } from '../chain/pyth/publisher.ts';
 import type { Config } from '../config/index.ts';
-import { createRpcMethods, RpcError } from './methods.ts';
+import { answerJsonRpc, createRpcMethods, type JsonRpcRequest } from './methods.ts';
 import { type PubSub, startPubSub } from './pubsub.ts';
 
-export { createRpcMethods, RpcError } from './methods.ts';
+export { answerJsonRpc, createRpcMethods, RpcError } from './methods.ts';
 
 export interface ChainServerOptions {
   dataDir: string;
@@ -62,13 +61,6 @@ export interface ChainServerStats {
   notifications: Record<string, number>;
 }
 
-interface JsonRpcRequest {
-  jsonrpc?: unknown;
-  id?: unknown;
-  method?: unknown;
-  params?: unknown;
-}
-
 export async function startChainServer(options: ChainServerOptions): Promise<ChainServer> {
   const ledger = new EmbeddedLedger({
     dataDir: options.dataDir,
@@ -90,34 +82,10 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
     bodyLimit: 4 * 1024 * 1024,
   });
 
-  const handle = (req: JsonRpcRequest) => {
-    const id = req?.id ?? null;
-    if (!req || typeof req !== 'object' || typeof req.method !== 'string') {
-      return { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request' } };
-    }
-    count(counts.http, req.method);
-    try {
-      const params = Array.isArray(req.params) ? req.params : [];
-      return { jsonrpc: '2.0', id, result: call(req.method, params) };
-    } catch (e) {
-      if (e instanceof RpcError) {
-        return {
-          jsonrpc: '2.0',
-          id,
-          error: { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) },
-        };
-      }
-      if (e instanceof ChainError) {
-        // Refusals the ledger raises outside sendTransaction (airdrop of an unknown mint, …): a client error.
-        return { jsonrpc: '2.0', id, error: { code: -32602, message: `${e.code}: ${e.message}` } };
-      }
-      return {
-        jsonrpc: '2.0',
-        id,
-        error: { code: -32603, message: `Internal error: ${(e as Error).message}` },
-      };
-    }
-  };
+  const handle = (req: JsonRpcRequest) =>
+    answerJsonRpc(call, req, (method) => {
+      count(counts.http, method);
+    });
 
   app.post('/', async (request, reply) => {
     const body = request.body as JsonRpcRequest | JsonRpcRequest[];

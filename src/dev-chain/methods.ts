@@ -432,3 +432,54 @@ export function createRpcMethods(ledger: EmbeddedLedger, pyth: PythPublisher | n
     return fn(params);
   };
 }
+
+export interface JsonRpcRequest {
+  jsonrpc?: unknown;
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+}
+
+export interface JsonRpcAnswer {
+  jsonrpc: '2.0';
+  id: string | number | null;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+/**
+ * One JSON-RPC 2.0 request answered by `call` (createRpcMethods), errors as a validator words them: the
+ * loopback server and the service's dev RPC route answer alike. `onMethod` hears each well-formed call first.
+ */
+export function answerJsonRpc(
+  call: (method: string, params: Params) => unknown,
+  req: JsonRpcRequest,
+  onMethod?: (method: string) => void,
+): JsonRpcAnswer {
+  const id = typeof req?.id === 'string' || typeof req?.id === 'number' ? req.id : null;
+  if (!req || typeof req !== 'object' || typeof req.method !== 'string') {
+    return { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request' } };
+  }
+  onMethod?.(req.method);
+  try {
+    const params = Array.isArray(req.params) ? req.params : [];
+    return { jsonrpc: '2.0', id, result: call(req.method, params) };
+  } catch (e) {
+    if (e instanceof RpcError) {
+      return {
+        jsonrpc: '2.0',
+        id,
+        error: { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) },
+      };
+    }
+    if (e instanceof ChainError) {
+      // Refusals the ledger raises outside sendTransaction (airdrop of an unknown mint, …): a client error.
+      return { jsonrpc: '2.0', id, error: { code: -32602, message: `${e.code}: ${e.message}` } };
+    }
+    return {
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32603, message: `Internal error: ${(e as Error).message}` },
+    };
+  }
+}

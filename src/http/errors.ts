@@ -84,7 +84,11 @@ export function envelope(code: ErrorCode, message?: string, details: readonly st
 export const ErrorEnvelopeSchema = Type.Object(
   {
     error: Type.Object({
-      code: Type.String({ description: 'machine-readable error code', examples: ['validation_failed'] }),
+      // Every code, listed in the document, so a client typed from it gets the union to switch on.
+      code: Type.Enum(Object.keys(ERROR_CODES) as ErrorCode[], {
+        description: 'machine-readable error code',
+        examples: ['validation_failed'],
+      }),
       message: Type.String(),
       details: Type.Array(Type.String(), {
         description: 'one line per offending field, when there are several',

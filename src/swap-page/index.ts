@@ -11,6 +11,14 @@ const prebuilt = typeof __SWAP_PAGE_PREBUILT__ !== 'undefined' && __SWAP_PAGE_PR
 export interface SwapPageOptions {
   /** The embedded chain's faucet is there: the page offers its built-in dev wallet. */
   devWallet: boolean;
+  /**
+   * The Solana JSON-RPC the page reads the maker's lock through before revealing: the service's dev RPC on
+   * the embedded chain, `swap_page.rpc_url` on a cluster; null when none is configured (the page then
+   * refuses to reveal).
+   */
+  rpcUrl: string | null;
+  /** The HTLC program the page's escrows are derived under. */
+  programId: string;
 }
 
 export interface SwapPageAssets {
@@ -37,6 +45,10 @@ function pageScript(): Promise<string> {
 export async function swapPageAssets(options: SwapPageOptions): Promise<SwapPageAssets> {
   const [template, style, code] = await Promise.all([asset('page.html'), asset('swap.css'), pageScript()]);
   // `</` cannot close the inline JSON script early once escaped.
-  const json = JSON.stringify({ devWallet: options.devWallet }).replaceAll('</', '<\\/');
+  const json = JSON.stringify({
+    devWallet: options.devWallet,
+    rpcUrl: options.rpcUrl,
+    programId: options.programId,
+  }).replaceAll('</', '<\\/');
   return { html: template.replace('"@CONFIG@"', () => json), script: code, style };
 }

@@ -9,6 +9,7 @@ import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { CHECK_NAMES } from '../../packages/taker/src/index.ts';
 import { encodeBase58 } from '../../src/vocabulary/base58.ts';
 import { USDC_MINT, USDT_MINT } from '../support/mints.ts';
 import { listenOnLoopback, SHORT_SETTLEMENT, startService, type TestService } from '../support/service.ts';
@@ -170,6 +171,19 @@ async function watchSettlements(
   return seen;
 }
 
+/** The preimage of the one swap this page's IndexedDB holds. */
+async function storedPreimage(page: Page): Promise<string> {
+  const preimages = (await page.evaluate(`new Promise((resolve) => {
+    const open = indexedDB.open('rfq-swap-page');
+    open.onsuccess = () => {
+      const all = open.result.transaction('swaps').objectStore('swaps').getAll();
+      all.onsuccess = () => resolve(all.result.map((r) => r.preimage));
+    };
+  })`)) as string[];
+  expect(preimages).toHaveLength(1);
+  return preimages[0] as string;
+}
+
 async function advanceChainTo(isoTime: string): Promise<void> {
   const dev = service.devChain;
   if (!dev) throw new Error('the embedded chain has no dev controls');
@@ -232,6 +246,16 @@ describe('the swap page', () => {
     await waitForStep(page, section('status', 'redeemed'));
     await page.waitForSelector('#steps li[data-step="maker_redeem"][data-state="done"]', { timeout: 20_000 });
     await shot('redeemed');
+    // Before the preimage left, the page read the maker's escrow through the dev RPC and every check passed.
+    const checks = page.locator('#verification[data-ok="true"] #checks li');
+    expect(await checks.count()).toBe(CHECK_NAMES.length);
+    expect(await page.locator('#checks li[data-ok="false"]').count()).toBe(0);
+    const reads = sent.findIndex(
+      (r) => r.url.endsWith('/v1/dev/rpc') && r.body.includes('getMultipleAccounts'),
+    );
+    const redeemAt = sent.findIndex((r) => r.url.endsWith(`/v1/trades/${tradeId}/redeem`));
+    expect(reads).toBeGreaterThanOrEqual(0);
+    expect(reads).toBeLessThan(redeemAt);
 
     // The steps show the trade's own signatures; progress came over the live stream.
     const trade = await http('GET', `/v1/trades/${tradeId}`);
@@ -382,7 +406,7 @@ describe('the swap page', () => {
     await page.context().close();
   });
 
-  test('where the stream is refused (an old proxy, say), the page polls the trade and still finishes', async () => {
+  test('where the stream is refused (an old proxy, say), the page polls the trade and still finishes; the dev wallet redeems by itself', async () => {
     const { page, errors } = await openPage('polling', undefined, async (p) => {
       await p.route('**/stream?*', (route) => route.fulfill({ status: 404, body: 'no streams here' }));
     });
@@ -392,8 +416,15 @@ describe('the swap page', () => {
     await page.waitForSelector('#follow-mode[data-mode="polling"]');
     await page.click('#sign-lock');
     await waitForStep(page, '#redeem:not([hidden])');
-    await page.click('#redeem');
+    // This time the dev wallet redeems by itself: the page builds the redeem, signs it and sends it through
+    // the dev RPC; the service, polled, sees it on chain.
+    await page.click('#redeem-wallet');
     await waitForStep(page, section('status', 'redeemed'));
+    const tradeId = (await page.locator('#trade-section').getAttribute('data-trade-id')) as string;
+    const redeem = (await http('GET', `/v1/trades/${tradeId}`)).tx_signature_kinds.find(
+      (s: { kind: string }) => s.kind === 'taker_redeem',
+    );
+    expect(await page.locator('#trade-notice').textContent()).toContain(redeem.signature.slice(0, 8));
     expect(await page.locator('#follow-mode').getAttribute('data-mode')).toBe('polling');
     // The 404 the stream got is the only console error: EventSource reports it there.
     expect(errors.filter((e) => !e.includes('404'))).toEqual([]);
@@ -498,12 +529,20 @@ describe('the swap page', () => {
     expect(signed).toEqual([lock.signature]);
     await shot('locked');
 
-    // The redeem too, without the service: ?mode=wallet, signed and sent by the wallet itself.
+    // The redeem too, without the service: built by the page, signed and sent by the wallet itself.
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(`${request.url()} ${request.postData() ?? ''}`));
     await page.click('#redeem-wallet');
     await waitForStep(page, section('status', 'redeemed'));
     const redeemed = await http('GET', `/v1/trades/${tradeId}`);
     const redeem = redeemed.tx_signature_kinds.find((s: { kind: string }) => s.kind === 'taker_redeem');
     expect(sent).toEqual([redeem.signature]);
+    // The preimage went to the chain only: in no request the page sent, and no unsigned redeem was asked for.
+    const preimage = Buffer.from(await storedPreimage(page), 'hex');
+    expect(requests.filter((r) => r.toLowerCase().includes(preimage.toString('hex')))).toEqual([]);
+    expect(requests.filter((r) => r.includes('mode=wallet'))).toEqual([]);
+    const onChain = await service.chain.getTransaction(redeem.signature, 'finalized');
+    expect(Buffer.from(onChain?.transactionBase64 ?? '', 'base64').includes(preimage)).toBe(true);
     expect(
       await page
         .locator(`#steps li[data-step="taker_redeem"] code[data-signature="${redeem.signature}"]`)
@@ -517,6 +556,47 @@ describe('the swap page', () => {
       BigInt(q.output.amount_raw),
     );
     await shot('redeemed');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  test('a maker’s lock the RPC shows short of the quote: the page refuses to reveal, and says why', async () => {
+    const { page, errors, shot } = await openPage('short-lock');
+    const sent: string[] = [];
+    page.on('request', (request) => sent.push(`${request.url()} ${request.postData() ?? ''}`));
+    await fund(page, 'USDC', '10');
+    await quote(page, 'USDC', 'USDT', '6');
+    await page.click('#swap');
+    await page.click('#sign-lock');
+    await waitForStep(page, '#redeem:not([hidden])');
+    // The RPC's view of the maker escrow (the first account the page asks for) one base unit short.
+    await page.route('**/v1/dev/rpc', async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      const asked = JSON.parse(route.request().postData() ?? '{}');
+      const escrow = asked.method === 'getMultipleAccounts' ? body.result?.value?.[0] : null;
+      if (escrow) {
+        const data = Buffer.from(escrow.data[0], 'base64');
+        data.writeBigUInt64LE(data.readBigUInt64LE(168) - 1n, 168);
+        escrow.data[0] = data.toString('base64');
+      }
+      await route.fulfill({ response, json: body });
+    });
+    await page.click('#redeem');
+    await page.waitForSelector('#trade-error:not([hidden])');
+    expect(await page.locator('#trade-error').textContent()).toContain('did not pass the checks');
+    expect(await page.locator('#checks li[data-check="amount"]').getAttribute('data-ok')).toBe('false');
+    expect(await page.locator('#checks li[data-ok="false"]').count()).toBe(1);
+    await shot('refused');
+    const preimage = await storedPreimage(page);
+    expect(sent.filter((r) => r.toLowerCase().includes(preimage))).toEqual([]);
+    expect(sent.filter((r) => r.includes('/redeem'))).toEqual([]);
+
+    // The RPC's true answer: the same lock passes, and the redeem goes ahead.
+    await page.unroute('**/v1/dev/rpc');
+    await page.click('#redeem');
+    await waitForStep(page, section('status', 'redeemed'));
+    expect(await page.locator('#checks li[data-ok="false"]').count()).toBe(0);
     expect(errors).toEqual([]);
     await page.context().close();
   });

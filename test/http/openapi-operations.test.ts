@@ -30,6 +30,7 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /v1/trades/{trade_id}/refund': 'refundTrade',
   'POST /v1/trades/{trade_id}/resume': 'resumeTrade',
   'POST /v1/dev/airdrop': 'airdrop',
+  'POST /v1/dev/rpc': 'devRpc',
   'GET /v1/runtime': 'getRuntime',
   'GET /v1/runtime/readiness': 'getRuntimeReadiness',
   'GET /v1/runtime/runs': 'listRuns',

@@ -44,6 +44,7 @@ describe('the OpenAPI document', () => {
         '/v1/assets',
         '/v1/assets/{asset}',
         '/v1/dev/airdrop',
+        '/v1/dev/rpc',
         '/v1/health',
         '/v1/health/ready',
         '/v1/pairs',

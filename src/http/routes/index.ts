@@ -1,7 +1,7 @@
 // Every route group, registered in one place as a Fastify plugin under its prefix, with what it may reach
 // passed as its options; HttpDeps is all the routes may reach. Operator groups guard themselves with one
 // hook (operator.ts).
-import type { DevChain } from '../../chain/index.ts';
+import { DEFAULT_HTLC_PROGRAM_ID, type DevChain } from '../../chain/index.ts';
 import type { Config } from '../../config/index.ts';
 import type { ServiceMetrics } from '../../metrics/index.ts';
 import type { PriceSource, QuoteDesk } from '../../quotes/index.ts';
@@ -9,6 +9,7 @@ import type { TradeRuntime } from '../../runtime/index.ts';
 import type { TypeBoxApp } from '../app.ts';
 import { assetRoutes } from './assets.ts';
 import { devRoutes } from './dev.ts';
+import { devRpcLedger, devRpcRoutes } from './dev-rpc.ts';
 import type { ReadinessPart } from './health.schema.ts';
 import { healthRoutes } from './health.ts';
 import { metricsRoutes } from './metrics.ts';
@@ -71,6 +72,9 @@ export async function registerRoutes(
   // The operator's: each group guarded by the operator token.
   await app.register(tradeOperatorRoutes, { prefix: '/v1/trades', runtime, assets, operator });
   if (devChain) await app.register(devRoutes, { prefix: '/v1/dev', devChain, assets, operator });
+  // The embedded chain as a public JSON-RPC endpoint, for takers that verify through an RPC.
+  const ledger = devRpcLedger(devChain);
+  if (ledger) await app.register(devRpcRoutes, { prefix: '/v1/dev', ledger });
   await app.register(runtimeRoutes, {
     prefix: '/v1/runtime',
     runtime,
@@ -84,5 +88,9 @@ export async function registerRoutes(
   await app.register(vizRoutes, { prefix: '/v1/viz', operator });
   await app.register(metricsRoutes, { prefix: '/metrics', operator, metrics });
   // The taker's swap page, static, at the root.
-  await app.register(swapPageRoutes, { devWallet: devChain !== null });
+  await app.register(swapPageRoutes, {
+    devWallet: devChain !== null,
+    rpcUrl: ledger ? '/v1/dev/rpc' : config.swapPage.rpcUrl,
+    programId: config.chain.programId ?? DEFAULT_HTLC_PROGRAM_ID.toBase58(),
+  });
 }

@@ -1,7 +1,7 @@
-// The wallets the page can sign the lock with: wallets registered through the Wallet Standard (Phantom,
-// Solflare, Backpack, … and any test wallet), used only through `standard:connect` and
-// `solana:signTransaction`; and, on the embedded chain, a built-in dev wallet whose ed25519 keypair is a
-// non-extractable WebCrypto key kept in IndexedDB, funded through the dev airdrop.
+// The wallets the page can sign with: wallets registered through the Wallet Standard (Phantom, Solflare,
+// Backpack, … and any test wallet), used only through `standard:connect`, `solana:signTransaction` and, when
+// offered, `solana:signAndSendTransaction`; and, on the embedded chain, a built-in dev wallet whose ed25519
+// keypair is a non-extractable WebCrypto key kept in IndexedDB, funded through the dev airdrop.
 import {
   SolanaSignAndSendTransaction,
   type SolanaSignAndSendTransactionFeature,
@@ -11,59 +11,53 @@ import {
 import { getWallets } from '@wallet-standard/app';
 import type { Wallet, WalletAccount } from '@wallet-standard/base';
 import { StandardConnect, type StandardConnectFeature } from '@wallet-standard/features';
+import {
+  cryptoKeyWallet,
+  fromBase64,
+  generateWalletKeys,
+  isSignedBy,
+  type TakerWallet,
+  toBase64,
+  type WalletRef,
+} from '../../../packages/taker/src/index.ts';
 import { decodeBase58, encodeBase58 } from '../../vocabulary/base58.ts';
-import { store, type WalletRef } from './store.ts';
-import { fromBase64, isSignedBy, signTransaction, toBase64 } from './transaction.ts';
+import { store } from './context.ts';
 
-/** A connected wallet as the swap flow uses it: an address, and a signer of unsigned transactions. */
-export interface SwapWallet extends WalletRef {
-  /** The wallet-signed transaction, base64, ready for POST /v1/trades/{id}/lock. */
-  signTransaction(unsignedBase64: string): Promise<string>;
-  /**
-   * Signs and sends through the wallet's own connection to its cluster, answering the signature (base58):
-   * how a taker redeems or refunds without the service (`?mode=wallet`). Absent for the dev wallet, which
-   * has no connection of its own, and for wallets without solana:signAndSendTransaction.
-   */
-  signAndSend?(unsignedBase64: string): Promise<string>;
+/** A connected wallet as the swap flow uses it: its reference (kept with each swap) and its signer. */
+export interface SwapWallet extends TakerWallet {
+  kind: 'dev' | 'standard';
+  name: string;
+  address: string;
 }
+
+export const walletRef = (wallet: SwapWallet): WalletRef => ({
+  kind: wallet.kind,
+  name: wallet.name,
+  address: wallet.address,
+});
 
 export const DEV_WALLET_NAME = 'Dev wallet (this browser)';
 
 // ── The dev wallet ──────────────────────────────────────────────────────────────────────────────
 
+interface DevKeys {
+  id: 'dev';
+  keys: CryptoKeyPair;
+  address: string;
+}
+
 /** This browser's dev wallet, created on first use. Null where WebCrypto has no Ed25519. */
 export async function devWallet(): Promise<SwapWallet | null> {
-  let saved = await store.devKeys();
+  let saved = await store.run<DevKeys | undefined>('keys', 'readonly', (s) => s.get('dev'));
   if (!saved) {
-    let keys: CryptoKeyPair;
-    try {
-      keys = (await crypto.subtle.generateKey({ name: 'Ed25519' }, false, [
-        'sign',
-        'verify',
-      ])) as CryptoKeyPair;
-    } catch {
-      return null;
-    }
-    const publicKey = new Uint8Array(await crypto.subtle.exportKey('raw', keys.publicKey));
-    saved = { id: 'dev', keys, address: encodeBase58(publicKey) };
-    await store.putDevKeys(saved);
+    const keys = await generateWalletKeys();
+    if (!keys) return null;
+    const { address } = await cryptoKeyWallet(keys);
+    saved = { id: 'dev', keys: keys as CryptoKeyPair, address };
+    const record = saved;
+    await store.run('keys', 'readwrite', (s) => s.put(record));
   }
-  const { keys, address } = saved;
-  const publicKey = decodeBase58(address);
-  return {
-    kind: 'dev',
-    name: DEV_WALLET_NAME,
-    address,
-    async signTransaction(unsignedBase64) {
-      const signed = await signTransaction(
-        fromBase64(unsignedBase64),
-        publicKey,
-        async (message) =>
-          new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, keys.privateKey, message)),
-      );
-      return toBase64(signed);
-    },
-  };
+  return { kind: 'dev', name: DEV_WALLET_NAME, ...(await cryptoKeyWallet(saved.keys)) };
 }
 
 // ── Wallet Standard ─────────────────────────────────────────────────────────────────────────────

@@ -1,0 +1,223 @@
+// Conformance: the package drives whole swaps against the real service (the embedded chain, its dev RPC as
+// the taker's RPC), as any front end would — redeemed straight on chain from the wallet, redeemed through the
+// service, and refunded on chain after the taker escrow's expiry.
+
+import { createHash } from 'node:crypto';
+import { PublicKey } from '@solana/web3.js';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { USDC_MINT, USDT_MINT } from '../../../test/support/mints.ts';
+import {
+  listenOnLoopback,
+  SHORT_SETTLEMENT,
+  startService,
+  type TestService,
+} from '../../../test/support/service.ts';
+import {
+  CHECK_NAMES,
+  cryptoKeyWallet,
+  generateWalletKeys,
+  MemorySwapStore,
+  type Quote,
+  TakerClient,
+  type TakerWallet,
+} from '../src/index.ts';
+
+let service: TestService;
+let base: string;
+
+beforeAll(async () => {
+  service = await startService(
+    (doc) => {
+      doc.settlement = { ...doc.settlement, ...SHORT_SETTLEMENT };
+    },
+    // The runtime's own timer is slow here, so that what refunds an expired escrow is the taker's refund.
+    { pollIntervalMs: 60_000, lockWaitMs: 5_000 },
+  );
+  base = `http://127.0.0.1:${await listenOnLoopback(service)}`;
+});
+afterAll(async () => {
+  await service?.dispose();
+});
+
+async function taker(): Promise<{ client: TakerClient; wallet: TakerWallet; store: MemorySwapStore }> {
+  const keys = await generateWalletKeys();
+  if (!keys) throw new Error('no WebCrypto Ed25519 on this Node');
+  const wallet = await cryptoKeyWallet(keys);
+  const store = new MemorySwapStore();
+  const client = new TakerClient({
+    serviceUrl: base,
+    rpcUrl: `${base}/v1/dev/rpc`,
+    store,
+    rpcPollMs: 50,
+  });
+  await client.service.airdrop({ wallet: wallet.address, asset: 'USDC', amount: '100' });
+  return { client, wallet, store };
+}
+
+const balance = (owner: string, mint: string) =>
+  service.chain.tokenBalance(new PublicKey(owner), new PublicKey(mint));
+
+async function quote(client: TakerClient, wallet: TakerWallet, amount: string): Promise<Quote> {
+  const answer = await client.quote({
+    input_asset: 'USDC',
+    output_asset: 'USDT',
+    amount,
+    taker_wallet: wallet.address,
+  });
+  if (answer.status !== 'accepted') throw new Error(`rejected: ${JSON.stringify(answer.reasons)}`);
+  return answer;
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > end) throw new Error(`timed out at ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('the taker client against the running service', () => {
+  test('a whole swap, redeemed on chain from the wallet: every check passes, the preimage never reaches the service', async () => {
+    const { client, wallet, store } = await taker();
+    const sent: string[] = [];
+    const q = await quote(client, wallet, '20');
+    const before = {
+      usdc: await balance(wallet.address, USDC_MINT),
+      usdt: await balance(wallet.address, USDT_MINT),
+    };
+    const record = await client.start(q, { address: wallet.address, name: 'test' });
+    expect((await store.get(record.secretHash))?.preimage).toBe(record.preimage);
+    await client.lock(record, wallet);
+    await until(
+      () => client.refresh(record),
+      (t) => t.next_action?.type === 'redeem',
+    );
+
+    const verification = await client.verify(record);
+    expect(verification.ok).toBe(true);
+    expect(verification.checks.map((c) => c.name)).toEqual([...CHECK_NAMES]);
+
+    // Every request the service gets from here on is recorded: the redeem goes to the chain only.
+    const recorded = new TakerClient({
+      serviceUrl: base,
+      rpcUrl: `${base}/v1/dev/rpc`,
+      store,
+      rpcPollMs: 50,
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        const body = await request.clone().text();
+        if (!request.url.includes('/v1/dev/rpc')) sent.push(`${request.url} ${body}`);
+        return fetch(request);
+      },
+    });
+    const outcome = await recorded.redeem(record, { via: 'chain', wallet });
+    expect(outcome.signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    expect((await store.get(record.secretHash))?.revealed).toMatchObject({
+      via: 'chain',
+      signature: outcome.signature,
+    });
+    // Asked again (a second click, a crash before the answer): the same redeem, nothing sent twice.
+    expect((await recorded.redeem(record, { via: 'chain', wallet })).signature).toBe(outcome.signature);
+    const done = await until(
+      () => client.refresh(record),
+      (t) => t.settlement_status === 'redeemed',
+    );
+    expect(done.tx_signature_kinds.find((s) => s.kind === 'taker_redeem')?.signature).toBe(outcome.signature);
+    expect(sent.some((line) => line.toLowerCase().includes(record.preimage))).toBe(false);
+    expect((await balance(wallet.address, USDT_MINT)) - before.usdt).toBe(BigInt(q.output.amount_raw));
+    expect(before.usdc - (await balance(wallet.address, USDC_MINT))).toBe(BigInt(q.input.amount_raw));
+  });
+
+  test('the secret is in the store before the settlement request leaves; a lost answer is recovered by the same request', async () => {
+    const { wallet } = await taker();
+    const store = new MemorySwapStore();
+    const seen: { stored: boolean; status: number }[] = [];
+    let drop = true;
+    const client = new TakerClient({
+      serviceUrl: base,
+      rpcUrl: `${base}/v1/dev/rpc`,
+      store,
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        if (!request.url.endsWith('/wallet-settlement')) return fetch(request);
+        const { secret_hash } = (await request.clone().json()) as { secret_hash: string };
+        const record = await store.get(secret_hash);
+        const stored =
+          !!record &&
+          createHash('sha256').update(Buffer.from(record.preimage, 'hex')).digest('hex') === secret_hash;
+        const response = await fetch(request);
+        seen.push({ stored, status: response.status });
+        // The first answer is lost on its way back, as on a dropped connection.
+        if (drop) {
+          drop = false;
+          throw new TypeError('network connection lost');
+        }
+        return response;
+      },
+    });
+    const q = await quote(client, wallet, '3');
+    await expect(client.start(q, { address: wallet.address })).rejects.toMatchObject({
+      name: 'NetworkError',
+    });
+    const [record] = await store.list();
+    if (!record) throw new Error('no record');
+    expect(record.tradeId).toBeNull();
+    await client.settle(record);
+    expect(seen).toEqual([
+      { stored: true, status: 201 },
+      { stored: true, status: 200 },
+    ]);
+    expect(record.tradeId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test('redeemed through the service when the front end chooses, followed over the trade stream', async () => {
+    const { client, wallet } = await taker();
+    const record = await client.start(await quote(client, wallet, '10'), { address: wallet.address });
+    const modes: string[] = [];
+    const events: string[] = [];
+    const follower = client.follow(
+      record,
+      { onMode: (mode) => modes.push(mode), onTrade: (_t, event) => event && events.push(event.type) },
+      { refreshMs: 500 },
+    );
+    try {
+      await client.lock(record, wallet);
+      await until(
+        async () => record.trade,
+        (t) => t?.next_action?.type === 'redeem',
+      );
+      const outcome = await client.redeem(record, { via: 'service' });
+      expect(outcome.via).toBe('service');
+      await until(
+        async () => record.status,
+        (s) => s === 'redeemed',
+      );
+      expect(modes[0]).toBe('stream');
+      expect(events.length).toBeGreaterThan(2);
+    } finally {
+      follower.stop();
+    }
+  });
+
+  test('refund on chain after the taker escrow expired, refused before', async () => {
+    const { client, wallet } = await taker();
+    const before = await balance(wallet.address, USDC_MINT);
+    const record = await client.start(await quote(client, wallet, '5'), { address: wallet.address });
+    const locked = await client.lock(record, wallet);
+    await expect(client.refund(record, { via: 'chain', wallet })).rejects.toMatchObject({
+      name: 'NotRefundableError',
+    });
+    const dev = service.devChain;
+    if (!dev) throw new Error('no dev chain');
+    await dev.advanceClock(Math.ceil((Date.parse(locked.expires_at as string) - Date.now()) / 1000) + 5);
+    const { signature } = await client.refund(record, { via: 'chain', wallet });
+    const refunded = await until(
+      () => client.refresh(record),
+      (t) => t.settlement_status === 'refunded',
+    );
+    expect(refunded.tx_signature_kinds.find((s) => s.kind === 'taker_refund')?.signature).toBe(signature);
+    expect(await balance(wallet.address, USDC_MINT)).toBe(before);
+  });
+});

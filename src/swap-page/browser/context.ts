@@ -1,0 +1,48 @@
+// What the page's parts share: its config (inline JSON from the service), the taker client it swaps with —
+// the @rfq-maker/taker package, its secrets in this browser's IndexedDB — and the page's state.
+
+import type { Pair, Quote } from '../../../packages/taker/src/api.ts';
+import type { Follower } from '../../../packages/taker/src/follow.ts';
+import { type SwapRecord, TakerClient } from '../../../packages/taker/src/index.ts';
+import { IndexedDbSwapStore } from '../../../packages/taker/src/indexeddb.ts';
+import type { SwapWallet } from './wallets.ts';
+
+export const config = JSON.parse(document.getElementById('swap-config')?.textContent ?? '{}') as {
+  devWallet?: boolean;
+  /** The RPC the maker's lock is verified through: the service's dev RPC, or the cluster RPC configured. */
+  rpcUrl?: string | null;
+  programId?: string;
+};
+
+/** The swaps and the dev wallet's key live in one database, as they always have on this page. */
+export const store = new IndexedDbSwapStore({
+  database: 'rfq-swap-page',
+  storeName: 'swaps',
+  upgrade: (db) => {
+    if (!db.objectStoreNames.contains('keys')) db.createObjectStore('keys', { keyPath: 'id' });
+  },
+});
+
+export const client = new TakerClient({
+  serviceUrl: location.origin,
+  // Without an RPC of its own the page cannot verify: it offers no redeem (swap.ts), and a read there fails.
+  rpcUrl: new URL(config.rpcUrl ?? '/v1/dev/rpc', location.origin).href,
+  store,
+  ...(config.programId ? { programId: config.programId } : {}),
+});
+
+export const rpcConfigured = Boolean(config.rpcUrl);
+
+export type Command = 'resume' | 'abandon' | 'redeem' | 'redeem-wallet' | 'refund' | 'forget';
+
+export const state = {
+  pairs: [] as Pair[],
+  dev: null as SwapWallet | null,
+  wallet: null as SwapWallet | null,
+  quote: null as Quote | null,
+  /** The swap shown in the trade section, and what follows it. */
+  active: null as SwapRecord | null,
+  follower: null as Follower | null,
+  /** One command at a time on the active swap. */
+  busy: false,
+};
