@@ -47,7 +47,7 @@ describe('the machine visualiser', () => {
     expect(await page.locator('g.state').count()).toBeGreaterThan(30);
     expect(await page.locator('#follow-newest').isChecked()).toBe(true);
 
-    const taker = new Taker(service.app);
+    const taker = new Taker(service.app, TOKEN);
     await taker.airdrop('SOL', '3');
     const quote = await taker.quote('SOL', 'USDC', '1.5');
     const secret = newSecret();

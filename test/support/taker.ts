@@ -31,7 +31,11 @@ export class Taker {
   readonly wallet = Keypair.generate();
   readonly address = this.wallet.publicKey.toBase58();
 
-  constructor(private readonly app: TypeBoxApp) {}
+  /** `operatorToken`: the service's, when it has one (the dev airdrop is an operator route). */
+  constructor(
+    private readonly app: TypeBoxApp,
+    private readonly operatorToken: string | null = null,
+  ) {}
 
   async post(url: string, payload?: unknown) {
     return this.app.inject({
@@ -46,7 +50,12 @@ export class Taker {
   }
 
   async airdrop(asset: string, amount: string) {
-    const res = await this.post('/v1/dev/airdrop', { wallet: this.address, asset, amount });
+    const res = await this.app.inject({
+      method: 'POST',
+      url: '/v1/dev/airdrop',
+      payload: { wallet: this.address, asset, amount },
+      ...(this.operatorToken === null ? {} : { headers: { authorization: `Bearer ${this.operatorToken}` } }),
+    });
     if (res.statusCode !== 200) throw new Error(`airdrop: ${res.statusCode} ${res.body}`);
     return res.json();
   }
