@@ -241,6 +241,7 @@ export class FakeChain implements ChainPort {
   signRedeemFor = notFaked('signRedeemFor');
   signRefundFor = notFaked('signRefundFor');
   signClose = notFaked('signClose');
+  signMakerInstructions = notFaked('signMakerInstructions');
   send = notFaked('send');
   signatureState = notFaked('signatureState');
   confirm = notFaked('confirm');

@@ -1,7 +1,7 @@
 // The embedded chain port: the default chain, litesvm in this process, durable under DATA_DIR.
 // Everything happens synchronously, so a transaction is final the moment send() returns.
 
-import { type Keypair, PublicKey } from '@solana/web3.js';
+import { AddressLookupTableAccount, type Keypair, PublicKey } from '@solana/web3.js';
 import { escrowFromAccount, nameError, pollSignature } from '../common.ts';
 import { ChainError, type TransactionErrorJson } from '../errors.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../htlc/index.ts';
@@ -20,8 +20,9 @@ import { settlementBuilders } from '../settlement.ts';
 import { fastSigner } from '../signer.ts';
 import { classifyMint } from '../token.ts';
 import type { PriorityFee } from '../transactions.ts';
+import { signMakerInstructions } from '../v0.ts';
 import { parseWireTransaction } from '../wire.ts';
-import { EmbeddedLedger, type MintConfig } from './ledger.ts';
+import { ADDRESS_LOOKUP_TABLE_PROGRAM, EmbeddedLedger, type MintConfig } from './ledger.ts';
 import type { StoredTokenBalance, StoredTransaction } from './store.ts';
 
 export { EmbeddedLedger } from './ledger.ts';
@@ -163,6 +164,15 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     },
 
     ...builders,
+    signMakerInstructions: (a) =>
+      signMakerInstructions(
+        {
+          maker,
+          lifetime: async () => ledger.latestBlockhash(),
+          lookupTables: async (addresses) => addresses.map((address) => lookupTable(ledger, address)),
+        },
+        a,
+      ),
 
     submitSigned: async (transactionBase64) => ({ signature: execute(transactionBase64) }),
     send: async (tx) => {
@@ -247,4 +257,16 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     advanceClock: async (seconds) => ledger.advanceClock(seconds),
   };
   return chain;
+}
+
+/** The address lookup table at the address, as the ledger holds it; ChainError when there is none. */
+export function lookupTable(ledger: EmbeddedLedger, address: PublicKey): AddressLookupTableAccount {
+  const account = ledger.getAccount(address);
+  if (!account || account.owner !== ADDRESS_LOOKUP_TABLE_PROGRAM) {
+    throw new ChainError('invalid_transaction', `no address lookup table at ${address.toBase58()}`);
+  }
+  return new AddressLookupTableAccount({
+    key: address,
+    state: AddressLookupTableAccount.deserialize(account.data),
+  });
 }
