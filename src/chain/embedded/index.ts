@@ -2,6 +2,8 @@
 // Everything happens synchronously, so a transaction is final the moment send() returns.
 
 import { AddressLookupTableAccount, type Keypair, PublicKey } from '@solana/web3.js';
+import { EmbeddedVenue, type EmbeddedVenueOptions } from '../../venue/embedded.ts';
+import { DEFAULT_AMM_PROGRAM_ID, loadAmmProgram } from '../../venue/program.ts';
 import { escrowFromAccount, nameError, pollSignature } from '../common.ts';
 import { ChainError, type TransactionErrorJson } from '../errors.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../htlc/index.ts';
@@ -46,6 +48,8 @@ export interface EmbeddedChainOptions {
   priorityFee?: PriorityFee;
   /** Pyth price update accounts to publish and keep moving (sponsoredFeedSpecs() for the real feeds). */
   pyth?: PythPublisherOptions;
+  /** The embedded venue: AMM pools seeded at genesis and kept at the Pyth mid (src/venue/embedded.ts). */
+  venue?: EmbeddedVenueOptions;
 }
 
 export interface EmbeddedChain extends ChainPort, DevChain {
@@ -53,6 +57,8 @@ export interface EmbeddedChain extends ChainPort, DevChain {
   readonly ledger: EmbeddedLedger;
   /** The Pyth publisher when options.pyth was given: its feeds are published from creation until close. */
   readonly pyth: PythPublisher | null;
+  /** The venue when options.venue was given: pools seeded, keeper following the publisher, API on serve(). */
+  readonly venue: EmbeddedVenue | null;
 }
 
 const key = (k: PublicKey | string) => (typeof k === 'string' ? new PublicKey(k) : k);
@@ -104,6 +110,10 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     dataDir: options.dataDir,
     programId,
     program: options.program ?? loadHtlcProgram(),
+    // The AMM is deployed with the venue's pools only: a chain without a venue stays the HTLC's alone.
+    programs: options.venue
+      ? [{ programId: options.venue.programId ?? DEFAULT_AMM_PROGRAM_ID, program: loadAmmProgram() }]
+      : [],
     mints,
     funding: [
       {
@@ -117,6 +127,15 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
   let closed = false;
   const pyth = options.pyth ? new PythPublisher(ledger, options.pyth) : null;
   pyth?.start();
+  const venue = options.venue ? new EmbeddedVenue(ledger, options.venue, pyth) : null;
+  try {
+    venue?.seed();
+  } catch (error) {
+    pyth?.stop();
+    ledger.close();
+    throw error;
+  }
+  venue?.startKeeper();
 
   const builders = settlementBuilders({
     programId,
@@ -155,6 +174,7 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     makerWallet: maker.publicKey,
     ledger,
     pyth,
+    venue,
 
     now: async () => ledger.tick().unix,
     blockHeight: async () => ledger.slot(),
@@ -250,6 +270,7 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
       if (closed) return;
       closed = true;
       pyth?.stop();
+      await venue?.close();
       ledger.close();
     },
 

@@ -216,6 +216,15 @@ export class EmbeddedLedger {
     return Keypair.fromSeed(this.hash(`dev-keypair:${label}`));
   }
 
+  /** A value something built on this chain keeps with it (the venue's lookup tables), durable like its accounts. */
+  note(key: string): string | undefined {
+    return this.store.meta(`note:${key}`);
+  }
+
+  setNote(key: string, value: string): void {
+    this.store.setMeta({ [`note:${key}`]: value });
+  }
+
   blockhashAt(slot: number): string {
     return encodeBase58(this.hash('blockhash', slot));
   }
