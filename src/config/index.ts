@@ -399,7 +399,7 @@ function resolveAggregator(raw: ConfigFile['aggregator'], chainKind: ChainConfig
     baseUrl:
       raw?.base_url?.replace(/\/+$/, '') ?? (chainKind === 'embedded' ? null : JUPITER_PUBLIC_BASE_URL),
     apiKeyEnv: raw?.api_key_env ?? null,
-    maxSlippageBps: raw?.max_slippage_bps ?? 50,
+    maxSlippageBps: raw?.max_slippage_bps ?? 100,
     maxPriorityFeeLamports: BigInt(raw?.max_priority_fee_lamports ?? 1_000_000),
     allowedPrograms: allowed,
     timeoutMs: raw?.timeout_ms ?? 10_000,

@@ -276,7 +276,7 @@ export const ConfigFileSchema = Type.Object(
               minimum: 1,
               maximum: 1000,
               description:
-                'the worst a swap may do against the live Pyth mid (and the slippage asked of the API); default 50',
+                'the worst a swap may do against the live Pyth mid (and the slippage asked of the API); default 100',
             }),
           ),
           max_priority_fee_lamports: Type.Optional(
