@@ -43,7 +43,7 @@ const LIQUIDITY_VARIANTS = [
   'zero',
   'tooMuch',
 ] as const;
-const INIT_VARIANTS = ['again', 'mintsReversed', 'sameMint', 'feeTooHigh'] as const;
+const INIT_VARIANTS = ['again', 'mintsReversed', 'sameMint', 'notAMint', 'feeTooHigh'] as const;
 
 type Op =
   | {
@@ -343,11 +343,14 @@ class World {
           ix = withAccount(ix, 3, p.mintA);
         }
         if (op.variant === 'sameMint') ix = withAccount(ix, 3, p.mintA);
+        // A token account where a mint belongs.
+        if (op.variant === 'notAMint') ix = withAccount(ix, 3, v.accounts.trader[v.nameOf(p.mintB)]);
         if (op.variant === 'feeTooHigh') ix.data.writeUInt16LE(10_000, 1);
         const expected = {
           again: 'PoolAlreadyExists',
           mintsReversed: 'MintsNotOrdered',
           sameMint: 'MintsNotOrdered',
+          notAMint: 'InvalidMint',
           feeTooHigh: 'InvalidFee',
         }[op.variant];
         return { instructions: [ix], signers: [v.admin], expected };
@@ -465,6 +468,7 @@ describe('amm program, adversarial sequences', () => {
         'InsufficientFunds',
         'InsufficientLiquidity',
         'InvalidFee',
+        'InvalidMint',
         'InvalidPoolAccount',
         'InvalidTokenProgram',
         'InvalidVault',
