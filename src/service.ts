@@ -42,6 +42,7 @@ import {
 } from './readiness.ts';
 import { ChainReachability, MakerInventory, StartupLease, TradeRuntime } from './runtime/index.ts';
 import { GroupCommit, openStore, type Store } from './store/index.ts';
+import { embeddedVenueOptions } from './venue/config.ts';
 
 export const VERSION: string = (
   JSON.parse(readFileSync(rootPath('package.json'), 'utf8')) as { version: string }
@@ -331,6 +332,7 @@ function openChain(config: Config, dataDir: string): ChainPort {
  */
 export function embeddedChainOptions(dataDir: string, config: Config): ChainOptions & { kind: 'embedded' } {
   const pyth = embeddedPyth(config);
+  const venue = embeddedVenueOptions(config);
   return {
     kind: 'embedded',
     dataDir: join(dataDir, 'chain'),
@@ -343,6 +345,7 @@ export function embeddedChainOptions(dataDir: string, config: Config): ChainOpti
     })),
     makerInventory: [...config.inventory].map(([mint, amount]) => ({ mint, amount })),
     ...(pyth ? { pyth } : {}),
+    ...(venue ? { venue } : {}),
   };
 }
 

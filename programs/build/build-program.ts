@@ -1,13 +1,16 @@
-// Builds programs/htlc/htlc.so: clang-14 compiles the C to a BPF relocatable object, then our own
-// packager (sbpf-link.ts) writes the SBPF v0 shared object.
-//   npm run build:program          rebuild and write the committed .so
-//   npm run check:program          rebuild into a temp file; exit 1 if it differs from the committed .so
+// Builds the on-chain programs (programs/htlc/htlc.so, programs/amm/amm.so): clang-14 compiles each
+// program's C to a BPF relocatable object, then our own packager (sbpf-link.ts) writes the SBPF v0
+// shared object.
+//   npm run build:program                rebuild every program and write the committed .so files
+//   npm run check:program                rebuild each into a temp file; exit 1 if any differs from its committed .so
+//   … -- --program amm                   only the named program (repeatable)
 
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { linkSbpf } from './sbpf-link.ts';
 
 export const CLANG = 'clang-14';
@@ -22,9 +25,23 @@ export const CLANG_FLAGS = [
   '-Werror',
 ];
 
-const programDir = fileURLToPath(new URL('../htlc/', import.meta.url));
-export const SOURCE = join(programDir, 'htlc.c');
-export const OUTPUT = join(programDir, 'htlc.so');
+export interface ProgramSource {
+  /** The folder under programs/ and the stem of its .c and .so. */
+  name: string;
+  dir: string;
+  source: string;
+  output: string;
+}
+
+const programsDir = fileURLToPath(new URL('../', import.meta.url));
+
+const program = (name: string): ProgramSource => {
+  const dir = join(programsDir, name);
+  return { name, dir, source: join(dir, `${name}.c`), output: join(dir, `${name}.so`) };
+};
+
+/** Every program the repository commits a binary of (shared headers live in programs/common/). */
+export const PROGRAMS: readonly ProgramSource[] = [program('htlc'), program('amm')];
 
 export function clangVersion(): string {
   try {
@@ -36,15 +53,19 @@ export function clangVersion(): string {
   }
 }
 
-/** Compiles and packages the program; returns the .so bytes. */
-export function buildProgram(): { so: Uint8Array; version: string; syscalls: string[] } {
+/** Compiles and packages one program; returns the .so bytes. */
+export function buildProgram(source: ProgramSource = PROGRAMS[0] as ProgramSource): {
+  so: Uint8Array;
+  version: string;
+  syscalls: string[];
+} {
   const version = clangVersion();
-  const dir = mkdtempSync(join(tmpdir(), 'htlc-build-'));
+  const dir = mkdtempSync(join(tmpdir(), `${source.name}-build-`));
   try {
-    const object = join(dir, 'htlc.o');
+    const object = join(dir, `${source.name}.o`);
     // Compile from the program folder with a relative name so nothing machine-specific enters the object.
-    execFileSync(CLANG, [...CLANG_FLAGS, '-c', 'htlc.c', '-o', object], {
-      cwd: programDir,
+    execFileSync(CLANG, [...CLANG_FLAGS, '-c', `${source.name}.c`, '-o', object], {
+      cwd: source.dir,
       stdio: 'inherit',
     });
     const report = linkSbpf(new Uint8Array(readFileSync(object)));
@@ -54,33 +75,50 @@ export function buildProgram(): { so: Uint8Array; version: string; syscalls: str
   }
 }
 
-function main() {
-  const check = process.argv.includes('--check');
-  const { so, version, syscalls } = buildProgram();
-  console.log(`compiler: ${version}`);
-  console.log(`syscalls: ${syscalls.join(', ')}`);
-  if (!check) {
-    writeFileSync(OUTPUT, so);
-    console.log(`wrote ${OUTPUT} (${so.length} bytes)`);
-    return;
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'htlc-check-'));
+/** Rebuilds and compares with the committed binary; answers whether they are the same bytes. */
+function check(source: ProgramSource, so: Uint8Array): boolean {
+  const relative = `programs/${source.name}/${source.name}.so`;
+  let committed: Buffer;
   try {
-    const rebuilt = join(dir, 'htlc.so');
-    writeFileSync(rebuilt, so);
-    const committed = new Uint8Array(readFileSync(OUTPUT));
-    if (Buffer.compare(Buffer.from(committed), Buffer.from(readFileSync(rebuilt))) !== 0) {
-      console.error(
-        `programs/htlc/htlc.so is stale: rebuilt ${so.length} bytes differ from the committed ${committed.length}.`,
-      );
-      console.error('Run `npm run build:program` and commit the result.');
-      process.exitCode = 1;
-      return;
-    }
-    console.log(`programs/htlc/htlc.so matches the source (${so.length} bytes)`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    committed = readFileSync(source.output);
+  } catch {
+    console.error(`${relative} is missing: run \`npm run build:program\` and commit the result.`);
+    return false;
   }
+  if (!committed.equals(Buffer.from(so))) {
+    console.error(
+      `${relative} is stale: rebuilt ${so.length} bytes differ from the committed ${committed.length}.`,
+    );
+    console.error('Run `npm run build:program` and commit the result.');
+    return false;
+  }
+  console.log(`${relative} matches the source (${so.length} bytes)`);
+  return true;
+}
+
+function main() {
+  const { values } = parseArgs({
+    options: { check: { type: 'boolean', default: false }, program: { type: 'string', multiple: true } },
+  });
+  const names = values.program ?? PROGRAMS.map((p) => p.name);
+  const selected = names.map((name) => {
+    const found = PROGRAMS.find((p) => p.name === name);
+    if (!found) throw new Error(`no program ${name} (have ${PROGRAMS.map((p) => p.name).join(', ')})`);
+    return found;
+  });
+  console.log(`compiler: ${clangVersion()}`);
+  let ok = true;
+  for (const source of selected) {
+    const { so, syscalls } = buildProgram(source);
+    console.log(`${source.name} syscalls: ${syscalls.join(', ')}`);
+    if (values.check) {
+      ok = check(source, so) && ok;
+      continue;
+    }
+    writeFileSync(source.output, so);
+    console.log(`wrote ${source.output} (${so.length} bytes)`);
+  }
+  if (!ok) process.exitCode = 1;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

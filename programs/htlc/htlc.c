@@ -13,7 +13,7 @@
  * its own frame. Checks run in the order written; the first failing one names the error.
  * The ABI (accounts, data, layout, errors) is documented in programs/htlc/README.md.
  */
-#include "sbf.h"
+#include "../common/sbf.h"
 
 /* ------------------------------------------------------------------------------------------------
  * Constants

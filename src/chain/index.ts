@@ -2,6 +2,7 @@
 // cluster; the port's types and the HTLC client are re-exported from here.
 
 import { type Keypair, PublicKey } from '@solana/web3.js';
+import type { EmbeddedVenueOptions } from '../venue/embedded.ts';
 import { createEmbeddedChain, type EmbeddedChain } from './embedded/index.ts';
 import type { ChainPort } from './port.ts';
 import type { PythPublisherOptions } from './pyth/publisher.ts';
@@ -58,6 +59,8 @@ export type ChainOptions =
       clock?: () => number;
       /** Pyth price accounts the embedded chain publishes (see pyth/publisher.ts). */
       pyth?: PythPublisherOptions;
+      /** The embedded venue's pools and keeper (src/venue/embedded.ts). */
+      venue?: EmbeddedVenueOptions;
     }
   | {
       kind: 'rpc';

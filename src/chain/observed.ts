@@ -20,6 +20,7 @@ export const METERED_CHAIN_METHODS = [
   'signRedeemFor',
   'signRefundFor',
   'signClose',
+  'signMakerInstructions',
   'send',
   'signatureState',
   'confirm',

@@ -8,6 +8,9 @@ import type { EscrowState } from './htlc/index.ts';
 import type { SignOptions } from './priority.ts';
 import type { PriceUpdate } from './pyth/layout.ts';
 import type { MintInfo } from './token.ts';
+import type { MakerInstructions } from './v0.ts';
+
+export type { MakerInstructions } from './v0.ts';
 
 export type Commitment = 'confirmed' | 'finalized';
 
@@ -182,6 +185,13 @@ export interface ChainPort {
     a: { escrow: PublicKey; mint: PublicKey },
     options?: SignOptions,
   ): Promise<SignedMakerTransaction>;
+  /**
+   * A v0 transaction of the given instructions (an aggregator swap the caller has checked), the maker its
+   * fee payer and only signer, with a fresh blockhash and the lookup tables read from the chain. Throws
+   * ChainError invalid_transaction when another signer is needed, a table is missing or the message does
+   * not fit a packet. Not sent: the caller records it, then send()/land() it like any maker transaction.
+   */
+  signMakerInstructions(a: MakerInstructions): Promise<SignedMakerTransaction>;
 
   /**
    * (Re)broadcasts signed bytes. Idempotent: a transaction that already landed is not an error.

@@ -90,6 +90,35 @@ export type ChainConfig =
       readonly priorityFeeRampSeconds: number;
     };
 
+/** The embedded venue (src/venue/embedded.ts): a pool per configured pair, on embedded and loopback chains. */
+export interface VenueConfig {
+  readonly liquidityMicroUsd: bigint;
+  readonly feeBps: number;
+  /** null: no keeper, the pools move only with trades. */
+  readonly keeperTriggerBps: number | null;
+}
+
+/** The aggregator port (src/aggregator/): a Jupiter Swap API v1 and the bounds a swap through it must keep. */
+export interface AggregatorConfig {
+  readonly kind: 'jupiter';
+  /** null: the embedded venue's own API (chain.kind embedded). */
+  readonly baseUrl: string | null;
+  /** The environment variable an x-api-key is read from, if any. */
+  readonly apiKeyEnv: string | null;
+  readonly maxSlippageBps: number;
+  readonly maxPriorityFeeLamports: bigint;
+  /** Programs a swap instruction may call, base58. */
+  readonly allowedPrograms: readonly string[];
+  readonly timeoutMs: number;
+}
+
+/** Jupiter's public Swap API v1 (no key; https://api.jup.ag/swap/v1 with one). */
+export const JUPITER_PUBLIC_BASE_URL = 'https://lite-api.jup.ag/swap/v1';
+/** Jupiter's aggregator program (v6), the program its swap instructions call. */
+export const JUPITER_V6_PROGRAM_ID = 'JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4';
+/** The embedded venue's AMM (src/venue/program.ts; its keypair was discarded, so nothing else can live there). */
+export const EMBEDDED_AMM_PROGRAM_ID = 'EBJ1xbLGuBBN1327KM7MYz5Wv2mHXiZ4E9KbV2ks5KNH';
+
 export interface Config {
   readonly assets: AssetRegistry;
   readonly pairs: readonly Pair[];
@@ -122,6 +151,9 @@ export interface Config {
   };
   /** The taker's swap page (GET /): on an rpc chain, the RPC it verifies the maker's lock through. */
   readonly swapPage: { readonly rpcUrl: string | null };
+  /** null: the config names no venue (none is seeded). */
+  readonly venue: VenueConfig | null;
+  readonly aggregator: AggregatorConfig;
   readonly http: {
     /** Origins allowed to call public routes cross-origin; empty: same origin only; '*' only if written. */
     readonly corsOrigins: readonly string[];
@@ -362,6 +394,8 @@ export function resolveConfig(raw: unknown): Config {
     chain,
     cluster,
     swapPage: { rpcUrl: file.swap_page?.rpc_url ?? null },
+    venue: resolveVenue(file.venue, usd),
+    aggregator: resolveAggregator(file.aggregator, chain.kind),
     http: {
       corsOrigins: file.http.cors_origins,
       rateLimitPerMinute: file.http.rate_limit_per_minute,
@@ -369,6 +403,35 @@ export function resolveConfig(raw: unknown): Config {
       operatorToken: file.http.operator_token,
       trustProxy: checkTrustProxy(file.http.trust_proxy ?? false),
     },
+  };
+}
+
+function resolveVenue(
+  raw: ConfigFile['venue'],
+  usd: (text: string, field: string) => bigint,
+): VenueConfig | null {
+  if (raw === undefined) return null;
+  const liquidityMicroUsd = usd(raw.liquidity_usd_per_side ?? '2000000', 'venue.liquidity_usd_per_side');
+  if (liquidityMicroUsd <= 0n) throw new ConfigError('venue.liquidity_usd_per_side', 'must be above zero');
+  return {
+    liquidityMicroUsd,
+    feeBps: raw.fee_bps ?? 30,
+    keeperTriggerBps: raw.keeper_trigger_bps === undefined ? 10 : raw.keeper_trigger_bps,
+  };
+}
+
+function resolveAggregator(raw: ConfigFile['aggregator'], chainKind: ChainConfig['kind']): AggregatorConfig {
+  const allowed = raw?.allowed_programs ?? [JUPITER_V6_PROGRAM_ID, EMBEDDED_AMM_PROGRAM_ID];
+  for (const [i, program] of allowed.entries()) checkAddress(program, `aggregator.allowed_programs[${i}]`);
+  return {
+    kind: 'jupiter',
+    baseUrl:
+      raw?.base_url?.replace(/\/+$/, '') ?? (chainKind === 'embedded' ? null : JUPITER_PUBLIC_BASE_URL),
+    apiKeyEnv: raw?.api_key_env ?? null,
+    maxSlippageBps: raw?.max_slippage_bps ?? 100,
+    maxPriorityFeeLamports: BigInt(raw?.max_priority_fee_lamports ?? 1_000_000),
+    allowedPrograms: allowed,
+    timeoutMs: raw?.timeout_ms ?? 10_000,
   };
 }
 

@@ -284,6 +284,80 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    venue: Type.Optional(
+      Type.Object(
+        {
+          liquidity_usd_per_side: Type.Optional(
+            Type.String({
+              ...Decimal,
+              description: 'what each side of a pool is worth at genesis, in USD; default 2000000',
+            }),
+          ),
+          fee_bps: Type.Optional(
+            Type.Integer({ minimum: 0, maximum: 1000, description: 'swap fee of every pool; default 30' }),
+          ),
+          keeper_trigger_bps: Type.Optional(
+            Type.Union([Type.Integer({ minimum: 0, maximum: 10_000 }), Type.Null()], {
+              description:
+                'the keeper swaps a pool back to the Pyth mid once it strays further than this; null: no keeper; default 10',
+            }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "the embedded venue: an AMM pool per configured pair on the embedded chain (and `npm run chain`'s), seeded by the chain's own liquidity admin",
+        },
+      ),
+    ),
+    aggregator: Type.Optional(
+      Type.Object(
+        {
+          kind: Type.Literal('jupiter', {
+            description: "Jupiter's Swap API v1 (GET /quote, POST /swap-instructions)",
+          }),
+          base_url: Type.Optional(
+            Type.String({
+              pattern: '^https?://',
+              description:
+                'the API base URL; default: the embedded venue on an embedded chain, https://lite-api.jup.ag/swap/v1 on rpc',
+            }),
+          ),
+          api_key_env: Type.Optional(
+            Type.String({
+              pattern: '^[A-Z_][A-Z0-9_]*$',
+              description: 'environment variable holding an x-api-key (https://api.jup.ag/swap/v1)',
+            }),
+          ),
+          max_slippage_bps: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 1000,
+              description:
+                'the worst a swap may do against the live Pyth mid (and the slippage asked of the API); default 100',
+            }),
+          ),
+          max_priority_fee_lamports: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              description:
+                "the most a swap's compute-budget instructions may cost the maker in priority fees; default 1000000",
+            }),
+          ),
+          allowed_programs: Type.Optional(
+            Type.Array(Base58Address, {
+              minItems: 1,
+              description:
+                "programs a swap instruction may call; default Jupiter's v6 program and the embedded AMM",
+            }),
+          ),
+          timeout_ms: Type.Optional(
+            Type.Integer({ minimum: 100, maximum: 60_000, description: 'per API request; default 10000' }),
+          ),
+        },
+        { additionalProperties: false, description: 'where hedges and sourcing swaps are routed' },
+      ),
+    ),
     http: Type.Object(
       {
         cors_origins: Type.Array(CorsOrigin, {

@@ -9,6 +9,9 @@ import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../chain/htlc/index.ts
 import type { DevChain } from '../chain/port.ts';
 import { PythPublisher, type PythPublisherOptions } from '../chain/pyth/publisher.ts';
 import type { Config } from '../config/index.ts';
+import { EmbeddedVenue, type EmbeddedVenueOptions } from '../venue/embedded.ts';
+import { JUPITER_PATH, venueRoutes } from '../venue/http.ts';
+import { DEFAULT_AMM_PROGRAM_ID, loadAmmProgram } from '../venue/program.ts';
 import { answerJsonRpc, createRpcMethods, type JsonRpcRequest } from './methods.ts';
 import { type PubSub, startPubSub } from './pubsub.ts';
 
@@ -34,6 +37,11 @@ export interface ChainServerOptions {
   logRequests?: boolean;
   /** Pyth price accounts to publish and keep moving (sponsoredFeedSpecs() for the real feeds); none by default. */
   pyth?: PythPublisherOptions;
+  /**
+   * The embedded venue (pools seeded at genesis, a keeper following the Pyth publisher) and its
+   * Jupiter-shaped API at `${url}${JUPITER_PATH}`; none by default.
+   */
+  venue?: EmbeddedVenueOptions;
 }
 
 export interface ChainServer {
@@ -42,6 +50,10 @@ export interface ChainServer {
   readonly ledger: EmbeddedLedger;
   /** The Pyth publisher when options.pyth was given (also reachable over dev_pyth). */
   readonly pyth: PythPublisher | null;
+  /** The venue when options.venue was given. */
+  readonly venue: EmbeddedVenue | null;
+  /** The venue's Jupiter Swap API v1 base URL (`${url}${JUPITER_PATH}`), or null without a venue. */
+  readonly jupiterUrl: string | null;
   readonly app: FastifyInstance;
   /** Calls since start, for tests and the bench that count what an idle watcher costs. */
   stats(): ChainServerStats;
@@ -66,12 +78,25 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
     dataDir: options.dataDir,
     programId: options.programId ?? DEFAULT_HTLC_PROGRAM_ID,
     program: options.program ?? loadHtlcProgram(),
+    programs: options.venue
+      ? [{ programId: options.venue.programId ?? DEFAULT_AMM_PROGRAM_ID, program: loadAmmProgram() }]
+      : [],
     mints: options.mints,
     funding: options.funding,
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const pyth = options.pyth ? new PythPublisher(ledger, options.pyth) : null;
   pyth?.start();
+  let venue: EmbeddedVenue | null = null;
+  try {
+    venue = options.venue ? new EmbeddedVenue(ledger, options.venue, pyth) : null;
+    venue?.seed();
+  } catch (e) {
+    pyth?.stop();
+    ledger.close();
+    throw e;
+  }
+  venue?.startKeeper();
   const call = createRpcMethods(ledger, pyth);
   const counts: ChainServerStats = { http: {}, ws: {}, notifications: {} };
   const count = (table: Record<string, number>, method: string) => {
@@ -93,6 +118,7 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
     return Array.isArray(body) ? body.map(handle) : handle(body);
   });
   app.get('/health', async () => 'ok');
+  if (venue) await app.register(venueRoutes(venue), { prefix: JUPITER_PATH });
 
   const host = options.host ?? '127.0.0.1';
   const openPubSub = (port: number) =>
@@ -116,6 +142,7 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
     });
   } catch (e) {
     pyth?.stop();
+    await venue?.close();
     await app.close();
     ledger.close();
     throw e;
@@ -130,6 +157,8 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
     wsUrl,
     ledger,
     pyth,
+    venue,
+    jupiterUrl: venue ? `${url}${JUPITER_PATH}` : null,
     app,
     stats: () => ({
       http: snapshot(counts.http),
@@ -146,6 +175,7 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
     },
     close: async () => {
       pyth?.stop();
+      await venue?.close();
       await pubsub?.close();
       pubsub = null;
       await app.close();

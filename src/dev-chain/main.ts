@@ -13,6 +13,7 @@ import { DEFAULT_HTLC_PROGRAM_ID } from '../chain/htlc/index.ts';
 import { type PythPublisher, sponsoredFeedSpecs } from '../chain/pyth/publisher.ts';
 import { loadOrCreateKeypairFile } from '../chain/signer.ts';
 import { loadConfig } from '../config/index.ts';
+import { embeddedVenueOptions } from '../venue/config.ts';
 import { configGenesis, startChainServer } from './index.ts';
 
 const readFlags = () =>
@@ -53,6 +54,7 @@ async function main() {
     (config.chain.kind === 'rpc' ? config.chain.makerKeypairPath : join(dataDir, 'maker-keypair.json'));
   const maker = loadOrCreateKeypairFile(keypairPath);
   const programId = config.chain.programId ? new PublicKey(config.chain.programId) : DEFAULT_HTLC_PROGRAM_ID;
+  const venue = embeddedVenueOptions(config, (e) => console.error(`venue: ${e.message}`));
 
   const server = await startChainServer({
     dataDir: join(dataDir, 'chain'),
@@ -60,6 +62,7 @@ async function main() {
     port: Number(process.env.CHAIN_PORT ?? 8899),
     programId,
     ...configGenesis(config, maker),
+    ...(venue ? { venue } : {}),
     ...(flags['no-pyth']
       ? {}
       : { pyth: { feeds: sponsoredFeedSpecs(), seed: flags['pyth-seed'], intervalMs } }),
@@ -84,6 +87,7 @@ async function main() {
       faucet: server.ledger.faucet.publicKey.toBase58(),
       slot: server.ledger.slot(),
       pyth: server.pyth?.symbols.map((symbol) => ({ symbol, mode: server.pyth?.mode(symbol) })) ?? [],
+      jupiterUrl: server.jupiterUrl,
     }),
   );
   const stop = async () => {

@@ -79,15 +79,23 @@ function uiAmountString(amount: bigint, decimals: number): string {
   return decimals > 0 ? `${s.slice(0, -decimals)}.${s.slice(-decimals)}`.replace(/\.?0+$/, '') : s;
 }
 
-/** meta.preTokenBalances / postTokenBalances: the side's entries, accountIndex into the static keys. */
+/** Static keys, then the lookup tables' writable and readonly keys: what meta's indexes count. */
+const allKeysOf = (r: StoredTransaction) => [
+  ...r.accountKeys,
+  ...(r.loadedAddresses?.writable ?? []),
+  ...(r.loadedAddresses?.readonly ?? []),
+];
+
+/** meta.preTokenBalances / postTokenBalances: the side's entries, accountIndex into all the keys. */
 function tokenBalancesJson(r: StoredTransaction, side: 'pre' | 'post') {
+  const keys = allKeysOf(r);
   return (r.tokenBalances ?? []).flatMap((b: StoredTokenBalance) => {
     const s = b[side];
     if (!s) return [];
     const ui = uiAmountString(s.amount, s.decimals);
     return [
       {
-        accountIndex: r.accountKeys.indexOf(b.account),
+        accountIndex: keys.indexOf(b.account),
         mint: s.mint,
         owner: s.owner,
         programId: TOKEN_PROGRAM_ID.toBase58(),
@@ -164,7 +172,7 @@ function transactionJson(r: StoredTransaction, encoding: unknown) {
       preTokenBalances: r.tokenBalances && tokenBalancesJson(r, 'pre'),
       postTokenBalances: r.tokenBalances && tokenBalancesJson(r, 'post'),
       rewards: [],
-      loadedAddresses: { writable: [], readonly: [] },
+      loadedAddresses: r.loadedAddresses ?? { writable: [], readonly: [] },
       computeUnitsConsumed: n(r.computeUnits),
     },
   };

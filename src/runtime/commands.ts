@@ -8,7 +8,6 @@ import {
   initialSnapshot,
   type TradeEvent,
   type TradeInput,
-  type TradeSnapshotLike,
 } from '../../machines/index.ts';
 import {
   type ChainPort,
@@ -31,14 +30,7 @@ import {
 import { bytesOf, type Hash32, hashOfPreimage, type Preimage, sameHash32 } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import { invalidInput, RuntimeError, TradeOwnedElsewhere } from './errors.ts';
-import {
-  metaOf,
-  newTradeRecord,
-  type RestState,
-  restColumns,
-  type TradeHandle,
-  type TradeHost,
-} from './host.ts';
+import { newTradeRecord, restColumns, type TradeHandle, type TradeHost } from './host.ts';
 import { checkLockTransaction } from './lock-check.ts';
 import type { TradeQueries, TradeReading } from './queries.ts';
 import { advanceRead } from './scheduler.ts';

@@ -242,6 +242,7 @@ export class FakeChain implements ChainPort {
   signRedeemFor = notFaked('signRedeemFor');
   signRefundFor = notFaked('signRefundFor');
   signClose = notFaked('signClose');
+  signMakerInstructions = notFaked('signMakerInstructions');
   /** (Re)broadcasts: the bytes count as submitted; what landed is what the test puts on chain (setEscrow). */
   async send(tx: { transactionBase64: string }): Promise<void> {
     await this.call('send', 'sendTransaction');

@@ -1,7 +1,9 @@
 // The embedded chain port: the default chain, litesvm in this process, durable under DATA_DIR.
 // Everything happens synchronously, so a transaction is final the moment send() returns.
 
-import { type Keypair, PublicKey } from '@solana/web3.js';
+import { AddressLookupTableAccount, type Keypair, PublicKey } from '@solana/web3.js';
+import { EmbeddedVenue, type EmbeddedVenueOptions } from '../../venue/embedded.ts';
+import { DEFAULT_AMM_PROGRAM_ID, loadAmmProgram } from '../../venue/program.ts';
 import { escrowFromAccount, nameError, pollSignature } from '../common.ts';
 import { ChainError, type TransactionErrorJson } from '../errors.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../htlc/index.ts';
@@ -20,8 +22,9 @@ import { PythPublisher, type PythPublisherOptions } from '../pyth/publisher.ts';
 import { settlementBuilders } from '../settlement.ts';
 import { fastSigner } from '../signer.ts';
 import { classifyMint } from '../token.ts';
+import { signMakerInstructions } from '../v0.ts';
 import { parseWireTransaction } from '../wire.ts';
-import { EmbeddedLedger, type MintConfig } from './ledger.ts';
+import { ADDRESS_LOOKUP_TABLE_PROGRAM, EmbeddedLedger, type MintConfig } from './ledger.ts';
 import type { StoredTokenBalance, StoredTransaction } from './store.ts';
 
 export { EmbeddedLedger } from './ledger.ts';
@@ -45,6 +48,8 @@ export interface EmbeddedChainOptions {
   priorityFee?: PriorityFeePolicy;
   /** Pyth price update accounts to publish and keep moving (sponsoredFeedSpecs() for the real feeds). */
   pyth?: PythPublisherOptions;
+  /** The embedded venue: AMM pools seeded at genesis and kept at the Pyth mid (src/venue/embedded.ts). */
+  venue?: EmbeddedVenueOptions;
 }
 
 export interface EmbeddedChain extends ChainPort, DevChain {
@@ -52,6 +57,8 @@ export interface EmbeddedChain extends ChainPort, DevChain {
   readonly ledger: EmbeddedLedger;
   /** The Pyth publisher when options.pyth was given: its feeds are published from creation until close. */
   readonly pyth: PythPublisher | null;
+  /** The venue when options.venue was given: pools seeded, keeper following the publisher, API on serve(). */
+  readonly venue: EmbeddedVenue | null;
 }
 
 const key = (k: PublicKey | string) => (typeof k === 'string' ? new PublicKey(k) : k);
@@ -103,6 +110,10 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     dataDir: options.dataDir,
     programId,
     program: options.program ?? loadHtlcProgram(),
+    // The AMM is deployed with the venue's pools only: a chain without a venue stays the HTLC's alone.
+    programs: options.venue
+      ? [{ programId: options.venue.programId ?? DEFAULT_AMM_PROGRAM_ID, program: loadAmmProgram() }]
+      : [],
     mints,
     funding: [
       {
@@ -116,6 +127,15 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
   let closed = false;
   const pyth = options.pyth ? new PythPublisher(ledger, options.pyth) : null;
   pyth?.start();
+  const venue = options.venue ? new EmbeddedVenue(ledger, options.venue, pyth) : null;
+  try {
+    venue?.seed();
+  } catch (error) {
+    pyth?.stop();
+    ledger.close();
+    throw error;
+  }
+  venue?.startKeeper();
 
   const builders = settlementBuilders({
     programId,
@@ -154,6 +174,7 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     makerWallet: maker.publicKey,
     ledger,
     pyth,
+    venue,
 
     now: async () => ledger.tick().unix,
     blockHeight: async () => ledger.slot(),
@@ -163,6 +184,15 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     },
 
     ...builders,
+    signMakerInstructions: (a) =>
+      signMakerInstructions(
+        {
+          maker,
+          lifetime: async () => ledger.latestBlockhash(),
+          lookupTables: async (addresses) => addresses.map((address) => lookupTable(ledger, address)),
+        },
+        a,
+      ),
 
     submitSigned: async (transactionBase64) => ({ signature: execute(transactionBase64) }),
     send: async (tx) => {
@@ -240,6 +270,7 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
       if (closed) return;
       closed = true;
       pyth?.stop();
+      await venue?.close();
       ledger.close();
     },
 
@@ -247,4 +278,16 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     advanceClock: async (seconds) => ledger.advanceClock(seconds),
   };
   return chain;
+}
+
+/** The address lookup table at the address, as the ledger holds it; ChainError when there is none. */
+export function lookupTable(ledger: EmbeddedLedger, address: PublicKey): AddressLookupTableAccount {
+  const account = ledger.getAccount(address);
+  if (!account || account.owner !== ADDRESS_LOOKUP_TABLE_PROGRAM) {
+    throw new ChainError('invalid_transaction', `no address lookup table at ${address.toBase58()}`);
+  }
+  return new AddressLookupTableAccount({
+    key: address,
+    state: AddressLookupTableAccount.deserialize(account.data),
+  });
 }

@@ -7,7 +7,7 @@ import {
   createAssociatedTokenAccountIdempotentInstruction,
   createMintToInstruction,
 } from '@solana/spl-token';
-import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
+import { AddressLookupTableAccount, Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import {
   Account,
   Clock,
@@ -38,6 +38,7 @@ import {
 } from '../wire.ts';
 import {
   ChainStore,
+  type LoadedAddresses,
   type StoredAccount,
   type StoredTokenBalance,
   type StoredTokenSide,
@@ -54,6 +55,9 @@ export const AIRDROP_SOL_RESERVE = 50_000_000n;
 const FAUCET_LAMPORTS = 5_000_000n * 1_000_000_000n;
 const SYSVAR_OWNER = 'Sysvar1111111111111111111111111111111111111';
 export const CLOCK_SYSVAR = 'SysvarC1ock11111111111111111111111111111111';
+export const ADDRESS_LOOKUP_TABLE_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
+/** Recent slots the SlotHashes sysvar names: a lookup table is created against one of them. */
+const SLOT_HASHES_KEPT = 32;
 
 export interface MintConfig {
   address: PublicKey;
@@ -74,6 +78,8 @@ export interface LedgerOptions {
   programId: PublicKey;
   /** The HTLC program binary; null runs without it (tests of the plumbing only). */
   program: Uint8Array | null;
+  /** Further programs deployed at genesis (the venue's AMM), each at its fixed id. */
+  programs?: readonly { programId: PublicKey; program: Uint8Array }[];
   mints: MintConfig[];
   /** Funded once per (owner, asset), the first time the chain sees it. */
   funding: GenesisFunding[];
@@ -149,6 +155,7 @@ export class EmbeddedLedger {
     this.svm.setBlockhashCheck(false);
     this.svm.withNativeMints();
     if (options.program) this.svm.addProgram(options.programId.toBytes(), options.program);
+    for (const extra of options.programs ?? []) this.svm.addProgram(extra.programId.toBytes(), extra.program);
     for (const a of this.store.accounts()) this.setAccount(a);
     this.tick();
     this.genesis(fresh);
@@ -187,9 +194,35 @@ export class EmbeddedLedger {
       const epoch = BigInt(slot) / SLOTS_PER_EPOCH;
       const genesisUnix = BigInt(this.store.meta('genesis_unix') ?? '0');
       this.svm.setClock(new Clock(BigInt(slot), genesisUnix, epoch, epoch + 1n, unix));
+      // SlotHashes names the recent slots, newest first, as a cluster's does: the lookup-table program
+      // checks a new table's recent_slot against it.
+      if (slot !== this.clockSet.slot) {
+        const hashes = [];
+        for (let s = slot - 1; s >= Math.max(0, slot - SLOT_HASHES_KEPT); s--) {
+          hashes.push({ slot: BigInt(s), hash: this.blockhashAt(s) });
+        }
+        this.svm.setSlotHashes(hashes);
+      }
       this.clockSet = { slot, unix };
     }
     return { slot, unix };
+  }
+
+  /**
+   * A keypair of this chain's own (the venue's liquidity admin and keeper), derived from the data dir's
+   * seed like the faucet's: the same key after every restart, and nobody else's.
+   */
+  devKeypair(label: string): Keypair {
+    return Keypair.fromSeed(this.hash(`dev-keypair:${label}`));
+  }
+
+  /** A value something built on this chain keeps with it (the venue's lookup tables), durable like its accounts. */
+  note(key: string): string | undefined {
+    return this.store.meta(`note:${key}`);
+  }
+
+  setNote(key: string, value: string): void {
+    this.store.setMeta({ [`note:${key}`]: value });
   }
 
   blockhashAt(slot: number): string {
@@ -429,15 +462,11 @@ export class EmbeddedLedger {
     tx: WireTransaction;
     signature: string;
     duplicate: StoredTransaction | null;
+    loaded: LoadedAddresses | null;
   } {
     this.assertUsable();
     const tx = parseWireTransaction(bytes);
-    if (tx.addressTableLookups.length > 0) {
-      throw new ChainError(
-        'invalid_transaction',
-        'the embedded chain does not support address lookup tables',
-      );
-    }
+    const loaded = tx.version === 'legacy' ? null : this.loadAddresses(tx);
     const missing = missingSigners(tx);
     if (missing.length > 0) {
       throw new ChainError('missing_signature', `transaction lacks the signature of ${missing.join(', ')}`);
@@ -447,7 +476,51 @@ export class EmbeddedLedger {
     if (!duplicate && this.blockhashSlot(tx.recentBlockhash) === null) {
       throw new ChainError('blockhash_expired', 'blockhash not found or expired', { signature });
     }
-    return { tx, signature, duplicate };
+    return { tx, signature, duplicate, loaded };
+  }
+
+  /**
+   * The keys a v0 message loads from its address lookup tables, as the runtime loads them: each table
+   * owned by the lookup-table program, each index among the table's active addresses (those extended in
+   * the current slot are not usable yet). Anything else is refused before the transaction runs, as a
+   * cluster's sanitization refuses it.
+   */
+  loadAddresses(tx: Pick<WireTransaction, 'addressTableLookups'>): LoadedAddresses {
+    const writable: string[] = [];
+    const readonly: string[] = [];
+    const slot = this.slot();
+    for (const lookup of tx.addressTableLookups) {
+      const account = this.getAccount(lookup.accountKey);
+      if (!account || account.owner !== ADDRESS_LOOKUP_TABLE_PROGRAM) {
+        throw new ChainError('invalid_transaction', `address lookup table ${lookup.accountKey} not found`);
+      }
+      let addresses: PublicKey[];
+      let active: number;
+      try {
+        const state = AddressLookupTableAccount.deserialize(account.data);
+        addresses = state.addresses;
+        active =
+          BigInt(slot) > BigInt(state.lastExtendedSlot) ? addresses.length : state.lastExtendedSlotStartIndex;
+      } catch {
+        throw new ChainError(
+          'invalid_transaction',
+          `address lookup table ${lookup.accountKey} does not decode`,
+        );
+      }
+      const pick = (index: number) => {
+        const key = index < active ? addresses[index] : undefined;
+        if (!key) {
+          throw new ChainError(
+            'invalid_transaction',
+            `address lookup table ${lookup.accountKey} has no active address at index ${index}`,
+          );
+        }
+        return keyBase58(key);
+      };
+      writable.push(...lookup.writableIndexes.map(pick));
+      readonly.push(...lookup.readonlyIndexes.map(pick));
+    }
+    return { writable, readonly };
   }
 
   /**
@@ -456,10 +529,15 @@ export class EmbeddedLedger {
    * refusals throw ChainError and leave no trace, as on a cluster.
    */
   execute(bytes: Uint8Array): ExecuteOutcome {
-    const { tx, signature, duplicate } = this.admit(bytes);
+    const { tx, signature, duplicate, loaded } = this.admit(bytes);
     if (duplicate) return { kind: 'duplicate', record: duplicate };
     const { slot, unix } = this.tick();
-    const keys = tx.accountKeys.map((k) => new PublicKey(k).toBytes());
+    // Static keys, then the lookup tables' writable and readonly keys: the order of meta's balances.
+    const allKeys = [...tx.accountKeys, ...(loaded?.writable ?? []), ...(loaded?.readonly ?? [])];
+    const loadedWritableEnd = tx.accountKeys.length + (loaded?.writable.length ?? 0);
+    const writableAt = (i: number) =>
+      i < tx.accountKeys.length ? isWritableIndex(tx, i) : i < loadedWritableEnd;
+    const keys = allKeys.map((k) => new PublicKey(k).toBytes());
     const preBalances = keys.map((k) => this.svm.getBalance(k) ?? 0n);
     // Invoked programs are never token accounts, and reading one copies its whole binary.
     const programs = new Set(tx.instructions.map((ix) => ix.programIdIndex));
@@ -485,8 +563,8 @@ export class EmbeddedLedger {
     const fee = preBalances.reduce((s, b) => s + b, 0n) - postBalances.reduce((s, b) => s + b, 0n);
 
     const accounts: { address: string; account: StoredAccount | null }[] = [];
-    tx.accountKeys.forEach((address, i) => {
-      if (!isWritableIndex(tx, i)) return;
+    allKeys.forEach((address, i) => {
+      if (!writableAt(i)) return;
       const account = this.getAccount(address);
       if (account && (account.executable || account.owner === SYSVAR_OWNER)) return;
       accounts.push({ address, account });
@@ -500,9 +578,10 @@ export class EmbeddedLedger {
       computeUnits: meta.computeUnitsConsumed(),
       logs: meta.logs(),
       accountKeys: tx.accountKeys,
+      loadedAddresses: loaded,
       preBalances,
       postBalances,
-      tokenBalances: tokenBalancesOf(tx.accountKeys, preTokens, postTokens),
+      tokenBalances: tokenBalancesOf(allKeys, preTokens, postTokens),
       bytes: new Uint8Array(bytes),
     };
     try {

@@ -19,6 +19,11 @@ export interface StoredAccount {
   data: Uint8Array;
 }
 
+export interface LoadedAddresses {
+  writable: string[];
+  readonly: string[];
+}
+
 /** One side (before or after the transaction) of a token account's balance. */
 export interface StoredTokenSide {
   mint: string;
@@ -44,7 +49,13 @@ export interface StoredTransaction {
   fee: bigint;
   computeUnits: bigint;
   logs: string[];
+  /** The message's static keys. */
   accountKeys: string[];
+  /**
+   * A v0 message's keys loaded from address lookup tables (meta.loadedAddresses); null for a legacy one.
+   * The balances below cover accountKeys, then these writable, then these readonly keys.
+   */
+  loadedAddresses: LoadedAddresses | null;
   preBalances: bigint[];
   postBalances: bigint[];
   /** null for records written before the chain kept token balances. */
@@ -64,6 +75,7 @@ interface TxRow {
   pre_balances: string;
   post_balances: string;
   token_balances: string | null;
+  loaded_addresses: string | null;
   tx: Buffer;
 }
 
@@ -76,7 +88,7 @@ CREATE TABLE IF NOT EXISTS transactions (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, signature TEXT NOT NULL UNIQUE, slot INTEGER NOT NULL,
   block_time INTEGER NOT NULL, err TEXT, fee TEXT NOT NULL, compute_units TEXT NOT NULL,
   logs TEXT NOT NULL, account_keys TEXT NOT NULL, pre_balances TEXT NOT NULL, post_balances TEXT NOT NULL,
-  tx BLOB NOT NULL, token_balances TEXT);
+  tx BLOB NOT NULL, token_balances TEXT, loaded_addresses TEXT);
 CREATE TABLE IF NOT EXISTS address_transactions (
   address TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (address, seq)) WITHOUT ROWID;
 `;
@@ -84,6 +96,7 @@ CREATE TABLE IF NOT EXISTS address_transactions (
 /** Columns added after the first release, with their definition: added to older files on open. */
 const MIGRATIONS: { table: string; column: string; definition: string }[] = [
   { table: 'transactions', column: 'token_balances', definition: 'TEXT' },
+  { table: 'transactions', column: 'loaded_addresses', definition: 'TEXT' },
 ];
 
 const bigintsToJson = (xs: bigint[]) => JSON.stringify(xs.map(String));
@@ -132,7 +145,8 @@ export class ChainStore {
       >('SELECT address, lamports, owner, executable, data FROM accounts'),
       insertTx: this.db.prepare(
         `INSERT INTO transactions (signature, slot, block_time, err, fee, compute_units, logs, account_keys,
-           pre_balances, post_balances, token_balances, tx) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           pre_balances, post_balances, token_balances, loaded_addresses, tx)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insertAddressTx: this.db.prepare(
         'INSERT OR IGNORE INTO address_transactions (address, seq) VALUES (?, ?)',
@@ -211,9 +225,15 @@ export class ChainStore {
           bigintsToJson(t.preBalances),
           bigintsToJson(t.postBalances),
           t.tokenBalances === null ? null : tokenBalancesToJson(t.tokenBalances),
+          t.loadedAddresses === null ? null : JSON.stringify(t.loadedAddresses),
           Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength),
         );
-        for (const key of new Set(t.accountKeys)) this.stmt.insertAddressTx.run(key, info.lastInsertRowid);
+        const keys = [
+          ...t.accountKeys,
+          ...(t.loadedAddresses?.writable ?? []),
+          ...(t.loadedAddresses?.readonly ?? []),
+        ];
+        for (const key of new Set(keys)) this.stmt.insertAddressTx.run(key, info.lastInsertRowid);
       }
       for (const [k, v] of Object.entries(a.meta ?? {})) this.stmt.setMeta.run(k, v);
     })();
@@ -255,6 +275,7 @@ function fromRow(r: TxRow): StoredTransaction {
     computeUnits: BigInt(r.compute_units),
     logs: JSON.parse(r.logs),
     accountKeys: JSON.parse(r.account_keys),
+    loadedAddresses: r.loaded_addresses === null ? null : JSON.parse(r.loaded_addresses),
     preBalances: bigintsFromJson(r.pre_balances),
     postBalances: bigintsFromJson(r.post_balances),
     tokenBalances: r.token_balances === null ? null : tokenBalancesFromJson(r.token_balances),

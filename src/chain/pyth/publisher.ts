@@ -78,6 +78,7 @@ export class PythPublisher {
   private readonly seed: Buffer;
   private readonly emaSteps: bigint;
   private timer: NodeJS.Timeout | null = null;
+  private readonly listeners = new Set<() => void>();
 
   constructor(
     private readonly writer: PriceAccountWriter,
@@ -122,6 +123,28 @@ export class PythPublisher {
     this.timer = null;
   }
 
+  /**
+   * Calls `listener` after every publication that may have moved a price (each step, jump and resume),
+   * synchronously, once the accounts are written: the embedded venue's keeper follows the feeds this way.
+   * A listener's failure is its own. Answers the unsubscribe function.
+   */
+  onPublish(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  private published(): void {
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch {
+        // The prices are out whatever a follower does with them.
+      }
+    }
+  }
+
   /** One step: every live feed moves and publishes, frozen ones republish their price, stale ones stay. */
   publishNow(): void {
     for (const feed of this.feeds.values()) {
@@ -129,6 +152,7 @@ export class PythPublisher {
       if (feed.mode === 'live') this.step(feed);
       this.write(feed);
     }
+    this.published();
   }
 
   /** Keeps publishing the same price with fresh times. */
@@ -146,6 +170,7 @@ export class PythPublisher {
     const feed = this.feed(symbol);
     feed.mode = 'live';
     this.write(feed);
+    this.published();
   }
 
   /** Moves the price by bps (+500 = 5% up) in one step, published at once unless the feed is stale. */
@@ -155,6 +180,7 @@ export class PythPublisher {
     const feed = this.feed(symbol);
     feed.price = max1((feed.price * (BPS + BigInt(bps))) / BPS);
     if (feed.mode !== 'stale') this.write(feed);
+    this.published();
   }
 
   mode(symbol: string): FeedMode {

@@ -30,6 +30,7 @@ import { priceUpdateFromAccount } from '../pyth/account.ts';
 import { settlementBuilders } from '../settlement.ts';
 import { fastSigner, loadKeypairFile } from '../signer.ts';
 import { ata, classifyMint, readTokenAccount, TOKEN_PROGRAM_ID } from '../token.ts';
+import { signMakerInstructions } from '../v0.ts';
 import { decodeBase64Transaction, missingSigners, signatureOf, type WireTransaction } from '../wire.ts';
 import { openProgramFeed, websocketUrlFor } from './feed.ts';
 
@@ -328,6 +329,29 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
     latestBlockhash,
 
     ...builders,
+    signMakerInstructions: (a) =>
+      signMakerInstructions(
+        {
+          maker,
+          lifetime: latestBlockhash,
+          lookupTables: (addresses) =>
+            Promise.all(
+              addresses.map(async (address) => {
+                const { value } = await rpc('getAddressLookupTable', () =>
+                  connection.getAddressLookupTable(address, { commitment: 'confirmed' }),
+                );
+                if (!value) {
+                  throw new ChainError(
+                    'invalid_transaction',
+                    `no address lookup table at ${address.toBase58()}`,
+                  );
+                }
+                return value;
+              }),
+            ),
+        },
+        a,
+      ),
 
     submitSigned: async (transactionBase64) => {
       const wire = decodeBase64Transaction(transactionBase64);

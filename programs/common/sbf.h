@@ -1,10 +1,10 @@
 /*
  * Minimal Solana SBPF v0 ABI for a program built with stock clang (-target bpf -mcpu=v1):
- * the serialized input layout, the C CPI structures and the syscalls this program uses.
+ * the serialized input layout, the C CPI structures and the syscalls the programs use (programs/htlc, programs/amm).
  * Written from the public ABI; no Solana SDK header is needed.
  */
-#ifndef HTLC_SBF_H
-#define HTLC_SBF_H
+#ifndef SBF_H
+#define SBF_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -94,6 +94,7 @@ uint64_t sol_get_clock_sysvar(SolClock *clock);
 uint64_t sol_get_rent_sysvar(SolRent *rent);
 uint64_t sol_invoke_signed_c(const SolInstruction *instruction, const SolAccountInfo *account_infos,
                              uint64_t account_infos_len, const SolSignerSeeds *signers, uint64_t signers_len);
+void sol_set_return_data(const uint8_t *data, uint64_t len);
 uint64_t sol_try_find_program_address(const SolBytes *seeds, uint64_t seeds_len, const uint8_t *program_id,
                                       uint8_t *address, uint8_t *bump);
 

@@ -1,0 +1,120 @@
+// The venue's pure arithmetic, by its properties: the swap never lowers k or pays out a whole reserve and
+// grows with its input; the minimum out and the price impact are what Jupiter's fields mean; and the
+// keeper's search lands a pool on its target price from either side.
+
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import {
+  amountAfterFee,
+  amountInToReach,
+  deviationBps,
+  minimumOut,
+  priceImpact,
+  spotPrice,
+  swapExactIn,
+  U64_MAX,
+} from '../../src/venue/index.ts';
+
+const reserve = fc.bigInt({ min: 1n, max: 2n ** 63n });
+const amount = fc.bigInt({ min: 1n, max: 2n ** 62n });
+const fee = fc.integer({ min: 0, max: 9_999 });
+
+describe('swapExactIn', () => {
+  test.prop([reserve, reserve, amount, fee])(
+    'keeps or raises k, pays out less than the whole reserve, and takes the fee rounded up',
+    (reserveIn, reserveOut, amountIn, feeBps) => {
+      const s = swapExactIn({ reserveIn, reserveOut }, amountIn, feeBps);
+      if (!s.ok) {
+        expect(s.error).toBe('ZeroOutput');
+        return;
+      }
+      expect(s.reserveIn * s.reserveOut >= reserveIn * reserveOut).toBe(true);
+      expect(s.amountOut < reserveOut).toBe(true);
+      expect(s.feeAmount).toBe(amountIn - amountAfterFee(amountIn, feeBps));
+      // The fee is at least the exact fee (rounded up, never down).
+      expect(s.feeAmount * 10_000n >= amountIn * BigInt(feeBps)).toBe(true);
+    },
+  );
+
+  test.prop([reserve, reserve, amount, amount, fee])(
+    'gives more (or as much) for more in',
+    (reserveIn, reserveOut, a, b, feeBps) => {
+      const [small, large] = a < b ? [a, b] : [b, a];
+      const x = swapExactIn({ reserveIn, reserveOut }, small, feeBps);
+      const y = swapExactIn({ reserveIn, reserveOut }, large, feeBps);
+      if (x.ok && y.ok) expect(y.amountOut >= x.amountOut).toBe(true);
+      if (x.ok) expect(y.ok).toBe(true);
+    },
+  );
+
+  it('refuses as the program does: nothing in, an empty side, a vault that would overflow, nothing out', () => {
+    expect(swapExactIn({ reserveIn: 10n, reserveOut: 10n }, 0n, 30)).toEqual({
+      ok: false,
+      error: 'ZeroAmount',
+    });
+    expect(swapExactIn({ reserveIn: 0n, reserveOut: 10n }, 5n, 30)).toEqual({
+      ok: false,
+      error: 'InsufficientLiquidity',
+    });
+    expect(swapExactIn({ reserveIn: U64_MAX, reserveOut: 10n }, 1n, 0)).toEqual({
+      ok: false,
+      error: 'ArithmeticOverflow',
+    });
+    expect(swapExactIn({ reserveIn: 1_000_000n, reserveOut: 10n }, 1_000n, 30)).toEqual({
+      ok: false,
+      error: 'ZeroOutput',
+    });
+  });
+});
+
+describe('minimumOut and priceImpact', () => {
+  it('floors the threshold and refuses a slippage outside 0..10000', () => {
+    expect(minimumOut(1_000n, 50)).toBe(995n);
+    expect(minimumOut(999n, 1)).toBe(998n);
+    expect(minimumOut(1_000n, 0)).toBe(1_000n);
+    expect(() => minimumOut(1_000n, 10_001)).toThrow(RangeError);
+  });
+
+  it('reads as a decimal fraction of the spot price', () => {
+    // 100 in against 1000/1000 without fee: spot 1, executed 90/100 = 0.9 → impact 0.1 (a tenth).
+    const out = swapExactIn({ reserveIn: 1_000n, reserveOut: 1_000n }, 100n, 0);
+    if (!out.ok) throw new Error('expected a swap');
+    expect(out.amountOut).toBe(90n);
+    expect(priceImpact({ reserveIn: 1_000n, reserveOut: 1_000n }, 100n, out.amountOut, 0)).toBe('0.1');
+    expect(priceImpact({ reserveIn: 1_000n, reserveOut: 1_000n }, 0n, 0n, 0)).toBe('0');
+  });
+});
+
+describe('amountInToReach', () => {
+  test.prop([
+    fc.bigInt({ min: 1_000_000n, max: 10n ** 15n }),
+    fc.bigInt({ min: 1_000_000n, max: 10n ** 15n }),
+    fc.integer({ min: -3_000, max: 3_000 }),
+    fc.integer({ min: 0, max: 100 }),
+  ])(
+    'moves the pool to its target price, from above, to within a few bps',
+    (reserveIn, reserveOut, moveBps, feeBps) => {
+      const spot = spotPrice({ reserveIn, reserveOut });
+      // A target at most 30% below the spot price of the input mint.
+      const target = { num: spot.num * BigInt(10_000 - Math.abs(moveBps)), den: spot.den * 10_000n };
+      const amountIn = amountInToReach({ reserveIn, reserveOut }, target, feeBps, U64_MAX);
+      if (moveBps === 0) {
+        // Already there: nothing, or only amounts too small to move the price at all.
+        expect(amountIn === 0n || !swapExactIn({ reserveIn, reserveOut }, amountIn, feeBps).ok).toBe(true);
+        return;
+      }
+      const s = swapExactIn({ reserveIn, reserveOut }, amountIn, feeBps);
+      if (!s.ok) return;
+      const after = spotPrice({ reserveIn: s.reserveIn, reserveOut: s.reserveOut });
+      // Never past the target, and within a bp of it.
+      expect(after.num * target.den >= target.num * after.den).toBe(true);
+      expect(deviationBps(after, target) <= 1n).toBe(true);
+    },
+  );
+
+  it('does nothing when the price is already at or below the target, and stops at the budget', () => {
+    const r = { reserveIn: 1_000_000n, reserveOut: 2_000_000n };
+    expect(amountInToReach(r, { num: 3n, den: 1n }, 30, U64_MAX)).toBe(0n);
+    expect(amountInToReach(r, { num: 1n, den: 1n }, 30, 1_000n)).toBe(1_000n);
+  });
+});
