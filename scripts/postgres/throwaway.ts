@@ -12,7 +12,6 @@ import {
   realpathSync,
   renameSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from 'node:fs';
 import { chown, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -157,8 +156,9 @@ export function reachableBin(bin: string, as: Pick<RunAs, 'argv' | 'owner'> = ru
   };
   if (runs(bin)) return bin;
   const prefix = realpathSync(dirname(bin));
+  // Named by the server binary's content: a reinstall of the same build finds its copy, another build makes its own.
   const key = createHash('sha256')
-    .update(`${prefix}\0${statSync(join(bin, 'postgres')).mtimeMs}`)
+    .update(readFileSync(join(bin, 'postgres')))
     .digest('hex')
     .slice(0, 16);
   const copy = join(tmpdir(), `rfq-postgres-bin-${key}`);
