@@ -17,7 +17,6 @@ export const SERVICE_BUNDLE = resolve(ROOT, 'dist/main.mjs');
 const EXTERNAL = [
   'better-sqlite3', // native
   'litesvm', // native
-  'bigint-buffer', // native (optional, web3.js)
   'bufferutil', // native (optional, ws)
   'utf-8-validate', // native (optional, ws)
   'pino', // transports run in worker threads that load files by path
@@ -37,7 +36,7 @@ export async function buildService(): Promise<string> {
     external: EXTERNAL,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node22', // the oldest Node the project supports (package.json engines)
     sourcemap: 'linked',
     logLevel: 'warning',
     define: { __SWAP_PAGE_PREBUILT__: 'true' },

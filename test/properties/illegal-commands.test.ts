@@ -215,7 +215,7 @@ async function waitClosed(t: Subject): Promise<void> {
 
 // ── The states ──────────────────────────────────────────────────────────────────────────────────
 
-describe.sequential('every trade command in every state reachable over HTTP', () => {
+describe('every trade command in every state reachable over HTTP', { concurrent: false }, () => {
   test('pending.awaitingLock: only abandon (right hash) and a lock are allowed', async () => {
     const t = subject(await pendingTrade(service));
     await expectMatrix(t, 'pending.awaitingLock', {

@@ -70,7 +70,9 @@ describe('renderSvg', () => {
   test('is one svg element of the layout’s size that names every state', () => {
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
-    expect(svg).toContain(`${layout.width}`);
+    // Coordinates are written to a tenth of a pixel.
+    const tenth = (n: number) => Math.round(n * 10) / 10;
+    expect(svg).toContain(`width="${tenth(layout.width)}" height="${tenth(layout.height)}"`);
     for (const box of layout.boxes) expect(svg).toContain(box.state.key);
   });
 

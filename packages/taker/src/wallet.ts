@@ -43,10 +43,14 @@ export async function cryptoKeyWallet(keys: WalletKeys): Promise<TakerWallet> {
 /** A fresh Ed25519 key pair from WebCrypto; null where the platform has no Ed25519. */
 export async function generateWalletKeys(extractable = false): Promise<WalletKeys | null> {
   try {
-    return (await crypto.subtle.generateKey({ name: 'Ed25519' }, extractable, [
+    // Ed25519 generates a key pair; the platform's typings do not all say so.
+    const generated: unknown = await crypto.subtle.generateKey({ name: 'Ed25519' }, extractable, [
       'sign',
       'verify',
-    ])) as WalletKeys;
+    ]);
+    return typeof generated === 'object' && generated !== null && 'privateKey' in generated
+      ? (generated as WalletKeys)
+      : null;
   } catch {
     return null;
   }
