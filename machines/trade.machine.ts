@@ -2,7 +2,7 @@
 // statically readable: no I/O here; chain effects are invoked actors the runtime provides. Its contract
 // (events, effects, the rules both sides rely on) is trade.types.ts; its names are trade.setup.ts; its
 // diagram is docs/trade-machine.md, generated from this config (`npm run machines:diagram`).
-import { and } from 'xstate';
+import { and, not } from 'xstate';
 import type { Preimage } from '../src/vocabulary/index.ts';
 import { type EffectDone, effectState, type TradeTransitions, tradeSetup } from './trade.setup.ts';
 import type {
@@ -301,10 +301,11 @@ export const tradeMachine = tradeSetup.createMachine({
       states: {
         assessing: effectState('assessing', {
           description:
-            'Can the maker serve: inventory, and a maker expiry leaving the minimum redeem window.',
+            'Can the maker serve: inventory, a maker expiry leaving the minimum redeem window, and a price that has not moved against it beyond tolerance since the quote.',
           src: 'checkInventory',
           input: ({ context }) => ({
             tradeId: context.tradeId,
+            quoteId: context.quoteId,
             outputMint: context.outputMint,
             outputAmountRaw: context.outputAmountRaw,
           }),
@@ -322,9 +323,22 @@ export const tradeMachine = tradeSetup.createMachine({
                 'hasNoMakerLockIntent',
                 'inventoryAvailable',
                 'leavesMinRedeemWindow',
+                'priceHolds',
               ]),
               target: 'signingMakerLock',
               actions: 'planMakerLock',
+            },
+            // The maker's last look: the market moved against it since the quote, or its prices are not
+            // usable now. It declines before anything of its own moves, and releases the taker at once.
+            {
+              guard: and(['noMakerLockCanLand', 'priceMoved']),
+              target: 'releasingTaker',
+              actions: { type: 'recordFailure', params: { reason: 'price_moved' } },
+            },
+            {
+              guard: and(['noMakerLockCanLand', not('priceHolds')]),
+              target: 'releasingTaker',
+              actions: { type: 'recordFailure', params: { reason: 'price_unavailable' } },
             },
             {
               guard: and(['noMakerLockCanLand', 'inventoryAvailable']),

@@ -122,6 +122,9 @@ export const tradeSetup = setup({
       context.makerExpiry !== null &&
       params.now < context.makerExpiry - context.minRedeemWindow,
     inventoryAvailable: ({ context }) => context.assessment?.available === true,
+    /** The trade re-priced now is within tolerance of its quote (or no re-pricing applies). */
+    priceHolds: ({ context }) => context.assessment !== null && (context.assessment.price?.holds ?? true),
+    priceMoved: ({ context }) => context.assessment?.price?.reason === 'price_moved',
     leavesMinRedeemWindow: ({ context }) =>
       context.assessment !== null && leavesMinRedeemWindow(context, context.assessment.now),
     noMakerLockCanLand: ({ context }) => noMakerLockCanLand(context),
@@ -218,7 +221,7 @@ export const tradeSetup = setup({
       };
     }),
     recordAssessment: assign((_, params: CheckInventoryOutput) => ({
-      assessment: { available: params.available, now: params.now },
+      assessment: { available: params.available, now: params.now, price: params.price ?? null },
     })),
     planMakerLock: assign(({ context }) => ({
       makerExpiry: context.assessment === null ? null : plannedMakerExpiry(context, context.assessment.now),

@@ -87,6 +87,8 @@ export const FAILURE_REASONS = [
   'lock_terms_mismatch',
   // refunded
   'inventory_unavailable',
+  'price_moved',
+  'price_unavailable',
   'redeem_window_too_short',
   'maker_lock_lapsed',
   'maker_escrow_expired',
@@ -106,8 +108,8 @@ export interface TradeContext extends TradeInput {
   lockSubmissions: LockSubmission[];
   /** Terms of the taker lock that landed, as read at finality (matching or not). */
   takerLockTerms: TakerLockTerms | null;
-  /** The maker's decision inputs: inventory and the chain time it was taken at. */
-  assessment: { available: boolean; now: ChainTime } | null;
+  /** The maker's decision inputs: inventory, the trade re-priced now, and the chain time it was taken at. */
+  assessment: CheckInventoryOutput | null;
   makerExpiry: ChainTime | null;
   makerLockIntent: MakerLockIntent | null;
   /** Stored only once a redeem proceeds (accepted REDEEM_REQUESTED, or revealed on chain). */
@@ -317,13 +319,33 @@ export interface BroadcastTakerLockOutput {
 
 export interface CheckInventoryInput {
   tradeId: string;
+  quoteId: string;
   outputMint: string;
   outputAmountRaw: string;
 }
-/** `now` is the chain time the decision is made at; it fixes the maker expiry. */
+/**
+ * `now` is the chain time the decision is made at; it fixes the maker expiry. `price`: the trade re-priced
+ * from the current price snapshot against its quote (null where no re-pricing applies, e.g. a snapshot
+ * assessed before the re-check existed).
+ */
 export interface CheckInventoryOutput {
   available: boolean;
   now: ChainTime;
+  price: PriceCheck | null;
+}
+
+/**
+ * The maker's last look: the mid (output per input, as USD prices give it) at quote time and now, how far it
+ * moved against the maker (bps, ceiling; negative when in its favour), and whether that is within the
+ * tolerance. `price_unavailable` when a side's price is not usable now (stale, wide or deviating).
+ */
+export interface PriceCheck {
+  holds: boolean;
+  reason: 'price_moved' | 'price_unavailable' | null;
+  quotedMid: string;
+  currentMid: string | null;
+  movedBps: number | null;
+  toleranceBps: number;
 }
 
 export interface SignMakerLockInput {

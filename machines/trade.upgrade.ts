@@ -17,8 +17,9 @@ const STEPS: Readonly<Record<number, Step>> = {
       context: { ...snapshot.context, effectError: error && { ...error, attempts: 1, retryAt: 0 } },
     };
   },
-  // Version 4 keeps the bytes of a lock handed over through POST /lock, to broadcast it until it lands;
-  // locks held before were not kept: the service cannot broadcast those again.
+  // Version 4 keeps the bytes of a lock handed over through POST /lock, to broadcast it until it lands
+  // (locks held before were not kept: the service cannot broadcast those again), and assesses the price as
+  // well as inventory before the maker locks (an assessment made before did not: nothing was re-priced).
   3: (snapshot) => ({
     ...snapshot,
     context: {
@@ -26,6 +27,7 @@ const STEPS: Readonly<Record<number, Step>> = {
       lockSubmissions: snapshot.context.lockSubmissions.map(
         (held): LockSubmission => ({ ...held, transactionBase64: held.transactionBase64 ?? null }),
       ),
+      assessment: snapshot.context.assessment && { ...snapshot.context.assessment, price: null },
     },
   }),
 };

@@ -132,6 +132,8 @@ export interface Config {
     /** The age bound of a price whose asset has no configured feed (a source given in code, e.g. a test's). */
     readonly maxPriceAgeSeconds: number;
     readonly maxOpenPerWallet: number;
+    /** The maker's last look: how far the mid may have moved against it since the quote when it locks. */
+    readonly makerLockPriceToleranceBps: number;
   };
   readonly pricing: {
     readonly sizeSpreadMaxBps: number;
@@ -297,6 +299,7 @@ export function resolveConfig(raw: unknown): Config {
     maxNotionalMicroUsd: usd(file.risk.max_notional_usd, 'risk.max_notional_usd'),
     maxPriceAgeSeconds: file.risk.max_price_age_seconds,
     maxOpenPerWallet: file.risk.max_open_per_wallet,
+    makerLockPriceToleranceBps: file.risk.maker_lock_price_tolerance_bps ?? 50,
   };
   if (risk.maxNotionalMicroUsd < risk.minNotionalMicroUsd) {
     throw new ConfigError('risk.max_notional_usd', 'must not be below min_notional_usd');

@@ -155,6 +155,14 @@ export const ConfigFileSchema = Type.Object(
           minimum: 1,
           description: 'open quotes plus live trades per wallet',
         }),
+        maker_lock_price_tolerance_bps: Type.Optional(
+          Type.Integer({
+            minimum: 0,
+            maximum: 10000,
+            description:
+              "how far the mid may have moved against the maker since the quote when it is about to lock (default 50); beyond it the maker declines and releases the taker's escrow at once",
+          }),
+        ),
       },
       { additionalProperties: false },
     ),

@@ -45,7 +45,7 @@ export interface TradeTransition {
   event: string;
   from: SettlementStatus;
   to: SettlementStatus;
-  context: Pick<TradeContext, 'alert' | 'effectError'>;
+  context: Pick<TradeContext, 'alert' | 'effectError' | 'assessment' | 'inputMint' | 'outputMint'>;
   /** The maker-loss alert was raised for this trade before. */
   alertedBefore: boolean;
   /** When the trade was created (settlement start), ISO. */
@@ -128,6 +128,11 @@ export class ServiceMetrics implements ChainCallRecorder {
     'effect_failures_total',
     'Failed runs of trade effects (chain transactions and reads the trade machine invokes), by effect; each is retried with backoff.',
     ['effect'],
+  );
+  private readonly lastLooks = this.counter(
+    'maker_last_looks_total',
+    "The maker's last look before it locks, by pair and outcome: holds (it locks, if all else allows), price_moved (the mid moved against it beyond the tolerance since the quote) or price_unavailable (a price is not usable now); the two declines release the taker at once.",
+    ['pair', 'outcome'],
   );
   private readonly effectRetries = this.counter(
     'effect_retries_total',
@@ -311,6 +316,16 @@ export class ServiceMetrics implements ChainCallRecorder {
       this.effectRetries.inc({ effect: context.effectError.effect });
     }
     if (context.alert && !transition.alertedBefore) this.losses.inc();
+    const price = context.assessment?.price;
+    if (event === 'xstate.done.actor.checkInventory' && price) {
+      this.lastLooks.inc({ pair: this.pairName(context), outcome: price.reason ?? 'holds' });
+    }
+  }
+
+  /** A pair's bounded label: its configured symbols (the mints before the config is known). */
+  private pairName(context: Pick<TradeContext, 'inputMint' | 'outputMint'>): string {
+    const symbol = (mint: string) => this.sources?.config.assets.find(mint)?.symbol ?? mint;
+    return `${symbol(context.inputMint)}/${symbol(context.outputMint)}`;
   }
 
   chainCall(method: ChainMethod, seconds: number, failure: ChainFailure | null): void {

@@ -12,5 +12,13 @@ export {
   parseAmount,
 } from './amounts.ts';
 export { AMOUNT_ERROR_REASONS, AmountError, type AmountErrorReason } from './errors.ts';
-export { dividePrices, formatScaled, mulDivCeil, mulDivFloor, type Price, parsePrice } from './price.ts';
+export {
+  dividePrices,
+  formatScaled,
+  mulDivCeil,
+  mulDivFloor,
+  type Price,
+  parsePrice,
+  parseRatio,
+} from './price.ts';
 export { formatUsd, notionalMicroUsd, parseUsd, USD_DECIMALS } from './usd.ts';

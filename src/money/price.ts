@@ -25,6 +25,15 @@ export function parsePrice(text: string): Price {
   return reduced(num, 10n ** BigInt(frac.length));
 }
 
+/**
+ * A price as the store keeps a quote's USD prices: an exact ratio "num/den" (how quotes record them), or a
+ * plain decimal (an older record).
+ */
+export function parseRatio(text: string): Price {
+  const [num, den] = text.split('/');
+  return num && den ? reduced(BigInt(num), BigInt(den)) : parsePrice(text);
+}
+
 /** a / b, e.g. a pair's mid from two USD prices: (USD per input) / (USD per output) = output per input. */
 export const dividePrices = (a: Price, b: Price): Price => reduced(a.num * b.den, a.den * b.num);
 

@@ -11,7 +11,7 @@ import {
   timeOrderedUuid,
 } from '../store/index.ts';
 import type { RiskCheck } from '../vocabulary/index.ts';
-import { limitsOf } from './feeds.ts';
+import { feedStates, limitsOf } from './feeds.ts';
 import {
   confidenceBps,
   type FeedReading,
@@ -388,6 +388,18 @@ export class QuoteDesk {
       riskChecks: record.riskChecks as RiskCheck[],
       prices: { input: record.inputPrice ?? null, output: record.outputPrice ?? null },
     };
+  }
+
+  /**
+   * The USD price of the mint as a quote would take it now, or null when a quote could not (no price, or
+   * one that is stale, too wide or too far from its EMA): what the maker's last look re-prices with.
+   */
+  usablePrice(mint: string): Price | null {
+    const state = feedStates(this.deps.config, this.deps.prices, this.nowMs()).find(
+      (feed) => feed.asset.mint === mint,
+    );
+    if (state?.status !== 'fresh') return null;
+    return this.deps.prices.latest(mint)?.usd ?? null;
   }
 
   private asset(idOrSymbol: string, field: string): Asset {

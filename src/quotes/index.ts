@@ -32,4 +32,5 @@ export {
   usdOf,
 } from './prices.ts';
 export { type PriceUpdateFields, type PriceUpdateReader, PythPriceSource } from './pyth-source.ts';
+export { type RepriceInput, repriceCheck } from './reprice.ts';
 export { ReservationBook } from './reservations.ts';

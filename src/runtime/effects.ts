@@ -22,6 +22,7 @@ import type {
   MakerLockInput,
   MakerLockOutput,
   MakerRefundOutput,
+  PriceCheck,
   RedeemEffectInput,
   SignMakerLockInput,
   SignMakerLockOutput,
@@ -40,6 +41,8 @@ export interface EffectHooks {
   recordFee(signature: string, lamports: bigint): void;
   /** The runtime's best knowledge of chain time (the failure time of an effect). */
   chainTime(): number;
+  /** The trade's quote re-priced from the current price snapshot (the maker's last look before it locks). */
+  reprice(quoteId: string): Promise<PriceCheck | null>;
   minRedeemWindowSeconds: number;
   landTimeoutMs: number;
   /** How long the taker lock's broadcast waits between rounds while the chain cannot be reached. */
@@ -162,11 +165,12 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
     }),
 
     checkInventory: effect<CheckInventoryOutput, CheckInventoryInput>(async (input) => {
-      const [balance, now] = await Promise.all([
+      const [balance, now, price] = await Promise.all([
         chain.tokenBalance(chain.makerWallet, key(input.outputMint)),
         chain.now(),
+        hooks.reprice(input.quoteId),
       ]);
-      return { available: balance >= BigInt(input.outputAmountRaw), now: Number(now) };
+      return { available: balance >= BigInt(input.outputAmountRaw), now: Number(now), price };
     }),
 
     signMakerLock: effect<SignMakerLockOutput, SignMakerLockInput>(async (input) => {

@@ -13,7 +13,7 @@ import type { ChainPort } from '../chain/index.ts';
 import { keyBase58, publicKey } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
 import { type AssetPricing, type LedgerEntry, type LedgerSummary, summarize } from '../ledger/index.ts';
-import { type Price, parsePrice } from '../money/index.ts';
+import { type Price, parseRatio } from '../money/index.ts';
 import type {
   QuoteRecord,
   RecordedPrice,
@@ -144,8 +144,8 @@ export class TradeQueries {
       const asset = config.assets.find(mint);
       if (asset && usd) pricing.set(mint, { usd, decimals: asset.decimals });
     };
-    add(context.inputMint, quote ? ratio(quote.inputUsd) : config.prices.get(context.inputMint)?.usd);
-    add(context.outputMint, quote ? ratio(quote.outputUsd) : config.prices.get(context.outputMint)?.usd);
+    add(context.inputMint, quote ? parseRatio(quote.inputUsd) : config.prices.get(context.inputMint)?.usd);
+    add(context.outputMint, quote ? parseRatio(quote.outputUsd) : config.prices.get(context.outputMint)?.usd);
     const sol = config.assets.find('So11111111111111111111111111111111111111112');
     if (sol && !pricing.has(sol.mint)) add(sol.mint, config.prices.get(sol.mint)?.usd);
     return summarize(known.entries ?? (await store.ledger(tradeId)), pricing, this.usdcUsd);
@@ -340,9 +340,4 @@ function decodeCursor(cursor: string): { createdAt: string; tradeId: string } {
     // falls through to the client error below
   }
   throw invalidInput('cursor', 'not a cursor this service issued');
-}
-
-function ratio(text: string): Price {
-  const [num, den] = text.split('/');
-  return num && den ? { num: BigInt(num), den: BigInt(den) } : parsePrice(text);
 }

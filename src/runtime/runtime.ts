@@ -2,11 +2,11 @@
 // scheduler, the commands and the queries, over one group-committed store and one chain. It owns the run's
 // ticker, its lease (with several instances: renewals, and trades taken over from runs that are gone), and
 // what happens at start (claiming earlier runs' trades) and stop.
-import { knowsPreimageToRedeem } from '../../machines/index.ts';
+import { knowsPreimageToRedeem, type PriceCheck } from '../../machines/index.ts';
 import { type ChainPort, meterChain } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
 import type { TradeTransition } from '../metrics/index.ts';
-import type { QuoteDesk } from '../quotes/index.ts';
+import { type QuoteDesk, repriceCheck } from '../quotes/index.ts';
 import type { ClaimedTrade, GroupCommit, Store } from '../store/index.ts';
 import { ChainClock } from './clock.ts';
 import { TradeCommands } from './commands.ts';
@@ -102,6 +102,7 @@ export class TradeRuntime {
         this.fees.set(signature, lamports);
       },
       chainTime: () => this.clock.estimate(),
+      reprice: (quoteId) => this.reprice(quoteId),
       minRedeemWindowSeconds: config.settlement.minRedeemWindowSeconds,
       landTimeoutMs: options.landTimeoutMs ?? (embedded ? 5_000 : 90_000),
     });
@@ -281,6 +282,25 @@ export class TradeRuntime {
           'could not restart an interrupted effect',
         ),
       );
+  }
+
+  /**
+   * The trade's quote re-priced from the prices the desk would quote with now: the mid at quote time against
+   * the current one, judged against the configured tolerance; price_unavailable when a side's price is not
+   * usable now (stale, wide or deviating). null for a quote the store no longer knows (never for a trade).
+   */
+  private async reprice(quoteId: string): Promise<PriceCheck | null> {
+    const { store, quotes, config } = this.options;
+    const quote = await store.getQuote(quoteId);
+    if (!quote) return null;
+    return repriceCheck({
+      quotedUsd: { input: quote.inputUsd, output: quote.outputUsd },
+      currentUsd: {
+        input: quotes.usablePrice(quote.inputMint),
+        output: quotes.usablePrice(quote.outputMint),
+      },
+      toleranceBps: config.risk.makerLockPriceToleranceBps,
+    });
   }
 
   /** Stops acting: no tick, no renewal, no actor; idempotent (a lost lease and a shutdown may both ask). */

@@ -82,9 +82,14 @@ describe('effect inputs and the signatures kept from their answers', () => {
     actor.send(finalizedLock());
     const locked = await reach(actor, 'initiated.makerLocked');
     expect(calls.checkInventory).toEqual([
-      { tradeId: input.tradeId, outputMint: input.outputMint, outputAmountRaw: input.outputAmountRaw },
+      {
+        tradeId: input.tradeId,
+        quoteId: input.quoteId,
+        outputMint: input.outputMint,
+        outputAmountRaw: input.outputAmountRaw,
+      },
     ]);
-    expect(locked.context.assessment).toEqual({ available: true, now: DECIDED_AT });
+    expect(locked.context.assessment).toEqual({ available: true, now: DECIDED_AT, price: null });
     expect(calls.signMakerLock).toEqual([
       {
         tradeId: input.tradeId,
@@ -149,7 +154,9 @@ describe('effect inputs and the signatures kept from their answers', () => {
   });
 
   it('cannot serve: cancel releases the taker escrow', async () => {
-    const { actor, calls } = startTrade({ checkInventory: () => ({ available: false, now: DECIDED_AT }) });
+    const { actor, calls } = startTrade({
+      checkInventory: () => ({ available: false, now: DECIDED_AT, price: null }),
+    });
     actor.send(finalizedLock());
     const done = await reach(actor, 'refunded.closed');
     expect(calls.makerCancel).toEqual([takerEscrowRelease]);
@@ -194,7 +201,7 @@ describe('effect inputs and the signatures kept from their answers', () => {
       checkInventory: () =>
         ++attempts < 2
           ? Promise.reject(failureAt('rpc down', DECIDED_AT))
-          : { available: true, now: DECIDED_AT },
+          : { available: true, now: DECIDED_AT, price: null },
     });
     actor.send(finalizedLock());
     const failing = await effectFailed(actor);

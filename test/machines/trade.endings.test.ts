@@ -64,7 +64,10 @@ const AT = {
     done('takerRedeem', paid(SIG.takerRedeem)),
     chainTime(TAKER_EXPIRY),
   ],
-  releasingTaker: [finalizedLock(), done('checkInventory', { available: false, now: DECIDED_AT })],
+  releasingTaker: [
+    finalizedLock(),
+    done('checkInventory', { available: false, now: DECIDED_AT, price: null }),
+  ],
   releasingLateLock: [{ type: 'ABANDON', secretHash: SECRET_HASH }, finalizedLock()],
   refundingLateLock: [
     chainTime(LOCK_DEADLINE + 1),
@@ -74,7 +77,7 @@ const AT = {
   /** The taker escrow went back while the maker lock was still being sent. */
   reclaimingMakerEscrow: [
     finalizedLock(),
-    done('checkInventory', { available: true, now: DECIDED_AT }),
+    done('checkInventory', { available: true, now: DECIDED_AT, price: null }),
     done('signMakerLock', {
       signature: SIG.makerLock,
       lastValidBlockHeight: 1_000,
@@ -465,7 +468,10 @@ describe('chain facts are taken only while the escrow they report on holds funds
     const assessing = drive([finalizedLock()]);
     const paidFirst = step(assessing, takerEscrowPaid);
     expect(substateOf(paidFirst)).toBe('initiated.assessing');
-    const decided = step(paidFirst, done('checkInventory', { available: true, now: DECIDED_AT }));
+    const decided = step(
+      paidFirst,
+      done('checkInventory', { available: true, now: DECIDED_AT, price: null }),
+    );
     expect(substateOf(decided)).toBe('initiated.releasingTaker');
     expect(decided.context.makerLockIntent).toBeNull();
     const redeemed = step(decided, done('makerCancel', paid(SIG.makerRedeem, PREIMAGE)));

@@ -163,7 +163,7 @@ export const done = (id: string, output: unknown) => ({ type: `xstate.done.actor
 /** From the start to initiated.makerLocked: the taker's final lock, then the maker's check, signing and lock. */
 export const TO_MAKER_LOCKED: AnyTradeEvent[] = [
   finalizedLock(),
-  done('checkInventory', { available: true, now: DECIDED_AT }),
+  done('checkInventory', { available: true, now: DECIDED_AT, price: null }),
   done('signMakerLock', { signature: SIG.makerLock, lastValidBlockHeight: 1_000, transactionBase64: 'AQID' }),
   done('makerLock', { landed: true, signature: SIG.makerLock }),
 ];
@@ -186,7 +186,7 @@ export interface FakeEffects {
 /** Each effect does what it was asked, and the chain shows it so: the escrow ends the way it settles it. */
 export const DEFAULT_EFFECTS: FakeEffects = {
   broadcastTakerLock: () => ({ outcome: 'landed' }),
-  checkInventory: () => ({ available: true, now: DECIDED_AT }),
+  checkInventory: () => ({ available: true, now: DECIDED_AT, price: null }),
   signMakerLock: () => ({ signature: SIG.makerLock, lastValidBlockHeight: 1_000, transactionBase64: 'AQID' }),
   makerLock: ({ intent }) => ({ landed: true, signature: intent.signature }),
   takerRedeem: ({ preimage }) => paid(SIG.takerRedeem, preimage),

@@ -7,12 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { transition } from 'xstate';
 import { getShortestPaths } from 'xstate/graph';
 import {
+  type CheckInventoryOutput,
   type EscrowEnding,
   effectRetryDelay,
   isClosed,
   lockTermsMatch,
   type MakerRefundOutput,
   nextDeadline,
+  type PriceCheck,
   settlementStatusOf,
   substateOf,
   TRADE_EFFECTS,
@@ -53,6 +55,22 @@ const UPPER_PREIMAGE = 'EF'.repeat(32);
 const FAILED_AT = T0 + 200;
 /** The program refuses a maker lock after this: maker expiry − the minimum redeem window. */
 const MAKER_LOCK_DEADLINE = MAKER_EXPIRY - input.minRedeemWindow;
+const PRICE_HOLDS: PriceCheck = {
+  holds: true,
+  reason: null,
+  quotedMid: '150',
+  currentMid: '149.5',
+  movedBps: 34,
+  toleranceBps: 50,
+};
+const PRICE_MOVED: PriceCheck = { ...PRICE_HOLDS, holds: false, reason: 'price_moved', movedBps: 51 };
+const PRICE_UNAVAILABLE: PriceCheck = {
+  ...PRICE_HOLDS,
+  holds: false,
+  reason: 'price_unavailable',
+  currentMid: null,
+  movedBps: null,
+};
 /** Failures of one effect the walk goes through: enough to see attempts count on across a retry. */
 const WALK_ATTEMPTS = 2;
 /** Attempts of an effect failing long enough that its backoff is capped (and its jitter shows). */
@@ -136,9 +154,14 @@ const EVENTS = [
     TAKER_EXPIRY,
     FOREIGN_EXPIRY,
   ].map(chainTime),
-  done('checkInventory', { available: true, now: DECIDED_AT }),
-  done('checkInventory', { available: false, now: DECIDED_AT }),
-  done('checkInventory', { available: true, now: T0 + 481 }),
+  done('checkInventory', { available: true, now: DECIDED_AT, price: null }),
+  done('checkInventory', { available: false, now: DECIDED_AT, price: null }),
+  done('checkInventory', { available: true, now: T0 + 481, price: null }),
+  // The maker's last look: within tolerance, moved against it, prices unusable (with inventory short too).
+  done('checkInventory', { available: true, now: DECIDED_AT, price: PRICE_HOLDS }),
+  done('checkInventory', { available: true, now: DECIDED_AT, price: PRICE_MOVED }),
+  done('checkInventory', { available: false, now: DECIDED_AT, price: PRICE_MOVED }),
+  done('checkInventory', { available: true, now: DECIDED_AT, price: PRICE_UNAVAILABLE }),
   done('signMakerLock', { signature: SIG.makerLock, lastValidBlockHeight: 1_000, transactionBase64: 'AQID' }),
   done('makerLock', { landed: true, signature: SIG.makerLock }),
   // Expired unseen while a fresh lock can still land (before maker expiry − minimum redeem window), and at
@@ -805,17 +828,33 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
       // However the broadcast ended, the lock stays held: the watcher decides from the escrow on chain.
       return land('pending.lockSubmitted');
     case 'checkInventory': {
-      const { available, now } = output as { available: boolean; now: number };
-      const assessment = { available, now };
+      const { available, now, price } = output as CheckInventoryOutput;
+      const assessment = { available, now, price };
       const makerExpiry = Math.min(now + c.makerTimelock, c.takerExpiry - c.safetyMargin);
       const matchingLock =
         has(c, 'taker_lock') && c.takerLockTerms !== null && lockTermsMatch(c, c.takerLockTerms);
       const window = makerExpiry - now >= c.minRedeemWindow;
-      if (matchingLock && takerEscrowHolds(c) && c.makerLockIntent === null && available && window) {
+      // The maker's last look: nothing re-priced (null) or within tolerance.
+      const priceHolds = price === null || price.holds;
+      if (
+        matchingLock &&
+        takerEscrowHolds(c) &&
+        c.makerLockIntent === null &&
+        available &&
+        window &&
+        priceHolds
+      ) {
         return land('initiated.signingMakerLock', {}, [], { assessment, makerExpiry });
       }
       if (!makerLockMayExist(c)) {
-        const failureReason = available ? 'redeem_window_too_short' : 'inventory_unavailable';
+        // The market moved (or prices are unusable): the maker declines before anything else counts.
+        const failureReason = !priceHolds
+          ? price.reason === 'price_moved'
+            ? 'price_moved'
+            : 'price_unavailable'
+          : available
+            ? 'redeem_window_too_short'
+            : 'inventory_unavailable';
         return land('initiated.releasingTaker', { failureReason }, [], { assessment, makerExpiry: null });
       }
       return land('initiated.sendingMakerLock', {}, [], { assessment });

@@ -98,7 +98,9 @@ describe('trade lifecycle (docs/lifecycle.md)', () => {
   });
 
   it('the maker cannot serve (no inventory): cancel releases the taker → refunded', async () => {
-    const { actor, calls } = startTrade({ checkInventory: () => ({ available: false, now: T0 + 60 }) });
+    const { actor, calls } = startTrade({
+      checkInventory: () => ({ available: false, now: T0 + 60, price: null }),
+    });
     actor.send(finalizedLock());
     const done = await reach(actor, 'refunded.closed');
     expect(calls.signMakerLock).toEqual([]);

@@ -79,7 +79,7 @@ describe('a failing effect in a live trade', () => {
   function releasing(answers: [() => Promise<EscrowEnding>, ...(() => Promise<EscrowEnding>)[]]) {
     let call = 0;
     return startTrade({
-      checkInventory: () => ({ available: false, now: DECIDED_AT }),
+      checkInventory: () => ({ available: false, now: DECIDED_AT, price: null }),
       makerCancel: () => (answers[call++] ?? answers[0])(),
     });
   }

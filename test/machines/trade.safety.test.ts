@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, initialTransition } from 'xstate';
 import {
+  type CheckInventoryOutput,
   type CommandRefusal,
   commandOutcome,
   type TakerLockTerms,
@@ -78,7 +79,7 @@ describe('safety rules', () => {
       (c: TradeSnapshot['context']) => ({ ...c, takerLockTerms: { ...c.takerLockTerms, amountRaw: '1' } }),
     ],
   ])('a snapshot restored in assessing with %s never signs a maker lock', async (_what, alter) => {
-    const inventory = deferred<{ available: boolean; now: number }>();
+    const inventory = deferred<CheckInventoryOutput>();
     const first = startTrade({ checkInventory: () => inventory.promise });
     first.actor.send(finalizedLock());
     await reach(first.actor, 'initiated.assessing');
@@ -127,7 +128,10 @@ describe('safety rules', () => {
       value: { initiated: 'assessing' },
       context: sending.context,
     });
-    const after = step(reassessing, done('checkInventory', { available: true, now: DECIDED_AT }));
+    const after = step(
+      reassessing,
+      done('checkInventory', { available: true, now: DECIDED_AT, price: null }),
+    );
     expect(after.value).toEqual({ initiated: 'sendingMakerLock' });
     expect(after.context.makerLockIntent).toEqual(intent);
     // A late signMakerLock result never replaces the intent.
@@ -163,10 +167,16 @@ describe('safety rules', () => {
 
   it('no maker lock leaving less than the minimum redeem window', () => {
     // min(now + 300, T0 + 600) − now ≥ 120 ⇔ now ≤ T0 + 480.
-    const atEdge = drive([finalizedLock(), done('checkInventory', { available: true, now: T0 + 480 })]);
+    const atEdge = drive([
+      finalizedLock(),
+      done('checkInventory', { available: true, now: T0 + 480, price: null }),
+    ]);
     expect(atEdge.value).toEqual({ initiated: 'signingMakerLock' });
     expect(atEdge.context.makerExpiry).toBe(T0 + 600);
-    const tooLate = drive([finalizedLock(), done('checkInventory', { available: true, now: T0 + 481 })]);
+    const tooLate = drive([
+      finalizedLock(),
+      done('checkInventory', { available: true, now: T0 + 481, price: null }),
+    ]);
     expect(tooLate.value).toEqual({ initiated: 'releasingTaker' });
     expect(tooLate.context.makerExpiry).toBeNull();
     expect(tooLate.context.makerLockIntent).toBeNull();

@@ -2,9 +2,20 @@
 // transitions count.
 import { PublicKey } from '@solana/web3.js';
 import { describe, expect, test } from 'vitest';
+import type { PriceCheck } from '../../machines/index.ts';
 import { ChainError, type ChainPort, METERED_CHAIN_METHODS, meterChain } from '../../src/chain/index.ts';
 import { ServiceMetrics } from '../../src/metrics/index.ts';
+import { SOL_MINT, USDC_MINT } from '../support/mints.ts';
 import { parseExposition, sampleValue } from './exposition.ts';
+
+/** What a transition tells the metrics of its trade, before anything failed or was assessed. */
+const TRADE = {
+  alert: false,
+  effectError: null,
+  assessment: null,
+  inputMint: SOL_MINT,
+  outputMint: USDC_MINT,
+};
 
 const PROGRAM = new PublicKey('11111111111111111111111111111112');
 const MAKER = new PublicKey('SysvarC1ock11111111111111111111111111111111');
@@ -78,12 +89,12 @@ describe('ServiceMetrics.tradeTransition', () => {
     event: 'TAKER_LOCK_FINALIZED',
     from: 'pending',
     to: 'pending',
-    context: { alert: false, effectError: null },
+    context: TRADE,
     alertedBefore: false,
     createdAt: '2026-01-01T00:00:00.000Z',
   } as const;
   const error = (effect: 'makerLock' | 'makerRedeem', attempts: number, retryAt: number | null) => ({
-    alert: false,
+    ...TRADE,
     effectError: { effect, message: 'chain unreachable', attempts, retryAt },
   });
 
@@ -138,11 +149,33 @@ describe('ServiceMetrics.tradeTransition', () => {
 
   test('the maker-loss alert counts once per trade, when it is raised', async () => {
     const m = metrics();
-    const lost = { alert: true, effectError: null };
+    const lost = { ...TRADE, alert: true };
     m.tradeTransition({ ...base, from: 'initiated', to: 'refunded', context: lost });
     m.tradeTransition({ ...base, from: 'refunded', to: 'refunded', context: lost, alertedBefore: true });
     m.tradeTransition({ ...base, from: 'initiated', to: 'refunded' });
     expect(sampleValue(await scrape(m), 'rfq_maker_maker_losses_total')).toBe(1);
+  });
+
+  test("the maker's last look counts by pair and outcome, once per assessment", async () => {
+    const m = metrics();
+    const looked = (price: PriceCheck | null) => ({
+      ...base,
+      event: 'xstate.done.actor.checkInventory',
+      from: 'initiated' as const,
+      to: 'initiated' as const,
+      context: { ...TRADE, assessment: { available: true, now: 1, price } },
+    });
+    const check = { quotedMid: '150', currentMid: '149', movedBps: 67, toleranceBps: 50 };
+    m.tradeTransition(looked({ ...check, holds: false, reason: 'price_moved' }));
+    m.tradeTransition(looked({ ...check, holds: true, reason: null, movedBps: 10 }));
+    m.tradeTransition(looked({ ...check, holds: false, reason: 'price_unavailable', currentMid: null }));
+    // Nothing re-priced (an assessment from before the last look existed), and another event: not counted.
+    m.tradeTransition(looked(null));
+    m.tradeTransition({ ...looked({ ...check, holds: true, reason: null }), event: 'RETRY_EFFECT' });
+    const f = await scrape(m);
+    const count = (outcome: string) =>
+      sampleValue(f, 'rfq_maker_maker_last_looks_total', { pair: `${SOL_MINT}/${USDC_MINT}`, outcome });
+    expect([count('holds'), count('price_moved'), count('price_unavailable')]).toEqual([1, 1, 1]);
   });
 
   test('chain calls and store commits land in their histograms', async () => {

@@ -91,7 +91,7 @@ export function makerLockedContext(overrides: Partial<TradeContext> = {}): Trade
   const base = takerLockedContext();
   return {
     ...base,
-    assessment: { available: true, now: T0 + 60 },
+    assessment: { available: true, now: T0 + 60, price: null },
     makerExpiry: MAKER_EXPIRY,
     makerLockIntent: {
       makerExpiry: MAKER_EXPIRY,
