@@ -2,6 +2,7 @@
 // was locked and how it ended, instruction by instruction, compared with what the service says of each
 // trade, its ledger, and the maker's balances. Every problem names its trade, what the chain shows and what
 // the service shows.
+import { readFileSync } from 'node:fs';
 import { PublicKey, Transaction } from '@solana/web3.js';
 import type { StoredTransaction } from '../../src/chain/embedded/store.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, HTLC_INSTRUCTION_TAGS, vaultAddress } from '../../src/chain/htlc/index.ts';
@@ -40,6 +41,8 @@ export interface Problem {
   history?: string;
   /** What the taker met, in order. */
   taker?: string;
+  /** The instances' warnings about the trade, each distinct message once with its count. */
+  log?: string;
 }
 
 type Action = 'lock' | 'redeem' | 'refund' | 'cancel' | 'close';
@@ -358,7 +361,7 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
     } else if (record.lockHandedOverAt !== null && record.lockChanceMs >= 10_000) {
       add(
         'taker_lock_lost',
-        `the service was handed the signed taker lock and had ${Math.round(record.lockChanceMs / 1000)} s (up, chain reachable, lock window open, blockhash valid) to land it; it never landed`,
+        `the taker posted its signed lock to the service, which then had ${Math.round(record.lockChanceMs / 1000)} s (up, the chain reachable, the lock window open, the blockhash valid) to land it; it never landed`,
       );
     }
   }
@@ -444,13 +447,43 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   for (const tradeId of new Set(problems.flatMap((p) => (p.tradeId ? [p.tradeId] : [])))) {
     const history = await historyOf(client, tradeId, input.startedAt, runs);
     const notes = byId.get(tradeId)?.notes.join('; ');
+    const log = logOf(world, tradeId);
     for (const p of problems) {
       if (p.tradeId !== tradeId) continue;
       p.history = history;
       if (notes) p.taker = notes;
+      if (log) p.log = log;
     }
   }
   return { problems, endings, trades: ids.length, unregistered: ids.length - records.length };
+}
+
+/** What the instances logged about the trade (warnings and worse): each distinct message once, counted. */
+function logOf(world: World, tradeId: string): string {
+  const counts = new Map<string, number>();
+  for (const instance of world.instances) {
+    let text = '';
+    try {
+      text = readFileSync(instance.logFile, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n')) {
+      if (!line.includes(tradeId)) continue;
+      try {
+        const entry = JSON.parse(line) as { msg?: string; err?: string; effect?: string; level?: number };
+        if ((entry.level ?? 0) < 40) continue;
+        const message =
+          `${entry.effect ? `${entry.effect}: ` : ''}${entry.msg ?? ''}${entry.err ? ` (${entry.err})` : ''}`
+            .replace(/http:\/\/127\.0\.0\.1:\d+/g, 'the rpc')
+            .slice(0, 240);
+        counts.set(message, (counts.get(message) ?? 0) + 1);
+      } catch {
+        // not a JSON line
+      }
+    }
+  }
+  return [...counts].map(([m, n]) => (n > 1 ? `${m} ×${n}` : m)).join('; ');
 }
 
 /** `TYPE→substate +Ns run#k`, each run numbered in the order the campaign first met it. */

@@ -15,13 +15,13 @@ export async function runChaos(world: World, plan: StorePlan, startedAt: number)
   const record: ChaosRecord = { kills: [], outages: [] };
   const restarts: Promise<void>[] = [];
   const steps = [
-    ...plan.outages.map((o) => ({ atMs: o.atMs, run: () => outage(o.seconds) })),
+    ...plan.outages.map((o) => ({ atMs: o.atMs, run: () => outage(o.seconds, o.mode) })),
     ...plan.kills.map((k) => ({ atMs: k.atMs, run: () => kill(k) })),
   ].sort((a, b) => a.atMs - b.atMs);
 
-  const outage = async (seconds: number) => {
-    world.proxy.control.outage({ seconds }, undefined);
-    world.note('outage_on', `${seconds} s`);
+  const outage = async (seconds: number, mode: 'refuse' | 'hang') => {
+    world.proxy.control.outage({ seconds }, mode);
+    world.note('outage_on', `${seconds} s, ${mode}`);
     record.outages.push({ at: Date.now(), seconds });
     const ends = setTimeout(() => world.note('outage_off', `after ${seconds} s`), seconds * 1000);
     ends.unref();

@@ -25,6 +25,19 @@ export const TAKER_KINDS = [
 ] as const;
 export type TakerKind = (typeof TAKER_KINDS)[number];
 
+const WEIGHTED_KINDS: readonly TakerKind[] = [
+  'honest',
+  'honest',
+  'honest',
+  'walk_away',
+  'self_refund',
+  'self_redeem_direct',
+  'self_redeem_direct',
+  'self_redeem_faulty',
+  'abandon',
+  'no_show',
+];
+
 /** How each kind's trade must end. */
 export const EXPECTED_STATUS: Record<TakerKind, 'redeemed' | 'refunded' | 'failed'> = {
   honest: 'redeemed',
@@ -43,7 +56,8 @@ export interface StorePlan {
   /** Service instances: 1 on SQLite, 2 over PostgreSQL. */
   instances: number;
   takers: { kind: TakerKind; startAtMs: number }[];
-  outages: { atMs: number; seconds: number }[];
+  /** `refuse`: connections reset at once; `hang`: requests held until the outage ends. */
+  outages: { atMs: number; seconds: number; mode: 'refuse' | 'hang' }[];
   /** Each kill -9: when, which instance, and how long until it is started again. */
   kills: { atMs: number; instance: number; restartAfterMs: number; duringOutage: boolean }[];
 }
@@ -77,7 +91,7 @@ export interface PlanOptions {
   stores: readonly StoreMode[];
   /** At least this many kills per store (default 6 full, 2 short). */
   kills?: number;
-  /** Takers per store (default: 210 full, 14 short). */
+  /** Takers per store (default: 210 full, 18 short). */
   takers?: number;
   /** The fault mix between outages (default harsh; none or mild for a control run). */
   faultProfile?: ProfileName;
@@ -108,14 +122,14 @@ const SHAPES: Record<CampaignProfile, Shape> = {
     activeMs: 50_000,
     drainMs: 60_000,
     settleMs: 45_000,
-    takers: 14,
+    takers: 18,
     takerSpread: 0.3,
     kills: 2,
     killWindow: [0.35, 0.5],
     outages: 1,
     outageWindow: [0.55, 0.95],
     outageSeconds: 20,
-    reactionSeconds: 30,
+    reactionSeconds: 45,
     warpEveryMs: 1_000,
   },
   full: {
@@ -129,7 +143,7 @@ const SHAPES: Record<CampaignProfile, Shape> = {
     outages: 5,
     outageWindow: [0.15, 0.95],
     outageSeconds: 40,
-    reactionSeconds: 60,
+    reactionSeconds: 90,
     warpEveryMs: 1_500,
   },
 };
@@ -171,9 +185,10 @@ function storePlan(
   const active = shape.activeMs;
   const at = (share: number) => Math.floor(active * share);
 
-  // Every kind at least once, then the rest drawn.
+  // Every kind at least once, then the rest drawn, the kinds that hand their lock to the service and
+  // that redeem oftener: they are what the service owes the most to.
   const kinds: TakerKind[] = [...TAKER_KINDS];
-  while (kinds.length < takerCount) kinds.push(random.pick(TAKER_KINDS));
+  while (kinds.length < takerCount) kinds.push(random.pick(WEIGHTED_KINDS));
   const takers = kinds
     .map((kind) => ({ kind, startAtMs: random.between(0, at(shape.takerSpread)) }))
     .sort((a, b) => a.startAtMs - b.startAtMs);
@@ -184,7 +199,13 @@ function storePlan(
   const slot = Math.floor((at(to) - at(from)) / shape.outages);
   for (let i = 0; i < shape.outages; i++) {
     const room = Math.max(0, slot - shape.outageSeconds * 1000);
-    outages.push({ atMs: at(from) + i * slot + random.between(0, room), seconds: shape.outageSeconds });
+    outages.push({
+      atMs: at(from) + i * slot + random.between(0, room),
+      seconds: shape.outageSeconds,
+      // The last one refuses: a service restarted in it gets its answer (none) at once and comes up while
+      // the chain is still unreachable, rather than waiting the outage out in its start.
+      mode: i === shape.outages - 1 ? 'refuse' : random.pick(['refuse', 'hang'] as const),
+    });
   }
 
   // The last kill comes during the last outage and its instance starts again before the outage ends: a

@@ -62,7 +62,7 @@ export function formatReport(
         s.clock.overdue.length
           ? `: ${s.clock.overdue.map((o) => `${o.tradeId.slice(0, 8)} ${o.what} (${seconds(o.openMs)} open with the service up)`).join(', ')}`
           : ''
-      }`,
+      }${s.clock.heldBy.length ? `; last held by ${s.clock.heldBy.join(', ')}` : ''}`,
     );
     out(
       `faults injected: ${Object.entries(s.faults.totals)
@@ -101,6 +101,7 @@ export function formatReport(
         out(`      service: ${first.service}`);
         if (first.history) out(`      history: ${first.history}`);
         if (first.taker) out(`      taker:   ${first.taker}`);
+        if (first.log) out(`      log:     ${first.log}`);
         for (const p of problems) out(`      - [${p.check}] ${p.detail}`);
       } else {
         for (const p of problems) {

@@ -122,12 +122,13 @@ export async function runStore(plan: Plan, storePlan: StorePlan, options: RunOpt
     world.proxy.control.setProfile('none');
     const settleStarted = Date.now();
     const settleClient = new ServiceClient(world, seededRandom(plan.seed, 'settle'), http, 10_000);
-    // Until everything is settled, or nothing has moved on chain (no transaction, no warp) for 20 s.
+    // Until everything is settled, or nothing has moved on chain (no transaction, no warp) for 20 s while
+    // nothing held the clock either.
     let quiet = { txs: world.chain.ledger.transactionCount(), warps: keeper.stats.warps, since: Date.now() };
     while (Date.now() - settleStarted < plan.settleMs) {
       if (await allSettled(world, records, settleClient)) break;
       const txs = world.chain.ledger.transactionCount();
-      if (txs !== quiet.txs || keeper.stats.warps !== quiet.warps) {
+      if (txs !== quiet.txs || keeper.stats.warps !== quiet.warps || keeper.stats.heldBy.length > 0) {
         quiet = { txs, warps: keeper.stats.warps, since: Date.now() };
       } else if (Date.now() - quiet.since >= QUIET_MS) {
         log(`${storePlan.store}: nothing moved for ${QUIET_MS / 1000} s; settling stops`);

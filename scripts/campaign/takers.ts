@@ -35,6 +35,8 @@ export interface TradeRecord {
   /** The taker still means to lock / redeem: the timekeeper does not move time past it meanwhile. */
   wantsLock: boolean;
   wantsRedeem: boolean;
+  /** POST /redeem was accepted: the service owes the taker its redeem while the maker escrow is locked. */
+  redeemRequested: boolean;
   /** Wall time the service first answered a POST /lock carrying the signed bytes. */
   lockHandedOverAt: number | null;
   /** Wall ms, after the hand-over, that the service was up, the chain reachable and the lock landable. */
@@ -220,6 +222,7 @@ async function openTrade(
       unsignedLock: s.taker_lock_transaction.transaction_base64,
       wantsLock: t.kind !== 'abandon' && t.kind !== 'no_show',
       wantsRedeem: false,
+      redeemRequested: false,
       lockHandedOverAt: null,
       lockChanceMs: 0,
       notes: [],
@@ -309,6 +312,8 @@ async function lockThroughService(
       const answer = await ctx.client.call('POST', `/v1/trades/${record.tradeId}/lock`, body, {
         patienceMs: 20_000,
         seen: (a) => {
+          // The service was reached with the bytes: from now on it owes them a landing while it can.
+          record.lockHandedOverAt ??= Date.now();
           if (a.status === 503 || a.status === 429) {
             note(ctx, record, `lock: ${a.status} ${a.json?.error?.code ?? ''}`);
           }
@@ -319,8 +324,6 @@ async function lockThroughService(
         ? `${answer.json.settlement_status}/${answer.json.substate}`
         : (answer.json?.error?.code ?? '');
       note(ctx, record, `lock: ${answer.status} ${shown}`);
-      // 202 and 409 lock_not_found come only after the service broadcast the bytes.
-      if (answer.status === 202 || isLockNotFound(answer)) record.lockHandedOverAt ??= Date.now();
       if (answer.status === 202) {
         if (answer.json?.settlement_status === 'failed') break;
         return true;
@@ -374,6 +377,7 @@ async function redeemThroughService(
           throw error;
         });
       if (answer?.status === 202) {
+        record.redeemRequested = true;
         note(ctx, record, 'redeem accepted (202)');
         break;
       }

@@ -41,6 +41,8 @@ export interface TimekeeperStats {
   heldTicks: number;
   /** Obligations that were still open when their patience ran out (the clock then moved past them). */
   overdue: Obligation[];
+  /** What held the clock last, if anything. */
+  heldBy: string[];
 }
 
 export function escrowAt(world: World, address: string | PublicKey): EscrowState | null {
@@ -52,7 +54,7 @@ export function escrowAt(world: World, address: string | PublicKey): EscrowState
 }
 
 export class Timekeeper {
-  readonly stats: TimekeeperStats = { warps: 0, warpedSeconds: 0, heldTicks: 0, overdue: [] };
+  readonly stats: TimekeeperStats = { warps: 0, warpedSeconds: 0, heldTicks: 0, overdue: [], heldBy: [] };
   private readonly open = new Map<string, Obligation>();
   private lastTick = Date.now();
   private lastWarp = 0;
@@ -116,19 +118,25 @@ export class Timekeeper {
       const lastMakerLock =
         Number(taker?.expiry ?? 0) - settlement.safetyMarginSeconds - settlement.minRedeemWindowSeconds;
       if (taker?.status === 'locked' && !maker && now <= lastMakerLock) open('maker_lock');
-      if (record.wantsRedeem && maker?.status === 'locked') open('taker_redeem');
+      if ((record.wantsRedeem || record.redeemRequested) && maker?.status === 'locked') open('taker_redeem');
       if (record.wantsLock && !taker && now <= record.lockDeadline) open('taker_lock');
     }
     for (const key of [...this.open.keys()]) if (!current.has(key)) this.open.delete(key);
 
     if (!this.warpsOn || !ready || this.warping) return;
-    if (wall - this.lastWarp < this.plan.warpEveryMs) return;
     const patience = this.plan.reactionSeconds * 1000;
+    // While an overdue obligation is still open, half the pace: the service keeps its chance to catch up.
+    const overdueOpen = [...this.open.values()].some((o) => o.openMs >= patience);
+    if (wall - this.lastWarp < this.plan.warpEveryMs * (overdueOpen ? 2 : 1)) return;
     const fresh = [...this.open.values()].filter((o) => o.openMs < patience);
     if (fresh.length > 0) {
       this.stats.heldTicks++;
+      this.stats.heldBy = fresh.map(
+        (o) => `${o.tradeId.slice(0, 8)} ${o.what} ${Math.round(o.openMs / 1000)} s`,
+      );
       return;
     }
+    this.stats.heldBy = [];
     for (const o of this.open.values()) {
       if (!this.stats.overdue.some((d) => d.tradeId === o.tradeId && d.what === o.what)) {
         this.stats.overdue.push({ ...o });
