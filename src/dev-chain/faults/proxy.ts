@@ -298,7 +298,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     warp,
     cutWebSockets: () => ws?.cutAll(profile.wsMuteShare) ?? 0,
     stats: () => stats.snapshot(ws?.open ?? 0),
-    decisions: () => decisions.map((d) => ({ ...d, faults: [...d.faults] })),
+    decisions: () => decisions.slice(-DECISIONS_KEPT).map((d) => ({ ...d, faults: [...d.faults] })),
   };
 
   const answerControl = async (request: JsonRpcRequest): Promise<unknown> => {
@@ -423,7 +423,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       single && typeof single.method === 'string' ? single.method : Array.isArray(parsed) ? 'batch' : 'http';
     const decision: Decision = { n: ++sequence, method, faults: [], latencyMs: 0 };
     decisions.push(decision);
-    if (decisions.length > DECISIONS_KEPT) decisions.shift();
+    // Trimmed in halves, not one by one: a long run makes hundreds of thousands of requests.
+    if (decisions.length > 2 * DECISIONS_KEPT) decisions.splice(0, decisions.length - DECISIONS_KEPT);
     stats.request(method);
     if (outage) return underOutage(res, decision);
 
