@@ -4,7 +4,7 @@
 // the clock moved past the expiries, then an audit from the chain's own ledger. Prints a report and exits
 // 1 on any problem (2 if the campaign itself could not run).
 //
-//   --profile short|full   short: ≤ 3 min, 18 takers and 2 kills per store (CI); full: 210 takers, 6 kills
+//   --profile short|full   short: ≤ 3 min, 18 takers and 2 kills per store (CI); full: 230 takers, 6 kills
 //   --seed <text>          the timeline, the takers and the faults (default 1)
 //   --stores sqlite,postgres
 //   --kills N, --takers N  per store

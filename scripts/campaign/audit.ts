@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { PublicKey, Transaction } from '@solana/web3.js';
 import type { StoredTransaction } from '../../src/chain/embedded/store.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, HTLC_INSTRUCTION_TAGS, vaultAddress } from '../../src/chain/htlc/index.ts';
+import { NATIVE_MINT, readTokenAccount } from '../../src/chain/token.ts';
 import { GaveUp, type Json, type ServiceClient } from './client.ts';
 import { EXPECTED_STATUS, type TakerKind } from './plan.ts';
 import type { TakerResult, TradeRecord } from './takers.ts';
@@ -545,7 +546,11 @@ function checkMakerHoldings(
     const escrow = world.chain.ledger.getAccount(address);
     if (!escrow) continue;
     const [vault] = vaultAddress(DEFAULT_HTLC_PROGRAM_ID, new PublicKey(address));
-    rent += escrow.lamports + (world.chain.ledger.getAccount(vault)?.lamports ?? 0n);
+    const account = world.chain.ledger.getAccount(vault);
+    // A wrapped-SOL vault's lamports are its rent plus the SOL it holds: only the rent is parked lamports.
+    const held = account ? readTokenAccount(account.data) : null;
+    const wrapped = held?.mint.equals(NATIVE_MINT) ? held.amount : 0n;
+    rent += escrow.lamports + (account ? account.lamports - wrapped : 0n);
     open++;
   }
   const lamports = world.chain.ledger.balance(world.maker);

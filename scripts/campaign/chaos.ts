@@ -30,9 +30,10 @@ export async function runChaos(world: World, plan: StorePlan, startedAt: number)
   const kill = async (k: StorePlan['kills'][number]) => {
     const instance = world.instances[k.instance];
     if (!instance) return;
-    // Down already (an earlier kill's restart still to come): kill it once it is back.
+    // Down already (an earlier kill's restart still to come): kill it once it runs again (answering or
+    // still starting: a kill during a start is a moment like any other).
     const waitUntil = Date.now() + 15_000;
-    while ((!instance.child?.isRunning() || instance.killed) && Date.now() < waitUntil) await sleep(100);
+    while (!(instance.child?.isRunning() && !instance.killed) && Date.now() < waitUntil) await sleep(100);
     const duringOutage = world.proxy.control.outageStatus().active;
     await world.kill9(instance);
     const entry = {

@@ -91,7 +91,7 @@ export interface PlanOptions {
   stores: readonly StoreMode[];
   /** At least this many kills per store (default 6 full, 2 short). */
   kills?: number;
-  /** Takers per store (default: 210 full, 18 short). */
+  /** Takers per store (default: 230 full, 18 short). */
   takers?: number;
   /** The fault mix between outages (default harsh; none or mild for a control run). */
   faultProfile?: ProfileName;
@@ -116,14 +116,14 @@ interface Shape {
 }
 
 const SHAPES: Record<CampaignProfile, Shape> = {
-  // Trades open first; a kill while they run; then the outage, with the last kill in it: the service
-  // comes back while the chain is unreachable, with trades in every state.
+  // Trades open (some just after the first kill); a kill while they run; then the outage, with the last
+  // kill in it: the service comes back while the chain is unreachable, with trades in every state.
   short: {
     activeMs: 50_000,
-    drainMs: 60_000,
-    settleMs: 45_000,
+    drainMs: 50_000,
+    settleMs: 35_000,
     takers: 18,
-    takerSpread: 0.3,
+    takerSpread: 0.5,
     kills: 2,
     killWindow: [0.35, 0.5],
     outages: 1,
@@ -136,7 +136,7 @@ const SHAPES: Record<CampaignProfile, Shape> = {
     activeMs: 600_000,
     drainMs: 240_000,
     settleMs: 180_000,
-    takers: 210,
+    takers: 230,
     takerSpread: 0.85,
     kills: 6,
     killWindow: [0.05, 0.9],
@@ -212,11 +212,14 @@ function storePlan(
   // service that comes back while the chain is unreachable, and is not restarted again afterwards. One
   // more during the first outage when there are enough kills; the rest anywhere in the kill window.
   const kills: StorePlan['kills'] = [];
-  const inOutage = (o: StorePlan['outages'][number]) => {
-    const killAt = o.atMs + random.between(2_000, Math.max(2_000, Math.floor((o.seconds * 1000) / 4)));
-    const restartAfterMs = random.between(1_000, Math.max(1_000, o.atMs + o.seconds * 1000 - killAt - 5_000));
-    return { atMs: killAt, instance: random.between(0, instances - 1), restartAfterMs, duringOutage: true };
-  };
+  // Early in the outage and back soon: the start (which fails fast on a refusing chain) is over well
+  // before the outage is.
+  const inOutage = (o: StorePlan['outages'][number]) => ({
+    atMs: o.atMs + random.between(2_000, 4_000),
+    instance: random.between(0, instances - 1),
+    restartAfterMs: random.between(1_000, 3_000),
+    duringOutage: true,
+  });
   const last = outages.at(-1);
   if (last && killCount > 0) kills.push(inOutage(last));
   const first = outages[0];

@@ -163,11 +163,12 @@ async function openTrade(
   },
 ): Promise<TradeRecord | null> {
   const address = t.wallet.publicKey.toBase58();
-  const preimage = randomBytes(32);
-  const secretHash = createHash('sha256').update(preimage).digest('hex');
   // A front end asks again while the maker says no, for half a minute: a refusal may be a passing state.
   const until = Date.now() + 30_000;
   while (Date.now() < until) {
+    // A fresh secret for each settlement: a commitment is used once, even by a start that went wrong.
+    const preimage = randomBytes(32);
+    const secretHash = createHash('sha256').update(preimage).digest('hex');
     const quote = await ctx.client.call('POST', '/v1/rfq', {
       input_asset: t.pair.input,
       output_asset: t.pair.output,

@@ -83,6 +83,17 @@ export interface WorldOptions {
   logLevel: string;
 }
 
+/** GET /v1/health answers 200 within 2 s. */
+async function answers(instance: Instance): Promise<boolean> {
+  try {
+    const res = await fetch(`${instance.url}/v1/health`, { signal: AbortSignal.timeout(2_000) });
+    await res.arrayBuffer();
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
 /** config/default.json at the real-cluster floors, static prices, the takers' one address unthrottled. */
 function baseDocument(): Record<string, unknown> {
   const doc = JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, 'utf8')) as Record<string, unknown>;
@@ -208,22 +219,25 @@ export async function startWorld(options: WorldOptions): Promise<World> {
         }, 1_000).unref();
       });
       // Listening is enough: readiness is the service's own business, and what it does meanwhile is
-      // part of what the campaign watches.
-      const deadline = Date.now() + 30_000;
-      while (Date.now() < deadline && child.isRunning() && instance.child === child) {
-        try {
-          const res = await fetch(`${instance.url}/v1/health`, { signal: AbortSignal.timeout(2_000) });
-          await res.arrayBuffer();
-          if (res.status === 200) {
-            instance.live = true;
-            return;
-          }
-        } catch {
-          // not listening yet
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
+      // part of what the campaign watches. The monitor below keeps `live` current afterwards.
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline && child.isRunning() && instance.child === child && !instance.live) {
+        instance.live = await answers(instance);
+        if (!instance.live) await new Promise((resolve) => setTimeout(resolve, 100));
       }
     };
+
+    // Whether each running instance answers GET /v1/health, every half second: requests go to those.
+    const monitor = setInterval(() => {
+      for (const instance of instances) {
+        if (!instance.child?.isRunning() || instance.killed) continue;
+        const child = instance.child;
+        void answers(instance).then((ok) => {
+          if (instance.child === child && !instance.killed) instance.live = ok;
+        });
+      }
+    }, 500);
+    monitor.unref();
 
     const opened = proxy;
     return {
@@ -252,6 +266,7 @@ export async function startWorld(options: WorldOptions): Promise<World> {
       reachable: () => instances.filter((i) => i.live && i.child?.isRunning()),
       async close(keep) {
         closing = true;
+        clearInterval(monitor);
         for (const instance of instances) {
           if (instance.child?.isRunning()) process.kill(instance.child.pid, 'SIGKILL');
         }
