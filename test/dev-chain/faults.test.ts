@@ -230,6 +230,28 @@ describe('the fault proxy in front of the loopback chain', () => {
     }
   });
 
+  it('loses single notifications while the socket and its subscription stay up', async () => {
+    const { proxy, connection } = await faulty({ wsNotificationDropRate: 1 });
+    const watched = Keypair.generate().publicKey;
+    const seen: number[] = [];
+    const id = connection.onAccountChange(watched, (info) => seen.push(info.lamports), {
+      commitment: 'confirmed',
+    });
+    try {
+      // Pays until the proxy has dropped a notification for the subscription (it may still be on its way).
+      await eventually(async () => {
+        await direct.sendRawTransaction((await transfer(watched, 1_000_000)).bytes);
+        await sleep(300);
+        return proxy.control.stats().totals.ws_notification_dropped ? true : undefined;
+      });
+      expect(seen).toEqual([]);
+      expect(proxy.control.stats().websocket.open).toBe(1);
+      expect(proxy.control.stats().totals.ws_cut).toBeUndefined();
+    } finally {
+      await connection.removeAccountChangeListener(id);
+    }
+  });
+
   it('refuses everything during an outage, answers its control meanwhile, and ends it on time', async () => {
     const { proxy, connection } = await faulty();
     expect(await connection.getSlot()).toBeGreaterThan(0);
