@@ -5,6 +5,10 @@
 // repeatable: --pyth-freeze SOL, --pyth-stale SOL, --pyth-jump SOL:+500 (bps, once at start),
 // --pyth-seed <text> (default 1), --pyth-interval-ms <ms> (default 1000), --no-pyth. While it runs,
 // the dev_pyth method (loopbackDevChain(url).pyth) does the same.
+// --faults <none|mild|harsh> [--faults-seed N] [--faults-set knob=value]…: the chain comes up behind the
+// fault proxy (src/dev-chain/faults/). The proxy takes CHAIN_PORT and CHAIN_PORT + 1, the addresses to give
+// the service; the chain itself listens on free ports, printed as upstreamUrl / upstreamWsUrl (for takers
+// or scripts that should reach it without faults).
 
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,6 +18,13 @@ import { type PythPublisher, sponsoredFeedSpecs } from '../chain/pyth/publisher.
 import { loadOrCreateKeypairFile } from '../chain/signer.ts';
 import { loadConfig } from '../config/index.ts';
 import { embeddedVenueOptions } from '../venue/config.ts';
+import {
+  type FaultProxy,
+  PROFILE_NAMES,
+  type ProfileName,
+  parseKnob,
+  startFaultProxy,
+} from './faults/index.ts';
 import { configGenesis, startChainServer } from './index.ts';
 
 const readFlags = () =>
@@ -25,6 +36,9 @@ const readFlags = () =>
       'pyth-seed': { type: 'string', default: '1' },
       'pyth-interval-ms': { type: 'string', default: '1000' },
       'no-pyth': { type: 'boolean', default: false },
+      faults: { type: 'string' },
+      'faults-seed': { type: 'string', default: '1' },
+      'faults-set': { type: 'string', multiple: true, default: [] },
     },
   }).values;
 type Flags = ReturnType<typeof readFlags>;
@@ -55,11 +69,18 @@ async function main() {
   const maker = loadOrCreateKeypairFile(keypairPath);
   const programId = config.chain.programId ? new PublicKey(config.chain.programId) : DEFAULT_HTLC_PROGRAM_ID;
   const venue = embeddedVenueOptions(config, (e) => console.error(`venue: ${e.message}`));
+  const faults = flags.faults;
+  if (faults !== undefined && !PROFILE_NAMES.includes(faults as ProfileName)) {
+    throw new Error(`--faults: one of ${PROFILE_NAMES.join(', ')}`);
+  }
+  const host = process.env.CHAIN_HOST ?? '127.0.0.1';
+  const port = Number(process.env.CHAIN_PORT ?? 8899);
 
   const server = await startChainServer({
     dataDir: join(dataDir, 'chain'),
-    host: process.env.CHAIN_HOST ?? '127.0.0.1',
-    port: Number(process.env.CHAIN_PORT ?? 8899),
+    host,
+    // Behind the proxy the chain takes any free ports: the advertised ones are the proxy's.
+    port: faults === undefined ? port : 0,
     programId,
     ...configGenesis(config, maker),
     ...(venue ? { venue } : {}),
@@ -67,20 +88,39 @@ async function main() {
       ? {}
       : { pyth: { feeds: sponsoredFeedSpecs(), seed: flags['pyth-seed'], intervalMs } }),
   });
-  if (server.pyth) {
-    try {
-      applyPythFlags(server.pyth, flags);
-    } catch (e) {
-      await server.close();
-      throw e;
+  let proxy: FaultProxy | null = null;
+  try {
+    if (server.pyth) applyPythFlags(server.pyth, flags);
+    if (faults !== undefined) {
+      proxy = await startFaultProxy({
+        target: server.url,
+        wsTarget: server.wsUrl,
+        host,
+        port,
+        profile: faults as ProfileName,
+        changes: Object.fromEntries(flags['faults-set'].map(parseKnob)),
+        seed: flags['faults-seed'],
+        log: (line) => console.log(JSON.stringify({ msg: `faults: ${line}`, at: new Date().toISOString() })),
+      });
     }
+  } catch (e) {
+    await server.close();
+    throw e;
   }
   // Public keys only: the maker key stays in its file.
   console.log(
     JSON.stringify({
       msg: 'loopback chain listening',
-      url: server.url,
-      wsUrl: server.wsUrl,
+      url: proxy?.url ?? server.url,
+      wsUrl: proxy?.wsUrl ?? server.wsUrl,
+      ...(proxy
+        ? {
+            faults: proxy.control.profile().name,
+            faultsSeed: flags['faults-seed'],
+            upstreamUrl: server.url,
+            upstreamWsUrl: server.wsUrl,
+          }
+        : {}),
       programId: programId.toBase58(),
       maker: maker.publicKey.toBase58(),
       makerKeypairPath: keypairPath,
@@ -91,6 +131,8 @@ async function main() {
     }),
   );
   const stop = async () => {
+    if (proxy) console.log(JSON.stringify({ msg: 'faults injected', stats: proxy.control.stats() }));
+    await proxy?.close();
     await server.close();
     process.exit(0);
   };

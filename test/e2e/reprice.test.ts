@@ -80,8 +80,9 @@ describe("the maker's last look before it locks", () => {
         price: { holds: false, reason: 'price_moved', toleranceBps: 50, quotedMid: expect.any(String) },
       },
     });
-    const price = (assessed?.payload as { output: { price: { movedBps: number; currentMid: string } } })
-      .output.price;
+    if (!assessed) throw new Error('no assessment in the trade’s history');
+    const price = (assessed.payload as { output: { price: { movedBps: number; currentMid: string } } }).output
+      .price;
     expect(price.movedBps).toBeGreaterThanOrEqual(199);
     expect(price.movedBps).toBeLessThanOrEqual(201);
     expect(Number(price.currentMid)).toBeGreaterThan(0);
