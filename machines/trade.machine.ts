@@ -150,18 +150,20 @@ const refundTakerEscrowAtExpiry: TradeTransitions = {
   },
 };
 
-/** Best-effort rent reclaim once redeemed or refunded: the trade closes however it answers, no retry. */
-const closingEscrows = tradeSetup.createStateConfig({
-  description: 'Best-effort rent reclaim of the maker escrow (donated tokens swept to the maker).',
-  tags: 'effect',
-  invoke: {
-    id: 'closeEscrows',
+/**
+ * Once redeemed or refunded: the maker escrow's rent (and any tokens donated to its vault) back to the maker.
+ * Retried like every effect — the rent is the maker's money, and a cluster that drops the close once must
+ * not keep it — and the trade is closed only once the escrow is gone (or never held anything).
+ */
+const closingEscrows = tradeSetup.createStateConfig(
+  effectState('closingEscrows', {
+    description:
+      'The maker escrow’s rent back to the maker (donated tokens swept with it), retried until closed.',
     src: 'closeEscrows',
     input: ({ context }) => ({ tradeId: context.tradeId, makerEscrow: context.makerEscrow }),
     onDone: 'closed',
-    onError: 'closed',
-  },
-});
+  }),
+);
 
 export const tradeMachine = tradeSetup.createMachine({
   id: 'trade',

@@ -242,7 +242,7 @@ export interface TradeStateMeta {
 }
 /**
  * `closed`: no funds of the trade left in any escrow and nothing left to do. `effect`: the state runs one
- * of the TradeEffects (and, but for the best-effort closeEscrows, retries it on RETRY_EFFECT).
+ * of the TradeEffects (and retries it on RETRY_EFFECT).
  */
 export type TradeTag = 'closed' | 'effect';
 
@@ -286,7 +286,10 @@ export interface TradeEffects {
   makerCancel(input: TakerEscrowReleaseInput): Promise<EscrowEnding>;
   /** Refund the taker escrow to the taker at its expiry. */
   takerRefund(input: TakerEscrowReleaseInput): Promise<EscrowEnding>;
-  /** Best-effort rent reclaim of the maker escrow (donated tokens swept to the maker); never retried. */
+  /**
+   * The maker escrow's rent back to the maker (donated tokens swept to it), once the escrow is settled;
+   * answers once it is closed, or held nothing (absent, or never settled by this trade).
+   */
   closeEscrows(input: CloseEscrowsInput): Promise<unknown>;
 }
 

@@ -2,6 +2,7 @@
 // word), the fault proxy in front of it, and the service's instances on `chain.kind = "rpc"` pointed at the
 // proxy, as child processes of the built bundle that are killed with SIGKILL and started again. An
 // instance that exits on its own is started again a second later, as a supervisor would, and noted.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,7 +150,10 @@ export async function startWorld(options: WorldOptions): Promise<World> {
         programId: DEFAULT_HTLC_PROGRAM_ID.toBase58(),
         makerKeypairPath,
       },
-      options.store === 'postgres' ? { leaseTtlSeconds: LEASE_SECONDS } : {},
+      // Several instances sign the commands they forward to each other: one secret for the campaign's.
+      options.store === 'postgres'
+        ? { leaseTtlSeconds: LEASE_SECONDS, secret: randomBytes(32).toString('hex') }
+        : {},
     );
     const config = resolveConfig(doc);
     const configPath = join(root, 'config.json');

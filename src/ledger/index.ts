@@ -92,9 +92,10 @@ const SIGNATURE_MOVEMENT: Partial<Record<TradeSignatureKind, 'input' | 'output'>
 
 /**
  * The entries a transition posts: a movement for each signature it added (the amount of the side that
- * signature moves), plus the network fee the maker paid for it, if the maker paid one. The taker escrow's
- * side is what its lock put there as read on chain (a lock with other terms than agreed holds other
- * funds); the maker escrow's is the agreed output, which only the maker locks.
+ * signature moves). The taker escrow's side is what its lock put there as read on chain (a lock with other
+ * terms than agreed holds other funds); the maker escrow's is the agreed output, which only the maker
+ * locks. Network fees are posted apart, once the chain shows what each maker transaction cost
+ * (postNetworkFee), whether or not it moved funds of the trade.
  */
 export function transitionPostings(
   added: readonly { kind: TradeSignatureKind; signature: string }[],
@@ -105,7 +106,6 @@ export function transitionPostings(
     outputAmountRaw: string;
     takerLockTerms: { mint: string; amountRaw: string } | null;
   },
-  feeOf: (signature: string) => bigint | undefined,
 ): LedgerEntry[] {
   const entries: LedgerEntry[] = [];
   const locked = trade.takerLockTerms;
@@ -117,8 +117,6 @@ export function transitionPostings(
       side === 'input' ? (locked?.amountRaw ?? trade.inputAmountRaw) : trade.outputAmountRaw,
     );
     entries.push(...postMovement(kind as EscrowMovement, signature, mint, amount));
-    const fee = feeOf(signature);
-    if (fee !== undefined) entries.push(...postNetworkFee(signature, fee));
   }
   return entries;
 }

@@ -37,8 +37,11 @@ export interface EffectHooks {
   barrier(): Promise<void>;
   /** Durably records that a transaction of this kind and signature is about to be sent. */
   recordIntent(tradeId: string, kind: string, signature: string): Promise<void>;
-  /** The fee a maker-paid transaction cost, for the ledger's network_fee entries. */
-  recordFee(signature: string, lamports: bigint): void;
+  /**
+   * The fee the maker paid for one of the trade's transactions, once the chain showed it final (landed or
+   * failed): posted to the trade's ledger as a network_fee, once, whatever the transaction moved.
+   */
+  postFee(tradeId: string, signature: string, lamports: bigint): void;
   /** The runtime's best knowledge of chain time (the failure time of an effect). */
   chainTime(): number;
   /** The trade's quote re-priced from the current price snapshot (the maker's last look before it locks). */
@@ -85,7 +88,7 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
     await hooks.recordIntent(tradeId, kind, tx.signature);
     const result = await chain.land(tx, 'finalized', hooks.landTimeoutMs);
     if (result.status === 'finalized') {
-      hooks.recordFee(tx.signature, result.fee);
+      hooks.postFee(tradeId, tx.signature, result.fee);
       if (result.err === null) return tx.signature;
       throw new Error(`${kind} ${tx.signature} failed on chain: ${result.err}`);
     }
@@ -112,6 +115,17 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
   }
 
   /**
+   * The fee of a transaction that settled the trade's escrow without this attempt seeing it land (an earlier
+   * attempt before a crash, say), when the maker paid for it: the ledger must show every fee the maker paid.
+   */
+  async function postFeeIfMakers(tradeId: string, signature: string): Promise<void> {
+    const tx = await chain.getTransaction(signature, 'finalized');
+    if (tx !== null && tx.accountKeys[0] === chain.makerWallet.toBase58()) {
+      hooks.postFee(tradeId, signature, tx.fee);
+    }
+  }
+
+  /**
    * Settles a locked escrow with the maker's transaction, or answers how it already ended. A transaction
    * that fails on chain because someone settled the escrow first is not an error: the ending says how.
    */
@@ -122,13 +136,18 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
     outcome: (signature: string) => EscrowEnding,
   ): Promise<EscrowEnding> {
     const { escrow } = input;
+    const endedBefore = async (state: EscrowState | null) => {
+      const ending = await ended(escrow, state);
+      await postFeeIfMakers(input.tradeId, ending.signature);
+      return ending;
+    };
     const state = await read(escrow.address);
-    if (state === null || state.status !== 'locked') return ended(escrow, state);
+    if (state === null || state.status !== 'locked') return endedBefore(state);
     try {
       return outcome(await land(input.tradeId, kind, await sign(state)));
     } catch (error) {
       const after = await read(escrow.address);
-      if (after === null || after.status !== 'locked') return ended(escrow, after);
+      if (after === null || after.status !== 'locked') return endedBefore(after);
       throw error;
     }
   }
@@ -194,13 +213,16 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
       const { intent } = input;
       await hooks.recordIntent(input.tradeId, 'maker_lock', intent.signature);
       const result: LandResult = await chain.land(intent, 'finalized', hooks.landTimeoutMs);
-      if (result.status === 'finalized') hooks.recordFee(intent.signature, result.fee);
+      if (result.status === 'finalized') hooks.postFee(input.tradeId, intent.signature, result.fee);
       if (result.status === 'finalized' && result.err === null)
         return { landed: true, signature: intent.signature };
       // Whatever happened to the transaction, the escrow decides: a maker escrow that exists came from this
       // intent (its address is unique to the trade, and a lock is signed again only once the last is proved
       // lapsed).
-      if (await read(input.makerEscrow)) return { landed: true, signature: intent.signature };
+      if (await read(input.makerEscrow)) {
+        if (result.status !== 'finalized') await postFeeIfMakers(input.tradeId, intent.signature);
+        return { landed: true, signature: intent.signature };
+      }
       if (result.status === 'expired' || (result.status === 'finalized' && result.err !== null)) {
         return { landed: false, expired: result.status === 'expired', now: Number(await chain.now()) };
       }

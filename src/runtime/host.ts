@@ -116,8 +116,6 @@ export interface HostOptions {
   onFenced(): void;
   /** A command took over a trade whose owner run was gone (several instances). */
   onAcquired?(tradeId: string): void;
-  /** The fee a maker transaction cost, by signature, for the ledger (consumed once). */
-  takeFee(signature: string): bigint | undefined;
   /** Every stored transition, for metrics (status changes, effect failures and retries, the loss alert). */
   onTransition?(transition: TradeTransition): void;
 }
@@ -428,11 +426,7 @@ export class TradeHost {
       snapshot as unknown as TradeSnapshotLike & { children: Record<string, unknown> },
     );
     const at = new Date().toISOString();
-    const ledger: LedgerEntry[] = transitionPostings(
-      context.signatures.slice(trade.signatureCount),
-      context,
-      (signature) => this.options.takeFee(signature),
-    );
+    const ledger: LedgerEntry[] = transitionPostings(context.signatures.slice(trade.signatureCount), context);
     trade.signatureCount = context.signatures.length;
     const update: TradeUpdate = {
       tradeId: trade.meta.tradeId,
@@ -610,15 +604,17 @@ export class TradeHost {
     return this.active.has(tradeId);
   }
 
-  /** Active actors by state (bounded by activity, not by the number of trades). */
+  /**
+   * Active actors of unclosed trades, by state (bounded by activity, not by the number of trades). A closed
+   * trade's actor, about to be put away, is no longer one of the run's trades and is left out.
+   */
   activeActors(): { trade_id: string; status: SettlementStatus; substate: string }[] {
-    return [...this.active.values()].map((t) => {
+    return [...this.active.values()].flatMap((t) => {
       const snapshot = t.actor.getSnapshot();
-      return {
-        trade_id: t.meta.tradeId,
-        status: settlementStatusOf(snapshot),
-        substate: substateOf(snapshot),
-      };
+      if (isClosed(snapshot)) return [];
+      return [
+        { trade_id: t.meta.tradeId, status: settlementStatusOf(snapshot), substate: substateOf(snapshot) },
+      ];
     });
   }
 

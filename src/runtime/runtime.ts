@@ -5,6 +5,7 @@
 import { knowsPreimageToRedeem, type PriceCheck } from '../../machines/index.ts';
 import { type ChainPort, meterChain } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
+import { postNetworkFee } from '../ledger/index.ts';
 import type { TradeTransition } from '../metrics/index.ts';
 import { type QuoteDesk, repriceCheck } from '../quotes/index.ts';
 import type { ClaimedTrade, GroupCommit, Store } from '../store/index.ts';
@@ -56,8 +57,6 @@ export interface RuntimeOptions {
 /** Defaults of the lease (config: cluster.lease_ttl_seconds, cluster.claim_batch). */
 export const DEFAULT_LEASE = { ttlMs: 10_000, claimBatch: 500 } as const;
 
-/** Fees of maker transactions not yet posted to the ledger; bounded (a fee nobody claims is dropped). */
-const FEE_MEMORY = 10_000;
 /** Trades whose failed effects are retried at once when an outage ends, per store query. */
 const RECOVERY_BATCH = 10_000;
 /** Trades nudged at once after an outage (each may activate an actor and send a transaction). */
@@ -75,7 +74,6 @@ export class TradeRuntime {
   private recovering: Promise<void> | null = null;
   private recoverAgain = false;
   private stopWatchingEvents: (() => Promise<void>) | null = null;
-  private readonly fees = new Map<string, bigint>();
   private readonly eventListeners = new Set<(tradeId: string) => void>();
   private readonly tickMs: number;
   private timer: NodeJS.Timeout | null = null;
@@ -97,9 +95,15 @@ export class TradeRuntime {
       // After the transition that started the effect joined its commit (same turn), wait for that commit.
       barrier: () => new Promise<void>((resolve) => setImmediate(resolve)).then(() => durable.barrier()),
       recordIntent: (tradeId, kind, signature) => this.host.note(tradeId, 'TX_INTENT', { kind, signature }),
-      recordFee: (signature, lamports) => {
-        if (this.fees.size >= FEE_MEMORY) this.fees.clear();
-        this.fees.set(signature, lamports);
+      postFee: (tradeId, signature, lamports) => {
+        const entries = postNetworkFee(signature, lamports);
+        if (entries.length === 0) return;
+        const at = new Date().toISOString();
+        void durable
+          .write({ kind: 'appendLedger', tradeId, at, entries })
+          .catch((error: unknown) =>
+            log.warn({ trade_id: tradeId, err: (error as Error).message }, 'could not post a network fee'),
+          );
       },
       chainTime: () => this.clock.estimate(),
       reprice: (quoteId) => this.reprice(quoteId),
@@ -117,11 +121,6 @@ export class TradeRuntime {
       onEventsStored: (tradeId) => this.eventsStored(tradeId),
       onFenced: () => this.lease.fenced(),
       onAcquired: () => options.onTakeover?.(1),
-      takeFee: (signature) => {
-        const fee = this.fees.get(signature);
-        this.fees.delete(signature);
-        return fee;
-      },
       ...(options.onTransition ? { onTransition: options.onTransition } : {}),
     });
     this.watcher = new ChainWatcher({

@@ -348,6 +348,13 @@ const SQL = {
     )
     SELECT closed, hold_mint, hold_raw, hold_until_ms FROM moved`,
   // An event of the trade this write has just updated or created, fenced there.
+  appendLedger: `
+    INSERT INTO ledger_entries (trade_id, movement, signature, mint, account, side, amount_raw, at)
+    SELECT $1, l.movement, l.signature, l.mint, l.account, l.side, l.amount_raw, $2
+    FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[])
+      WITH ORDINALITY AS l (movement, signature, mint, account, side, amount_raw, n)
+    ORDER BY l.n
+    ON CONFLICT ON CONSTRAINT ledger_entries_once DO NOTHING`,
   insertEvent: `
     INSERT INTO trade_events (trade_id, run_id, at, type, status, substate, payload)
     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
@@ -471,6 +478,7 @@ function fencedRuns(write: StoreWrite): string[] {
     case 'claimTrade':
       return [write.runId];
     case 'insertQuote':
+    case 'appendLedger':
       return [];
   }
 }
@@ -698,6 +706,22 @@ export class PostgresStore implements Store {
         return this.saveTransition(client, write.update, write.events, write.ledger, changes);
       case 'appendEvents':
         for (const event of write.events) await this.insertEvent(client, event);
+        return;
+      case 'appendLedger':
+        await this.query(
+          'appendLedger',
+          [
+            write.tradeId,
+            write.at,
+            write.entries.map((e) => e.movement),
+            write.entries.map((e) => e.signature),
+            write.entries.map((e) => e.mint),
+            write.entries.map((e) => e.account),
+            write.entries.map((e) => e.side),
+            write.entries.map((e) => e.amountRaw.toString()),
+          ],
+          client,
+        );
         return;
       case 'setSeen': {
         const { rowCount } = await this.query('setSeen', [write.tradeId, write.runId, write.seen], client);

@@ -233,6 +233,9 @@ export class SqliteStore implements Store {
       case 'appendEvents':
         this.appendEvents(write.events);
         break;
+      case 'appendLedger':
+        this.insertLedger(write.tradeId, write.entries, write.at);
+        break;
       // The writing run is the running run, the one owner there is: nothing to fence.
       case 'setSeen':
         this.statements.setSeen.run(write.seen, write.tradeId);
@@ -388,15 +391,15 @@ export class SqliteStore implements Store {
         snapshot: update.snapshot,
       });
       for (const event of events) this.insertEvent(event);
-      for (const entry of ledger) {
-        this.statements.insertLedger.run({
-          ...entry,
-          tradeId: update.tradeId,
-          amountRaw: entry.amountRaw.toString(),
-          at: update.updatedAt,
-        });
-      }
+      this.insertLedger(update.tradeId, ledger, update.updatedAt);
     })();
+  }
+
+  /** Each entry once (the ledger's unique key): a movement reported twice is posted once. */
+  private insertLedger(tradeId: string, entries: readonly LedgerEntry[], at: string): void {
+    for (const entry of entries) {
+      this.statements.insertLedger.run({ ...entry, tradeId, amountRaw: entry.amountRaw.toString(), at });
+    }
   }
 
   private appendEvents(events: readonly NewTradeEvent[]): void {

@@ -17,6 +17,12 @@ export type StoreWrite =
   | { kind: 'saveTransition'; update: TradeUpdate; events: NewTradeEvent[]; ledger: LedgerEntry[] }
   /** Runtime notes about a trade that change no snapshot, e.g. the intent written before a transaction is sent. */
   | { kind: 'appendEvents'; events: NewTradeEvent[] }
+  /**
+   * Ledger entries of a trade learnt outside its transitions (the network fee of a transaction the maker
+   * paid for, once the chain showed it final); an entry stored already is kept once. Nothing to fence: it
+   * records what happened on chain, whoever owns the trade now.
+   */
+  | { kind: 'appendLedger'; tradeId: string; at: string; entries: LedgerEntry[] }
   | { kind: 'setSeen'; tradeId: string; runId: string; seen: string }
   | { kind: 'setWake'; tradeId: string; runId: string; at: number | null }
   /** One trade taken by this run (POST /resume of a trade it could not adopt at start). */

@@ -288,26 +288,28 @@ describe('the postings of a transition', () => {
     takerLockTerms: null,
   };
 
-  test('each signature the transition added posts its side, and the maker’s fee where it paid one', () => {
-    const fees = new Map([['maker-lock-sig', 5_000n]]);
+  test('each signature the transition added posts its side; fees are posted apart, once the chain shows them', () => {
     const entries = transitionPostings(
       [
         { kind: 'taker_lock', signature: 'lock-sig' },
         { kind: 'maker_lock', signature: 'maker-lock-sig' },
       ],
       { ...trade, takerLockTerms: { mint: SOL_MINT, amountRaw: '5000' } },
-      (signature) => fees.get(signature),
     );
     expect(entries.filter((e) => e.movement === 'taker_lock').map((e) => [e.mint, e.amountRaw])).toEqual([
       [SOL_MINT, 5000n],
       [SOL_MINT, 5000n],
     ]);
     expect(entries.filter((e) => e.movement === 'maker_lock').map((e) => e.amountRaw)).toEqual([700n, 700n]);
-    expect(entries.filter((e) => e.movement === 'network_fee').map((e) => e.amountRaw)).toEqual([
-      5000n,
-      5000n,
-    ]);
+    expect(entries.filter((e) => e.movement === 'network_fee')).toEqual([]);
     expect(isBalanced(entries)).toBe(true);
+    const fee = postNetworkFee('maker-lock-sig', 5_000n);
+    expect(fee.map((e) => [e.account, e.side, e.amountRaw])).toEqual([
+      ['network', 'debit', 5000n],
+      ['maker', 'credit', 5000n],
+    ]);
+    expect(isBalanced([...entries, ...fee])).toBe(true);
+    expect(postNetworkFee('free', 0n)).toEqual([]);
   });
 
   test('a lock with other terms than agreed posts what it locked on chain, in and out alike', () => {
@@ -318,14 +320,13 @@ describe('the postings of a transition', () => {
         { kind: 'taker_refund', signature: 'b' },
       ],
       locked,
-      () => undefined,
     );
     expect(new Set(entries.map((e) => `${e.mint}:${e.amountRaw}`))).toEqual(new Set([`${USDC_MINT}:4321`]));
     expect(makerNet(entries).size).toBe(0);
   });
 
   test('kinds that move nothing of the trade post nothing', () => {
-    expect(transitionPostings([{ kind: 'gateway_mint', signature: 'x' }], trade, () => 1n)).toEqual([]);
+    expect(transitionPostings([{ kind: 'gateway_mint', signature: 'x' }], trade)).toEqual([]);
   });
 });
 

@@ -663,6 +663,8 @@ function acceptedEventsLandWhereTheSpecSays(state: TradeSnapshot, path: string, 
 /** The states that run an effect until it succeeds, and the effect each runs. */
 const RETRIED_EFFECT: Record<string, TradeEffect> = {
   'pending.broadcastingLock': 'broadcastTakerLock',
+  'redeemed.closingEscrows': 'closeEscrows',
+  'refunded.closingEscrows': 'closeEscrows',
   'initiated.assessing': 'checkInventory',
   'initiated.signingMakerLock': 'signMakerLock',
   'initiated.sendingMakerLock': 'makerLock',
@@ -675,11 +677,6 @@ const RETRIED_EFFECT: Record<string, TradeEffect> = {
   'failed.releasingLateLock': 'makerCancel',
   'failed.refundingLateLock': 'takerRefund',
 };
-/** Closing escrows only returns rent: a failure gives up and closes the trade. */
-const BEST_EFFORT_EFFECT: Record<string, TradeEffect> = {
-  'redeemed.closingEscrows': 'closeEscrows',
-  'refunded.closingEscrows': 'closeEscrows',
-};
 
 /**
  * A running effect that fails is recorded by name with its consecutive attempts and a retry time backed
@@ -690,15 +687,6 @@ const BEST_EFFORT_EFFECT: Record<string, TradeEffect> = {
 function failedEffectsAreRetriedInPlace(state: TradeSnapshot, path: string, moves: Move[]) {
   const sub = substateOf(state);
   const c = state.context;
-  const bestEffort = BEST_EFFORT_EFFECT[sub];
-  if (bestEffort !== undefined) {
-    const [next] = transition(tradeMachine, state, failure(bestEffort));
-    expect([substateOf(next), next.context.effectError], path).toEqual([
-      sub.replace('closingEscrows', 'closed'),
-      null,
-    ]);
-    return;
-  }
   const effect = RETRIED_EFFECT[sub];
   if (effect === undefined) return;
   const where = `${effect} failing after path ${path}`;
@@ -788,8 +776,8 @@ function tagsSayWhatTheStateDoes(state: TradeSnapshot, path: string) {
   const sub = substateOf(state);
   const invokes = state._nodes.some((node) => node.invoke.length > 0);
   expect(state.hasTag('effect'), path).toBe(invokes);
-  expect(invokes, path).toBe(sub in RETRIED_EFFECT || sub in BEST_EFFORT_EFFECT);
-  const effect = RETRIED_EFFECT[sub] ?? BEST_EFFORT_EFFECT[sub];
+  expect(invokes, path).toBe(sub in RETRIED_EFFECT);
+  const effect = RETRIED_EFFECT[sub];
   expect(Object.keys(state.children), path).toEqual(effect === undefined ? [] : [effect]);
   expect(state.hasTag('closed'), path).toBe(CLOSED_SUBSTATES.includes(sub));
   expect(isClosed(state), path).toBe(CLOSED_SUBSTATES.includes(sub));

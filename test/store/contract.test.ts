@@ -341,6 +341,24 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       expect((await store.ledger(trade.tradeId)).map((e) => e.signature)).toEqual(['sig-1', 'sig-2']);
     });
 
+    test('entries posted apart from a transition (a fee the chain showed later) are stored once, a closed trade’s too', async () => {
+      const trade = await storedTrade();
+      await commitAll(store, transition(trade, [], [entry(trade, 'sig-1')]));
+      await moved(trade, { status: 'redeemed', substate: 'redeemed.closed', closed: true });
+      const at = new Date().toISOString();
+      const late = {
+        kind: 'appendLedger' as const,
+        tradeId: trade.tradeId,
+        at,
+        entries: [entry(trade, 'sig-2')],
+      };
+      await commitAll(store, late);
+      await commitAll(store, late, { ...late, entries: [entry(trade, 'sig-1'), entry(trade, 'sig-2')] });
+      const ledger = await store.ledger(trade.tradeId);
+      expect(ledger.map((e) => e.signature)).toEqual(['sig-1', 'sig-2']);
+      expect(ledger[1]).toMatchObject({ tradeId: trade.tradeId, at });
+    });
+
     test('the whole ledger reads in posting order across trades', async () => {
       const [a, b] = [await storedTrade(), await storedTrade()];
       await commitAll(store, transition(a, [], [entry(a, 'a-1')]));
