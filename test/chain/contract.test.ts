@@ -16,6 +16,7 @@ import { ata } from '../../src/chain/token.ts';
 import {
   embeddedHarness,
   type Harness,
+  rpcEndpointsHarness,
   rpcHarness,
   SOL,
   secret,
@@ -135,6 +136,8 @@ async function lockBoth(
 const implementations: [string, () => Promise<Harness>][] = [
   ['embedded', () => embeddedHarness()],
   ['rpc (loopback JSON-RPC server)', () => rpcHarness()],
+  // No slot probe: the server's call counts below are those of the port's own reads.
+  ['rpc over two endpoints (proxies)', () => rpcEndpointsHarness(2, { slotProbeIntervalMs: 0 })],
 ];
 
 describe.each(implementations)('chain port contract: %s', (_name, makeHarness) => {

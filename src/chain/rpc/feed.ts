@@ -1,6 +1,7 @@
 // The rpc chain's push feed: one programSubscribe on the HTLC program over the cluster's websocket,
-// reconnecting with backoff. `live` holds only while the subscription is confirmed and the socket
-// answers pings, so the watcher knows when to fall back to batched polling.
+// reconnecting with backoff (to the next websocket of the list while one cannot be subscribed to). `live`
+// holds only while the subscription is confirmed and the socket answers pings, so the watcher knows when
+// to fall back to batched polling.
 //
 // What programSubscribe does NOT push: a validator builds program notifications from the accounts
 // stored in a slot WHOSE OWNER (after the slot) is the program — agave `filter_program_results` over
@@ -18,7 +19,11 @@ import WebSocket from 'ws';
 import type { AccountFeed, Commitment } from '../port.ts';
 
 export interface ProgramFeedOptions {
-  wsUrl: string;
+  /**
+   * Websocket endpoints, the preferred first. Pushes come from one at a time: an attempt that does not get
+   * to a subscription moves on to the next; a subscription that drops is tried again where it was.
+   */
+  wsUrls: readonly string[];
   programId: string;
   commitment: Commitment;
   onChange: (addresses: readonly string[]) => void;
@@ -53,6 +58,7 @@ export function openProgramFeed(options: ProgramFeedOptions): AccountFeed {
   let generation = 0;
   let closed = false;
   let delay = minDelay;
+  let at = 0;
   let reconnectTimer: NodeJS.Timeout | null = null;
   let pingTimer: NodeJS.Timeout | null = null;
 
@@ -64,9 +70,12 @@ export function openProgramFeed(options: ProgramFeedOptions): AccountFeed {
   const connect = () => {
     reconnectTimer = null;
     if (closed) return;
-    const ws = new WebSocket(options.wsUrl, { handshakeTimeout: 10_000 });
+    const ws = new WebSocket(options.wsUrls[at % options.wsUrls.length] as string, {
+      handshakeTimeout: 10_000,
+    });
     socket = ws;
     let answered = true;
+    let subscribed = false;
     ws.on('open', () => {
       ws.send(
         JSON.stringify({
@@ -91,7 +100,7 @@ export function openProgramFeed(options: ProgramFeedOptions): AccountFeed {
     });
     ws.on('message', (data) => {
       answered = true;
-      receive(ws, String(data));
+      if (receive(ws, String(data))) subscribed = true;
     });
     // 'close' follows every error; reconnecting happens there.
     ws.on('error', () => {});
@@ -101,13 +110,15 @@ export function openProgramFeed(options: ProgramFeedOptions): AccountFeed {
       subscription = null;
       stopPing();
       if (closed) return;
+      if (!subscribed) at += 1;
       reconnectTimer = setTimeout(connect, delay);
       reconnectTimer.unref();
       delay = Math.min(delay * 2, maxDelay);
     });
   };
 
-  const receive = (ws: WebSocket, text: string) => {
+  /** Handles one message; true when it confirms the subscription. */
+  const receive = (ws: WebSocket, text: string): boolean => {
     let message: {
       id?: unknown;
       result?: unknown;
@@ -118,27 +129,29 @@ export function openProgramFeed(options: ProgramFeedOptions): AccountFeed {
     try {
       message = JSON.parse(text);
     } catch {
-      return;
+      return false;
     }
     if (message.id === SUBSCRIBE_ID) {
       if (typeof message.result === 'number') {
         subscription = message.result;
         generation += 1;
         delay = minDelay;
-      } else {
-        // Refused (or answered nonsense): drop the socket and try again later.
-        ws.terminate();
+        return true;
       }
-      return;
+      // Refused (or answered nonsense): drop the socket and try again later.
+      ws.terminate();
+      return false;
     }
-    if (message.method !== 'programNotification' || message.params?.subscription !== subscription) return;
+    if (message.method !== 'programNotification' || message.params?.subscription !== subscription)
+      return false;
     const pubkey = message.params?.result?.value?.pubkey;
-    if (typeof pubkey !== 'string') return;
+    if (typeof pubkey !== 'string') return false;
     try {
       options.onChange([pubkey]);
     } catch {
       // The watcher's failure must not take the socket down with it.
     }
+    return false;
   };
 
   connect();

@@ -1,0 +1,273 @@
+// The rpc chain's JSON-RPC endpoints: one web3.js Connection per configured URL, what each has shown (the
+// slots its answers were evaluated at, whether it answers), and the read policy that follows: a read is
+// tried endpoint after endpoint until one answers, and an answer that something is ABSENT (an account, a
+// signature) is believed only from an endpoint no more than maxSlotLag slots behind the highest slot any
+// endpoint has shown — a node that has not caught up does not know what landed since.
+
+import { Connection } from '@solana/web3.js';
+import { ChainError } from '../errors.ts';
+
+/** The commitment an answer's slot was taken at: slots of different commitments are never compared. */
+export type SlotCommitment = 'processed' | 'confirmed' | 'finalized';
+const COMMITMENTS: readonly SlotCommitment[] = ['processed', 'confirmed', 'finalized'];
+/** A node's slot at a commitment is at least its slot at every stronger one. */
+const AT_LEAST: Record<SlotCommitment, readonly SlotCommitment[]> = {
+  processed: COMMITMENTS,
+  confirmed: ['confirmed', 'finalized'],
+  finalized: ['finalized'],
+};
+
+export interface EndpointsOptions {
+  /** JSON-RPC URLs, the primary first. */
+  urls: readonly string[];
+  /** How many slots an endpoint may trail the best known slot and still be believed about absence. */
+  maxSlotLag: number;
+  /** A request unanswered this long is abandoned (and tried elsewhere). */
+  requestTimeoutMs: number;
+  /** With several endpoints, each one's slot is asked this often so that a lagging one is known (0: never). */
+  slotProbeIntervalMs: number;
+}
+
+/** An answer and the slot the node evaluated it at (null when the method reports none). */
+export interface Answer<T> {
+  value: T;
+  slot: number | null;
+}
+
+export interface ReadPolicy<T> {
+  commitment: SlotCommitment;
+  /** True when the answer says something is not there: believed only from a current endpoint. */
+  absent?: (value: T) => boolean;
+}
+
+/** Only the origin of an RPC URL is shown anywhere: paths and queries often carry API keys. */
+export const redactUrl = (url: string) => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'rpc';
+  }
+};
+
+export class Endpoint {
+  readonly connection: Connection;
+  /** The highest slot each commitment's answers (and probes) have shown. */
+  private readonly seen = new Map<SlotCommitment, number>();
+  /** The highest slot of an answer this process used: an answer older than it is one going backwards. */
+  private readonly acted = new Map<SlotCommitment, number>();
+  /** Consecutive calls that got no answer; 0 while it answers. */
+  failures = 0;
+  /** When it last answered (ms since epoch; 0: never). */
+  answeredAt = 0;
+  lastError: string | null = null;
+
+  constructor(
+    readonly index: number,
+    readonly url: string,
+    /** How it is named in errors, logs and health: the origin, never the URL. */
+    readonly label: string,
+    options: { requestTimeoutMs: number; several: boolean },
+  ) {
+    this.connection = new Connection(url, {
+      commitment: 'confirmed',
+      // With somewhere else to ask, a 429 is tried elsewhere at once instead of waiting out backoffs here.
+      disableRetryOnRateLimit: options.several,
+      fetchMiddleware: (info, init, next) =>
+        next(info, { ...init, signal: AbortSignal.timeout(options.requestTimeoutMs) }),
+    });
+  }
+
+  seenSlot(commitment: SlotCommitment): number | null {
+    return this.seen.get(commitment) ?? null;
+  }
+
+  actedSlot(commitment: SlotCommitment): number | null {
+    return this.acted.get(commitment) ?? null;
+  }
+
+  observe(commitment: SlotCommitment, slot: number) {
+    if (slot > (this.seen.get(commitment) ?? -1)) this.seen.set(commitment, slot);
+  }
+
+  act(commitment: SlotCommitment, slot: number) {
+    this.observe(commitment, slot);
+    if (slot > (this.acted.get(commitment) ?? -1)) this.acted.set(commitment, slot);
+  }
+}
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+export class Endpoints {
+  readonly list: readonly Endpoint[];
+  readonly maxSlotLag: number;
+  private probeTimer: NodeJS.Timeout | null = null;
+  private probing: Promise<void> | null = null;
+
+  constructor(options: EndpointsOptions) {
+    if (options.urls.length === 0) throw new Error('rpc chain: at least one RPC URL is required');
+    const origins = options.urls.map(redactUrl);
+    const several = options.urls.length > 1;
+    this.list = options.urls.map((url, i) => {
+      const origin = origins[i] ?? 'rpc';
+      // Two endpoints of one provider share an origin: their place in the list tells them apart.
+      const label = origins.filter((o) => o === origin).length > 1 ? `${origin}#${i + 1}` : origin;
+      return new Endpoint(i, url, label, { requestTimeoutMs: options.requestTimeoutMs, several });
+    });
+    this.maxSlotLag = options.maxSlotLag;
+    if (several && options.slotProbeIntervalMs > 0) {
+      void this.probe();
+      this.probeTimer = setInterval(() => void this.probe(), options.slotProbeIntervalMs);
+      this.probeTimer.unref();
+    }
+  }
+
+  get primary(): Endpoint {
+    return this.list[0] as Endpoint;
+  }
+
+  /** The highest slot any endpoint has shown at the commitment (or at a stronger one, which it cannot trail). */
+  best(commitment: SlotCommitment): number | null {
+    let best: number | null = null;
+    for (const endpoint of this.list) {
+      for (const c of AT_LEAST[commitment]) {
+        const slot = endpoint.seenSlot(c);
+        if (slot !== null && (best === null || slot > best)) best = slot;
+      }
+    }
+    return best;
+  }
+
+  /** How far the slot trails the best known one (0 when nothing better is known). */
+  lagOf(slot: number, commitment: SlotCommitment): number {
+    const best = this.best(commitment);
+    return best === null ? 0 : Math.max(0, best - slot);
+  }
+
+  private lagging(endpoint: Endpoint, commitment: SlotCommitment): boolean {
+    const slot = endpoint.seenSlot(commitment);
+    return slot !== null && this.lagOf(slot, commitment) > this.maxSlotLag;
+  }
+
+  /**
+   * The order a read tries the endpoints in: those answering and current in the configured order (the
+   * primary first), then lagging ones (least behind first), then failing ones (most recently answering first).
+   */
+  order(commitment: SlotCommitment): Endpoint[] {
+    const rank = (e: Endpoint) => (e.failures > 0 ? 2 : this.lagging(e, commitment) ? 1 : 0);
+    const lag = (e: Endpoint) => this.lagOf(e.seenSlot(commitment) ?? 0, commitment);
+    return [...this.list].sort(
+      (a, b) =>
+        rank(a) - rank(b) ||
+        (rank(a) === 1 ? lag(a) - lag(b) : 0) ||
+        (rank(a) === 2 ? b.answeredAt - a.answeredAt : 0) ||
+        a.index - b.index,
+    );
+  }
+
+  answered(endpoint: Endpoint) {
+    endpoint.failures = 0;
+    endpoint.answeredAt = Date.now();
+  }
+
+  failed(endpoint: Endpoint, error: unknown) {
+    endpoint.failures += 1;
+    endpoint.lastError = messageOf(error);
+  }
+
+  /**
+   * Whether an endpoint is current enough to be believed that something is absent: its answer's slot (or,
+   * for a method that reports none, the last slot it showed) is within maxSlotLag of the best known. With
+   * one endpoint there is nothing to compare with.
+   */
+  async current(endpoint: Endpoint, commitment: SlotCommitment, slot: number | null): Promise<boolean> {
+    if (this.list.length === 1) return true;
+    let at = slot ?? endpoint.seenSlot(commitment);
+    if (at === null) {
+      // Nothing known of it yet: ask its slot before believing it.
+      try {
+        at = await this.slotOf(endpoint, commitment === 'processed' ? 'confirmed' : commitment);
+      } catch {
+        return false;
+      }
+    }
+    return this.lagOf(at, commitment) <= this.maxSlotLag;
+  }
+
+  /**
+   * Asks the endpoints in order() until one gives an answer that can be used: not an error, not older than
+   * an answer already used from the same endpoint, and — when it says something is absent — from a current
+   * endpoint. Throws ChainError `unavailable` naming what each endpoint did when none did.
+   */
+  async read<T>(
+    what: string,
+    call: (connection: Connection) => Promise<Answer<T>>,
+    policy: ReadPolicy<NoInfer<T>>,
+  ): Promise<T> {
+    const { commitment } = policy;
+    const problems: string[] = [];
+    for (const endpoint of this.order(commitment)) {
+      const floor = endpoint.actedSlot(commitment);
+      let answer: Answer<T>;
+      try {
+        answer = await call(endpoint.connection);
+      } catch (e) {
+        if (e instanceof ChainError && e.code !== 'unavailable') throw e;
+        this.failed(endpoint, e);
+        problems.push(`${endpoint.label}: ${messageOf(e)}`);
+        continue;
+      }
+      this.answered(endpoint);
+      if (answer.slot !== null) {
+        if (floor !== null && answer.slot < floor) {
+          problems.push(
+            `${endpoint.label} answered from slot ${answer.slot}, older than slot ${floor} it showed`,
+          );
+          continue;
+        }
+        endpoint.observe(commitment, answer.slot);
+      }
+      if (policy.absent?.(answer.value) && !(await this.current(endpoint, commitment, answer.slot))) {
+        const at = answer.slot ?? endpoint.seenSlot(commitment);
+        problems.push(
+          `${endpoint.label} lags (slot ${at ?? 'unknown'}, best known ${this.best(commitment)}): its "not found" is not believed`,
+        );
+        continue;
+      }
+      if (answer.slot !== null) endpoint.act(commitment, answer.slot);
+      return answer.value;
+    }
+    const where = this.list.length === 1 ? '' : ` at all ${this.list.length} endpoints`;
+    throw new ChainError('unavailable', `${what} failed${where}: ${problems.join('; ')}`);
+  }
+
+  /** The endpoint's slot at the commitment, recorded. */
+  async slotOf(endpoint: Endpoint, commitment: 'confirmed' | 'finalized'): Promise<number> {
+    try {
+      const slot = await endpoint.connection.getSlot(commitment);
+      this.answered(endpoint);
+      endpoint.observe(commitment, slot);
+      return slot;
+    } catch (e) {
+      this.failed(endpoint, e);
+      throw e;
+    }
+  }
+
+  /** Every endpoint's confirmed and finalized slot: who lags, and who answers again after failing. */
+  probe(): Promise<void> {
+    this.probing ??= Promise.allSettled(
+      this.list.flatMap((endpoint) => [
+        this.slotOf(endpoint, 'confirmed'),
+        this.slotOf(endpoint, 'finalized'),
+      ]),
+    ).then(() => {
+      this.probing = null;
+    });
+    return this.probing;
+  }
+
+  close() {
+    if (this.probeTimer) clearInterval(this.probeTimer);
+    this.probeTimer = null;
+  }
+}
