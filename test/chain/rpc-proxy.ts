@@ -17,6 +17,8 @@ export interface RpcProxy {
   readonly mode: ProxyMode;
   /** 'down' closes the listener (connection refused); any other mode listens again on the same port. */
   set(mode: ProxyMode): Promise<void>;
+  /** While set (in any mode that answers), every sendTransaction is refused as its preflight failing with this custom program error. */
+  refuseSends: number | null;
   /** JSON-RPC calls that reached the proxy, per method (whatever the mode made of them). */
   readonly calls: Record<string, number>;
   /** Calls the proxy answered from its stale cache, per method. */
@@ -72,6 +74,18 @@ export async function startRpcProxy(
     const answer = (body: unknown) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
+    if (proxy.refuseSends !== null && method === 'sendTransaction' && mode !== 'down' && mode !== 'reset') {
+      answer({
+        jsonrpc: '2.0',
+        id: call.id,
+        error: {
+          code: -32002,
+          message: `Transaction simulation failed: Error processing Instruction 0: custom program error: 0x${proxy.refuseSends.toString(16)}`,
+          data: { err: { InstructionError: [0, { Custom: proxy.refuseSends }] }, logs: [] },
+        },
+      });
+      return;
+    }
     switch (mode) {
       case 'down':
       case 'reset':
@@ -133,7 +147,7 @@ export async function startRpcProxy(
   await listen();
   const origin = `http://127.0.0.1:${port}`;
 
-  return {
+  const proxy: RpcProxy = {
     url: `${origin}${secretPath}`,
     origin,
     get mode() {
@@ -149,6 +163,7 @@ export async function startRpcProxy(
         hanging.clear();
       }
     },
+    refuseSends: null,
     calls,
     staleAnswers,
     clearCache: () => cache.clear(),
@@ -156,4 +171,5 @@ export async function startRpcProxy(
       if (mode !== 'down') await stop();
     },
   };
+  return proxy;
 }

@@ -77,8 +77,14 @@ export class Endpoint {
     });
   }
 
-  seenSlot(commitment: SlotCommitment): number | null {
-    return this.seen.get(commitment) ?? null;
+  /** The most this endpoint is known to have reached at the commitment: its slot there or at a stronger one. */
+  reached(commitment: SlotCommitment): number | null {
+    let reached: number | null = null;
+    for (const c of AT_LEAST[commitment]) {
+      const slot = this.seen.get(c);
+      if (slot !== undefined && (reached === null || slot > reached)) reached = slot;
+    }
+    return reached;
   }
 
   actedSlot(commitment: SlotCommitment): number | null {
@@ -129,10 +135,8 @@ export class Endpoints {
   best(commitment: SlotCommitment): number | null {
     let best: number | null = null;
     for (const endpoint of this.list) {
-      for (const c of AT_LEAST[commitment]) {
-        const slot = endpoint.seenSlot(c);
-        if (slot !== null && (best === null || slot > best)) best = slot;
-      }
+      const slot = endpoint.reached(commitment);
+      if (slot !== null && (best === null || slot > best)) best = slot;
     }
     return best;
   }
@@ -144,7 +148,7 @@ export class Endpoints {
   }
 
   private lagging(endpoint: Endpoint, commitment: SlotCommitment): boolean {
-    const slot = endpoint.seenSlot(commitment);
+    const slot = endpoint.reached(commitment);
     return slot !== null && this.lagOf(slot, commitment) > this.maxSlotLag;
   }
 
@@ -154,7 +158,7 @@ export class Endpoints {
    */
   order(commitment: SlotCommitment): Endpoint[] {
     const rank = (e: Endpoint) => (e.failures > 0 ? 2 : this.lagging(e, commitment) ? 1 : 0);
-    const lag = (e: Endpoint) => this.lagOf(e.seenSlot(commitment) ?? 0, commitment);
+    const lag = (e: Endpoint) => this.lagOf(e.reached(commitment) ?? 0, commitment);
     return [...this.list].sort(
       (a, b) =>
         rank(a) - rank(b) ||
@@ -181,7 +185,7 @@ export class Endpoints {
    */
   async current(endpoint: Endpoint, commitment: SlotCommitment, slot: number | null): Promise<boolean> {
     if (this.list.length === 1) return true;
-    let at = slot ?? endpoint.seenSlot(commitment);
+    let at = slot ?? endpoint.reached(commitment);
     if (at === null) {
       // Nothing known of it yet: ask its slot before believing it.
       try {
@@ -227,7 +231,7 @@ export class Endpoints {
         endpoint.observe(commitment, answer.slot);
       }
       if (policy.absent?.(answer.value) && !(await this.current(endpoint, commitment, answer.slot))) {
-        const at = answer.slot ?? endpoint.seenSlot(commitment);
+        const at = answer.slot ?? endpoint.reached(commitment);
         problems.push(
           `${endpoint.label} lags (slot ${at ?? 'unknown'}, best known ${this.best(commitment)}): its "not found" is not believed`,
         );

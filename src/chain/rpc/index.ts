@@ -456,9 +456,11 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
       const reports = await Promise.all(
         endpoints.list.map(async (endpoint) => {
           try {
+            // Both commitments' slots: what the lag of each endpoint's next answers is judged by.
             const [version, slot] = await Promise.all([
               endpoint.connection.getVersion(),
               endpoints.slotOf(endpoint, 'confirmed'),
+              endpoints.slotOf(endpoint, 'finalized'),
             ]);
             return { ok: true, endpoint, detail: `solana-core ${version['solana-core']} at slot ${slot}` };
           } catch (e) {
@@ -469,11 +471,11 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
       );
       const lag = (slot: number | null) => (slot === null ? 0 : endpoints.lagOf(slot, 'confirmed'));
       const usable = reports.filter(
-        (r) => r.ok && lag(r.endpoint.seenSlot('confirmed')) <= endpoints.maxSlotLag,
+        (r) => r.ok && lag(r.endpoint.reached('confirmed')) <= endpoints.maxSlotLag,
       );
       const detail = reports
         .map((r) => {
-          const behind = r.ok ? lag(r.endpoint.seenSlot('confirmed')) : 0;
+          const behind = r.ok ? lag(r.endpoint.reached('confirmed')) : 0;
           const lagging = behind > endpoints.maxSlotLag ? `, ${behind} slots behind (lagging)` : '';
           return `${r.endpoint.label} ${r.detail}${lagging}`;
         })
