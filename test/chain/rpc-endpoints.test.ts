@@ -193,6 +193,22 @@ describe('the rpc chain over several endpoints', () => {
     expect((await rejection(chain.readEscrows([t.takerEscrow], 'finalized'))).code).toBe('unavailable');
   });
 
+  it('with no slot probe, an answer about absence first asks the other endpoints their slot', async () => {
+    const { chain, proxies, dev } = await harness({ maxSlotLag: 40, slotProbeIntervalMs: 0 });
+    const t = await takerLock(h as EndpointsHarness);
+    // The primary's "absent" was checked against the other endpoint's slot, which is now as old as the
+    // slot the clock jumps from: over a second old, it is asked again.
+    expect(await chain.readEscrow(t.takerEscrow, 'finalized')).toBeNull();
+    await dev.advanceClock(30);
+    await proxies[0]?.set('stale');
+    await chain.submitSigned(t.signed);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const slotsAsked = calls(h as EndpointsHarness, 1, 'getSlot');
+    expect(await chain.readEscrow(t.takerEscrow, 'finalized')).toMatchObject({ kind: 'taker' });
+    expect(proxies[0]?.staleAnswers.getAccountInfo).toBe(1);
+    expect(calls(h as EndpointsHarness, 1, 'getSlot')).toBe(slotsAsked + 1);
+  });
+
   it('an endpoint seen lagging is asked after the current ones, and health says it lags', async () => {
     const { chain, proxies, dev } = await harness({ maxSlotLag: 40, slotProbeIntervalMs: 0 });
     expect((await chain.health()).ok).toBe(true);

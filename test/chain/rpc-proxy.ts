@@ -1,7 +1,8 @@
 // A small JSON-RPC proxy in front of the loopback chain server, switched by a test into the ways an RPC
 // endpoint misbehaves: down (connection refused), 503 / 429, reset connections, never answering, sends
 // answered with their signature but never forwarded, and stale — every call answered with the answer the
-// proxy last forwarded for the same method and params, as a node that stopped following the chain does.
+// proxy last forwarded for the same method and params (getSlot: the last slot it saw), as a node that
+// stopped following the chain does.
 
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -57,6 +58,8 @@ export async function startRpcProxy(
   const staleAnswers: Record<string, number> = {};
   const hanging = new Set<ServerResponse>();
   let mode: ProxyMode = 'up';
+  /** The highest slot a forwarded answer showed: where a stale proxy's chain stopped. */
+  let lastSlot = 0;
   let server: Server;
   let port = 0;
 
@@ -108,7 +111,8 @@ export async function startRpcProxy(
         }
         break;
       case 'stale': {
-        const cached = cache.get(keyOf(call));
+        const cached =
+          cache.get(keyOf(call)) ?? (method === 'getSlot' ? { jsonrpc: '2.0', result: lastSlot } : undefined);
         if (cached !== undefined) {
           staleAnswers[method] = (staleAnswers[method] ?? 0) + 1;
           answer({ ...(cached as object), id: call.id });
@@ -124,8 +128,13 @@ export async function startRpcProxy(
       headers: { 'content-type': 'application/json' },
       body: text,
     });
-    const json = (await upstream.json()) as unknown;
-    if (mode === 'up' && method !== 'sendTransaction') cache.set(keyOf(call), json);
+    const json = (await upstream.json()) as { result?: unknown };
+    if (mode === 'up' && method !== 'sendTransaction') {
+      cache.set(keyOf(call), json);
+      const result = json.result as { context?: { slot?: unknown } } | number | undefined;
+      const slot = typeof result === 'number' && method === 'getSlot' ? result : result?.context?.slot;
+      if (typeof slot === 'number' && slot > lastSlot) lastSlot = slot;
+    }
     answer(json);
   };
 

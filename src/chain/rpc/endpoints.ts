@@ -24,9 +24,16 @@ export interface EndpointsOptions {
   maxSlotLag: number;
   /** A request unanswered this long is abandoned (and tried elsewhere). */
   requestTimeoutMs: number;
-  /** With several endpoints, each one's slot is asked this often so that a lagging one is known (0: never). */
+  /**
+   * With several endpoints, each one's slot is asked this often so that a lagging one is known. Whatever
+   * it is (0: no periodic probe), an answer about absence first asks the slot of every other endpoint not
+   * heard from at that commitment for twice this long (or a second).
+   */
   slotProbeIntervalMs: number;
 }
+
+/** How long an answer about absence waits for the other endpoints' slots before it is judged without them. */
+const REFRESH_BUDGET_MS = 1_000;
 
 /** An answer and the slot the node evaluated it at (null when the method reports none). */
 export interface Answer<T> {
@@ -51,8 +58,9 @@ export const redactUrl = (url: string) => {
 
 export class Endpoint {
   readonly connection: Connection;
-  /** The highest slot each commitment's answers (and probes) have shown. */
+  /** The highest slot each commitment's answers (and probes) have shown, and when it was last shown. */
   private readonly seen = new Map<SlotCommitment, number>();
+  private readonly seenAt = new Map<SlotCommitment, number>();
   /** The highest slot of an answer this process used: an answer older than it is one going backwards. */
   private readonly acted = new Map<SlotCommitment, number>();
   /** Consecutive calls that got no answer; 0 while it answers. */
@@ -93,6 +101,12 @@ export class Endpoint {
 
   observe(commitment: SlotCommitment, slot: number) {
     if (slot > (this.seen.get(commitment) ?? -1)) this.seen.set(commitment, slot);
+    this.seenAt.set(commitment, Date.now());
+  }
+
+  /** When it last showed its slot at the commitment or a stronger one (ms since epoch; 0: never). */
+  heardAt(commitment: SlotCommitment): number {
+    return Math.max(0, ...AT_LEAST[commitment].map((c) => this.seenAt.get(c) ?? 0));
   }
 
   act(commitment: SlotCommitment, slot: number) {
@@ -106,6 +120,8 @@ const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 export class Endpoints {
   readonly list: readonly Endpoint[];
   readonly maxSlotLag: number;
+  /** Another endpoint's slot older than this is asked again before an answer about absence is judged. */
+  private readonly staleAfterMs: number;
   private probeTimer: NodeJS.Timeout | null = null;
   private probing: Promise<void> | null = null;
 
@@ -120,6 +136,7 @@ export class Endpoints {
       return new Endpoint(i, url, label, { requestTimeoutMs: options.requestTimeoutMs, several });
     });
     this.maxSlotLag = options.maxSlotLag;
+    this.staleAfterMs = options.slotProbeIntervalMs > 0 ? 2 * options.slotProbeIntervalMs : 1_000;
     if (several && options.slotProbeIntervalMs > 0) {
       void this.probe();
       this.probeTimer = setInterval(() => void this.probe(), options.slotProbeIntervalMs);
@@ -185,16 +202,37 @@ export class Endpoints {
    */
   async current(endpoint: Endpoint, commitment: SlotCommitment, slot: number | null): Promise<boolean> {
     if (this.list.length === 1) return true;
+    await this.hearOthers(endpoint, commitment);
     let at = slot ?? endpoint.reached(commitment);
     if (at === null) {
       // Nothing known of it yet: ask its slot before believing it.
       try {
-        at = await this.slotOf(endpoint, commitment === 'processed' ? 'confirmed' : commitment);
+        at = await this.slotOf(endpoint, commitment);
       } catch {
         return false;
       }
     }
     return this.lagOf(at, commitment) <= this.maxSlotLag;
+  }
+
+  /**
+   * The best known slot is only as good as what was last heard from the others: those answering but not
+   * heard from lately are asked their slot now, for at most REFRESH_BUDGET_MS.
+   */
+  private async hearOthers(endpoint: Endpoint, commitment: SlotCommitment): Promise<void> {
+    const since = Date.now() - this.staleAfterMs;
+    const asks = this.list
+      .filter((e) => e !== endpoint && e.failures === 0 && e.heardAt(commitment) < since)
+      .map((e) => this.slotOf(e, commitment).catch(() => {}));
+    if (asks.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(asks),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, REFRESH_BUDGET_MS);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   /**
@@ -245,7 +283,7 @@ export class Endpoints {
   }
 
   /** The endpoint's slot at the commitment, recorded. */
-  async slotOf(endpoint: Endpoint, commitment: 'confirmed' | 'finalized'): Promise<number> {
+  async slotOf(endpoint: Endpoint, commitment: SlotCommitment): Promise<number> {
     try {
       const slot = await endpoint.connection.getSlot(commitment);
       this.answered(endpoint);
