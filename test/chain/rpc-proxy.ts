@@ -131,8 +131,11 @@ export async function startRpcProxy(
     const json = (await upstream.json()) as { result?: unknown };
     if (mode === 'up' && method !== 'sendTransaction') {
       cache.set(keyOf(call), json);
-      const result = json.result as { context?: { slot?: unknown } } | number | undefined;
-      const slot = typeof result === 'number' && method === 'getSlot' ? result : result?.context?.slot;
+      const result = json.result;
+      const slot =
+        typeof result === 'number'
+          ? method === 'getSlot' && result
+          : (result as { context?: { slot?: unknown } } | null | undefined)?.context?.slot;
       if (typeof slot === 'number' && slot > lastSlot) lastSlot = slot;
     }
     answer(json);
