@@ -7,7 +7,10 @@
 import { Connection } from '@solana/web3.js';
 import { ChainError } from '../errors.ts';
 
-/** The commitment an answer's slot was taken at: slots of different commitments are never compared. */
+/**
+ * The commitment an answer's slot was taken at. A slot is judged only against slots of the same or a
+ * stronger commitment, which a node's slot there can never trail.
+ */
 export type SlotCommitment = 'processed' | 'confirmed' | 'finalized';
 const COMMITMENTS: readonly SlotCommitment[] = ['processed', 'confirmed', 'finalized'];
 /** A node's slot at a commitment is at least its slot at every stronger one. */
@@ -67,7 +70,6 @@ export class Endpoint {
   failures = 0;
   /** When it last answered (ms since epoch; 0: never). */
   answeredAt = 0;
-  lastError: string | null = null;
 
   constructor(
     readonly index: number,
@@ -190,9 +192,8 @@ export class Endpoints {
     endpoint.answeredAt = Date.now();
   }
 
-  failed(endpoint: Endpoint, error: unknown) {
+  failed(endpoint: Endpoint) {
     endpoint.failures += 1;
-    endpoint.lastError = messageOf(error);
   }
 
   /**
@@ -254,7 +255,7 @@ export class Endpoints {
         answer = await call(endpoint.connection);
       } catch (e) {
         if (e instanceof ChainError && e.code !== 'unavailable') throw e;
-        this.failed(endpoint, e);
+        this.failed(endpoint);
         problems.push(`${endpoint.label}: ${messageOf(e)}`);
         continue;
       }
@@ -290,7 +291,7 @@ export class Endpoints {
       endpoint.observe(commitment, slot);
       return slot;
     } catch (e) {
-      this.failed(endpoint, e);
+      this.failed(endpoint);
       throw e;
     }
   }

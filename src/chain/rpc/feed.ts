@@ -58,7 +58,8 @@ export function openProgramFeed(options: ProgramFeedOptions): AccountFeed {
   let generation = 0;
   let closed = false;
   let delay = minDelay;
-  let at = 0;
+  /** Which of wsUrls the next attempt goes to (modulo their number). */
+  let next = 0;
   let reconnectTimer: NodeJS.Timeout | null = null;
   let pingTimer: NodeJS.Timeout | null = null;
 
@@ -70,12 +71,12 @@ export function openProgramFeed(options: ProgramFeedOptions): AccountFeed {
   const connect = () => {
     reconnectTimer = null;
     if (closed) return;
-    const ws = new WebSocket(options.wsUrls[at % options.wsUrls.length] as string, {
+    const ws = new WebSocket(options.wsUrls[next % options.wsUrls.length] as string, {
       handshakeTimeout: 10_000,
     });
+    const subscribedBefore = generation;
     socket = ws;
     let answered = true;
-    let subscribed = false;
     ws.on('open', () => {
       ws.send(
         JSON.stringify({
@@ -100,7 +101,7 @@ export function openProgramFeed(options: ProgramFeedOptions): AccountFeed {
     });
     ws.on('message', (data) => {
       answered = true;
-      if (receive(ws, String(data))) subscribed = true;
+      receive(ws, String(data));
     });
     // 'close' follows every error; reconnecting happens there.
     ws.on('error', () => {});
@@ -110,15 +111,14 @@ export function openProgramFeed(options: ProgramFeedOptions): AccountFeed {
       subscription = null;
       stopPing();
       if (closed) return;
-      if (!subscribed) at += 1;
+      if (generation === subscribedBefore) next += 1;
       reconnectTimer = setTimeout(connect, delay);
       reconnectTimer.unref();
       delay = Math.min(delay * 2, maxDelay);
     });
   };
 
-  /** Handles one message; true when it confirms the subscription. */
-  const receive = (ws: WebSocket, text: string): boolean => {
+  const receive = (ws: WebSocket, text: string) => {
     let message: {
       id?: unknown;
       result?: unknown;
@@ -129,29 +129,27 @@ export function openProgramFeed(options: ProgramFeedOptions): AccountFeed {
     try {
       message = JSON.parse(text);
     } catch {
-      return false;
+      return;
     }
     if (message.id === SUBSCRIBE_ID) {
       if (typeof message.result === 'number') {
         subscription = message.result;
         generation += 1;
         delay = minDelay;
-        return true;
+      } else {
+        // Refused (or answered nonsense): drop the socket and try again later.
+        ws.terminate();
       }
-      // Refused (or answered nonsense): drop the socket and try again later.
-      ws.terminate();
-      return false;
+      return;
     }
-    if (message.method !== 'programNotification' || message.params?.subscription !== subscription)
-      return false;
+    if (message.method !== 'programNotification' || message.params?.subscription !== subscription) return;
     const pubkey = message.params?.result?.value?.pubkey;
-    if (typeof pubkey !== 'string') return false;
+    if (typeof pubkey !== 'string') return;
     try {
       options.onChange([pubkey]);
     } catch {
       // The watcher's failure must not take the socket down with it.
     }
-    return false;
   };
 
   connect();

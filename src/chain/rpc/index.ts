@@ -464,7 +464,7 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
             ]);
             return { ok: true, endpoint, detail: `solana-core ${version['solana-core']} at slot ${slot}` };
           } catch (e) {
-            endpoints.failed(endpoint, e);
+            endpoints.failed(endpoint);
             return { ok: false, endpoint, detail: `unreachable: ${(e as Error).message}` };
           }
         }),

@@ -86,7 +86,7 @@ async function sendTo(
       endpoints.answered(endpoint);
       return refusal;
     }
-    endpoints.failed(endpoint, e);
+    endpoints.failed(endpoint);
     return { kind: 'failed', message: `${endpoint.label}: ${(e as Error).message}` };
   }
 }
