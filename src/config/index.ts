@@ -79,7 +79,9 @@ export type ChainConfig =
   | { readonly kind: 'embedded'; readonly programId: string | null }
   | {
       readonly kind: 'rpc';
-      /** JSON-RPC endpoints, the primary first (`url` is a list of one). */
+      /** The primary JSON-RPC endpoint: urls[0]. */
+      readonly url: string;
+      /** JSON-RPC endpoints, the primary first (the file's `url` is a list of one). */
       readonly urls: readonly string[];
       /** null: derived from the first URL (port + 1), as web3.js does. */
       readonly wsUrl: string | null;
@@ -345,12 +347,14 @@ export function resolveConfig(raw: unknown): Config {
     throw new ConfigError('quotes.default_expiry_seconds', 'must not exceed max_expiry_seconds');
   }
 
+  const chainUrls = file.chain.kind === 'rpc' ? rpcUrls(file.chain) : [];
   const chain: ChainConfig =
     file.chain.kind === 'embedded'
       ? { kind: 'embedded', programId: checkAddress(file.chain.program_id ?? null, 'chain.program_id') }
       : {
           kind: 'rpc',
-          urls: rpcUrls(file.chain),
+          url: chainUrls[0] as string,
+          urls: chainUrls,
           wsUrl: file.chain.ws_url ?? null,
           maxSlotLag: file.chain.max_slot_lag ?? 25,
           programId: checkAddress(file.chain.program_id, 'chain.program_id') as string,

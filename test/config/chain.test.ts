@@ -33,6 +33,7 @@ describe('the rpc chain section', () => {
   test('url is a list of one endpoint; the lag tolerance defaults to 25 slots', () => {
     const chain = resolvedChain(onRpc({ url: 'http://127.0.0.1:8899' }));
     expect(chain.urls).toEqual(['http://127.0.0.1:8899']);
+    expect(chain.url).toBe('http://127.0.0.1:8899');
     expect(chain.maxSlotLag).toBe(25);
     expect(chain.wsUrl).toBeNull();
   });
@@ -41,6 +42,7 @@ describe('the rpc chain section', () => {
     const urls = ['https://rpc-a.example/key-1', 'https://rpc-b.example/?api-key=2', 'http://10.0.0.5:8899'];
     const chain = resolvedChain(onRpc({ urls, max_slot_lag: 50, ws_url: 'wss://rpc-a.example/ws' }));
     expect(chain.urls).toEqual(urls);
+    expect(chain.url).toBe(urls[0]);
     expect(chain.maxSlotLag).toBe(50);
     expect(chain.wsUrl).toBe('wss://rpc-a.example/ws');
   });
