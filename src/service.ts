@@ -313,8 +313,9 @@ function openChain(config: Config, dataDir: string): ChainPort {
   if (chain.kind === 'rpc') {
     return createChain({
       kind: 'rpc',
-      url: chain.url,
+      urls: chain.urls,
       ...(chain.wsUrl ? { wsUrl: chain.wsUrl } : {}),
+      maxSlotLag: chain.maxSlotLag,
       programId: chain.programId,
       makerKeypairPath: chain.makerKeypairPath,
       priorityFeeMicroLamports: chain.priorityFeeMicroLamports,

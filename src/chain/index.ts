@@ -64,8 +64,11 @@ export type ChainOptions =
     }
   | {
       kind: 'rpc';
-      url: string;
+      /** JSON-RPC endpoints, the primary first: sends go to all, reads fail over (rpc/endpoints.ts). */
+      urls: readonly string[];
       wsUrl?: string;
+      /** How far (slots) an endpoint may trail the best known slot and still be believed about absence. */
+      maxSlotLag?: number;
       programId: PublicKey | string;
       makerKeypairPath: string;
       priorityFeeMicroLamports?: number;
@@ -81,8 +84,9 @@ export function createChain(options: ChainOptions): ChainPort;
 export function createChain(options: ChainOptions): ChainPort {
   if (options.kind === 'rpc') {
     return createRpcChain({
-      url: options.url,
+      urls: options.urls,
       ...(options.wsUrl !== undefined ? { wsUrl: options.wsUrl } : {}),
+      ...(options.maxSlotLag !== undefined ? { maxSlotLag: options.maxSlotLag } : {}),
       programId: options.programId,
       makerKeypairPath: options.makerKeypairPath,
       ...(options.priorityFeeMicroLamports !== undefined

@@ -79,9 +79,14 @@ export type ChainConfig =
   | { readonly kind: 'embedded'; readonly programId: string | null }
   | {
       readonly kind: 'rpc';
+      /** The primary JSON-RPC endpoint: urls[0]. */
       readonly url: string;
-      /** null: derived from url (port + 1), as web3.js does. */
+      /** JSON-RPC endpoints, the primary first (the file's `url` is a list of one). */
+      readonly urls: readonly string[];
+      /** null: derived from the first URL (port + 1), as web3.js does. */
       readonly wsUrl: string | null;
+      /** Slots an endpoint may trail the best known one and still be believed about absence. */
+      readonly maxSlotLag: number;
       readonly programId: string;
       readonly makerKeypairPath: string;
       /** Maker transactions' priority fee: the base far from a deadline, rising to the max over the ramp. */
@@ -345,13 +350,16 @@ export function resolveConfig(raw: unknown): Config {
     throw new ConfigError('quotes.default_expiry_seconds', 'must not exceed max_expiry_seconds');
   }
 
+  const chainUrls = file.chain.kind === 'rpc' ? rpcUrls(file.chain) : [];
   const chain: ChainConfig =
     file.chain.kind === 'embedded'
       ? { kind: 'embedded', programId: checkAddress(file.chain.program_id ?? null, 'chain.program_id') }
       : {
           kind: 'rpc',
-          url: file.chain.url,
+          url: chainUrls[0] as string,
+          urls: chainUrls,
           wsUrl: file.chain.ws_url ?? null,
+          maxSlotLag: file.chain.max_slot_lag ?? 25,
           programId: checkAddress(file.chain.program_id, 'chain.program_id') as string,
           makerKeypairPath: file.chain.maker_keypair_path,
           priorityFeeMicroLamports: file.chain.priority_fee_micro_lamports ?? 10_000,
@@ -421,6 +429,28 @@ function resolveVenue(
     feeBps: raw.fee_bps ?? 30,
     keeperTriggerBps: raw.keeper_trigger_bps === undefined ? 10 : raw.keeper_trigger_bps,
   };
+}
+
+/** chain.url or chain.urls (not both), each a URL, none twice. */
+function rpcUrls(raw: { url?: string; urls?: string[] }): string[] {
+  if (raw.url !== undefined && raw.urls !== undefined) {
+    throw new ConfigError('chain.urls', 'give url or urls, not both');
+  }
+  const field = raw.urls ? (i: number) => `chain.urls[${i}]` : () => 'chain.url';
+  const urls = raw.urls ?? (raw.url !== undefined ? [raw.url] : []);
+  if (urls.length === 0) throw new ConfigError('chain.url', 'an rpc chain needs url or urls');
+  const seen = new Set<string>();
+  for (const [i, url] of urls.entries()) {
+    let href: string;
+    try {
+      href = new URL(url).href;
+    } catch {
+      throw new ConfigError(field(i), 'not a URL');
+    }
+    if (seen.has(href)) throw new ConfigError(field(i), 'the same endpoint twice');
+    seen.add(href);
+  }
+  return urls;
 }
 
 function resolveAggregator(raw: ConfigFile['aggregator'], chainKind: ChainConfig['kind']): AggregatorConfig {

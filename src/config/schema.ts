@@ -216,11 +216,30 @@ export const ConfigFileSchema = Type.Object(
       Type.Object(
         {
           kind: Type.Literal('rpc'),
-          url: Type.String({ pattern: '^https?://' }),
+          url: Type.Optional(
+            Type.String({ pattern: '^https?://', description: 'the JSON-RPC endpoint (or give urls)' }),
+          ),
+          urls: Type.Optional(
+            Type.Array(Type.String({ pattern: '^https?://' }), {
+              minItems: 1,
+              maxItems: 8,
+              description:
+                'JSON-RPC endpoints, the primary first: every transaction is sent to all, a read that gets no answer is asked of the next',
+            }),
+          ),
           ws_url: Type.Optional(
             Type.String({
               pattern: '^wss?://',
-              description: "the cluster's websocket; default derived from url as web3.js does (port + 1)",
+              description:
+                "the websocket pushes come from; default derived from the first URL as web3.js does (port + 1); while it is down, the other endpoints' derived websockets are tried",
+            }),
+          ),
+          max_slot_lag: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 10_000,
+              description:
+                'how many slots an endpoint may trail the most advanced one and still be believed that an account or signature does not exist (default 25, about 10 s)',
             }),
           ),
           program_id: Base58Address,

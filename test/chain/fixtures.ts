@@ -10,7 +10,7 @@ import { createEmbeddedChain, type EmbeddedChain } from '../../src/chain/embedde
 import { DEFAULT_HTLC_PROGRAM_ID } from '../../src/chain/htlc/index.ts';
 import type { ChainPort, DevChain, UnsignedTransaction } from '../../src/chain/port.ts';
 import type { PythPublisherOptions } from '../../src/chain/pyth/publisher.ts';
-import { createRpcChain } from '../../src/chain/rpc/index.ts';
+import { createRpcChain, type RpcChainOptions } from '../../src/chain/rpc/index.ts';
 import { NATIVE_MINT } from '../../src/chain/token.ts';
 import {
   type ChainServer,
@@ -18,6 +18,7 @@ import {
   makerFunding,
   startChainServer,
 } from '../../src/dev-chain/index.ts';
+import { type RpcProxy, startRpcProxy } from './rpc-proxy.ts';
 
 export const USDC = new PublicKey('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
 export const SOL = NATIVE_MINT;
@@ -119,6 +120,47 @@ export async function rpcHarness(): Promise<Harness & { server: ChainServer }> {
     server,
     close: async () => {
       await chain.close();
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The rpc chain over several endpoints: `count` proxies (rpc-proxy.ts) in front of one loopback server, the
+ * first proxy the primary. Pushes come from the server's own websocket.
+ */
+export async function rpcEndpointsHarness(
+  count = 2,
+  options: Partial<RpcChainOptions> = {},
+): Promise<Harness & { server: ChainServer; proxies: RpcProxy[]; options: RpcChainOptions }> {
+  const dataDir = tempDir('rpc-endpoints');
+  const maker = Keypair.generate();
+  const { server, keypairPath } = await testChainServer(dataDir, maker);
+  const proxies = await Promise.all(Array.from({ length: count }, () => startRpcProxy(server.url)));
+  const chainOptions: RpcChainOptions = {
+    urls: proxies.map((p) => p.url),
+    wsUrl: server.wsUrl,
+    programId: DEFAULT_HTLC_PROGRAM_ID,
+    makerKeypairPath: keypairPath,
+    priorityFeeMicroLamports: 1_000,
+    pollIntervalMs: 10,
+    rebroadcastIntervalMs: 50,
+    requestTimeoutMs: 2_000,
+    ...options,
+  };
+  const chain = createRpcChain(chainOptions);
+  return {
+    name: 'rpc',
+    chain,
+    dev: loopbackDevChain(server.url),
+    maker,
+    server,
+    proxies,
+    options: chainOptions,
+    close: async () => {
+      await chain.close();
+      await Promise.all(proxies.map((p) => p.close()));
       await server.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,6 +1,7 @@
 // The rpc chain's push feed: one programSubscribe on the HTLC program over the cluster's websocket,
-// reconnecting with backoff. `live` holds only while the subscription is confirmed and the socket
-// answers pings, so the watcher knows when to fall back to batched polling.
+// reconnecting with backoff (to the next websocket of the list while one cannot be subscribed to). `live`
+// holds only while the subscription is confirmed and the socket answers pings, so the watcher knows when
+// to fall back to batched polling.
 //
 // What programSubscribe does NOT push: a validator builds program notifications from the accounts
 // stored in a slot WHOSE OWNER (after the slot) is the program — agave `filter_program_results` over
@@ -18,7 +19,11 @@ import WebSocket from 'ws';
 import type { AccountFeed, Commitment } from '../port.ts';
 
 export interface ProgramFeedOptions {
-  wsUrl: string;
+  /**
+   * Websocket endpoints, the preferred first. Pushes come from one at a time: an attempt that does not get
+   * to a subscription moves on to the next; a subscription that drops is tried again where it was.
+   */
+  wsUrls: readonly string[];
   programId: string;
   commitment: Commitment;
   onChange: (addresses: readonly string[]) => void;
@@ -53,6 +58,8 @@ export function openProgramFeed(options: ProgramFeedOptions): AccountFeed {
   let generation = 0;
   let closed = false;
   let delay = minDelay;
+  /** Which of wsUrls the next attempt goes to (modulo their number). */
+  let next = 0;
   let reconnectTimer: NodeJS.Timeout | null = null;
   let pingTimer: NodeJS.Timeout | null = null;
 
@@ -64,7 +71,10 @@ export function openProgramFeed(options: ProgramFeedOptions): AccountFeed {
   const connect = () => {
     reconnectTimer = null;
     if (closed) return;
-    const ws = new WebSocket(options.wsUrl, { handshakeTimeout: 10_000 });
+    const ws = new WebSocket(options.wsUrls[next % options.wsUrls.length] as string, {
+      handshakeTimeout: 10_000,
+    });
+    const subscribedBefore = generation;
     socket = ws;
     let answered = true;
     ws.on('open', () => {
@@ -101,6 +111,7 @@ export function openProgramFeed(options: ProgramFeedOptions): AccountFeed {
       subscription = null;
       stopPing();
       if (closed) return;
+      if (generation === subscribedBefore) next += 1;
       reconnectTimer = setTimeout(connect, delay);
       reconnectTimer.unref();
       delay = Math.min(delay * 2, maxDelay);

@@ -1,17 +1,19 @@
-// The `rpc` chain port: any Solana JSON-RPC cluster through web3.js Connection. Maker transactions
-// carry a priority fee and are rebroadcast (same signed bytes) until they land or their blockhash
-// expires; taker locks are trusted only at the commitment the runtime asks for (finalized).
+// The `rpc` chain port: any Solana JSON-RPC cluster through web3.js Connection, over one endpoint or
+// several (endpoints.ts: reads fail over, "not found" is believed only from a current endpoint; send.ts:
+// sends go to all). Maker transactions carry a priority fee and are rebroadcast (same signed bytes) until
+// they land or their blockhash expires; taker locks are trusted only at the commitment the runtime asks
+// for (finalized).
 
 import {
   type AccountInfo,
-  Connection,
+  type Connection,
   type Keypair,
   PublicKey,
-  SendTransactionError,
+  type RpcResponseAndContext,
+  type SignatureStatus,
   SYSVAR_CLOCK_PUBKEY,
   VersionedTransaction,
   type VersionedTransactionResponse,
-  type Commitment as Web3Commitment,
 } from '@solana/web3.js';
 import { decodeBase58 } from '../../vocabulary/base58.ts';
 import { escrowFromAccount, nameError, pollSignature, reaches, sleep } from '../common.ts';
@@ -32,12 +34,29 @@ import { fastSigner, loadKeypairFile } from '../signer.ts';
 import { ata, classifyMint, readTokenAccount, TOKEN_PROGRAM_ID } from '../token.ts';
 import { signMakerInstructions } from '../v0.ts';
 import { decodeBase64Transaction, missingSigners, signatureOf, type WireTransaction } from '../wire.ts';
+import { type Answer, Endpoints } from './endpoints.ts';
 import { openProgramFeed, websocketUrlFor } from './feed.ts';
+import { broadcastToAll } from './send.ts';
 
 export interface RpcChainOptions {
-  url: string;
-  /** The cluster's websocket (PubSub) endpoint; default derived from `url` as web3.js does (port + 1). */
+  /** One JSON-RPC endpoint; or give `urls`. */
+  url?: string;
+  /**
+   * Several JSON-RPC endpoints, the primary first: every send goes to all of them, a read that gets no
+   * answer from one is asked of the next.
+   */
+  urls?: readonly string[];
+  /**
+   * The websocket (PubSub) endpoint pushes come from; default derived from the first URL as web3.js does
+   * (port + 1). While it cannot be reached, the next endpoints' (derived) websockets are tried in turn.
+   */
   wsUrl?: string;
+  /** How many slots an endpoint may trail the best known slot and still be believed that something is absent. */
+  maxSlotLag?: number;
+  /** A request unanswered this long counts as no answer (default 15 s). */
+  requestTimeoutMs?: number;
+  /** With several endpoints, how often each one's slot is asked (default 2 s; 0: only when needed). */
+  slotProbeIntervalMs?: number;
   programId: PublicKey | string;
   /** The maker key, or the path of a solana CLI keypair file. */
   makerKeypair?: Keypair;
@@ -58,25 +77,28 @@ export interface RpcChainOptions {
 
 const DEFAULT_UNIT_LIMIT = 200_000;
 const DEFAULT_PRIORITY_RAMP_SECONDS = 120;
-
-/** Only the origin of an RPC URL is shown anywhere: paths and queries often carry API keys. */
-const redactUrl = (url: string) => {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'rpc';
-  }
-};
+/** 25 slots of 400 ms: an endpoint ten seconds behind is not asked whether something exists. */
+export const DEFAULT_MAX_SLOT_LAG = 25;
+const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
+const DEFAULT_SLOT_PROBE_MS = 2_000;
 
 /** getMultipleAccounts takes at most 100 keys; this many chunks are in flight at once. */
 const ACCOUNTS_PER_CALL = 100;
 const CALLS_IN_FLIGHT = 4;
 
 /** slot and unix_timestamp of the Clock sysvar's data. */
-function decodeClock(info: AccountInfo<Buffer> | null, origin: string): { slot: number; unix: bigint } {
-  if (!info || info.data.length < 40) throw new ChainError('unavailable', `no Clock sysvar at ${origin}`);
+function decodeClock(info: AccountInfo<Buffer> | null): { slot: number; unix: bigint } {
+  if (!info || info.data.length < 40) throw new ChainError('unavailable', 'no Clock sysvar in the answer');
   return { slot: Number(info.data.readBigUInt64LE(0)), unix: info.data.readBigInt64LE(32) };
 }
+
+/** A web3.js answer with its context, as the endpoints weigh it. */
+const withSlot = <T>({ context, value }: RpcResponseAndContext<T>): Answer<T> => ({
+  value,
+  slot: context.slot,
+});
+/** The answer of a method that reports no slot: an absence in it is weighed by the endpoint's last slot. */
+const noSlot = <T>(value: T): Answer<T> => ({ value, slot: null });
 
 /** meta.pre/postTokenBalances merged by account; null when the node did not record them. */
 function tokenBalancesOf(r: VersionedTransactionResponse): TokenBalanceChange[] | null {
@@ -117,35 +139,46 @@ async function mapLimited<T, R>(items: T[], limit: number, work: (item: T) => Pr
   return out;
 }
 
-const PREFLIGHT_CUSTOM = /Error processing Instruction (\d+): custom program error: 0x([0-9a-fA-F]+)/;
-
 export function createRpcChain(options: RpcChainOptions): ChainPort {
   const programId =
     typeof options.programId === 'string' ? new PublicKey(options.programId) : options.programId;
   const keypair =
     options.makerKeypair ?? (options.makerKeypairPath ? loadKeypairFile(options.makerKeypairPath) : null);
   if (!keypair) throw new Error('rpc chain: makerKeypair or makerKeypairPath is required');
+  const urls = options.urls ?? (options.url !== undefined ? [options.url] : []);
+  if (urls.length === 0) throw new Error('rpc chain: url or urls is required');
   const maker = fastSigner(keypair);
-  const connection = new Connection(options.url, { commitment: 'confirmed', disableRetryOnRateLimit: false });
+  const endpoints = new Endpoints({
+    urls,
+    maxSlotLag: options.maxSlotLag ?? DEFAULT_MAX_SLOT_LAG,
+    requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    slotProbeIntervalMs: options.slotProbeIntervalMs ?? DEFAULT_SLOT_PROBE_MS,
+  });
   const pollMs = options.pollIntervalMs ?? 500;
   const rebroadcastMs = options.rebroadcastIntervalMs ?? 2_000;
-  const origin = redactUrl(options.url);
-  const wsUrl = options.wsUrl ?? websocketUrlFor(options.url);
+  // Pushes come from one websocket: the configured one (else the primary's), the others' while it is down.
+  const wsUrls = [
+    ...new Set([
+      options.wsUrl ?? websocketUrlFor(endpoints.primary.url),
+      ...urls.slice(1).map(websocketUrlFor),
+    ]),
+  ];
   const feeds = new Set<AccountFeed>();
   const priority = options.priorityFeeMicroLamports ?? 0;
 
-  const rpc = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
-    try {
-      return await call();
-    } catch (e) {
-      if (e instanceof ChainError) throw e;
-      throw new ChainError('unavailable', `${what} failed at ${origin}: ${(e as Error).message}`, {
-        cause: e,
-      });
-    }
-  };
-
-  const latestBlockhash = () => rpc('getLatestBlockhash', () => connection.getLatestBlockhash('confirmed'));
+  const latestBlockhash = () =>
+    endpoints.read(
+      'getLatestBlockhash',
+      async (c) => withSlot(await c.getLatestBlockhashAndContext('confirmed')),
+      { commitment: 'confirmed' },
+    );
+  const blockHeight = (commitment: Commitment) =>
+    endpoints.read('getBlockHeight', async (c) => noSlot(await c.getBlockHeight(commitment)), { commitment });
+  const readAccount = (what: string, address: PublicKey, commitment: Commitment) =>
+    endpoints.read(what, async (c) => withSlot(await c.getAccountInfoAndContext(address, commitment)), {
+      commitment,
+      absent: (info) => info === null,
+    });
 
   const builders = settlementBuilders({
     programId,
@@ -166,14 +199,14 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
   // Finalized states never change; failed-transaction names need a getTransaction, so keep them.
   const finalized = new Map<string, SignatureState>();
 
-  async function fetchTransaction(
-    signature: string,
-    commitment: Commitment,
-  ): Promise<VersionedTransactionResponse | null> {
-    return rpc('getTransaction', () =>
-      connection.getTransaction(signature, { commitment, maxSupportedTransactionVersion: 0 }),
+  /** The transaction, or null when a current endpoint does not know it. */
+  const fetchTransaction = (signature: string, commitment: Commitment) =>
+    endpoints.read(
+      'getTransaction',
+      async (c) =>
+        noSlot(await c.getTransaction(signature, { commitment, maxSupportedTransactionVersion: 0 })),
+      { commitment, absent: (tx) => tx === null },
     );
-  }
 
   const wireOf = (r: VersionedTransactionResponse): Pick<WireTransaction, 'instructions' | 'accountKeys'> => {
     const m = r.transaction.message;
@@ -207,14 +240,19 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
     };
   }
 
-  /** Accounts in input order, ACCOUNTS_PER_CALL keys per getMultipleAccounts call. */
+  /**
+   * Accounts in input order, ACCOUNTS_PER_CALL keys per getMultipleAccounts call; each call fails over on
+   * its own, and one that finds an account absent is answered by a current endpoint.
+   */
   async function readAccounts(keys: readonly PublicKey[], commitment: Commitment) {
     const chunks: PublicKey[][] = [];
     for (let i = 0; i < keys.length; i += ACCOUNTS_PER_CALL)
       chunks.push(keys.slice(i, i + ACCOUNTS_PER_CALL));
     const answers = await mapLimited(chunks, CALLS_IN_FLIGHT, (chunk) =>
-      rpc('getMultipleAccounts', () =>
-        connection.getMultipleAccountsInfo(chunk, commitment as Web3Commitment),
+      endpoints.read(
+        'getMultipleAccounts',
+        async (c) => withSlot(await c.getMultipleAccountsInfoAndContext(chunk, commitment)),
+        { commitment, absent: (infos) => infos.some((info) => info === null) },
       ),
     );
     return answers.flat();
@@ -226,20 +264,27 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
    */
   async function readAccountsAndClock(keys: readonly PublicKey[], commitment: Commitment) {
     const infos = await readAccounts([...keys, SYSVAR_CLOCK_PUBKEY], commitment);
-    const clock = decodeClock(infos.pop() ?? null, origin);
+    const clock = decodeClock(infos.pop() ?? null);
     return { infos, clock };
   }
 
   const escrowOf = (info: AccountInfo<Buffer> | null) =>
     escrowFromAccount(programId, info ? { owner: info.owner.toBase58(), data: info.data } : null);
 
+  /** getSignatureStatuses' context is the node's processed bank. */
+  const statusAnswer = async (c: Connection, signature: string): Promise<Answer<SignatureStatus | null>> => {
+    const { context, value } = await c.getSignatureStatuses([signature], { searchTransactionHistory: true });
+    return { value: value[0] ?? null, slot: context.slot };
+  };
+
   async function signatureState(signature: string): Promise<SignatureState> {
     const cached = finalized.get(signature);
     if (cached) return cached;
-    const { value } = await rpc('getSignatureStatuses', () =>
-      connection.getSignatureStatuses([signature], { searchTransactionHistory: true }),
-    );
-    const s = value[0];
+    // "Unknown" is believed only from a current endpoint: a lagging one has not seen it land yet.
+    const s = await endpoints.read('getSignatureStatuses', (c) => statusAnswer(c, signature), {
+      commitment: 'processed',
+      absent: (status) => status === null,
+    });
     if (!s) return { status: 'unknown' };
     const status = s.confirmationStatus ?? (s.confirmations === null ? 'finalized' : 'confirmed');
     if (status !== 'finalized' && s.err === null) return { status, slot: s.slot, err: null };
@@ -253,79 +298,44 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
     return state;
   }
 
-  /** Broadcast with preflight; answers true when the chain already has it. */
-  async function broadcast(wire: WireTransaction, lastValidBlockHeight?: number): Promise<void> {
-    const signature = signatureOf(wire);
-    try {
-      await connection.sendRawTransaction(wire.bytes, {
-        skipPreflight: false,
-        preflightCommitment: 'confirmed',
-        maxRetries: 0,
-      });
-    } catch (e) {
-      if (!(e instanceof SendTransactionError)) {
-        throw new ChainError('unavailable', `sendTransaction failed at ${origin}: ${(e as Error).message}`, {
-          signature,
-          cause: e,
-        });
-      }
-      const { message = e.message, logs = [] } = e.transactionError;
-      if (/already been processed/i.test(message)) return;
-      if (/signature verification failure/i.test(message)) {
-        throw new ChainError('invalid_signature', 'transaction signature verification failure', {
-          signature,
-        });
-      }
-      if (/Blockhash not found/i.test(message)) {
-        // A lagging node also says this for a fresh blockhash: expired only once the chain is past it.
-        const expired =
-          lastValidBlockHeight !== undefined
-            ? (await rpc('getBlockHeight', () => connection.getBlockHeight('confirmed'))) >
-              lastValidBlockHeight
-            : !(
-                await rpc('isBlockhashValid', () =>
-                  connection.isBlockhashValid(wire.recentBlockhash, { commitment: 'processed' }),
-                )
-              ).value;
-        throw new ChainError(
-          expired ? 'blockhash_expired' : 'unavailable',
-          `blockhash not found (${message})`,
-          {
-            signature,
-          },
-        );
-      }
-      if (/no record of a prior credit|insufficient funds for fee/i.test(message)) {
-        throw new ChainError('insufficient_funds', message, { signature, logs });
-      }
-      const custom = PREFLIGHT_CUSTOM.exec(message);
-      const txError: TransactionErrorJson | undefined = custom
-        ? { InstructionError: [Number(custom[1]), { Custom: Number.parseInt(custom[2] ?? '0', 16) }] }
-        : undefined;
-      const named: { name: string | null; htlcError?: string } = txError
-        ? nameError(txError, programId, wire)
-        : { name: message };
-      throw new ChainError('rejected', `transaction refused: ${named.name}`, {
-        signature,
-        logs,
-        ...(txError ? { txError } : {}),
-        ...(named.htlcError ? { htlcError: named.htlcError } : {}),
-      });
-    }
-  }
+  /**
+   * Whether the bytes can never land: one current endpoint shows a finalized block height past their last
+   * valid one and, asked after that, does not know the signature. Both facts come from the same node, so
+   * its own view proves it, whatever the others say.
+   */
+  const provenExpired = (tx: SignedMakerTransaction) =>
+    endpoints.read(
+      'getBlockHeight+getSignatureStatuses',
+      async (c) => {
+        if ((await c.getBlockHeight('finalized')) <= tx.lastValidBlockHeight) return noSlot(false);
+        const status = await statusAnswer(c, tx.signature);
+        return { value: status.value === null, slot: status.slot };
+      },
+      { commitment: 'processed', absent: (verdict) => verdict },
+    );
+
+  /** Sends to every endpoint; an unknown blockhash is expired only once the chain's height is past it. */
+  const broadcast = (wire: WireTransaction, lastValidBlockHeight?: number) =>
+    broadcastToAll(endpoints, wire, programId, async () =>
+      lastValidBlockHeight !== undefined
+        ? (await blockHeight('confirmed')) > lastValidBlockHeight
+        : // A lagging node also says a fresh blockhash is unknown: "invalid" is believed from a current one.
+          !(await endpoints.read(
+            'isBlockhashValid',
+            async (c) =>
+              withSlot(await c.isBlockhashValid(wire.recentBlockhash, { commitment: 'processed' })),
+            { commitment: 'processed', absent: (valid) => !valid },
+          )),
+    );
 
   const chain: ChainPort = {
     kind: 'rpc',
     programId,
     makerWallet: maker.publicKey,
 
-    now: async () => {
-      const info = await rpc('getAccountInfo(clock)', () =>
-        connection.getAccountInfo(SYSVAR_CLOCK_PUBKEY, 'confirmed'),
-      );
-      return decodeClock(info, origin).unix;
-    },
-    blockHeight: () => rpc('getBlockHeight', () => connection.getBlockHeight('confirmed')),
+    now: async () =>
+      decodeClock(await readAccount('getAccountInfo(clock)', SYSVAR_CLOCK_PUBKEY, 'confirmed')).unix,
+    blockHeight: () => blockHeight('confirmed'),
     latestBlockhash,
 
     ...builders,
@@ -337,8 +347,10 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
           lookupTables: (addresses) =>
             Promise.all(
               addresses.map(async (address) => {
-                const { value } = await rpc('getAddressLookupTable', () =>
-                  connection.getAddressLookupTable(address, { commitment: 'confirmed' }),
+                const value = await endpoints.read(
+                  'getAddressLookupTable',
+                  async (c) => withSlot(await c.getAddressLookupTable(address, { commitment: 'confirmed' })),
+                  { commitment: 'confirmed', absent: (table) => table === null },
                 );
                 if (!value) {
                   throw new ChainError(
@@ -380,17 +392,13 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
         if (reaches(state, commitment)) return state;
         if (state.status === 'unknown') {
           // Only a finalized height past the blockhash proves the bytes can never land.
-          const finalHeight = await rpc('getBlockHeight', () => connection.getBlockHeight('finalized'));
-          if (finalHeight > tx.lastValidBlockHeight) {
-            const again = await signatureState(tx.signature);
-            return again.status === 'unknown' ? { status: 'expired' } : again;
-          }
+          if (await provenExpired(tx)) return { status: 'expired' };
           if (Date.now() - lastSend >= rebroadcastMs) {
             lastSend = Date.now();
             try {
               await broadcast(wire, tx.lastValidBlockHeight);
             } catch (e) {
-              // Transient refusals are retried; expiry is decided by the height check above.
+              // Transient refusals are retried; expiry is decided by the proof above.
               if (!(e instanceof ChainError) || (e.code !== 'unavailable' && e.code !== 'blockhash_expired'))
                 throw e;
             }
@@ -402,15 +410,17 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
       }
     },
 
-    readEscrow: async (address, commitment) => {
-      const info = await rpc('getAccountInfo', () =>
-        connection.getAccountInfo(address, commitment as Web3Commitment),
-      );
-      return escrowFromAccount(programId, info ? { owner: info.owner.toBase58(), data: info.data } : null);
-    },
+    readEscrow: async (address, commitment) =>
+      escrowOf(await readAccount('getAccountInfo', address, commitment)),
     signaturesForAddress: async (address, commitment, limit = 100, before) => {
-      const list = await rpc('getSignaturesForAddress', () =>
-        connection.getSignaturesForAddress(address, before ? { limit, before } : { limit }, commitment),
+      // A lagging endpoint's list lacks the newest signatures: every list is an answer about absence.
+      const list = await endpoints.read(
+        'getSignaturesForAddress',
+        async (c) =>
+          noSlot(
+            await c.getSignaturesForAddress(address, before ? { limit, before } : { limit }, commitment),
+          ),
+        { commitment, absent: () => true },
       );
       return list.map((s) => ({
         signature: s.signature,
@@ -426,26 +436,54 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
       return r ? toChainTransaction(signature, r) : null;
     },
     readMint: async (mint) => {
-      const info = await rpc('getAccountInfo', () => connection.getAccountInfo(mint, 'confirmed'));
+      const info = await readAccount('getAccountInfo', mint, 'confirmed');
       return info ? classifyMint(info.owner.toBase58(), info.data) : null;
     },
     tokenBalance: async (owner, mint) => {
-      const info = await rpc('getAccountInfo', () =>
-        connection.getAccountInfo(ata(owner, mint), 'confirmed'),
-      );
+      const info = await readAccount('getAccountInfo', ata(owner, mint), 'confirmed');
       return info?.owner.equals(TOKEN_PROGRAM_ID) ? (readTokenAccount(info.data)?.amount ?? 0n) : 0n;
     },
+    // An empty wallet reads as 0 lamports, so 0 is an answer about absence.
     solBalance: async (owner) =>
-      BigInt(await rpc('getBalance', () => connection.getBalance(owner, 'confirmed'))),
+      BigInt(
+        await endpoints.read(
+          'getBalance',
+          async (c) => withSlot(await c.getBalanceAndContext(owner, 'confirmed')),
+          { commitment: 'confirmed', absent: (lamports) => lamports === 0 },
+        ),
+      ),
     health: async () => {
-      try {
-        const [version, slot] = await Promise.all([connection.getVersion(), connection.getSlot('confirmed')]);
-        return { ok: true, detail: `${origin} solana-core ${version['solana-core']} at slot ${slot}` };
-      } catch (e) {
-        return { ok: false, detail: `${origin} unreachable: ${(e as Error).message}` };
-      }
+      const reports = await Promise.all(
+        endpoints.list.map(async (endpoint) => {
+          try {
+            // Both commitments' slots: what the lag of each endpoint's next answers is judged by.
+            const [version, slot] = await Promise.all([
+              endpoint.connection.getVersion(),
+              endpoints.slotOf(endpoint, 'confirmed'),
+              endpoints.slotOf(endpoint, 'finalized'),
+            ]);
+            return { ok: true, endpoint, detail: `solana-core ${version['solana-core']} at slot ${slot}` };
+          } catch (e) {
+            endpoints.failed(endpoint);
+            return { ok: false, endpoint, detail: `unreachable: ${(e as Error).message}` };
+          }
+        }),
+      );
+      const lag = (slot: number | null) => (slot === null ? 0 : endpoints.lagOf(slot, 'confirmed'));
+      const usable = reports.filter(
+        (r) => r.ok && lag(r.endpoint.reached('confirmed')) <= endpoints.maxSlotLag,
+      );
+      const detail = reports
+        .map((r) => {
+          const behind = r.ok ? lag(r.endpoint.reached('confirmed')) : 0;
+          const lagging = behind > endpoints.maxSlotLag ? `, ${behind} slots behind (lagging)` : '';
+          return `${r.endpoint.label} ${r.detail}${lagging}`;
+        })
+        .join('; ');
+      return { ok: usable.length > 0, detail };
     },
     close: async () => {
+      endpoints.close();
       for (const feed of feeds) feed.close();
       feeds.clear();
     },
@@ -465,7 +503,7 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
     watchAccounts: (onChange) => {
       // Finalized: a pushed change is one the watcher may act on, as with every escrow read it does.
       const feed = openProgramFeed({
-        wsUrl,
+        wsUrls,
         programId: programId.toBase58(),
         commitment: 'finalized',
         onChange,
