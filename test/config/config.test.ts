@@ -469,6 +469,8 @@ describe('the price source', () => {
       nth(doc.pairs, 0).base_spread_bps = 9_900;
       doc.price_source = pythDoc().price_source;
     });
-    expect(message).toContain('base + size + skew + confidence spread of SOL→USDC exceeds 10000 bps');
+    expect(message).toContain(
+      'base + size + skew + confidence + option spread of SOL→USDC exceeds 10000 bps',
+    );
   });
 });
