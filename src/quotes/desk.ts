@@ -323,7 +323,10 @@ export class QuoteDesk {
     return { free, unfunded, cap, counted: funded + cap };
   }
 
-  /** output = input × mid × (1 − σ), the mid from the two USD prices; σ includes the confidence term. */
+  /**
+   * output = input × mid × (1 − σ), the mid from the two USD prices; σ includes the confidence and option
+   * terms. With the breakdown of spread_bps the quote shows.
+   */
   private priced(
     pair: Pair,
     inputRaw: bigint,
