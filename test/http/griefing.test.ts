@@ -36,7 +36,7 @@ async function start() {
 
 /** 50,000 USDC for SOL (~266.8 SOL at 187.42), for the longest quote there is. */
 const GRIEF = { input_asset: 'USDC', output_asset: 'SOL', amount: '50000', expiry_seconds: 300 };
-/** The honest taker's order: 250,000 USDC for ~1,334 SOL, an eighth of the maker's 10,000 SOL. */
+/** The honest taker's order: 250,000 USDC for ~1,331 SOL, an eighth of the maker's 10,000 SOL. */
 const HONEST = { input_asset: 'USDC', output_asset: 'SOL', amount: '250000', expiry_seconds: 120 };
 
 const fresh = () => Keypair.generate().publicKey.toBase58();
