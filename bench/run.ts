@@ -13,11 +13,12 @@ import { prepareMachine } from './machine.ts';
 import { failedLines, type Line, num, renderTable } from './report.ts';
 import { chainCallsRow } from './rows/chain-calls.ts';
 import { memoryRow } from './rows/memory.ts';
+import { optionTermRow } from './rows/option-term.ts';
 import { rfqRow } from './rows/rfq.ts';
 import { settlementRow } from './rows/settlement.ts';
 import { swapsRow } from './rows/swaps.ts';
 
-const ROWS: Row[] = [rfqRow, settlementRow, swapsRow, memoryRow, chainCallsRow];
+const ROWS: Row[] = [rfqRow, settlementRow, swapsRow, memoryRow, chainCallsRow, optionTermRow];
 
 function positive(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);

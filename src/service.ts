@@ -303,6 +303,7 @@ function openPriceSource(
     commitment: source.commitment,
     refreshIntervalMs: source.refreshIntervalMs,
     clockToleranceMs: source.clockToleranceSeconds * 1000,
+    volatilityHalfLifeSeconds: config.pricing.option.volatilityHalfLifeSeconds,
     nowMs,
     onError: (error) => log.warn({ err: error.message }, 'could not read the Pyth price accounts'),
   });

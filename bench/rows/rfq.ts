@@ -13,7 +13,7 @@ import { freshAddress, rfqBody } from '../taker.ts';
 const TARGET = 0.5;
 
 /** One server under load: every answer must be a 200 whose body passes `accepted`. */
-function target(url: string, path: string, accepted: (body: string) => boolean) {
+export function target(url: string, path: string, accepted: (body: string) => boolean) {
   const client = new HttpClient(url, CONNECTIONS);
   const wallets = Array.from({ length: 1_000 }, freshAddress);
   let n = 0;
@@ -37,8 +37,8 @@ function target(url: string, path: string, accepted: (body: string) => boolean) 
   };
 }
 
-const figure = (r: LoadResult) => `${num(r.perSecond)} req/s, p50 ${ms(r.p50)}, p99 ${ms(r.p99)}`;
-const errorsOf = (r: LoadResult) => (r.errors > 0 ? ` (${r.errors} errors: ${r.firstError})` : '');
+export const figure = (r: LoadResult) => `${num(r.perSecond)} req/s, p50 ${ms(r.p50)}, p99 ${ms(r.p99)}`;
+export const errorsOf = (r: LoadResult) => (r.errors > 0 ? ` (${r.errors} errors: ${r.firstError})` : '');
 
 async function run(ctx: BenchContext): Promise<Line[]> {
   const dataDir = ctx.dir('rfq');

@@ -34,6 +34,32 @@ export interface Pair {
   readonly minInputRaw: bigint;
   readonly maxInputRaw: bigint;
   readonly paused: boolean;
+  /** The longest quote of this pair (pairs[].max_expiry_seconds, at most quotes.max_expiry_seconds). */
+  readonly maxExpirySeconds: number;
+  /** Maker HTLC expiry of this pair's trades, from the maker lock (at most settlement.maker_timelock_seconds). */
+  readonly makerTimelockSeconds: number;
+}
+
+/**
+ * The option term of the spread (docs/quotes-and-ledger.md#the-option-term): k · σ · √T per leg, in bps
+ * rounded up and capped at maxBps, where σ is the leg's volatility per √second and T the pair's maker
+ * timelock plus the lock window.
+ */
+export interface OptionPricing {
+  /** 0: the term is off (nothing is computed). */
+  readonly k: number;
+  readonly maxBps: number;
+  /** Half-life of the EWMA of squared log returns a feed's volatility is estimated with. */
+  readonly volatilityHalfLifeSeconds: number;
+}
+
+/** The budget of unfunded holds (docs/quotes-and-ledger.md#reservations), shares of the free inventory. */
+export interface ReservationBudget {
+  readonly clientShareBps: number;
+  readonly walletShareBps: number;
+  readonly unfundedShareBps: number;
+  /** How long a settlement start holds its output without a landed taker lock. */
+  readonly lockLandingSeconds: number;
 }
 
 export interface ReferencePrice {
@@ -144,7 +170,9 @@ export interface Config {
     readonly sizeSpreadMaxBps: number;
     readonly inventorySkewMaxBps: number;
     readonly inventoryFreeShareBps: number;
+    readonly option: OptionPricing;
   };
+  readonly reservations: ReservationBudget;
   readonly quotes: { readonly defaultExpirySeconds: number; readonly maxExpirySeconds: number };
   readonly settlement: SettlementTiming;
   readonly inventory: ReadonlyMap<string, bigint>;
@@ -248,7 +276,7 @@ export function resolveConfig(raw: unknown): Config {
   };
 
   const seenPairs = new Set<string>();
-  const pairs = file.pairs.map((pair, i): Pair => {
+  const pairBases = file.pairs.map((pair, i) => {
     const field = `pairs[${i}]`;
     const input = asset(pair.input, `${field}.input`);
     const output = asset(pair.output, `${field}.output`);
@@ -279,7 +307,7 @@ export function resolveConfig(raw: unknown): Config {
     if (Number.isNaN(asOf.getTime())) throw new ConfigError(`${field}.as_of`, 'not an RFC 3339 date-time');
     prices.set(of.mint, { usd: decimalPrice(price.usd, `${field}.usd`), asOf });
   });
-  for (const pair of pairs) {
+  for (const pair of pairBases) {
     for (const side of [pair.input, pair.output]) {
       if (!prices.has(side.mint)) throw new ConfigError('prices', `no reference price for ${side.symbol}`);
     }
@@ -309,17 +337,26 @@ export function resolveConfig(raw: unknown): Config {
   if (risk.maxNotionalMicroUsd < risk.minNotionalMicroUsd) {
     throw new ConfigError('risk.max_notional_usd', 'must not be below min_notional_usd');
   }
+  const option = file.pricing.option;
   const pricing = {
     sizeSpreadMaxBps: file.pricing.size_spread_max_bps,
     inventorySkewMaxBps: file.pricing.inventory_skew_max_bps,
     inventoryFreeShareBps: file.pricing.inventory_free_share_bps,
+    option: {
+      k: option?.k ?? OPTION_DEFAULTS.k,
+      maxBps: option?.max_bps ?? OPTION_DEFAULTS.maxBps,
+      volatilityHalfLifeSeconds:
+        option?.volatility_half_life_seconds ?? OPTION_DEFAULTS.volatilityHalfLifeSeconds,
+    },
   };
+  // Each leg adds at most maxBps of option term; none while the term is off.
+  const optionCap = pricing.option.k > 0 ? pricing.option.maxBps : 0;
   const priceSource = resolvePriceSource(file.price_source, asset);
   const confidenceCap = (of: Asset) =>
     priceSource.kind === 'pyth'
       ? (priceSource.feeds.find((feed) => feed.asset === of)?.maxConfidenceBps ?? 0)
       : 0;
-  for (const pair of pairs) {
+  for (const pair of pairBases) {
     if (priceSource.kind === 'pyth') {
       for (const side of [pair.input, pair.output]) {
         if (!priceSource.feeds.some((feed) => feed.asset === side)) {
@@ -333,11 +370,12 @@ export function resolveConfig(raw: unknown): Config {
       pricing.sizeSpreadMaxBps +
       pricing.inventorySkewMaxBps +
       confidenceCap(pair.input) +
-      confidenceCap(pair.output);
+      confidenceCap(pair.output) +
+      2 * optionCap;
     if (caps > 10_000) {
       throw new ConfigError(
         'pricing',
-        `base + size + skew + confidence spread of ${pair.input.symbol}→${pair.output.symbol} exceeds 10000 bps`,
+        `base + size + skew + confidence + option spread of ${pair.input.symbol}→${pair.output.symbol} exceeds 10000 bps`,
       );
     }
   }
@@ -376,6 +414,13 @@ export function resolveConfig(raw: unknown): Config {
   }
 
   const settlement = resolveTiming(file.settlement, chain.kind);
+  const pairs = file.pairs.map(
+    (raw, i): Pair => ({
+      ...(pairBases[i] as (typeof pairBases)[number]),
+      ...pairTiming(raw, `pairs[${i}]`, quotes, settlement, chain.kind),
+    }),
+  );
+  const reservations = resolveReservations(file.reservations, settlement);
   // A lost instance's trades are taken over about 1⅓ leases after it stopped renewing (the lease, then the
   // next claim): that must leave the maker most of its safety margin to redeem. The default is 10 s, or a
   // third of a shorter margin (the embedded chain's second-long test timings).
@@ -399,6 +444,7 @@ export function resolveConfig(raw: unknown): Config {
     priceSource,
     risk,
     pricing,
+    reservations,
     quotes,
     settlement,
     inventory,
@@ -508,6 +554,68 @@ function resolvePriceSource(
     embeddedPublisher: raw.embedded_publisher
       ? { seed: raw.embedded_publisher.seed, intervalMs: raw.embedded_publisher.interval_ms }
       : null,
+  };
+}
+
+/** The option term's defaults (config pricing.option). */
+export const OPTION_DEFAULTS: OptionPricing = { k: 0.4, maxBps: 100, volatilityHalfLifeSeconds: 900 };
+
+/** The reservation budget's defaults (config reservations); the landing window is at most the lock window. */
+export const RESERVATION_DEFAULTS: ReservationBudget = {
+  clientShareBps: 2500,
+  walletShareBps: 1500,
+  unfundedShareBps: 5000,
+  lockLandingSeconds: 30,
+};
+
+function resolveReservations(
+  raw: ConfigFile['reservations'],
+  settlement: SettlementTiming,
+): ReservationBudget {
+  return {
+    clientShareBps: raw?.client_share_bps ?? RESERVATION_DEFAULTS.clientShareBps,
+    walletShareBps: raw?.wallet_share_bps ?? RESERVATION_DEFAULTS.walletShareBps,
+    unfundedShareBps: raw?.unfunded_share_bps ?? RESERVATION_DEFAULTS.unfundedShareBps,
+    // Within the lock window, whose end releases a hold anyway (a few seconds' windows of tests and demos).
+    lockLandingSeconds: Math.min(
+      raw?.lock_landing_seconds ?? RESERVATION_DEFAULTS.lockLandingSeconds,
+      settlement.lockWindowSeconds,
+    ),
+  };
+}
+
+/**
+ * A pair's quote lifetime and maker timelock: bounds that only ever shorten the global ones (which validation
+ * already holds to the safety margin and the floors) — the shorter of the two applies — and a maker timelock
+ * still long enough that the maker can lock at all (the taker keeps its minimum redeem window) and, on a
+ * real cluster, above its floor.
+ */
+function pairTiming(
+  raw: ConfigFile['pairs'][number],
+  field: string,
+  quotes: { maxExpirySeconds: number },
+  settlement: SettlementTiming,
+  chainKind: ChainConfig['kind'],
+): Pick<Pair, 'maxExpirySeconds' | 'makerTimelockSeconds'> {
+  const timelock = raw.maker_timelock_seconds;
+  if (timelock !== undefined) {
+    const name = `${field}.maker_timelock_seconds`;
+    if (timelock < settlement.minRedeemWindowSeconds) {
+      throw new ConfigError(name, 'must be at least settlement.min_redeem_window_seconds');
+    }
+    if (chainKind === 'rpc' && timelock < REAL_CLUSTER_FLOORS.makerTimelockSeconds) {
+      throw new ConfigError(
+        name,
+        `must be at least ${REAL_CLUSTER_FLOORS.makerTimelockSeconds} s on a real cluster`,
+      );
+    }
+  }
+  return {
+    maxExpirySeconds: Math.min(raw.max_expiry_seconds ?? quotes.maxExpirySeconds, quotes.maxExpirySeconds),
+    makerTimelockSeconds: Math.min(
+      timelock ?? settlement.makerTimelockSeconds,
+      settlement.makerTimelockSeconds,
+    ),
   };
 }
 

@@ -41,6 +41,24 @@ export const PairConfigSchema = Type.Object(
     min_input: Decimal,
     max_input: Decimal,
     paused: Type.Boolean(),
+    max_expiry_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 300,
+        description:
+          'the longest quote this pair gives (a volatile pair: shorter); quotes.max_expiry_seconds when ' +
+          'that is shorter or this is absent',
+      }),
+    ),
+    maker_timelock_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'maker HTLC expiry of this pair’s trades, from the maker lock: the taker’s redeem window, so the ' +
+          'option it holds; settlement.maker_timelock_seconds when that is shorter or this is absent; at ' +
+          'least min_redeem_window_seconds (and the real-cluster floor)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -183,8 +201,87 @@ export const ConfigFileSchema = Type.Object(
           maximum: 10000,
           description: 'share of available inventory an order takes before skew applies',
         }),
+        option: Type.Optional(
+          Type.Object(
+            {
+              k: Type.Optional(
+                Type.Number({
+                  minimum: 0,
+                  maximum: 10,
+                  description:
+                    'the term is k · σ · √T per leg; default 0.4 (≈ 1/√(2π), an at-the-money option’s value ' +
+                    'per unit of σ√T); 0 turns the term off',
+                }),
+              ),
+              max_bps: Type.Optional(
+                Type.Integer({
+                  minimum: 0,
+                  maximum: 2500,
+                  description: 'cap of each leg’s term; default 100',
+                }),
+              ),
+              volatility_half_life_seconds: Type.Optional(
+                Type.Integer({
+                  minimum: 1,
+                  maximum: 604_800,
+                  description:
+                    'half-life of the EWMA of squared log returns each Pyth feed’s volatility is estimated ' +
+                    'with; default 900',
+                }),
+              ),
+            },
+            {
+              additionalProperties: false,
+              description:
+                'the option term: what the taker’s right to walk away during its redeem window is worth',
+            },
+          ),
+        ),
       },
       { additionalProperties: false },
+    ),
+    reservations: Type.Optional(
+      Type.Object(
+        {
+          client_share_bps: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: 10000,
+              description:
+                'the most one client address’s unfunded holds (open quotes, settlements without a landed ' +
+                'lock) may take of the free inventory of an asset; default 2500',
+            }),
+          ),
+          wallet_share_bps: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: 10000,
+              description: 'the same for one taker wallet; default 1500',
+            }),
+          ),
+          unfunded_share_bps: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: 10000,
+              description:
+                'the most all unfunded holds together hold of the free inventory of an asset; beyond it they ' +
+                'hold nothing more (a quote is still given, served from what is not held); default 5000',
+            }),
+          ),
+          lock_landing_seconds: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              description:
+                'how long a settlement start holds its output without a landed taker lock; default 30; ' +
+                'settlement.lock_window_seconds when that is shorter',
+            }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description: 'the budget of holds nobody has paid for yet (README § Quotes, pricing and risk)',
+        },
+      ),
     ),
     quotes: Type.Object(
       {

@@ -89,6 +89,10 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
   });
   const peers = new ClusterPeers(deps.config.cluster.secret, Date.now, (message) => app.log.warn(message));
   peers.install(app);
+  // The client a request counts for — the rate limit's key, and the holder of the holds an RFQ makes: the
+  // connection's address (or X-Forwarded-For's, per http.trust_proxy), or for a command another instance
+  // forwarded, the client that instance vouches for under the cluster secret.
+  const clientOf = (request: FastifyRequest) => peers.vouchedClient(request) ?? request.ip;
   // One poll for every forward waiting on an owner, a third of a lease apart.
   const owners = new OwnerWatch({
     takeIfOwnerGone: (tradeId) => deps.runtime.takeIfOwnerGone(tradeId),
@@ -144,9 +148,7 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
   await app.register(rateLimit, {
     max: http.rateLimitPerMinute,
     timeWindow: '1 minute',
-    // Per client: the connection's address (or X-Forwarded-For's, per http.trust_proxy), or for a command
-    // another instance forwarded, the client that instance vouches for under the cluster secret.
-    keyGenerator: (request) => peers.vouchedClient(request) ?? request.ip,
+    keyGenerator: clientOf,
     errorResponseBuilder: (_request, context) =>
       new ApiError(
         'rate_limited',
@@ -196,7 +198,7 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
   await app.register(swaggerUi, { routePrefix: '/v1/docs', staticCSP: true });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await registerRoutes(app, deps, operatorRoutes);
+  await registerRoutes(app, deps, operatorRoutes, clientOf);
   await app.ready();
   return app;
 }

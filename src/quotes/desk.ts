@@ -12,6 +12,7 @@ import {
 } from '../store/index.ts';
 import type { RiskCheck } from '../vocabulary/index.ts';
 import { feedStates, limitsOf } from './feeds.ts';
+import { optionTermBps } from './option.ts';
 import {
   confidenceBps,
   type FeedReading,
@@ -20,8 +21,9 @@ import {
   readingOfPrice,
 } from './prices.ts';
 import { type PricedQuote, priceQuote } from './pricing.ts';
-import { ReservationBook } from './reservations.ts';
+import { type Holder, ReservationBook } from './reservations.ts';
 import { evaluateRisk, type PriceLeg, type RiskFailure } from './risk.ts';
+import { annualised } from './volatility.ts';
 
 /** What the maker holds of each asset, kept current by whoever watches the chain. */
 export interface InventorySource {
@@ -40,6 +42,31 @@ export interface RfqRequest {
   amount: string;
   takerWallet: string;
   expirySeconds?: number | undefined;
+  /**
+   * The client address the RFQ came from (the address the rate limit counts, src/http/app.ts): its unfunded
+   * holds are kept within its share of the free inventory. Undefined: judged by its wallet alone.
+   */
+  client?: string | undefined;
+}
+
+/** One leg's option term: its volatility (annualised; null without an estimate) and the bps it adds. */
+export interface OptionLegTerm {
+  symbol: string;
+  volatilityAnnual: number | null;
+  bps: number;
+}
+
+/**
+ * How spread_bps is made up: the whole-bps terms, and the rest (the size and skew terms together, rounded up
+ * with them), so that the parts add up to spread_bps exactly.
+ */
+export interface SpreadBreakdown {
+  baseBps: number;
+  confidenceBps: number;
+  optionBps: number;
+  sizeAndSkewBps: number;
+  /** The option term's inputs; null while the term is off (pricing.option.k = 0). */
+  option: { windowSeconds: number; input: OptionLegTerm; output: OptionLegTerm } | null;
 }
 
 export interface AcceptedQuote {
@@ -54,6 +81,8 @@ export interface AcceptedQuote {
   riskChecks: RiskCheck[];
   /** The prices the quote was priced from; null for a quote stored before quotes recorded them. */
   prices: { input: FeedReading | null; output: FeedReading | null };
+  /** How the spread is made up; undefined for a quote read back from the store (it keeps no breakdown). */
+  spread?: SpreadBreakdown;
 }
 
 export interface RejectedQuote {
@@ -107,7 +136,7 @@ export class QuoteDesk {
    * Quotes this process issued that no trade has used yet, roughly in expiry order: a settlement start
    * finds its quote here without reading the store. Expired ones are dropped as new quotes come in.
    */
-  private readonly open = new Map<string, QuoteRecord>();
+  private readonly open = new Map<string, { record: QuoteRecord; spread: SpreadBreakdown }>();
   private readonly nowMs: () => number;
   private exposure: TradeExposure;
 
@@ -155,16 +184,12 @@ export class QuoteDesk {
       throw new RfqInputError('body.amount', (error as Error).message);
     }
     if (inputRaw === 0n) throw new RfqInputError('body.amount', 'must be above zero');
-    const expirySeconds = request.expirySeconds ?? config.quotes.defaultExpirySeconds;
-    if (
-      !Number.isInteger(expirySeconds) ||
-      expirySeconds < 1 ||
-      expirySeconds > config.quotes.maxExpirySeconds
-    ) {
-      throw new RfqInputError(
-        'body.expiry_seconds',
-        `must be an integer 1..${config.quotes.maxExpirySeconds}`,
-      );
+    // The pair's own bound: a volatile pair may keep its quotes (its taker's options) shorter.
+    const maxExpiry = pair.maxExpirySeconds;
+    const expirySeconds = request.expirySeconds ?? Math.min(config.quotes.defaultExpirySeconds, maxExpiry);
+    if (!Number.isInteger(expirySeconds) || expirySeconds < 1 || expirySeconds > maxExpiry) {
+      const whose = maxExpiry < config.quotes.maxExpirySeconds ? ` for ${input.symbol}→${output.symbol}` : '';
+      throw new RfqInputError('body.expiry_seconds', `must be an integer 1..${maxExpiry}${whose}`);
     }
 
     const liveTrades = await this.exposure.liveTradesOf(request.takerWallet);
@@ -175,8 +200,9 @@ export class QuoteDesk {
     const legs = [this.leg(input, inputPrice), this.leg(output, outputPrice)] as const;
     const balance = this.deps.inventory.balance(output.mint);
     if (balance === undefined) throw new InventoryUnknown(output.symbol);
-    const reserved = this.book.reserved(output.mint);
-    const available = balance > reserved ? balance - reserved : 0n;
+    const holds = this.holds(output.mint, balance);
+    const available = balance > holds.counted ? balance - holds.counted : 0n;
+    const holder: Holder = { client: request.client ?? null, wallet: request.takerWallet };
     // Without a usable price on either side there is nothing to price; price_freshness says why.
     const priced =
       inputPrice && outputPrice
@@ -197,7 +223,25 @@ export class QuoteDesk {
       inputUsdPrice: inputPrice?.usd ?? null,
       outputRaw: priced?.outputRaw ?? null,
       prices: legs,
-      inventory: { balanceRaw: balance, reservedRaw: reserved },
+      inventory: {
+        balanceRaw: balance,
+        reservedRaw: holds.counted,
+        unfunded: { heldRaw: holds.unfunded, capRaw: holds.cap },
+      },
+      budget: {
+        client:
+          holder.client === null
+            ? null
+            : {
+                address: holder.client,
+                heldRaw: this.book.heldByClient(holder.client, output.mint),
+                maxRaw: share(holds.free, config.reservations.clientShareBps),
+              },
+        wallet: {
+          heldRaw: this.book.heldByWallet(holder.wallet, output.mint),
+          maxRaw: share(holds.free, config.reservations.walletShareBps),
+        },
+      },
       wallet: {
         address: request.takerWallet,
         openQuotes: this.book.countFor(request.takerWallet),
@@ -237,10 +281,12 @@ export class QuoteDesk {
       usedByTradeId: null,
     };
     // Reserved in the same synchronous step as the check above; durable before it is answered. With
-    // several instances the store checks again, against every instance's reservations, as it inserts.
-    this.reserveQuote(record);
+    // several instances the store checks again, against every instance's reservations, as it inserts: it
+    // counts every hold in full, so the unfunded holds beyond their budget (which hold nothing here) are
+    // added to the balance it checks against, and the store's check is this desk's.
+    this.reserveQuote(record, holder);
     try {
-      await this.commit(record, { balanceRaw: balance, nowMs: now });
+      await this.commit(record, { balanceRaw: balance + (holds.unfunded - holds.cap), nowMs: now });
     } catch (error) {
       if (!(error instanceof StoreConflict && error.conflict === 'inventory')) throw error;
       const passed = risk.passed.filter((check) => check !== 'inventory');
@@ -253,11 +299,34 @@ export class QuoteDesk {
         riskChecks: passed,
       };
     }
-    this.remember(record, now);
-    return this.accepted(record, pair);
+    this.remember(record, priced.spread, now);
+    return this.accepted(record, pair, priced.spread);
   }
 
-  /** output = input × mid × (1 − σ), the mid from the two USD prices; σ includes the confidence term. */
+  /** What holds count against the maker's balance of the mint now (the inventory check's reserved). */
+  heldAgainst(mint: string, balance: bigint): bigint {
+    this.book.expire(this.nowMs());
+    return this.holds(mint, balance).counted;
+  }
+
+  /**
+   * What the mint's holds hold against a new quote: funded holds in full, unfunded ones up to their budget
+   * (unfunded_share_bps of the free inventory: the balance minus funded holds). Unfunded holds beyond the
+   * budget hold nothing more; the quotes behind them are served at lock time from what is there then.
+   */
+  private holds(mint: string, balance: bigint) {
+    const unfunded = this.book.unfunded(mint);
+    const funded = this.book.reserved(mint) - unfunded;
+    const free = balance > funded ? balance - funded : 0n;
+    const budget = share(free, this.deps.config.reservations.unfundedShareBps);
+    const cap = minRaw(unfunded, budget);
+    return { free, unfunded, cap, counted: funded + cap };
+  }
+
+  /**
+   * output = input × mid × (1 − σ), the mid from the two USD prices; σ includes the confidence and option
+   * terms. With the breakdown of spread_bps the quote shows.
+   */
   private priced(
     pair: Pair,
     inputRaw: bigint,
@@ -265,8 +334,8 @@ export class QuoteDesk {
     outputPrice: PriceQuote,
     legs: readonly PriceLeg[],
     available: bigint,
-  ): PricedQuote {
-    const { pricing } = this.deps.config;
+  ): PricedQuote & { spread: SpreadBreakdown } {
+    const { pricing, settlement } = this.deps.config;
     const mid: Price = dividePrices(inputPrice.usd, outputPrice.usd);
     // Each leg adds ⌈conf/price⌉ bps, at most its max_confidence_bps (a wider price is refused by
     // price_confidence anyway), and never more than the room the other terms leave below 10000.
@@ -277,13 +346,38 @@ export class QuoteDesk {
       const bps = Number(confidenceBps(leg.reading) > 10_000n ? 10_000n : confidenceBps(leg.reading));
       confidence += leg.maxConfidenceBps === null ? bps : Math.min(bps, leg.maxConfidenceBps);
     }
+    const confidenceSpreadBps = Math.max(0, Math.min(confidence, room));
+    // The taker's option lasts from settlement start to the maker's expiry: the lock window, then the pair's
+    // maker timelock. Each leg prices it with its own volatility (option.ts says why).
+    let option: SpreadBreakdown['option'] = null;
+    let optionSpreadBps = 0;
+    if (pricing.option.k > 0) {
+      const windowSeconds = settlement.lockWindowSeconds + pair.makerTimelockSeconds;
+      const term = (asset: Asset): OptionLegTerm => {
+        const sigma = this.deps.prices.volatility?.(asset.mint);
+        const bps = optionTermBps({
+          sigmaPerSqrtSecond: sigma ?? 0,
+          windowSeconds,
+          k: pricing.option.k,
+          maxBps: pricing.option.maxBps,
+        });
+        return {
+          symbol: asset.symbol,
+          volatilityAnnual: sigma === undefined ? null : annualised(sigma),
+          bps,
+        };
+      };
+      option = { windowSeconds, input: term(pair.input), output: term(pair.output) };
+      optionSpreadBps = Math.min(option.input.bps + option.output.bps, room - confidenceSpreadBps);
+    }
     const quote = {
       inputRaw,
       inputDecimals: pair.input.decimals,
       outputDecimals: pair.output.decimals,
       mid,
       baseSpreadBps: pair.baseSpreadBps,
-      confidenceSpreadBps: Math.max(0, Math.min(confidence, room)),
+      confidenceSpreadBps,
+      optionSpreadBps,
       sizeSpread: { maxBps: pricing.sizeSpreadMaxBps, halfSizeRaw: pair.maxInputRaw },
       inventorySkew: {
         maxBps: pricing.inventorySkewMaxBps,
@@ -292,7 +386,18 @@ export class QuoteDesk {
       },
     };
     try {
-      return priceQuote(quote);
+      const priced = priceQuote(quote);
+      const whole = pair.baseSpreadBps + confidenceSpreadBps + optionSpreadBps;
+      return {
+        ...priced,
+        spread: {
+          baseBps: pair.baseSpreadBps,
+          confidenceBps: confidenceSpreadBps,
+          optionBps: optionSpreadBps,
+          sizeAndSkewBps: priced.spreadBps - whole,
+          option,
+        },
+      };
     } catch (error) {
       // At a live price, an amount the input side allows can still pay out beyond int64 on the output side.
       if (error instanceof AmountError && error.reason === 'out_of_range') {
@@ -328,10 +433,10 @@ export class QuoteDesk {
     }
   }
 
-  private remember(record: QuoteRecord, nowMs: number): void {
-    this.open.set(record.quoteId, record);
+  private remember(record: QuoteRecord, spread: SpreadBreakdown, nowMs: number): void {
+    this.open.set(record.quoteId, { record, spread });
     for (const [id, oldest] of this.open) {
-      if (oldest.expiresAtMs > nowMs) break;
+      if (oldest.record.expiresAtMs > nowMs) break;
       this.open.delete(id);
     }
   }
@@ -346,7 +451,7 @@ export class QuoteDesk {
     const cached = this.open.get(quoteId);
     const record =
       cached !== undefined && this.deps.store.kind !== 'postgres'
-        ? cached
+        ? cached.record
         : await this.deps.store.getQuote(quoteId);
     if (!record) return undefined;
     if (cached !== undefined && record.usedByTradeId !== null) this.releaseQuote(quoteId);
@@ -356,7 +461,21 @@ export class QuoteDesk {
     if (!pair) return undefined;
     const state: QuoteState =
       record.usedByTradeId !== null ? 'used' : record.expiresAtMs <= this.nowMs() ? 'expired' : 'open';
-    return { quote: this.accepted(record, pair), state, takerWallet: record.takerWallet, record };
+    return {
+      quote: this.accepted(record, pair, cached?.spread),
+      state,
+      takerWallet: record.takerWallet,
+      record,
+    };
+  }
+
+  /**
+   * A settlement starts from the quote as trade `tradeId`: until its taker lock lands, the trade's hold counts
+   * against the quote's holder (client address and wallet), as the quote did. Called before the trade's hold
+   * is first taken; the book forgets it when the trade's hold is released.
+   */
+  handOver(quoteId: string, tradeId: string, takerWallet: string): void {
+    this.book.attribute(tradeId, this.book.holderOf(quoteId) ?? { client: null, wallet: takerWallet });
   }
 
   /** A used quote's output is held by its trade from now on. */
@@ -365,17 +484,21 @@ export class QuoteDesk {
     this.book.release(quoteId);
   }
 
-  private reserveQuote(record: QuoteRecord): void {
+  /** An open quote is an unfunded hold until it expires or a settlement uses it. */
+  private reserveQuote(record: QuoteRecord, holder?: Holder): void {
     this.book.reserve({
       id: record.quoteId,
       mint: record.outputMint,
       wallet: record.takerWallet,
       raw: record.outputRaw,
       untilMs: record.expiresAtMs,
+      unfunded: true,
+      // A quote reloaded at start: its client address was not stored.
+      holder: holder ?? { client: null, wallet: record.takerWallet },
     });
   }
 
-  private accepted(record: QuoteRecord, pair: Pair): AcceptedQuote {
+  private accepted(record: QuoteRecord, pair: Pair, spread?: SpreadBreakdown): AcceptedQuote {
     return {
       status: 'accepted',
       quoteId: record.quoteId,
@@ -387,6 +510,7 @@ export class QuoteDesk {
       htlcExpiresAt: new Date(record.htlcExpiresAtMs),
       riskChecks: record.riskChecks as RiskCheck[],
       prices: { input: record.inputPrice ?? null, output: record.outputPrice ?? null },
+      ...(spread ? { spread } : {}),
     };
   }
 
@@ -410,3 +534,8 @@ export class QuoteDesk {
 }
 
 const priceText = (price: Price) => `${price.num}/${price.den}`;
+
+const minRaw = (a: bigint, b: bigint) => (a < b ? a : b);
+
+/** bps of an amount, floored. */
+const share = (raw: bigint, bps: number) => (raw * BigInt(bps)) / 10_000n;

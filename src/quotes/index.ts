@@ -3,11 +3,13 @@ export {
   type AcceptedQuote,
   type InventorySource,
   InventoryUnknown,
+  type OptionLegTerm,
   QuoteDesk,
   type QuoteState,
   type RejectedQuote,
   RfqInputError,
   type RfqRequest,
+  type SpreadBreakdown,
   type TradeExposure,
 } from './desk.ts';
 export {
@@ -18,6 +20,7 @@ export {
   limitsOf,
   type PriceLimits,
 } from './feeds.ts';
+export { optionTermBps } from './option.ts';
 export {
   confidenceBps,
   deviationBps,
@@ -33,4 +36,5 @@ export {
 } from './prices.ts';
 export { type PriceUpdateFields, type PriceUpdateReader, PythPriceSource } from './pyth-source.ts';
 export { type RepriceInput, repriceCheck } from './reprice.ts';
-export { ReservationBook } from './reservations.ts';
+export { type Holder, type Reservation, ReservationBook } from './reservations.ts';
+export { annualised, logPrice, perSqrtSecond, SECONDS_PER_YEAR, VolatilityEstimate } from './volatility.ts';

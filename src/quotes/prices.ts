@@ -37,6 +37,11 @@ export interface PriceSource {
   latest(mint: string): PriceQuote | undefined;
   /** Why latest(mint) has nothing, for the rejection's message. */
   problem?(mint: string): string | undefined;
+  /**
+   * The asset's recent volatility, σ per √second (volatility.ts), for the spread's option term; undefined
+   * when the source has no series to estimate it from (a static source: its prices never move).
+   */
+  volatility?(mint: string): number | undefined;
   /** A live source: its first read (awaited before the first RFQ), then its refreshes until stop(). */
   start?(): Promise<void>;
   stop?(): void;

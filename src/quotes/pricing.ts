@@ -1,7 +1,8 @@
 // Quote pricing: what the maker pays out for an input, exactly (bigint rationals, floored in raw units).
 //
 // output = input × mid × (1 − σ), floored to the output's smallest unit, where σ (in bps) is
-//   σ = base + C                        C = confidence term: ⌈conf/price⌉ in bps of each price, summed
+//   σ = base + C + O                    C = confidence term: ⌈conf/price⌉ in bps of each price, summed
+//                                       O = option term: ⌈k·σ_leg·√T⌉ in bps of each leg, summed (option.ts)
 //            + S · x / (x + H)          size term: x = input raw, H = halfSizeRaw (an order of H pays S/2)
 //            + K · e / (e + A)          skew term: A = available output inventory, e = max(0, g − τ·A),
 //                                       g = input × mid in output raw, τ = freeShareBps / 10000
@@ -10,8 +11,9 @@
 // Why this shape and not a per-bps step rule: with any spread that rises in integer steps over the
 // whole order, a slightly larger order can receive less. Here each term t = T·e/(e + c) with
 // e = max(0, kx − f), f ≤ c satisfies t + x·t' ≤ T, so d/dx[x(1 − σ)] ≥ 1 − (base + S + K) ≥ 0:
-// the output never falls as the input grows, provided base + C + S + K ≤ 10000 (checked). C depends on the
-// prices, not on the order, so it is part of the constant base in that argument. σ is therefore
+// the output never falls as the input grows, provided base + C + O + S + K ≤ 10000 (checked). C and O depend
+// on the prices and the pair, not on the order, so they are part of the constant base in that argument; and
+// the output falls as C or O grows (a larger volatility or a longer option never pays the taker more). σ is therefore
 // a rational; the reported spread_bps is σ rounded UP to whole bps, so the taker's output is never
 // below what the reported spread implies (outputAtSpread(spread_bps) ≤ output ≤ outputAtSpread(⌊σ⌋)).
 
@@ -44,6 +46,8 @@ export interface QuotePricingInput {
   baseSpreadBps: number;
   /** The confidence term C: whole bps the prices' uncertainty adds, the same for every size; default 0. */
   confidenceSpreadBps?: number;
+  /** The option term O: whole bps the taker's option adds, the same for every size; default 0. */
+  optionSpreadBps?: number;
   sizeSpread?: SizeSpread;
   inventorySkew?: InventorySkew;
 }
@@ -112,14 +116,15 @@ export function priceQuote(input: QuotePricingInput): PricedQuote {
   assertLeg(x, inputDecimals, outputDecimals, mid);
   assertBps('baseSpreadBps', input.baseSpreadBps);
   assertBps('confidenceSpreadBps', input.confidenceSpreadBps ?? 0);
-  const baseSpreadBps = input.baseSpreadBps + (input.confidenceSpreadBps ?? 0);
+  assertBps('optionSpreadBps', input.optionSpreadBps ?? 0);
+  const baseSpreadBps = input.baseSpreadBps + (input.confidenceSpreadBps ?? 0) + (input.optionSpreadBps ?? 0);
   const sizeCap = sizeSpread?.maxBps ?? 0;
   const skewCap = inventorySkew?.maxBps ?? 0;
   assertBps('sizeSpread.maxBps', sizeCap);
   assertBps('inventorySkew.maxBps', skewCap);
   if (baseSpreadBps + sizeCap + skewCap > 10_000) {
     // Beyond 100% the output could shrink as the order grows; refuse such a configuration outright.
-    throw new RangeError(`base + confidence + size + skew spread caps must not exceed 10000 bps`);
+    throw new RangeError(`base + confidence + option + size + skew spread caps must not exceed 10000 bps`);
   }
   const m = rawMid(inputDecimals, outputDecimals, mid);
 

@@ -10,7 +10,7 @@
 // wins. A source that can no longer read keeps its last snapshot, whose prices age on the same rule until
 // price_freshness refuses them.
 import { PublicKey } from '@solana/web3.js';
-import type { PriceFeed } from '../config/index.ts';
+import { OPTION_DEFAULTS, type PriceFeed } from '../config/index.ts';
 import {
   type FeedReading,
   type FeedView,
@@ -18,6 +18,7 @@ import {
   type PriceQuote,
   usdOf,
 } from './prices.ts';
+import { logPrice, VolatilityEstimate } from './volatility.ts';
 
 /** What the source needs of one account read: the fields of a PriceUpdateV2 it uses. */
 export interface PriceUpdateFields {
@@ -50,6 +51,8 @@ export interface PythSourceOptions {
    */
   clockToleranceMs?: number;
   nowMs?: () => number;
+  /** Half-life of each feed's volatility estimate (volatility.ts); default 900 s. */
+  volatilityHalfLifeSeconds?: number;
   /** The first failed refresh of an outage (the snapshot is kept and ages). */
   onError?: (error: Error) => void;
 }
@@ -64,6 +67,8 @@ export class PythPriceSource implements ObservablePriceSource {
   private readonly keys: PublicKey[];
   private readonly byMint = new Map<string, Entry>();
   private readonly cache = new Map<string, PriceQuote>();
+  /** Each feed's volatility, fed by every read that finds a newer publish. */
+  private readonly volatilities = new Map<string, VolatilityEstimate>();
   /** Chain clock minus wall clock at the last read, in ms: publish times translate into the desk's clock. */
   private offsetMs: number | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -77,8 +82,11 @@ export class PythPriceSource implements ObservablePriceSource {
   ) {
     this.keys = options.feeds.map((feed) => new PublicKey(feed.account));
     this.nowMs = options.nowMs ?? Date.now;
-    for (const feed of options.feeds)
+    const halfLife = options.volatilityHalfLifeSeconds ?? OPTION_DEFAULTS.volatilityHalfLifeSeconds;
+    for (const feed of options.feeds) {
       this.byMint.set(feed.asset.mint, { reading: null, problem: 'not read yet' });
+      this.volatilities.set(feed.asset.mint, new VolatilityEstimate(halfLife));
+    }
   }
 
   /** Reads once (awaited, so the first RFQ has prices), then every refresh interval. */
@@ -123,7 +131,14 @@ export class PythPriceSource implements ObservablePriceSource {
     this.offsetMs = result.clockUnix * 1000 - readAt;
     this.cache.clear();
     this.options.feeds.forEach((feed, i) => {
-      this.byMint.set(feed.asset.mint, entryOf(feed, result.updates[i] ?? null));
+      const entry = entryOf(feed, result.updates[i] ?? null);
+      this.byMint.set(feed.asset.mint, entry);
+      const { reading } = entry;
+      if (reading) {
+        this.volatilities
+          .get(feed.asset.mint)
+          ?.observe(reading.publishTime, logPrice(reading.price, reading.exponent));
+      }
     });
   }
 
@@ -141,6 +156,11 @@ export class PythPriceSource implements ObservablePriceSource {
     };
     this.cache.set(mint, quote);
     return quote;
+  }
+
+  /** σ per √second of the feed's published prices; undefined until it has published twice. */
+  volatility(mint: string): number | undefined {
+    return this.volatilities.get(mint)?.perSqrtSecond ?? undefined;
   }
 
   problem(mint: string): string | undefined {

@@ -50,8 +50,21 @@ export interface RiskInput {
   inventory: {
     /** The maker's balance of the output asset. */
     balanceRaw: bigint;
-    /** Output held by open quotes and live trades. */
+    /**
+     * Output held against it: funded holds (trades whose taker lock landed) in full, unfunded holds (open
+     * quotes, settlements without a landed lock) up to their budget.
+     */
     reservedRaw: bigint;
+    /** What unfunded holds hold, and the most of it that counts (the budget); for the message. */
+    unfunded?: { heldRaw: bigint; capRaw: bigint };
+  };
+  /**
+   * The unfunded holds of this quote's client address and wallet, and the most each may hold (its share of
+   * the free inventory); absent: not judged.
+   */
+  budget?: {
+    client: { address: string; heldRaw: bigint; maxRaw: bigint } | null;
+    wallet: { heldRaw: bigint; maxRaw: bigint };
   };
   wallet: {
     address: string;
@@ -156,7 +169,28 @@ const CHECKS: Record<RiskCheck, Check> = {
       : outputRaw <= available
         ? null
         : `output ${amount(outputRaw, pair.output)} exceeds available inventory ${amount(available, pair.output)} ` +
-          `(balance ${amount(inventory.balanceRaw, pair.output)}, reserved ${amount(inventory.reservedRaw, pair.output)})`,
+          `(balance ${amount(inventory.balanceRaw, pair.output)}, reserved ${amount(inventory.reservedRaw, pair.output)}` +
+          (inventory.unfunded && inventory.unfunded.heldRaw > inventory.unfunded.capRaw
+            ? `, of which unfunded holds count ${amount(inventory.unfunded.capRaw, pair.output)} of the ` +
+              `${amount(inventory.unfunded.heldRaw, pair.output)} they hold)`
+            : ')'),
+
+  reservation_budget: ({ pair, outputRaw, budget, wallet }) => {
+    if (outputRaw === null || budget === undefined) return SKIPPED;
+    const over = (held: bigint, max: bigint) => held + outputRaw > max;
+    const { client } = budget;
+    return reasons(
+      client !== null &&
+        over(client.heldRaw, client.maxRaw) &&
+        `client ${client.address} holds ${amount(client.heldRaw, pair.output)} in unfunded quotes and ` +
+          `settlements; with ${amount(outputRaw, pair.output)} more it would pass its share of ` +
+          `${amount(client.maxRaw, pair.output)}`,
+      over(budget.wallet.heldRaw, budget.wallet.maxRaw) &&
+        `wallet ${wallet.address} holds ${amount(budget.wallet.heldRaw, pair.output)} in unfunded quotes and ` +
+          `settlements; with ${amount(outputRaw, pair.output)} more it would pass its share of ` +
+          `${amount(budget.wallet.maxRaw, pair.output)}`,
+    );
+  },
 
   wallet_limits: ({ wallet }) =>
     // "<" not "<=": this quote would be one more open item for the wallet.

@@ -125,7 +125,8 @@ export class TradeCommands {
         lockDeadline: now + timing.lockWindowSeconds,
         takerEscrow: keyBase58(takerEscrow),
         makerEscrow: keyBase58(makerEscrow),
-        makerTimelock: timing.makerTimelockSeconds,
+        // The pair's: a volatile pair may give its takers a shorter redeem window (a shorter option).
+        makerTimelock: quote.pair.makerTimelockSeconds,
         safetyMargin: timing.safetyMarginSeconds,
         minRedeemWindow: timing.minRedeemWindowSeconds,
         landingMargin: timing.landingMarginSeconds,
@@ -136,7 +137,10 @@ export class TradeCommands {
 
       // The trade is born at rest: its first snapshot is computed, stored, and no actor is made.
       const snapshot = initialSnapshot(input);
-      const rest = restColumns(snapshot);
+      const rest = restColumns(snapshot, {
+        lockWindowSeconds: timing.lockWindowSeconds,
+        lockLandingSeconds: config.reservations.lockLandingSeconds,
+      });
       const at = new Date().toISOString();
       const record = newTradeRecord(input, snapshot, rest, at);
       const event = this.deps.host.eventRecord(
@@ -146,6 +150,8 @@ export class TradeCommands {
         { quote_id: quoteId },
         at,
       );
+      // Until its lock lands, the trade's hold counts against whoever held the quote.
+      quotes.handOver(quoteId, record.tradeId, takerWallet);
       try {
         await this.deps.host.create(record, snapshot, event);
       } catch (error) {

@@ -57,7 +57,23 @@ export interface RestState {
   takerEscrow: string;
   makerEscrow: string;
   watch: number;
-  hold: TradeHold | null;
+  hold: RestHold | null;
+}
+
+/**
+ * A trade's hold, and whether a landed taker lock backs it. `unfunded` is known from the snapshot only: the
+ * store keeps the hold's amount and end, so a hold read back at start counts as funded (in full).
+ */
+export type RestHold = TradeHold & { readonly unfunded?: true };
+
+/**
+ * How long a settlement start holds its output while no taker lock has landed: the lock-landing window
+ * (config reservations.lock_landing_seconds), counted from settlement start, which is the lock deadline
+ * less the lock window.
+ */
+export interface HoldTiming {
+  lockWindowSeconds: number;
+  lockLandingSeconds: number;
 }
 
 /** A rest state as the indexes take it: one read from the store is an unclosed trade's, without `closed`. */
@@ -105,6 +121,8 @@ export interface HostOptions {
   log: RuntimeLogger;
   clock: ChainClock;
   effects: ReturnType<typeof chainEffects>;
+  /** How long a pending trade without a landed lock holds its output; absent: its whole lock window. */
+  holds?: HoldTiming;
   /**
    * Index updates (watched escrows, held output) after every stored transition or new trade; `seen` is
    * the new trade's fingerprint of its escrows (undefined: unchanged).
@@ -149,25 +167,42 @@ export function effectRunning(snapshot: { children: Record<string, unknown> }): 
 
 const valueKey = (snapshot: Pick<TradeSnapshotLike, 'value'>) => JSON.stringify(snapshot.value);
 
-/** What the indexes and the store keep of a snapshot besides the snapshot itself. */
-export function restColumns(snapshot: TradeSnapshotLike & { children?: Record<string, unknown> }) {
+/**
+ * What the indexes and the store keep of a snapshot besides the snapshot itself. Without `holds`, a pending
+ * trade holds its output for its whole lock window.
+ */
+export function restColumns(
+  snapshot: TradeSnapshotLike & { children?: Record<string, unknown> },
+  holds?: HoldTiming,
+) {
   const { context } = snapshot;
   const status = settlementStatusOf(snapshot);
+  const substate = substateOf(snapshot);
   const closed = isClosed(snapshot);
   const makerLocked = context.signatures.some((s) => s.kind === 'maker_lock');
   // A trade holds its output in the reservation book until the maker's lock moves it on chain (the balance
-  // then shows it) or the trade ends: pending until the lock window closes, initiated until the taker expiry.
-  const hold: TradeHold | null =
+  // then shows it) or the trade ends: initiated until the taker expiry; pending with its lock on chain until
+  // the lock window closes; pending without one (an unfunded hold) only for the lock-landing window, so that
+  // settlement starts nobody pays for cannot keep the inventory. A lock that lands later is held again from
+  // then; the maker still locks only if its balance covers the output then (the machine's checkInventory).
+  const landed = status !== 'pending' || substate === 'pending.lockSeen';
+  let untilMs = (status === 'pending' ? context.lockDeadline : context.takerExpiry) * 1000;
+  if (!landed && holds !== undefined) {
+    const landingEnd = context.lockDeadline - holds.lockWindowSeconds + holds.lockLandingSeconds;
+    untilMs = Math.min(untilMs, landingEnd * 1000);
+  }
+  const hold: RestHold | null =
     isFinalStatus(status) || makerLocked
       ? null
       : {
           mint: context.outputMint,
           raw: BigInt(context.outputAmountRaw),
-          untilMs: (status === 'pending' ? context.lockDeadline : context.takerExpiry) * 1000,
+          untilMs,
+          ...(landed ? {} : { unfunded: true as const }),
         };
   return {
     status,
-    substate: substateOf(snapshot),
+    substate,
     closed,
     nextDeadline: closed ? null : nextDeadline(snapshot),
     watch: closed ? 0 : status === 'pending' || status === 'failed' ? WATCH_TAKER : WATCH_TAKER | WATCH_MAKER,
@@ -424,6 +459,7 @@ export class TradeHost {
     const { context } = snapshot;
     const rest = restColumns(
       snapshot as unknown as TradeSnapshotLike & { children: Record<string, unknown> },
+      this.options.holds,
     );
     const at = new Date().toISOString();
     const ledger: LedgerEntry[] = transitionPostings(context.signatures.slice(trade.signatureCount), context);
@@ -547,7 +583,7 @@ export class TradeHost {
 
   /** Stores a new trade and its first event, and indexes it; resolves once durable. */
   async create(record: TradeRecord, snapshot: TradeSnapshotLike, event: NewTradeEvent): Promise<void> {
-    const rest = restColumns(snapshot);
+    const rest = restColumns(snapshot, this.options.holds);
     const state: RestState = {
       tradeId: record.tradeId,
       closed: false,

@@ -117,6 +117,10 @@ export class TradeRuntime {
       log,
       clock: this.clock,
       effects,
+      holds: {
+        lockWindowSeconds: config.settlement.lockWindowSeconds,
+        lockLandingSeconds: config.reservations.lockLandingSeconds,
+      },
       onRest: (rest, seen) => this.index(rest, seen),
       onEventsStored: (tradeId) => this.eventsStored(tradeId),
       onFenced: () => this.lease.fenced(),

@@ -41,6 +41,7 @@ export const RISK_CHECKS = [
   'min_notional',
   'max_notional',
   'inventory',
+  'reservation_budget',
   'wallet_limits',
 ] as const;
 export type RiskCheck = (typeof RISK_CHECKS)[number];

@@ -469,6 +469,116 @@ describe('the price source', () => {
       nth(doc.pairs, 0).base_spread_bps = 9_900;
       doc.price_source = pythDoc().price_source;
     });
-    expect(message).toContain('base + size + skew + confidence spread of SOL→USDC exceeds 10000 bps');
+    expect(message).toContain(
+      'base + size + skew + confidence + option spread of SOL→USDC exceeds 10000 bps',
+    );
+  });
+});
+
+describe('the budget of unfunded holds, the option term and the pairs’ own bounds', () => {
+  test('the shipped defaults: a quarter per client address, 15 % per wallet, half in all, a 30 s landing window; k = 0.4', () => {
+    const config = loadConfig();
+    expect(config.reservations).toEqual({
+      clientShareBps: 2500,
+      walletShareBps: 1500,
+      unfundedShareBps: 5000,
+      lockLandingSeconds: 30,
+    });
+    expect(config.pricing.option).toEqual({ k: 0.4, maxBps: 100, volatilityHalfLifeSeconds: 900 });
+    const bounds = (input: string, output: string) => {
+      const pair = config.pairs.find((p) => p.input.symbol === input && p.output.symbol === output);
+      return [pair?.maxExpirySeconds, pair?.makerTimelockSeconds];
+    };
+    // The volatile pairs keep their quotes and their takers' options shorter.
+    expect(bounds('SOL', 'USDC')).toEqual([300, 300]);
+    expect(bounds('USDC', 'BONK')).toEqual([120, 240]);
+    expect(bounds('JUP', 'SOL')).toEqual([120, 240]);
+  });
+
+  test('without the sections the same defaults apply; the landing window never outlasts the lock window', () => {
+    const doc = defaultConfigDocument();
+    delete doc.reservations;
+    (doc.pricing as Record<string, unknown>).option = undefined;
+    doc.settlement = { ...doc.settlement, lock_window_seconds: 12 };
+    const config = resolveConfig(doc);
+    expect(config.reservations.lockLandingSeconds).toBe(12);
+    expect(config.reservations.clientShareBps).toBe(2500);
+    expect(config.pricing.option.k).toBe(0.4);
+  });
+
+  test('a pair may only shorten: the global bound applies when it is the shorter', () => {
+    const doc = defaultConfigDocument();
+    doc.quotes.max_expiry_seconds = 60;
+    doc.settlement = { ...doc.settlement, maker_timelock_seconds: 200 };
+    const config = resolveConfig(doc);
+    const bonk = config.pairs.find((p) => p.output.symbol === 'BONK');
+    expect([bonk?.maxExpirySeconds, bonk?.makerTimelockSeconds]).toEqual([60, 200]);
+  });
+
+  test.each<[string, (doc: ConfigDocument) => void, string]>([
+    [
+      'a maker timelock below the minimum redeem window',
+      (d) => {
+        nth(d.pairs, 0).maker_timelock_seconds = 119;
+      },
+      'config pairs[0].maker_timelock_seconds: must be at least settlement.min_redeem_window_seconds',
+    ],
+    [
+      'a pair expiry beyond 300 s',
+      (d) => {
+        nth(d.pairs, 0).max_expiry_seconds = 301;
+      },
+      'config pairs[0].max_expiry_seconds',
+    ],
+    [
+      'a share beyond the whole',
+      (d) => {
+        d.reservations = { client_share_bps: 10_001 };
+      },
+      'config reservations.client_share_bps',
+    ],
+    [
+      'an unknown reservations setting',
+      (d) => {
+        d.reservations = { share: 1 };
+      },
+      'config reservations.share',
+    ],
+    [
+      'a negative k',
+      (d) => {
+        (d.pricing as Record<string, unknown>).option = { k: -0.1 };
+      },
+      'config pricing.option.k',
+    ],
+  ])('refuses %s, naming the field', (_name, change, field) => {
+    expect(refused(change)).toContain(field);
+  });
+
+  test('on a real cluster a pair’s maker timelock keeps the floor', () => {
+    const message = refused((doc) => {
+      doc.chain = {
+        kind: 'rpc',
+        url: 'http://127.0.0.1:8899',
+        program_id: 'EBJ1xbLGuBBN1327KM7MYz5Wv2mHXiZ4E9KbV2ks5KNH',
+        maker_keypair_path: 'maker.json',
+      };
+      nth(doc.pairs, 0).maker_timelock_seconds = 179;
+      doc.settlement = { ...doc.settlement, min_redeem_window_seconds: 90 };
+    });
+    expect(message).toBe('config pairs[0].maker_timelock_seconds: must be at least 180 s on a real cluster');
+  });
+
+  test('both legs’ option caps join the spread caps; k = 0 takes them out', () => {
+    const tight = (doc: ConfigDocument, k: number) => {
+      doc.price_source = shippedPriceSource();
+      // 9780 + 20 + 50 + SOL 100 + USDC 50 confidence = 10000: no room left for an option term.
+      nth(doc.pairs, 0).base_spread_bps = 9_780;
+      (doc.pricing as Record<string, unknown>).option = { k, max_bps: 1 };
+    };
+    expect(refused((doc) => tight(doc, 0.4))).toContain('base + size + skew + confidence + option spread');
+    const doc = defaultConfigDocument();
+    tight(doc, 0);
+    expect(resolveConfig(doc).pairs[0]?.baseSpreadBps).toBe(9_780);
   });
 });

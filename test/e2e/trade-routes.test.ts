@@ -222,6 +222,8 @@ describe('inventory held by trades', () => {
       (doc) => {
         doc.inventory[1] = { asset: 'USDC', amount: '400' };
         doc.risk.max_open_per_wallet = 2;
+        // No budget below the inventory: what the trade holds is all that stands in the way.
+        doc.reservations = { client_share_bps: 10_000, wallet_share_bps: 10_000, unfunded_share_bps: 10_000 };
       },
       { pollIntervalMs: 50 },
     );
@@ -232,7 +234,12 @@ describe('inventory held by trades', () => {
       amount: '1.2',
       taker_wallet: taker.address,
     });
-    expect(tooMuch.json().reasons.map((r: { check: string }) => r.check)).toEqual(['inventory']);
+    // The trade's hold is unfunded (no lock landed): with every share at the whole inventory the budget
+    // says what the inventory says.
+    expect(tooMuch.json().reasons.map((r: { check: string }) => r.check)).toEqual([
+      'inventory',
+      'reservation_budget',
+    ]);
     expect(
       (await taker.post(`/v1/trades/${tradeId}/abandon`, { secret_hash: secret.secretHash })).statusCode,
     ).toBe(202);

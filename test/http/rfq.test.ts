@@ -7,6 +7,9 @@ afterEach(async () => {
   service = undefined;
 });
 
+/** No budget below the inventory itself: open quotes hold their output in full, as one client may. */
+const WHOLE_INVENTORY = { client_share_bps: 10_000, wallet_share_bps: 10_000, unfunded_share_bps: 10_000 };
+
 const rfq = (s: TestService, body: Record<string, unknown>) =>
   s.app.inject({
     method: 'POST',
@@ -36,6 +39,7 @@ describe('POST /v1/rfq', () => {
         'output',
         'next_action',
         'prices', // the extension: the prices it was priced from
+        'spread_breakdown', // the extension: how spread_bps is made up
       ].sort(),
     );
     expect(quote.status).toBe('accepted');
@@ -59,8 +63,21 @@ describe('POST /v1/rfq', () => {
       'min_notional',
       'max_notional',
       'inventory',
+      'reservation_budget',
       'wallet_limits',
     ]);
+    // The static source's prices never move: no volatility, no option term; the rest is size and skew.
+    expect(quote.spread_breakdown).toEqual({
+      base_bps: 8,
+      confidence_bps: 0,
+      option_bps: 0,
+      size_and_skew_bps: quote.spread_bps - 8,
+      option: {
+        window_seconds: 420,
+        input: { asset: 'SOL', volatility_annual: null, bps: 0 },
+        output: { asset: 'USDC', volatility_annual: null, bps: 0 },
+      },
+    });
     expect(quote.integration_status).toBe('runtime_orchestrated');
     expect(quote.pair).toEqual({ input_asset: 'SOL', output_asset: 'USDC' });
     expect(quote.input).toEqual({
@@ -150,6 +167,7 @@ describe('POST /v1/rfq', () => {
       });
       doc.prices.push({ asset: 'WETH', usd: '3000', as_of: '2026-11-21T12:00:00Z' });
       doc.inventory.push({ asset: 'WETH', amount: '9' });
+      doc.reservations = WHOLE_INVENTORY;
       doc.pairs.push({
         input: 'USDC',
         output: 'WETH',
@@ -217,13 +235,18 @@ describe('POST /v1/rfq', () => {
       (doc) => {
         doc.inventory[1] = { asset: 'USDC', amount: '500' };
         doc.risk.max_open_per_wallet = 100;
+        doc.reservations = WHOLE_INVENTORY;
       },
       { nowMs: () => now },
     );
     expect((await rfq(service, { amount: '2', expiry_seconds: 10 })).json().status).toBe('accepted'); // ~374 USDC
     const second = (await rfq(service, { amount: '1' })).json(); // ~187 USDC: 374 + 187 > 500
     expect(second.status).toBe('rejected');
-    expect(second.reasons.map((r: { check: string }) => r.check)).toEqual(['inventory']);
+    // With every share at the whole inventory, the budget says what the inventory says.
+    expect(second.reasons.map((r: { check: string }) => r.check)).toEqual([
+      'inventory',
+      'reservation_budget',
+    ]);
     now += 10_000; // the first quote expires and its reservation with it
     expect((await rfq(service, { amount: '1' })).json().status).toBe('accepted');
   });
@@ -250,7 +273,7 @@ describe('POST /v1/rfq', () => {
         .json()
         .reasons.map((r: { check: string }) => r.check)
         .sort(),
-    ).toEqual(['inventory', 'max_notional', 'pair_enabled'].sort());
+    ).toEqual(['inventory', 'max_notional', 'pair_enabled', 'reservation_budget'].sort());
   });
 
   test('quotes issued concurrently never reserve more than the inventory', async () => {
@@ -317,6 +340,7 @@ describe('GET /v1/quotes/{quote_id}', () => {
   test('quotes survive a restart on the same DATA_DIR and keep their reservation', async () => {
     service = await startService((doc) => {
       doc.inventory[1] = { asset: 'USDC', amount: '300' };
+      doc.reservations = WHOLE_INVENTORY;
     });
     const quote = (await rfq(service, {})).json();
     const { dataDir } = service;
@@ -326,15 +350,22 @@ describe('GET /v1/quotes/{quote_id}', () => {
     const { defaultConfigDocument } = await import('../support/service.ts');
     const doc = defaultConfigDocument();
     doc.inventory[1] = { asset: 'USDC', amount: '300' };
+    doc.reservations = WHOLE_INVENTORY;
     const again = await createService({ dataDir, config: resolveConfig(doc) });
     try {
-      expect((await again.app.inject(`/v1/quotes/${quote.quote_id}`)).json().quote).toEqual(quote);
+      // All but the spread's breakdown, which the store does not keep.
+      const { spread_breakdown: _breakdown, ...stored } = quote;
+      expect((await again.app.inject(`/v1/quotes/${quote.quote_id}`)).json().quote).toEqual(stored);
       const second = await again.app.inject({
         method: 'POST',
         url: '/v1/rfq',
         payload: { input_asset: 'SOL', output_asset: 'USDC', amount: '1', taker_wallet: WALLET },
       });
-      expect(second.json().reasons.map((r: { check: string }) => r.check)).toEqual(['inventory']);
+      // The reloaded quote still holds its output, and still counts against its wallet's share.
+      expect(second.json().reasons.map((r: { check: string }) => r.check)).toEqual([
+        'inventory',
+        'reservation_budget',
+      ]);
     } finally {
       await again.close();
     }

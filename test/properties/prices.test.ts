@@ -46,7 +46,15 @@ beforeAll(async () => {
   const doc = defaultConfigDocument();
   doc.price_source = { ...shippedPriceSource(), embedded_publisher: undefined };
   // Nothing but the prices and the base spread decides the output, and no other check gets in the way.
-  doc.pricing = { size_spread_max_bps: 0, inventory_skew_max_bps: 0, inventory_free_share_bps: 0 };
+  // The readings jump arbitrarily from run to run: no option term (the volatility they imply is nonsense),
+  // and no reservation budget (an order may take the whole of the inventory).
+  doc.pricing = {
+    size_spread_max_bps: 0,
+    inventory_skew_max_bps: 0,
+    inventory_free_share_bps: 0,
+    option: { k: 0 },
+  };
+  doc.reservations = { client_share_bps: 10_000, wallet_share_bps: 10_000, unfunded_share_bps: 10_000 };
   doc.risk = {
     ...doc.risk,
     min_notional_usd: '0',

@@ -383,7 +383,9 @@ describe('priceQuote guards', () => {
         sizeSpread: { maxBps: 3_000, halfSizeRaw: 1n },
         inventorySkew: { maxBps: 2_001, freeShareBps: 0, availableOutputRaw: 1n },
       }),
-    ).toThrow(new RangeError('base + confidence + size + skew spread caps must not exceed 10000 bps'));
+    ).toThrow(
+      new RangeError('base + confidence + option + size + skew spread caps must not exceed 10000 bps'),
+    );
     expect(
       quote({
         baseSpreadBps: 5_000,

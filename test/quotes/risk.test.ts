@@ -60,6 +60,11 @@ function rfq(overrides: Overrides = {}): RiskInput {
     outputRaw: 1_874_200_000n,
     prices: [leg('SOL'), leg('USDC')],
     inventory: { balanceRaw: 1_000_000_000_000n, reservedRaw: 0n },
+    // A quarter of the free inventory per client address, 15 % per wallet, nothing held yet.
+    budget: {
+      client: { address: '203.0.113.7', heldRaw: 0n, maxRaw: 250_000_000_000n },
+      wallet: { heldRaw: 0n, maxRaw: 150_000_000_000n },
+    },
     wallet: { address: 'Taker1111', openQuotes: 0, liveTrades: 0, maxOpen: 5 },
   };
   const merged = { ...base } as Record<string, unknown>;
@@ -272,6 +277,21 @@ describe('evaluateRisk', () => {
       );
     });
 
+    test('the message says how much of the unfunded holds counts when they hold more than their budget', () => {
+      const input = rfq({
+        inventory: {
+          balanceRaw: 5_000_000_000n,
+          reservedRaw: 4_000_000_000n,
+          unfunded: { heldRaw: 9_000_000_000n, capRaw: 2_500_000_000n },
+        },
+      });
+      expect(messageOf(input, 'inventory')).toBe(
+        'output 1874.200000 USDC exceeds available inventory 1000.000000 USDC (balance 5000.000000 USDC, ' +
+          'reserved 4000.000000 USDC, of which unfunded holds count 2500.000000 USDC of the 9000.000000 USDC ' +
+          'they hold)',
+      );
+    });
+
     test('with everything reserved, any positive output fails', () => {
       // 5 USDC out of a balance of 7 would fit, were none of it reserved.
       const input = rfq({
@@ -297,6 +317,51 @@ describe('evaluateRisk', () => {
         // Over-reservation leaves nothing available (never a negative amount), so even a zero output passes.
         const available = balanceRaw > reservedRaw ? balanceRaw - reservedRaw : 0n;
         expect(failed.includes('inventory')).toBe(outputRaw > available);
+      },
+    );
+  });
+
+  describe('reservation_budget', () => {
+    const held = (client: bigint, wallet: bigint) => ({
+      client: { address: '203.0.113.7', heldRaw: client, maxRaw: 250_000_000_000n },
+      wallet: { heldRaw: wallet, maxRaw: 150_000_000_000n },
+    });
+
+    test('a quote that fits its client’s and its wallet’s share passes; one unit more fails, naming the holder', () => {
+      const fits = 250_000_000_000n - 1_874_200_000n;
+      expect(failedChecks(rfq({ budget: held(fits, 0n) }))).toEqual([]);
+      const client = rfq({ budget: held(fits + 1n, 0n) });
+      expect(failedChecks(client)).toEqual(['reservation_budget']);
+      expect(messageOf(client, 'reservation_budget')).toBe(
+        'client 203.0.113.7 holds 248125.800001 USDC in unfunded quotes and settlements; with 1874.200000 USDC ' +
+          'more it would pass its share of 250000.000000 USDC',
+      );
+      const wallet = rfq({ budget: held(0n, 150_000_000_000n - 1_874_199_999n) });
+      expect(failedChecks(wallet)).toEqual(['reservation_budget']);
+      expect(messageOf(wallet, 'reservation_budget')).toMatch(/^wallet Taker1111 holds 148125\.800001 USDC/);
+    });
+
+    test('a client and a wallet both over their shares are one failure with both reasons', () => {
+      const both = rfq({ budget: held(250_000_000_000n, 150_000_000_000n) });
+      expect(failedChecks(both)).toEqual(['reservation_budget']);
+      expect(messageOf(both, 'reservation_budget')).toMatch(/^client .*; wallet Taker1111 /);
+    });
+
+    test('without a client address only the wallet is judged; without a price (no output) nothing is', () => {
+      const noClient = { client: null, wallet: { heldRaw: 0n, maxRaw: 150_000_000_000n } };
+      expect(evaluateRisk(rfq({ budget: noClient })).passed).toContain('reservation_budget');
+      const unpriced = evaluateRisk(rfq({ outputRaw: null, budget: held(10n ** 15n, 10n ** 15n) }));
+      expect(unpriced.passed).not.toContain('reservation_budget');
+      expect(unpriced.failed.map((f) => f.check)).not.toContain('reservation_budget');
+    });
+
+    test.prop([fc.bigInt({ min: 0n, max: 10n ** 13n }), fc.bigInt({ min: 0n, max: 10n ** 13n })])(
+      'it fails exactly when the output would take either holder past its share',
+      (clientHeld, walletHeld) => {
+        const failed = failedChecks(rfq({ budget: held(clientHeld, walletHeld) }));
+        expect(failed.includes('reservation_budget')).toBe(
+          clientHeld + 1_874_200_000n > 250_000_000_000n || walletHeld + 1_874_200_000n > 150_000_000_000n,
+        );
       },
     );
   });
@@ -334,6 +399,7 @@ describe('evaluateRisk', () => {
       'price_freshness',
       'max_notional',
       'inventory',
+      'reservation_budget',
       'wallet_limits',
     ]);
     expect(result.passed).toEqual(['price_confidence', 'price_deviation', 'min_notional']);

@@ -183,6 +183,17 @@ export class PythPublisher {
     this.published();
   }
 
+  /**
+   * Sets the walk's largest step, in whole bps of the price (FeedSeed.volatilityBps), from the next step on:
+   * a calm or a stormy market for a demo, or for a test of what follows the feeds' volatility.
+   */
+  volatility(symbol: string, bps: number): void {
+    if (!Number.isInteger(bps) || bps < 0 || bps > 10_000)
+      throw new Error('pyth volatility: bps must be an integer from 0 to 10000');
+    const feed = this.feed(symbol);
+    feed.spec = { ...feed.spec, volatilityBps: bps };
+  }
+
   mode(symbol: string): FeedMode {
     return this.feed(symbol).mode;
   }

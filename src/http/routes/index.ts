@@ -1,6 +1,7 @@
 // Every route group, registered in one place as a Fastify plugin under its prefix, with what it may reach
 // passed as its options; HttpDeps is all the routes may reach. Operator groups guard themselves with one
 // hook (operator.ts).
+import type { FastifyRequest } from 'fastify';
 import { DEFAULT_HTLC_PROGRAM_ID, type DevChain } from '../../chain/index.ts';
 import type { Config } from '../../config/index.ts';
 import type { ServiceMetrics } from '../../metrics/index.ts';
@@ -52,6 +53,7 @@ export async function registerRoutes(
   app: TypeBoxApp,
   deps: HttpDeps,
   operatorRoutes: OperatorRoutes,
+  clientOf?: (request: FastifyRequest) => string,
 ): Promise<void> {
   const { config, version, run, quotes, prices, runtime, devChain, readiness, tradable, metrics } = deps;
   const { assets, pairs } = config;
@@ -61,7 +63,13 @@ export async function registerRoutes(
   await app.register(healthRoutes, { prefix: '/v1/health', version, run, readiness });
   await app.register(assetRoutes, { prefix: '/v1', assets, pairs });
   await app.register(priceRoutes, { prefix: '/v1/prices', config, prices, nowMs: deps.nowMs ?? Date.now });
-  await app.register(rfqRoutes, { prefix: '/v1', quotes, metrics, tradable });
+  await app.register(rfqRoutes, {
+    prefix: '/v1',
+    quotes,
+    metrics,
+    tradable,
+    ...(clientOf ? { clientOf } : {}),
+  });
   await app.register(settlementRoutes, { prefix: '/v1/quotes', runtime, assets, metrics, tradable });
   await app.register(tradeRoutes, {
     prefix: '/v1/trades',

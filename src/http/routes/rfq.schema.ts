@@ -6,8 +6,10 @@ import {
   AmountViewSchema,
   DateTime,
   DecimalAmount,
+  ext,
   Int64,
   NextActionSchema,
+  Nullable,
   Uuid,
   WalletAddress,
 } from '../schemas.ts';
@@ -24,13 +26,65 @@ export const RfqRequestSchema = Type.Object(
     amount: DecimalAmount,
     taker_wallet: WalletAddress,
     expiry_seconds: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 300, description: 'default 30; at most the configured maximum' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: 300,
+        description: 'default 30; at most the configured maximum, which a pair may set lower',
+      }),
     ),
   },
   { additionalProperties: false, title: 'RfqRequest' },
 );
 
 const RiskCheckName = Type.Enum(RISK_CHECKS);
+const Bps = Type.Integer({ minimum: 0, maximum: 10000 });
+
+const OptionLegSchema = Type.Object({
+  asset: Type.String({ description: 'asset symbol' }),
+  volatility_annual: Nullable(
+    Type.Number({
+      minimum: 0,
+      description:
+        'the asset’s volatility the term was priced with, annualised (0.8 = 80 %): an EWMA of its feed’s ' +
+        'squared log returns; null without an estimate (a static price source, a feed not yet published twice)',
+    }),
+  ),
+  bps: Type.Integer({ minimum: 0, description: '⌈k · σ · √T⌉, capped' }),
+});
+
+export const SpreadBreakdownSchema = Type.Object(
+  {
+    base_bps: Bps,
+    confidence_bps: Type.Integer({ minimum: 0, description: 'each price’s ⌈conf / price⌉, summed' }),
+    option_bps: Type.Integer({
+      minimum: 0,
+      description: 'the option term: what the taker’s option during its redeem window is worth, both legs',
+    }),
+    size_and_skew_bps: Type.Integer({
+      minimum: 0,
+      description: 'the size and inventory-skew terms together, rounded up with them',
+    }),
+    option: Nullable(
+      Type.Object(
+        {
+          window_seconds: Type.Integer({
+            minimum: 1,
+            description:
+              'T: the lock window plus the pair’s maker timelock, the longest the taker holds the option',
+          }),
+          input: OptionLegSchema,
+          output: OptionLegSchema,
+        },
+        { description: 'null while the maker prices no option term' },
+      ),
+    ),
+  },
+  ext(
+    'how spread_bps is made up: base_bps + confidence_bps + option_bps + size_and_skew_bps = spread_bps. ' +
+      'Present on the RFQ answer and on lookups while the quote is fresh in this instance (the store keeps ' +
+      'no breakdown)',
+  ),
+);
 const PairRefSchema = Type.Object({ input_asset: Type.String(), output_asset: Type.String() });
 
 export const QuoteSchema = Type.Object(
@@ -39,6 +93,7 @@ export const QuoteSchema = Type.Object(
     quote_id: Uuid,
     quoted_output_amount_raw: Int64,
     spread_bps: Type.Integer({ minimum: 0, maximum: 10000 }),
+    spread_breakdown: Type.Optional(SpreadBreakdownSchema),
     expires_at: DateTime,
     htlc_terms: Type.Object({
       settlement_model: Type.Literal(SETTLEMENT_MODEL),

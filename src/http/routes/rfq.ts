@@ -1,15 +1,18 @@
 // RFQ group (/v1): POST /v1/rfq (a firm quote or a risk rejection, both 200) and GET /v1/quotes/{quote_id},
 // answered by the quote desk.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import type { ServiceMetrics } from '../../metrics/index.ts';
 import { amountView } from '../../money/index.ts';
 import {
   type AcceptedQuote,
   InventoryUnknown,
+  type OptionLegTerm,
   type QuoteDesk,
   type RejectedQuote,
   RfqInputError,
+  type SpreadBreakdown,
 } from '../../quotes/index.ts';
 import { INTEGRATION_STATUS, SETTLEMENT_MODEL } from '../../vocabulary/index.ts';
 import { ApiError, errorResponses } from '../errors.ts';
@@ -23,6 +26,7 @@ import {
   RfqRequestSchema,
   RfqResponseSchema,
   type RiskRejectionSchema,
+  type SpreadBreakdownSchema,
 } from './rfq.schema.ts';
 
 export interface RfqRoutesOptions {
@@ -30,6 +34,11 @@ export interface RfqRoutesOptions {
   metrics: ServiceMetrics;
   /** False until every configured mint is checked on the chain: no quote is given meanwhile. */
   tradable: () => boolean;
+  /**
+   * The client a request comes from, as the rate limit counts it (src/http/app.ts): its unfunded holds are
+   * budgeted. Default: the connection's address (or X-Forwarded-For's, per http.trust_proxy).
+   */
+  clientOf?: (request: FastifyRequest) => string;
 }
 
 /**
@@ -56,6 +65,7 @@ export function renderQuote(quote: AcceptedQuote): Static<typeof QuoteSchema> {
     quote_id: quote.quoteId,
     quoted_output_amount_raw: quote.outputRaw,
     spread_bps: quote.spreadBps,
+    ...(quote.spread ? { spread_breakdown: renderSpread(quote.spread) } : {}),
     expires_at: quote.expiresAt.toISOString(),
     htlc_terms: {
       settlement_model: SETTLEMENT_MODEL,
@@ -77,6 +87,29 @@ export function renderQuote(quote: AcceptedQuote): Static<typeof QuoteSchema> {
   };
 }
 
+const renderLeg = (leg: OptionLegTerm) => ({
+  asset: leg.symbol,
+  volatility_annual: leg.volatilityAnnual === null ? null : Number(leg.volatilityAnnual.toFixed(4)),
+  bps: leg.bps,
+});
+
+function renderSpread(spread: SpreadBreakdown): Static<typeof SpreadBreakdownSchema> {
+  return {
+    base_bps: spread.baseBps,
+    confidence_bps: spread.confidenceBps,
+    option_bps: spread.optionBps,
+    size_and_skew_bps: spread.sizeAndSkewBps,
+    option:
+      spread.option === null
+        ? null
+        : {
+            window_seconds: spread.option.windowSeconds,
+            input: renderLeg(spread.option.input),
+            output: renderLeg(spread.option.output),
+          },
+  };
+}
+
 export function renderRejection(rejection: RejectedQuote): Static<typeof RiskRejectionSchema> {
   const { pair } = rejection;
   return {
@@ -92,6 +125,7 @@ export function renderRejection(rejection: RejectedQuote): Static<typeof RiskRej
 
 export const rfqRoutes: FastifyPluginAsyncTypebox<RfqRoutesOptions> = async (app, opts) => {
   const { quotes, metrics, tradable } = opts;
+  const clientOf = opts.clientOf ?? ((request: FastifyRequest) => request.ip);
   app.post(
     '/rfq',
     {
@@ -101,8 +135,9 @@ export const rfqRoutes: FastifyPluginAsyncTypebox<RfqRoutesOptions> = async (app
         summary: 'Request a firm quote',
         description:
           'Answers 200 with accepted quote terms, or 200 with a risk rejection naming every failing check. ' +
-          'An accepted quote reserves its output until it expires or is used; its next_action starts wallet ' +
-          'settlement.',
+          'An accepted quote reserves its output until it expires or is used, within the budget of unfunded ' +
+          'holds (per client address and wallet: reservation_budget); its next_action starts wallet ' +
+          'settlement. Its spread_breakdown shows the option term the taker’s redeem window costs.',
         security: PUBLIC_SECURITY,
         body: RfqRequestSchema,
         response: {
@@ -129,6 +164,7 @@ export const rfqRoutes: FastifyPluginAsyncTypebox<RfqRoutesOptions> = async (app
           amount: body.amount,
           takerWallet: body.taker_wallet,
           expirySeconds: body.expiry_seconds,
+          client: clientOf(request),
         });
       } catch (error) {
         if (error instanceof RfqInputError) {

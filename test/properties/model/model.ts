@@ -596,8 +596,8 @@ export async function checkInvariants(model: Model, world: World): Promise<void>
       fail(
         `maker ${mint}: holds ${balance} + ${makerVaults.get(mint) ?? 0n} in its vaults, the ledger says ${byLedger} (start ${world.makerStart.get(mint)}, maker ${makerNet.get(mint) ?? 0n}, escrows ${makerEscrowNet.get(mint) ?? 0n}, donated ${donatedToMaker.get(mint) ?? 0n})`,
       );
-    // Reserved inventory never exceeds inventory.
-    const reserved = world.service.quotes.reservations.reserved(mint);
+    // Reserved inventory never exceeds inventory (unfunded holds count up to their budget).
+    const reserved = world.service.quotes.heldAgainst(mint, balance);
     if (reserved > balance) fail(`reserved ${reserved} of ${mint} exceeds the maker's ${balance}`);
   }
 

@@ -134,7 +134,7 @@ export interface paths {
         put?: never;
         /**
          * Request a firm quote
-         * @description Answers 200 with accepted quote terms, or 200 with a risk rejection naming every failing check. An accepted quote reserves its output until it expires or is used; its next_action starts wallet settlement.
+         * @description Answers 200 with accepted quote terms, or 200 with a risk rejection naming every failing check. An accepted quote reserves its output until it expires or is used, within the budget of unfunded holds (per client address and wallet: reservation_budget); its next_action starts wallet settlement. Its spread_breakdown shows the option term the taker’s redeem window costs.
          */
         post: operations["createRfq"];
         delete?: never;
@@ -1153,7 +1153,7 @@ export interface operations {
                     amount: string;
                     /** @description base58 Solana address (32 bytes) */
                     taker_wallet: string;
-                    /** @description default 30; at most the configured maximum */
+                    /** @description default 30; at most the configured maximum, which a pair may set lower */
                     expiry_seconds?: number;
                 };
             };
@@ -1179,6 +1179,34 @@ export interface operations {
                          */
                         quoted_output_amount_raw: number;
                         spread_bps: number;
+                        /** @description Extension: how spread_bps is made up: base_bps + confidence_bps + option_bps + size_and_skew_bps = spread_bps. Present on the RFQ answer and on lookups while the quote is fresh in this instance (the store keeps no breakdown) */
+                        spread_breakdown?: {
+                            base_bps: number;
+                            /** @description each price’s ⌈conf / price⌉, summed */
+                            confidence_bps: number;
+                            /** @description the option term: what the taker’s option during its redeem window is worth, both legs */
+                            option_bps: number;
+                            /** @description the size and inventory-skew terms together, rounded up with them */
+                            size_and_skew_bps: number;
+                            option: {
+                                /** @description T: the lock window plus the pair’s maker timelock, the longest the taker holds the option */
+                                window_seconds: number;
+                                input: {
+                                    /** @description asset symbol */
+                                    asset: string;
+                                    volatility_annual: number | null;
+                                    /** @description ⌈k · σ · √T⌉, capped */
+                                    bps: number;
+                                };
+                                output: {
+                                    /** @description asset symbol */
+                                    asset: string;
+                                    volatility_annual: number | null;
+                                    /** @description ⌈k · σ · √T⌉, capped */
+                                    bps: number;
+                                };
+                            } | null;
+                        };
                         /**
                          * Format: date-time
                          * @description RFC 3339, UTC
@@ -1197,7 +1225,7 @@ export interface operations {
                             /** @description null in a fresh quote: the commitment comes at settlement start */
                             hashlock: null;
                         };
-                        risk_checks: ("pair_enabled" | "price_freshness" | "price_confidence" | "price_deviation" | "min_notional" | "max_notional" | "inventory" | "wallet_limits")[];
+                        risk_checks: ("pair_enabled" | "price_freshness" | "price_confidence" | "price_deviation" | "min_notional" | "max_notional" | "inventory" | "reservation_budget" | "wallet_limits")[];
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
                         pair: {
@@ -1297,11 +1325,11 @@ export interface operations {
                         rejection_id: string;
                         reasons: {
                             /** @enum {unknown} */
-                            check: "pair_enabled" | "price_freshness" | "price_confidence" | "price_deviation" | "min_notional" | "max_notional" | "inventory" | "wallet_limits";
+                            check: "pair_enabled" | "price_freshness" | "price_confidence" | "price_deviation" | "min_notional" | "max_notional" | "inventory" | "reservation_budget" | "wallet_limits";
                             message: string;
                         }[];
                         /** @description the checks that passed */
-                        risk_checks: ("pair_enabled" | "price_freshness" | "price_confidence" | "price_deviation" | "min_notional" | "max_notional" | "inventory" | "wallet_limits")[];
+                        risk_checks: ("pair_enabled" | "price_freshness" | "price_confidence" | "price_deviation" | "min_notional" | "max_notional" | "inventory" | "reservation_budget" | "wallet_limits")[];
                         pair: {
                             input_asset: string;
                             output_asset: string;
@@ -1465,6 +1493,34 @@ export interface operations {
                              */
                             quoted_output_amount_raw: number;
                             spread_bps: number;
+                            /** @description Extension: how spread_bps is made up: base_bps + confidence_bps + option_bps + size_and_skew_bps = spread_bps. Present on the RFQ answer and on lookups while the quote is fresh in this instance (the store keeps no breakdown) */
+                            spread_breakdown?: {
+                                base_bps: number;
+                                /** @description each price’s ⌈conf / price⌉, summed */
+                                confidence_bps: number;
+                                /** @description the option term: what the taker’s option during its redeem window is worth, both legs */
+                                option_bps: number;
+                                /** @description the size and inventory-skew terms together, rounded up with them */
+                                size_and_skew_bps: number;
+                                option: {
+                                    /** @description T: the lock window plus the pair’s maker timelock, the longest the taker holds the option */
+                                    window_seconds: number;
+                                    input: {
+                                        /** @description asset symbol */
+                                        asset: string;
+                                        volatility_annual: number | null;
+                                        /** @description ⌈k · σ · √T⌉, capped */
+                                        bps: number;
+                                    };
+                                    output: {
+                                        /** @description asset symbol */
+                                        asset: string;
+                                        volatility_annual: number | null;
+                                        /** @description ⌈k · σ · √T⌉, capped */
+                                        bps: number;
+                                    };
+                                } | null;
+                            };
                             /**
                              * Format: date-time
                              * @description RFC 3339, UTC
@@ -1483,7 +1539,7 @@ export interface operations {
                                 /** @description null in a fresh quote: the commitment comes at settlement start */
                                 hashlock: null;
                             };
-                            risk_checks: ("pair_enabled" | "price_freshness" | "price_confidence" | "price_deviation" | "min_notional" | "max_notional" | "inventory" | "wallet_limits")[];
+                            risk_checks: ("pair_enabled" | "price_freshness" | "price_confidence" | "price_deviation" | "min_notional" | "max_notional" | "inventory" | "reservation_budget" | "wallet_limits")[];
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
                             pair: {
