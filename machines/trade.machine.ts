@@ -151,14 +151,15 @@ const refundTakerEscrowAtExpiry: TradeTransitions = {
 };
 
 /**
- * Once redeemed or refunded: the maker escrow's rent (and any tokens donated to its vault) back to the maker.
- * Retried like every effect — the rent is the maker's money, and a cluster that drops the close once must
- * not keep it — and the trade is closed only once the escrow is gone (or never held anything).
+ * Once redeemed or refunded: the maker escrow's rent (and any tokens donated to its vault) back to the maker,
+ * and every fee the maker paid for the trade in its ledger. Retried like every effect — the rent and the
+ * books are the maker's money, and a cluster that drops the close once must not keep it — and the trade is
+ * closed only once the escrow is gone (or never held anything) and the fees are posted.
  */
 const closingEscrows = tradeSetup.createStateConfig(
   effectState('closingEscrows', {
     description:
-      'The maker escrow’s rent back to the maker (donated tokens swept with it), retried until closed.',
+      'The maker escrow’s rent back to the maker (donated tokens swept with it) and every maker fee posted, retried until done.',
     src: 'closeEscrows',
     input: ({ context }) => ({ tradeId: context.tradeId, makerEscrow: context.makerEscrow }),
     onDone: 'closed',
@@ -585,8 +586,8 @@ export const tradeMachine = tradeSetup.createMachine({
         settling: {
           always: [
             { guard: 'makerEscrowMayHoldFunds', target: 'reclaimingMakerEscrow' },
-            { guard: 'makerEscrowExists', target: 'closingEscrows' },
-            { target: 'closed' },
+            // Closing also settles the books (every maker transaction's fee), maker escrow or not.
+            { target: 'closingEscrows' },
           ],
         },
         reclaimingMakerEscrow: effectState('reclaimingMakerEscrow', {
@@ -622,7 +623,7 @@ export const tradeMachine = tradeSetup.createMachine({
                 },
               ],
             },
-            { target: 'closed', actions: 'markMakerLockLapsed' },
+            { target: 'closingEscrows', actions: 'markMakerLockLapsed' },
           ],
         }),
         closingEscrows,

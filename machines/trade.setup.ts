@@ -158,7 +158,6 @@ export const tradeSetup = setup({
     takerEscrowExpired: ({ context, event }) => nowOf(event) >= context.takerExpiry,
     // after the outcome
     makerEscrowMayHoldFunds: ({ context }) => makerEscrowMayHoldFunds(context),
-    makerEscrowExists: ({ context }) => hasSignature(context, 'maker_lock'),
     lateLockIsCancellable: ({ context }) =>
       context.takerLockTerms !== null &&
       context.takerLockTerms.escrow === context.takerEscrow &&

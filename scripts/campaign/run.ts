@@ -120,6 +120,7 @@ export async function runStore(plan: Plan, storePlan: StorePlan, options: RunOpt
 
     // Settle: faults off, time moves past every expiry, the service settles.
     world.proxy.control.setProfile('none');
+    keeper.settling = true;
     const settleStarted = Date.now();
     const settleClient = new ServiceClient(world, seededRandom(plan.seed, 'settle'), http, 10_000);
     // Until everything is settled, or nothing has moved on chain (no transaction, no warp) for 20 s while

@@ -61,6 +61,12 @@ export class Timekeeper {
   private reachableSince = Date.now();
   private warping = false;
   warpsOn = false;
+  /**
+   * The settle phase: faults off, every instance up. Warps may be longer and closer together (still never
+   * past the next expiry an escrow waits for, nor while an obligation is fresh): what is left is mostly
+   * waiting for taker expiries a real cluster would reach in minutes.
+   */
+  settling = false;
 
   constructor(
     private readonly world: World,
@@ -127,7 +133,8 @@ export class Timekeeper {
     const patience = this.plan.reactionSeconds * 1000;
     // While an overdue obligation is still open, half the pace: the service keeps its chance to catch up.
     const overdueOpen = [...this.open.values()].some((o) => o.openMs >= patience);
-    if (wall - this.lastWarp < this.plan.warpEveryMs * (overdueOpen ? 2 : 1)) return;
+    const every = this.settling ? Math.min(500, this.plan.warpEveryMs) : this.plan.warpEveryMs;
+    if (wall - this.lastWarp < every * (overdueOpen ? 2 : 1)) return;
     const fresh = [...this.open.values()].filter((o) => o.openMs < patience);
     if (fresh.length > 0) {
       this.stats.heldTicks++;
@@ -144,7 +151,8 @@ export class Timekeeper {
     }
     const next = events.filter((t) => t >= now).sort((a, b) => a - b)[0];
     if (next === undefined) return;
-    const step = Math.max(1, Math.min(this.plan.warpStepSeconds, next - now + 2));
+    const most = this.settling ? 3 * this.plan.warpStepSeconds : this.plan.warpStepSeconds;
+    const step = Math.max(1, Math.min(most, next - now + 2));
     this.warping = true;
     try {
       await this.world.proxy.control.warp(step);

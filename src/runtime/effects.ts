@@ -36,12 +36,17 @@ export interface EffectHooks {
   /** Resolves once everything the runtime has written so far is durable. */
   barrier(): Promise<void>;
   /** Durably records that a transaction of this kind and signature is about to be sent. */
-  recordIntent(tradeId: string, kind: string, signature: string): Promise<void>;
+  recordIntent(tradeId: string, kind: string, signature: string, lastValidBlockHeight: number): Promise<void>;
+  /**
+   * The maker transactions of the trade (its intents) whose network fee the ledger does not show yet, with
+   * the last block height each could land at (null for an intent recorded before it was noted).
+   */
+  unpostedFees(tradeId: string): Promise<{ signature: string; lastValidBlockHeight: number | null }[]>;
   /**
    * The fee the maker paid for one of the trade's transactions, once the chain showed it final (landed or
    * failed): posted to the trade's ledger as a network_fee, once, whatever the transaction moved.
    */
-  postFee(tradeId: string, signature: string, lamports: bigint): void;
+  postFee(tradeId: string, signature: string, lamports: bigint): Promise<void>;
   /** The runtime's best knowledge of chain time (the failure time of an effect). */
   chainTime(): number;
   /** The trade's quote re-priced from the current price snapshot (the maker's last look before it locks). */
@@ -85,10 +90,10 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
 
   /** Send and land a maker-signed transaction; answers its signature once final and successful. */
   async function land(tradeId: string, kind: string, tx: SignedMakerTransaction): Promise<string> {
-    await hooks.recordIntent(tradeId, kind, tx.signature);
+    await hooks.recordIntent(tradeId, kind, tx.signature, tx.lastValidBlockHeight);
     const result = await chain.land(tx, 'finalized', hooks.landTimeoutMs);
     if (result.status === 'finalized') {
-      hooks.postFee(tradeId, tx.signature, result.fee);
+      void hooks.postFee(tradeId, tx.signature, result.fee);
       if (result.err === null) return tx.signature;
       throw new Error(`${kind} ${tx.signature} failed on chain: ${result.err}`);
     }
@@ -121,7 +126,26 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
   async function postFeeIfMakers(tradeId: string, signature: string): Promise<void> {
     const tx = await chain.getTransaction(signature, 'finalized');
     if (tx !== null && tx.accountKeys[0] === chain.makerWallet.toBase58()) {
-      hooks.postFee(tradeId, signature, tx.fee);
+      await hooks.postFee(tradeId, signature, tx.fee);
+    }
+  }
+
+  /**
+   * Posts the fee of every intent of the trade the chain shows final and the ledger does not yet; an intent
+   * still unknown to the chain never landed once the chain is past its last valid block height, and is
+   * asked again later while it could (the effect fails, and retries).
+   */
+  async function settleFees(tradeId: string): Promise<void> {
+    const unposted = await hooks.unpostedFees(tradeId);
+    if (unposted.length === 0) return;
+    const height = await chain.blockHeight();
+    for (const { signature, lastValidBlockHeight } of unposted) {
+      const state = await chain.signatureState(signature);
+      if (state.status === 'finalized') await hooks.postFee(tradeId, signature, state.fee);
+      else if (state.status !== 'unknown') throw new NotYet(`${signature} not final yet`);
+      else if (lastValidBlockHeight !== null && height <= lastValidBlockHeight) {
+        throw new NotYet(`${signature} may still land (block height ${height} ≤ ${lastValidBlockHeight})`);
+      }
     }
   }
 
@@ -211,9 +235,9 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
 
     makerLock: effect<MakerLockOutput, MakerLockInput>(async (input) => {
       const { intent } = input;
-      await hooks.recordIntent(input.tradeId, 'maker_lock', intent.signature);
+      await hooks.recordIntent(input.tradeId, 'maker_lock', intent.signature, intent.lastValidBlockHeight);
       const result: LandResult = await chain.land(intent, 'finalized', hooks.landTimeoutMs);
-      if (result.status === 'finalized') hooks.postFee(input.tradeId, intent.signature, result.fee);
+      if (result.status === 'finalized') void hooks.postFee(input.tradeId, intent.signature, result.fee);
       if (result.status === 'finalized' && result.err === null)
         return { landed: true, signature: intent.signature };
       // Whatever happened to the transaction, the escrow decides: a maker escrow that exists came from this
@@ -313,11 +337,21 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
     ),
 
     // Rent of the settled maker escrow back to the maker; tokens donated to its vault swept with it.
+    // The trade's last effect: the maker escrow's rent back, then the books — every maker transaction of
+    // the trade that reached the chain has its fee in the ledger (one whose landing no attempt saw, after a
+    // crash, is found here), before the trade closes.
     closeEscrows: effect<unknown, CloseEscrowsInput>(async (input) => {
       const state = await read(input.makerEscrow);
-      if (!state || state.status === 'locked') return null;
-      const tx = await chain.signClose({ escrow: key(input.makerEscrow), mint: state.mint });
-      return land(input.tradeId, 'close_maker_escrow', tx);
+      const closed =
+        state && state.status !== 'locked'
+          ? await land(
+              input.tradeId,
+              'close_maker_escrow',
+              await chain.signClose({ escrow: key(input.makerEscrow), mint: state.mint }),
+            )
+          : null;
+      await settleFees(input.tradeId);
+      return closed;
     }),
   };
 }

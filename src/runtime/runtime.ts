@@ -94,12 +94,34 @@ export class TradeRuntime {
     const effects = chainEffects(chain, {
       // After the transition that started the effect joined its commit (same turn), wait for that commit.
       barrier: () => new Promise<void>((resolve) => setImmediate(resolve)).then(() => durable.barrier()),
-      recordIntent: (tradeId, kind, signature) => this.host.note(tradeId, 'TX_INTENT', { kind, signature }),
-      postFee: (tradeId, signature, lamports) => {
+      recordIntent: (tradeId, kind, signature, lastValidBlockHeight) =>
+        this.host.note(tradeId, 'TX_INTENT', {
+          kind,
+          signature,
+          last_valid_block_height: lastValidBlockHeight,
+        }),
+      unpostedFees: async (tradeId) => {
+        const [events, ledger] = await Promise.all([store.tradeEvents(tradeId), store.ledger(tradeId)]);
+        const posted = new Set(ledger.filter((e) => e.movement === 'network_fee').map((e) => e.signature));
+        const unposted = new Map<string, number | null>();
+        for (const event of events) {
+          if (event.type !== 'TX_INTENT') continue;
+          const { signature, last_valid_block_height: height } = event.payload as {
+            signature?: string;
+            last_valid_block_height?: number;
+          };
+          if (signature && !posted.has(signature)) unposted.set(signature, height ?? null);
+        }
+        return [...unposted].map(([signature, lastValidBlockHeight]) => ({
+          signature,
+          lastValidBlockHeight,
+        }));
+      },
+      postFee: async (tradeId, signature, lamports) => {
         const entries = postNetworkFee(signature, lamports);
         if (entries.length === 0) return;
         const at = new Date().toISOString();
-        void durable
+        await durable
           .write({ kind: 'appendLedger', tradeId, at, entries })
           .catch((error: unknown) =>
             log.warn({ trade_id: tradeId, err: (error as Error).message }, 'could not post a network fee'),

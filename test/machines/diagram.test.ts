@@ -58,8 +58,7 @@ describe('the trade machine definition', () => {
   test('always transitions keep their order, guards and targets', () => {
     expect(from('refunded.settling').map((t) => [t.kind, t.guard, t.targets])).toEqual([
       ['always', 'makerEscrowMayHoldFunds', ['trade.refunded.reclaimingMakerEscrow']],
-      ['always', 'makerEscrowExists', ['trade.refunded.closingEscrows']],
-      ['always', null, ['trade.refunded.closed']],
+      ['always', null, ['trade.refunded.closingEscrows']],
     ]);
   });
 

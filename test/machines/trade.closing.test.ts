@@ -47,7 +47,8 @@ describe('the taker escrow is refunded while the maker escrow may hold funds', (
     const { actor, calls } = await refundedWhileTheMakerLockIsInFlight(() => ABSENT);
     const done = await reach(actor, 'refunded.closed');
     expect(calls.makerRefund).toHaveLength(1);
-    expect(calls.closeEscrows).toEqual([]);
+    // Closing still settles the books (the maker's fees), though there is no maker escrow to close.
+    expect(calls.closeEscrows).toHaveLength(1);
     expect(done.context.makerLockIntent?.lapsed).toBe(true);
     expect(kinds(done)).toEqual(['taker_lock', 'taker_refund']);
   });

@@ -235,15 +235,20 @@ const EFFECT_ENDINGS: [string, Route][] = [
     }),
   ],
   [
-    'releasingTaker: cancelled back to the taker → refunded',
-    route('releasingTaker', done('makerCancel', returned(SIG.cancel, 'cancelled')), 'refunded.closed', {
-      failureReason: 'inventory_unavailable',
-      records: [['taker_refund', SIG.cancel]],
-    }),
+    'releasingTaker: cancelled back to the taker → refunded, closing its books',
+    route(
+      'releasingTaker',
+      done('makerCancel', returned(SIG.cancel, 'cancelled')),
+      'refunded.closingEscrows',
+      {
+        failureReason: 'inventory_unavailable',
+        records: [['taker_refund', SIG.cancel]],
+      },
+    ),
   ],
   [
-    'releasingTaker: the taker refunded it at its expiry first → refunded',
-    route('releasingTaker', done('makerCancel', returned(SIG.takerRefund)), 'refunded.closed', {
+    'releasingTaker: the taker refunded it at its expiry first → refunded, closing its books',
+    route('releasingTaker', done('makerCancel', returned(SIG.takerRefund)), 'refunded.closingEscrows', {
       failureReason: 'inventory_unavailable',
       records: [['taker_refund', SIG.takerRefund]],
     }),
@@ -308,8 +313,8 @@ const EFFECT_ENDINGS: [string, Route][] = [
     ),
   ],
   [
-    'reclaimingMakerEscrow: the maker lock never landed → closed, nothing recorded',
-    route('reclaimingMakerEscrow', done('makerRefund', ABSENT), 'refunded.closed'),
+    'reclaimingMakerEscrow: the maker lock never landed → closing (the books), nothing recorded',
+    route('reclaimingMakerEscrow', done('makerRefund', ABSENT), 'refunded.closingEscrows'),
   ],
 ];
 

@@ -227,12 +227,13 @@ const makerEscrowUnsettled = (c: TradeContext) =>
 /** A maker lock landed, or the one signed may still land. */
 const makerLockMayExist = (c: TradeContext) =>
   has(c, 'maker_lock') || (c.makerLockIntent !== null && !c.makerLockIntent.lapsed);
-/** Where refunded settles: reclaim the maker escrow while funds may sit in it, close it if it exists. */
+/** Where refunded settles: reclaim the maker escrow while funds may sit in it, then close (the books too). */
 const refundedSettlesIn = (c: TradeContext) => {
   const makerLocked = has(c, 'maker_lock');
   const mayHoldFunds = makerLocked ? makerEscrowUnsettled(c) : makerLockMayExist(c);
   if (mayHoldFunds) return 'refunded.reclaimingMakerEscrow';
-  return makerLocked ? 'refunded.closingEscrows' : 'refunded.closed';
+  // Closing settles the books (every maker fee), maker escrow or not.
+  return 'refunded.closingEscrows';
 };
 /** The maker lost funds: the taker escrow went back after the maker escrow paid the taker. */
 const MAKER_MISSED_REDEEM = { failureReason: 'maker_missed_redeem', alert: true } as const;
@@ -916,7 +917,7 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
       return land('failed.released', {}, moved);
     case 'refunded.reclaimingMakerEscrow': {
       if (ending.kind === 'absent') {
-        return land('refunded.closed', {}, [], {
+        return land('refunded.closingEscrows', {}, [], {
           makerLockIntent: c.makerLockIntent && { ...c.makerLockIntent, lapsed: true },
         });
       }
