@@ -2,7 +2,7 @@
 // statically readable: no I/O here; chain effects are invoked actors the runtime provides. Its contract
 // (events, effects, the rules both sides rely on) is trade.types.ts; its names are trade.setup.ts; its
 // diagram is docs/trade-machine.md, generated from this config (`npm run machines:diagram`).
-import { and, not } from 'xstate';
+import { and, not, or } from 'xstate';
 import type { Preimage } from '../src/vocabulary/index.ts';
 import { type EffectDone, effectState, type TradeTransitions, tradeSetup } from './trade.setup.ts';
 import type {
@@ -38,6 +38,7 @@ export function initialContext(input: TradeInput): TradeContext {
     safetyMargin: input.safetyMargin,
     minRedeemWindow: input.minRedeemWindow,
     landingMargin: input.landingMargin,
+    sourcing: input.sourcing ?? null,
     secretHash: input.secretHash,
     currentRunId: input.runId,
     adoptedAt: null,
@@ -48,6 +49,8 @@ export function initialContext(input: TradeInput): TradeContext {
     assessment: null,
     makerExpiry: null,
     makerLockIntent: null,
+    sourcingIntent: null,
+    sourced: null,
     preimage: null,
     makerEscrowRedeemSeen: false,
     abandonedWith: null,
@@ -331,6 +334,19 @@ export const tradeMachine = tradeSetup.createMachine({
               target: 'signingMakerLock',
               actions: 'planMakerLock',
             },
+            // Just in time: the quote sourced part of the output through an aggregator; the maker buys it now
+            // (the taker's lock is final, the price holds, there is time to lock after), then locks.
+            {
+              guard: and([
+                'hasFinalMatchingTakerLock',
+                'takerEscrowHoldsFunds',
+                'hasNoMakerLockIntent',
+                'needsSourcing',
+                'leavesMinRedeemWindow',
+                'priceHolds',
+              ]),
+              target: 'signingSourcing',
+            },
             // The maker's last look: the market moved against it since the quote, or its prices are not
             // usable now. It declines before anything of its own moves, and releases the taker at once.
             {
@@ -344,7 +360,7 @@ export const tradeMachine = tradeSetup.createMachine({
               actions: { type: 'recordFailure', params: { reason: 'price_unavailable' } },
             },
             {
-              guard: and(['noMakerLockCanLand', 'inventoryAvailable']),
+              guard: and(['noMakerLockCanLand', or(['inventoryAvailable', 'needsSourcing'])]),
               target: 'releasingTaker',
               actions: { type: 'recordFailure', params: { reason: 'redeem_window_too_short' } },
             },
@@ -357,6 +373,58 @@ export const tradeMachine = tradeSetup.createMachine({
             { target: 'sendingMakerLock' },
           ],
         },
+        signingSourcing: effectState('signingSourcing', {
+          description:
+            'Quote and sign the swap that buys the sourced part of the output (nothing is sent); the result becomes the persisted intent.',
+          src: 'signSourcing',
+          input: ({ context }) => {
+            if (context.sourcing === null) throw new Error('signingSourcing without a sourcing plan');
+            return { tradeId: context.tradeId, ...context.sourcing };
+          },
+          onDone: [
+            {
+              guard: { type: 'sourcingSigned', params: ({ event }) => event.output },
+              target: 'sendingSourcing',
+              actions: { type: 'recordSourcingIntent', params: ({ event }) => event.output },
+            },
+            {
+              // No swap within the plan (route gone, slippage beyond the limit, venue down): nothing of the
+              // maker's moved, and no maker lock was signed — release the taker at once.
+              target: 'releasingTaker',
+              actions: { type: 'recordFailure', params: { reason: 'sourcing_failed' } },
+            },
+          ],
+        }),
+        sendingSourcing: effectState('sendingSourcing', {
+          description:
+            'Send the intent’s sourcing swap until final, or until proved lapsed; then assess again and lock.',
+          src: 'sendSourcing',
+          input: ({ context }) => {
+            if (context.sourcing === null || context.sourcingIntent === null)
+              throw new Error('sendingSourcing without a plan and an intent');
+            return { tradeId: context.tradeId, plan: context.sourcing, intent: context.sourcingIntent };
+          },
+          onDone: [
+            {
+              guard: { type: 'sourcingLanded', params: ({ event }) => event.output },
+              target: 'assessing',
+              actions: { type: 'recordSourced', params: ({ event }) => event.output },
+            },
+            {
+              guard: { type: 'sourcingMaySignAgain', params: ({ event }) => event.output },
+              target: 'signingSourcing',
+              actions: 'markSourcingLapsed',
+            },
+            {
+              // Refused on chain (its minimum out not met), or lapsed too late to lock after: release.
+              target: 'releasingTaker',
+              actions: [
+                'markSourcingLapsed',
+                { type: 'recordFailure', params: { reason: 'sourcing_failed' } },
+              ],
+            },
+          ],
+        }),
         signingMakerLock: effectState('signingMakerLock', {
           description: 'Sign the maker lock (nothing is sent); the result becomes the persisted intent.',
           src: 'signMakerLock',

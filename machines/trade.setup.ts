@@ -22,7 +22,9 @@ import type {
   EscrowEnding,
   FailureReason,
   MakerLockOutput,
+  SendSourcingOutput,
   SignMakerLockOutput,
+  SignSourcingOutput,
   TradeContext,
   TradeEffect,
   TradeEvent,
@@ -71,6 +73,8 @@ export const tradeSetup = setup({
   actors: {
     broadcastTakerLock: notProvided('broadcastTakerLock'),
     checkInventory: notProvided('checkInventory'),
+    signSourcing: notProvided('signSourcing'),
+    sendSourcing: notProvided('sendSourcing'),
     signMakerLock: notProvided('signMakerLock'),
     makerLock: notProvided('makerLock'),
     takerRedeem: notProvided('takerRedeem'),
@@ -122,6 +126,22 @@ export const tradeSetup = setup({
       context.makerExpiry !== null &&
       params.now < context.makerExpiry - context.minRedeemWindow,
     inventoryAvailable: ({ context }) => context.assessment?.available === true,
+    /**
+     * The quote sourced part of the output through an aggregator, and that swap has not landed nor is one
+     * signed that could still land.
+     */
+    needsSourcing: ({ context }) =>
+      context.sourcing !== null &&
+      context.sourced === null &&
+      (context.sourcingIntent === null || context.sourcingIntent.lapsed),
+    sourcingSigned: (_, params: SignSourcingOutput) => params.ok,
+    sourcingLanded: (_, params: SendSourcingOutput) => params.landed,
+    /**
+     * The sourcing swap expired unseen, and a swap signed afresh would still leave time for a maker lock that
+     * leaves the taker its redeem window.
+     */
+    sourcingMaySignAgain: ({ context }, params: SendSourcingOutput) =>
+      !params.landed && params.expired && leavesMinRedeemWindow(context, params.now),
     /** The trade re-priced now is within tolerance of its quote (or no re-pricing applies). */
     priceHolds: ({ context }) => context.assessment !== null && (context.assessment.price?.holds ?? true),
     priceMoved: ({ context }) => context.assessment?.price?.reason === 'price_moved',
@@ -234,6 +254,29 @@ export const tradeSetup = setup({
         lapsed: false,
       },
     })),
+    recordSourcingIntent: assign((_, params: SignSourcingOutput) =>
+      params.ok
+        ? {
+            sourcingIntent: {
+              signature: params.signature,
+              lastValidBlockHeight: params.lastValidBlockHeight,
+              transactionBase64: params.transactionBase64,
+              lapsed: false,
+            },
+          }
+        : {},
+    ),
+    markSourcingLapsed: assign(({ context }) => ({
+      sourcingIntent: context.sourcingIntent && { ...context.sourcingIntent, lapsed: true },
+    })),
+    recordSourced: assign(({ context }, params: SendSourcingOutput) =>
+      params.landed
+        ? {
+            sourced: { signature: params.signature, soldRaw: params.soldRaw, boughtRaw: params.boughtRaw },
+            ...signed(context, 'aggregator_swap', params.signature),
+          }
+        : {},
+    ),
     markMakerLockLapsed: assign(({ context }) => ({
       makerLockIntent: context.makerLockIntent && { ...context.makerLockIntent, lapsed: true },
     })),

@@ -36,6 +36,30 @@ export interface TradeInput {
   safetyMargin: number;
   minRedeemWindow: number;
   landingMargin: number;
+  /**
+   * Just-in-time sourcing, when the quote priced part of the output from an aggregator (the maker's free
+   * inventory did not cover it): after the taker's lock is final, the maker sells `sellRaw` of the input
+   * asset through the aggregator for at least `minBuyRaw` of the output, then locks. Null for a trade its
+   * inventory covers.
+   */
+  sourcing: SourcingPlan | null;
+}
+
+export interface SourcingPlan {
+  /** What the maker sells (its own inventory of the trade's input asset) and what it buys (the output). */
+  sellMint: string;
+  sellRaw: string;
+  buyMint: string;
+  /** The least the swap may bring back: what the quote owes the taker for the sourced part. */
+  minBuyRaw: string;
+}
+
+/** The sourcing swap, signed before it is sent (like the maker lock's intent): never a second one unless proved lapsed. */
+export interface SourcingIntent {
+  signature: string;
+  lastValidBlockHeight: number;
+  transactionBase64: string;
+  lapsed: boolean;
 }
 
 export interface TradeSignature {
@@ -89,6 +113,7 @@ export const FAILURE_REASONS = [
   'inventory_unavailable',
   'price_moved',
   'price_unavailable',
+  'sourcing_failed',
   'redeem_window_too_short',
   'maker_lock_lapsed',
   'maker_escrow_expired',
@@ -112,6 +137,9 @@ export interface TradeContext extends TradeInput {
   assessment: CheckInventoryOutput | null;
   makerExpiry: ChainTime | null;
   makerLockIntent: MakerLockIntent | null;
+  sourcingIntent: SourcingIntent | null;
+  /** The sourcing swap as it landed: what the maker sold and bought (raw units, as the chain recorded them). */
+  sourced: { signature: string; soldRaw: string; boughtRaw: string } | null;
   /** Stored only once a redeem proceeds (accepted REDEEM_REQUESTED, or revealed on chain). */
   preimage: Preimage | null;
   /** The maker escrow's redeem was reported on chain (MAKER_ESCROW_REDEEMED). */
@@ -267,6 +295,13 @@ export interface TradeEffects {
    * longer land (its blockhash expired, or the lock window closed); answers which.
    */
   broadcastTakerLock(input: BroadcastTakerLockInput): Promise<BroadcastTakerLockOutput>;
+  /**
+   * Quote and sign the sourcing swap (nothing is sent); the machine persists it as the intent. Answers why
+   * when no swap can be had within the plan (route gone, slippage, venue down): the maker then declines.
+   */
+  signSourcing(input: SignSourcingInput): Promise<SignSourcingOutput>;
+  /** Send the intent's sourcing swap until final, or until proved unable to land (as the maker lock). */
+  sendSourcing(input: SendSourcingInput): Promise<SendSourcingOutput>;
   /** Can the maker serve: its output inventory, and the chain time the decision is made at. */
   checkInventory(input: CheckInventoryInput): Promise<CheckInventoryOutput>;
   /** Sign the maker lock without sending it; the machine persists the result as the intent. */
@@ -296,6 +331,8 @@ export interface TradeEffects {
 export const TRADE_EFFECTS = [
   'broadcastTakerLock',
   'checkInventory',
+  'signSourcing',
+  'sendSourcing',
   'signMakerLock',
   'makerLock',
   'takerRedeem',
@@ -319,6 +356,23 @@ export interface BroadcastTakerLockInput {
 export interface BroadcastTakerLockOutput {
   outcome: 'landed' | 'refused' | 'lapsed';
 }
+
+export interface SignSourcingInput extends SourcingPlan {
+  tradeId: string;
+}
+export type SignSourcingOutput =
+  | { ok: true; signature: string; lastValidBlockHeight: number; transactionBase64: string }
+  | { ok: false; reason: string };
+
+export interface SendSourcingInput {
+  tradeId: string;
+  plan: SourcingPlan;
+  intent: SourcingIntent;
+}
+/** Landed (with what it sold and bought), or not: expired unseen (may be signed afresh), or refused. */
+export type SendSourcingOutput =
+  | { landed: true; signature: string; soldRaw: string; boughtRaw: string }
+  | { landed: false; expired: boolean; now: ChainTime };
 
 export interface CheckInventoryInput {
   tradeId: string;

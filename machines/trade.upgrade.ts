@@ -18,8 +18,9 @@ const STEPS: Readonly<Record<number, Step>> = {
     };
   },
   // Version 4 keeps the bytes of a lock handed over through POST /lock, to broadcast it until it lands
-  // (locks held before were not kept: the service cannot broadcast those again), and assesses the price as
-  // well as inventory before the maker locks (an assessment made before did not: nothing was re-priced).
+  // (locks held before were not kept: the service cannot broadcast those again), assesses the price as well
+  // as inventory before the maker locks (an assessment made before did not: nothing was re-priced), and may
+  // source part of the output just in time (a trade from before had no sourcing plan).
   3: (snapshot) => ({
     ...snapshot,
     context: {
@@ -28,6 +29,9 @@ const STEPS: Readonly<Record<number, Step>> = {
         (held): LockSubmission => ({ ...held, transactionBase64: held.transactionBase64 ?? null }),
       ),
       assessment: snapshot.context.assessment && { ...snapshot.context.assessment, price: null },
+      sourcing: snapshot.context.sourcing ?? null,
+      sourcingIntent: snapshot.context.sourcingIntent ?? null,
+      sourced: snapshot.context.sourced ?? null,
     },
   }),
 };

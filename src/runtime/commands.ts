@@ -130,6 +130,7 @@ export class TradeCommands {
         safetyMargin: timing.safetyMarginSeconds,
         minRedeemWindow: timing.minRedeemWindowSeconds,
         landingMargin: timing.landingMarginSeconds,
+        sourcing: null,
       };
       const lock = await this.buildLock(input);
       // Expired during the awaits? (Used it cannot be: the quote is claimed above.)

@@ -64,6 +64,8 @@ describe('a new trade', () => {
       assessment: null,
       makerExpiry: null,
       makerLockIntent: null,
+      sourcingIntent: null,
+      sourced: null,
       preimage: null,
       makerEscrowRedeemSeen: false,
       abandonedWith: null,

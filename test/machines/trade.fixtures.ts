@@ -24,8 +24,12 @@ import {
   type MakerRefundInput,
   type MakerRefundOutput,
   type ReturnedHow,
+  type SendSourcingInput,
+  type SendSourcingOutput,
   type SignMakerLockInput,
   type SignMakerLockOutput,
+  type SignSourcingInput,
+  type SignSourcingOutput,
   type TakerEscrowReleaseInput,
   type TakerLockTerms,
   type TakerRedeemInput,
@@ -61,6 +65,7 @@ export function tradeInput(overrides: Partial<TradeInput> = {}): TradeInput {
     safetyMargin: 300,
     minRedeemWindow: 120,
     landingMargin: 30,
+    sourcing: null,
     ...overrides,
   };
 }
@@ -97,6 +102,8 @@ export const SIG = {
   makerRefund: 'sig-maker-refund',
   takerRefund: 'sig-taker-refund',
   cancel: 'sig-cancel',
+  /** The maker's just-in-time sourcing swap through an aggregator. */
+  swap: 'sig-sourcing-swap',
   /** The taker's cancel of the maker escrow (it is that escrow's recipient). */
   makerEscrowCancel: 'sig-maker-escrow-cancel',
 } as const;
@@ -172,6 +179,8 @@ type Behaviour<TIn, TOut> = (input: TIn) => Promise<TOut> | TOut;
 
 export interface FakeEffects {
   broadcastTakerLock: Behaviour<BroadcastTakerLockInput, BroadcastTakerLockOutput>;
+  signSourcing: Behaviour<SignSourcingInput, SignSourcingOutput>;
+  sendSourcing: Behaviour<SendSourcingInput, SendSourcingOutput>;
   checkInventory: Behaviour<CheckInventoryInput, CheckInventoryOutput>;
   signMakerLock: Behaviour<SignMakerLockInput, SignMakerLockOutput>;
   makerLock: Behaviour<MakerLockInput, MakerLockOutput>;
@@ -186,6 +195,18 @@ export interface FakeEffects {
 /** Each effect does what it was asked, and the chain shows it so: the escrow ends the way it settles it. */
 export const DEFAULT_EFFECTS: FakeEffects = {
   broadcastTakerLock: () => ({ outcome: 'landed' }),
+  signSourcing: () => ({
+    ok: true,
+    signature: SIG.swap,
+    lastValidBlockHeight: 900,
+    transactionBase64: 'BAUG',
+  }),
+  sendSourcing: ({ plan, intent }) => ({
+    landed: true,
+    signature: intent.signature,
+    soldRaw: plan.sellRaw,
+    boughtRaw: plan.minBuyRaw,
+  }),
   checkInventory: () => ({ available: true, now: DECIDED_AT, price: null }),
   signMakerLock: () => ({ signature: SIG.makerLock, lastValidBlockHeight: 1_000, transactionBase64: 'AQID' }),
   makerLock: ({ intent }) => ({ landed: true, signature: intent.signature }),
@@ -204,6 +225,8 @@ export function fakeMachine(overrides: Partial<FakeEffects> = {}) {
   const effects = { ...DEFAULT_EFFECTS, ...overrides };
   const calls: EffectCalls = {
     broadcastTakerLock: [],
+    signSourcing: [],
+    sendSourcing: [],
     checkInventory: [],
     signMakerLock: [],
     makerLock: [],
@@ -222,6 +245,8 @@ export function fakeMachine(overrides: Partial<FakeEffects> = {}) {
   const machine = tradeMachine.provide({
     actors: {
       broadcastTakerLock: fake('broadcastTakerLock', effects.broadcastTakerLock),
+      signSourcing: fake('signSourcing', effects.signSourcing),
+      sendSourcing: fake('sendSourcing', effects.sendSourcing),
       checkInventory: fake('checkInventory', effects.checkInventory),
       signMakerLock: fake('signMakerLock', effects.signMakerLock),
       makerLock: fake('makerLock', effects.makerLock),

@@ -15,6 +15,8 @@ import {
   type MakerRefundOutput,
   nextDeadline,
   type PriceCheck,
+  type SendSourcingOutput,
+  type SignSourcingOutput,
   settlementStatusOf,
   substateOf,
   TRADE_EFFECTS,
@@ -48,7 +50,17 @@ import {
   tradeInput,
 } from './trade.fixtures.ts';
 
-const input = tradeInput();
+/**
+ * The walk's trade sources part of its output just in time (its quote said so): every state of the machine
+ * is reachable from it — a trade whose inventory covers it locks without sourcing, as one without a plan.
+ */
+const SOURCING_PLAN = {
+  sellMint: 'InputMint11111111111111111111111111111111',
+  sellRaw: '400000',
+  buyMint: 'OutputMint1111111111111111111111111111111',
+  minBuyRaw: '3000000000000000000',
+};
+const input = tradeInput({ sourcing: SOURCING_PLAN });
 const FOREIGN_EXPIRY = TAKER_EXPIRY + 600;
 const UPPER_PREIMAGE = 'EF'.repeat(32);
 /** The chain time the walk's effects fail at: their retries are scheduled from it. */
@@ -170,6 +182,23 @@ const EVENTS = [
   done('makerLock', { landed: false, expired: true, now: MAKER_LOCK_DEADLINE }),
   done('makerLock', { landed: false, expired: false, now: DECIDED_AT + 1 }),
   ...(['landed', 'refused', 'lapsed'] as const).map((outcome) => done('broadcastTakerLock', { outcome })),
+  done('signSourcing', {
+    ok: true,
+    signature: SIG.swap,
+    lastValidBlockHeight: 900,
+    transactionBase64: 'BAUG',
+  }),
+  done('signSourcing', { ok: false, reason: 'no route' }),
+  done('sendSourcing', {
+    landed: true,
+    signature: SIG.swap,
+    soldRaw: '400000',
+    boughtRaw: '3000000000000000001',
+  }),
+  // Expired unseen with time left to lock after a fresh one, expired too late, refused on chain.
+  done('sendSourcing', { landed: false, expired: true, now: DECIDED_AT + 10 }),
+  done('sendSourcing', { landed: false, expired: true, now: T0 + 481 }),
+  done('sendSourcing', { landed: false, expired: false, now: DECIDED_AT + 10 }),
   ...TRADE_EFFECTS.flatMap((effect) => outputsOf(effect).map((output) => done(effect, output))),
   done('closeEscrows', {}),
   ...TRADE_EFFECTS.map((effect) => failure(effect)),
@@ -664,6 +693,8 @@ function acceptedEventsLandWhereTheSpecSays(state: TradeSnapshot, path: string, 
 /** The states that run an effect until it succeeds, and the effect each runs. */
 const RETRIED_EFFECT: Record<string, TradeEffect> = {
   'pending.broadcastingLock': 'broadcastTakerLock',
+  'initiated.signingSourcing': 'signSourcing',
+  'initiated.sendingSourcing': 'sendSourcing',
   'redeemed.closingEscrows': 'closeEscrows',
   'refunded.closingEscrows': 'closeEscrows',
   'initiated.assessing': 'checkInventory',
@@ -825,28 +856,50 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
       const window = makerExpiry - now >= c.minRedeemWindow;
       // The maker's last look: nothing re-priced (null) or within tolerance.
       const priceHolds = price === null || price.holds;
-      if (
-        matchingLock &&
-        takerEscrowHolds(c) &&
-        c.makerLockIntent === null &&
-        available &&
-        window &&
-        priceHolds
-      ) {
+      const mayLock =
+        matchingLock && takerEscrowHolds(c) && c.makerLockIntent === null && window && priceHolds;
+      if (mayLock && available) {
         return land('initiated.signingMakerLock', {}, [], { assessment, makerExpiry });
       }
+      // Just in time: the plan's swap has not landed and none that could is signed — buy, then lock.
+      const needsSourcing =
+        c.sourcing !== null && c.sourced === null && (c.sourcingIntent === null || c.sourcingIntent.lapsed);
+      if (mayLock && needsSourcing) return land('initiated.signingSourcing', {}, [], { assessment });
       if (!makerLockMayExist(c)) {
         // The market moved (or prices are unusable): the maker declines before anything else counts.
         const failureReason = !priceHolds
           ? price.reason === 'price_moved'
             ? 'price_moved'
             : 'price_unavailable'
-          : available
+          : available || needsSourcing
             ? 'redeem_window_too_short'
             : 'inventory_unavailable';
         return land('initiated.releasingTaker', { failureReason }, [], { assessment, makerExpiry: null });
       }
       return land('initiated.sendingMakerLock', {}, [], { assessment });
+    }
+    case 'signSourcing': {
+      const signed = output as SignSourcingOutput;
+      if (!signed.ok) return land('initiated.releasingTaker', { failureReason: 'sourcing_failed' });
+      const { signature, lastValidBlockHeight, transactionBase64 } = signed;
+      const sourcingIntent = { signature, lastValidBlockHeight, transactionBase64, lapsed: false };
+      return land('initiated.sendingSourcing', {}, [], { sourcingIntent });
+    }
+    case 'sendSourcing': {
+      const sent = output as SendSourcingOutput;
+      if (sent.landed) {
+        const { signature, soldRaw, boughtRaw } = sent;
+        return land('initiated.assessing', {}, [{ kind: 'aggregator_swap', signature }], {
+          sourced: { signature, soldRaw, boughtRaw },
+        });
+      }
+      const sourcingIntent = c.sourcingIntent && { ...c.sourcingIntent, lapsed: true };
+      // Expired unseen with time left for a fresh swap and a maker lock after it: sign again.
+      const timeLeft = Math.min(sent.now + c.makerTimelock, c.takerExpiry - c.safetyMargin) - sent.now;
+      if (sent.expired && timeLeft >= c.minRedeemWindow) {
+        return land('initiated.signingSourcing', {}, [], { sourcingIntent });
+      }
+      return land('initiated.releasingTaker', { failureReason: 'sourcing_failed' }, [], { sourcingIntent });
     }
     case 'signMakerLock': {
       const signed = output as { signature: string; lastValidBlockHeight: number; transactionBase64: string };

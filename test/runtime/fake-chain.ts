@@ -404,6 +404,7 @@ export function tradeInput(
     safetyMargin: 300,
     minRedeemWindow: 120,
     landingMargin: 30,
+    sourcing: null,
   };
   return { input, taker, secret };
 }

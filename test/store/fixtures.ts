@@ -226,6 +226,7 @@ export function tradeRecord(q: QuoteRecord, overrides: Partial<TradeInput> = {})
     safetyMargin: 300,
     minRedeemWindow: 120,
     landingMargin: 30,
+    sourcing: null,
     ...overrides,
   };
   const snapshot = initialSnapshot(input);

@@ -44,6 +44,7 @@ export const tradeInput = (overrides: Partial<TradeInput> = {}): TradeInput => (
   safetyMargin: 300,
   minRedeemWindow: 120,
   landingMargin: LANDING_MARGIN,
+  sourcing: null,
   ...overrides,
 });
 
