@@ -370,8 +370,7 @@ export const ConfigFileSchema = Type.Object(
           quote_asset: Type.Optional(
             Type.String({
               minLength: 1,
-              description:
-                'what every hedged asset is swapped against (never hedged itself); default USDC',
+              description: 'what every hedged asset is swapped against (never hedged itself); default USDC',
             }),
           ),
           max_slippage_bps: Type.Optional(
