@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { PublicKey } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEFAULT_CONFIG_PATH } from '../../src/config/index.ts';
+import { type PriceSource, StaticPriceSource } from '../../src/quotes/index.ts';
 import { SOL_MINT, USDC_MINT } from '../support/mints.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { newSecret, Taker } from '../support/taker.ts';
@@ -57,6 +58,24 @@ async function sellSol(amount: string): Promise<string> {
   const taker = new Taker(service.app);
   await taker.airdrop('SOL', String(Number(amount) + 1));
   const quote = await taker.quote('SOL', 'USDC', amount);
+  const secret = newSecret();
+  const settled = (await taker.settle(quote.quote_id, secret)).json();
+  const tradeId = settled.trade_id as string;
+  const locked = await taker.lock(tradeId, settled.taker_lock_transaction.transaction_base64);
+  expect(locked.statusCode, locked.body).toBe(202);
+  await taker.waitFor(tradeId, (t) => t.next_action?.type === 'redeem');
+  expect((await taker.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage })).statusCode).toBe(
+    202,
+  );
+  await taker.waitFor(tradeId, (t) => t.settlement_status === 'redeemed');
+  return tradeId;
+}
+
+/** One taker buys SOL from the maker with `usdc` USDC, all the way to redeemed; answers the trade id. */
+async function buySol(usdc: string): Promise<string> {
+  const taker = new Taker(service.app);
+  await taker.airdrop('USDC', usdc);
+  const quote = await taker.quote('USDC', 'SOL', usdc);
   const secret = newSecret();
   const settled = (await taker.settle(quote.quote_id, secret)).json();
   const tradeId = settled.trade_id as string;
@@ -217,13 +236,178 @@ describe('hedging on the embedded chain', () => {
     expect(trade.ledger_summary.balanced).toBe(true);
   });
 
+  test('one-sided buying leaves the maker short SOL: the hedger buys it back with USDC, never past the target', async () => {
+    const before = (await inventory()).recent_hedges.length;
+    // About 2.67 SOL each: short 5.3 SOL after the second, outside the band.
+    await buySol('500');
+    const short = await buySol('500');
+    const view = await until(inventory, (v) => {
+      const sol = v.assets.find((a: Json) => a.asset === 'SOL');
+      const dev = BigInt(sol.target.deviation_raw ?? '-999999999999');
+      return v.hedges_in_flight.length === 0 && v.recent_hedges.length > before && dev > -RAW / 2n;
+    });
+    const buys = (view.recent_hedges as Json[]).slice(0, view.recent_hedges.length - before).reverse();
+    expect(buys.length).toBeGreaterThanOrEqual(2);
+    for (const hedge of buys) {
+      expect(hedge).toMatchObject({ side: 'buy', status: 'landed', attempt: 1, trade_id: short });
+      expect(hedge.input.asset).toBe('USDC');
+      expect(hedge.output.asset).toBe('SOL');
+      expect(hedge.slippage_bps).toBeLessThanOrEqual(100);
+    }
+    // The first buy is a full clip: 3 SOL at the mid ($187.42), paid in USDC.
+    expect(buys[0].input.amount_raw).toBe('562260000');
+    const sol = view.assets.find((a: Json) => a.asset === 'SOL');
+    // Bought at most what was missing: never above the target.
+    expect(BigInt(sol.target.deviation_raw)).toBeLessThanOrEqual(0n);
+    const trade = (await service.app.inject(`/v1/trades/${short}`)).json();
+    expect(trade.tx_signature_kinds.filter((s: Json) => s.kind === 'aggregator_swap')).toHaveLength(
+      buys.length,
+    );
+  });
+
   test('metrics count the hedges, their size and slippage; SOL is inside its band', async () => {
     const text = (await service.app.inject('/metrics')).body;
+    const landed = Number(/rfq_maker_hedges_landed_total\{asset="SOL",side="buy"\} (\d+)/.exec(text)?.[1]);
+    expect(landed).toBeGreaterThanOrEqual(2);
     expect(text).toContain('rfq_maker_hedges_landed_total{asset="SOL",side="sell"} 2');
-    expect(text).toContain('rfq_maker_hedge_slippage_bps_count{asset="SOL"} 2');
-    expect(text).toContain('rfq_maker_hedge_notional_usd_count{asset="SOL"} 2');
-    expect(text).toContain('rfq_maker_hedge_duration_seconds_count{asset="SOL"} 2');
+    expect(text).toContain(`rfq_maker_hedge_slippage_bps_count{asset="SOL"} ${2 + landed}`);
+    expect(text).toContain(`rfq_maker_hedge_notional_usd_count{asset="SOL"} ${2 + landed}`);
+    expect(text).toContain(`rfq_maker_hedge_duration_seconds_count{asset="SOL"} ${2 + landed}`);
     expect(text).toContain('rfq_maker_inventory_outside_band{asset="SOL"} 0');
     expect(text).toMatch(/rfq_maker_hedge_failures_total\{asset="SOL",reason="slippage"\} 0/);
+  });
+});
+
+// A second maker with 100 SOL (target 100, band 4) whose clips are at least 4 SOL: what open quotes reserve
+// can leave less than that to sell, and a stale price stops every hedge, until it is fresh again.
+describe('what the hedger refuses: reserved inventory, a stale mid', () => {
+  let maker: TestService;
+  const stale = new Set<string>();
+  let inner: PriceSource | null = null;
+  /** The config's static prices, except that an asset in `stale` was published in 1970. */
+  const source: PriceSource = {
+    latest(mint: string) {
+      inner ??= new StaticPriceSource(maker.config.prices);
+      const price = inner.latest(mint);
+      return price && stale.has(mint) ? { ...price, asOf: new Date(0), alwaysFresh: false } : price;
+    },
+  };
+
+  const view = async (): Promise<Json> => (await maker.app.inject('/v1/inventory')).json();
+  const solOf = (v: Json) => v.assets.find((a: Json) => a.asset === 'SOL');
+
+  async function trade(taker: Taker, amount: string) {
+    const quote = await taker.quote('SOL', 'USDC', amount);
+    const secret = newSecret();
+    const settled = (await taker.settle(quote.quote_id, secret)).json();
+    const tradeId = settled.trade_id as string;
+    expect((await taker.lock(tradeId, settled.taker_lock_transaction.transaction_base64)).statusCode).toBe(
+      202,
+    );
+    await taker.waitFor(tradeId, (t) => t.next_action?.type === 'redeem');
+    return {
+      tradeId,
+      redeem: async () => {
+        expect(
+          (await taker.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage })).statusCode,
+        ).toBe(202);
+        await taker.waitFor(tradeId, (t) => t.settlement_status === 'redeemed');
+      },
+    };
+  }
+
+  beforeAll(async () => {
+    maker = await startService(
+      (doc) => {
+        doc.venue = shipped.venue;
+        doc.inventory = doc.inventory.map((entry) =>
+          entry.asset === 'SOL' ? { ...entry, amount: '100' } : entry,
+        );
+        doc.hedging = {
+          ...HEDGING,
+          assets: { SOL: { target: '100', band: '4', max_clip: '10', min_clip: '4' } },
+        };
+      },
+      { prices: source },
+    );
+  });
+  afterAll(async () => maker?.dispose());
+
+  test('open quotes reserving the SOL it would sell hold the hedge back until they expire', async () => {
+    const taker = new Taker(maker.app);
+    await taker.airdrop('SOL', '20');
+    await (await trade(taker, '2.5')).redeem();
+    // Quotes for SOL until what they reserve leaves under 1.5 SOL free beside the 102.5 the maker has: after
+    // the next 2.5 SOL sale the band is crossed (+5) and under 4 SOL (min_clip) are free to sell.
+    await until(view, (v) => solOf(v).balance_raw === ((1025n * RAW) / 10n).toString());
+    const buyer = new Taker(maker.app);
+    const free = async () =>
+      (await maker.chain.tokenBalance(maker.chain.makerWallet, new PublicKey(SOL_MINT))) -
+      BigInt(solOf(await view()).reserved_raw);
+    for (let i = 0; i < 10 && (await free()) >= (3n * RAW) / 2n; i++) {
+      const want = (await free()) - (3n * RAW) / 4n;
+      // USDC for `want` SOL at $187.42 (the spread makes it a little less), expiring in 12 s.
+      const microUsdc = (want * 18_742n) / 100n / 1_000n;
+      const res = await buyer.post('/v1/rfq', {
+        input_asset: 'USDC',
+        output_asset: 'SOL',
+        amount: `${microUsdc / 1_000_000n}.${(microUsdc % 1_000_000n).toString().padStart(6, '0')}`,
+        taker_wallet: buyer.address,
+        expiry_seconds: 12,
+      });
+      expect(res.json().status, res.body).toBe('accepted');
+    }
+    const reserved = BigInt(solOf(await view()).reserved_raw);
+    const next = await trade(taker, '2.5');
+    const freeAfter = 105n * RAW - reserved;
+    expect(freeAfter).toBeLessThan(4n * RAW);
+    await next.redeem();
+    // Held back: outside the band, nothing recorded, and the view says why.
+    // (The view's balances are the desk's cache, read every second.)
+    const held = await until(
+      view,
+      (v) => solOf(v).target.last_error !== null && solOf(v).target.outside_band,
+    );
+    expect(solOf(held).target).toMatchObject({ outside_band: true, last_error: { reason: 'reserved' } });
+    expect(held.recent_hedges).toEqual([]);
+    // Once the quotes expire the whole excess is sold, in one clip of 5 SOL.
+    const home = await until(
+      view,
+      (v) => v.recent_hedges.length === 1 && v.hedges_in_flight.length === 0,
+      45_000,
+    );
+    expect(home.recent_hedges[0]).toMatchObject({
+      status: 'landed',
+      trade_id: next.tradeId,
+      input: { asset: 'SOL', amount_raw: (5n * RAW).toString() },
+    });
+    expect(solOf(home).target).toMatchObject({ outside_band: false, last_error: null });
+  });
+
+  test('a stale price stops the hedge — nothing recorded, the failure counted — until it is fresh again', async () => {
+    const taker = new Taker(maker.app);
+    await taker.airdrop('SOL', '20');
+    await (await trade(taker, '2.5')).redeem();
+    const next = await trade(taker, '2.5');
+    stale.add(SOL_MINT);
+    await next.redeem();
+    const refused = await until(
+      view,
+      (v) => solOf(v).target.last_error?.reason === 'stale_price' && solOf(v).target.outside_band,
+    );
+    expect(solOf(refused).target.outside_band).toBe(true);
+    expect(refused.recent_hedges).toHaveLength(1);
+    // Tried again every retry_seconds (1 s), still refused while the price stays stale.
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect((await view()).recent_hedges).toHaveLength(1);
+    const metrics = (await maker.app.inject('/metrics')).body;
+    const failures = Number(
+      /rfq_maker_hedge_failures_total\{asset="SOL",reason="stale_price"\} (\d+)/.exec(metrics)?.[1],
+    );
+    expect(failures).toBeGreaterThanOrEqual(2);
+    stale.delete(SOL_MINT);
+    const home = await until(view, (v) => v.recent_hedges.length === 2 && v.hedges_in_flight.length === 0);
+    expect(home.recent_hedges[0]).toMatchObject({ status: 'landed', trade_id: next.tradeId });
+    expect(solOf(home).target).toMatchObject({ outside_band: false, last_error: null });
   });
 });
