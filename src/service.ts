@@ -264,7 +264,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     hedging: config.hedging,
     hedger,
     store,
-    runId,
     balance: (mint: string) => inventory.balance(mint),
     reserved: reservedNow,
     balancesReadAtMs: () => inventory.lastReadAtMs,

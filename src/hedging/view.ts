@@ -36,7 +36,6 @@ export interface InventorySources {
   hedging: HedgingConfig | null;
   hedger: Pick<Hedger, 'states'> | null;
   store: Pick<Store, 'hedgesInFlight' | 'recentHedges' | 'kind'>;
-  runId: string;
   balance(mint: string): bigint | undefined;
   reserved(mint: string): bigint;
   balancesReadAtMs(): number | null;
@@ -67,8 +66,8 @@ const RECENT = 20;
 
 export async function readInventory(sources: InventorySources): Promise<InventoryReading> {
   const [inFlight, recent] = await Promise.all([
-    // Every instance's hedges in flight on SQLite (one instance); this run's own on PostgreSQL.
-    sources.store.hedgesInFlight(sources.runId),
+    // Every instance's (a hedge whose instance is gone shows here until another takes it over).
+    sources.store.hedgesInFlight(null),
     sources.store.recentHedges(RECENT),
   ]);
   return {

@@ -291,8 +291,11 @@ export interface Store {
   getHedge(hedgeId: string): Promise<HedgeRecord | undefined>;
   /** The hedges these trades triggered, oldest first (what their TradeResponses show). */
   hedgesOfTrades(tradeIds: readonly string[]): Promise<HedgeRecord[]>;
-  /** The hedges in flight (sending, requoting) the run owns, oldest first. SQLite: every one. */
-  hedgesInFlight(owner: string): Promise<HedgeRecord[]>;
+  /**
+   * The hedges in flight (sending, requoting) the run owns — or, with null, every instance's — oldest first.
+   * SQLite: every one either way.
+   */
+  hedgesInFlight(owner: string | null): Promise<HedgeRecord[]>;
   /** The newest hedges of every instance, newest first. */
   recentHedges(limit: number): Promise<HedgeRecord[]>;
   /**

@@ -502,7 +502,8 @@ const SQL = {
     SELECT ${HEDGE_COLUMNS.join(', ')} FROM hedges WHERE trade_id = ANY ($1::text[]) ORDER BY created_at, hedge_id`,
   hedgesInFlight: `
     SELECT ${HEDGE_COLUMNS.join(', ')} FROM hedges
-    WHERE owner_run_id = $1 AND status IN ('sending', 'requoting') ORDER BY created_at, hedge_id`,
+    WHERE ($1::text IS NULL OR owner_run_id = $1) AND status IN ('sending', 'requoting')
+    ORDER BY created_at, hedge_id`,
   recentHedges: `
     SELECT ${HEDGE_COLUMNS.join(', ')} FROM hedges ORDER BY created_at DESC, hedge_id DESC LIMIT $1`,
   // The in-flight hedges of runs that are gone, taken by a live run $1. The rows it updates stay locked until
@@ -858,7 +859,7 @@ export class PostgresStore implements Store {
     return (await this.rows<HedgeRow>('hedgesOfTrades', [tradeIds])).map(hedgeFromRow);
   }
 
-  async hedgesInFlight(owner: string): Promise<HedgeRecord[]> {
+  async hedgesInFlight(owner: string | null): Promise<HedgeRecord[]> {
     return (await this.rows<HedgeRow>('hedgesInFlight', [owner])).map(hedgeFromRow);
   }
 

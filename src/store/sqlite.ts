@@ -326,7 +326,7 @@ export class SqliteStore implements Store {
   }
 
   /** The running run owns every hedge in flight. */
-  async hedgesInFlight(_owner: string): Promise<HedgeRecord[]> {
+  async hedgesInFlight(_owner: string | null): Promise<HedgeRecord[]> {
     return (this.statements.hedgesInFlight.all() as HedgeRow[]).map(hedgeFromRow);
   }
 

@@ -1013,6 +1013,9 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         expect(await store.claimHedges(RUN)).toEqual([]);
         expect(await conflictOf(update({ ...inFlight, ownerRunId: RUN, attempt: 2 }))).toEqual(['fenced']);
         expect((await store.hedgesInFlight(gone)).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
+        expect(await store.hedgesInFlight(RUN)).toEqual([]);
+        // Every instance's, for the operator's view.
+        expect((await store.hedgesInFlight(null)).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
 
         await lapseLease(database.url as string, gone);
         // The gone run can neither write the hedge nor record a new one.

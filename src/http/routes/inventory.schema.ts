@@ -117,7 +117,7 @@ export const InventorySchema = Type.Object(
       ),
     ),
     hedges_in_flight: Type.Array(HedgeSchema, {
-      description: 'hedges being sent or requoted (this instance’s own with PostgreSQL)',
+      description: 'hedges being sent or requoted, by every instance',
     }),
     recent_hedges: Type.Array(HedgeSchema, {
       description: 'the latest hedges of every instance, newest first',
