@@ -135,6 +135,8 @@ export interface HedgingConfig {
   readonly maxSlippageBps: number;
   /** After a hedge could not be made, how long before the next try while outside the band. */
   readonly retrySeconds: number;
+  /** The pause between one landed clip of an asset and its next, for the route to come back to the mid. */
+  readonly clipIntervalMs: number;
   readonly assets: readonly HedgedAsset[];
 }
 
@@ -520,7 +522,14 @@ function resolveHedging(
     if (minClipRaw > bandRaw) throw new ConfigError(`${field}.min_clip`, 'must not exceed the band');
     return { asset: of, targetRaw, bandRaw, maxClipRaw, minClipRaw };
   });
-  return { enabled, quoteAsset, maxSlippageBps, retrySeconds: raw.retry_seconds ?? 30, assets };
+  return {
+    enabled,
+    quoteAsset,
+    maxSlippageBps,
+    retrySeconds: raw.retry_seconds ?? 30,
+    clipIntervalMs: raw.clip_interval_ms ?? 2_000,
+    assets,
+  };
 }
 
 function resolvePriceSource(

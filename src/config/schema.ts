@@ -391,6 +391,15 @@ export const ConfigFileSchema = Type.Object(
                 'down), how long before trying again while the asset stays outside its band; default 30',
             }),
           ),
+          clip_interval_ms: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: 600_000,
+              description:
+                'the pause between one landed clip and the next of the same asset, so the market (arbitrage; the ' +
+                'embedded venue’s keeper) can bring the route back to the mid; default 2000',
+            }),
+          ),
           assets: Type.Record(
             Type.String({ pattern: '^[A-Za-z0-9]{1,12}$' }),
             Type.Object(

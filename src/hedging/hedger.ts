@@ -187,7 +187,7 @@ export class Hedger {
       this.again.set(mint, tradeId);
       return;
     }
-    this.work(mint, () => this.hedgeAsset(mint, tradeId, false));
+    this.work(mint, () => this.hedgeAsset(mint, tradeId, null));
   }
 
   private resume(hedge: HedgeRecord): void {
@@ -195,7 +195,7 @@ export class Hedger {
     this.work(hedge.asset, async () => {
       const ended = await this.drive(hedge);
       // A resumed hedge that landed goes on toward the target, as it would have without the interruption.
-      if (ended.status === 'landed') await this.hedgeAsset(hedge.asset, hedge.tradeId, true);
+      if (ended.status === 'landed') await this.hedgeAsset(hedge.asset, hedge.tradeId, hedge.side);
     });
   }
 
@@ -260,16 +260,23 @@ export class Hedger {
 
   // ── One asset: clip after clip ──────────────────────────────────────────────────────────────────
 
-  /** Plans and makes hedges of the asset until it is home (or one fails: it waits retry_seconds). */
-  private async hedgeAsset(mint: string, tradeId: string, resumed: boolean): Promise<void> {
-    if (!resumed && (this.retryAtMs.get(mint) ?? 0) > this.nowMs()) return;
-    let continuing = resumed;
+  /**
+   * Plans and makes hedges of the asset until it is home (or one fails: it waits retry_seconds). `side`: the
+   * side of a hedge already made toward the target (a resumed one), which the next clips continue.
+   */
+  private async hedgeAsset(mint: string, tradeId: string, side: 'sell' | 'buy' | null): Promise<void> {
+    if (side === null && (this.retryAtMs.get(mint) ?? 0) > this.nowMs()) return;
+    let going = side;
     while (!this.stopped) {
       let step: Step | null;
       let hedge: HedgeRecord | null;
       try {
-        step = await this.nextClip(mint, continuing);
+        step = await this.nextClip(mint, going !== null);
         if (step === null) return;
+        // Trades since the last clip may have carried the balance past the target: a hedge in one direction
+        // ends there (the trade that did it looks at the asset afresh, and starts one the other way if the
+        // band is crossed).
+        if (going !== null && step.plan.side !== going) return;
         hedge = await this.record(mint, tradeId, step);
       } catch (error) {
         if (error instanceof Refusal) {
@@ -281,8 +288,16 @@ export class Hedger {
       if (hedge === null) return;
       const ended = await this.drive(hedge);
       if (ended.status !== 'landed') return;
-      continuing = true;
+      going = hedge.side;
+      // A clip moves the route's price; the next waits for the market to bring it back toward the mid.
+      await this.pause(this.options.config.clipIntervalMs);
     }
+  }
+
+  /** Waits (wall time), ending early when the hedger stops. */
+  private async pause(ms: number): Promise<void> {
+    const until = performance.now() + ms;
+    while (!this.stopped && performance.now() < until) await sleep(Math.min(100, until - performance.now()));
   }
 
   /**

@@ -20,6 +20,7 @@ const HEDGING = {
   quote_asset: 'USDC',
   max_slippage_bps: 100,
   retry_seconds: 1,
+  clip_interval_ms: 300,
   assets: { SOL: { target: '10000', band: '4', max_clip: '3', min_clip: '0.5' } },
 };
 

@@ -25,7 +25,12 @@ function fieldOf(run: () => unknown): string {
 describe('hedging config', () => {
   it('ships SOL, BONK and JUP hedged against USDC through the embedded venue, within 100 bps of the mid', () => {
     const { hedging } = resolveConfig(doc());
-    expect(hedging).toMatchObject({ enabled: true, maxSlippageBps: 100, retrySeconds: 30 });
+    expect(hedging).toMatchObject({
+      enabled: true,
+      maxSlippageBps: 100,
+      retrySeconds: 30,
+      clipIntervalMs: 2000,
+    });
     expect(hedging?.quoteAsset.symbol).toBe('USDC');
     expect(
       hedging?.assets.map((a) => [a.asset.symbol, a.targetRaw, a.bandRaw, a.maxClipRaw, a.minClipRaw]),
@@ -47,7 +52,12 @@ describe('hedging config', () => {
     delete d.hedging;
     expect(resolveConfig(d).hedging).toBeNull();
     const hedging = resolveConfig(withHedging({ assets: { SOL: SOL_ENTRY } })).hedging;
-    expect(hedging).toMatchObject({ enabled: true, maxSlippageBps: 100, retrySeconds: 30 });
+    expect(hedging).toMatchObject({
+      enabled: true,
+      maxSlippageBps: 100,
+      retrySeconds: 30,
+      clipIntervalMs: 2000,
+    });
     expect(hedging?.quoteAsset.symbol).toBe('USDC');
     expect(resolveConfig(withHedging({ enabled: false, assets: {} })).hedging?.enabled).toBe(false);
   });
