@@ -103,7 +103,6 @@ async function run(ctx: BenchContext): Promise<Line[]> {
     await service.stop();
   }
   const inWindow = counted.filter((c) => c.doneAt <= result.endedAt);
-  const hedging = await hedgingWindow(ctx, dataDir, wallets, solNow);
   const swapsPerSecond = inWindow.length / result.seconds;
 
   const inputFile = join(ctx.dir('swaps-replay'), 'input.json');
@@ -111,6 +110,8 @@ async function run(ctx: BenchContext): Promise<Line[]> {
   writeFileSync(inputFile, JSON.stringify({ beforeDir, afterDir: join(dataDir, 'chain'), timed }));
   const replay = await runPinned<ReplayResult>('bench/children/replay.ts', [inputFile]);
   const ceiling = inWindow.length / replay.timedSeconds;
+  // After the replay, which reads the chain as the judged windows left it.
+  const hedging = await hedgingWindow(ctx, dataDir, wallets, solNow);
   ctx.note(
     `row 3: the ceiling is the median of three replays; each taker polls GET /v1/trades/{id} every ${POLL_MS} ms until the maker's lock is there (next action: redeem), then until redeemed; airdrops (${AIRDROP_SOL} SOL each) and warm-up swaps happen before the window`,
   );
