@@ -5866,7 +5866,7 @@ export interface operations {
                                 retry_at: string | null;
                             } | null;
                         }[];
-                        /** @description hedges being sent or requoted (this instance’s own with PostgreSQL) */
+                        /** @description hedges being sent or requoted, by every instance */
                         hedges_in_flight: {
                             /**
                              * Format: uuid
