@@ -125,6 +125,8 @@ export class Hedger {
   private readonly workers = new Map<string, Promise<void>>();
   /** A trade redeemed while the asset's worker was busy: looked at again when it finishes. */
   private readonly again = new Map<string, string>();
+  /** A hedge taken over from a gone run while the asset's worker was busy: resumed when it finishes. */
+  private readonly toResume = new Map<string, HedgeRecord>();
   /** The last trade that touched each asset: a retry after a failure is that trade's hedge. */
   private readonly lastTrade = new Map<string, string>();
   private readonly retryAtMs = new Map<string, number>();
@@ -214,9 +216,17 @@ export class Hedger {
         }
       } finally {
         this.workers.delete(mint);
+        const taken = this.toResume.get(mint);
+        this.toResume.delete(mint);
         const next = this.again.get(mint);
         this.again.delete(mint);
-        if (next !== undefined && !this.stopped) this.kick(mint, next);
+        if (!this.stopped && taken !== undefined) {
+          // The hedge in flight first; the trade that waited is looked at after it.
+          if (next !== undefined) this.again.set(mint, next);
+          this.resume(taken);
+        } else if (!this.stopped && next !== undefined) {
+          this.kick(mint, next);
+        }
       }
     })();
     this.workers.set(mint, run);
@@ -242,7 +252,9 @@ export class Hedger {
             { hedge_id: hedge.hedgeId, owner_was: hedge.ownerRunId },
             'took over a hedge in flight',
           );
-          if (!this.workers.has(hedge.asset)) this.resume({ ...hedge, ownerRunId: this.options.runId });
+          const taken = { ...hedge, ownerRunId: this.options.runId };
+          if (this.workers.has(hedge.asset)) this.toResume.set(hedge.asset, taken);
+          else this.resume(taken);
         }
       }
     } catch (error) {
@@ -311,7 +323,9 @@ export class Hedger {
     const [assetBalanceRaw, quoteBalanceRaw] = await Promise.all([
       chain.tokenBalance(chain.makerWallet, publicKey(mint)),
       chain.tokenBalance(chain.makerWallet, publicKey(quote.mint)),
-    ]);
+    ]).catch((error: unknown) => {
+      throw new Refusal('unavailable', `the maker's balances could not be read: ${(error as Error).message}`);
+    });
     if (!continuing && !outsideBand(assetBalanceRaw, hedged)) {
       this.cleared(mint);
       return null;
