@@ -1,12 +1,13 @@
 // The ceiling of the swap row: raw litesvm executing the very transactions the service's chain recorded,
 // pre-signed, in the order it recorded them, from the chain state it had before the timed window. Set up
-// as the embedded ledger sets up its VM (our program, native mints, sigverify on, blockhash check off),
+// as the embedded ledger sets up its VM (our programs, native mints, sigverify on, blockhash check off),
 // with the Clock sysvar set from each recorded transaction's slot and block time.
 import { join } from 'node:path';
 import { PublicKey } from '@solana/web3.js';
 import Database from 'better-sqlite3';
 import { Account, Clock, FailedTransactionMetadata, LiteSvm } from 'litesvm/dist/internal.js';
 import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../src/chain/htlc/index.ts';
+import { DEFAULT_AMM_PROGRAM_ID, loadAmmProgram } from '../src/venue/program.ts';
 
 const SLOTS_PER_EPOCH = 432_000n;
 
@@ -52,6 +53,8 @@ export function replayWindow(input: ReplayInput): ReplayResult {
     svm.setBlockhashCheck(false);
     svm.withNativeMints();
     svm.addProgram(DEFAULT_HTLC_PROGRAM_ID.toBytes(), loadHtlcProgram());
+    // The venue's AMM, as the embedded chain deploys it with its pools: the keeper's swaps (and hedges) run it.
+    svm.addProgram(DEFAULT_AMM_PROGRAM_ID.toBytes(), loadAmmProgram());
     const accounts = before
       .prepare('SELECT address, lamports, owner, executable, data FROM accounts')
       .all() as { address: string; lamports: string; owner: string; executable: number; data: Buffer }[];

@@ -2,6 +2,8 @@
 // unless one is given), then plays a taker through a full swap with the taker client package
 // (packages/taker), printing every step: the secret stored before the service hears of it, the maker's lock
 // verified through an RPC before the secret is revealed, the redeem built and sent by the taker itself.
+// Then a one-sided run — the taker sells SOL again and again until the maker's SOL leaves its hedging band —
+// and the hedges that bring it back: their trade, swap signature, amounts and slippage against the mid.
 // Against running services instead: `--url http://127.0.0.1:8081` (or RFQ_URL); `--url` given several times
 // sends each request to the next one in turn, as a load balancer in front of `npm run cluster` may, and the
 // trade's owner serves its commands wherever they arrive. A service on `npm run chain` (chain.kind = rpc) has
@@ -22,7 +24,7 @@ import {
   type Trade,
 } from '../packages/taker/src/node.ts';
 import { loopbackDevChain } from '../src/dev-chain/index.ts';
-import { parseAmount } from '../src/money/index.ts';
+import { formatDecimal, parseAmount } from '../src/money/index.ts';
 import { createService } from '../src/service.ts';
 
 const { values: flags } = parseArgs({
@@ -182,6 +184,142 @@ try {
     done = await client.refresh(record);
   }
   step('The maker redeemed the taker escrow with the revealed preimage. Final TradeResponse:', done);
+
+  await oneSidedRun(client, wallet, record.tradeId as string);
 } finally {
   await service?.close();
+}
+
+type Json = ReturnType<typeof JSON.parse>;
+
+/** GET of an operator route on the first service (OPERATOR_TOKEN when the services have one). */
+async function operatorGet(path: string): Promise<Json> {
+  const token = process.env.OPERATOR_TOKEN;
+  const res = await fetch(`${first}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+  if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** One full swap of `amount` SOL for USDC, the taker redeeming from its own wallet; answers the final trade. */
+async function sellSol(
+  client: TakerClient,
+  wallet: Awaited<ReturnType<typeof cryptoKeyWallet>>,
+  amount: string,
+) {
+  const quote = await client.quote({
+    input_asset: 'SOL',
+    output_asset: 'USDC',
+    amount,
+    taker_wallet: wallet.address,
+  });
+  if (quote.status !== 'accepted') throw new Error(`quote rejected: ${JSON.stringify(quote.reasons)}`);
+  const record = await client.start(quote, { address: wallet.address, name: 'demo' });
+  await client.lock(record, wallet);
+  await new Promise<void>((resolveReady, reject) => {
+    const follower = client.follow(record, {
+      onTrade: (trade) => {
+        if (trade.next_action?.type === 'redeem') {
+          follower.stop();
+          resolveReady();
+        }
+      },
+      onError: (error) => {
+        follower.stop();
+        reject(error);
+      },
+    });
+  });
+  await client.redeem(record, { via: 'chain', wallet });
+  for (let i = 0; i < 1_200; i++) {
+    const trade = await client.refresh(record);
+    if (trade.settlement_status === 'redeemed' && trade.substate === 'redeemed.closed') return trade;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`trade ${record.tradeId} did not close`);
+}
+
+/**
+ * The maker's inventory moves one way with every fill: the taker sells SOL until the maker's SOL is further
+ * from its target than its band, then the demo waits for the hedger to sell it back through the aggregator
+ * (the embedded venue) and prints each hedge.
+ */
+async function oneSidedRun(
+  client: TakerClient,
+  wallet: Awaited<ReturnType<typeof cryptoKeyWallet>>,
+  firstTrade: string,
+) {
+  const inventory = await operatorGet('/v1/inventory');
+  const sol = inventory.assets.find((a: Json) => a.asset === 'SOL');
+  if (!inventory.hedging?.enabled || !sol?.target) {
+    step(
+      'Hedging is not configured for SOL on this service: no one-sided run (config `hedging`, README § Hedging)',
+    );
+    return;
+  }
+  const { decimals } = sol;
+  const band = BigInt(sol.target.band_raw);
+  const deviation = BigInt(sol.target.deviation_raw ?? '0');
+  // Past the band by a fifth of it, in three sales.
+  const needed = band - deviation + band / 5n;
+  const each = formatDecimal((needed + 2n) / 3n, decimals);
+  step(
+    `One-sided run: SOL target ${formatDecimal(BigInt(sol.target.target_raw), decimals)}, band ±${formatDecimal(band, decimals)}, ` +
+      `now ${formatDecimal(deviation, decimals)} off it. The taker sells ${each} SOL three times`,
+  );
+  const fund = formatDecimal(((needed + 2n) / 3n) * 3n + 10n ** BigInt(decimals), decimals);
+  if (chainUrl === undefined) {
+    await client.service.airdrop({ wallet: wallet.address, asset: 'SOL', amount: fund });
+  } else {
+    const { id: mint } = await client.service.asset('SOL');
+    await loopbackDevChain(chainUrl).airdrop({
+      wallet: new PublicKey(wallet.address),
+      mint: new PublicKey(mint),
+      amount: parseAmount(fund, decimals),
+    });
+  }
+  const trades: string[] = [firstTrade];
+  for (let i = 1; i <= 3; i++) {
+    const trade = await sellSol(client, wallet, each);
+    trades.push(trade.trade_id);
+    process.stdout.write(
+      `  sale ${i}: trade ${trade.trade_id} redeemed (${trade.input?.amount} SOL → ${trade.output?.amount} USDC)\n`,
+    );
+  }
+  // The hedges of these trades, once SOL is home.
+  let view = inventory;
+  for (let i = 0; i < 600; i++) {
+    view = await operatorGet('/v1/inventory');
+    const now = view.assets.find((a: Json) => a.asset === 'SOL').target;
+    const ours = view.recent_hedges.filter((h: Json) => trades.includes(h.trade_id));
+    // Done: back inside the band, and the hedger no longer working on SOL (clips come a few seconds apart).
+    if (ours.length > 0 && view.hedges_in_flight.length === 0 && !now.outside_band && !now.hedging) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const hedges = (view.recent_hedges as Json[]).filter((h) => trades.includes(h.trade_id)).reverse();
+  if (hedges.length === 0)
+    throw new Error(`no hedge after the one-sided run: ${JSON.stringify(view.assets)}`);
+  const assets = new Map<string, number>((view.assets as Json[]).map((a) => [a.asset, a.decimals]));
+  const shown = (symbol: string, raw: string | null) =>
+    raw === null ? null : `${formatDecimal(BigInt(raw), assets.get(symbol) ?? 0)} ${symbol}`;
+  step(
+    `The maker's SOL left its band, so the hedger sold it back toward the target through the aggregator, in ${hedges.length} clip(s):`,
+    hedges.map((h) => ({
+      trade_id: h.trade_id,
+      signature: h.signature,
+      status: h.status,
+      sold: shown(h.input.asset, h.input.amount_raw),
+      received: shown(h.output.asset, h.output.landed_raw),
+      at_mid: shown(h.output.asset, h.output.at_mid_raw),
+      slippage: `${h.slippage_bps} bps (${shown(h.output.asset, h.slippage_raw?.replace('-', '') ?? null)} ${String(h.slippage_raw).startsWith('-') ? 'above' : 'below'} the Pyth mid; bound ${h.max_slippage_bps} bps)`,
+    })),
+  );
+  const trigger = await client.service.trade(hedges[0]?.trade_id);
+  step(`GET /v1/trades/${trigger.trade_id}: the trade that left SOL outside its band shows its hedges`, {
+    tx_signature_kinds: trigger.tx_signature_kinds,
+    ledger_summary: trigger.ledger_summary,
+  });
+  step(
+    'GET /v1/inventory: SOL is back inside its band',
+    view.assets.find((a: Json) => a.asset === 'SOL'),
+  );
 }

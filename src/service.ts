@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { PublicKey } from '@solana/web3.js';
 import type { FastifyServerOptions } from 'fastify';
 import pino from 'pino';
+import { type AggregatorPort, openAggregator } from './aggregator/index.ts';
 import {
   type ChainOptions,
   type ChainPort,
@@ -19,6 +20,7 @@ import {
   type PythPublisherOptions,
 } from './chain/index.ts';
 import { type Config, type ConfigError, loadConfig } from './config/index.ts';
+import { Hedger, positions, readInventory } from './hedging/index.ts';
 import { buildHttpApp, type TypeBoxApp } from './http/app.ts';
 import { ServiceMetrics } from './metrics/index.ts';
 import { MintCheck } from './mint-check.ts';
@@ -92,6 +94,13 @@ export interface Service {
   /** Where quotes take their prices from (the config's source unless options.prices replaced it). */
   readonly prices: PriceSource;
   readonly runtime: TradeRuntime;
+  /**
+   * The aggregator port (Jupiter's Swap API v1, or the embedded venue's), signing for the maker through the
+   * service's metered chain; null on an embedded chain without a venue and without aggregator.base_url.
+   */
+  readonly aggregator: AggregatorPort | null;
+  /** Keeps inventory within its bands (config hedging); null without a hedging section or an aggregator. */
+  readonly hedger: Hedger | null;
   readonly runId: string;
   close(): Promise<void>;
 }
@@ -179,6 +188,14 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ...(options.nowMs ? { nowMs: options.nowMs } : {}),
   });
 
+  // Swaps through the aggregator are signed by the maker through the metered port, like its escrow transactions.
+  const venue = devChain?.venue ?? null;
+  const aggregator =
+    config.aggregator.baseUrl !== null || venue !== null
+      ? await openAggregator({ config: config.aggregator, chain: port, venue })
+      : null;
+  let hedger: Hedger | null = null;
+
   const runtime = new TradeRuntime({
     store,
     durable,
@@ -187,7 +204,18 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     quotes,
     runId,
     log,
-    onTransition: (transition) => metrics.tradeTransition(transition),
+    onTransition: (transition) => {
+      metrics.tradeTransition(transition);
+      const { tradeId, inputMint, outputMint } = transition.context;
+      if (hedger && tradeId !== undefined) {
+        hedger.tradeMoved({
+          from: transition.from,
+          to: transition.to,
+          tradeId,
+          mints: [inputMint, outputMint].filter((mint): mint is string => mint !== undefined),
+        });
+      }
+    },
     lease: {
       ttlMs: leaseTtlMs,
       claimBatch: config.cluster.claimBatch,
@@ -200,6 +228,46 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
   });
   await runtime.start();
+  if (config.hedging && aggregator) {
+    // A hedge is quoted against the live mid only: a price that is not fresh (stale, wide, deviating) is none.
+    const freshPrice = (mint: string) => {
+      const state = feedStates(config, prices, nowMs()).find((feed) => feed.asset.mint === mint);
+      return state?.status === 'fresh' ? (prices.latest(mint)?.usd ?? null) : null;
+    };
+    hedger = new Hedger({
+      config: config.hedging,
+      aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
+      store,
+      durable,
+      chain: port,
+      aggregator,
+      freshPrice,
+      reservations: quotes.reservations,
+      cachedBalance: (mint) => inventory.balance(mint),
+      refreshInventory: () => inventory.refresh(),
+      runId,
+      log,
+      observer: metrics,
+      landTimeoutMs: port.kind === 'embedded' ? 5_000 : 90_000,
+      tickMs: followMs,
+      onFenced: () => runtime.lease.fenced(),
+      nowMs,
+    });
+    await hedger.start();
+  }
+  const reservedNow = (mint: string) => {
+    quotes.reservations.expire(nowMs());
+    return quotes.reservations.reserved(mint);
+  };
+  const inventorySources = {
+    assets: config.assets,
+    hedging: config.hedging,
+    hedger,
+    store,
+    balance: (mint: string) => inventory.balance(mint),
+    reserved: reservedNow,
+    balancesReadAtMs: () => inventory.lastReadAtMs,
+  };
   const balancesFailed = (error: unknown) =>
     log.warn({ err: (error as Error).message }, 'could not refresh maker balances');
   inventory.follow(followMs, balancesFailed);
@@ -234,13 +302,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     chainNow: () => runtime.clock.estimate(),
     chainUnreachableSeconds: () => reachability.unreachableSeconds,
     balance: (mint) => inventory.balance(mint),
-    reserved: (mint) => {
-      quotes.reservations.expire(nowMs());
-      return quotes.reservations.reserved(mint);
-    },
+    reserved: reservedNow,
     chain: port,
     minFeeLamports: MIN_FEE_BALANCE_LAMPORTS,
     prices: () => feedStates(config, prices, nowMs()),
+    inventory: () => positions(inventorySources),
   });
 
   const app = await buildHttpApp(
@@ -256,6 +322,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       readiness,
       tradable: () => mints.checked,
       metrics,
+      inventory: () => readInventory(inventorySources),
     },
     { logger: options.logger ?? false },
   );
@@ -270,6 +337,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     quotes,
     prices,
     runtime,
+    aggregator,
+    hedger,
     runId,
     async close() {
       if (closed) return;
@@ -279,6 +348,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       await app.close();
       prices.stop?.();
       inventory.stop();
+      await hedger?.stop();
       await runtime.stop();
       await opened.close();
       await durable.close();

@@ -2,6 +2,9 @@
 // executing the same pre-signed transactions. The service is stopped after the airdrops and a warm-up
 // and its chain folder copied (the state before the window), then restarted for the window; afterwards
 // the transactions the chain recorded since the copy are replayed into a fresh VM from that state.
+// The judged window runs with hedging off; a last window, same takers and same chain, runs with hedging on
+// and a band narrow enough that the one-sided flow (every taker sells SOL) crosses it over and over, so
+// the hedger swaps through the venue while the swaps are timed: what hedging costs the swaps.
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
@@ -18,10 +21,24 @@ const TAKERS = 16;
 const TARGET = 100;
 /** Per taker: enough for thousands of 0.05 SOL swaps plus fees and rent. */
 const AIRDROP_SOL = '1000';
+/** The hedging window's SOL band and clips: crossed every 20 swaps of 0.05 SOL (the target: the balance then). */
+const HEDGE_BAND = { band: '1', max_clip: '1', min_clip: '0.1' };
+
+/** The landed hedges a service's /metrics counts so far. */
+async function hedgesLanded(client: HttpClient): Promise<number> {
+  const text = (await client.get('/metrics')).body;
+  return [...text.matchAll(/^rfq_maker_hedges_landed_total\{[^}]*\} (\d+)/gm)].reduce(
+    (sum, m) => sum + Number(m[1]),
+    0,
+  );
+}
 
 async function run(ctx: BenchContext): Promise<Line[]> {
   const dataDir = ctx.dir('swaps');
-  const configPath = writeBenchConfig(dataDir);
+  // The judged windows swap with hedging off (the hedging window turns it on).
+  const configPath = writeBenchConfig(dataDir, 'bench-config.json', (doc) => {
+    (doc.hedging as Record<string, unknown>).enabled = false;
+  });
   const wallets = Array.from({ length: TAKERS }, () => Keypair.generate());
   const everyTaker = (client: HttpClient, times: number) =>
     Promise.all(
@@ -52,6 +69,7 @@ async function run(ctx: BenchContext): Promise<Line[]> {
   const counted: { doneAt: number; signatures: string[] }[] = [];
   let result: Awaited<ReturnType<typeof closedLoop>>;
   let streamed: Awaited<ReturnType<typeof closedLoop>>;
+  let solNow: string | null = null;
   try {
     await everyTaker(client, 2);
     const commits = await service.commits();
@@ -73,6 +91,13 @@ async function run(ctx: BenchContext): Promise<Line[]> {
       maxErrors: 20,
       step: (worker) => swap(client, wallets[worker] as Keypair, streaming(service.url)),
     });
+    // Where the maker's SOL stands now: the hedging window's target.
+    const runtime = expectJson<{ balances: { asset: string; amount: string | null }[] }>(
+      await client.get('/v1/runtime'),
+      200,
+      'runtime',
+    );
+    solNow = runtime.balances.find((b) => b.asset === 'SOL')?.amount ?? null;
   } finally {
     client.close();
     await service.stop();
@@ -85,6 +110,8 @@ async function run(ctx: BenchContext): Promise<Line[]> {
   writeFileSync(inputFile, JSON.stringify({ beforeDir, afterDir: join(dataDir, 'chain'), timed }));
   const replay = await runPinned<ReplayResult>('bench/children/replay.ts', [inputFile]);
   const ceiling = inWindow.length / replay.timedSeconds;
+  // After the replay, which reads the chain as the judged windows left it.
+  const hedging = await hedgingWindow(ctx, dataDir, wallets, solNow);
   ctx.note(
     `row 3: the ceiling is the median of three replays; each taker polls GET /v1/trades/{id} every ${POLL_MS} ms until the maker's lock is there (next action: redeem), then until redeemed; airdrops (${AIRDROP_SOL} SOL each) and warm-up swaps happen before the window`,
   );
@@ -115,6 +142,16 @@ async function run(ctx: BenchContext): Promise<Line[]> {
     },
     {
       row: '3',
+      what: `swaps/s with hedging on vs off, ${TAKERS} takers, same run`,
+      figure:
+        `on ${num(hedging.result.perSecond, 1)}/s (p50 ${ms(hedging.result.p50)}, p99 ${ms(hedging.result.p99)}, ` +
+        `${hedging.hedges} hedges landed in ${num(hedging.result.seconds, 1)} s) vs off ${num(swapsPerSecond, 1)}/s: ` +
+        ratio(hedging.result.perSecond / swapsPerSecond) +
+        (hedging.result.errors > 0 ? ` (${hedging.result.errors} errors: ${hedging.result.firstError})` : ''),
+      ...(hedging.hedges === 0 || hedging.result.errors > 0 ? { failed: true } : {}),
+    },
+    {
+      row: '3',
       what: 'replay outcomes differing from the record',
       figure:
         `${replay.mismatches} of ${replay.replayed} replayed, ${replay.missing} timed txs missing` +
@@ -122,6 +159,46 @@ async function run(ctx: BenchContext): Promise<Line[]> {
       target: at('≤', 0, replayProblems, '0'),
     },
   ];
+}
+
+/**
+ * The same takers on the same chain with hedging on: SOL's target is its balance now and its band 1 SOL, so
+ * the one-sided flow leaves the band every 20 swaps and the hedger sells SOL back through the venue while
+ * the window is timed. Answers the window and the hedges that landed in it.
+ */
+async function hedgingWindow(
+  ctx: BenchContext,
+  dataDir: string,
+  wallets: Keypair[],
+  solNow: string | null,
+): Promise<{ result: Awaited<ReturnType<typeof closedLoop>>; hedges: number }> {
+  if (solNow === null) throw new Error('the maker’s SOL balance could not be read');
+  const configPath = writeBenchConfig(dataDir, 'bench-config-hedging.json', (doc) => {
+    const hedging = doc.hedging as { assets: Record<string, unknown>; retry_seconds?: number };
+    hedging.assets.SOL = { target: solNow, ...HEDGE_BAND };
+    hedging.retry_seconds = 1;
+  });
+  const service = await startServiceProcess({ dataDir, configPath });
+  const client = new HttpClient(service.url, TAKERS);
+  try {
+    // Warm the restarted process as the judged window's was.
+    await Promise.all(wallets.map(async (wallet) => swap(client, wallet)));
+    const before = await hedgesLanded(client);
+    const result = await closedLoop({
+      workers: TAKERS,
+      seconds: ctx.seconds,
+      maxErrors: 20,
+      step: (worker) => swap(client, wallets[worker] as Keypair),
+    });
+    const hedges = (await hedgesLanded(client)) - before;
+    ctx.note(
+      `row 3, hedging on: SOL target = its balance after the judged windows, band ${HEDGE_BAND.band} SOL, clips ${HEDGE_BAND.min_clip}–${HEDGE_BAND.max_clip} SOL, through the embedded venue (its keeper at work); hedges counted by rfq_maker_hedges_landed_total over the window`,
+    );
+    return { result, hedges };
+  } finally {
+    client.close();
+    await service.stop();
+  }
 }
 
 export const swapsRow: Row = { id: '3', title: 'full swaps vs raw litesvm', run };

@@ -143,6 +143,34 @@ export interface AggregatorConfig {
   readonly timeoutMs: number;
 }
 
+/** One hedged asset: where its balance should sit, how far it may stray, and the sizes of the swaps back. */
+export interface HedgedAsset {
+  readonly asset: Asset;
+  /** Raw units of the asset. */
+  readonly targetRaw: bigint;
+  /** A balance more than this away from the target is outside the band (exactly this away is inside). */
+  readonly bandRaw: bigint;
+  /** The largest single hedge, raw units of the asset. */
+  readonly maxClipRaw: bigint;
+  /** The smallest: a hedge of less is never made (min ≤ band ≤ …, max ≥ min). */
+  readonly minClipRaw: bigint;
+}
+
+/** Inventory targets and bands, and the hedger that swaps back toward them (src/hedging/). */
+export interface HedgingConfig {
+  /** false: targets and bands are reported, nothing is swapped. */
+  readonly enabled: boolean;
+  /** What every hedged asset is swapped against; never itself hedged. */
+  readonly quoteAsset: Asset;
+  /** A hedge receives at least its input at the live mid less this (≤ aggregator.max_slippage_bps). */
+  readonly maxSlippageBps: number;
+  /** After a hedge could not be made, how long before the next try while outside the band. */
+  readonly retrySeconds: number;
+  /** The pause between one landed clip of an asset and its next, for the route to come back to the mid. */
+  readonly clipIntervalMs: number;
+  readonly assets: readonly HedgedAsset[];
+}
+
 /** Jupiter's public Swap API v1 (no key; https://api.jup.ag/swap/v1 with one). */
 export const JUPITER_PUBLIC_BASE_URL = 'https://lite-api.jup.ag/swap/v1';
 /** Jupiter's aggregator program (v6), the program its swap instructions call. */
@@ -189,6 +217,8 @@ export interface Config {
   /** null: the config names no venue (none is seeded). */
   readonly venue: VenueConfig | null;
   readonly aggregator: AggregatorConfig;
+  /** null: the config names no targets (nothing is hedged, GET /v1/inventory shows balances only). */
+  readonly hedging: HedgingConfig | null;
   readonly http: {
     /** Origins allowed to call public routes cross-origin; empty: same origin only; '*' only if written. */
     readonly corsOrigins: readonly string[];
@@ -437,6 +467,9 @@ export function resolveConfig(raw: unknown): Config {
     );
   }
 
+  const venue = resolveVenue(file.venue, usd);
+  const aggregator = resolveAggregator(file.aggregator, chain.kind);
+
   return {
     assets,
     pairs,
@@ -451,8 +484,9 @@ export function resolveConfig(raw: unknown): Config {
     chain,
     cluster,
     swapPage: { rpcUrl: file.swap_page?.rpc_url ?? null },
-    venue: resolveVenue(file.venue, usd),
-    aggregator: resolveAggregator(file.aggregator, chain.kind),
+    venue,
+    aggregator,
+    hedging: resolveHedging(file.hedging, { asset, amount, aggregator, chain, venue }),
     http: {
       corsOrigins: file.http.cors_origins,
       rateLimitPerMinute: file.http.rate_limit_per_minute,
@@ -511,6 +545,69 @@ function resolveAggregator(raw: ConfigFile['aggregator'], chainKind: ChainConfig
     maxPriorityFeeLamports: BigInt(raw?.max_priority_fee_lamports ?? 1_000_000),
     allowedPrograms: allowed,
     timeoutMs: raw?.timeout_ms ?? 10_000,
+  };
+}
+
+function resolveHedging(
+  raw: ConfigFile['hedging'],
+  ctx: {
+    asset: (symbol: string, field: string) => Asset;
+    amount: (text: string, of: Asset, field: string) => bigint;
+    aggregator: AggregatorConfig;
+    chain: ChainConfig;
+    venue: VenueConfig | null;
+  },
+): HedgingConfig | null {
+  if (raw === undefined) return null;
+  const enabled = raw.enabled ?? true;
+  const quoteAsset = ctx.asset(raw.quote_asset ?? 'USDC', 'hedging.quote_asset');
+  const maxSlippageBps = raw.max_slippage_bps ?? ctx.aggregator.maxSlippageBps;
+  if (maxSlippageBps > ctx.aggregator.maxSlippageBps) {
+    throw new ConfigError(
+      'hedging.max_slippage_bps',
+      `must not exceed aggregator.max_slippage_bps (${ctx.aggregator.maxSlippageBps})`,
+    );
+  }
+  // On the embedded chain the aggregator is the venue's own API unless a base URL names another.
+  if (enabled && ctx.chain.kind === 'embedded' && ctx.venue === null && ctx.aggregator.baseUrl === null) {
+    throw new ConfigError(
+      'hedging',
+      'hedges swap through the aggregator: on the embedded chain configure `venue` (or aggregator.base_url)',
+    );
+  }
+  const seen = new Set<Asset>();
+  const assets = Object.entries(raw.assets).map(([symbol, entry]): HedgedAsset => {
+    const field = `hedging.assets.${symbol}`;
+    const of = ctx.asset(symbol, field);
+    if (seen.has(of)) throw new ConfigError(field, `${of.symbol} is listed twice`);
+    seen.add(of);
+    if (of === quoteAsset) {
+      throw new ConfigError(field, `${of.symbol} is the quote asset, which hedges are swapped against`);
+    }
+    const targetRaw = ctx.amount(entry.target, of, `${field}.target`);
+    if ((entry.band === undefined) === (entry.band_bps === undefined)) {
+      throw new ConfigError(field, 'give exactly one of band and band_bps');
+    }
+    const bandRaw =
+      entry.band !== undefined
+        ? ctx.amount(entry.band, of, `${field}.band`)
+        : (targetRaw * BigInt(entry.band_bps as number)) / 10_000n;
+    if (bandRaw <= 0n) throw new ConfigError(field, 'the band must be above zero');
+    const maxClipRaw = ctx.amount(entry.max_clip, of, `${field}.max_clip`);
+    const minClipRaw = ctx.amount(entry.min_clip, of, `${field}.min_clip`);
+    if (minClipRaw <= 0n) throw new ConfigError(`${field}.min_clip`, 'must be above zero');
+    if (maxClipRaw < minClipRaw) throw new ConfigError(`${field}.max_clip`, 'must not be below min_clip');
+    // A deviation just past the band must be hedgeable, or the asset could sit outside it for good.
+    if (minClipRaw > bandRaw) throw new ConfigError(`${field}.min_clip`, 'must not exceed the band');
+    return { asset: of, targetRaw, bandRaw, maxClipRaw, minClipRaw };
+  });
+  return {
+    enabled,
+    quoteAsset,
+    maxSlippageBps,
+    retrySeconds: raw.retry_seconds ?? 30,
+    clipIntervalMs: raw.clip_interval_ms ?? 2_000,
+    assets,
   };
 }
 

@@ -482,6 +482,86 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false, description: 'where hedges and sourcing swaps are routed' },
       ),
     ),
+    hedging: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(
+            Type.Boolean({
+              description:
+                'false: targets and bands are shown (GET /v1/inventory, metrics) but nothing is swapped; default true',
+            }),
+          ),
+          quote_asset: Type.Optional(
+            Type.String({
+              minLength: 1,
+              description: 'what every hedged asset is swapped against (never hedged itself); default USDC',
+            }),
+          ),
+          max_slippage_bps: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 1000,
+              description:
+                'the least a hedge may receive: its exact input at the live Pyth mid less this, enforced on ' +
+                'chain by the swap’s minimum out; at most aggregator.max_slippage_bps, which is the default',
+            }),
+          ),
+          retry_seconds: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 3600,
+              description:
+                'after a hedge could not be made (no route, price beyond the slippage limit, stale price, venue ' +
+                'down), how long before trying again while the asset stays outside its band; default 30',
+            }),
+          ),
+          clip_interval_ms: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: 600_000,
+              description:
+                'the pause between one landed clip and the next of the same asset, so the market (arbitrage; the ' +
+                'embedded venue’s keeper) can bring the route back to the mid; default 2000',
+            }),
+          ),
+          assets: Type.Record(
+            Type.String({ pattern: '^[A-Za-z0-9]{1,12}$' }),
+            Type.Object(
+              {
+                target: { ...Decimal, description: 'the balance the hedger steers back to, display units' },
+                band: Type.Optional({
+                  ...Decimal,
+                  description: 'how far the balance may stray from the target before a hedge, display units',
+                }),
+                band_bps: Type.Optional(
+                  Type.Integer({
+                    minimum: 1,
+                    maximum: 10_000,
+                    description: 'the band as a share of the target instead (100 = 1%)',
+                  }),
+                ),
+                max_clip: { ...Decimal, description: 'the largest single hedge swap, display units' },
+                min_clip: {
+                  ...Decimal,
+                  description: 'the smallest: a hedge never swaps less (at most the band)',
+                },
+              },
+              { additionalProperties: false },
+            ),
+            {
+              description:
+                'per asset symbol: its target inventory, band (band or band_bps, one of them) and clip sizes',
+            },
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'inventory targets and bands; once a trade is redeemed, an asset outside its band is swapped back ' +
+            'toward its target through the aggregator, in clips (README § Hedging)',
+        },
+      ),
+    ),
     http: Type.Object(
       {
         cors_origins: Type.Array(CorsOrigin, {

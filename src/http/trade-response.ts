@@ -35,8 +35,12 @@ export function renderTrade(trade: TradeReading, assets: AssetRegistry): TradeRe
     expires_at: iso(context.takerExpiry),
     created_at: trade.createdAt,
     settlement_status: trade.status,
-    tx_signatures: context.signatures.map((s) => s.signature),
-    tx_signature_kinds: context.signatures.map((s) => ({ kind: s.kind, signature: s.signature })),
+    // The trade's own transactions, then the swaps of the hedges it triggered (after it closed).
+    tx_signatures: [...context.signatures.map((s) => s.signature), ...trade.hedgeSwaps],
+    tx_signature_kinds: [
+      ...context.signatures.map((s) => ({ kind: s.kind, signature: s.signature })),
+      ...trade.hedgeSwaps.map((signature) => ({ kind: 'aggregator_swap' as const, signature })),
+    ],
     amounts: {
       input: inputAsset ? { asset: inputAsset.symbol, amount_raw: inputRaw } : null,
       output: outputAsset ? { asset: outputAsset.symbol, amount_raw: outputRaw } : null,

@@ -1,10 +1,18 @@
 // Double-entry ledger of a trade, in raw units per asset (docs/quotes-and-ledger.md#ledger). Every on-chain movement posts a debit
 // to the account that receives and a credit to the account that gives, so debits equal credits per asset;
-// the summary checks that equality over whatever was stored rather than assuming it.
+// the summary checks that equality over whatever was stored rather than assuming it. A swap through an
+// aggregator (a hedge the trade triggered) is posted against the `venue`, the market's side of it.
 import { formatDecimal, type Price } from '../money/index.ts';
 import type { TradeSignatureKind } from '../vocabulary/index.ts';
 
-export const LEDGER_ACCOUNTS = ['taker', 'maker', 'taker_escrow', 'maker_escrow', 'network'] as const;
+export const LEDGER_ACCOUNTS = [
+  'taker',
+  'maker',
+  'taker_escrow',
+  'maker_escrow',
+  'network',
+  'venue',
+] as const;
 export type LedgerAccount = (typeof LEDGER_ACCOUNTS)[number];
 
 /** An escrow's movements of funds, named as the signature kinds that make them: each at most once a trade. */
@@ -18,7 +26,7 @@ export const ESCROW_MOVEMENTS = [
 ] as const;
 export type EscrowMovement = (typeof ESCROW_MOVEMENTS)[number];
 
-export const LEDGER_MOVEMENTS = [...ESCROW_MOVEMENTS, 'network_fee'] as const;
+export const LEDGER_MOVEMENTS = [...ESCROW_MOVEMENTS, 'aggregator_swap', 'network_fee'] as const;
 export type LedgerMovement = (typeof LEDGER_MOVEMENTS)[number];
 
 /** Native SOL (lamports) for network fees; fees are paid in SOL whatever the trade's assets. */
@@ -55,6 +63,59 @@ export function postMovement(
     { movement, signature, mint, account: to, side: 'debit', amountRaw },
     { movement, signature, mint, account: from, side: 'credit', amountRaw },
   ];
+}
+
+/**
+ * A swap the maker made through an aggregator, as the chain recorded it: what left the maker's account for the
+ * venue and what came back. Both legs under the swap's signature; the fee is posted apart (postNetworkFee).
+ */
+export function postSwap(
+  signature: string,
+  swap: { inputMint: string; amountInRaw: bigint; outputMint: string; amountOutRaw: bigint },
+): LedgerEntry[] {
+  const movement = 'aggregator_swap';
+  const entries: LedgerEntry[] = [];
+  if (swap.amountInRaw > 0n) {
+    entries.push(
+      {
+        movement,
+        signature,
+        mint: swap.inputMint,
+        account: 'venue',
+        side: 'debit',
+        amountRaw: swap.amountInRaw,
+      },
+      {
+        movement,
+        signature,
+        mint: swap.inputMint,
+        account: 'maker',
+        side: 'credit',
+        amountRaw: swap.amountInRaw,
+      },
+    );
+  }
+  if (swap.amountOutRaw > 0n) {
+    entries.push(
+      {
+        movement,
+        signature,
+        mint: swap.outputMint,
+        account: 'maker',
+        side: 'debit',
+        amountRaw: swap.amountOutRaw,
+      },
+      {
+        movement,
+        signature,
+        mint: swap.outputMint,
+        account: 'venue',
+        side: 'credit',
+        amountRaw: swap.amountOutRaw,
+      },
+    );
+  }
+  return entries;
 }
 
 /** A network fee the maker paid for one of its transactions. */
@@ -155,26 +216,45 @@ export function makerNet(entries: readonly LedgerEntry[]): Map<string, bigint> {
 }
 
 /**
+ * Prices some movements were made at, by their signature: a hedge's legs are valued at the mid it was bounded
+ * by, not at the trade's quote, so what it adds to the estimate is its slippage against that mid (and its
+ * fee), not the market's move between the quote and the hedge.
+ */
+export type Valuations = ReadonlyMap<string, ReadonlyMap<string, AssetPricing>>;
+
+/**
  * The maker's result in USDC at the quote's prices, with 6 fraction digits, rounded down (toward a loss):
- * Σ net_raw × usd / 10^decimals / usdc_usd. A mint without a price counts as zero — it cannot happen for
- * the trade's own two assets and SOL, which the runtime always prices.
+ * Σ net_raw × usd / 10^decimals / usdc_usd. An entry whose signature `valuations` names is valued at that
+ * movement's own prices instead. A mint without a price counts as zero — it cannot happen for the trade's
+ * own two assets and SOL, which the runtime always prices.
  */
 export function netUsdcEstimate(
   entries: readonly LedgerEntry[],
   pricing: ReadonlyMap<string, AssetPricing>,
   usdcUsd: Price,
+  valuations: Valuations = new Map(),
 ): string {
   const USDC_DECIMALS = 6;
   let num = 0n;
   let den = 1n;
-  for (const [mint, raw] of makerNet(entries)) {
-    const price = pricing.get(mint);
-    if (!price) continue;
+  const add = (raw: bigint, price: AssetPricing | undefined) => {
+    if (!price || raw === 0n) return;
     // raw × usd.num / (usd.den × 10^decimals), added to num/den exactly.
     const termNum = raw * price.usd.num;
     const termDen = price.usd.den * 10n ** BigInt(price.decimals);
     num = num * termDen + termNum * den;
     den *= termDen;
+    const g = gcd(num < 0n ? -num : num, den);
+    if (g > 1n) {
+      num /= g;
+      den /= g;
+    }
+  };
+  const quoted = entries.filter((entry) => !valuations.has(entry.signature));
+  for (const [mint, raw] of makerNet(quoted)) add(raw, pricing.get(mint));
+  for (const [signature, prices] of valuations) {
+    const own = entries.filter((entry) => entry.signature === signature);
+    for (const [mint, raw] of makerNet(own)) add(raw, prices.get(mint) ?? pricing.get(mint));
   }
   // In micro-USDC: num/den USD ÷ usdc_usd, scaled by 10^6, floored toward −∞.
   const scaledNum = num * usdcUsd.den * 10n ** BigInt(USDC_DECIMALS);
@@ -185,14 +265,17 @@ export function netUsdcEstimate(
   return formatDecimal(micro, USDC_DECIMALS);
 }
 
+const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? a : gcd(b, a % b));
+
 export function summarize(
   entries: readonly LedgerEntry[],
   pricing: ReadonlyMap<string, AssetPricing>,
   usdcUsd: Price,
+  valuations: Valuations = new Map(),
 ): LedgerSummary {
   return {
     balanced: isBalanced(entries),
     entry_count: entries.length,
-    net_usdc_estimate: netUsdcEstimate(entries, pricing, usdcUsd),
+    net_usdc_estimate: netUsdcEstimate(entries, pricing, usdcUsd, valuations),
   };
 }

@@ -17,6 +17,12 @@ import {
 } from '../../machines/index.ts';
 import type { ChainCallRecorder, ChainFailure, ChainMethod, ChainPort } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
+import {
+  HEDGE_FAILURE_REASONS,
+  type HedgeFailureReason,
+  type HedgeObserver,
+  type InventoryAsset,
+} from '../hedging/index.ts';
 import { type AcceptedQuote, FEED_STATUSES, type FeedState, type RejectedQuote } from '../quotes/index.ts';
 import type { CommitStats, Store } from '../store/index.ts';
 import { RISK_CHECKS, type SettlementStatus } from '../vocabulary/index.ts';
@@ -35,6 +41,10 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 const CHAIN_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const SETTLEMENT_BUCKETS = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 900, 1800, 3600];
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+const HEDGE_USD_BUCKETS = [10, 100, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000];
+/** Negative: a better price than the mid. */
+const SLIPPAGE_BPS_BUCKETS = [-25, -10, 0, 5, 10, 20, 30, 50, 75, 100, 150, 250];
+const HEDGE_SECONDS_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900];
 
 export type RfqOutcome = 'quoted' | 'rejected';
 export type SettlementStartOutcome = 'created' | 'repeated';
@@ -45,7 +55,8 @@ export interface TradeTransition {
   event: string;
   from: SettlementStatus;
   to: SettlementStatus;
-  context: Pick<TradeContext, 'alert' | 'effectError' | 'assessment' | 'inputMint' | 'outputMint'>;
+  context: Pick<TradeContext, 'alert' | 'effectError' | 'assessment' | 'inputMint' | 'outputMint'> &
+    Partial<Pick<TradeContext, 'tradeId'>>;
   /** The maker-loss alert was raised for this trade before. */
   alertedBefore: boolean;
   /** When the trade was created (settlement start), ISO. */
@@ -77,9 +88,11 @@ export interface MetricsSources {
   minFeeLamports: bigint;
   /** Every configured price as the price source holds it now (no chain call: the source's snapshot). */
   prices?(): FeedState[];
+  /** Every configured asset's position against its target and band (hedging), from the desk's cache. */
+  inventory?(): InventoryAsset[];
 }
 
-export class ServiceMetrics implements ChainCallRecorder {
+export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
   /** This service's own metrics. */
   readonly registry = new Registry();
   /** What GET /metrics serves: this service's metrics and the process's. */
@@ -265,6 +278,55 @@ export class ServiceMetrics implements ChainCallRecorder {
     ['asset', 'status'],
   );
 
+  private readonly hedgesLanded = this.counter(
+    'hedges_landed_total',
+    'Hedge swaps landed through the aggregator, by hedged asset and side (sell: the maker was long the asset; buy: short).',
+    ['asset', 'side'],
+  );
+  private readonly hedgeFailures = this.counter(
+    'hedge_failures_total',
+    'Hedges that could not be made or did not land, by asset and reason: stale_price (never on a stale mid), no_route, slippage (the route pays less than the mid less hedging.max_slippage_bps), unavailable (the aggregator or chain), refused (a check of the aggregator port), failed_on_chain (landed and failed: only its fee moved), expired (its swap can never land: it is quoted and signed again), store (its state could not be written). The asset is tried again after hedging.retry_seconds.',
+    ['asset', 'reason'],
+  );
+  private readonly hedgeNotional = this.histogram(
+    'hedge_notional_usd',
+    'Size of each landed hedge: its input at the Pyth mid it was bounded by, in USD, by hedged asset.',
+    ['asset'],
+    HEDGE_USD_BUCKETS,
+  );
+  private readonly hedgeSlippage = this.histogram(
+    'hedge_slippage_bps',
+    'What each landed hedge paid against the live Pyth mid, in bps (negative: better than the mid), by hedged asset; it is posted as the trade’s P&L.',
+    ['asset'],
+    SLIPPAGE_BPS_BUCKETS,
+  );
+  private readonly hedgeSeconds = this.histogram(
+    'hedge_duration_seconds',
+    'From a hedge recorded (its swap signed and stored) to landed, by hedged asset; rebroadcasts and re-signing after an expiry included.',
+    ['asset'],
+    HEDGE_SECONDS_BUCKETS,
+  );
+  private readonly hedgesWorking = this.gauge(
+    'hedges_in_flight',
+    'Hedges this instance is making or landing now, by asset (at most one per asset).',
+    ['asset'],
+  );
+  private readonly outsideBand = this.gauge(
+    'inventory_outside_band',
+    'For each asset with a hedging target: 1 while its balance (as last read for quoting) is further from the target than its band, else 0.',
+    ['asset'],
+  );
+  private readonly inventoryDeviation = this.gauge(
+    'inventory_deviation_raw',
+    'For each asset with a hedging target: balance minus target in raw units (float64, exact below 2^53); positive when the maker is long.',
+    ['asset'],
+  );
+  private readonly inventoryBand = this.gauge(
+    'inventory_band_raw',
+    'For each asset with a hedging target: how far from the target its balance may stray, raw units.',
+    ['asset'],
+  );
+
   private readonly chainCalls = new Map<ChainMethod, Histogram.Internal<string>>();
 
   constructor(info: { version: string; chain: ChainPort['kind'] }) {
@@ -284,6 +346,10 @@ export class ServiceMetrics implements ChainCallRecorder {
   watch(sources: MetricsSources): void {
     this.sources = sources;
     this.feeMinLamports.set(Number(sources.minFeeLamports));
+    for (const { asset } of sources.config.hedging?.assets ?? []) {
+      for (const reason of HEDGE_FAILURE_REASONS) this.hedgeFailures.inc({ asset: asset.symbol, reason }, 0);
+      for (const side of ['sell', 'buy']) this.hedgesLanded.inc({ asset: asset.symbol, side }, 0);
+    }
   }
 
   // ── Recording ──────────────────────────────────────────────────────────────────────────────────
@@ -351,6 +417,28 @@ export class ServiceMetrics implements ChainCallRecorder {
 
   commandForwarded(outcome: 'answered' | 'unreachable' | 'taken_over' | 'refused'): void {
     this.forwarded.inc({ outcome });
+  }
+
+  hedgeRecorded(_asset: string, _side: 'sell' | 'buy'): void {
+    // Counted once landed or failed; the in-flight gauge reads the hedger at scrape.
+  }
+
+  hedgeLanded(landed: {
+    asset: string;
+    side: 'sell' | 'buy';
+    notionalUsd: number;
+    slippageBps: number;
+    seconds: number;
+  }): void {
+    const { asset } = landed;
+    this.hedgesLanded.inc({ asset, side: landed.side });
+    this.hedgeNotional.observe({ asset }, landed.notionalUsd);
+    this.hedgeSlippage.observe({ asset }, landed.slippageBps);
+    this.hedgeSeconds.observe({ asset }, landed.seconds);
+  }
+
+  hedgeFailed(asset: string, reason: HedgeFailureReason): void {
+    this.hedgeFailures.inc({ asset, reason });
   }
 
   storeCommitted(stats: CommitStats): void {
@@ -426,6 +514,20 @@ export class ServiceMetrics implements ChainCallRecorder {
     this.chainUnreachable.set(sources.chainUnreachableSeconds());
     this.feedLive.set(sources.feedLive() ? 1 : 0);
     this.leaseRemaining.set(sources.leaseRemainingSeconds());
+
+    this.outsideBand.reset();
+    this.inventoryDeviation.reset();
+    this.inventoryBand.reset();
+    this.hedgesWorking.reset();
+    for (const position of sources.inventory?.() ?? []) {
+      if (position.hedged === null) continue;
+      const asset = position.asset.symbol;
+      this.inventoryBand.set({ asset }, Number(position.hedged.bandRaw));
+      this.hedgesWorking.set({ asset }, position.state?.working ? 1 : 0);
+      if (position.outsideBand !== null) this.outsideBand.set({ asset }, position.outsideBand ? 1 : 0);
+      if (position.deviationRaw !== null)
+        this.inventoryDeviation.set({ asset }, Number(position.deviationRaw));
+    }
 
     this.priceAge.reset();
     for (const state of sources.prices?.() ?? []) {

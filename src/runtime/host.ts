@@ -66,6 +66,11 @@ export interface RestState {
  */
 export type RestHold = TradeHold & { readonly unfunded?: true };
 
+/** A hold as the store keeps it: its mint, amount and end (whether it is funded is not kept). */
+function storedHold(hold: RestHold | null): TradeHold | null {
+  return hold === null ? null : { mint: hold.mint, raw: hold.raw, untilMs: hold.untilMs };
+}
+
 /**
  * How long a settlement start holds its output while no taker lock has landed: the lock-landing window
  * (config reservations.lock_landing_seconds), counted from settlement start, which is the lock deadline
@@ -243,7 +248,7 @@ export function newTradeRecord(
     makerEscrow: input.makerEscrow,
     watch: rest.watch,
     seen: '-',
-    hold: rest.hold,
+    hold: storedHold(rest.hold),
     running: false,
     effectAttempts: 0,
   };
@@ -475,7 +480,7 @@ export class TradeHost {
       machineVersion: TRADE_MACHINE_VERSION,
       snapshot: JSON.stringify(persisted),
       watch: rest.watch,
-      hold: rest.hold,
+      hold: storedHold(rest.hold),
       running: rest.running,
       effectAttempts: rest.effectAttempts,
     };

@@ -12,9 +12,16 @@ import {
 import type { ChainPort } from '../chain/index.ts';
 import { keyBase58, publicKey } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
-import { type AssetPricing, type LedgerEntry, type LedgerSummary, summarize } from '../ledger/index.ts';
+import {
+  type AssetPricing,
+  type LedgerEntry,
+  type LedgerSummary,
+  summarize,
+  type Valuations,
+} from '../ledger/index.ts';
 import { type Price, parseRatio } from '../money/index.ts';
 import type {
+  HedgeRecord,
   QuoteRecord,
   RecordedPrice,
   Store,
@@ -42,6 +49,11 @@ export interface TradeReading {
   programId: string;
   /** Chain time now, to tell whether the taker escrow is refundable yet. */
   chainNow: number;
+  /**
+   * The swaps of the hedges the trade triggered that landed (aggregator_swap), oldest first: the trade
+   * closed before them, so they come from the hedges table, not its snapshot.
+   */
+  hedgeSwaps: string[];
 }
 
 export interface TradePage {
@@ -117,25 +129,43 @@ export class TradeQueries {
       ? record.ownerRunId === runId
       : record.adoptionError === null && (store.kind === 'sqlite' || record.ownerRunId === runId);
     const quote = known ? known.quote : await this.deps.store.getQuote(snapshot.context.quoteId);
+    const status = settlementStatusOf(snapshot);
+    // Only a redeemed trade triggers hedges: no read for the others.
+    const hedges = status === 'redeemed' ? await store.hedgesOfTrades([record.tradeId]) : [];
     return {
       snapshot,
-      status: settlementStatusOf(snapshot),
+      status,
       closed: record.closed || isClosed(snapshot),
       createdAt: record.createdAt,
       ownerRunId: owned ? runId : record.ownerRunId,
       currentRunId: runId,
-      ledger: await this.ledgerSummary(record.tradeId, snapshot.context, { quote, entries: known?.entries }),
+      ledger: await this.ledgerSummary(record.tradeId, snapshot.context, {
+        quote,
+        entries: known?.entries,
+        hedges,
+      }),
       quotePrices: { input: quote?.inputPrice ?? null, output: quote?.outputPrice ?? null },
       programId: keyBase58(chain.programId),
       chainNow,
+      hedgeSwaps: hedges.flatMap((hedge) =>
+        hedge.status === 'landed' && hedge.signature !== null ? [hedge.signature] : [],
+      ),
     };
   }
 
-  /** `known`: the trade's quote (undefined: read it) and ledger entries (undefined: read them). */
+  /**
+   * `known`: the trade's quote, ledger entries and hedges (each undefined: read it). A hedge's swap is valued
+   * at the mid it was bounded by, so the estimate counts its slippage and fee, not the market's move since
+   * the quote.
+   */
   async ledgerSummary(
     tradeId: string,
     context: TradeContext,
-    known: { entries?: LedgerEntry[] | undefined; quote?: QuoteRecord | undefined } = {},
+    known: {
+      entries?: LedgerEntry[] | undefined;
+      quote?: QuoteRecord | undefined;
+      hedges?: HedgeRecord[] | undefined;
+    } = {},
   ): Promise<LedgerSummary> {
     const { config, store } = this.deps;
     const pricing = new Map<string, AssetPricing>();
@@ -148,7 +178,33 @@ export class TradeQueries {
     add(context.outputMint, quote ? parseRatio(quote.outputUsd) : config.prices.get(context.outputMint)?.usd);
     const sol = config.assets.find('So11111111111111111111111111111111111111112');
     if (sol && !pricing.has(sol.mint)) add(sol.mint, config.prices.get(sol.mint)?.usd);
-    return summarize(known.entries ?? (await store.ledger(tradeId)), pricing, this.usdcUsd);
+    const entries = known.entries ?? (await store.ledger(tradeId));
+    // Entries under a signature that is not the trade's own are its hedges' (their swaps and fees).
+    const hedges =
+      known.hedges ??
+      (entries.some((entry) => !context.signatures.some((s) => s.signature === entry.signature))
+        ? await store.hedgesOfTrades([tradeId])
+        : []);
+    return summarize(entries, pricing, this.usdcUsd, this.hedgeValuations(hedges));
+  }
+
+  /** Each hedge's swap (and fee) valued at the two prices of its mid. */
+  private hedgeValuations(hedges: readonly HedgeRecord[]): Valuations {
+    const valuations = new Map<string, Map<string, AssetPricing>>();
+    for (const hedge of hedges) {
+      const prices = new Map<string, AssetPricing>();
+      for (const [mint, usd] of [
+        [hedge.inputMint, hedge.inputUsd],
+        [hedge.outputMint, hedge.outputUsd],
+      ] as const) {
+        const asset = this.deps.config.assets.find(mint);
+        if (asset) prices.set(mint, { usd: parseRatio(usd), decimals: asset.decimals });
+      }
+      for (const signature of [hedge.signature, ...hedge.expiredSignatures]) {
+        if (signature !== null) valuations.set(signature, prices);
+      }
+    }
+    return valuations;
   }
 
   listTrades(query: {

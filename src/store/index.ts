@@ -4,11 +4,20 @@
 // writes to `commit` as one transaction, so whatever a route acknowledges is on disk before its answer leaves.
 import type { LedgerEntry } from '../ledger/index.ts';
 import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
+import type { HedgeRecord } from './hedges.ts';
 import { openPostgresStore } from './postgres.ts';
 import { openSqliteStore } from './sqlite.ts';
 import type { StoreWrite, WriteOutcome } from './writes.ts';
 
 export { type CommitStats, GroupCommit } from './group-commit.ts';
+export {
+  HEDGE_IN_FLIGHT,
+  HEDGE_STATUSES,
+  type HedgeRecord,
+  type HedgeStatus,
+  type HedgeUpdate,
+  isHedgeInFlight,
+} from './hedges.ts';
 export { timeOrderedUuid } from './ids.ts';
 export { openSqliteStore } from './sqlite.ts';
 export { type Conflict, StoreConflict, type StoreWrite, type WriteOutcome } from './writes.ts';
@@ -274,6 +283,26 @@ export interface Store {
   ledger(tradeId?: string): Promise<StoredLedgerEntry[]>;
   /** Per run: trades it created, and trades it owns (the running run, `current`) or owned last. */
   tradeCounts(current: string): Promise<{ runId: string; created: number; owned: number }[]>;
+
+  // ── Hedges (src/hedging/): one row per hedge swap; at most one in flight per asset (a second insert is a
+  // StoreConflict 'hedge_in_flight'). Their writes are fenced by the owner run's lease on PostgreSQL, as a
+  // trade's are; on SQLite the running run owns every hedge in flight. ──
+
+  getHedge(hedgeId: string): Promise<HedgeRecord | undefined>;
+  /** The hedges these trades triggered, oldest first (what their TradeResponses show). */
+  hedgesOfTrades(tradeIds: readonly string[]): Promise<HedgeRecord[]>;
+  /**
+   * The hedges in flight (sending, requoting) the run owns — or, with null, every instance's — oldest first.
+   * SQLite: every one either way.
+   */
+  hedgesInFlight(owner: string | null): Promise<HedgeRecord[]>;
+  /** The newest hedges of every instance, newest first. */
+  recentHedges(limit: number): Promise<HedgeRecord[]>;
+  /**
+   * Takes for runId (live) every hedge in flight whose owner run is gone (stopped or its lease lapsed), and
+   * answers them: the orphans of a lost instance, resumed here. SQLite: none (the running run owns them all).
+   */
+  claimHedges(runId: string): Promise<HedgeRecord[]>;
 
   /**
    * Calls the listener with the trades whose events another process made durable (PostgreSQL: LISTEN/NOTIFY

@@ -133,4 +133,46 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE runs ADD COLUMN url TEXT;
   `,
+  // Hedges (src/hedging/): one row per hedge swap, written before anything is sent and again before each
+  // swap of it goes out. A hedge that is sending holds its signed transaction (a crash resumes those very
+  // bytes); at most one hedge per asset is in flight; signatures are never reused.
+  `
+  CREATE TABLE hedges (
+    hedge_id                 TEXT PRIMARY KEY,
+    trade_id                 TEXT NOT NULL REFERENCES trades(trade_id),
+    run_id                   TEXT NOT NULL REFERENCES runs(run_id),
+    owner_run_id             TEXT NOT NULL REFERENCES runs(run_id),
+    asset                    TEXT NOT NULL,
+    side                     TEXT NOT NULL CHECK (side IN ('sell', 'buy')),
+    input_mint               TEXT NOT NULL,
+    output_mint              TEXT NOT NULL,
+    amount_in_raw            TEXT NOT NULL,
+    quoted_out_raw           TEXT NOT NULL,
+    min_out_raw              TEXT NOT NULL,
+    mid_out_raw              TEXT NOT NULL,
+    input_usd                TEXT NOT NULL,
+    output_usd               TEXT NOT NULL,
+    max_slippage_bps         INTEGER NOT NULL,
+    status                   TEXT NOT NULL
+                               CHECK (status IN ('sending', 'requoting', 'landed', 'failed', 'cancelled')),
+    attempt                  INTEGER NOT NULL,
+    signature                TEXT UNIQUE,
+    transaction_base64       TEXT,
+    last_valid_block_height  INTEGER,
+    expired_signatures       TEXT NOT NULL,
+    landed_in_raw            TEXT,
+    landed_out_raw           TEXT,
+    fee_lamports             TEXT,
+    slot                     INTEGER,
+    error                    TEXT,
+    created_at               TEXT NOT NULL,
+    updated_at               TEXT NOT NULL,
+    landed_at                TEXT,
+    CHECK (status <> 'sending' OR (signature IS NOT NULL AND transaction_base64 IS NOT NULL
+                                   AND last_valid_block_height IS NOT NULL))
+  );
+  CREATE UNIQUE INDEX hedges_in_flight ON hedges (asset) WHERE status IN ('sending', 'requoting');
+  CREATE INDEX hedges_by_trade ON hedges (trade_id, created_at);
+  CREATE INDEX hedges_by_created ON hedges (created_at, hedge_id);
+  `,
 ];

@@ -157,6 +157,51 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ) reservations
   GROUP BY mint, until_s;
   `,
+  // Hedges (src/hedging/), as in SQLite's migration: one row per hedge swap, a sending one holding its signed
+  // transaction, at most one in flight per asset across every instance, signatures never reused. Each
+  // names its owner run like a trade; the in-flight ones are found by owner (hedges_owned), so a lost
+  // instance's are taken over by another.
+  `
+  CREATE TABLE hedges (
+    hedge_id                 TEXT COLLATE "C" PRIMARY KEY,
+    trade_id                 TEXT COLLATE "C" NOT NULL REFERENCES trades (trade_id),
+    run_id                   TEXT COLLATE "C" NOT NULL REFERENCES runs (run_id),
+    owner_run_id             TEXT COLLATE "C" NOT NULL REFERENCES runs (run_id),
+    asset                    TEXT COLLATE "C" NOT NULL,
+    side                     TEXT COLLATE "C" NOT NULL CHECK (side IN ('sell', 'buy')),
+    input_mint               TEXT COLLATE "C" NOT NULL,
+    output_mint              TEXT COLLATE "C" NOT NULL,
+    amount_in_raw            NUMERIC(78, 0) NOT NULL,
+    quoted_out_raw           NUMERIC(78, 0) NOT NULL,
+    min_out_raw              NUMERIC(78, 0) NOT NULL,
+    mid_out_raw              NUMERIC(78, 0) NOT NULL,
+    input_usd                TEXT COLLATE "C" NOT NULL,
+    output_usd               TEXT COLLATE "C" NOT NULL,
+    max_slippage_bps         INTEGER NOT NULL,
+    status                   TEXT COLLATE "C" NOT NULL
+                               CHECK (status IN ('sending', 'requoting', 'landed', 'failed', 'cancelled')),
+    attempt                  INTEGER NOT NULL,
+    signature                TEXT COLLATE "C" CONSTRAINT hedges_signature_key UNIQUE,
+    transaction_base64       TEXT COLLATE "C",
+    last_valid_block_height  BIGINT,
+    expired_signatures       TEXT COLLATE "C" NOT NULL,
+    landed_in_raw            NUMERIC(78, 0),
+    landed_out_raw           NUMERIC(78, 0),
+    fee_lamports             NUMERIC(78, 0),
+    slot                     BIGINT,
+    error                    TEXT COLLATE "C",
+    created_at               TEXT COLLATE "C" NOT NULL,
+    updated_at               TEXT COLLATE "C" NOT NULL,
+    landed_at                TEXT COLLATE "C",
+    CONSTRAINT hedges_sending_signed CHECK (
+      status <> 'sending' OR (signature IS NOT NULL AND transaction_base64 IS NOT NULL
+                              AND last_valid_block_height IS NOT NULL))
+  );
+  CREATE UNIQUE INDEX hedges_in_flight ON hedges (asset) WHERE status IN ('sending', 'requoting');
+  CREATE INDEX hedges_owned ON hedges (owner_run_id, created_at) WHERE status IN ('sending', 'requoting');
+  CREATE INDEX hedges_by_trade ON hedges (trade_id, created_at);
+  CREATE INDEX hedges_by_created ON hedges (created_at, hedge_id);
+  `,
 ];
 
 /**

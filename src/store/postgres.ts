@@ -10,6 +10,16 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { LedgerEntry } from '../ledger/index.ts';
 import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
+import {
+  HEDGE_COLUMNS,
+  HEDGE_UPDATE_COLUMNS,
+  type HedgeRecord,
+  type HedgeRow,
+  type HedgeUpdate,
+  hedgeFromRow,
+  hedgeRow,
+  hedgeUpdateRow,
+} from './hedges.ts';
 import type {
   Acquired,
   ClaimedTrade,
@@ -257,6 +267,21 @@ interface EventsNotice {
   trades: string[];
 }
 
+/** The casts a hedge's parameters need where the statement alone does not type them (INSERT … SELECT). */
+const HEDGE_CASTS: Partial<Record<keyof HedgeRow, string>> = {
+  amount_in_raw: '::numeric',
+  quoted_out_raw: '::numeric',
+  min_out_raw: '::numeric',
+  mid_out_raw: '::numeric',
+  max_slippage_bps: '::integer',
+  attempt: '::integer',
+  last_valid_block_height: '::bigint',
+  landed_in_raw: '::numeric',
+  landed_out_raw: '::numeric',
+  fee_lamports: '::numeric',
+  slot: '::bigint',
+};
+
 /** Every fixed statement, prepared by name on each connection the first time it runs there. */
 const SQL = {
   insertRun: `
@@ -451,6 +476,50 @@ const SQL = {
     LEFT JOIN (SELECT owner_run_id, count(*) AS owned FROM trades GROUP BY owner_run_id) o
       ON o.owner_run_id = r.run_id
     ORDER BY r.started_at, r.run_id`,
+  // Fenced: the owner run (the hedge's creator, $4) must be live.
+  insertHedge: `
+    INSERT INTO hedges (${HEDGE_COLUMNS.join(', ')})
+    SELECT ${HEDGE_COLUMNS.map((column, i) => `$${i + 1}${HEDGE_CASTS[column] ?? ''}`).join(', ')}
+    WHERE ${isLive('$4')}`,
+  // A hedge's new state, fenced on its owner ($2), and the ledger entries it posts to its trade, each once.
+  updateHedge: `
+    WITH moved AS (
+      UPDATE hedges h SET ${HEDGE_UPDATE_COLUMNS.filter((c) => c !== 'hedge_id')
+        .map(
+          (column) => `${column} = $${HEDGE_UPDATE_COLUMNS.indexOf(column) + 1}${HEDGE_CASTS[column] ?? ''}`,
+        )
+        .join(', ')}
+      WHERE h.hedge_id = $1 AND h.owner_run_id = $2 AND ${isLive('$2')}
+      RETURNING h.trade_id
+    ),
+    ledger AS (
+      INSERT INTO ledger_entries (trade_id, movement, signature, mint, account, side, amount_raw, at)
+      SELECT moved.trade_id, l.movement, l.signature, l.mint, l.account, l.side, l.amount_raw, $${HEDGE_UPDATE_COLUMNS.indexOf('updated_at') + 1}
+      FROM moved, unnest($${HEDGE_UPDATE_COLUMNS.length + 1}::text[], $${HEDGE_UPDATE_COLUMNS.length + 2}::text[],
+                         $${HEDGE_UPDATE_COLUMNS.length + 3}::text[], $${HEDGE_UPDATE_COLUMNS.length + 4}::text[],
+                         $${HEDGE_UPDATE_COLUMNS.length + 5}::text[], $${HEDGE_UPDATE_COLUMNS.length + 6}::numeric[])
+        WITH ORDINALITY AS l (movement, signature, mint, account, side, amount_raw, n)
+      ORDER BY l.n
+      ON CONFLICT ON CONSTRAINT ledger_entries_once DO NOTHING
+    )
+    SELECT trade_id FROM moved`,
+  hedgeOwner: 'SELECT owner_run_id FROM hedges WHERE hedge_id = $1',
+  getHedge: `SELECT ${HEDGE_COLUMNS.join(', ')} FROM hedges WHERE hedge_id = $1`,
+  hedgesOfTrades: `
+    SELECT ${HEDGE_COLUMNS.join(', ')} FROM hedges WHERE trade_id = ANY ($1::text[]) ORDER BY created_at, hedge_id`,
+  hedgesInFlight: `
+    SELECT ${HEDGE_COLUMNS.join(', ')} FROM hedges
+    WHERE ($1::text IS NULL OR owner_run_id = $1) AND status IN ('sending', 'requoting')
+    ORDER BY created_at, hedge_id`,
+  recentHedges: `
+    SELECT ${HEDGE_COLUMNS.join(', ')} FROM hedges ORDER BY created_at DESC, hedge_id DESC LIMIT $1`,
+  // The in-flight hedges of runs that are gone, taken by a live run $1. The rows it updates stay locked until
+  // it commits: a second claimer waits, then finds their owner live and leaves them.
+  claimHedges: `
+    UPDATE hedges h SET owner_run_id = $1
+    WHERE h.status IN ('sending', 'requoting') AND h.owner_run_id <> $1
+      AND NOT ${isLive('h.owner_run_id', 'owner')} AND ${isLive('$1')}
+    RETURNING ${HEDGE_COLUMNS.map((column) => `h.${column}`).join(', ')}`,
 } as const;
 
 type Statement = keyof typeof SQL;
@@ -477,6 +546,10 @@ function fencedRuns(write: StoreWrite): string[] {
     case 'setWake':
     case 'claimTrade':
       return [write.runId];
+    case 'insertHedge':
+      return [write.hedge.ownerRunId];
+    case 'updateHedge':
+      return [write.update.ownerRunId];
     case 'insertQuote':
     case 'appendLedger':
       return [];
@@ -742,7 +815,84 @@ export class PostgresStore implements Store {
         }
         return;
       }
+      case 'insertHedge':
+        return this.insertHedge(client, write.hedge);
+      case 'updateHedge':
+        return this.updateHedge(client, write.update, write.ledger);
     }
+  }
+
+  private async insertHedge(client: pg.PoolClient, hedge: HedgeRecord): Promise<void> {
+    const row = hedgeRow(hedge);
+    let rowCount: number | null;
+    try {
+      ({ rowCount } = await this.query(
+        'insertHedge',
+        HEDGE_COLUMNS.map((column) => row[column]),
+        client,
+      ));
+    } catch (error) {
+      const { code, constraint } = error as { code?: string; constraint?: string };
+      if (code === UNIQUE_VIOLATION && constraint === 'hedges_in_flight') {
+        throw new StoreConflict('hedge_in_flight', `a hedge of ${hedge.asset} is already in flight`);
+      }
+      throw error;
+    }
+    if (rowCount !== 1) {
+      throw new StoreConflict('fenced', `run ${hedge.ownerRunId} has no live lease to record a hedge`);
+    }
+  }
+
+  private async updateHedge(
+    client: pg.PoolClient,
+    update: HedgeUpdate,
+    ledger: readonly LedgerEntry[],
+  ): Promise<void> {
+    const row = hedgeUpdateRow(update);
+    const { rowCount } = await this.query(
+      'updateHedge',
+      [
+        ...HEDGE_UPDATE_COLUMNS.map((column) => row[column as keyof typeof row]),
+        ledger.map((l) => l.movement),
+        ledger.map((l) => l.signature),
+        ledger.map((l) => l.mint),
+        ledger.map((l) => l.account),
+        ledger.map((l) => l.side),
+        ledger.map((l) => l.amountRaw.toString()),
+      ],
+      client,
+    );
+    if (rowCount === 1) return;
+    const [owner] = (await this.query('hedgeOwner', [update.hedgeId], client)).rows as {
+      owner_run_id: string;
+    }[];
+    if (owner === undefined) throw new Error(`hedge ${update.hedgeId} does not exist`);
+    throw new StoreConflict(
+      'fenced',
+      `run ${update.ownerRunId} does not own hedge ${update.hedgeId}, or its lease lapsed`,
+    );
+  }
+
+  async getHedge(hedgeId: string): Promise<HedgeRecord | undefined> {
+    const [row] = await this.rows<HedgeRow>('getHedge', [hedgeId]);
+    return row && hedgeFromRow(row);
+  }
+
+  async hedgesOfTrades(tradeIds: readonly string[]): Promise<HedgeRecord[]> {
+    if (tradeIds.length === 0) return [];
+    return (await this.rows<HedgeRow>('hedgesOfTrades', [tradeIds])).map(hedgeFromRow);
+  }
+
+  async hedgesInFlight(owner: string | null): Promise<HedgeRecord[]> {
+    return (await this.rows<HedgeRow>('hedgesInFlight', [owner])).map(hedgeFromRow);
+  }
+
+  async recentHedges(limit: number): Promise<HedgeRecord[]> {
+    return (await this.rows<HedgeRow>('recentHedges', [limit])).map(hedgeFromRow);
+  }
+
+  async claimHedges(runId: string): Promise<HedgeRecord[]> {
+    return (await this.rows<HedgeRow>('claimHedges', [runId])).map(hedgeFromRow);
   }
 
   /**

@@ -9,6 +9,16 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { LedgerEntry } from '../ledger/index.ts';
 import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
+import {
+  HEDGE_COLUMNS,
+  HEDGE_UPDATE_COLUMNS,
+  type HedgeRecord,
+  type HedgeRow,
+  type HedgeUpdate,
+  hedgeFromRow,
+  hedgeRow,
+  hedgeUpdateRow,
+} from './hedges.ts';
 import type {
   Acquired,
   ClaimedTrade,
@@ -178,6 +188,27 @@ export class SqliteStore implements Store {
         SELECT s.snapshot FROM trades t INDEXED BY trades_unclosed JOIN trade_snapshots s ON s.trade_id = t.trade_id
         WHERE t.closed = 0 AND t.status IN ('initiated', 'redeemed', 'refunded', 'failed')`)
         .pluck(),
+      insertHedge: this.db.prepare(
+        `INSERT INTO hedges (${HEDGE_COLUMNS.join(', ')}) VALUES (${HEDGE_COLUMNS.map((c) => `@${c}`).join(', ')})`,
+      ),
+      updateHedge: this.db.prepare(
+        `UPDATE hedges SET ${HEDGE_UPDATE_COLUMNS.filter((c) => c !== 'hedge_id')
+          .map((c) => `${c} = @${c}`)
+          .join(', ')} WHERE hedge_id = @hedge_id`,
+      ),
+      // A hedge's ledger entries belong to the trade that triggered it.
+      insertHedgeLedger: this.db.prepare(`
+        INSERT OR IGNORE INTO ledger_entries (trade_id, movement, signature, mint, account, side, amount_raw, at)
+        SELECT trade_id, @movement, @signature, @mint, @account, @side, @amountRaw, @at FROM hedges
+        WHERE hedge_id = @hedgeId`),
+      getHedge: this.db.prepare('SELECT * FROM hedges WHERE hedge_id = ?'),
+      hedgesOfTrades: this.db.prepare(`
+        SELECT * FROM hedges WHERE trade_id IN (SELECT value FROM json_each(?))
+        ORDER BY created_at, hedge_id`),
+      hedgesInFlight: this.db.prepare(`
+        SELECT * FROM hedges INDEXED BY hedges_in_flight WHERE status IN ('sending', 'requoting')
+        ORDER BY created_at, hedge_id`),
+      recentHedges: this.db.prepare('SELECT * FROM hedges ORDER BY created_at DESC, hedge_id DESC LIMIT ?'),
       runIds: this.db.prepare('SELECT run_id FROM runs ORDER BY started_at, run_id').pluck(),
       // One pass over the trades, whatever the number of runs (a correlated count per run scanned the table
       // twice per run: 150 ms for two runs at 100,000 trades, and every restart adds a run).
@@ -246,7 +277,69 @@ export class SqliteStore implements Store {
       case 'claimTrade':
         this.statements.claimTrade.run({ tradeId: write.tradeId, runId: write.runId });
         break;
+      case 'insertHedge':
+        this.insertHedge(write.hedge);
+        break;
+      case 'updateHedge':
+        this.updateHedge(write.update, write.ledger);
+        break;
     }
+  }
+
+  private insertHedge(hedge: HedgeRecord): void {
+    try {
+      this.statements.insertHedge.run(hedgeRow(hedge));
+    } catch (error) {
+      const { code, message } = error as { code?: string; message: string };
+      if (code === 'SQLITE_CONSTRAINT_UNIQUE' && message.includes('hedges.asset')) {
+        throw new StoreConflict('hedge_in_flight', `a hedge of ${hedge.asset} is already in flight`);
+      }
+      throw error;
+    }
+  }
+
+  private updateHedge(update: HedgeUpdate, ledger: readonly LedgerEntry[]): void {
+    this.db.transaction(() => {
+      const { changes } = this.statements.updateHedge.run(hedgeUpdateRow(update));
+      if (changes !== 1) throw new Error(`hedge ${update.hedgeId} does not exist`);
+      for (const entry of ledger) {
+        this.statements.insertHedgeLedger.run({
+          hedgeId: update.hedgeId,
+          movement: entry.movement,
+          signature: entry.signature,
+          mint: entry.mint,
+          account: entry.account,
+          side: entry.side,
+          amountRaw: entry.amountRaw.toString(),
+          at: update.updatedAt,
+        });
+      }
+    })();
+  }
+
+  async getHedge(hedgeId: string): Promise<HedgeRecord | undefined> {
+    const row = this.statements.getHedge.get(hedgeId) as HedgeRow | undefined;
+    return row && hedgeFromRow(row);
+  }
+
+  async hedgesOfTrades(tradeIds: readonly string[]): Promise<HedgeRecord[]> {
+    if (tradeIds.length === 0) return [];
+    const rows = this.statements.hedgesOfTrades.all(JSON.stringify(tradeIds)) as HedgeRow[];
+    return rows.map(hedgeFromRow);
+  }
+
+  /** The running run owns every hedge in flight. */
+  async hedgesInFlight(_owner: string | null): Promise<HedgeRecord[]> {
+    return (this.statements.hedgesInFlight.all() as HedgeRow[]).map(hedgeFromRow);
+  }
+
+  async recentHedges(limit: number): Promise<HedgeRecord[]> {
+    return (this.statements.recentHedges.all(limit) as HedgeRow[]).map(hedgeFromRow);
+  }
+
+  /** No other instance: nothing is ever orphaned. */
+  async claimHedges(_runId: string): Promise<HedgeRecord[]> {
+    return [];
   }
 
   async insertRun(run: NewRun, _leaseTtlMs: number): Promise<void> {

@@ -1,6 +1,7 @@
 // Every write the running service makes, as data: the group commit gathers a turn's writes and hands them to
 // the store's `commit`, which applies them in one transaction, each in its own savepoint.
 import type { LedgerEntry } from '../ledger/index.ts';
+import type { HedgeRecord, HedgeUpdate } from './hedges.ts';
 import type { NewTradeEvent, QuoteRecord, TradeRecord, TradeUpdate } from './index.ts';
 
 export type StoreWrite =
@@ -26,17 +27,27 @@ export type StoreWrite =
   | { kind: 'setSeen'; tradeId: string; runId: string; seen: string }
   | { kind: 'setWake'; tradeId: string; runId: string; at: number | null }
   /** One trade taken by this run (POST /resume of a trade it could not adopt at start). */
-  | { kind: 'claimTrade'; tradeId: string; runId: string };
+  | { kind: 'claimTrade'; tradeId: string; runId: string }
+  /**
+   * A new hedge, by its owner run (fenced: its lease must live). Refused as a StoreConflict 'hedge_in_flight'
+   * while another hedge of the same asset is in flight, whichever instance made it.
+   */
+  | { kind: 'insertHedge'; hedge: HedgeRecord }
+  /**
+   * A hedge's new state, by its owner run (fenced), with the ledger entries it posts to its trade (each
+   * posted once): all or nothing.
+   */
+  | { kind: 'updateHedge'; update: HedgeUpdate; ledger: LedgerEntry[] };
 
 /** How each write of a committed batch went: a write that threw rolled back to its savepoint alone. */
 export type WriteOutcome = { ok: true } | { ok: false; message: string; conflict?: Conflict };
 
 /**
  * What a write can collide with: the quote was already used, the commitment already belongs to a trade,
- * the writing run does not own the trade (or its lease lapsed: the fence), or the reservation would exceed
- * what the maker holds.
+ * the writing run does not own the trade (or its lease lapsed: the fence), the reservation would exceed
+ * what the maker holds, or another hedge of the asset is in flight.
  */
-export type Conflict = 'quote_used' | 'secret_hash_used' | 'fenced' | 'inventory';
+export type Conflict = 'quote_used' | 'secret_hash_used' | 'fenced' | 'inventory' | 'hedge_in_flight';
 
 /**
  * A write refused by a rule of the store (not by a fault). Whoever raced for it lost; the group commit

@@ -72,6 +72,8 @@ describe('venue and aggregator config', () => {
     const d = doc();
     delete d.venue;
     delete d.aggregator;
+    // Hedging swaps through the venue on the embedded chain: without one it is refused (test/hedging).
+    delete d.hedging;
     const config = resolveConfig(d);
     expect(config.venue).toBeNull();
     expect(config.aggregator.maxSlippageBps).toBe(100);

@@ -47,6 +47,7 @@ describe('the OpenAPI document', () => {
         '/v1/dev/rpc',
         '/v1/health',
         '/v1/health/ready',
+        '/v1/inventory',
         '/v1/pairs',
         '/v1/prices',
         '/v1/quotes/{quote_id}',

@@ -68,6 +68,7 @@ function reading(
     quotePrices: { input: null, output: null },
     programId: PROGRAM_ID,
     chainNow: T0 + 10,
+    hedgeSwaps: [],
     ...overrides,
   };
 }

@@ -13,6 +13,7 @@ import {
   makerNet,
   postMovement,
   postNetworkFee,
+  postSwap,
   summarize,
   transitionPostings,
 } from '../../src/ledger/index.ts';
@@ -335,18 +336,25 @@ describe('the postings of a transition', () => {
 describe('ledger vocabulary', () => {
   const everyPosting = () => [
     ...LEDGER_MOVEMENTS.filter(
-      (m): m is Exclude<LedgerMovement, 'network_fee'> => m !== 'network_fee',
+      (m): m is Exclude<LedgerMovement, 'network_fee' | 'aggregator_swap'> =>
+        m !== 'network_fee' && m !== 'aggregator_swap',
     ).flatMap((movement) => postMovement(movement, `sig-${movement}`, USDC_MINT, 1n)),
+    ...postSwap('sig-swap', {
+      inputMint: SOL_MINT,
+      amountInRaw: 2n,
+      outputMint: USDC_MINT,
+      amountOutRaw: 3n,
+    }),
     ...postNetworkFee('sig-fee', 5_000n),
   ];
 
   test('LEDGER_MOVEMENTS is exactly the movements postings record', () => {
     expect(new Set(everyPosting().map((e) => e.movement))).toEqual(new Set(LEDGER_MOVEMENTS));
-    expect(new Set(LEDGER_MOVEMENTS).size).toBe(7);
+    expect(new Set(LEDGER_MOVEMENTS).size).toBe(8);
   });
 
   test('LEDGER_ACCOUNTS is exactly the accounts postings touch', () => {
     expect(new Set(everyPosting().map((e) => e.account))).toEqual(new Set(LEDGER_ACCOUNTS));
-    expect(new Set(LEDGER_ACCOUNTS).size).toBe(5);
+    expect(new Set(LEDGER_ACCOUNTS).size).toBe(6);
   });
 });

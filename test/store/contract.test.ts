@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { TradeInput } from '../../machines/index.ts';
 import type { LedgerEntry } from '../../src/ledger/index.ts';
 import {
+  type HedgeRecord,
   type NewTradeEvent,
   openStore,
   type QuoteRecord,
@@ -22,6 +23,7 @@ import { POSTGRES_TESTS, testDatabaseUrl } from '../support/postgres.ts';
 import {
   commitAll,
   LEASE_TTL_MS,
+  lapseLease,
   NOW,
   newRun,
   postgresDatabaseWithLocale,
@@ -818,6 +820,241 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         'A2',
       ]);
     });
+  });
+
+  describe('hedges', () => {
+    /** A hedge of SOL sold for USDC, triggered by `trade`, by `runId`, its swap signed and stored. */
+    const hedgeOf = (trade: TradeRecord, overrides: Partial<HedgeRecord> = {}): HedgeRecord => ({
+      hedgeId: randomUUID(),
+      tradeId: trade.tradeId,
+      runId: RUN,
+      ownerRunId: RUN,
+      asset: SOL,
+      side: 'sell',
+      inputMint: SOL,
+      outputMint: USDC,
+      amountInRaw: 25_000_000_000n,
+      quotedOutRaw: 4_650_000_000n,
+      minOutRaw: 4_640_000_000n,
+      midOutRaw: 4_685_500_000n,
+      inputUsd: '18742/100',
+      outputUsd: '1/1',
+      maxSlippageBps: 100,
+      status: 'sending',
+      attempt: 1,
+      signature: randomBytes(64).toString('hex'),
+      transactionBase64: randomBytes(300).toString('base64'),
+      lastValidBlockHeight: 1_234_567,
+      expiredSignatures: [],
+      landedInRaw: null,
+      landedOutRaw: null,
+      feeLamports: null,
+      slot: null,
+      error: null,
+      createdAt: new Date().toISOString(),
+      updatedAt: new Date().toISOString(),
+      landedAt: null,
+      ...overrides,
+    });
+    const insert = (hedge: HedgeRecord): StoreWrite => ({ kind: 'insertHedge', hedge });
+    const update = (hedge: HedgeRecord, ledger: LedgerEntry[] = []): StoreWrite => {
+      const { tradeId: _t, runId: _r, asset: _a, side: _s, createdAt: _c, ...rest } = hedge;
+      return { kind: 'updateHedge', update: rest, ledger };
+    };
+    const conflictOf = async (...writes: StoreWrite[]) => {
+      const outcomes = await store.commit(writes);
+      return outcomes.map((o) => (o.ok ? 'ok' : (o.conflict ?? o.message)));
+    };
+
+    test('a hedge reads back exactly, its signed swap and amounts above 2^64 included', async () => {
+      const trade = await storedTrade();
+      const hedge = hedgeOf(trade, { amountInRaw: 2n ** 64n + 7n, midOutRaw: 2n ** 70n });
+      await commitAll(store, insert(hedge));
+      expect(await store.getHedge(hedge.hedgeId)).toEqual(hedge);
+      expect(await store.hedgesOfTrades([trade.tradeId])).toEqual([hedge]);
+      expect(await store.getHedge(randomUUID())).toBeUndefined();
+    });
+
+    test('one hedge per asset in flight: a second is refused until the first has landed', async () => {
+      const trade = await storedTrade();
+      const first = hedgeOf(trade);
+      await commitAll(store, insert(first));
+      const second = hedgeOf(trade);
+      expect(await conflictOf(insert(second))).toEqual(['hedge_in_flight']);
+      // Requoting is in flight too.
+      await commitAll(
+        store,
+        update({
+          ...first,
+          status: 'requoting',
+          signature: null,
+          transactionBase64: null,
+          lastValidBlockHeight: null,
+        }),
+      );
+      expect(await conflictOf(insert(second))).toEqual(['hedge_in_flight']);
+      // Another asset is free, and so is SOL once the first hedge ended.
+      expect(
+        await conflictOf(insert(hedgeOf(trade, { asset: 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN' }))),
+      ).toEqual(['ok']);
+      await commitAll(
+        store,
+        update({
+          ...first,
+          status: 'cancelled',
+          signature: null,
+          transactionBase64: null,
+          lastValidBlockHeight: null,
+        }),
+      );
+      expect(await conflictOf(insert(second))).toEqual(['ok']);
+      expect((await store.hedgesInFlight(RUN)).map((h) => h.hedgeId)).toEqual(
+        expect.arrayContaining([second.hedgeId]),
+      );
+    });
+
+    test('a sending hedge always holds its signed swap, and a signature is never stored twice', async () => {
+      const trade = await storedTrade();
+      expect(await conflictOf(insert(hedgeOf(trade, { transactionBase64: null })))).toEqual([
+        expect.stringMatching(/CHECK|check/),
+      ]);
+      const hedge = hedgeOf(trade);
+      await commitAll(store, insert(hedge));
+      await commitAll(store, update({ ...hedge, status: 'failed' }));
+      const again = hedgeOf(trade, { signature: hedge.signature });
+      expect(await conflictOf(insert(again))).toEqual([expect.stringMatching(/UNIQUE|unique|duplicate/)]);
+    });
+
+    test('a hedge needs its trade', async () => {
+      expect(await conflictOf(insert(hedgeOf({ tradeId: randomUUID() } as TradeRecord)))).toEqual([
+        expect.stringMatching(/FOREIGN|foreign/),
+      ]);
+    });
+
+    test('landing posts its ledger entries to its trade with the update, once, all or nothing', async () => {
+      const trade = await storedTrade();
+      const hedge = hedgeOf(trade);
+      await commitAll(store, insert(hedge));
+      const landed: HedgeRecord = {
+        ...hedge,
+        status: 'landed',
+        landedInRaw: hedge.amountInRaw,
+        landedOutRaw: 4_651_234_567n,
+        feeLamports: 5_000n,
+        slot: 42,
+        landedAt: new Date().toISOString(),
+      };
+      const entries: LedgerEntry[] = [
+        {
+          movement: 'aggregator_swap',
+          signature: hedge.signature as string,
+          mint: SOL,
+          account: 'venue',
+          side: 'debit',
+          amountRaw: hedge.amountInRaw,
+        },
+        {
+          movement: 'aggregator_swap',
+          signature: hedge.signature as string,
+          mint: SOL,
+          account: 'maker',
+          side: 'credit',
+          amountRaw: hedge.amountInRaw,
+        },
+      ];
+      await commitAll(store, update(landed, entries));
+      await commitAll(store, update(landed, entries));
+      expect(await store.getHedge(hedge.hedgeId)).toEqual(landed);
+      const ledger = await store.ledger(trade.tradeId);
+      expect(ledger.map((e) => [e.movement, e.account, e.side, e.amountRaw])).toEqual([
+        ['aggregator_swap', 'venue', 'debit', hedge.amountInRaw],
+        ['aggregator_swap', 'maker', 'credit', hedge.amountInRaw],
+      ]);
+      expect(ledger.every((e) => e.tradeId === trade.tradeId)).toBe(true);
+      // An update of an unknown hedge fails and posts nothing.
+      const ghost = { ...landed, hedgeId: randomUUID(), signature: 'ghost' };
+      expect(
+        await conflictOf(update(ghost, [{ ...(entries[0] as LedgerEntry), signature: 'ghost' }])),
+      ).toEqual([expect.stringMatching(/does not exist/)]);
+      expect(await store.ledger(trade.tradeId)).toHaveLength(2);
+    });
+
+    test('hedges list by trade oldest first, and the newest of all first', async () => {
+      const [a, b] = [await storedTrade(), await storedTrade()];
+      const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, s)).toISOString();
+      const h1 = hedgeOf(a, { createdAt: at(1), status: 'landed' });
+      const h2 = hedgeOf(b, { createdAt: at(2), status: 'failed' });
+      const h3 = hedgeOf(a, { createdAt: at(3) });
+      await commitAll(store, insert(h1), insert(h2), insert(h3));
+      expect((await store.hedgesOfTrades([a.tradeId])).map((h) => h.hedgeId)).toEqual([
+        h1.hedgeId,
+        h3.hedgeId,
+      ]);
+      expect((await store.hedgesOfTrades([a.tradeId, b.tradeId])).map((h) => h.hedgeId)).toEqual([
+        h1.hedgeId,
+        h2.hedgeId,
+        h3.hedgeId,
+      ]);
+      expect(await store.hedgesOfTrades([])).toEqual([]);
+      expect((await store.recentHedges(2)).map((h) => h.hedgeId)).toEqual([h3.hedgeId, h2.hedgeId]);
+      expect((await store.hedgesInFlight(RUN)).map((h) => h.hedgeId)).toEqual([h3.hedgeId]);
+    });
+
+    test.runIf(engine.name === 'sqlite')(
+      'SQLite: the running run owns every hedge in flight; there is nothing to claim',
+      async () => {
+        const hedge = hedgeOf(await storedTrade());
+        await commitAll(store, insert(hedge));
+        await store.stopRun(RUN, new Date().toISOString());
+        const next = await startRun(store);
+        expect(await store.claimHedges(next)).toEqual([]);
+        expect((await store.hedgesInFlight(next)).map((h) => h.hedgeId)).toEqual([hedge.hedgeId]);
+        await commitAll(store, update({ ...hedge, ownerRunId: next, attempt: 2 }));
+        expect((await store.getHedge(hedge.hedgeId))?.ownerRunId).toBe(next);
+      },
+    );
+
+    test.runIf(engine.name === 'postgres')(
+      'PostgreSQL: a gone run’s hedges in flight are claimed by a live run, and its writes are fenced',
+      async () => {
+        const trade = await storedTrade();
+        const gone = await startRun(store);
+        const inFlight = hedgeOf(trade, { runId: gone, ownerRunId: gone });
+        const done = hedgeOf(trade, {
+          runId: gone,
+          ownerRunId: gone,
+          asset: 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN',
+          status: 'landed',
+        });
+        await commitAll(store, insert(inFlight), insert(done));
+        // Its owner is live: nobody may take it, and only the owner writes it.
+        expect(await store.claimHedges(RUN)).toEqual([]);
+        expect(await conflictOf(update({ ...inFlight, ownerRunId: RUN, attempt: 2 }))).toEqual(['fenced']);
+        expect((await store.hedgesInFlight(gone)).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
+        expect(await store.hedgesInFlight(RUN)).toEqual([]);
+        // Every instance's, for the operator's view.
+        expect((await store.hedgesInFlight(null)).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
+
+        await lapseLease(database.url as string, gone);
+        // The gone run can neither write the hedge nor record a new one.
+        expect(await conflictOf(update({ ...inFlight, attempt: 2 }))).toEqual(['fenced']);
+        expect(
+          await conflictOf(insert(hedgeOf(trade, { runId: gone, ownerRunId: gone, asset: 'x' }))),
+        ).toEqual(['fenced']);
+        // A live run takes the one in flight (not the landed one), once.
+        const claimed = await store.claimHedges(RUN);
+        expect(claimed).toEqual([{ ...inFlight, ownerRunId: RUN }]);
+        expect(await store.claimHedges(RUN)).toEqual([]);
+        expect((await store.hedgesInFlight(RUN)).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
+        await commitAll(store, update({ ...inFlight, ownerRunId: RUN, attempt: 2 }));
+        expect((await store.getHedge(inFlight.hedgeId))?.attempt).toBe(2);
+        // A run whose lease lapsed claims nothing.
+        const other = await startRun(store);
+        await lapseLease(database.url as string, RUN);
+        await lapseLease(database.url as string, other);
+        expect(await store.claimHedges(other)).toEqual([]);
+      },
+    );
   });
 
   describe('the store itself', () => {

@@ -38,8 +38,9 @@ export function defaultConfigDocument(): ConfigDocument {
   const doc = JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, 'utf8')) as ConfigDocument;
   doc.price_source = { kind: 'static' };
   // The embedded venue seeds its pools at genesis (some 25 transactions) and keeps a keeper: only the tests
-  // that trade through it ask for it (doc.venue = { … }).
+  // that trade through it ask for it (doc.venue = { … }), and hedging swaps through it (doc.hedging too).
   delete doc.venue;
+  delete doc.hedging;
   if (TEST_STORE === 'postgres') doc.cluster = { lease_ttl_seconds: TEST_LEASE_SECONDS };
   return doc;
 }

@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import { DEFAULT_HTLC_PROGRAM_ID, type DevChain } from '../../chain/index.ts';
 import type { Config } from '../../config/index.ts';
+import type { InventoryReading } from '../../hedging/index.ts';
 import type { ServiceMetrics } from '../../metrics/index.ts';
 import type { PriceSource, QuoteDesk } from '../../quotes/index.ts';
 import type { TradeRuntime } from '../../runtime/index.ts';
@@ -13,6 +14,7 @@ import { devRoutes } from './dev.ts';
 import { devRpcLedger, devRpcRoutes } from './dev-rpc.ts';
 import type { ReadinessPart } from './health.schema.ts';
 import { healthRoutes } from './health.ts';
+import { inventoryRoutes } from './inventory.ts';
 import { metricsRoutes } from './metrics.ts';
 import type { OperatorAccess, OperatorRoutes } from './operator.ts';
 import { priceRoutes } from './prices.ts';
@@ -43,6 +45,8 @@ export interface HttpDeps {
   tradable: () => boolean;
   /** This service's metrics: routes record into them, GET /metrics serves them. */
   metrics: ServiceMetrics;
+  /** The maker's inventory, targets and hedges (GET /v1/inventory); absent: the route is not served. */
+  inventory?: () => Promise<InventoryReading>;
 }
 
 /**
@@ -93,6 +97,9 @@ export async function registerRoutes(
     readiness,
     streams: metrics.eventStreams('runtime'),
   });
+  if (deps.inventory) {
+    await app.register(inventoryRoutes, { prefix: '/v1/inventory', assets, read: deps.inventory, operator });
+  }
   await app.register(vizRoutes, { prefix: '/v1/viz', operator });
   await app.register(metricsRoutes, { prefix: '/metrics', operator, metrics });
   // The taker's swap page, static, at the root.

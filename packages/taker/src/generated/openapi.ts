@@ -563,6 +563,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The maker’s inventory: balances, reservations, hedging targets and bands, hedges
+         * @description Operator route. Each configured asset’s balance as last read for quoting, what open quotes, live trades and hedges in flight reserve of it, and — for an asset with a hedging target — its target, band and clip sizes, how far it is from the target, whether it is outside the band, and why its last hedge could not be made. Then the hedges in flight and the latest ones, each with its swap (aggregator_swap), amounts and slippage against the live Pyth mid. Costs no chain call.
+         */
+        get: operations["getInventory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/viz": {
         parameters: {
             query?: never;
@@ -5763,6 +5783,256 @@ export interface operations {
                             guard: string | null;
                             reenter: boolean;
                             actions: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getInventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        balances_read_at: string | null;
+                        hedging: {
+                            /** @description false: targets are shown, nothing is swapped */
+                            enabled: boolean;
+                            /** @description what hedged assets are swapped against */
+                            quote_asset: string;
+                            /** @description a hedge gets at least the live mid less this */
+                            max_slippage_bps: number;
+                            retry_seconds: number;
+                        } | null;
+                        assets: {
+                            /** @description symbol */
+                            asset: string;
+                            mint: string;
+                            decimals: number;
+                            balance_raw: string | null;
+                            balance: string | null;
+                            /** @description held by open quotes, live trades and hedges in flight */
+                            reserved_raw: string;
+                            /** @description reserved, display units */
+                            reserved: string;
+                            target: {
+                                /** @description integer count of smallest units */
+                                target_raw: string;
+                                /** @description the balance hedging steers back to, display units */
+                                target: string;
+                                /** @description integer count of smallest units */
+                                band_raw: string;
+                                /** @description how far the balance may stray before a hedge, display units */
+                                band: string;
+                                /** @description integer count of smallest units */
+                                max_clip_raw: string;
+                                /** @description integer count of smallest units */
+                                min_clip_raw: string;
+                                deviation_raw: string | null;
+                                outside_band: boolean | null;
+                                /** @description a hedge of it is being made or landed now */
+                                hedging: boolean;
+                                last_error: {
+                                    /**
+                                     * @description reserved: open quotes and trades hold too much of it to swap min_clip
+                                     * @enum {unknown}
+                                     */
+                                    reason: "stale_price" | "no_route" | "slippage" | "unavailable" | "refused" | "failed_on_chain" | "expired" | "store" | "reserved";
+                                    message: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description RFC 3339, UTC
+                                     */
+                                    at: string;
+                                } | null;
+                                retry_at: string | null;
+                            } | null;
+                        }[];
+                        /** @description hedges being sent or requoted, by every instance */
+                        hedges_in_flight: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            hedge_id: string;
+                            /**
+                             * Format: uuid
+                             * @description the trade whose redeem left the asset outside its band (it shows the swap)
+                             */
+                            trade_id: string;
+                            /** @description the hedged asset, symbol */
+                            asset: string;
+                            /**
+                             * @description sell: the maker was long the asset and sold it; buy: short, and bought it
+                             * @enum {unknown}
+                             */
+                            side: "sell" | "buy";
+                            /**
+                             * @description sending: its signed swap is stored and being landed; requoting: that swap was proven unlandable and a new one is being quoted; landed; failed (on chain, or could not be made again); cancelled (no longer needed before a new swap was signed)
+                             * @enum {unknown}
+                             */
+                            status: "sending" | "requoting" | "landed" | "failed" | "cancelled";
+                            /** @description how many swaps were signed for it */
+                            attempt: number;
+                            signature: string | null;
+                            /** @description earlier swaps of this hedge, each proven unlandable before the next was signed */
+                            expired_signatures: string[];
+                            input: {
+                                asset: string;
+                                /** @description integer count of smallest units */
+                                amount_raw: string;
+                            };
+                            output: {
+                                asset: string;
+                                /** @description integer count of smallest units */
+                                quoted_raw: string;
+                                /** @description the least the swap may pay, enforced on chain */
+                                min_raw: string;
+                                /** @description the input at the live Pyth mid when quoted */
+                                at_mid_raw: string;
+                                landed_raw: string | null;
+                            };
+                            max_slippage_bps: number;
+                            slippage_raw: string | null;
+                            slippage_bps: number | null;
+                            fee_lamports: string | null;
+                            error: string | null;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            created_at: string;
+                            landed_at: string | null;
+                        }[];
+                        /** @description the latest hedges of every instance, newest first */
+                        recent_hedges: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            hedge_id: string;
+                            /**
+                             * Format: uuid
+                             * @description the trade whose redeem left the asset outside its band (it shows the swap)
+                             */
+                            trade_id: string;
+                            /** @description the hedged asset, symbol */
+                            asset: string;
+                            /**
+                             * @description sell: the maker was long the asset and sold it; buy: short, and bought it
+                             * @enum {unknown}
+                             */
+                            side: "sell" | "buy";
+                            /**
+                             * @description sending: its signed swap is stored and being landed; requoting: that swap was proven unlandable and a new one is being quoted; landed; failed (on chain, or could not be made again); cancelled (no longer needed before a new swap was signed)
+                             * @enum {unknown}
+                             */
+                            status: "sending" | "requoting" | "landed" | "failed" | "cancelled";
+                            /** @description how many swaps were signed for it */
+                            attempt: number;
+                            signature: string | null;
+                            /** @description earlier swaps of this hedge, each proven unlandable before the next was signed */
+                            expired_signatures: string[];
+                            input: {
+                                asset: string;
+                                /** @description integer count of smallest units */
+                                amount_raw: string;
+                            };
+                            output: {
+                                asset: string;
+                                /** @description integer count of smallest units */
+                                quoted_raw: string;
+                                /** @description the least the swap may pay, enforced on chain */
+                                min_raw: string;
+                                /** @description the input at the live Pyth mid when quoted */
+                                at_mid_raw: string;
+                                landed_raw: string | null;
+                            };
+                            max_slippage_bps: number;
+                            slippage_raw: string | null;
+                            slippage_bps: number | null;
+                            fee_lamports: string | null;
+                            error: string | null;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            created_at: string;
+                            landed_at: string | null;
                         }[];
                     };
                 };

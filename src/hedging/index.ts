@@ -1,0 +1,35 @@
+// Front door of hedging: inventory targets and bands kept by swapping through the aggregator once trades are
+// redeemed (hedger.ts), the exact band and clip arithmetic (plan.ts), the landing and booking of an
+// aggregator swap any caller can use (swap.ts), and the operator's view of the inventory (view.ts).
+export {
+  type AssetHedgingState,
+  HEDGE_FAILURE_REASONS,
+  type HedgeFailureReason,
+  type HedgeObserver,
+  Hedger,
+  type HedgerOptions,
+  parseRatio,
+  ratioText,
+} from './hedger.ts';
+export {
+  type Band,
+  type ClipPlan,
+  deviation,
+  type HedgeSide,
+  type Holdings,
+  outsideBand,
+  planClip,
+  routeSlippageBps,
+  type Slippage,
+  slippageFloor,
+  slippageOf,
+} from './plan.ts';
+export { landSwap, readSwapOutcome, type SwapLanding, type SwapMints, swapLedger } from './swap.ts';
+export {
+  hedgeSlippage,
+  type InventoryAsset,
+  type InventoryReading,
+  type InventorySources,
+  positions,
+  readInventory,
+} from './view.ts';

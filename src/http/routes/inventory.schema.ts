@@ -1,0 +1,127 @@
+// Schemas of the Inventory group (GET /v1/inventory): each asset's balance, what is reserved of it, its
+// hedging target and band and whether it is outside, and the hedges in flight and lately made.
+import Type from 'typebox';
+import { HEDGE_FAILURE_REASONS } from '../../hedging/index.ts';
+import { HEDGE_STATUSES } from '../../store/index.ts';
+import { DateTime, Nullable, RawAmountString, Uuid } from '../schemas.ts';
+
+const SignedRawString = Type.String({
+  pattern: '^-?[0-9]+$',
+  description: 'integer count of smallest units, negative below zero',
+});
+const Decimal = (description: string) =>
+  Type.String({ pattern: '^-?[0-9]+(\\.[0-9]+)?$', description: `${description}, display units` });
+
+export const HedgeSchema = Type.Object(
+  {
+    hedge_id: Uuid,
+    trade_id: {
+      ...Uuid,
+      description: 'the trade whose redeem left the asset outside its band (it shows the swap)',
+    },
+    asset: Type.String({ description: 'the hedged asset, symbol' }),
+    side: Type.Enum(['sell', 'buy'], {
+      description: 'sell: the maker was long the asset and sold it; buy: short, and bought it',
+    }),
+    status: Type.Enum(HEDGE_STATUSES, {
+      description:
+        'sending: its signed swap is stored and being landed; requoting: that swap was proven unlandable and ' +
+        'a new one is being quoted; landed; failed (on chain, or could not be made again); cancelled (no ' +
+        'longer needed before a new swap was signed)',
+    }),
+    attempt: Type.Integer({ minimum: 1, description: 'how many swaps were signed for it' }),
+    signature: Nullable(Type.String({ description: 'the current swap (aggregator_swap)' })),
+    expired_signatures: Type.Array(Type.String(), {
+      description: 'earlier swaps of this hedge, each proven unlandable before the next was signed',
+    }),
+    input: Type.Object({ asset: Type.String(), amount_raw: RawAmountString }),
+    output: Type.Object({
+      asset: Type.String(),
+      quoted_raw: RawAmountString,
+      min_raw: { ...RawAmountString, description: 'the least the swap may pay, enforced on chain' },
+      at_mid_raw: { ...RawAmountString, description: 'the input at the live Pyth mid when quoted' },
+      landed_raw: Nullable({ ...RawAmountString, description: 'what the chain paid, once landed' }),
+    }),
+    max_slippage_bps: Type.Integer({ minimum: 0 }),
+    slippage_raw: Nullable({
+      ...SignedRawString,
+      description: 'at_mid − landed, output units: what the swap paid below the mid (negative: above it)',
+    }),
+    slippage_bps: Nullable(Type.Integer({ description: 'slippage_raw / at_mid, bps, toward zero' })),
+    fee_lamports: Nullable(RawAmountString),
+    error: Nullable(Type.String()),
+    created_at: DateTime,
+    landed_at: Nullable(DateTime),
+  },
+  { title: 'Hedge' },
+);
+
+export const InventorySchema = Type.Object(
+  {
+    balances_read_at: Nullable({
+      ...DateTime,
+      description: 'when the balances below were read from the chain (the quote desk’s cache)',
+    }),
+    hedging: Nullable(
+      Type.Object(
+        {
+          enabled: Type.Boolean({ description: 'false: targets are shown, nothing is swapped' }),
+          quote_asset: Type.String({ description: 'what hedged assets are swapped against' }),
+          max_slippage_bps: Type.Integer({ description: 'a hedge gets at least the live mid less this' }),
+          retry_seconds: Type.Integer(),
+        },
+        { title: 'HedgingSettings', description: 'null: the config sets no targets' },
+      ),
+    ),
+    assets: Type.Array(
+      Type.Object(
+        {
+          asset: Type.String({ description: 'symbol' }),
+          mint: Type.String(),
+          decimals: Type.Integer({ minimum: 0, maximum: 18 }),
+          balance_raw: Nullable(RawAmountString),
+          balance: Nullable(Decimal('the maker’s balance (SOL as wrapped SOL)')),
+          reserved_raw: {
+            ...RawAmountString,
+            description: 'held by open quotes, live trades and hedges in flight',
+          },
+          reserved: Decimal('reserved'),
+          target: Nullable(
+            Type.Object(
+              {
+                target_raw: RawAmountString,
+                target: Decimal('the balance hedging steers back to'),
+                band_raw: RawAmountString,
+                band: Decimal('how far the balance may stray before a hedge'),
+                max_clip_raw: RawAmountString,
+                min_clip_raw: RawAmountString,
+                deviation_raw: Nullable(SignedRawString),
+                outside_band: Nullable(Type.Boolean()),
+                hedging: Type.Boolean({ description: 'a hedge of it is being made or landed now' }),
+                last_error: Nullable(
+                  Type.Object({
+                    reason: Type.Enum([...HEDGE_FAILURE_REASONS, 'reserved'], {
+                      description: 'reserved: open quotes and trades hold too much of it to swap min_clip',
+                    }),
+                    message: Type.String(),
+                    at: DateTime,
+                  }),
+                ),
+                retry_at: Nullable(DateTime),
+              },
+              { title: 'InventoryTarget', description: 'null: the asset has no hedging target' },
+            ),
+          ),
+        },
+        { title: 'InventoryAsset' },
+      ),
+    ),
+    hedges_in_flight: Type.Array(HedgeSchema, {
+      description: 'hedges being sent or requoted, by every instance',
+    }),
+    recent_hedges: Type.Array(HedgeSchema, {
+      description: 'the latest hedges of every instance, newest first',
+    }),
+  },
+  { title: 'Inventory' },
+);

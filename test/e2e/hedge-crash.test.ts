@@ -1,0 +1,334 @@
+// kill -9 while a hedge is in flight: the built service as a child process on the loopback chain (rpc), behind
+// a proxy this test controls. The proxy swallows the maker's swaps (v0 transactions: its escrow transactions
+// are legacy) so a hedge is recorded with its signed swap and never lands; or lets them land and hides their
+// status, so the swap is on chain while the service has not seen it. The process is killed there and started
+// again: it resumes the stored swap — the same bytes, never a second one until the first is proven
+// unlandable — and the chain ends with one swap per hedge, shown on the trade that triggered it.
+
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Keypair, PublicKey } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { afterEach, describe, expect, test } from 'vitest';
+import { clusterConfigDocument } from '../../scripts/cluster/config.ts';
+import { DEFAULT_HTLC_PROGRAM_ID } from '../../src/chain/htlc/index.ts';
+import { DEFAULT_CONFIG_PATH, resolveConfig } from '../../src/config/index.ts';
+import {
+  type ChainServer,
+  configGenesis,
+  loopbackDevChain,
+  startChainServer,
+} from '../../src/dev-chain/index.ts';
+import { embeddedVenueOptions } from '../../src/venue/config.ts';
+import { SOL_MINT } from '../support/mints.ts';
+import { type ServiceProcess, startServiceProcess } from '../support/process.ts';
+import { defaultConfigDocument, tempDir } from '../support/service.ts';
+import { newSecret, signAsWallet } from '../support/taker.ts';
+
+type Json = ReturnType<typeof JSON.parse>;
+const shipped = JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, 'utf8')) as Record<string, unknown>;
+const RAW = 10n ** 9n;
+
+/**
+ * pass: everything through. drop: the maker's swaps are answered as sent and never reach the chain.
+ * blind: they reach the chain, but their status reads as unknown (the service cannot see them land).
+ */
+type Mode = 'pass' | 'drop' | 'blind';
+
+interface Proxy {
+  url: string;
+  mode: Mode;
+  /** Signatures of the swaps it saw sent, in order (a rebroadcast repeats one). */
+  sent: string[];
+  close(): Promise<void>;
+}
+
+/** A swap's first signature when the bytes are a v0 transaction, else null. */
+function v0Signature(base64: string): string | null {
+  const bytes = Buffer.from(base64, 'base64');
+  // Signature count as compact-u16 (one byte below 128: the maker's swaps carry one).
+  const count = bytes[0] ?? 0;
+  const message = 1 + 64 * count;
+  if (((bytes[message] ?? 0) & 0x80) === 0) return null;
+  return bs58.encode(bytes.subarray(1, 65));
+}
+
+const body = (req: IncomingMessage) =>
+  new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+
+async function startProxy(target: string): Promise<Proxy> {
+  const proxy: Proxy = { url: '', mode: 'pass', sent: [], close: async () => {} };
+  const swaps = new Set<string>();
+  const forward = async (req: IncomingMessage, payload: Buffer) => {
+    const res = await fetch(`${target}${req.url ?? '/'}`, {
+      method: req.method ?? 'GET',
+      headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
+      ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: payload }),
+    });
+    return {
+      status: res.status,
+      text: await res.text(),
+      type: res.headers.get('content-type') ?? 'application/json',
+    };
+  };
+  /** One JSON-RPC call: its answer, or undefined to forward it as it is. */
+  const intercept = (call: Json): Json | undefined => {
+    if (call.method !== 'sendTransaction') return undefined;
+    const signature = v0Signature(call.params?.[0] ?? '');
+    if (signature === null) return undefined;
+    swaps.add(signature);
+    proxy.sent.push(signature);
+    if (proxy.mode === 'drop') return { jsonrpc: '2.0', id: call.id, result: signature };
+    return undefined;
+  };
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const payload = await body(req);
+      let calls: Json = null;
+      if (req.method === 'POST' && (req.url === '/' || req.url === '')) {
+        try {
+          calls = JSON.parse(payload.toString('utf8'));
+        } catch {
+          calls = null;
+        }
+      }
+      if (calls !== null && !Array.isArray(calls)) {
+        const answer = intercept(calls);
+        if (answer !== undefined) {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+          return;
+        }
+      }
+      const answer = await forward(req, payload);
+      let text = answer.text;
+      // Blind: the swaps' statuses read as unknown.
+      if (
+        proxy.mode === 'blind' &&
+        calls !== null &&
+        !Array.isArray(calls) &&
+        calls.method === 'getSignatureStatuses'
+      ) {
+        const parsed = JSON.parse(text);
+        const asked: string[] = calls.params?.[0] ?? [];
+        if (Array.isArray(parsed.result?.value)) {
+          parsed.result.value = parsed.result.value.map((v: Json, i: number) =>
+            swaps.has(asked[i] ?? '') ? null : v,
+          );
+        }
+        text = JSON.stringify(parsed);
+      }
+      res.writeHead(answer.status, { 'content-type': answer.type }).end(text);
+    })().catch((error: unknown) => {
+      res.writeHead(502).end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return proxy;
+}
+
+async function call(base: string, method: 'GET' | 'POST', path: string, payload?: unknown): Promise<Json> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: payload === undefined ? {} : { 'content-type': 'application/json' },
+    ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 45_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await read();
+  while (!done(last)) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 100));
+    last = await read();
+  }
+  return last;
+}
+
+let chain: ChainServer | undefined;
+let proxy: Proxy | undefined;
+let proc: ServiceProcess | undefined;
+const dirs: { remove: () => void }[] = [];
+afterEach(async () => {
+  await proc?.kill9().catch(() => undefined);
+  proc = undefined;
+  await proxy?.close();
+  proxy = undefined;
+  await chain?.close();
+  chain = undefined;
+  for (const dir of dirs.splice(0)) dir.remove();
+});
+
+describe('kill -9 with a hedge in flight', () => {
+  test.each([
+    ['recorded, its swap never sent to the chain', 'drop', false],
+    ['its swap landed on chain, the service not knowing yet', 'blind', false],
+    ['recorded, and its swap expired unlanded while the service was down', 'drop', true],
+  ] as const)(
+    '%s: the next process lands one swap, not two, and the trade shows it',
+    async (_, mode, expire) => {
+      const dir = tempDir('rfq-hedge-crash-');
+      dirs.push(dir);
+      const doc = defaultConfigDocument();
+      doc.http.rate_limit_per_minute = 1_000_000;
+      doc.venue = shipped.venue;
+      doc.hedging = {
+        quote_asset: 'USDC',
+        max_slippage_bps: 100,
+        retry_seconds: 1,
+        assets: { SOL: { target: '10000', band: '4', max_clip: '10', min_clip: '0.5' } },
+      };
+      const config = resolveConfig(doc);
+      const maker = Keypair.generate();
+      const makerKeypairPath = join(dir.path, 'maker-keypair.json');
+      writeFileSync(makerKeypairPath, JSON.stringify(Array.from(maker.secretKey)), { mode: 0o600 });
+      const venue = embeddedVenueOptions(config);
+      if (!venue) throw new Error('no venue');
+      chain = await startChainServer({
+        dataDir: join(dir.path, 'chain'),
+        port: 0,
+        programId: DEFAULT_HTLC_PROGRAM_ID,
+        ...configGenesis(config, maker),
+        venue,
+      });
+      proxy = await startProxy(chain.url);
+      const serviceDoc = clusterConfigDocument(doc, {
+        url: proxy.url,
+        wsUrl: chain.wsUrl,
+        programId: DEFAULT_HTLC_PROGRAM_ID.toBase58(),
+        makerKeypairPath,
+      });
+      serviceDoc.aggregator = { kind: 'jupiter', base_url: `${proxy.url}/jupiter/swap/v1` };
+      const configPath = join(dir.path, 'config.json');
+      writeFileSync(configPath, JSON.stringify(serviceDoc, null, 2));
+      const dataDir = join(dir.path, 'data');
+      mkdirSync(dataDir);
+      proc = await startServiceProcess(dataDir, { CONFIG: configPath });
+      let base = proc.url;
+      const dev = loopbackDevChain(chain.url);
+      const ledger = chain.ledger;
+      const makerSolBefore = ledger.tokenAmount(maker.publicKey, new PublicKey(SOL_MINT));
+
+      // One taker sells 5 SOL: outside the band (4), one hedge of 5 SOL (max_clip 10).
+      const taker = Keypair.generate();
+      await dev.airdrop({ wallet: taker.publicKey, mint: new PublicKey(SOL_MINT), amount: 6n * RAW });
+      const quote = (
+        await call(base, 'POST', '/v1/rfq', {
+          input_asset: 'SOL',
+          output_asset: 'USDC',
+          amount: '5',
+          taker_wallet: taker.publicKey.toBase58(),
+        })
+      ).json;
+      expect(quote.status, JSON.stringify(quote)).toBe('accepted');
+      const secret = newSecret();
+      const settled = (
+        await call(base, 'POST', `/v1/quotes/${quote.quote_id}/wallet-settlement`, {
+          taker_wallet: taker.publicKey.toBase58(),
+          secret_hash: secret.secretHash,
+        })
+      ).json;
+      const tradeId = settled.trade_id as string;
+      const locked = await call(base, 'POST', `/v1/trades/${tradeId}/lock`, {
+        transaction_base64: signAsWallet(settled.taker_lock_transaction.transaction_base64, taker),
+      });
+      expect(locked.status, JSON.stringify(locked.json)).toBe(202);
+      await until(
+        async () => (await call(base, 'GET', `/v1/trades/${tradeId}`)).json,
+        (t) => t.next_action?.type === 'redeem',
+      );
+      proxy.mode = mode;
+      expect(
+        (await call(base, 'POST', `/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage })).status,
+      ).toBe(202);
+
+      // The hedge is recorded with its swap, and the swap went out (at least once) through the proxy.
+      const inventory = async () => (await call(base, 'GET', '/v1/inventory')).json;
+      const recorded = await until(
+        inventory,
+        (v) => v.hedges_in_flight.length === 1 && (proxy?.sent.length ?? 0) > 0,
+      );
+      const hedge = recorded.hedges_in_flight[0];
+      expect(hedge).toMatchObject({ status: 'sending', attempt: 1, trade_id: tradeId, side: 'sell' });
+      const first = hedge.signature as string;
+      expect(proxy.sent[0]).toBe(first);
+      if (mode === 'drop') {
+        expect(ledger.transaction(first)).toBeNull();
+      } else {
+        await until(
+          async () => ledger.transaction(first),
+          (tx) => tx !== null,
+        );
+        // Landed, and the service still thinks it in flight.
+        expect((await inventory()).hedges_in_flight.map((h: Json) => h.signature)).toEqual([first]);
+      }
+
+      await proc.kill9();
+      if (expire) {
+        // Past the swap's last valid block height while no process watched it: it can never land now.
+        await dev.advanceClock(70);
+      }
+      proxy.mode = 'pass';
+      proc = await startServiceProcess(dataDir, { CONFIG: configPath });
+      base = proc.url;
+
+      const done = await until(
+        inventory,
+        (v) => v.hedges_in_flight.length === 0 && v.recent_hedges.some((h: Json) => h.status === 'landed'),
+      );
+      expect(done.recent_hedges).toHaveLength(1);
+      const landed = done.recent_hedges[0];
+      expect(landed).toMatchObject({ hedge_id: hedge.hedge_id, status: 'landed', trade_id: tradeId });
+      if (expire) {
+        // Proven unlandable, then quoted and signed again: a second swap, the first never on chain.
+        expect(landed.attempt).toBe(2);
+        expect(landed.expired_signatures).toEqual([first]);
+        expect(landed.signature).not.toBe(first);
+        expect(ledger.transaction(first)).toBeNull();
+      } else {
+        // The very bytes stored before the crash: no second swap was ever signed.
+        expect(landed).toMatchObject({ attempt: 1, signature: first, expired_signatures: [] });
+        expect(new Set(proxy.sent)).toEqual(new Set([first]));
+      }
+
+      // One swap on chain by the maker: v0, paid by it, successful.
+      const swaps = ledger
+        .transactionsForAddress(maker.publicKey.toBase58(), 1_000)
+        .filter((tx) => tx.loadedAddresses !== null && tx.accountKeys[0] === maker.publicKey.toBase58());
+      expect(swaps.map((tx) => tx.signature)).toEqual([landed.signature]);
+      expect(swaps[0]?.err).toBeNull();
+      // The maker's SOL: +5 from the trade, −5 sold back.
+      expect(ledger.tokenAmount(maker.publicKey, new PublicKey(SOL_MINT))).toBe(makerSolBefore);
+
+      const trade = (await call(base, 'GET', `/v1/trades/${tradeId}`)).json;
+      expect(trade.tx_signature_kinds.map((s: Json) => s.kind)).toEqual([
+        'taker_lock',
+        'maker_lock',
+        'taker_redeem',
+        'maker_redeem',
+        'aggregator_swap',
+      ]);
+      expect(trade.tx_signature_kinds.at(-1).signature).toBe(landed.signature);
+      expect(trade.ledger_summary.balanced).toBe(true);
+      const { entries } = (await call(base, 'GET', `/v1/runtime/ledger?trade_id=${tradeId}`)).json;
+      const swapEntries = entries.filter((e: Json) => e.movement === 'aggregator_swap');
+      expect(swapEntries).toHaveLength(4);
+      expect(new Set(swapEntries.map((e: Json) => e.signature))).toEqual(new Set([landed.signature]));
+    },
+    120_000,
+  );
+});
