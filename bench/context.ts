@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Line } from './report.ts';
 
-/** Connections of the closed-loop HTTP rows, as in the measurements. */
+/** Connections of the closed-loop HTTP rows: the load every recorded figure was measured under. */
 export const CONNECTIONS = 10;
 
 export interface BenchContext {

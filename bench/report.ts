@@ -1,4 +1,4 @@
-// The bench's table: one line per figure, a target where the issue sets one, and a verdict.
+// The bench's table: one line per figure, a target where the row has one, and a verdict.
 export interface Target {
   op: '≥' | '≤';
   value: number;

@@ -1,5 +1,5 @@
 // Completes package-lock.json with the platform-specific optional packages (biome, litesvm binaries for
-// other systems) that this workplace's registry does not carry: npm leaves them out of the lock, and then
+// other systems) that a registry without those binaries does not carry: npm leaves them out of the lock, and then
 // `npm ci` refuses the lock as out of sync with package.json. npm skips them on install here anyway, as
 // their os/cpu do not match. Run after any `npm install` that changed the lock:
 //   node scripts/complete-lockfile.cjs

@@ -263,7 +263,7 @@ export function refundForTransaction(
 
 /**
  * Closes the maker's settled escrow. The maker's token account for the escrow's mint always goes along
- * as the sweep account, so tokens someone donated to the vault cannot block the close (issue 17). No
+ * as the sweep account, so tokens someone donated to the vault can never block the close. No
  * idempotent create precedes it: the maker locked from that very ATA and never closes its own token
  * accounts (only the owner can), and the program reads the account only when there is something to
  * sweep from a non-native vault.

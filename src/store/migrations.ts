@@ -129,7 +129,7 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE quotes ADD COLUMN input_price TEXT;
   ALTER TABLE quotes ADD COLUMN output_price TEXT;
   `,
-  // Where a run answers HTTP (issue 12). SQLite serves one instance: no leases, ownership stays implicit.
+  // Where a run answers HTTP, so another instance can forward to it. SQLite serves one instance: no leases, ownership stays implicit.
   `
   ALTER TABLE runs ADD COLUMN url TEXT;
   `,

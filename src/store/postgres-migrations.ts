@@ -109,7 +109,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX ledger_by_trade ON ledger_entries (trade_id, entry_id);
   `,
-  // Several instances (issue 12). A run answers HTTP at its url and owns its trades while its lease lives
+  // Several instances over one database. A run answers HTTP at its url and owns its trades while its lease lives
   // (lease_expires_at_ms, the database's clock; NULL for runs of earlier builds: never live). Every unclosed
   // trade names its owner, so the runtime's indexes lead with owner_run_id: each instance reads its own
   // share, and the orphans of a dead run are found through its id. Reservations are summed per output mint

@@ -1,4 +1,4 @@
-// Issue 17: anyone can send tokens to a settled escrow's vault. The maker's close passes its token
+// Anyone can send tokens to a settled escrow's vault, and the close must still succeed. The maker's close passes its token
 // account as the sweep account, so one donated base unit neither blocks the close nor strands the rent.
 
 import { createTransferInstruction } from '@solana/spl-token';

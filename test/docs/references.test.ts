@@ -28,6 +28,7 @@ const topLevel = readdirSync(ROOT)
 const files = [
   ...topLevel,
   join(ROOT, '.ci', 'run'),
+  join(ROOT, 'packages', 'taker', 'README.md'),
   ...SOURCE_FOLDERS.flatMap((f) => walk(join(ROOT, f))),
 ].filter((path) => path !== import.meta.filename);
 const read = (path: string) => readFileSync(path, 'utf8');
@@ -81,7 +82,9 @@ describe('references stay inside the repository', () => {
 
   test('every relative link of the README and docs/ leads to a file (and heading) that exists', () => {
     const markdown = files.filter((path) => path.endsWith('.md') && !path.includes(`${join(ROOT, 'test')}`));
-    expect(markdown.length).toBeGreaterThan(2);
+    for (const doc of ['README.md', 'docs/operations.md', 'bench/README.md', 'packages/taker/README.md']) {
+      expect(markdown).toContain(join(ROOT, doc));
+    }
     const broken = markdown.flatMap((path) =>
       [...read(path).matchAll(/\]\(([^)\s]+)\)/g)].flatMap(([, link]) => {
         const href = link as string;
@@ -105,5 +108,24 @@ describe('references stay inside the repository', () => {
       }),
     );
     expect(broken).toEqual([]);
+  });
+
+  test('every `npm run <script>` a document names is a script of the package it runs in', () => {
+    const scriptsOf = (path: string) =>
+      Object.keys((JSON.parse(read(path)) as { scripts?: Record<string, string> }).scripts ?? {});
+    const root = scriptsOf(join(ROOT, 'package.json'));
+    const taker = scriptsOf(join(ROOT, 'packages', 'taker', 'package.json'));
+    const markdown = files.filter((path) => path.endsWith('.md') && !path.includes(`${join(ROOT, 'test')}`));
+    const missing = markdown.flatMap((path) =>
+      [...read(path).matchAll(/npm run ([\w:-]+)((?:[ \t]+-w[ \t]+\S+)?)/g)].flatMap(
+        ([, name, workspace]) => {
+          const scripts = workspace?.includes('@rfq-maker/taker') ? taker : root;
+          return scripts.includes(name as string)
+            ? []
+            : [`${relative(ROOT, path)}: npm run ${name}${workspace}`];
+        },
+      ),
+    );
+    expect(missing).toEqual([]);
   });
 });

@@ -235,7 +235,7 @@ describe.skipIf(!POSTGRES_TESTS)('the doors between instances', () => {
       expect(declared.status).toBe(503);
       expect(((await declared.json()) as Json).error.code).toBe('runtime_unavailable');
 
-      // Memory stayed bounded (the issue saw ~1.4 GB more for a 300 MB answer) …
+      // Memory stayed bounded (an unbounded forward once held ~1.4 GB more for a 300 MB answer) …
       expect(peakRss(pid) - before).toBeLessThan(64 * 1024 * 1024);
       // … and the lease held: after more than a lease, the same run is alive and live.
       await sleep(LEASE_SECONDS * 1000 + 500);

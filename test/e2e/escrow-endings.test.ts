@@ -1,4 +1,4 @@
-// Issue 17 as attacks: a taker ends escrows in every way the HTLC program lets it — cancelling the maker
+// Every way an escrow can end, as attacks: a taker ends escrows in every way the HTLC program lets it — cancelling the maker
 // escrow it is the recipient of, redeeming the taker escrow for the maker and closing it in one go, donating
 // dust to vaults — and the chain itself fails the maker's effects for a while. Each attack runs against the
 // real service on the embedded chain; the taker signs its own transactions (test/support/taker-moves.ts).

@@ -1,4 +1,4 @@
-// The failover drill (issue 12): three instances of the built service over one PostgreSQL and one chain,
+// The failover drill: three instances of the built service over one PostgreSQL and one chain,
 // with a 2 s lease, while takers swap through whichever instance a request lands on. One instance is killed
 // (SIGKILL) or frozen (SIGSTOP) with trades in flight: a live run owns its trades within a lease of its lease
 // lapsing, every acknowledged swap ends redeemed with one maker lock and a balanced ledger, and a frozen

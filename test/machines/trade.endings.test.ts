@@ -1,4 +1,4 @@
-// Every way an escrow can end on chain leads the trade to the right state (issue 17): effects answer how the
+// Every way an escrow can end on chain leads the trade to the right state: effects answer how the
 // escrow ended — paid to its recipient, returned to its initializer (refunded or cancelled), or for the maker
 // escrow never there — and chain facts report endings others caused. The maker is alerted only on proven
 // loss: the taker escrow back with the taker after the maker escrow paid the taker.

@@ -1,4 +1,4 @@
-// Effect retries (issue 17): a failed effect is retried with exponential backoff in chain seconds, jittered
+// Effect retries: a failed effect is retried with exponential backoff in chain seconds, jittered
 // per trade and capped, at a time kept in the trade's context (it survives restarts and feeds the runtime's
 // deadline index). The runtime sends RETRY_EFFECT once it is due; the machine runs no timer of its own.
 import { fc, test } from '@fast-check/vitest';

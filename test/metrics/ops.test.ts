@@ -1,6 +1,6 @@
 // The operators' files stay true to the service: every metric the alert rules and the Grafana dashboard name
 // is one GET /metrics exposes, the dashboard's queries are PromQL on a datasource variable, and every alert
-// is explained in the README.
+// is explained in the operations guide (docs/operations.md).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import { startService, type TestService } from '../support/service.ts';
 import { parseExposition } from './exposition.ts';
 
 const ALERTS = readFileSync(rootPath('ops', 'prometheus', 'alerts.yml'), 'utf8');
-const README = readFileSync(rootPath('README.md'), 'utf8');
+const OPERATIONS = readFileSync(rootPath('docs', 'operations.md'), 'utf8');
 
 interface Target {
   expr: string;
@@ -120,12 +120,12 @@ describe('the alert rules and the dashboard', () => {
     },
   );
 
-  test('the README explains every alert', () => {
+  test('the operations guide explains every alert', () => {
     const alerts = [...ALERTS.matchAll(/^\s+- alert: (\w+)$/gm)].map((m) => m[1] as string);
     expect(alerts.length).toBeGreaterThanOrEqual(10);
-    const start = README.indexOf('\n## Operators: metrics and alerts');
+    const start = OPERATIONS.indexOf('\n## Metrics and alerts');
     expect(start).toBeGreaterThan(0);
-    const operators = README.slice(start, README.indexOf('\n## ', start + 1));
+    const operators = OPERATIONS.slice(start, OPERATIONS.indexOf('\n## ', start + 1));
     for (const alert of alerts) expect(operators, alert).toContain(`**${alert}**`);
   });
 });

@@ -142,7 +142,8 @@ describe('model-based: directed sequences', () => {
       'a refused command leaves no actor in memory: the trade is at rest after the 403',
       () => [new NewTrade(1, 0), new Settle(0), new Lock(0), new AbandonWrong(0), new RedeemWrong(0, false)],
     ],
-    // Issue 17: the taker ends escrows on chain in every way the program allows.
+    // The maker never assumes its own move happened: the taker ends escrows on chain in every way the
+    // program allows.
     [
       'the taker cancels the maker escrow: the maker releases the taker escrow at once',
       () => [new NewTrade(1, 1), new Settle(0), new Lock(0), new TakerChainMove(0, ['cancel'])],

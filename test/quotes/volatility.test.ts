@@ -105,7 +105,7 @@ describe('optionTermBps', () => {
     expect(
       optionTermBps({ sigmaPerSqrtSecond: perSqrtSecond(0.8), windowSeconds: 420, k: 0.4, maxBps: 100 }),
     ).toBe(12);
-    // The issue's figure: a 300 s at-the-money option on 80 % volatility is worth about 10 bps.
+    // Black–Scholes' figure: a 300 s at-the-money option on 80 % volatility is worth about 10 bps.
     expect(
       optionTermBps({ sigmaPerSqrtSecond: perSqrtSecond(0.8), windowSeconds: 300, k: 0.4, maxBps: 100 }),
     ).toBe(10);

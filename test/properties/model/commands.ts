@@ -1007,7 +1007,7 @@ const MOVES: Record<MoveKind, TakerMove> = {
 };
 
 /**
- * The moves of one taker transaction: mostly combinations a taker would send (each of issue 17's endings,
+ * The moves of one taker transaction: mostly combinations a taker would send (each way the program lets a taker end an escrow,
  * the one-transaction exit that redeems both escrows and closes its own, dust in the vaults), sometimes any
  * one to three moves in any order (the chain refuses most of those, atomically).
  */

@@ -317,7 +317,7 @@ export async function settle(model: Model, world: World, timeoutMs = 15_000): Pr
 }
 
 /**
- * Issue 11: between steps every trade comes to rest — no actor in memory, no effect running — and what
+ * Trades are virtual actors: between steps every trade comes to rest — no actor in memory, no effect running — and what
  * the store answers for it at rest is what its live actor showed. The next step then activates it from
  * the store. Fails with the trades still active after `timeoutMs`.
  */
