@@ -17,7 +17,7 @@ import type { Asset, HedgedAsset, HedgingConfig } from '../config/index.ts';
 import type { LedgerEntry } from '../ledger/index.ts';
 import { dividePrices, type Price } from '../money/index.ts';
 import type { ReservationBook } from '../quotes/index.ts';
-import type { RuntimeLogger } from '../runtime/host.ts';
+import type { RuntimeLogger } from '../runtime/logger.ts';
 import {
   type GroupCommit,
   type HedgeRecord,

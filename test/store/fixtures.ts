@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { initialSnapshot, type TradeInput } from '../../machines/index.ts';
-import { newTradeRecord, restColumns } from '../../src/runtime/host.ts';
+import { newTradeRecord, restColumns } from '../../src/runtime/trade-record.ts';
 import {
   type NewRun,
   type NewTradeEvent,
