@@ -15,8 +15,8 @@ import {
   type TradeRecord,
   timeOrderedUuid,
 } from '../../src/store/index.ts';
-import { MIGRATIONS } from '../../src/store/migrations.ts';
-import { POSTGRES_MIGRATIONS } from '../../src/store/postgres-migrations.ts';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/index.ts';
+import { MIGRATIONS } from '../../src/store/sqlite/index.ts';
 import { hash32FromBytes } from '../../src/vocabulary/index.ts';
 import { SOL_MINT, USDC_MINT } from '../support/mints.ts';
 import { POSTGRES_TESTS, testDatabaseUrl } from '../support/postgres.ts';
