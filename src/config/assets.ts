@@ -1,8 +1,20 @@
 // The configured assets: resolved from the file, and found by mint or symbol as the interface matches them.
-
 import { ConfigError, checkAddress } from './fields.ts';
 import type { ConfigFile } from './schema.ts';
-import type { Asset } from './types.ts';
+
+export interface Asset {
+  /** The asset's id is its mint address. */
+  readonly id: string;
+  readonly mint: string;
+  readonly symbol: string;
+  readonly name: string;
+  readonly decimals: number;
+  /**
+   * The config accepts the mint's freeze authority: its issuer is trusted not to freeze an escrow vault.
+   * Absent means not trusted (the config always sets it; hand-built assets in tests may leave it out).
+   */
+  readonly trustFreezeAuthority?: boolean;
+}
 
 /** Assets by id (mint) or symbol, case-insensitively, as the interface matches them. */
 export class AssetRegistry {

@@ -5,16 +5,16 @@ import { readFileSync } from 'node:fs';
 import Value from 'typebox/value';
 import { parseAmount, parseUsd } from '../money/index.ts';
 import { rootPath } from '../paths.ts';
-import { AssetRegistry, resolveAsset } from './assets.ts';
+import { type Asset, AssetRegistry, resolveAsset } from './assets.ts';
 import { resolveChain } from './chain.ts';
 import { ConfigError, checkTrustProxy, decimalPrice, pointerToField } from './fields.ts';
 import { OPTION_DEFAULTS, resolvePriceSource } from './prices.ts';
 import { type ConfigFile, ConfigFileSchema } from './schema.ts';
 import { resolveAggregator, resolveHedging, resolveVenue } from './swaps.ts';
 import { pairTiming, resolveReservations, resolveTiming } from './timing.ts';
-import type { Asset, Config, Pair, ReferencePrice } from './types.ts';
+import type { Config, Pair, ReferencePrice } from './types.ts';
 
-export { AssetRegistry } from './assets.ts';
+export { type Asset, AssetRegistry } from './assets.ts';
 export { ConfigError } from './fields.ts';
 export { OPTION_DEFAULTS } from './prices.ts';
 export { ConfigFileSchema } from './schema.ts';
@@ -22,7 +22,6 @@ export { EMBEDDED_AMM_PROGRAM_ID, JUPITER_PUBLIC_BASE_URL, JUPITER_V6_PROGRAM_ID
 export { REAL_CLUSTER_FLOORS, RESERVATION_DEFAULTS } from './timing.ts';
 export type {
   AggregatorConfig,
-  Asset,
   ChainConfig,
   Config,
   HedgedAsset,

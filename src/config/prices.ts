@@ -1,9 +1,10 @@
 // Where prices come from (a static table or Pyth feeds, sponsored ones found by symbol) and the option
 // term's defaults.
 import { SPONSORED_FEEDS } from '../chain/pyth/index.ts';
+import type { Asset } from './assets.ts';
 import { ConfigError, checkAddress } from './fields.ts';
 import type { ConfigFile } from './schema.ts';
-import type { Asset, OptionPricing, PriceFeed, PriceSourceConfig } from './types.ts';
+import type { OptionPricing, PriceFeed, PriceSourceConfig } from './types.ts';
 
 /** The option term's defaults (config pricing.option). */
 export const OPTION_DEFAULTS: OptionPricing = { k: 0.4, maxBps: 100, volatilityHalfLifeSeconds: 900 };

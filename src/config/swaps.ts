@@ -1,15 +1,9 @@
 // The swaps the maker makes on its own account: the embedded venue it can trade against, the aggregator
 // port every swap goes through and the bounds it keeps, and the hedger's inventory targets and bands.
+import type { Asset } from './assets.ts';
 import { ConfigError, checkAddress } from './fields.ts';
 import type { ConfigFile } from './schema.ts';
-import type {
-  AggregatorConfig,
-  Asset,
-  ChainConfig,
-  HedgedAsset,
-  HedgingConfig,
-  VenueConfig,
-} from './types.ts';
+import type { AggregatorConfig, ChainConfig, HedgedAsset, HedgingConfig, VenueConfig } from './types.ts';
 
 /** Jupiter's public Swap API v1 (no key; https://api.jup.ag/swap/v1 with one). */
 export const JUPITER_PUBLIC_BASE_URL = 'https://lite-api.jup.ag/swap/v1';

@@ -1,21 +1,7 @@
 // The config as the service reads it once resolved: typed, exact values (bigint raw units, exact prices),
-// assets resolved to their registry entries. index.ts resolves the file into this shape.
+// assets resolved to their registry entries (assets.ts). index.ts resolves the file into this shape.
 import type { Price } from '../money/index.ts';
-import type { AssetRegistry } from './assets.ts';
-
-export interface Asset {
-  /** The asset's id is its mint address. */
-  readonly id: string;
-  readonly mint: string;
-  readonly symbol: string;
-  readonly name: string;
-  readonly decimals: number;
-  /**
-   * The config accepts the mint's freeze authority: its issuer is trusted not to freeze an escrow vault.
-   * Absent means not trusted (the config always sets it; hand-built assets in tests may leave it out).
-   */
-  readonly trustFreezeAuthority?: boolean;
-}
+import type { Asset, AssetRegistry } from './assets.ts';
 
 export interface Pair {
   readonly input: Asset;

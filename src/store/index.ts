@@ -1,6 +1,6 @@
-// The durable store, as the rest of the service sees it: one port (port.ts), two engines. SQLite
-// (better-sqlite3, WAL, synchronous=FULL, under DATA_DIR) is the embedded default; PostgreSQL is chosen by
-// DATABASE_URL. Reads are async; writes go through the group commit (group-commit.ts), which hands a turn's
+// The durable store, as the rest of the service sees it: one port (port.ts) over its records (records.ts),
+// two engines. SQLite (better-sqlite3, WAL, synchronous=FULL, under DATA_DIR) is the embedded default;
+// PostgreSQL is chosen by DATABASE_URL. Reads are async; writes go through the group commit (group-commit.ts), which hands a turn's
 // writes to `commit` as one transaction, so whatever a route acknowledges is on disk before its answer leaves.
 import type { Store } from './port.ts';
 import { openPostgresStore } from './postgres/index.ts';
@@ -16,6 +16,7 @@ export {
   isHedgeInFlight,
 } from './hedges.ts';
 export { timeOrderedUuid } from './ids.ts';
+export type { Store } from './port.ts';
 export type {
   Acquired,
   ClaimedTrade,
@@ -25,15 +26,14 @@ export type {
   RecordedPrice,
   RestEntry,
   RunRecord,
-  Store,
   StoredLedgerEntry,
   TradeEventRecord,
   TradeFilter,
   TradeHold,
   TradeRecord,
   TradeUpdate,
-} from './port.ts';
-export { WATCH_MAKER, WATCH_TAKER } from './port.ts';
+} from './records.ts';
+export { WATCH_MAKER, WATCH_TAKER } from './records.ts';
 export { openSqliteStore } from './sqlite/index.ts';
 export { type Conflict, StoreConflict, type StoreWrite, type WriteOutcome } from './writes.ts';
 

@@ -13,7 +13,7 @@ import {
   hedgeRow,
   hedgeUpdateRow,
 } from '../hedges.ts';
-import type { NewTradeEvent, QuoteRecord, TradeRecord, TradeUpdate } from '../port.ts';
+import type { NewTradeEvent, QuoteRecord, TradeRecord, TradeUpdate } from '../records.ts';
 import { currentSecond, holdReservation, ReservationDeltas } from '../reservation-buckets.ts';
 import { holdFromRow, priceText, type TradeRow } from '../rows.ts';
 import { StoreConflict, type StoreWrite, type WriteOutcome } from '../writes.ts';

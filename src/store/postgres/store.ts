@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Hash32, SettlementStatus } from '../../vocabulary/index.ts';
 import { type HedgeRecord, type HedgeRow, hedgeFromRow } from '../hedges.ts';
+import type { Store } from '../port.ts';
 import type {
   Acquired,
   ClaimedTrade,
@@ -17,12 +18,11 @@ import type {
   QuoteRecord,
   RestEntry,
   RunRecord,
-  Store,
   StoredLedgerEntry,
   TradeEventRecord,
   TradeFilter,
   TradeRecord,
-} from '../port.ts';
+} from '../records.ts';
 import {
   type ClaimedRow,
   claimedFromRow,

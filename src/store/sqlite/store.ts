@@ -15,6 +15,7 @@ import {
   hedgeRow,
   hedgeUpdateRow,
 } from '../hedges.ts';
+import type { Store } from '../port.ts';
 import type {
   Acquired,
   ClaimedTrade,
@@ -23,13 +24,12 @@ import type {
   QuoteRecord,
   RestEntry,
   RunRecord,
-  Store,
   StoredLedgerEntry,
   TradeEventRecord,
   TradeFilter,
   TradeRecord,
   TradeUpdate,
-} from '../port.ts';
+} from '../records.ts';
 import {
   type EventRow,
   eventFromRow,
