@@ -6,18 +6,17 @@
 //
 // A hedge's steps: plan (band and clip arithmetic on the chain's balances less what quotes and trades
 // reserve, plan.ts) → quote twice (a probe for the route's price, then the slippage that keeps its on-chain
-// minimum within max_slippage_bps of the live Pyth mid) → sign → record (status sending, with the bytes) →
-// land (swap.ts) → book (landed: its legs, fee and outcome; failed: its fee) — or, proven unlandable,
+// minimum within max_slippage_bps of the live Pyth mid) → sign (the three in clip.ts) → record (status
+// sending, with the bytes; record.ts) → land (swap.ts) → book (landed: its legs, fee and outcome; failed: its fee) — or, proven unlandable,
 // requote and sign again (attempt + 1).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type AggregatorPort, isAggregatorError, rawMid } from '../aggregator/index.ts';
-import { isChainError, publicKey } from '../chain/index.ts';
+import type { AggregatorPort } from '../aggregator/index.ts';
 import type { ChainPort } from '../chain/port.ts';
-import type { Asset, HedgedAsset, HedgingConfig } from '../config/index.ts';
+import type { HedgedAsset, HedgingConfig } from '../config/index.ts';
 import type { LedgerEntry } from '../ledger/index.ts';
-import { dividePrices, type Price } from '../money/index.ts';
+import type { Price } from '../money/index.ts';
 import type { ReservationBook } from '../quotes/index.ts';
-import type { RuntimeLogger } from '../runtime/host.ts';
+import type { RuntimeLogger } from '../runtime/logger.ts';
 import {
   type GroupCommit,
   type HedgeRecord,
@@ -25,22 +24,9 @@ import {
   StoreConflict,
   timeOrderedUuid,
 } from '../store/index.ts';
-import type { Ratio } from '../venue/math.ts';
-import { type ClipPlan, outsideBand, planClip, routeSlippageBps, slippageFloor, slippageOf } from './plan.ts';
+import { type HedgeFailureReason, nextClip, Refusal, type SignedClip, type Step, signClip } from './clip.ts';
+import { landedSummary, newHedge, resignedHedge } from './record.ts';
 import { landSwap, type SwapLanding, swapLedger } from './swap.ts';
-
-/** Why a hedge could not be made or did not land: a bounded set (metrics label it). */
-export const HEDGE_FAILURE_REASONS = [
-  'stale_price',
-  'no_route',
-  'slippage',
-  'unavailable',
-  'refused',
-  'failed_on_chain',
-  'expired',
-  'store',
-] as const;
-export type HedgeFailureReason = (typeof HEDGE_FAILURE_REASONS)[number];
 
 /** What metrics see of hedges (ServiceMetrics implements it). */
 export interface HedgeObserver {
@@ -96,28 +82,11 @@ export interface AssetHedgingState {
   retryAt: string | null;
 }
 
-/** A refusal before anything was recorded: the asset waits retry_seconds. */
-class Refusal extends Error {
-  constructor(
-    readonly reason: HedgeFailureReason,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /** A write of the hedge was refused or failed: stop working on it (nothing more is sent). */
 class Stopped extends Error {}
 
 /** How long a hedge in flight holds its input in the reservation book before it is held again. */
 const HOLD_MS = 10 * 60_000;
-
-/** A clip with the live prices it was planned at. */
-interface Step {
-  plan: Extract<ClipPlan, { kind: 'clip' }>;
-  assetUsd: Price;
-  quoteUsd: Price;
-}
 
 export class Hedger {
   private readonly byMint = new Map<string, HedgedAsset>();
@@ -317,120 +286,31 @@ export class Hedger {
    * home, or blocked by reservations). Throws Refusal when prices are not fresh.
    */
   private async nextClip(mint: string, continuing: boolean): Promise<Step | null> {
-    const hedged = this.hedgedOf(mint);
-    const quote = this.options.config.quoteAsset;
-    const { chain, reservations } = this.options;
-    const [assetBalanceRaw, quoteBalanceRaw] = await Promise.all([
-      chain.tokenBalance(chain.makerWallet, publicKey(mint)),
-      chain.tokenBalance(chain.makerWallet, publicKey(quote.mint)),
-    ]).catch((error: unknown) => {
-      throw new Refusal('unavailable', `the maker's balances could not be read: ${(error as Error).message}`);
-    });
-    if (!continuing && !outsideBand(assetBalanceRaw, hedged)) {
-      this.cleared(mint);
-      return null;
-    }
-    const assetUsd = this.options.freshPrice(mint);
-    const quoteUsd = this.options.freshPrice(quote.mint);
-    if (assetUsd === null || quoteUsd === null) {
-      const stale = [assetUsd === null ? hedged.asset.symbol : null, quoteUsd === null ? quote.symbol : null];
-      throw new Refusal(
-        'stale_price',
-        `no fresh price for ${stale.filter(Boolean).join(' and ')}: never hedged on a stale mid`,
-      );
-    }
-    reservations.expire(this.nowMs());
-    const plan = planClip(
-      {
-        assetBalanceRaw,
-        assetReservedRaw: reservations.reserved(mint),
-        quoteBalanceRaw,
-        quoteReservedRaw: reservations.reserved(quote.mint),
-      },
-      hedged,
-      rawMid(dividePrices(assetUsd, quoteUsd), hedged.asset.decimals, quote.decimals),
-      continuing,
-    );
-    if (plan.kind === 'none') {
-      if (plan.reason === 'reserved') {
+    const next = await nextClip(this.options, this.hedgedOf(mint), continuing, this.nowMs);
+    if ('none' in next) {
+      if (next.none === 'reserved') {
         this.blocked(mint, 'what open quotes and trades reserve leaves less than min_clip to swap');
       } else {
         this.cleared(mint);
       }
       return null;
     }
-    return { plan, assetUsd, quoteUsd };
-  }
-
-  /** The swap of a clip, quoted within the slippage limit and signed; NOT sent. Throws Refusal. */
-  private async signClip(mint: string, step: Step) {
-    const { aggregator, config } = this.options;
-    const swap = this.legs(mint, step);
-    const floor = slippageFloor(step.plan.amountInRaw, swap.mid, config.maxSlippageBps);
-    try {
-      const request = {
-        inputMint: publicKey(swap.inputMint),
-        outputMint: publicKey(swap.outputMint),
-        amountRaw: step.plan.amountInRaw,
-        referenceMid: swap.mid,
-      };
-      // First the route's own price (no slippage allowed), then the slippage that keeps its on-chain minimum
-      // at or above the mid less max_slippage_bps: the tolerance follows the route, the bound is the mid.
-      const probe = await aggregator.quote({ ...request, slippageBps: 0 });
-      const slippageBps = routeSlippageBps(probe.outAmount, floor, this.options.aggregatorMaxSlippageBps);
-      if (slippageBps === null) {
-        throw new Refusal(
-          'slippage',
-          `the route pays ${probe.outAmount} for ${step.plan.amountInRaw}, below ${floor}: the mid less ${config.maxSlippageBps} bps`,
-        );
-      }
-      const quoted = slippageBps === 0 ? probe : await aggregator.quote({ ...request, slippageBps });
-      if (quoted.minOut < floor) {
-        throw new Refusal('slippage', `the route's minimum ${quoted.minOut} is below ${floor} (it moved)`);
-      }
-      const signed = await aggregator.swapTransaction(quoted);
-      return { swap, floor, quoted, signed };
-    } catch (error) {
-      if (error instanceof Refusal) throw error;
-      throw new Refusal(refusalReason(error), (error as Error).message);
-    }
+    return next;
   }
 
   /** Signs the clip's swap and records the hedge with it (status sending); null when another is in flight. */
   private async record(mint: string, tradeId: string, step: Step): Promise<HedgeRecord | null> {
-    const { swap, quoted, signed } = await this.signClip(mint, step);
-    const at = new Date(this.nowMs()).toISOString();
-    const hedge: HedgeRecord = {
+    const signed = await signClip(this.options, this.hedgedOf(mint), step);
+    const hedge = newHedge({
       hedgeId: timeOrderedUuid(),
       tradeId,
       runId: this.options.runId,
-      ownerRunId: this.options.runId,
-      asset: mint,
-      side: step.plan.side,
-      inputMint: swap.inputMint,
-      outputMint: swap.outputMint,
-      amountInRaw: step.plan.amountInRaw,
-      quotedOutRaw: quoted.outAmount,
-      minOutRaw: quoted.minOut,
-      midOutRaw: slippageOf(step.plan.amountInRaw, 0n, swap.mid).midOutRaw,
-      inputUsd: ratioText(swap.inputUsd),
-      outputUsd: ratioText(swap.outputUsd),
+      mint,
+      step,
+      signed,
       maxSlippageBps: this.options.config.maxSlippageBps,
-      status: 'sending',
-      attempt: 1,
-      signature: signed.signature,
-      transactionBase64: signed.transactionBase64,
-      lastValidBlockHeight: signed.lastValidBlockHeight,
-      expiredSignatures: [],
-      landedInRaw: null,
-      landedOutRaw: null,
-      feeLamports: null,
-      slot: null,
-      error: null,
-      createdAt: at,
-      updatedAt: at,
-      landedAt: null,
-    };
+      at: new Date(this.nowMs()).toISOString(),
+    });
     try {
       await this.options.durable.write({ kind: 'insertHedge', hedge });
     } catch (error) {
@@ -582,31 +462,14 @@ export class Hedger {
     if (step === null || step.plan.side !== hedge.side) {
       return this.save({ ...hedge, status: 'cancelled', error: 'no longer needed', updatedAt: at() });
     }
-    let signed: Awaited<ReturnType<Hedger['signClip']>>;
+    let signed: SignedClip;
     try {
-      signed = await this.signClip(mint, step);
+      signed = await signClip(this.options, this.hedgedOf(mint), step);
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
       return this.endUnsent(hedge, 'failed', error.reason, error.message);
     }
-    const { swap, quoted } = signed;
-    return this.save({
-      ...hedge,
-      status: 'sending',
-      attempt: hedge.attempt + 1,
-      amountInRaw: step.plan.amountInRaw,
-      quotedOutRaw: quoted.outAmount,
-      minOutRaw: quoted.minOut,
-      midOutRaw: slippageOf(step.plan.amountInRaw, 0n, swap.mid).midOutRaw,
-      inputUsd: ratioText(swap.inputUsd),
-      outputUsd: ratioText(swap.outputUsd),
-      maxSlippageBps: this.options.config.maxSlippageBps,
-      signature: signed.signed.signature,
-      transactionBase64: signed.signed.transactionBase64,
-      lastValidBlockHeight: signed.signed.lastValidBlockHeight,
-      error: null,
-      updatedAt: at(),
-    });
+    return this.save(resignedHedge(hedge, step, signed, this.options.config.maxSlippageBps, at()));
   }
 
   private async endUnsent(
@@ -651,23 +514,10 @@ export class Hedger {
   private landed(hedge: HedgeRecord): void {
     const mint = hedge.asset;
     this.cleared(mint);
-    const inputDecimals = this.decimalsOf(hedge.inputMint);
-    const outputDecimals = this.decimalsOf(hedge.outputMint);
-    const mid = rawMid(
-      dividePrices(parseRatio(hedge.inputUsd), parseRatio(hedge.outputUsd)),
-      inputDecimals,
-      outputDecimals,
-    );
-    const slippage = slippageOf(hedge.landedInRaw ?? 0n, hedge.landedOutRaw ?? 0n, mid);
-    const inputUsd = parseRatio(hedge.inputUsd);
-    // For metrics only (a float is fine there): the input's USD value at the mid.
-    const notionalUsd =
-      Number(
-        ((hedge.landedInRaw ?? 0n) * inputUsd.num * 100n) / (inputUsd.den * 10n ** BigInt(inputDecimals)),
-      ) / 100;
-    const seconds = Math.max(
-      0,
-      (Date.parse(hedge.landedAt ?? hedge.updatedAt) - Date.parse(hedge.createdAt)) / 1000,
+    const { slippage, notionalUsd, seconds } = landedSummary(
+      hedge,
+      this.decimalsOf(hedge.inputMint),
+      this.decimalsOf(hedge.outputMint),
     );
     this.options.observer?.hedgeLanded({
       asset: this.symbol(mint),
@@ -713,17 +563,6 @@ export class Hedger {
 
   // ── Small things ────────────────────────────────────────────────────────────────────────────────
 
-  /** The swap's two sides, and the mid between them (output raw per input raw). */
-  private legs(mint: string, step: Step) {
-    const asset = this.hedgedOf(mint).asset;
-    const quote = this.options.config.quoteAsset;
-    const sell = step.plan.side === 'sell';
-    const [input, output]: [Asset, Asset] = sell ? [asset, quote] : [quote, asset];
-    const [inputUsd, outputUsd] = sell ? [step.assetUsd, step.quoteUsd] : [step.quoteUsd, step.assetUsd];
-    const mid: Ratio = rawMid(dividePrices(inputUsd, outputUsd), input.decimals, output.decimals);
-    return { inputMint: input.mint, outputMint: output.mint, inputUsd, outputUsd, mid };
-  }
-
   private hedgedOf(mint: string): HedgedAsset {
     const hedged = this.byMint.get(mint);
     if (!hedged) throw new Error(`${mint} is not a hedged asset`);
@@ -738,32 +577,4 @@ export class Hedger {
   private symbol(mint: string): string {
     return this.byMint.get(mint)?.asset.symbol ?? mint;
   }
-}
-
-/** How a refusal of the aggregator or the chain is counted. */
-function refusalReason(error: unknown): HedgeFailureReason {
-  if (isAggregatorError(error)) {
-    switch (error.code) {
-      case 'no_route':
-        return 'no_route';
-      case 'unavailable':
-        return 'unavailable';
-      case 'price_out_of_bounds':
-      case 'slippage_too_high':
-        return 'slippage';
-      default:
-        return 'refused';
-    }
-  }
-  if (isChainError(error, 'unavailable') || isChainError(error, 'timeout')) return 'unavailable';
-  return 'refused';
-}
-
-/** An exact USD price as stored beside a hedge ("num/den"). */
-export const ratioText = (price: Price): string => `${price.num}/${price.den}`;
-
-export function parseRatio(text: string): Price {
-  const [num, den] = text.split('/');
-  if (!num || !den) throw new Error(`not a ratio: ${text}`);
-  return { num: BigInt(num), den: BigInt(den) };
 }

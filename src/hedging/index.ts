@@ -1,16 +1,9 @@
 // Front door of hedging: inventory targets and bands kept by swapping through the aggregator once trades are
-// redeemed (hedger.ts), the exact band and clip arithmetic (plan.ts), the landing and booking of an
-// aggregator swap any caller can use (swap.ts), and the operator's view of the inventory (view.ts).
-export {
-  type AssetHedgingState,
-  HEDGE_FAILURE_REASONS,
-  type HedgeFailureReason,
-  type HedgeObserver,
-  Hedger,
-  type HedgerOptions,
-  parseRatio,
-  ratioText,
-} from './hedger.ts';
+// redeemed (hedger.ts), one clip planned at the live mid and signed (clip.ts), a hedge's record as it is
+// stored (record.ts), the exact band and clip arithmetic (plan.ts), the landing and booking of an aggregator
+// swap any caller can use (swap.ts), and the operator's view of the inventory (view.ts).
+export { HEDGE_FAILURE_REASONS, type HedgeFailureReason } from './clip.ts';
+export { type AssetHedgingState, type HedgeObserver, Hedger, type HedgerOptions } from './hedger.ts';
 export {
   type Band,
   type ClipPlan,
@@ -24,6 +17,7 @@ export {
   slippageFloor,
   slippageOf,
 } from './plan.ts';
+export { parseRatio, ratioText } from './record.ts';
 export { landSwap, readSwapOutcome, type SwapLanding, type SwapMints, swapLedger } from './swap.ts';
 export {
   hedgeSlippage,

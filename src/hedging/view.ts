@@ -6,8 +6,9 @@ import { rawMid } from '../aggregator/index.ts';
 import type { Asset, AssetRegistry, HedgedAsset, HedgingConfig } from '../config/index.ts';
 import { dividePrices } from '../money/index.ts';
 import type { HedgeRecord, Store } from '../store/index.ts';
-import { type AssetHedgingState, type Hedger, parseRatio } from './hedger.ts';
+import type { AssetHedgingState, Hedger } from './hedger.ts';
 import { deviation, outsideBand, type Slippage, slippageOf } from './plan.ts';
+import { parseRatio } from './record.ts';
 
 export interface InventoryAsset {
   asset: Asset;

@@ -24,8 +24,9 @@ import {
   type InventoryAsset,
 } from '../hedging/index.ts';
 import { type AcceptedQuote, FEED_STATUSES, type FeedState, type RejectedQuote } from '../quotes/index.ts';
+import type { TradeTransition } from '../runtime/index.ts';
 import type { CommitStats, Store } from '../store/index.ts';
-import { RISK_CHECKS, type SettlementStatus } from '../vocabulary/index.ts';
+import { RISK_CHECKS } from '../vocabulary/index.ts';
 import { DEADLINES, ESCROW_SIDES, storedExposure } from './exposure.ts';
 import { processRegistry } from './process.ts';
 
@@ -48,20 +49,6 @@ const HEDGE_SECONDS_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 90
 
 export type RfqOutcome = 'quoted' | 'rejected';
 export type SettlementStartOutcome = 'created' | 'repeated';
-
-/** A stored transition of a trade, as the actor host sees it before it updates its own view of the trade. */
-export interface TradeTransition {
-  /** The machine event that caused it (xstate.error.actor.<effect> when an effect failed). */
-  event: string;
-  from: SettlementStatus;
-  to: SettlementStatus;
-  context: Pick<TradeContext, 'alert' | 'effectError' | 'assessment' | 'inputMint' | 'outputMint'> &
-    Partial<Pick<TradeContext, 'tradeId'>>;
-  /** The maker-loss alert was raised for this trade before. */
-  alertedBefore: boolean;
-  /** When the trade was created (settlement start), ISO. */
-  createdAt: string;
-}
 
 /** What the scrape-time gauges read. */
 export interface MetricsSources {

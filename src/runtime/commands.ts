@@ -30,10 +30,11 @@ import {
 import { bytesOf, type Hash32, hashOfPreimage, type Preimage, sameHash32 } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import { invalidInput, RuntimeError, TradeOwnedElsewhere } from './errors.ts';
-import { newTradeRecord, restColumns, type TradeHandle, type TradeHost } from './host.ts';
+import type { TradeHandle, TradeHost } from './host.ts';
 import { checkLockTransaction } from './lock-check.ts';
 import type { TradeQueries, TradeReading } from './queries.ts';
 import { advanceRead } from './scheduler.ts';
+import { newTradeRecord, restColumns } from './trade-record.ts';
 import type { ChainWatcher } from './watcher.ts';
 
 export interface SettlementResult {

@@ -11,78 +11,42 @@
 import { type Actor, type AnyEventObject, createActor, type Snapshot } from 'xstate';
 import {
   isClosed,
-  isFinalStatus,
-  nextDeadline,
   settlementStatusOf,
   substateOf,
-  TRADE_MACHINE_VERSION,
   type TradeContext,
   type TradeEvent,
-  type TradeInput,
   type TradeSnapshotLike,
   tradeMachine,
-  upgradeSnapshot,
 } from '../../machines/index.ts';
-import { type LedgerEntry, transitionPostings } from '../ledger/index.ts';
-import type { TradeTransition } from '../metrics/index.ts';
+import { transitionPostings } from '../ledger/index.ts';
 import {
   type GroupCommit,
   type NewTradeEvent,
   type Store,
   StoreConflict,
-  type TradeHold,
+  type StoreWrite,
   type TradeRecord,
-  type TradeUpdate,
-  WATCH_MAKER,
-  WATCH_TAKER,
 } from '../store/index.ts';
 import type { SettlementStatus } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import type { chainEffects } from './effects.ts';
 import { RuntimeError, TradeOwnedElsewhere } from './errors.ts';
-
-export interface RuntimeLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+import type { RuntimeLogger } from './logger.ts';
+import {
+  effectRunning,
+  eventPayload,
+  type HoldTiming,
+  metaOf,
+  type RestState,
+  restColumns,
+  storedSnapshot,
+  type TradeMeta,
+  tradeUpdate,
+} from './trade-record.ts';
+import type { TradeTransition } from './transitions.ts';
 
 type ProvidedMachine = ReturnType<typeof tradeMachine.provide>;
 type TradeActor = Actor<ProvidedMachine>;
-
-/** What the runtime's indexes (watcher, reservation book) keep of a trade at rest. */
-export interface RestState {
-  tradeId: string;
-  closed: boolean;
-  takerEscrow: string;
-  makerEscrow: string;
-  watch: number;
-  hold: RestHold | null;
-}
-
-/**
- * A trade's hold, and whether a landed taker lock backs it. `unfunded` is known from the snapshot only: the
- * store keeps the hold's amount and end, so a hold read back at start counts as funded (in full).
- */
-export type RestHold = TradeHold & { readonly unfunded?: true };
-
-/** A hold as the store keeps it: its mint, amount and end (whether it is funded is not kept). */
-function storedHold(hold: RestHold | null): TradeHold | null {
-  return hold === null ? null : { mint: hold.mint, raw: hold.raw, untilMs: hold.untilMs };
-}
-
-/**
- * How long a settlement start holds its output while no taker lock has landed: the lock-landing window
- * (config reservations.lock_landing_seconds), counted from settlement start, which is the lock deadline
- * less the lock window.
- */
-export interface HoldTiming {
-  lockWindowSeconds: number;
-  lockLandingSeconds: number;
-}
-
-/** A rest state as the indexes take it: one read from the store is an unclosed trade's, without `closed`. */
-export type IndexedRest = Omit<RestState, 'closed'> & { closed?: boolean };
 
 /** A trade as a command, the watcher or a view sees it, live or closed. */
 export interface TradeHandle {
@@ -96,12 +60,6 @@ export interface TradeHandle {
   readonly closed: boolean;
   send(event: TradeEvent): void;
 }
-
-/** The part of a trade's record that does not change with its snapshot. */
-export type TradeMeta = Pick<
-  TradeRecord,
-  'tradeId' | 'quoteId' | 'runId' | 'takerWallet' | 'createdAt' | 'takerEscrow' | 'makerEscrow'
->;
 
 interface ActiveTrade {
   readonly meta: TradeMeta;
@@ -139,120 +97,11 @@ export interface HostOptions {
   onFenced(): void;
   /** A command took over a trade whose owner run was gone (several instances). */
   onAcquired?(tradeId: string): void;
-  /** Every stored transition, for metrics (status changes, effect failures and retries, the loss alert). */
+  /** Every stored transition, for its listeners (the log, metrics, the hedger). */
   onTransition?(transition: TradeTransition): void;
 }
 
-const SECRET_KEYS = new Set(['secretHash', 'preimage', 'preimageHash', 'transactionBase64']);
-
-/** An event as the runtime log shows it: never the commitment, a preimage or a signed transaction. */
-export function eventPayload(event: AnyEventObject): Record<string, unknown> {
-  const strip = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(strip);
-    if (value && typeof value === 'object') {
-      return Object.fromEntries(
-        Object.entries(value)
-          .filter(([k]) => !SECRET_KEYS.has(k))
-          .map(([k, v]) => [k, strip(v)]),
-      );
-    }
-    return value;
-  };
-  const { type: _type, ...rest } = event;
-  return strip(rest) as Record<string, unknown>;
-}
-
-/** An effect is in flight: some invoked child is still running. */
-export function effectRunning(snapshot: { children: Record<string, unknown> }): boolean {
-  return Object.values(snapshot.children).some((child) => {
-    const status = (child as { getSnapshot?: () => { status: string } }).getSnapshot?.().status;
-    return status === 'active';
-  });
-}
-
 const valueKey = (snapshot: Pick<TradeSnapshotLike, 'value'>) => JSON.stringify(snapshot.value);
-
-/**
- * What the indexes and the store keep of a snapshot besides the snapshot itself. Without `holds`, a pending
- * trade holds its output for its whole lock window.
- */
-export function restColumns(
-  snapshot: TradeSnapshotLike & { children?: Record<string, unknown> },
-  holds?: HoldTiming,
-) {
-  const { context } = snapshot;
-  const status = settlementStatusOf(snapshot);
-  const substate = substateOf(snapshot);
-  const closed = isClosed(snapshot);
-  const makerLocked = context.signatures.some((s) => s.kind === 'maker_lock');
-  // A trade holds its output in the reservation book until the maker's lock moves it on chain (the balance
-  // then shows it) or the trade ends: initiated until the taker expiry; pending with its lock on chain until
-  // the lock window closes; pending without one (an unfunded hold) only for the lock-landing window, so that
-  // settlement starts nobody pays for cannot keep the inventory. A lock that lands later is held again from
-  // then; the maker still locks only if its balance covers the output then (the machine's checkInventory).
-  const landed = status !== 'pending' || substate === 'pending.lockSeen';
-  let untilMs = (status === 'pending' ? context.lockDeadline : context.takerExpiry) * 1000;
-  if (!landed && holds !== undefined) {
-    const landingEnd = context.lockDeadline - holds.lockWindowSeconds + holds.lockLandingSeconds;
-    untilMs = Math.min(untilMs, landingEnd * 1000);
-  }
-  const hold: RestHold | null =
-    isFinalStatus(status) || makerLocked
-      ? null
-      : {
-          mint: context.outputMint,
-          raw: BigInt(context.outputAmountRaw),
-          untilMs,
-          ...(landed ? {} : { unfunded: true as const }),
-        };
-  return {
-    status,
-    substate,
-    closed,
-    nextDeadline: closed ? null : nextDeadline(snapshot),
-    watch: closed ? 0 : status === 'pending' || status === 'failed' ? WATCH_TAKER : WATCH_TAKER | WATCH_MAKER,
-    hold,
-    running:
-      snapshot.children !== undefined && effectRunning(snapshot as { children: Record<string, unknown> }),
-    effectAttempts: context.effectError?.attempts ?? 0,
-  };
-}
-
-/**
- * The store record of a trade born now from its first snapshot: owned by the run that creates it, at rest
- * (no actor runs it), nothing seen of its escrows yet. `rest` is restColumns(snapshot).
- */
-export function newTradeRecord(
-  input: TradeInput,
-  snapshot: TradeSnapshotLike,
-  rest: ReturnType<typeof restColumns>,
-  at: string,
-): TradeRecord {
-  return {
-    tradeId: input.tradeId,
-    quoteId: input.quoteId,
-    runId: input.runId,
-    ownerRunId: input.runId,
-    takerWallet: input.takerWallet,
-    secretHash: input.secretHash,
-    createdAt: at,
-    updatedAt: at,
-    status: rest.status,
-    substate: rest.substate,
-    closed: rest.closed,
-    nextDeadline: rest.nextDeadline,
-    machineVersion: TRADE_MACHINE_VERSION,
-    snapshot: JSON.stringify(snapshot),
-    adoptionError: null,
-    takerEscrow: input.takerEscrow,
-    makerEscrow: input.makerEscrow,
-    watch: rest.watch,
-    seen: '-',
-    hold: storedHold(rest.hold),
-    running: false,
-    effectAttempts: 0,
-  };
-}
 
 export class TradeHost {
   private readonly active = new Map<string, ActiveTrade>();
@@ -460,56 +309,21 @@ export class TradeHost {
     if (event.type === 'xstate.init' || this.stopped || snapshot.status === 'stopped') return;
     if (snapshot === trade.written || trade.broken) return;
     trade.written = snapshot;
-    const persisted = trade.actor.getPersistedSnapshot() as unknown as TradeSnapshotLike;
     const { context } = snapshot;
     const rest = restColumns(
       snapshot as unknown as TradeSnapshotLike & { children: Record<string, unknown> },
       this.options.holds,
     );
     const at = new Date().toISOString();
-    const ledger: LedgerEntry[] = transitionPostings(context.signatures.slice(trade.signatureCount), context);
+    const persisted = trade.actor.getPersistedSnapshot() as unknown as TradeSnapshotLike;
+    const ledger = transitionPostings(context.signatures.slice(trade.signatureCount), context);
     trade.signatureCount = context.signatures.length;
-    const update: TradeUpdate = {
-      tradeId: trade.meta.tradeId,
-      ownerRunId: this.runId,
-      updatedAt: at,
-      status: rest.status,
-      substate: rest.substate,
-      closed: rest.closed,
-      nextDeadline: rest.nextDeadline,
-      machineVersion: TRADE_MACHINE_VERSION,
-      snapshot: JSON.stringify(persisted),
-      watch: rest.watch,
-      hold: storedHold(rest.hold),
-      running: rest.running,
-      effectAttempts: rest.effectAttempts,
-    };
-    const events = [this.eventRecord(trade.meta.tradeId, event.type, rest, eventPayload(event), at)];
-    trade.pending++;
-    this.options.durable.write({ kind: 'saveTransition', update, events, ledger }).then(
-      () => {
-        trade.pending--;
-        this.options.onEventsStored(trade.meta.tradeId);
-      },
-      (error: unknown) => {
-        trade.pending--;
-        trade.broken = (error as Error).message;
-        if (error instanceof StoreConflict && error.conflict === 'fenced') {
-          this.options.log.error(
-            { trade_id: trade.meta.tradeId, err: error.message },
-            'the store refused a transition: this run no longer owns the trade (its lease lapsed)',
-          );
-          this.options.onFenced();
-        } else {
-          this.options.log.error(
-            { trade_id: trade.meta.tradeId, err: error },
-            'could not persist a transition; the trade answers 503 until resumed',
-          );
-        }
-        queueMicrotask(() => trade.actor.stop());
-      },
-    );
-
+    this.write(trade, {
+      kind: 'saveTransition',
+      update: tradeUpdate(trade.meta.tradeId, this.runId, persisted, rest, at),
+      events: [this.eventRecord(trade.meta.tradeId, event.type, rest, eventPayload(event), at)],
+      ledger,
+    });
     this.options.onRest({
       tradeId: trade.meta.tradeId,
       closed: rest.closed,
@@ -519,39 +333,48 @@ export class TradeHost {
       hold: rest.hold,
     });
     this.options.onTransition?.({
+      tradeId: trade.meta.tradeId,
       event: event.type,
       from: trade.status,
       to: rest.status,
+      substate: rest.substate,
       context,
       alertedBefore: trade.alert,
       createdAt: trade.meta.createdAt,
     });
-    if (trade.status !== rest.status) {
-      this.options.log.info(
-        { trade_id: trade.meta.tradeId, from: trade.status, to: rest.status, substate: rest.substate },
-        'trade status',
-      );
-      trade.status = rest.status;
-    }
-    if (context.alert && !trade.alert) {
-      trade.alert = true;
-      this.options.log.error(
-        { trade_id: trade.meta.tradeId, reason: context.failureReason },
-        'ALERT: maker lost funds',
-      );
-    }
-    if (context.effectError && context.effectError.attempts >= 5 && context.effectError.retryAt !== null) {
-      this.options.log.warn(
-        {
-          trade_id: trade.meta.tradeId,
-          effect: context.effectError.effect,
-          attempts: context.effectError.attempts,
-        },
-        `effect failing: ${context.effectError.message}`,
-      );
-    }
+    trade.status = rest.status;
+    trade.alert ||= context.alert;
     // Effects that finish move the trade without a command: put it to rest once it waits again.
     if (!effectRunning(snapshot)) this.schedulePassivation(trade.meta.tradeId);
+  }
+
+  /** Queues a transition's write; a failed one breaks the trade (503 until resumed) and stops its actor. */
+  private write(trade: ActiveTrade, write: Extract<StoreWrite, { kind: 'saveTransition' }>): void {
+    const { tradeId } = trade.meta;
+    trade.pending++;
+    this.options.durable.write(write).then(
+      () => {
+        trade.pending--;
+        this.options.onEventsStored(tradeId);
+      },
+      (error: unknown) => {
+        trade.pending--;
+        trade.broken = (error as Error).message;
+        if (error instanceof StoreConflict && error.conflict === 'fenced') {
+          this.options.log.error(
+            { trade_id: tradeId, err: error.message },
+            'the store refused a transition: this run no longer owns the trade (its lease lapsed)',
+          );
+          this.options.onFenced();
+        } else {
+          this.options.log.error(
+            { trade_id: tradeId, err: error },
+            'could not persist a transition; the trade answers 503 until resumed',
+          );
+        }
+        queueMicrotask(() => trade.actor.stop());
+      },
+    );
   }
 
   eventRecord(
@@ -669,21 +492,4 @@ export class TradeHost {
     for (const trade of this.active.values()) trade.actor.stop();
     this.active.clear();
   }
-}
-
-/** A trade's stored snapshot, upgraded to this build's machine version. */
-export function storedSnapshot(record: TradeRecord): TradeSnapshotLike {
-  return upgradeSnapshot(record.machineVersion, JSON.parse(record.snapshot) as TradeSnapshotLike);
-}
-
-export function metaOf(record: TradeRecord): TradeMeta {
-  return {
-    tradeId: record.tradeId,
-    quoteId: record.quoteId,
-    runId: record.runId,
-    takerWallet: record.takerWallet,
-    createdAt: record.createdAt,
-    takerEscrow: record.takerEscrow,
-    makerEscrow: record.makerEscrow,
-  };
 }

@@ -4,9 +4,11 @@
 
 export type { SettlementResult } from './commands.ts';
 export { isRuntimeError, RuntimeError, type RuntimeErrorCode, type RuntimeInput } from './errors.ts';
-export { eventPayload, type RuntimeLogger } from './host.ts';
 export { MakerInventory } from './inventory.ts';
 export { StartupLease } from './lease.ts';
+export type { RuntimeLogger } from './logger.ts';
 export type { TradePage, TradeReading } from './queries.ts';
 export { ChainReachability, type Outage } from './reachability.ts';
 export { type RuntimeOptions, TradeRuntime } from './runtime.ts';
+export { eventPayload } from './trade-record.ts';
+export type { TradeTransition, TransitionListener } from './transitions.ts';

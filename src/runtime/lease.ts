@@ -9,7 +9,7 @@
 // On SQLite (one instance) renewals always succeed and there are no orphans: the loop is cheap and inert.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ClaimedTrade, Store } from '../store/index.ts';
-import type { RuntimeLogger } from './host.ts';
+import type { RuntimeLogger } from './logger.ts';
 
 export interface LeaseOptions {
   store: Store;

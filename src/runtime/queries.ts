@@ -32,7 +32,8 @@ import type {
 import type { SettlementStatus } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import { invalidInput, RuntimeError } from './errors.ts';
-import { storedSnapshot, type TradeHost } from './host.ts';
+import type { TradeHost } from './host.ts';
+import { storedSnapshot } from './trade-record.ts';
 
 /** A trade as the run reads it now: its durable state and what TradeResponse shows beside it. */
 export interface TradeReading {

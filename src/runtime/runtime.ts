@@ -6,17 +6,19 @@ import { knowsPreimageToRedeem, type PriceCheck } from '../../machines/index.ts'
 import { type ChainPort, meterChain } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
 import { postNetworkFee } from '../ledger/index.ts';
-import type { TradeTransition } from '../metrics/index.ts';
 import { type QuoteDesk, repriceCheck } from '../quotes/index.ts';
 import type { ClaimedTrade, GroupCommit, Store } from '../store/index.ts';
 import { ChainClock } from './clock.ts';
 import { TradeCommands } from './commands.ts';
 import { chainEffects } from './effects.ts';
-import { type IndexedRest, type RuntimeLogger, TradeHost } from './host.ts';
+import { TradeHost } from './host.ts';
 import { RunLease } from './lease.ts';
+import type { RuntimeLogger } from './logger.ts';
 import { TradeQueries } from './queries.ts';
 import { ChainReachability } from './reachability.ts';
 import { DeadlineScheduler } from './scheduler.ts';
+import type { IndexedRest } from './trade-record.ts';
+import { type TradeTransition, transitionLog } from './transitions.ts';
 import { ChainWatcher } from './watcher.ts';
 
 export interface RuntimeOptions {
@@ -132,6 +134,7 @@ export class TradeRuntime {
       minRedeemWindowSeconds: config.settlement.minRedeemWindowSeconds,
       landTimeoutMs: options.landTimeoutMs ?? (embedded ? 5_000 : 90_000),
     });
+    const logTransition = transitionLog(log);
     this.host = new TradeHost({
       store,
       durable,
@@ -147,7 +150,10 @@ export class TradeRuntime {
       onEventsStored: (tradeId) => this.eventsStored(tradeId),
       onFenced: () => this.lease.fenced(),
       onAcquired: () => options.onTakeover?.(1),
-      ...(options.onTransition ? { onTransition: options.onTransition } : {}),
+      onTransition: (transition) => {
+        options.onTransition?.(transition);
+        logTransition(transition);
+      },
     });
     this.watcher = new ChainWatcher({
       chain,

@@ -6,7 +6,8 @@
 import { nextDeadline } from '../../machines/index.ts';
 import type { GroupCommit, Store } from '../store/index.ts';
 import type { ChainClock } from './clock.ts';
-import type { RuntimeLogger, TradeHandle, TradeHost } from './host.ts';
+import type { TradeHandle, TradeHost } from './host.ts';
+import type { RuntimeLogger } from './logger.ts';
 import type { ChainWatcher, Readings } from './watcher.ts';
 
 /** Trades woken per query (and concurrently, up to this many). */

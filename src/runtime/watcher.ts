@@ -21,8 +21,10 @@ import { WATCH_MAKER, WATCH_TAKER } from '../store/index.ts';
 import { preimageFromBytes } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import { escrowEnding, lockingSignature, vanishedLock } from './endings.ts';
-import type { IndexedRest, RestState, RuntimeLogger, TradeHandle, TradeHost } from './host.ts';
+import type { TradeHandle, TradeHost } from './host.ts';
 import { escrowLockTerms } from './lock-check.ts';
+import type { RuntimeLogger } from './logger.ts';
+import type { IndexedRest, RestState } from './trade-record.ts';
 
 export type Readings = ReadonlyMap<string, EscrowState | null>;
 

@@ -9,7 +9,7 @@
 // the commit is synchronous, so it holds the loop once per turn, not once per write (a writer thread, tried,
 // was slower here: on one core it only adds a thread switch to every commit's latency); on PostgreSQL the
 // loop runs on while the server commits.
-import type { Store } from './index.ts';
+import type { Store } from './port.ts';
 import { StoreConflict, type StoreWrite } from './writes.ts';
 
 export interface CommitStats {

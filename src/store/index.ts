@@ -1,13 +1,10 @@
-// The durable store, as the rest of the service sees it: one port, two implementations. SQLite
-// (better-sqlite3, WAL, synchronous=FULL, under DATA_DIR) is the embedded default; PostgreSQL is chosen by
-// DATABASE_URL. Reads are async; writes go through the group commit (group-commit.ts), which hands a turn's
+// The durable store, as the rest of the service sees it: one port (port.ts) over its records (records.ts),
+// two engines. SQLite (better-sqlite3, WAL, synchronous=FULL, under DATA_DIR) is the embedded default;
+// PostgreSQL is chosen by DATABASE_URL. Reads are async; writes go through the group commit (group-commit.ts), which hands a turn's
 // writes to `commit` as one transaction, so whatever a route acknowledges is on disk before its answer leaves.
-import type { LedgerEntry } from '../ledger/index.ts';
-import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
-import type { HedgeRecord } from './hedges.ts';
-import { openPostgresStore } from './postgres.ts';
-import { openSqliteStore } from './sqlite.ts';
-import type { StoreWrite, WriteOutcome } from './writes.ts';
+import type { Store } from './port.ts';
+import { openPostgresStore } from './postgres/index.ts';
+import { openSqliteStore } from './sqlite/index.ts';
 
 export { type CommitStats, GroupCommit } from './group-commit.ts';
 export {
@@ -19,302 +16,26 @@ export {
   isHedgeInFlight,
 } from './hedges.ts';
 export { timeOrderedUuid } from './ids.ts';
-export { openSqliteStore } from './sqlite.ts';
+export type { Store } from './port.ts';
+export type {
+  Acquired,
+  ClaimedTrade,
+  NewRun,
+  NewTradeEvent,
+  QuoteRecord,
+  RecordedPrice,
+  RestEntry,
+  RunRecord,
+  StoredLedgerEntry,
+  TradeEventRecord,
+  TradeFilter,
+  TradeHold,
+  TradeRecord,
+  TradeUpdate,
+} from './records.ts';
+export { WATCH_MAKER, WATCH_TAKER } from './records.ts';
+export { openSqliteStore } from './sqlite/index.ts';
 export { type Conflict, StoreConflict, type StoreWrite, type WriteOutcome } from './writes.ts';
-
-/** A run is one start of one service process (an instance); it owns trades for as long as its lease lives. */
-export interface RunRecord {
-  runId: string;
-  version: string;
-  startedAt: string;
-  stoppedAt: string | null;
-  /** Where the run answers HTTP: a command for one of its trades that reaches another instance goes there. */
-  url: string | null;
-  /** When its lease lapses (unix ms, the store's clock); null where the store has no leases (SQLite). */
-  leaseExpiresAtMs: number | null;
-}
-
-export type NewRun = Omit<RunRecord, 'stoppedAt' | 'leaseExpiresAtMs'>;
-
-/** A trade a run took over: what its indexes need, and whether an effect was in flight (restart it). */
-export type ClaimedTrade = RestEntry & { running: boolean };
-
-/** Whether a run may act on a trade: it owns it (now), or another live run does and answers at ownerUrl. */
-export type Acquired = { acquired: true } | { acquired: false; ownerRunId: string; ownerUrl: string | null };
-
-/** A price a quote was priced from, as its source published it (integers scaled by 10^exponent). */
-export interface RecordedPrice {
-  source: 'pyth' | 'static';
-  /** The price update account and its feed id; null for a static price. */
-  account: string | null;
-  feedId: string | null;
-  price: bigint;
-  conf: bigint;
-  exponent: number;
-  emaPrice: bigint;
-  /** Unix seconds, chain clock. */
-  publishTime: number;
-}
-
-export interface QuoteRecord {
-  quoteId: string;
-  runId: string;
-  takerWallet: string;
-  inputMint: string;
-  outputMint: string;
-  inputRaw: bigint;
-  outputRaw: bigint;
-  spreadBps: number;
-  /** USD per display unit of each side at quote time, as decimal strings, for the ledger's estimate. */
-  inputUsd: string;
-  outputUsd: string;
-  /** The prices behind inputUsd and outputUsd; null (or absent) for quotes stored before quotes recorded them. */
-  inputPrice?: RecordedPrice | null;
-  outputPrice?: RecordedPrice | null;
-  createdAt: string;
-  expiresAtMs: number;
-  /** The latest taker HTLC expiry a settlement from this quote can get (quote expiry + taker timelock). */
-  htlcExpiresAtMs: number;
-  riskChecks: string[];
-  usedByTradeId: string | null;
-}
-
-export interface TradeRecord {
-  tradeId: string;
-  quoteId: string;
-  /** The run that created the trade. */
-  runId: string;
-  /**
-   * The run that last owned it: for an unclosed trade the running run owns it unless it is unadoptable
-   * (adoptionError); for a closed one, the run that owned it when it closed.
-   */
-  ownerRunId: string;
-  takerWallet: string;
-  /** Unique across all trades. */
-  secretHash: Hash32;
-  createdAt: string;
-  updatedAt: string;
-  status: SettlementStatus;
-  substate: string;
-  /** Final and no funds left in any escrow: no actor needs to own it any more. */
-  closed: boolean;
-  /** Chain time (unix seconds) at which the runtime must wake the trade (a deadline or a retry), if any. */
-  nextDeadline: number | null;
-  machineVersion: number;
-  /** The actor's persisted snapshot, JSON. */
-  snapshot: string;
-  /** Why the current run could not adopt the trade (then it answers 503 until /resume). */
-  adoptionError: string | null;
-  // ── The rest record: what the runtime keeps of a trade whose actor is not in memory ──
-  takerEscrow: string;
-  makerEscrow: string;
-  /** Escrows the trade waits on: WATCH_TAKER | WATCH_MAKER. */
-  watch: number;
-  /** What the trade last absorbed of its watched escrows (see the watcher's fingerprint). */
-  seen: string;
-  /** Output the trade holds in the reservation book, until untilMs; null once it holds none. */
-  hold: TradeHold | null;
-  /** An effect was in flight when the trade was last stored: restart activates it at once. */
-  running: boolean;
-  /** Consecutive failures of the current effect (0 when none failed). */
-  effectAttempts: number;
-}
-
-export const WATCH_TAKER = 1;
-export const WATCH_MAKER = 2;
-
-export interface TradeHold {
-  mint: string;
-  raw: bigint;
-  untilMs: number;
-}
-
-/** An owned, unclosed trade as the runtime indexes it at start: no snapshot. */
-export type RestEntry = Pick<
-  TradeRecord,
-  'tradeId' | 'takerEscrow' | 'makerEscrow' | 'watch' | 'seen' | 'hold'
->;
-
-export interface TradeEventRecord {
-  seq: number;
-  tradeId: string;
-  runId: string;
-  at: string;
-  type: string;
-  status: SettlementStatus;
-  substate: string;
-  payload: Record<string, unknown>;
-}
-
-export type NewTradeEvent = Omit<TradeEventRecord, 'seq'>;
-
-export interface StoredLedgerEntry extends LedgerEntry {
-  entryId: number;
-  tradeId: string;
-  at: string;
-}
-
-export interface TradeFilter {
-  takerWallet?: string | undefined;
-  status?: SettlementStatus | undefined;
-  /** Trades created by this run. */
-  runId?: string | undefined;
-  /** Trades the running run (this id) owns: unclosed and adoptable, or closed while it owned them. */
-  ownedBy?: string | undefined;
-  /** Page after this (created_at, trade_id) position. */
-  after?: { createdAt: string; tradeId: string } | undefined;
-  limit: number;
-}
-
-export type TradeUpdate = Pick<
-  TradeRecord,
-  | 'tradeId'
-  | 'ownerRunId'
-  | 'updatedAt'
-  | 'status'
-  | 'substate'
-  | 'closed'
-  | 'nextDeadline'
-  | 'machineVersion'
-  | 'snapshot'
-  | 'watch'
-  | 'hold'
-  | 'running'
-  | 'effectAttempts'
->;
-
-export interface Store {
-  readonly kind: 'sqlite' | 'postgres';
-  /** Where it lives, for logs: a file path, or a database URL without its password. */
-  readonly location: string;
-  /**
-   * Applies a batch of writes in one transaction, each in its own savepoint: a write that fails rolls back
-   * alone and is reported so; the rest is durable once this resolves. Rejects (nothing stored) when the
-   * commit itself fails.
-   */
-  commit(batch: readonly StoreWrite[]): Promise<WriteOutcome[]>;
-
-  // ── Runs, leases and ownership ──
-  //
-  // SQLite serves one instance: the running run owns every unclosed trade it could adopt (ownership is
-  // implicit, no row is rewritten), leases always renew, and nobody else can orphan a trade. PostgreSQL
-  // serves several: every unclosed trade names its owner run (owner_run_id); a run owns its trades while its
-  // lease (on its runs row, renewed by the run) lives; a trade whose owner stopped or let its lease lapse is
-  // an orphan that any live run may claim. Every write of a trade is fenced: it names the run writing
-  // (TradeUpdate.ownerRunId, an event's runId, setSeen/setWake's runId), and the store refuses it — a
-  // StoreConflict 'fenced' — unless that run owns the trade and its lease is live at the write, so a paused
-  // or partitioned former owner can never write after losing the lease.
-
-  /** Records a run (not stopped); its lease runs leaseTtlMs from now (the store's clock). */
-  insertRun(run: NewRun, leaseTtlMs: number): Promise<void>;
-  /**
-   * Extends the run's lease to leaseTtlMs from now if it is still live. false: it had lapsed (or the run was
-   * stopped) — its trades may already be another run's, and the run must stop acting.
-   */
-  renewLease(runId: string, leaseTtlMs: number): Promise<boolean>;
-  /** Marks the run stopped and ends its lease at once: its unclosed trades become orphans right away. */
-  stopRun(runId: string, stoppedAt: string): Promise<void>;
-  /**
-   * Marks stopped (lease ended) every other unstopped run that advertised `url`, and answers how many: a
-   * run calls it once it listens at url, which proves their processes are gone — a live one, even frozen,
-   * would still hold the address. So a crashed instance restarted in place takes its trades back at once
-   * instead of a lease later. (ADVERTISE_URL must be unique per instance; the fence keeps even a
-   * misconfigured pair safe.)
-   */
-  retireRuns(url: string, runId: string, stoppedAt: string): Promise<number>;
-  /** Every run of every instance, oldest first. */
-  listRuns(): Promise<RunRecord[]>;
-  /**
-   * What a new run takes at once. SQLite: every unclosed trade (and earlier unadoptable marks are
-   * cleared), which the runtime does at start. PostgreSQL: every orphan in one statement, as claimOrphans
-   * does without a limit; the runtime drains them with claimOrphans instead, since this one statement
-   * rewrites every index entry of every trade it moves (~5.5 s at 100,000) before the run could answer.
-   * Answers how many trades the run owns now. (Each trade's history records ADOPTED when its actor first
-   * runs in the new run.)
-   */
-  claimUnclosed(runId: string): Promise<number>;
-  /**
-   * While running: takes up to `limit` orphans for runId (FOR UPDATE SKIP LOCKED: instances claiming at
-   * the same time share them, none waits on another), oldest first, and answers them. SQLite: none.
-   */
-  claimOrphans(runId: string, limit: number): Promise<ClaimedTrade[]>;
-  /**
-   * Before a run acts on a trade its record says another run owns: takes it if that owner is gone (the
-   * trade's owner becomes runId), else names the live owner. SQLite: always acquired (implicit ownership).
-   * A closed or unknown trade is "acquired" (nothing to own; the caller reads it again).
-   */
-  acquireTrade(tradeId: string, runId: string): Promise<Acquired>;
-
-  getQuote(quoteId: string): Promise<QuoteRecord | undefined>;
-  /** Quotes not used by a trade whose expiry is after nowMs: what the reservation book holds at start. */
-  openQuotes(nowMs: number): Promise<QuoteRecord[]>;
-  getTrade(tradeId: string): Promise<TradeRecord | undefined>;
-  findTradeBySecretHash(secretHash: Hash32): Promise<TradeRecord | undefined>;
-  findTradeByQuote(quoteId: string): Promise<TradeRecord | undefined>;
-  listTrades(filter: TradeFilter): Promise<TradeRecord[]>;
-
-  // ── The virtual-actor runtime's indexes (each one statement); "owned": by the run `owner` ──
-  /** The owned (unclosed, adoptable) trades without their snapshots: what the watcher and the book index. */
-  restIndex(owner: string): Promise<RestEntry[]>;
-  /** Owned trades stored with an effect in flight (a crash interrupted them). */
-  runningTrades(owner: string): Promise<string[]>;
-  /** Owned trades whose wake time has come, earliest first. */
-  dueTrades(owner: string, now: number, limit: number): Promise<string[]>;
-  /** The earliest wake time among owned trades. */
-  earliestWake(owner: string): Promise<number | null>;
-  /** Pending and initiated trades of a wallet (they count against its limit). */
-  liveTradeCount(wallet: string): Promise<number>;
-  /** Owned trades per status and substate. */
-  ownedTradeCounts(owner: string): Promise<{ status: SettlementStatus; substate: string; count: number }[]>;
-  /** Owned trades whose current effect failed at least minAttempts times in a row, worst first. */
-  failingTrades(owner: string, minAttempts: number, limit: number): Promise<TradeRecord[]>;
-  /** failingTrades counted by effect (metrics); bounded by the failing trades, not by the trades at rest. */
-  failingEffectCounts(owner: string, minAttempts: number): Promise<{ effect: string; count: number }[]>;
-  /**
-   * Snapshots of the unclosed trades past pending, the only ones whose escrows can hold funds (a trade leaves
-   * pending once its taker lock is final): as many as trades in settlement, not as trades waiting for a lock.
-   */
-  settlingSnapshots(owner: string): Promise<string[]>;
-  tradeEvents(tradeId: string): Promise<TradeEventRecord[]>;
-  /** The runtime event log in stable order: events with seq > afterSeq. */
-  events(afterSeq: number, limit: number): Promise<TradeEventRecord[]>;
-  /** The newest seq of the event log (0 when empty). */
-  lastEventSeq(): Promise<number>;
-  ledger(tradeId?: string): Promise<StoredLedgerEntry[]>;
-  /** Per run: trades it created, and trades it owns (the running run, `current`) or owned last. */
-  tradeCounts(current: string): Promise<{ runId: string; created: number; owned: number }[]>;
-
-  // ── Hedges (src/hedging/): one row per hedge swap; at most one in flight per asset (a second insert is a
-  // StoreConflict 'hedge_in_flight'). Their writes are fenced by the owner run's lease on PostgreSQL, as a
-  // trade's are; on SQLite the running run owns every hedge in flight. ──
-
-  getHedge(hedgeId: string): Promise<HedgeRecord | undefined>;
-  /** The hedges these trades triggered, oldest first (what their TradeResponses show). */
-  hedgesOfTrades(tradeIds: readonly string[]): Promise<HedgeRecord[]>;
-  /**
-   * The hedges in flight (sending, requoting) the run owns — or, with null, every instance's — oldest first.
-   * SQLite: every one either way.
-   */
-  hedgesInFlight(owner: string | null): Promise<HedgeRecord[]>;
-  /** The newest hedges of every instance, newest first. */
-  recentHedges(limit: number): Promise<HedgeRecord[]>;
-  /**
-   * Takes for runId (live) every hedge in flight whose owner run is gone (stopped or its lease lapsed), and
-   * answers them: the orphans of a lost instance, resumed here. SQLite: none (the running run owns them all).
-   */
-  claimHedges(runId: string): Promise<HedgeRecord[]>;
-
-  /**
-   * Calls the listener with the trades whose events another process made durable (PostgreSQL: LISTEN/NOTIFY
-   * on commit), so live streams of this instance see every instance's events. SQLite: never (one process).
-   * Resolves once listening; the function it gives stops it.
-   */
-  watchEvents(listener: (tradeIds: readonly string[]) => void): Promise<() => Promise<void>>;
-
-  ping(): Promise<boolean>;
-  readonly isOpen: boolean;
-  close(): Promise<void>;
-}
 
 /** Where the store lives: a PostgreSQL URL (postgres://…), else SQLite under dataDir (or at path). */
 export type StoreLocation =

@@ -6,7 +6,7 @@
 // worth, through their indexes). This is the batch's side: what its writes add to and take out of the
 // buckets, applied in one statement at its end.
 
-import type { TradeHold } from './index.ts';
+import type { TradeHold } from './records.ts';
 
 /** A reservation of `raw` units of `mint` until unix ms `untilMs` (exclusive): a quote's, or a trade's hold. */
 export type Reservation = TradeHold;

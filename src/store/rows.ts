@@ -14,7 +14,7 @@ import type {
   TradeEventRecord,
   TradeHold,
   TradeRecord,
-} from './index.ts';
+} from './records.ts';
 
 /** A flag column: SQLite INTEGER 0/1, PostgreSQL BOOLEAN. */
 type Flag = number | boolean;

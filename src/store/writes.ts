@@ -2,7 +2,7 @@
 // the store's `commit`, which applies them in one transaction, each in its own savepoint.
 import type { LedgerEntry } from '../ledger/index.ts';
 import type { HedgeRecord, HedgeUpdate } from './hedges.ts';
-import type { NewTradeEvent, QuoteRecord, TradeRecord, TradeUpdate } from './index.ts';
+import type { NewTradeEvent, QuoteRecord, TradeRecord, TradeUpdate } from './records.ts';
 
 export type StoreWrite =
   /**

@@ -86,9 +86,11 @@ describe('ServiceMetrics.tradeTransition', () => {
   const metrics = () => new ServiceMetrics({ version: 'test', chain: 'embedded' });
   const scrape = async (m: ServiceMetrics) => parseExposition(await m.exposition());
   const base = {
+    tradeId: 'trade-1',
     event: 'TAKER_LOCK_FINALIZED',
     from: 'pending',
     to: 'pending',
+    substate: 'pending.lockSeen',
     context: TRADE,
     alertedBefore: false,
     createdAt: '2026-01-01T00:00:00.000Z',

@@ -39,8 +39,8 @@ import type { PriceUpdate } from '../../src/chain/pyth/index.ts';
 import { takerLockTransaction, unsignedBase64 } from '../../src/chain/transactions.ts';
 import { type Config, resolveConfig } from '../../src/config/index.ts';
 import { QuoteDesk, StaticPriceSource } from '../../src/quotes/index.ts';
-import { newTradeRecord, restColumns } from '../../src/runtime/host.ts';
 import { MakerInventory, TradeRuntime } from '../../src/runtime/index.ts';
+import { newTradeRecord, restColumns } from '../../src/runtime/trade-record.ts';
 import {
   GroupCommit,
   type NewTradeEvent,

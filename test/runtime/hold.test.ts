@@ -4,7 +4,7 @@
 // maker locked or the trade ended.
 import { describe, expect, test } from 'vitest';
 import { initialSnapshot, type TradeSnapshotLike } from '../../machines/index.ts';
-import { restColumns } from '../../src/runtime/host.ts';
+import { restColumns } from '../../src/runtime/trade-record.ts';
 import { LOCK_DEADLINE, TAKER_EXPIRY, tradeInput } from '../support/trade-context.ts';
 
 /** The default timings: a 120 s lock window, a 30 s landing window. */

@@ -15,7 +15,8 @@ import {
 } from '../../machines/index.ts';
 import { vaultAddress } from '../../src/chain/index.ts';
 import { ChainClock } from '../../src/runtime/clock.ts';
-import type { RestState, TradeHandle, TradeHost } from '../../src/runtime/host.ts';
+import type { TradeHandle, TradeHost } from '../../src/runtime/host.ts';
+import type { RestState } from '../../src/runtime/trade-record.ts';
 import { ChainWatcher } from '../../src/runtime/watcher.ts';
 import { WATCH_MAKER, WATCH_TAKER } from '../../src/store/index.ts';
 import type { SettlementStatus } from '../../src/vocabulary/index.ts';

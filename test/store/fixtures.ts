@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { initialSnapshot, type TradeInput } from '../../machines/index.ts';
-import { newTradeRecord, restColumns } from '../../src/runtime/host.ts';
+import { newTradeRecord, restColumns } from '../../src/runtime/trade-record.ts';
 import {
   type NewRun,
   type NewTradeEvent,
@@ -15,8 +15,8 @@ import {
   type TradeRecord,
   timeOrderedUuid,
 } from '../../src/store/index.ts';
-import { MIGRATIONS } from '../../src/store/migrations.ts';
-import { POSTGRES_MIGRATIONS } from '../../src/store/postgres-migrations.ts';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/index.ts';
+import { MIGRATIONS } from '../../src/store/sqlite/index.ts';
 import { hash32FromBytes } from '../../src/vocabulary/index.ts';
 import { SOL_MINT, USDC_MINT } from '../support/mints.ts';
 import { POSTGRES_TESTS, testDatabaseUrl } from '../support/postgres.ts';

@@ -18,8 +18,7 @@ import {
   type TradeUpdate,
   type WriteOutcome,
 } from '../../src/store/index.ts';
-import { POSTGRES_STATEMENTS } from '../../src/store/postgres.ts';
-import { POSTGRES_MIGRATIONS } from '../../src/store/postgres-migrations.ts';
+import { POSTGRES_MIGRATIONS, POSTGRES_STATEMENTS } from '../../src/store/postgres/index.ts';
 import { USDC_MINT } from '../support/mints.ts';
 import { POSTGRES_TESTS, testDatabaseUrl } from '../support/postgres.ts';
 import {

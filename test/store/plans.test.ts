@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openStore } from '../../src/store/index.ts';
-import { POSTGRES_STATEMENTS } from '../../src/store/postgres.ts';
+import { POSTGRES_STATEMENTS } from '../../src/store/postgres/index.ts';
 import { POSTGRES_TESTS, testDatabaseUrl } from '../support/postgres.ts';
 
 const TRADES = 100_000;

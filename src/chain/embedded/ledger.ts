@@ -1,8 +1,9 @@
 // The embedded chain itself: litesvm plus the things a cluster has and litesvm lacks — a clock that
 // follows wall time, slots and expiring blockhashes, a transaction history, a faucet, and durable
-// state. Shared by the in-process ChainPort and the loopback JSON-RPC server.
+// state. Shared by the in-process ChainPort and the loopback JSON-RPC server. Its clock and blockhashes
+// are time.ts's; the mints and funds it places at start, genesis.ts's.
 
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   createMintToInstruction,
@@ -19,16 +20,7 @@ import { encodeBase58 } from '../../vocabulary/base58.ts';
 import { ChainError, type ChainErrorCode, liteErrorToJson, type TransactionErrorJson } from '../errors.ts';
 import { keyBase58, keyBytes, publicKey } from '../keys.ts';
 import { type FastSigner, fastSigner, signWith } from '../signer.ts';
-import {
-  ACCOUNT_SIZE,
-  ata,
-  decodeMint,
-  encodeMint,
-  encodeTokenAccount,
-  isNativeMint,
-  readTokenAccount,
-  TOKEN_PROGRAM_ID,
-} from '../token.ts';
+import { ata, decodeMint, isNativeMint, readTokenAccount, TOKEN_PROGRAM_ID } from '../token.ts';
 import {
   isWritableIndex,
   missingSigners,
@@ -36,6 +28,7 @@ import {
   signatureOf,
   type WireTransaction,
 } from '../wire.ts';
+import { type GenesisFunding, genesisWrites, type MintConfig } from './genesis.ts';
 import {
   ChainStore,
   type LoadedAddresses,
@@ -44,34 +37,20 @@ import {
   type StoredTokenSide,
   type StoredTransaction,
 } from './store.ts';
+import { ChainTime, type SeedHash, seedHash } from './time.ts';
 
-export const SLOT_MS = 400;
-/** Like a cluster: a blockhash is usable for 150 blocks after the one it names. */
-export const BLOCKHASH_VALIDITY = 150;
 const SLOTS_PER_EPOCH = 432_000n;
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
 /** What an airdrop tops a wallet up to: fees plus rent of the token accounts and escrow a swap creates. */
 export const AIRDROP_SOL_RESERVE = 50_000_000n;
-const FAUCET_LAMPORTS = 5_000_000n * 1_000_000_000n;
 const SYSVAR_OWNER = 'Sysvar1111111111111111111111111111111111111';
 export const CLOCK_SYSVAR = 'SysvarC1ock11111111111111111111111111111111';
 export const ADDRESS_LOOKUP_TABLE_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
 /** Recent slots the SlotHashes sysvar names: a lookup table is created against one of them. */
 const SLOT_HASHES_KEPT = 32;
 
-export interface MintConfig {
-  address: PublicKey;
-  decimals: number;
-  symbol: string;
-  /** Who may freeze the mint's token accounts (tests of a hostile issuer); none by default, like wSOL. */
-  freezeAuthority?: PublicKey;
-}
-
-export interface GenesisFunding {
-  owner: PublicKey;
-  lamports: bigint;
-  tokens: { mint: PublicKey; amount: bigint }[];
-}
+export type { GenesisFunding, MintConfig } from './genesis.ts';
+export { BLOCKHASH_VALIDITY, SLOT_MS } from './time.ts';
 
 export interface LedgerOptions {
   dataDir: string;
@@ -112,14 +91,9 @@ export class EmbeddedLedger {
   private readonly svm: LiteSvm;
   private readonly store: ChainStore;
   private readonly wallMs: () => number;
-  private readonly seed: Buffer;
-  private readonly genesisMs: number;
-  private timeOffsetS: bigint;
-  private slotOffset: number;
-  private lastSlot: number;
-  private lastUnix: bigint;
+  private readonly hash: SeedHash;
+  private readonly time: ChainTime;
   private clockSet = { slot: -1, unix: -1n };
-  private readonly issued = new Map<string, number>();
   private readonly mintDecimals = new Map<string, number>();
   private broken: Error | null = null;
   private readonly writeListeners = new Set<(write: LedgerWrite) => void>();
@@ -139,12 +113,8 @@ export class EmbeddedLedger {
         slot_offset: '0',
       });
     }
-    this.seed = Buffer.from(this.store.meta('seed') ?? '', 'hex');
-    this.genesisMs = Number(this.store.meta('genesis_ms'));
-    this.timeOffsetS = BigInt(this.store.meta('time_offset_s') ?? '0');
-    this.slotOffset = Number(this.store.meta('slot_offset') ?? '0');
-    this.lastSlot = Math.max(this.store.maxSlot() ?? 0, Number(this.store.meta('last_slot') ?? '0'));
-    this.lastUnix = BigInt(this.store.meta('last_unix') ?? '0');
+    this.hash = seedHash(Buffer.from(this.store.meta('seed') ?? '', 'hex'));
+    this.time = new ChainTime(this.store, this.wallMs, this.hash);
     this.genesisHash = encodeBase58(this.hash('genesis'));
     // The faucet is derived from the data dir's seed, so it is the same key after every restart.
     this.faucet = fastSigner(Keypair.fromSeed(this.hash('faucet')));
@@ -163,27 +133,13 @@ export class EmbeddedLedger {
 
   // ---------------------------------------------------------------- time, slots, blockhashes
 
-  private hash(label: string, n?: number): Buffer {
-    const h = createHash('sha256').update(this.seed).update(label);
-    if (n !== undefined) {
-      const b = Buffer.alloc(8);
-      b.writeBigUInt64LE(BigInt(n));
-      h.update(b);
-    }
-    return h.digest();
-  }
-
   /** The slot (= block height: no slot is ever skipped) the chain is at now. */
   slot(): number {
-    const s = Math.floor((this.wallMs() - this.genesisMs) / SLOT_MS) + this.slotOffset;
-    if (s > this.lastSlot) this.lastSlot = s;
-    return this.lastSlot;
+    return this.time.slot();
   }
 
   unixTime(): bigint {
-    const u = BigInt(Math.floor(this.wallMs() / 1000)) + this.timeOffsetS;
-    if (u > this.lastUnix) this.lastUnix = u;
-    return this.lastUnix;
+    return this.time.unixTime();
   }
 
   /** Refreshes the Clock sysvar from wall time; runs before every transaction and every read of time. */
@@ -226,46 +182,23 @@ export class EmbeddedLedger {
   }
 
   blockhashAt(slot: number): string {
-    return encodeBase58(this.hash('blockhash', slot));
+    return this.time.blockhashAt(slot);
   }
 
   latestBlockhash(): { blockhash: string; lastValidBlockHeight: number; slot: number } {
-    const slot = this.slot();
-    const blockhash = this.blockhashAt(slot);
-    if (!this.issued.has(blockhash)) {
-      this.issued.set(blockhash, slot);
-      if (this.issued.size > 4 * BLOCKHASH_VALIDITY) {
-        for (const [h, s] of this.issued) if (s + BLOCKHASH_VALIDITY < slot) this.issued.delete(h);
-      }
-    }
-    return { blockhash, lastValidBlockHeight: slot + BLOCKHASH_VALIDITY, slot };
+    return this.time.latestBlockhash();
   }
 
   /** The slot a still-valid blockhash names, or null when it is unknown or expired. */
   blockhashSlot(blockhash: string): number | null {
-    const now = this.slot();
-    const known = this.issued.get(blockhash);
-    if (known !== undefined) return known + BLOCKHASH_VALIDITY >= now ? known : null;
-    // Issued before a restart: recompute the window (151 hashes, well under a millisecond).
-    for (let s = now; s >= Math.max(0, now - BLOCKHASH_VALIDITY); s--) {
-      if (this.blockhashAt(s) === blockhash) return s;
-    }
-    return null;
+    return this.time.blockhashSlot(blockhash);
   }
 
   /** Moves chain time forward; slots move with it, so blockhashes older than the jump expire. */
   advanceClock(seconds: number): void {
-    if (!Number.isFinite(seconds) || seconds < 0) throw new Error('advanceClock: seconds must be ≥ 0');
-    const whole = Math.floor(seconds);
-    this.timeOffsetS += BigInt(whole);
-    this.slotOffset += Math.floor((whole * 1000) / SLOT_MS);
+    this.time.advance(seconds);
     this.tick();
-    this.store.setMeta({
-      time_offset_s: this.timeOffsetS.toString(),
-      slot_offset: String(this.slotOffset),
-      last_slot: String(this.lastSlot),
-      last_unix: this.lastUnix.toString(),
-    });
+    this.store.setMeta(this.time.meta());
   }
 
   // ---------------------------------------------------------------- accounts
@@ -339,108 +272,22 @@ export class EmbeddedLedger {
 
   /** Places the configured mints and funds whoever the config funds, once each; persisted at once. */
   private genesis(fresh: boolean): void {
-    const changed = new Map<string, StoredAccount>();
-    const flags: Record<string, string> = {};
-    const put = (a: StoredAccount) => {
-      this.setAccount(a);
-      changed.set(a.address, a);
-    };
-    const tokenOwner = TOKEN_PROGRAM_ID.toBase58();
-    const systemOwner = SystemProgram.programId.toBase58();
-
-    if (fresh || this.balance(this.faucet.publicKey) < FAUCET_LAMPORTS / 2n) {
-      put({
-        address: this.faucet.publicKey.toBase58(),
-        lamports: FAUCET_LAMPORTS,
-        owner: systemOwner,
-        executable: false,
-        data: new Uint8Array(),
-      });
-    }
-    for (const m of this.options.mints) {
-      if (isNativeMint(m.address)) continue;
-      const existing = this.getAccount(m.address);
-      if (existing) {
-        const decimals = this.decimalsOf(m.address);
-        if (decimals !== m.decimals) {
-          throw new Error(
-            `embedded chain: mint ${m.symbol} ${m.address.toBase58()} has ${decimals} decimals on chain, config says ${m.decimals}`,
-          );
-        }
-        continue;
-      }
-      put({
-        address: m.address.toBase58(),
-        lamports: this.minimumBalanceForRentExemption(82),
-        owner: tokenOwner,
-        executable: false,
-        // The dev faucet is the mint authority, so airdrops are ordinary MintTo transactions.
-        data: encodeMint({
-          decimals: m.decimals,
-          supply: 0n,
-          mintAuthority: this.faucet.publicKey,
-          freezeAuthority: m.freezeAuthority ?? null,
-        }),
-      });
-    }
-    for (const f of this.options.funding) {
-      const owner = f.owner.toBase58();
-      const solFlag = `funded:${owner}:SOL`;
-      if (this.store.meta(solFlag) === undefined && f.lamports > 0n) {
-        const cur = this.getAccount(owner);
-        put({
-          address: owner,
-          lamports: (cur?.lamports ?? 0n) + f.lamports,
-          owner: cur?.owner ?? systemOwner,
-          executable: false,
-          data: cur?.data ?? new Uint8Array(),
-        });
-        flags[solFlag] = '1';
-      }
-      for (const t of f.tokens) {
-        const flag = `funded:${owner}:${t.mint.toBase58()}`;
-        if (this.store.meta(flag) !== undefined || t.amount <= 0n) continue;
-        const native = isNativeMint(t.mint);
-        if (!native && !this.getAccount(t.mint)) {
-          throw new Error(
-            `embedded chain: inventory for ${t.mint.toBase58()}, which is not a configured mint`,
-          );
-        }
-        const address = ata(f.owner, t.mint);
-        const cur = this.getAccount(address);
-        const prevAmount = cur ? (readTokenAccount(cur.data)?.amount ?? 0n) : 0n;
-        const rent = this.minimumBalanceForRentExemption(ACCOUNT_SIZE);
-        put({
-          address: address.toBase58(),
-          lamports: native ? (cur?.lamports ?? rent) + t.amount : (cur?.lamports ?? rent),
-          owner: tokenOwner,
-          executable: false,
-          data: encodeTokenAccount({
-            mint: t.mint,
-            owner: f.owner,
-            amount: prevAmount + t.amount,
-            ...(native ? { nativeRentReserve: rent } : {}),
-          }),
-        });
-        if (!native) {
-          const mintAcc = this.getAccount(t.mint) as StoredAccount;
-          const mint = decodeMint(mintAcc.data);
-          put({
-            ...mintAcc,
-            data: encodeMint({
-              decimals: mint.decimals,
-              supply: mint.supply + t.amount,
-              mintAuthority: mint.mintAuthorityOption ? mint.mintAuthority : null,
-              freezeAuthority: mint.freezeAuthorityOption ? mint.freezeAuthority : null,
-            }),
-          });
-        }
-        flags[flag] = '1';
-      }
-    }
-    if (changed.size > 0 || Object.keys(flags).length > 0) {
+    const { accounts, flags } = genesisWrites(
+      {
+        faucet: this.faucet.publicKey,
+        getAccount: (address) => this.getAccount(address),
+        balance: (address) => this.balance(address),
+        decimalsOf: (mint) => this.decimalsOf(mint),
+        minimumBalanceForRentExemption: (dataLen) => this.minimumBalanceForRentExemption(dataLen),
+        place: (account) => this.setAccount(account),
+        flag: (key) => this.store.meta(key),
+      },
+      this.options,
+      fresh,
+    );
+    if (accounts.length > 0 || Object.keys(flags).length > 0) {
       this.store.commit({
-        accounts: [...changed.values()].map((account) => ({ address: account.address, account })),
+        accounts: accounts.map((account) => ({ address: account.address, account })),
         meta: flags,
       });
     }
@@ -588,7 +435,7 @@ export class EmbeddedLedger {
       this.store.commit({
         accounts,
         transaction: record,
-        meta: { last_slot: String(this.lastSlot), last_unix: this.lastUnix.toString() },
+        meta: this.time.lastMeta(),
       });
     } catch (e) {
       // The VM moved on but the disk did not: refuse everything from now on rather than diverge.

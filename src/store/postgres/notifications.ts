@@ -1,0 +1,92 @@
+// Between instances, live streams hear of each other's events: a commit that appends events NOTIFYs the
+// trades it wrote (the notices ride with the COMMIT, so a rolled-back batch tells nobody), and each instance
+// LISTENs on a connection of its own, skipping its own notices.
+import pg from 'pg';
+import type { StoreWrite } from '../writes.ts';
+
+/** The channel commits that append events notify, with the trades they wrote (see watchEvents). */
+export const EVENTS_CHANNEL = 'rfq_trade_events';
+/** NOTIFY refuses payloads of 8000 bytes or more. */
+const NOTIFY_PAYLOAD_BYTES = 7_999;
+
+interface EventsNotice {
+  /** The store instance that committed them: an instance skips its own. */
+  from: string;
+  trades: string[];
+}
+
+/** The trades whose events a write appends: what its commit notifies. */
+export function tradesWithEvents(write: StoreWrite): string[] {
+  switch (write.kind) {
+    case 'createTrade':
+      return [write.trade.tradeId];
+    case 'saveTransition':
+    case 'appendEvents':
+      return write.events.map((event) => event.tradeId);
+    default:
+      return [];
+  }
+}
+
+/** NOTIFY payloads naming the trades, each under the size NOTIFY takes. */
+export function eventsNotices(from: string, tradeIds: Iterable<string>): string[] {
+  const notices: string[] = [];
+  let trades: string[] = [];
+  const empty = Buffer.byteLength(JSON.stringify({ from, trades: [] } satisfies EventsNotice));
+  let bytes = empty;
+  for (const tradeId of tradeIds) {
+    const size = Buffer.byteLength(JSON.stringify(tradeId)) + 1;
+    if (trades.length > 0 && bytes + size > NOTIFY_PAYLOAD_BYTES) {
+      notices.push(JSON.stringify({ from, trades } satisfies EventsNotice));
+      trades = [];
+      bytes = empty;
+    }
+    trades.push(tradeId);
+    bytes += size;
+  }
+  if (trades.length > 0) notices.push(JSON.stringify({ from, trades } satisfies EventsNotice));
+  return notices;
+}
+
+/**
+ * LISTENs on a connection of its own (a pooled one would be handed to others) and calls the listener with
+ * the trades of every other instance's notice. Should that connection fail, it goes quiet: the error is
+ * swallowed and the listener hears nothing more (the caller's periodic reads still find the events);
+ * stopping it then only ends what is left. Resolves once listening; the function it gives stops it.
+ */
+export async function listenForEvents(
+  url: string,
+  instanceId: string,
+  listener: (tradeIds: readonly string[]) => void,
+): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: url, application_name: 'rfq-maker-events' });
+  let alive = true;
+  client.on('error', () => {
+    alive = false;
+  });
+  client.on('end', () => {
+    alive = false;
+  });
+  client.on('notification', ({ channel, payload }) => {
+    if (channel !== EVENTS_CHANNEL || payload === undefined) return;
+    try {
+      const notice = JSON.parse(payload) as EventsNotice;
+      if (notice.from !== instanceId) listener(notice.trades);
+    } catch {
+      // A listener's failure is its own; a foreign payload is not ours to read.
+    }
+  });
+  try {
+    await client.connect();
+    await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+  } catch (error) {
+    alive = false;
+    await client.end().catch(() => {});
+    throw error;
+  }
+  return async () => {
+    if (alive) await client.query(`UNLISTEN ${EVENTS_CHANNEL}`).catch(() => {});
+    alive = false;
+    await client.end().catch(() => {});
+  };
+}
