@@ -106,6 +106,24 @@ describe('the rpc chain over several endpoints', () => {
     },
   );
 
+  it('a read no endpoint answered is asked again at once when the failures passed quickly; a lasting one fails', async () => {
+    h = await rpcEndpointsHarness(1, { slotProbeIntervalMs: 0 });
+    const [proxy] = h.proxies;
+    if (!proxy) throw new Error('one endpoint');
+    const usdc = INVENTORY[0]?.amount;
+    // Two requests lost in a row (a reset, a 503 passing): the read still answers, asked three times.
+    proxy.failNext = 2;
+    const before = proxy.calls.getAccountInfo ?? 0;
+    expect(await h.chain.tokenBalance(h.chain.makerWallet, USDC)).toBe(usdc);
+    expect((proxy.calls.getAccountInfo ?? 0) - before).toBe(3);
+    // Failing for longer than the pauses: unavailable, after three rounds, each problem named once.
+    proxy.failNext = 3;
+    const error = await rejection(h.chain.tokenBalance(h.chain.makerWallet, USDC));
+    expect(error.code).toBe('unavailable');
+    expect(error.message.match(/503/g)).toHaveLength(1);
+    expect(proxy.failNext).toBe(0);
+  });
+
   it('every endpoint down: unavailable, each endpoint named by its origin only', async () => {
     const { chain, proxies } = await harness({ slotProbeIntervalMs: 0 });
     const t = await takerLock(h as EndpointsHarness);

@@ -20,6 +20,8 @@ export interface RpcProxy {
   set(mode: ProxyMode): Promise<void>;
   /** While set (in any mode that answers), every sendTransaction is refused as its preflight failing with this custom program error. */
   refuseSends: number | null;
+  /** The next this many calls (any mode that answers) get a 503, as a passing fault does; counts down. */
+  failNext: number;
   /** JSON-RPC calls that reached the proxy, per method (whatever the mode made of them). */
   readonly calls: Record<string, number>;
   /** Calls the proxy answered from its stale cache, per method. */
@@ -77,6 +79,11 @@ export async function startRpcProxy(
     const answer = (body: unknown) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
+    if (proxy.failNext > 0 && mode !== 'down' && mode !== 'reset') {
+      proxy.failNext -= 1;
+      res.writeHead(503, { 'content-type': 'text/plain' }).end('upstream unavailable (passing)');
+      return;
+    }
     if (proxy.refuseSends !== null && method === 'sendTransaction' && mode !== 'down' && mode !== 'reset') {
       answer({
         jsonrpc: '2.0',
@@ -176,6 +183,7 @@ export async function startRpcProxy(
       }
     },
     refuseSends: null,
+    failNext: 0,
     calls,
     staleAnswers,
     clearCache: () => cache.clear(),

@@ -37,6 +37,15 @@ export interface EndpointsOptions {
 
 /** How long an answer about absence waits for the other endpoints' slots before it is judged without them. */
 const REFRESH_BUDGET_MS = 1_000;
+/**
+ * A read every endpoint failed is asked again after these pauses, while the failures came fast: a cluster
+ * drops single requests (a reset, a 503 or 429 passing, a lost reply) far more often than it goes dark, and
+ * an effect that fails on one lost read waits out a backoff that a deadline may not have room for. A read
+ * whose round took longer (endpoints hanging until the timeout) is not asked again: that is an outage, which
+ * the reachability watch handles.
+ */
+const READ_ROUND_PAUSES_MS = [150, 400] as const;
+const FAST_ROUND_MS = 2_000;
 
 /** An answer and the slot the node evaluated it at (null when the method reports none). */
 export interface Answer<T> {
@@ -116,6 +125,9 @@ export class Endpoint {
     if (slot > (this.acted.get(commitment) ?? -1)) this.acted.set(commitment, slot);
   }
 }
+
+/** What a round of reads returns when no endpoint gave a usable answer. */
+const NO_ANSWER = Symbol('no answer');
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -246,8 +258,26 @@ export class Endpoints {
     call: (connection: Connection) => Promise<Answer<T>>,
     policy: ReadPolicy<NoInfer<T>>,
   ): Promise<T> {
-    const { commitment } = policy;
     const problems: string[] = [];
+    for (let round = 0; ; round++) {
+      const started = Date.now();
+      const answer = await this.readRound(call, policy, problems);
+      if (answer !== NO_ANSWER) return answer as T;
+      const pause = READ_ROUND_PAUSES_MS[round];
+      if (pause === undefined || Date.now() - started > FAST_ROUND_MS) break;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+    const where = this.list.length === 1 ? '' : ` at all ${this.list.length} endpoints`;
+    throw new ChainError('unavailable', `${what} failed${where}: ${[...new Set(problems)].join('; ')}`);
+  }
+
+  /** One pass over the endpoints in order(): the first usable answer, or NO_ANSWER with why in `problems`. */
+  private async readRound<T>(
+    call: (connection: Connection) => Promise<Answer<T>>,
+    policy: ReadPolicy<NoInfer<T>>,
+    problems: string[],
+  ): Promise<T | typeof NO_ANSWER> {
+    const { commitment } = policy;
     for (const endpoint of this.order(commitment)) {
       const floor = endpoint.actedSlot(commitment);
       let answer: Answer<T>;
@@ -279,8 +309,7 @@ export class Endpoints {
       if (answer.slot !== null) endpoint.act(commitment, answer.slot);
       return answer.value;
     }
-    const where = this.list.length === 1 ? '' : ` at all ${this.list.length} endpoints`;
-    throw new ChainError('unavailable', `${what} failed${where}: ${problems.join('; ')}`);
+    return NO_ANSWER;
   }
 
   /** The endpoint's slot at the commitment, recorded. */
