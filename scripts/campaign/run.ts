@@ -41,6 +41,9 @@ export interface RunOptions {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The settle phase ends early once neither a transaction nor a warp happened for this long. */
 const QUIET_MS = 20_000;
+/** A blockhash lives 150 blocks, a minute of chain time: a warp past it, at most twice, once all is quiet. */
+const LAPSE_WARP_SECONDS = 70;
+const LAPSE_WARPS = 2;
 
 export async function runStore(plan: Plan, storePlan: StorePlan, options: RunOptions): Promise<StoreReport> {
   const { log } = options;
@@ -126,10 +129,22 @@ export async function runStore(plan: Plan, storePlan: StorePlan, options: RunOpt
     // Until everything is settled, or nothing has moved on chain (no transaction, no warp) for 20 s while
     // nothing held the clock either.
     let quiet = { txs: world.chain.ledger.transactionCount(), warps: keeper.stats.warps, since: Date.now() };
+    let lapseWarps = 0;
     while (Date.now() - settleStarted < plan.settleMs) {
       if (await allSettled(world, records, settleClient)) break;
       const txs = world.chain.ledger.transactionCount();
       if (txs !== quiet.txs || keeper.stats.warps !== quiet.warps || keeper.stats.heldBy.length > 0) {
+        quiet = { txs, warps: keeper.stats.warps, since: Date.now() };
+      } else if (Date.now() - quiet.since >= QUIET_MS && lapseWarps < LAPSE_WARPS) {
+        // Nothing moved, yet some trade still has work: a maker transaction dropped during the faults
+        // (a close, most often) is only signed afresh once its blockhash is proved past, which the chain's
+        // block height reaches in a minute of chain time. No escrow expiry is left to move the clock to.
+        lapseWarps++;
+        await world.proxy.control.warp(LAPSE_WARP_SECONDS);
+        world.note('warp', `${LAPSE_WARP_SECONDS} s (blockhashes lapse)`);
+        log(
+          `${storePlan.store}: nothing moved for ${QUIET_MS / 1000} s with work left; ${LAPSE_WARP_SECONDS} s warp`,
+        );
         quiet = { txs, warps: keeper.stats.warps, since: Date.now() };
       } else if (Date.now() - quiet.since >= QUIET_MS) {
         log(`${storePlan.store}: nothing moved for ${QUIET_MS / 1000} s; settling stops`);
