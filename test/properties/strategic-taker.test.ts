@@ -29,6 +29,7 @@ const WARM_UP_STEPS = 60;
 /** A run on the walk alone: 1–10 SOL each way; the taker locks 0–24 s after its settlement start. */
 const walkRun: fc.Arbitrary<Scenario> = fc.record({
   solTenths: fc.integer({ min: 10, max: 100 }),
+  quoteWaitSteps: fc.constant(0),
   lockDelaySteps: fc.integer({ min: 0, max: 6 }),
   jumpBps: fc.constant(0),
 });
@@ -39,9 +40,24 @@ const walkRun: fc.Arbitrary<Scenario> = fc.record({
  */
 const jumpRun: fc.Arbitrary<Scenario> = fc.record({
   solTenths: fc.integer({ min: 10, max: 100 }),
+  quoteWaitSteps: fc.constant(0),
   lockDelaySteps: fc.integer({ min: 1, max: 4 }),
   jumpBps: fc.integer({ min: 80, max: 200 }).chain((bps) => fc.constantFrom(bps, -bps)),
 });
+
+/**
+ * A patient taker (measured, not asserted: STRATEGIC_PATIENT_RUNS, 100 under DEEP): it asks for a 300 s
+ * quote and starts settlement near its end, then locks near the end of the 120 s lock window — an option from
+ * the quote on, of which the spread's T counts only the lock window and the maker timelock, and the last look
+ * trims only the moves beyond its tolerance.
+ */
+const patientRun: fc.Arbitrary<Scenario> = fc.record({
+  solTenths: fc.integer({ min: 10, max: 100 }),
+  quoteWaitSteps: fc.integer({ min: 60, max: 70 }),
+  lockDelaySteps: fc.integer({ min: 20, max: 27 }),
+  jumpBps: fc.constant(0),
+});
+const PATIENT_RUNS = Number(process.env.STRATEGIC_PATIENT_RUNS ?? (DEEP ? 100 : 0));
 
 let shipped: StrategicMarket | undefined;
 let bare: StrategicMarket | undefined;
@@ -56,6 +72,7 @@ interface Results {
 }
 /** Trades of the walk runs, then of the jump runs, in the same order on both markets. */
 const walk: Results = { shipped: [], bare: [] };
+const patient: Results = { shipped: [], bare: [] };
 const jumps: Results = { shipped: [], bare: [] };
 let realised = 0;
 let elapsedMs = 0;
@@ -72,6 +89,9 @@ beforeAll(async () => {
     await Promise.all(markets.map((m) => m.run(s)));
   }
   realised = shipped.realisedVolatilityAnnual;
+  for (const s of PATIENT_RUNS > 0 ? fc.sample(patientRun, { seed: SEED, numRuns: PATIENT_RUNS }) : []) {
+    await Promise.all(markets.map((m) => m.run(s)));
+  }
   for (const s of fc.sample(jumpRun, { seed: SEED, numRuns: JUMP_RUNS })) {
     await Promise.all(markets.map((m) => m.run(s)));
   }
@@ -79,8 +99,10 @@ beforeAll(async () => {
   if (!s || !b) throw new Error('no results');
   walk.shipped = s.slice(0, 2 * RUNS);
   walk.bare = b.slice(0, 2 * RUNS);
-  jumps.shipped = s.slice(2 * RUNS);
-  jumps.bare = b.slice(2 * RUNS);
+  patient.shipped = s.slice(2 * RUNS, 2 * (RUNS + PATIENT_RUNS));
+  patient.bare = b.slice(2 * RUNS, 2 * (RUNS + PATIENT_RUNS));
+  jumps.shipped = s.slice(2 * (RUNS + PATIENT_RUNS));
+  jumps.bare = b.slice(2 * (RUNS + PATIENT_RUNS));
   elapsedMs = Date.now() - began;
 }, 600_000);
 
@@ -103,7 +125,11 @@ describe('a strategic taker that redeems only what moved its way', () => {
         `(${(annualVolatility(SOL_STEP_BPS) * 100).toFixed(0)} % a year by construction, ${(realised * 100).toFixed(0)} % realised), mean notional ${s.meanNotionalUsd.toFixed(0)} USD\n` +
         `${show('shipped (option term k 0.4, last look 50 bps)', s)}\n${show('bare (no option term, no last look)', b)}\n` +
         `jumps: ${JUMP_RUNS} runs, ${js.trades} trades\n` +
-        `${show('shipped', js)}\n${show('bare', jb)}`,
+        `${show('shipped', js)}\n${show('bare', jb)}` +
+        (PATIENT_RUNS > 0
+          ? `\npatient taker: ${PATIENT_RUNS} runs, ${2 * PATIENT_RUNS} trades\n` +
+            `${show('shipped', figures(patient.shipped))}\n${show('bare', figures(patient.bare))}`
+          : ''),
     );
     expect(s.trades).toBe(2 * RUNS);
     // The taker took about half (the side that moved its way), and the option term was priced.
@@ -139,7 +165,8 @@ describe('a strategic taker that redeems only what moved its way', () => {
   });
 
   test('a trade the taker walked away from, or the maker declined, cost the maker network fees only', () => {
-    for (const t of [...walk.shipped, ...walk.bare, ...jumps.shipped, ...jumps.bare]) {
+    const all = [walk, patient, jumps].flatMap((r) => [...r.shipped, ...r.bare]);
+    for (const t of all) {
       if (t.ending === 'redeemed') continue;
       expect(t.pnlMicroUsdc).toBeLessThanOrEqual(0n);
       expect(t.pnlMicroUsdc).toBeGreaterThan(-50_000n); // a few transactions' fees, well under 0.05 USDC

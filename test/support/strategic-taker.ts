@@ -35,6 +35,9 @@ export const STEP_SECONDS = 4;
  * ~81 % a year, the order of its realised volatility.
  */
 export const SOL_STEP_BPS = 5;
+
+/** Chain seconds an unsigned lock's blockhash surely stays valid (150 slots of 400 ms, with room). */
+const LOCK_BLOCKHASH_SECONDS = 40;
 export const annualVolatility = (stepBps: number): number =>
   ((stepBps / 10_000) * Math.sqrt(31_557_600)) / Math.sqrt(3 * STEP_SECONDS);
 
@@ -51,7 +54,12 @@ export interface MarketOptions {
 export interface Scenario {
   /** SOL sold by one taker, in tenths; the other buys SOL with the same USD notional of USDC. */
   solTenths: number;
-  /** Walk steps between the settlement starts and the taker's locks (within the lock-landing window). */
+  /**
+   * Walk steps between the quotes and the settlement starts; when positive the taker asks for the longest
+   * quote lifetime (quotes.max_expiry_seconds) — a patient taker, whose option starts at the quote.
+   */
+  quoteWaitSteps: number;
+  /** Walk steps between the settlement starts and the taker's locks (within the lock window). */
   lockDelaySteps: number;
   /** A jump of SOL, in bps, right after the settlement starts (0: none): news while the taker waits. */
   jumpBps: number;
@@ -213,32 +221,50 @@ export class StrategicMarket {
     return Number(latest.publishTime);
   }
 
-  /** Quote, settlement start: the taker's trade up to its unsigned lock. */
-  private async open(direction: Direction, sol: string, usdc: string): Promise<OpenTrade> {
+  /**
+   * A fresh taker, funded, with an accepted quote; `expirySeconds`: the lifetime it asks for (default: the
+   * service's).
+   */
+  private async quote(direction: Direction, sol: string, usdc: string, expirySeconds?: number) {
     const [input, output, amount] = direction === 'SOL->USDC' ? ['SOL', 'USDC', sol] : ['USDC', 'SOL', usdc];
     const taker = new Taker(this.svc.app);
     // SOL for the fees (and the input when it is SOL); USDC when it sells USDC.
     await taker.airdrop('SOL', input === 'SOL' ? String(Number(sol) + 1) : '1');
     if (input === 'USDC') await taker.airdrop('USDC', usdc);
-    const quote = await taker.quote(input, output, amount);
+    const res = await taker.post('/v1/rfq', {
+      input_asset: input,
+      output_asset: output,
+      amount,
+      taker_wallet: taker.address,
+      ...(expirySeconds === undefined ? {} : { expiry_seconds: expirySeconds }),
+    });
+    const quote = res.json();
+    if (quote.status !== 'accepted') throw new Error(`quote: ${res.body}`);
     const stored = await this.svc.store.getQuote(quote.quote_id);
     if (!stored) throw new Error('the quote is not stored');
-    const secret = newSecret();
-    const settled = await taker.settle(quote.quote_id, secret);
-    if (settled.statusCode !== 201) throw new Error(`settlement: ${settled.statusCode} ${settled.body}`);
-    const settlement = settled.json();
     const inputUsd = parseRatio(stored.inputUsd);
     const decimals = input === 'SOL' ? 9n : 6n;
     return {
       taker,
-      secret,
-      tradeId: settlement.trade_id,
       direction,
       quote,
-      lockTransaction: settlement.taker_lock_transaction.transaction_base64,
       quotedMid: dividePrices(inputUsd, parseRatio(stored.outputUsd)),
       notionalMicroUsd:
         (BigInt(quote.input.amount_raw) * inputUsd.num * 1_000_000n) / (inputUsd.den * 10n ** decimals),
+    };
+  }
+
+  /** The settlement start of a quote: the taker's trade up to its unsigned lock. */
+  private async settle(quoted: Awaited<ReturnType<StrategicMarket['quote']>>): Promise<OpenTrade> {
+    const secret = newSecret();
+    const settled = await quoted.taker.settle(quoted.quote.quote_id, secret);
+    if (settled.statusCode !== 201) throw new Error(`settlement: ${settled.statusCode} ${settled.body}`);
+    const settlement = settled.json();
+    return {
+      ...quoted,
+      secret,
+      tradeId: settlement.trade_id,
+      lockTransaction: settlement.taker_lock_transaction.transaction_base64,
       ending: 'walked_away',
       valuation: new Map(),
       usdcUsd: { num: 1n, den: 1n },
@@ -254,13 +280,24 @@ export class StrategicMarket {
     const solUsd = this.usd(SOL_MINT);
     const sol = (scenario.solTenths / 10).toFixed(1);
     const usdc = ((BigInt(scenario.solTenths) * solUsd.num) / (10n * solUsd.den)).toString();
-    const opened = await Promise.all(
-      (['SOL->USDC', 'USDC->SOL'] as const).map((direction) => this.open(direction, sol, usdc)),
+    const patient = scenario.quoteWaitSteps > 0;
+    const expiry = patient ? this.config.quotes.maxExpirySeconds : undefined;
+    const quoted = await Promise.all(
+      (['SOL->USDC', 'USDC->SOL'] as const).map((direction) => this.quote(direction, sol, usdc, expiry)),
     );
+    await this.steps(scenario.quoteWaitSteps);
+    const opened = await Promise.all(quoted.map((q) => this.settle(q)));
     if (scenario.jumpBps !== 0) this.chain.pyth?.jump('SOL', scenario.jumpBps);
     await this.steps(scenario.lockDelaySteps);
     await Promise.all(
       opened.map(async (trade) => {
+        // A wallet that signs late asks for the lock again (same wallet and hash): its blockhash is fresh.
+        if (scenario.lockDelaySteps * STEP_SECONDS > LOCK_BLOCKHASH_SECONDS) {
+          const again = await trade.taker.settle(trade.quote.quote_id, trade.secret);
+          if (again.statusCode !== 200)
+            throw new Error(`settlement again: ${again.statusCode} ${again.body}`);
+          trade.lockTransaction = again.json().taker_lock_transaction.transaction_base64;
+        }
         const locked = await trade.taker.lock(trade.tradeId, trade.lockTransaction);
         if (locked.statusCode !== 202) throw new Error(`lock: ${locked.statusCode} ${locked.body}`);
         const view = await until(
