@@ -5,7 +5,7 @@
 // term and the last look before it locks) and one with both switched off. The shipped maker's expected P&L
 // is not negative; without them it is lower, by what the option term earns on the trades the taker took and
 // what the last look saved on the jumps. Figures: docs/quotes-and-ledger.md#a-strategic-taker.
-// DEEP=1 runs more; STRATEGIC_RUNS sets the number of runs.
+// DEEP=1 runs more; STRATEGIC_RUNS, STRATEGIC_JUMP_RUNS and STRATEGIC_PATIENT_RUNS set how many of each.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -70,7 +70,7 @@ interface Results {
   shipped: TradeResult[];
   bare: TradeResult[];
 }
-/** Trades of the walk runs, then of the jump runs, in the same order on both markets. */
+/** Each family's trades, two per run in run order, the same on both markets. */
 const walk: Results = { shipped: [], bare: [] };
 const patient: Results = { shipped: [], bare: [] };
 const jumps: Results = { shipped: [], bare: [] };
