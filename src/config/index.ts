@@ -171,6 +171,20 @@ export interface HedgingConfig {
   readonly assets: readonly HedgedAsset[];
 }
 
+/**
+ * Just-in-time sourcing: an RFQ whose output the free inventory does not cover buys the rest through the
+ * aggregator after the taker's lock is final, priced from the route's minimum out less the spread.
+ */
+export interface SourcingConfig {
+  /** Default: on when the config has a venue or a hedging section (an aggregator the maker already uses). */
+  readonly enabled: boolean;
+  /**
+   * The slippage asked of the route, and the worst the sourcing swap may do against the live Pyth mid; at
+   * most aggregator.max_slippage_bps, which is the default.
+   */
+  readonly maxSlippageBps: number;
+}
+
 /** Jupiter's public Swap API v1 (no key; https://api.jup.ag/swap/v1 with one). */
 export const JUPITER_PUBLIC_BASE_URL = 'https://lite-api.jup.ag/swap/v1';
 /** Jupiter's aggregator program (v6), the program its swap instructions call. */
@@ -219,6 +233,8 @@ export interface Config {
   readonly aggregator: AggregatorConfig;
   /** null: the config names no targets (nothing is hedged, GET /v1/inventory shows balances only). */
   readonly hedging: HedgingConfig | null;
+  /** Just-in-time sourcing of an output the free inventory does not cover (src/quotes/sourcing.ts). */
+  readonly sourcing: SourcingConfig;
   readonly http: {
     /** Origins allowed to call public routes cross-origin; empty: same origin only; '*' only if written. */
     readonly corsOrigins: readonly string[];
@@ -487,6 +503,12 @@ export function resolveConfig(raw: unknown): Config {
     venue,
     aggregator,
     hedging: resolveHedging(file.hedging, { asset, amount, aggregator, chain, venue }),
+    sourcing: resolveSourcing(file.sourcing, {
+      aggregator,
+      chain,
+      venue,
+      hedging: file.hedging !== undefined,
+    }),
     http: {
       corsOrigins: file.http.cors_origins,
       rateLimitPerMinute: file.http.rate_limit_per_minute,
@@ -546,6 +568,28 @@ function resolveAggregator(raw: ConfigFile['aggregator'], chainKind: ChainConfig
     allowedPrograms: allowed,
     timeoutMs: raw?.timeout_ms ?? 10_000,
   };
+}
+
+function resolveSourcing(
+  raw: ConfigFile['sourcing'],
+  ctx: { aggregator: AggregatorConfig; chain: ChainConfig; venue: VenueConfig | null; hedging: boolean },
+): SourcingConfig {
+  const maxSlippageBps = raw?.max_slippage_bps ?? ctx.aggregator.maxSlippageBps;
+  if (maxSlippageBps > ctx.aggregator.maxSlippageBps) {
+    throw new ConfigError(
+      'sourcing.max_slippage_bps',
+      `must not exceed aggregator.max_slippage_bps (${ctx.aggregator.maxSlippageBps})`,
+    );
+  }
+  const enabled = raw?.enabled ?? (ctx.venue !== null || ctx.hedging);
+  // On the embedded chain the aggregator is the venue's own API unless a base URL names another.
+  if (enabled && ctx.chain.kind === 'embedded' && ctx.venue === null && ctx.aggregator.baseUrl === null) {
+    throw new ConfigError(
+      'sourcing',
+      'sourcing swaps through the aggregator: on the embedded chain configure `venue` (or aggregator.base_url)',
+    );
+  }
+  return { enabled, maxSlippageBps };
 }
 
 function resolveHedging(

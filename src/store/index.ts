@@ -2,6 +2,7 @@
 // (better-sqlite3, WAL, synchronous=FULL, under DATA_DIR) is the embedded default; PostgreSQL is chosen by
 // DATABASE_URL. Reads are async; writes go through the group commit (group-commit.ts), which hands a turn's
 // writes to `commit` as one transaction, so whatever a route acknowledges is on disk before its answer leaves.
+import type { SourcingPlan } from '../../machines/trade.types.ts';
 import type { LedgerEntry } from '../ledger/index.ts';
 import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
 import type { HedgeRecord } from './hedges.ts';
@@ -77,6 +78,11 @@ export interface QuoteRecord {
   htlcExpiresAtMs: number;
   riskChecks: string[];
   usedByTradeId: string | null;
+  /**
+   * Just-in-time sourcing: part of the output is bought through the aggregator after the taker's lock, by
+   * this plan (what the maker sells, and the least it must buy); null (or absent) when inventory covers it.
+   */
+  sourcing?: SourcingPlan | null;
 }
 
 export interface TradeRecord {
