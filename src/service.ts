@@ -197,7 +197,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   let hedger: Hedger | null = null;
   // Just in time: an RFQ larger than the free inventory prices the rest from the aggregator's route.
   if (aggregator && config.sourcing.enabled) {
-    quotes.setSourcing({ aggregator, maxSlippageBps: config.sourcing.maxSlippageBps });
+    quotes.setSourcing({
+      aggregator,
+      maxSlippageBps: config.sourcing.maxSlippageBps,
+      aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
+    });
   }
 
   const runtime = new TradeRuntime({

@@ -2,9 +2,10 @@
 // reserves its output — in one synchronous step, so concurrent RFQs can never reserve more than the inventory.
 import { randomUUID } from 'node:crypto';
 import type { SourcingPlan } from '../../machines/trade.types.ts';
-import { type AggregatorPort, type AggregatorQuote, rawMid } from '../aggregator/index.ts';
+import { type AggregatorPort, type AggregatorQuote, floorOut, rawMid } from '../aggregator/index.ts';
 import { publicKey } from '../chain/index.ts';
 import type { Asset, Config, Pair } from '../config/index.ts';
+import { routeSlippageBps } from '../hedging/plan.ts';
 import { AmountError, dividePrices, type Price, parseAmount } from '../money/index.ts';
 import {
   type GroupCommit,
@@ -144,7 +145,10 @@ export interface QuoteDeskDeps {
 /** Just-in-time sourcing as the desk uses it: the aggregator and the slippage asked of its routes. */
 export interface DeskSourcing {
   aggregator: Pick<AggregatorPort, 'quote'>;
+  /** sourcing.max_slippage_bps: the route's minimum out is at least the mid less this. */
   maxSlippageBps: number;
+  /** aggregator.max_slippage_bps: the most slippage the port lets a quote ask for. */
+  aggregatorMaxSlippageBps: number;
 }
 
 /** The route the sourced part was quoted on, or why there is none. */
@@ -514,14 +518,25 @@ export class QuoteDesk {
     const sourcing = this.sourcing;
     if (sourcing === null) return { kind: 'none', problem: 'sourcing is off' };
     if (amountRaw <= 0n) return { kind: 'none', problem: 'nothing to source' };
+    const request = {
+      inputMint: publicKey(input.mint),
+      outputMint: publicKey(output.mint),
+      amountRaw,
+      referenceMid: rawMid(mid, input.decimals, output.decimals),
+    };
     try {
-      const quote = await sourcing.aggregator.quote({
-        inputMint: publicKey(input.mint),
-        outputMint: publicKey(output.mint),
-        amountRaw,
-        slippageBps: sourcing.maxSlippageBps,
-        referenceMid: rawMid(mid, input.decimals, output.decimals),
-      });
+      // The route's own price first, then the slippage that keeps its minimum out at or above the mid less
+      // sourcing.max_slippage_bps (as a hedge is asked): the tolerance follows the route, the bound is the mid.
+      const probe = await sourcing.aggregator.quote({ ...request, slippageBps: 0 });
+      const floor = floorOut(amountRaw, request.referenceMid, sourcing.maxSlippageBps);
+      const slippageBps = routeSlippageBps(probe.outAmount, floor, sourcing.aggregatorMaxSlippageBps);
+      if (slippageBps === null) {
+        return {
+          kind: 'none',
+          problem: `the route pays ${probe.outAmount} raw for ${amountRaw}, below ${floor}: the mid less ${sourcing.maxSlippageBps} bps`,
+        };
+      }
+      const quote = slippageBps === 0 ? probe : await sourcing.aggregator.quote({ ...request, slippageBps });
       return { kind: 'quoted', quote };
     } catch (error) {
       return { kind: 'none', problem: (error as Error).message };
