@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { PublicKey } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEFAULT_CONFIG_PATH } from '../../src/config/index.ts';
+import { signSourcingSwap } from '../../src/runtime/sourcing.ts';
 import { SOL_MINT, USDC_MINT } from '../support/mints.ts';
 import { startService, type TestService } from '../support/service.ts';
 import { newSecret, Taker } from '../support/taker.ts';
@@ -120,6 +121,37 @@ describe('just-in-time sourcing on the embedded chain', () => {
     expect(end.sol - start.sol).toBe(net.get(SOL_MINT) ?? 0n);
     expect(end.usdc - start.usdc).toBe(net.get(USDC_MINT) ?? 0n);
     expect(summaries.every((s: Json) => s.balanced)).toBe(true);
+  });
+
+  test('a route that slipped below what the taker is owed, or an input the maker lacks, is refused before anything is signed', async () => {
+    const aggregator = service.aggregator;
+    if (aggregator === null) throw new Error('the venue serves an aggregator');
+    const sellRaw = 500_000_000n; // 500 USDC
+    // At $187.42 the mid value is some 2.668 SOL; the venue's fee alone keeps the route below it.
+    const midOut = (sellRaw * 100_000n) / 18_742n;
+    const hooks = {
+      aggregator,
+      rawMid: () => ({ num: 100_000n, den: 18_742n }),
+      maxSlippageBps: 100,
+      aggregatorMaxSlippageBps: 100,
+    };
+    const plan = { tradeId: 'probe', sellMint: USDC_MINT, sellRaw: sellRaw.toString(), buyMint: SOL_MINT };
+    const slipped = await signSourcingSwap(service.chain, hooks, { ...plan, minBuyRaw: midOut.toString() });
+    expect(slipped).toMatchObject({ ok: false, reason: expect.stringContaining('below the') });
+    // Within the bound it signs (nothing is sent: the maker's balances do not move).
+    const before = await balances();
+    const fine = await signSourcingSwap(service.chain, hooks, {
+      ...plan,
+      minBuyRaw: ((midOut * 99n) / 100n).toString(),
+    });
+    expect(fine).toMatchObject({ ok: true });
+    expect(await balances()).toEqual(before);
+    const rich = await signSourcingSwap(service.chain, hooks, {
+      ...plan,
+      sellRaw: (before.usdc + 1n).toString(),
+      minBuyRaw: '1',
+    });
+    expect(rich).toMatchObject({ ok: false, reason: expect.stringContaining('less than the') });
   });
 
   test('with the venue’s API gone after the quote, the maker declines (sourcing_failed) and releases the taker at once', async () => {
