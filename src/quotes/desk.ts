@@ -240,14 +240,15 @@ export class QuoteDesk {
     const liveTrades = await this.exposure.liveTradesOf(request.takerWallet);
     const rfq = { request, input, output, pair, inputRaw, expirySeconds, liveTrades };
     let assessed = this.assess(rfq, null);
-    if (assessed.kind === 'route') {
-      // The free inventory does not cover the output: the rest is quoted on the aggregator (an await, so the
-      // book is read again after it, and the free part checked again against it).
+    // The free inventory does not cover the output: the rest is quoted on the aggregator (an await, so the
+    // book is read again after it, and the free part checked again against it). Should the free part no
+    // longer fit then (other quotes or trades took inventory meanwhile), the split is made again and the
+    // rest quoted again, a few times at most.
+    for (let attempt = 1; assessed.kind === 'route'; attempt++) {
       const route = await this.route(input, output, assessed.inputSourced, assessed.mid);
-      assessed = this.assess(rfq, { inputFree: assessed.inputFree, route });
+      assessed = this.assess(rfq, { inputFree: assessed.inputFree, route, final: attempt >= SPLIT_ATTEMPTS });
     }
     if (assessed.kind === 'answer') return assessed.answer;
-    if (assessed.kind === 'route') throw new Error('a second pass never asks for a route');
     const { record, spread, riskPassed, storeBalanceRaw, holder } = assessed;
     // Reserved in the same synchronous step as the check above; durable before it is answered. With
     // several instances the store checks again, against every instance's reservations, as it inserts: it
@@ -287,7 +288,7 @@ export class QuoteDesk {
       expirySeconds: number;
       liveTrades: number;
     },
-    sourced: { inputFree: bigint; route: Route } | null,
+    sourced: { inputFree: bigint; route: Route; final: boolean } | null,
   ): Assessed {
     const { config } = this.deps;
     const { request, input, output, pair, inputRaw, expirySeconds, liveTrades } = rfq;
@@ -454,6 +455,10 @@ export class QuoteDesk {
     // The free part may have shrunk while the route was quoted (other quotes took inventory): then it is
     // over the room, and the inventory check says so.
     const freeFits = free.outputRaw <= room;
+    if (!freeFits && sourcing.routeProblem === null && !sourced.final) {
+      const inputFree = this.freePart(pair, inputRaw, inputPrice, outputPrice, legs, available, room);
+      return { kind: 'route', inputFree, inputSourced: inputRaw - inputFree, mid };
+    }
     if (sourcing.routeProblem !== null || !freeFits || sourcing.sellRaw > sourcing.sellAvailableRaw) {
       return reject(riskOf(sourcing.routeProblem !== null ? priced.outputRaw : free.outputRaw, sourcing));
     }
@@ -799,6 +804,9 @@ const minRaw = (a: bigint, b: bigint) => (a < b ? a : b);
 
 /** bps of an amount, floored. */
 const share = (raw: bigint, bps: number) => (raw * BigInt(bps)) / 10_000n;
+
+/** How many times a sourced quote's split is made (and its rest quoted) before the RFQ is refused. */
+const SPLIT_ATTEMPTS = 3;
 
 /** The book's id of what a sourced quote holds of the maker's input. */
 const sourcingHold = (quoteId: string) => `${quoteId}#sourcing`;
