@@ -195,6 +195,14 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       ? await openAggregator({ config: config.aggregator, chain: port, venue })
       : null;
   let hedger: Hedger | null = null;
+  // Just in time: an RFQ larger than the free inventory prices the rest from the aggregator's route.
+  if (aggregator && config.sourcing.enabled) {
+    quotes.setSourcing({
+      aggregator,
+      maxSlippageBps: config.sourcing.maxSlippageBps,
+      aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
+    });
+  }
 
   const runtime = new TradeRuntime({
     store,
@@ -223,6 +231,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     },
     onTakeover: (count) => metrics.tradesTakenOver(count),
     reachability,
+    aggregator,
     ...(options.onLeaseLost ? { onLeaseLost: options.onLeaseLost } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),

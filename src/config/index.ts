@@ -10,7 +10,7 @@ import { resolveChain } from './chain.ts';
 import { ConfigError, checkTrustProxy, decimalPrice, pointerToField } from './fields.ts';
 import { OPTION_DEFAULTS, resolvePriceSource } from './prices.ts';
 import { type ConfigFile, ConfigFileSchema } from './schema.ts';
-import { resolveAggregator, resolveHedging, resolveVenue } from './swaps.ts';
+import { resolveAggregator, resolveHedging, resolveSourcing, resolveVenue } from './swaps.ts';
 import { pairTiming, resolveReservations, resolveTiming } from './timing.ts';
 import type { Config, Pair, ReferencePrice } from './types.ts';
 
@@ -33,6 +33,7 @@ export type {
   ReferencePrice,
   ReservationBudget,
   SettlementTiming,
+  SourcingConfig,
   VenueConfig,
 } from './types.ts';
 
@@ -236,6 +237,12 @@ export function resolveConfig(raw: unknown): Config {
     venue,
     aggregator,
     hedging: resolveHedging(file.hedging, { asset, amount, aggregator, chain, venue }),
+    sourcing: resolveSourcing(file.sourcing, {
+      aggregator,
+      chain,
+      venue,
+      hedging: file.hedging !== undefined,
+    }),
     http: {
       corsOrigins: file.http.cors_origins,
       rateLimitPerMinute: file.http.rate_limit_per_minute,

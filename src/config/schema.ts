@@ -482,6 +482,35 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false, description: 'where hedges and sourcing swaps are routed' },
       ),
     ),
+    sourcing: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(
+            Type.Boolean({
+              description:
+                'quote outputs the free inventory does not cover by buying the rest through the aggregator ' +
+                'just in time; default: on when the config has a venue or a hedging section',
+            }),
+          ),
+          max_slippage_bps: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 1000,
+              description:
+                'the slippage asked of the route (the quote prices the sourced part from its minimum out) and ' +
+                'the worst the sourcing swap may do against the live Pyth mid; at most ' +
+                'aggregator.max_slippage_bps, which is the default',
+            }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'just-in-time sourcing: an RFQ larger than the free inventory is priced for the rest from the ' +
+            'aggregator, which the maker buys after the taker’s lock is final and before its own lock',
+        },
+      ),
+    ),
     hedging: Type.Optional(
       Type.Object(
         {

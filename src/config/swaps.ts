@@ -3,7 +3,14 @@
 import type { Asset } from './assets.ts';
 import { ConfigError, checkAddress } from './fields.ts';
 import type { ConfigFile } from './schema.ts';
-import type { AggregatorConfig, ChainConfig, HedgedAsset, HedgingConfig, VenueConfig } from './types.ts';
+import type {
+  AggregatorConfig,
+  ChainConfig,
+  HedgedAsset,
+  HedgingConfig,
+  SourcingConfig,
+  VenueConfig,
+} from './types.ts';
 
 /** Jupiter's public Swap API v1 (no key; https://api.jup.ag/swap/v1 with one). */
 export const JUPITER_PUBLIC_BASE_URL = 'https://lite-api.jup.ag/swap/v1';
@@ -105,4 +112,26 @@ export function resolveHedging(
     clipIntervalMs: raw.clip_interval_ms ?? 2_000,
     assets,
   };
+}
+
+export function resolveSourcing(
+  raw: ConfigFile['sourcing'],
+  ctx: { aggregator: AggregatorConfig; chain: ChainConfig; venue: VenueConfig | null; hedging: boolean },
+): SourcingConfig {
+  const maxSlippageBps = raw?.max_slippage_bps ?? ctx.aggregator.maxSlippageBps;
+  if (maxSlippageBps > ctx.aggregator.maxSlippageBps) {
+    throw new ConfigError(
+      'sourcing.max_slippage_bps',
+      `must not exceed aggregator.max_slippage_bps (${ctx.aggregator.maxSlippageBps})`,
+    );
+  }
+  const enabled = raw?.enabled ?? (ctx.venue !== null || ctx.hedging);
+  // On the embedded chain the aggregator is the venue's own API unless a base URL names another.
+  if (enabled && ctx.chain.kind === 'embedded' && ctx.venue === null && ctx.aggregator.baseUrl === null) {
+    throw new ConfigError(
+      'sourcing',
+      'sourcing swaps through the aggregator: on the embedded chain configure `venue` (or aggregator.base_url)',
+    );
+  }
+  return { enabled, maxSlippageBps };
 }

@@ -147,6 +147,20 @@ export interface HedgingConfig {
   readonly assets: readonly HedgedAsset[];
 }
 
+/**
+ * Just-in-time sourcing: an RFQ whose output the free inventory does not cover buys the rest through the
+ * aggregator after the taker's lock is final, priced from the route's minimum out less the spread.
+ */
+export interface SourcingConfig {
+  /** Default: on when the config has a venue or a hedging section (an aggregator the maker already uses). */
+  readonly enabled: boolean;
+  /**
+   * The slippage asked of the route, and the worst the sourcing swap may do against the live Pyth mid; at
+   * most aggregator.max_slippage_bps, which is the default.
+   */
+  readonly maxSlippageBps: number;
+}
+
 export interface Config {
   readonly assets: AssetRegistry;
   readonly pairs: readonly Pair[];
@@ -188,6 +202,8 @@ export interface Config {
   readonly aggregator: AggregatorConfig;
   /** null: the config names no targets (nothing is hedged, GET /v1/inventory shows balances only). */
   readonly hedging: HedgingConfig | null;
+  /** Just-in-time sourcing of an output the free inventory does not cover (src/quotes/sourcing.ts). */
+  readonly sourcing: SourcingConfig;
   readonly http: {
     /** Origins allowed to call public routes cross-origin; empty: same origin only; '*' only if written. */
     readonly corsOrigins: readonly string[];

@@ -1,7 +1,11 @@
 // The quote desk: prices an RFQ, runs the risk checks and, when it passes, records the firm quote and
 // reserves its output — in one synchronous step, so concurrent RFQs can never reserve more than the inventory.
 import { randomUUID } from 'node:crypto';
+import type { SourcingPlan } from '../../machines/trade.types.ts';
+import { type AggregatorPort, type AggregatorQuote, floorOut, rawMid } from '../aggregator/index.ts';
+import { publicKey } from '../chain/index.ts';
 import type { Asset, Config, Pair } from '../config/index.ts';
+import { routeSlippageBps } from '../hedging/plan.ts';
 import { AmountError, dividePrices, type Price, parseAmount } from '../money/index.ts';
 import {
   type GroupCommit,
@@ -20,9 +24,10 @@ import {
   type PriceSource,
   readingOfPrice,
 } from './prices.ts';
-import { type PricedQuote, priceQuote } from './pricing.ts';
+import { midOutputRaw, type PricedQuote, priceQuote } from './pricing.ts';
 import { type Holder, ReservationBook } from './reservations.ts';
-import { evaluateRisk, type PriceLeg, type RiskFailure } from './risk.ts';
+import { evaluateRisk, type PriceLeg, type RiskFailure, type RiskInput } from './risk.ts';
+import { freeInput, sourcedOutput, sourcingCostBps, spreadAgainstMid } from './sourcing.ts';
 import { annualised } from './volatility.ts';
 
 /** What the maker holds of each asset, kept current by whoever watches the chain. */
@@ -65,6 +70,11 @@ export interface SpreadBreakdown {
   confidenceBps: number;
   optionBps: number;
   sizeAndSkewBps: number;
+  /**
+   * A sourced quote's: what the route's minimum out costs beyond the spread on the sourced part, in bps of the
+   * whole quote's mid value (then base + confidence + option + size and skew + sourcing = spread_bps).
+   */
+  sourcingBps?: number;
   /** The option term's inputs; null while the term is off (pricing.option.k = 0). */
   option: { windowSeconds: number; input: OptionLegTerm; output: OptionLegTerm } | null;
 }
@@ -83,6 +93,8 @@ export interface AcceptedQuote {
   prices: { input: FeedReading | null; output: FeedReading | null };
   /** How the spread is made up; undefined for a quote read back from the store (it keeps no breakdown). */
   spread?: SpreadBreakdown;
+  /** Part of the output is bought through the aggregator just in time by this plan; null: inventory covers it. */
+  sourcing: SourcingPlan | null;
 }
 
 export interface RejectedQuote {
@@ -130,6 +142,33 @@ export interface QuoteDeskDeps {
   exposure?: TradeExposure;
 }
 
+/** Just-in-time sourcing as the desk uses it: the aggregator and the slippage asked of its routes. */
+export interface DeskSourcing {
+  aggregator: Pick<AggregatorPort, 'quote'>;
+  /** sourcing.max_slippage_bps: the route's minimum out is at least the mid less this. */
+  maxSlippageBps: number;
+  /** aggregator.max_slippage_bps: the most slippage the port lets a quote ask for. */
+  aggregatorMaxSlippageBps: number;
+}
+
+/** The route the sourced part was quoted on, or why there is none. */
+type Route = { kind: 'quoted'; quote: AggregatorQuote } | { kind: 'none'; problem: string };
+
+/** One synchronous pass over an RFQ: an answer, or (first pass only) the part to quote a route for. */
+type Assessed =
+  | { kind: 'answer'; answer: AcceptedQuote | RejectedQuote }
+  | { kind: 'route'; inputFree: bigint; inputSourced: bigint; mid: Price }
+  | {
+      kind: 'accept';
+      record: QuoteRecord;
+      spread: SpreadBreakdown;
+      riskPassed: RiskCheck[];
+      pair: Pair;
+      /** The balance the store checks the quote's output against (PostgreSQL). */
+      storeBalanceRaw: bigint;
+      holder: Holder;
+    };
+
 export class QuoteDesk {
   private readonly book = new ReservationBook();
   /**
@@ -139,6 +178,7 @@ export class QuoteDesk {
   private readonly open = new Map<string, { record: QuoteRecord; spread: SpreadBreakdown }>();
   private readonly nowMs: () => number;
   private exposure: TradeExposure;
+  private sourcing: DeskSourcing | null = null;
 
   /** A desk whose reservation book holds the stored quotes still open. */
   static async open(deps: QuoteDeskDeps): Promise<QuoteDesk> {
@@ -155,6 +195,11 @@ export class QuoteDesk {
   /** The trade runtime plugs in its exposure once it exists. */
   setExposure(exposure: TradeExposure): void {
     this.exposure = exposure;
+  }
+
+  /** Just-in-time sourcing, once the aggregator exists (config sourcing.enabled); null: none. */
+  setSourcing(sourcing: DeskSourcing | null): void {
+    this.sourcing = sourcing;
   }
 
   get reservations(): ReservationBook {
@@ -193,6 +238,60 @@ export class QuoteDesk {
     }
 
     const liveTrades = await this.exposure.liveTradesOf(request.takerWallet);
+    const rfq = { request, input, output, pair, inputRaw, expirySeconds, liveTrades };
+    let assessed = this.assess(rfq, null);
+    // The free inventory does not cover the output: the rest is quoted on the aggregator (an await, so the
+    // book is read again after it, and the free part checked again against it). Should the free part no
+    // longer fit then (other quotes or trades took inventory meanwhile), the split is made again and the
+    // rest quoted again, a few times at most.
+    for (let attempt = 1; assessed.kind === 'route'; attempt++) {
+      const route = await this.route(input, output, assessed.inputSourced, assessed.mid);
+      assessed = this.assess(rfq, { inputFree: assessed.inputFree, route, final: attempt >= SPLIT_ATTEMPTS });
+    }
+    if (assessed.kind === 'answer') return assessed.answer;
+    const { record, spread, riskPassed, storeBalanceRaw, holder } = assessed;
+    // Reserved in the same synchronous step as the check above; durable before it is answered. With
+    // several instances the store checks again, against every instance's reservations, as it inserts: it
+    // counts every hold in full, so the unfunded holds beyond their budget (which hold nothing here) are
+    // added to the balance it checks against, and the store's check is this desk's.
+    this.reserveQuote(record, holder);
+    try {
+      await this.commit(record, { balanceRaw: storeBalanceRaw, nowMs: this.nowMs() });
+    } catch (error) {
+      if (!(error instanceof StoreConflict && error.conflict === 'inventory')) throw error;
+      const passed = riskPassed.filter((check) => check !== 'inventory');
+      return {
+        status: 'rejected',
+        rejectionId: randomUUID(),
+        pair,
+        inputRaw,
+        reasons: [{ check: 'inventory', message: `${error.message} (across every instance)` }],
+        riskChecks: passed,
+      };
+    }
+    this.remember(record, spread, this.nowMs());
+    return this.accepted(record, pair, spread);
+  }
+
+  /**
+   * Prices, checks and (when it passes) makes the quote's record, synchronously from the book as it is now.
+   * `sourced` null: the first pass, which asks for a route when the output exceeds what the free inventory
+   * and the holder's budget allow and sourcing could supply the rest; given: the second, with that route.
+   */
+  private assess(
+    rfq: {
+      request: RfqRequest;
+      input: Asset;
+      output: Asset;
+      pair: Pair;
+      inputRaw: bigint;
+      expirySeconds: number;
+      liveTrades: number;
+    },
+    sourced: { inputFree: bigint; route: Route; final: boolean } | null,
+  ): Assessed {
+    const { config } = this.deps;
+    const { request, input, output, pair, inputRaw, expirySeconds, liveTrades } = rfq;
     const now = this.nowMs();
     this.book.expire(now);
     const inputPrice = this.deps.prices.latest(input.mint);
@@ -208,99 +307,245 @@ export class QuoteDesk {
       inputPrice && outputPrice
         ? this.priced(pair, inputRaw, inputPrice, outputPrice, legs, available)
         : null;
-    const risk = evaluateRisk({
-      nowMs: now,
-      pair: {
-        input,
-        output,
-        paused: pair.paused,
-        minInputRaw: pair.minInputRaw,
-        maxInputRaw: pair.maxInputRaw,
-        minNotionalMicroUsd: config.risk.minNotionalMicroUsd,
-        maxNotionalMicroUsd: config.risk.maxNotionalMicroUsd,
-      },
-      inputRaw,
-      inputUsdPrice: inputPrice?.usd ?? null,
-      outputRaw: priced?.outputRaw ?? null,
-      prices: legs,
-      inventory: {
-        balanceRaw: balance,
-        reservedRaw: holds.counted,
-        unfunded: { heldRaw: holds.unfunded, capRaw: holds.cap },
-      },
-      budget: {
-        client:
-          holder.client === null
-            ? null
-            : {
-                address: holder.client,
-                heldRaw: this.book.heldByClient(holder.client, output.mint),
-                maxRaw: share(holds.free, config.reservations.clientShareBps),
-              },
-        wallet: {
-          heldRaw: this.book.heldByWallet(holder.wallet, output.mint),
-          maxRaw: share(holds.free, config.reservations.walletShareBps),
-        },
-      },
+    const budget = {
+      client:
+        holder.client === null
+          ? null
+          : {
+              address: holder.client,
+              heldRaw: this.book.heldByClient(holder.client, output.mint),
+              maxRaw: share(holds.free, config.reservations.clientShareBps),
+            },
       wallet: {
-        address: request.takerWallet,
-        openQuotes: this.book.countFor(request.takerWallet),
-        liveTrades,
-        maxOpen: config.risk.maxOpenPerWallet,
+        heldRaw: this.book.heldByWallet(holder.wallet, output.mint),
+        maxRaw: share(holds.free, config.reservations.walletShareBps),
       },
-    });
-    if (risk.failed.length > 0 || !priced || !inputPrice || !outputPrice) {
-      return {
+    };
+    const riskOf = (outputRaw: bigint | null, sourcing?: RiskInput['sourcing']) =>
+      evaluateRisk({
+        nowMs: now,
+        pair: {
+          input,
+          output,
+          paused: pair.paused,
+          minInputRaw: pair.minInputRaw,
+          maxInputRaw: pair.maxInputRaw,
+          minNotionalMicroUsd: config.risk.minNotionalMicroUsd,
+          maxNotionalMicroUsd: config.risk.maxNotionalMicroUsd,
+        },
+        inputRaw,
+        inputUsdPrice: inputPrice?.usd ?? null,
+        outputRaw,
+        prices: legs,
+        inventory: {
+          balanceRaw: balance,
+          reservedRaw: holds.counted,
+          unfunded: { heldRaw: holds.unfunded, capRaw: holds.cap },
+        },
+        budget,
+        ...(sourcing ? { sourcing } : {}),
+        wallet: {
+          address: request.takerWallet,
+          openQuotes: this.book.countFor(request.takerWallet),
+          liveTrades,
+          maxOpen: config.risk.maxOpenPerWallet,
+        },
+      });
+    const reject = (risk: { failed: RiskFailure[]; passed: RiskCheck[] }): Assessed => ({
+      kind: 'answer',
+      answer: {
         status: 'rejected',
         rejectionId: randomUUID(),
         pair,
         inputRaw,
         reasons: risk.failed,
         riskChecks: risk.passed,
+      },
+    });
+    if (!priced || !inputPrice || !outputPrice) return reject(riskOf(null));
+
+    // What the free inventory may give this quote: what is available, within the holder's budgets.
+    const room = [
+      available,
+      roomOf(budget.wallet),
+      ...(budget.client === null ? [] : [roomOf(budget.client)]),
+    ].reduce((a, b) => (a < b ? a : b));
+    const mid = dividePrices(inputPrice.usd, outputPrice.usd);
+    const make = (a: {
+      outputRaw: bigint;
+      spreadBps: number;
+      spread: SpreadBreakdown;
+      riskPassed: RiskCheck[];
+      sourcing: SourcingPlan | null;
+    }): Assessed => {
+      const expiresAtMs = now + expirySeconds * 1000;
+      const record: QuoteRecord = {
+        quoteId: timeOrderedUuid(),
+        runId: this.deps.runId,
+        takerWallet: request.takerWallet,
+        inputMint: input.mint,
+        outputMint: output.mint,
+        inputRaw,
+        outputRaw: a.outputRaw,
+        spreadBps: a.spreadBps,
+        inputUsd: priceText(inputPrice.usd),
+        outputUsd: priceText(outputPrice.usd),
+        inputPrice: legs[0].reading,
+        outputPrice: legs[1].reading,
+        createdAt: new Date(now).toISOString(),
+        expiresAtMs,
+        htlcExpiresAtMs: expiresAtMs + config.settlement.takerTimelockSeconds * 1000,
+        riskChecks: a.riskPassed,
+        usedByTradeId: null,
+        sourcing: a.sourcing,
       };
+      // The store (PostgreSQL) counts the quote's whole output against the balance; the sourced part comes
+      // from the aggregator, not from the balance.
+      const sourcedRaw = a.sourcing === null ? 0n : BigInt(a.sourcing.minBuyRaw);
+      return {
+        kind: 'accept',
+        record,
+        spread: a.spread,
+        riskPassed: a.riskPassed,
+        pair,
+        storeBalanceRaw: balance + (holds.unfunded - holds.cap) + sourcedRaw,
+        holder,
+      };
+    };
+
+    if (sourced === null) {
+      const risk = riskOf(priced.outputRaw);
+      if (risk.failed.length === 0) {
+        return make({
+          outputRaw: priced.outputRaw,
+          spreadBps: priced.spreadBps,
+          spread: priced.spread,
+          riskPassed: risk.passed,
+          sourcing: null,
+        });
+      }
+      // Only the inventory (or the holder's share of it) stands in the way: the rest may be sourced.
+      const onlyInventory = risk.failed.every(
+        (f) => f.check === 'inventory' || f.check === 'reservation_budget',
+      );
+      if (this.sourcing === null || !onlyInventory) return reject(risk);
+      const inputFree = this.freePart(pair, inputRaw, inputPrice, outputPrice, legs, available, room);
+      return { kind: 'route', inputFree, inputSourced: inputRaw - inputFree, mid };
     }
 
-    const expiresAtMs = now + expirySeconds * 1000;
-    const record: QuoteRecord = {
-      quoteId: timeOrderedUuid(),
-      runId: this.deps.runId,
-      takerWallet: request.takerWallet,
-      inputMint: input.mint,
-      outputMint: output.mint,
-      inputRaw,
-      outputRaw: priced.outputRaw,
-      spreadBps: priced.spreadBps,
-      inputUsd: priceText(inputPrice.usd),
-      outputUsd: priceText(outputPrice.usd),
-      inputPrice: legs[0].reading,
-      outputPrice: legs[1].reading,
-      createdAt: new Date(now).toISOString(),
-      expiresAtMs,
-      htlcExpiresAtMs: expiresAtMs + config.settlement.takerTimelockSeconds * 1000,
-      riskChecks: risk.passed,
-      usedByTradeId: null,
+    const { inputFree, route } = sourced;
+    const inputSourced = inputRaw - inputFree;
+    const free = this.priced(pair, inputFree, inputPrice, outputPrice, legs, available);
+    const inputBalance = this.deps.inventory.balance(input.mint) ?? 0n;
+    const inputHeld = this.holds(input.mint, inputBalance).counted;
+    const sourcing = {
+      sellRaw: inputSourced,
+      sellAvailableRaw: inputBalance > inputHeld ? inputBalance - inputHeld : 0n,
+      routeProblem: route.kind === 'none' ? route.problem : null,
     };
-    // Reserved in the same synchronous step as the check above; durable before it is answered. With
-    // several instances the store checks again, against every instance's reservations, as it inserts: it
-    // counts every hold in full, so the unfunded holds beyond their budget (which hold nothing here) are
-    // added to the balance it checks against, and the store's check is this desk's.
-    this.reserveQuote(record, holder);
-    try {
-      await this.commit(record, { balanceRaw: balance + (holds.unfunded - holds.cap), nowMs: now });
-    } catch (error) {
-      if (!(error instanceof StoreConflict && error.conflict === 'inventory')) throw error;
-      const passed = risk.passed.filter((check) => check !== 'inventory');
-      return {
-        status: 'rejected',
-        rejectionId: randomUUID(),
-        pair,
-        inputRaw,
-        reasons: [{ check: 'inventory', message: `${error.message} (across every instance)` }],
-        riskChecks: passed,
-      };
+    // The sourced part is priced at the spread the whole order would pay without the inventory skew (it takes
+    // nothing from the inventory): the base, confidence, option and size terms.
+    const spreadBps = this.priced(pair, inputRaw, inputPrice, outputPrice, legs, null).spreadBps;
+    const sourcedMidOut = midOutputRaw(inputSourced, input.decimals, output.decimals, mid);
+    const minOut = route.kind === 'quoted' ? route.quote.minOut : 0n;
+    const sourcedOut = sourcedOutput(minOut, sourcedMidOut, spreadBps);
+    if (route.kind === 'quoted' && sourcedOut <= 0n) {
+      sourcing.routeProblem = `the route's minimum out ${minOut} leaves nothing after the spread`;
     }
-    this.remember(record, priced.spread, now);
-    return this.accepted(record, pair, priced.spread);
+    // The free part may have shrunk while the route was quoted (other quotes took inventory): then it is
+    // over the room, and the inventory check says so.
+    const freeFits = free.outputRaw <= room;
+    if (!freeFits && sourcing.routeProblem === null && !sourced.final) {
+      const inputFree = this.freePart(pair, inputRaw, inputPrice, outputPrice, legs, available, room);
+      return { kind: 'route', inputFree, inputSourced: inputRaw - inputFree, mid };
+    }
+    if (sourcing.routeProblem !== null || !freeFits || sourcing.sellRaw > sourcing.sellAvailableRaw) {
+      return reject(riskOf(sourcing.routeProblem !== null ? priced.outputRaw : free.outputRaw, sourcing));
+    }
+    const risk = riskOf(free.outputRaw, sourcing);
+    if (risk.failed.length > 0) return reject(risk);
+    const outputRaw = free.outputRaw + sourcedOut;
+    const whole = rawMid(mid, input.decimals, output.decimals);
+    const quotedSpread = spreadAgainstMid(inputRaw, outputRaw, whole);
+    const constant = free.spread.baseBps + free.spread.confidenceBps + free.spread.optionBps;
+    const sourcingBps = Math.max(
+      0,
+      Math.min(
+        sourcingCostBps(
+          midOutputRaw(inputRaw, input.decimals, output.decimals, mid),
+          sourcedMidOut,
+          minOut,
+          spreadBps,
+        ),
+        quotedSpread - constant,
+      ),
+    );
+    return make({
+      outputRaw,
+      spreadBps: quotedSpread,
+      spread: {
+        ...free.spread,
+        sizeAndSkewBps: Math.max(0, quotedSpread - constant - sourcingBps),
+        sourcingBps,
+      },
+      riskPassed: risk.passed,
+      sourcing: {
+        sellMint: input.mint,
+        sellRaw: inputSourced.toString(),
+        buyMint: output.mint,
+        minBuyRaw: sourcedOut.toString(),
+      },
+    });
+  }
+
+  /** The largest part of the input whose output, priced as every quote is, fits in `room`. */
+  private freePart(
+    pair: Pair,
+    inputRaw: bigint,
+    inputPrice: PriceQuote,
+    outputPrice: PriceQuote,
+    legs: readonly PriceLeg[],
+    available: bigint,
+    room: bigint,
+  ): bigint {
+    return freeInput(
+      inputRaw,
+      room,
+      (x) => this.priced(pair, x, inputPrice, outputPrice, legs, available).outputRaw,
+    );
+  }
+
+  /**
+   * The aggregator's route for the sourced part: exact in, at sourcing.max_slippage_bps, its minimum out
+   * checked against the live mid by the port. Any refusal or failure is the answer's problem, never a throw.
+   */
+  private async route(input: Asset, output: Asset, amountRaw: bigint, mid: Price): Promise<Route> {
+    const sourcing = this.sourcing;
+    if (sourcing === null) return { kind: 'none', problem: 'sourcing is off' };
+    if (amountRaw <= 0n) return { kind: 'none', problem: 'nothing to source' };
+    const request = {
+      inputMint: publicKey(input.mint),
+      outputMint: publicKey(output.mint),
+      amountRaw,
+      referenceMid: rawMid(mid, input.decimals, output.decimals),
+    };
+    try {
+      // The route's own price first, then the slippage that keeps its minimum out at or above the mid less
+      // sourcing.max_slippage_bps (as a hedge is asked): the tolerance follows the route, the bound is the mid.
+      const probe = await sourcing.aggregator.quote({ ...request, slippageBps: 0 });
+      const floor = floorOut(amountRaw, request.referenceMid, sourcing.maxSlippageBps);
+      const slippageBps = routeSlippageBps(probe.outAmount, floor, sourcing.aggregatorMaxSlippageBps);
+      if (slippageBps === null) {
+        return {
+          kind: 'none',
+          problem: `the route pays ${probe.outAmount} raw for ${amountRaw}, below ${floor}: the mid less ${sourcing.maxSlippageBps} bps`,
+        };
+      }
+      const quote = slippageBps === 0 ? probe : await sourcing.aggregator.quote({ ...request, slippageBps });
+      return { kind: 'quoted', quote };
+    } catch (error) {
+      return { kind: 'none', problem: (error as Error).message };
+    }
   }
 
   /** What holds count against the maker's balance of the mint now (the inventory check's reserved). */
@@ -333,7 +578,8 @@ export class QuoteDesk {
     inputPrice: PriceQuote,
     outputPrice: PriceQuote,
     legs: readonly PriceLeg[],
-    available: bigint,
+    /** null: no inventory skew (a sourced part takes nothing from the inventory). */
+    available: bigint | null,
   ): PricedQuote & { spread: SpreadBreakdown } {
     const { pricing, settlement } = this.deps.config;
     const mid: Price = dividePrices(inputPrice.usd, outputPrice.usd);
@@ -379,11 +625,15 @@ export class QuoteDesk {
       confidenceSpreadBps,
       optionSpreadBps,
       sizeSpread: { maxBps: pricing.sizeSpreadMaxBps, halfSizeRaw: pair.maxInputRaw },
-      inventorySkew: {
-        maxBps: pricing.inventorySkewMaxBps,
-        freeShareBps: pricing.inventoryFreeShareBps,
-        availableOutputRaw: available,
-      },
+      ...(available === null
+        ? {}
+        : {
+            inventorySkew: {
+              maxBps: pricing.inventorySkewMaxBps,
+              freeShareBps: pricing.inventoryFreeShareBps,
+              availableOutputRaw: available,
+            },
+          }),
     };
     try {
       const priced = priceQuote(quote);
@@ -429,6 +679,7 @@ export class QuoteDesk {
     } catch (error) {
       // Not stored, so never answered: the reservation goes too.
       this.book.release(record.quoteId);
+      this.book.release(sourcingHold(record.quoteId));
       throw error;
     }
   }
@@ -482,20 +733,33 @@ export class QuoteDesk {
   releaseQuote(quoteId: string): void {
     this.open.delete(quoteId);
     this.book.release(quoteId);
+    this.book.release(sourcingHold(quoteId));
   }
 
   /** An open quote is an unfunded hold until it expires or a settlement uses it. */
   private reserveQuote(record: QuoteRecord, holder?: Holder): void {
+    const sourcing = record.sourcing ?? null;
     this.book.reserve({
       id: record.quoteId,
       mint: record.outputMint,
       wallet: record.takerWallet,
-      raw: record.outputRaw,
+      // The sourced part comes from the aggregator: the quote holds only what its inventory gives.
+      raw: record.outputRaw - (sourcing === null ? 0n : BigInt(sourcing.minBuyRaw)),
       untilMs: record.expiresAtMs,
       unfunded: true,
       // A quote reloaded at start: its client address was not stored.
       holder: holder ?? { client: null, wallet: record.takerWallet },
     });
+    // And what the maker sells of its own input to source the rest, for as long.
+    if (sourcing !== null) {
+      this.book.reserve({
+        id: sourcingHold(record.quoteId),
+        mint: sourcing.sellMint,
+        wallet: null,
+        raw: BigInt(sourcing.sellRaw),
+        untilMs: record.expiresAtMs,
+      });
+    }
   }
 
   private accepted(record: QuoteRecord, pair: Pair, spread?: SpreadBreakdown): AcceptedQuote {
@@ -511,6 +775,7 @@ export class QuoteDesk {
       riskChecks: record.riskChecks as RiskCheck[],
       prices: { input: record.inputPrice ?? null, output: record.outputPrice ?? null },
       ...(spread ? { spread } : {}),
+      sourcing: record.sourcing ?? null,
     };
   }
 
@@ -539,3 +804,12 @@ const minRaw = (a: bigint, b: bigint) => (a < b ? a : b);
 
 /** bps of an amount, floored. */
 const share = (raw: bigint, bps: number) => (raw * BigInt(bps)) / 10_000n;
+
+/** How many times a sourced quote's split is made (and its rest quoted) before the RFQ is refused. */
+const SPLIT_ATTEMPTS = 3;
+
+/** The book's id of what a sourced quote holds of the maker's input. */
+const sourcingHold = (quoteId: string) => `${quoteId}#sourcing`;
+
+/** What a holder's budget leaves for one more hold (never below zero). */
+const roomOf = (b: { heldRaw: bigint; maxRaw: bigint }) => (b.maxRaw > b.heldRaw ? b.maxRaw - b.heldRaw : 0n);

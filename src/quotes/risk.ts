@@ -66,6 +66,18 @@ export interface RiskInput {
     client: { address: string; heldRaw: bigint; maxRaw: bigint } | null;
     wallet: { heldRaw: bigint; maxRaw: bigint };
   };
+  /**
+   * Just-in-time sourcing, judged only for a quote whose output the free inventory does not cover: the part
+   * bought through the aggregator, what the maker must sell for it (its own inventory of the input), and the
+   * route's answer. Absent: a quote its inventory covers (the check is not named).
+   */
+  sourcing?: {
+    sellRaw: bigint;
+    /** The maker's input balance less what quotes and trades hold of it. */
+    sellAvailableRaw: bigint;
+    /** Why no route within the slippage limit (the aggregator's answer); null: a route was quoted. */
+    routeProblem: string | null;
+  };
   wallet: {
     address: string;
     openQuotes: number;
@@ -191,6 +203,17 @@ const CHECKS: Record<RiskCheck, Check> = {
           `${amount(budget.wallet.maxRaw, pair.output)}`,
     );
   },
+
+  sourcing: ({ pair, sourcing }) =>
+    sourcing === undefined
+      ? SKIPPED
+      : reasons(
+          sourcing.routeProblem !== null &&
+            `the output beyond the free inventory cannot be sourced: ${sourcing.routeProblem}`,
+          sourcing.sellRaw > sourcing.sellAvailableRaw &&
+            `sourcing the rest sells ${amount(sourcing.sellRaw, pair.input)} of the maker's own, beyond its ` +
+              `available ${amount(sourcing.sellAvailableRaw, pair.input)}`,
+        ),
 
   wallet_limits: ({ wallet }) =>
     // "<" not "<=": this quote would be one more open item for the wallet.

@@ -131,7 +131,8 @@ export class TradeCommands {
         safetyMargin: timing.safetyMarginSeconds,
         minRedeemWindow: timing.minRedeemWindowSeconds,
         landingMargin: timing.landingMarginSeconds,
-        sourcing: null,
+        // The quote's plan for the output its free inventory did not cover, bought just in time.
+        sourcing: quote.sourcing,
       };
       const lock = await this.buildLock(input);
       // Expired during the awaits? (Used it cannot be: the quote is claimed above.)

@@ -24,13 +24,18 @@ import type {
   MakerRefundOutput,
   PriceCheck,
   RedeemEffectInput,
+  SendSourcingInput,
+  SendSourcingOutput,
   SignMakerLockInput,
   SignMakerLockOutput,
+  SignSourcingInput,
+  SignSourcingOutput,
 } from '../../machines/index.ts';
 import type { ChainPort, EscrowState, LandResult, SignedMakerTransaction } from '../chain/index.ts';
 import { isChainError, publicKey } from '../chain/index.ts';
 import { bytesOf } from '../vocabulary/index.ts';
 import { escrowEnding } from './endings.ts';
+import { landSourcingSwap, type PostSwap, type SourcingHooks, signSourcingSwap } from './sourcing.ts';
 
 export interface EffectHooks {
   /** Resolves once everything the runtime has written so far is durable. */
@@ -55,6 +60,10 @@ export interface EffectHooks {
   landTimeoutMs: number;
   /** How long the taker lock's broadcast waits between rounds while the chain cannot be reached. */
   rebroadcastPauseMs?: number;
+  /** Just-in-time sourcing's aggregator and bounds; null (or absent): a sourcing step is declined. */
+  sourcing?: SourcingHooks | null;
+  /** Books a final sourcing swap on the trade's ledger, once per signature. */
+  postSwap?: PostSwap;
 }
 
 const key = (address: string) => publicKey(address);
@@ -214,6 +223,40 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
         hooks.reprice(input.quoteId),
       ]);
       return { available: balance >= BigInt(input.outputAmountRaw), now: Number(now), price };
+    }),
+
+    // The sourcing swap quoted within the plan's bounds and signed (nothing sent); a refusal is an answer
+    // (the maker declines and releases the taker), a chain that does not answer an error (retried).
+    signSourcing: effect<SignSourcingOutput, SignSourcingInput>((input) =>
+      signSourcingSwap(chain, hooks.sourcing ?? null, input),
+    ),
+
+    // The intent's sourcing swap landed (its bytes rebroadcast until final, or proved lapsed) and booked.
+    sendSourcing: effect<SendSourcingOutput, SendSourcingInput>(async (input) => {
+      const { intent } = input;
+      await hooks.recordIntent(
+        input.tradeId,
+        'aggregator_swap',
+        intent.signature,
+        intent.lastValidBlockHeight,
+      );
+      const postSwap = hooks.postSwap;
+      if (postSwap === undefined) throw new Error('no ledger to book a sourcing swap on');
+      const sent = await landSourcingSwap(chain, postSwap, input, hooks.landTimeoutMs);
+      switch (sent.status) {
+        case 'pending':
+          throw new NotYet(`sourcing swap ${intent.signature} not final yet (${sent.detail})`);
+        case 'landed':
+          return {
+            landed: true,
+            signature: sent.signature,
+            soldRaw: sent.soldRaw,
+            boughtRaw: sent.boughtRaw,
+          };
+        case 'expired':
+        case 'failed':
+          return { landed: false, expired: sent.status === 'expired', now: Number(await chain.now()) };
+      }
     }),
 
     signMakerLock: effect<SignMakerLockOutput, SignMakerLockInput>(async (input) => {

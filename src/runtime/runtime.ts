@@ -3,11 +3,14 @@
 // ticker, its lease (with several instances: renewals, and trades taken over from runs that are gone), and
 // what happens at start (claiming earlier runs' trades) and stop.
 import { knowsPreimageToRedeem, type PriceCheck } from '../../machines/index.ts';
+import { type AggregatorPort, rawMid } from '../aggregator/index.ts';
 import { type ChainPort, meterChain } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
 import { postNetworkFee } from '../ledger/index.ts';
+import { dividePrices } from '../money/index.ts';
 import { type QuoteDesk, repriceCheck } from '../quotes/index.ts';
 import type { ClaimedTrade, GroupCommit, Store } from '../store/index.ts';
+import type { Ratio } from '../venue/math.ts';
 import { ChainClock } from './clock.ts';
 import { TradeCommands } from './commands.ts';
 import { chainEffects } from './effects.ts';
@@ -54,6 +57,11 @@ export interface RuntimeOptions {
    * runtime acts the moment an outage ends. Default: the runtime observes the chain it is given itself.
    */
   reachability?: ChainReachability;
+  /**
+   * The aggregator that sources part of a trade's output just in time (config sourcing); null or absent: a
+   * trade whose quote sourced is declined at its sourcing step (the taker released at once).
+   */
+  aggregator?: AggregatorPort | null;
 }
 
 /** Defaults of the lease (config: cluster.lease_ttl_seconds, cluster.claim_batch). */
@@ -131,6 +139,22 @@ export class TradeRuntime {
       },
       chainTime: () => this.clock.estimate(),
       reprice: (quoteId) => this.reprice(quoteId),
+      sourcing:
+        options.aggregator && config.sourcing.enabled
+          ? {
+              aggregator: options.aggregator,
+              rawMid: (sellMint, buyMint) => this.sourcingMid(sellMint, buyMint),
+              maxSlippageBps: config.sourcing.maxSlippageBps,
+              aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
+            }
+          : null,
+      // Once per signature: a re-run after a restart finds the swap booked (one effect runs per trade at a time).
+      postSwap: async (tradeId, signature, entries) => {
+        if (entries.length === 0) return;
+        const booked = await store.ledger(tradeId);
+        if (booked.some((e) => e.signature === signature)) return;
+        await durable.write({ kind: 'appendLedger', tradeId, at: new Date().toISOString(), entries });
+      },
       minRedeemWindowSeconds: config.settlement.minRedeemWindowSeconds,
       landTimeoutMs: options.landTimeoutMs ?? (embedded ? 5_000 : 90_000),
     });
@@ -332,6 +356,20 @@ export class TradeRuntime {
       },
       toleranceBps: config.risk.makerLockPriceToleranceBps,
     });
+  }
+
+  /**
+   * The live mid for a sourcing swap, buy raw units per sell raw unit, from the prices the desk would quote
+   * with now; null when either is not usable (stale, wide or deviating): a swap is never bounded by a stale mid.
+   */
+  private sourcingMid(sellMint: string, buyMint: string): Ratio | null {
+    const { quotes, config } = this.options;
+    const sell = config.assets.find(sellMint);
+    const buy = config.assets.find(buyMint);
+    const sellUsd = quotes.usablePrice(sellMint);
+    const buyUsd = quotes.usablePrice(buyMint);
+    if (!sell || !buy || sellUsd === null || buyUsd === null) return null;
+    return rawMid(dividePrices(sellUsd, buyUsd), sell.decimals, buy.decimals);
   }
 
   /** Stops acting: no tick, no renewal, no actor; idempotent (a lost lease and a shutdown may both ask). */

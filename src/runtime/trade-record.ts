@@ -94,12 +94,15 @@ export function restColumns(
     const landingEnd = context.lockDeadline - holds.lockWindowSeconds + holds.lockLandingSeconds;
     untilMs = Math.min(untilMs, landingEnd * 1000);
   }
+  // A trade that sources part of its output holds only what its inventory gives until that swap lands (the
+  // balance then shows what it bought, and the trade holds its whole output).
+  const sourcedRaw = context.sourcing && !context.sourced ? BigInt(context.sourcing.minBuyRaw) : 0n;
   const hold: RestHold | null =
     isFinalStatus(status) || makerLocked
       ? null
       : {
           mint: context.outputMint,
-          raw: BigInt(context.outputAmountRaw),
+          raw: BigInt(context.outputAmountRaw) - sourcedRaw,
           untilMs,
           ...(landed ? {} : { unfunded: true as const }),
         };

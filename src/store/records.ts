@@ -1,5 +1,6 @@
 // The records the store keeps — runs, quotes, trades with their rest columns, events, ledger entries — and
 // the shapes its queries take and answer. Both engines read them back identical (rows.ts).
+import type { SourcingPlan } from '../../machines/trade.types.ts';
 import type { LedgerEntry } from '../ledger/index.ts';
 import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
 
@@ -58,6 +59,11 @@ export interface QuoteRecord {
   htlcExpiresAtMs: number;
   riskChecks: string[];
   usedByTradeId: string | null;
+  /**
+   * Just-in-time sourcing: part of the output is bought through the aggregator after the taker's lock, by
+   * this plan (what the maker sells, and the least it must buy); null (or absent) when inventory covers it.
+   */
+  sourcing?: SourcingPlan | null;
 }
 
 export interface TradeRecord {

@@ -2,6 +2,7 @@
 // the two stores cannot drift apart in what a record reads back as. Amounts come back as decimal strings
 // (SQLite TEXT, PostgreSQL NUMERIC) and become bigints here; flags are 0/1 in SQLite and booleans in
 // PostgreSQL.
+import type { SourcingPlan } from '../../machines/trade.types.ts';
 import type { LedgerEntry } from '../ledger/index.ts';
 import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
 import type {
@@ -58,6 +59,8 @@ export interface QuoteRow {
   htlc_expires_at_ms: number;
   risk_checks: string;
   used_by_trade_id: string | null;
+  /** JSON of the SourcingPlan; null (or absent, from a store before the column) for none. */
+  sourcing?: string | null;
 }
 
 export const quoteFromRow = (row: QuoteRow): QuoteRecord => ({
@@ -78,6 +81,8 @@ export const quoteFromRow = (row: QuoteRow): QuoteRecord => ({
   htlcExpiresAtMs: row.htlc_expires_at_ms,
   riskChecks: JSON.parse(row.risk_checks) as string[],
   usedByTradeId: row.used_by_trade_id,
+  // Absent when none, so a quote reads back as it was written.
+  ...(row.sourcing ? { sourcing: JSON.parse(row.sourcing) as SourcingPlan } : {}),
 });
 
 /** JSON of a RecordedPrice, its integers as strings (they may exceed 2^53). */

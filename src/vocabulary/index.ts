@@ -43,6 +43,8 @@ export const RISK_CHECKS = [
   'inventory',
   'reservation_budget',
   'wallet_limits',
+  // Only for an output the free inventory does not cover: the rest can be bought through the aggregator.
+  'sourcing',
 ] as const;
 export type RiskCheck = (typeof RISK_CHECKS)[number];
 

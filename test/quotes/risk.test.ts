@@ -83,8 +83,38 @@ const messageOf = (input: RiskInput, check: RiskCheck) =>
   evaluateRisk(input).failed.find((f) => f.check === check)?.message;
 
 describe('evaluateRisk', () => {
-  test('a healthy RFQ passes every check, named in vocabulary order', () => {
-    expect(evaluateRisk(rfq())).toEqual({ passed: [...RISK_CHECKS], failed: [] });
+  test('a healthy RFQ passes every check, named in vocabulary order (sourcing only when it sources)', () => {
+    expect(evaluateRisk(rfq())).toEqual({ passed: RISK_CHECKS.filter((c) => c !== 'sourcing'), failed: [] });
+  });
+
+  describe('sourcing', () => {
+    const SOL_RAW = 10n ** 9n;
+    const sourcing = (over: Partial<NonNullable<RiskInput['sourcing']>> = {}) => ({
+      sellRaw: 5n * SOL_RAW,
+      sellAvailableRaw: 5n * SOL_RAW,
+      routeProblem: null,
+      ...over,
+    });
+
+    test('a quote that sources the rest passes it, named last; one that does not never names it', () => {
+      expect(evaluateRisk({ ...rfq(), sourcing: sourcing() }).passed).toEqual([...RISK_CHECKS]);
+      expect(evaluateRisk(rfq()).passed).not.toContain('sourcing');
+    });
+
+    test('no route within the limit fails it with the aggregator’s reason', () => {
+      const input = { ...rfq(), sourcing: sourcing({ routeProblem: 'no_route: no pool' }) };
+      expect(failedChecks(input)).toEqual(['sourcing']);
+      expect(messageOf(input, 'sourcing')).toBe(
+        'the output beyond the free inventory cannot be sourced: no_route: no pool',
+      );
+    });
+
+    test('selling more of the input than the maker has free fails it; exactly what is free passes', () => {
+      expect(failedChecks({ ...rfq(), sourcing: sourcing({ sellAvailableRaw: 5n * SOL_RAW }) })).toEqual([]);
+      const short = { ...rfq(), sourcing: sourcing({ sellAvailableRaw: 5n * SOL_RAW - 1n }) };
+      expect(failedChecks(short)).toEqual(['sourcing']);
+      expect(messageOf(short, 'sourcing')).toContain("sells 5.000000000 SOL of the maker's own");
+    });
   });
 
   test('pair_enabled fails when the pair is paused', () => {
@@ -424,7 +454,8 @@ describe('evaluateRisk', () => {
         }),
       );
       const all = [...result.passed, ...result.failed.map((f) => f.check)].sort();
-      expect(all).toEqual([...RISK_CHECKS].sort());
+      // sourcing is judged only for a quote that sources part of its output.
+      expect(all).toEqual(RISK_CHECKS.filter((c) => c !== 'sourcing').sort());
       for (const f of result.failed) expect(f.message.length).toBeGreaterThan(0);
     },
   );

@@ -64,6 +64,15 @@ export const SpreadBreakdownSchema = Type.Object(
       minimum: 0,
       description: 'the size and inventory-skew terms together, rounded up with them',
     }),
+    sourcing_bps: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'a quote whose output the free inventory does not cover (risk_checks names sourcing): what the ' +
+          'aggregator route’s minimum out costs the sourced part beyond the spread, in bps of the whole ' +
+          'quote’s mid value; absent otherwise',
+      }),
+    ),
     option: Nullable(
       Type.Object(
         {
@@ -80,7 +89,8 @@ export const SpreadBreakdownSchema = Type.Object(
     ),
   },
   ext(
-    'how spread_bps is made up: base_bps + confidence_bps + option_bps + size_and_skew_bps = spread_bps. ' +
+    'how spread_bps is made up: base_bps + confidence_bps + option_bps + size_and_skew_bps (+ sourcing_bps, ' +
+      'when present) = spread_bps. ' +
       'Present on the RFQ answer and on lookups while the quote is fresh in this instance (the store keeps ' +
       'no breakdown)',
   ),

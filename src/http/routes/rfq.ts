@@ -99,6 +99,7 @@ function renderSpread(spread: SpreadBreakdown): Static<typeof SpreadBreakdownSch
     confidence_bps: spread.confidenceBps,
     option_bps: spread.optionBps,
     size_and_skew_bps: spread.sizeAndSkewBps,
+    ...(spread.sourcingBps === undefined ? {} : { sourcing_bps: spread.sourcingBps }),
     option:
       spread.option === null
         ? null

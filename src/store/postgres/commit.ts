@@ -346,6 +346,7 @@ export class BatchCommit {
       quote.htlcExpiresAtMs,
       JSON.stringify(quote.riskChecks),
       quote.usedByTradeId,
+      quote.sourcing ? JSON.stringify(quote.sourcing) : null,
     ];
   }
 

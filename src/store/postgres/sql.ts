@@ -47,6 +47,7 @@ const QUOTE_COLUMNS = columns<QuoteRow>([
   'htlc_expires_at_ms',
   'risk_checks',
   'used_by_trade_id',
+  'sourcing',
 ]);
 
 export const TRADE_SELECT = `SELECT ${columns<TradeRow>(
@@ -175,8 +176,8 @@ export const SQL = {
   insertQuote: `
     INSERT INTO quotes (quote_id, run_id, taker_wallet, input_mint, output_mint, input_raw, output_raw, spread_bps,
                         input_usd, output_usd, input_price, output_price, created_at, expires_at_ms,
-                        htlc_expires_at_ms, risk_checks, used_by_trade_id)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+                        htlc_expires_at_ms, risk_checks, used_by_trade_id, sourcing)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
   // The batch's mints' locks, taken in the order of their keys (two mints may share one), so two batches
   // never wait on each other in a cycle; each later statement's snapshot (READ COMMITTED) then sees every
   // earlier holder's reservations.

@@ -175,4 +175,6 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX hedges_by_trade ON hedges (trade_id, created_at);
   CREATE INDEX hedges_by_created ON hedges (created_at, hedge_id);
   `,
+  // A quote that sources part of its output just in time keeps its plan (JSON of SourcingPlan; NULL: none).
+  `ALTER TABLE quotes ADD COLUMN sourcing TEXT;`,
 ];

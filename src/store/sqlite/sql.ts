@@ -20,10 +20,10 @@ export function prepareStatements(db: Database.Database) {
     insertQuote: db.prepare(`
       INSERT INTO quotes (quote_id, run_id, taker_wallet, input_mint, output_mint, input_raw, output_raw, spread_bps,
                           input_usd, output_usd, input_price, output_price, created_at, expires_at_ms,
-                          htlc_expires_at_ms, risk_checks, used_by_trade_id)
+                          htlc_expires_at_ms, risk_checks, used_by_trade_id, sourcing)
       VALUES (@quoteId, @runId, @takerWallet, @inputMint, @outputMint, @inputRaw, @outputRaw, @spreadBps,
               @inputUsd, @outputUsd, @inputPrice, @outputPrice, @createdAt, @expiresAtMs, @htlcExpiresAtMs,
-              @riskChecks, @usedByTradeId)`),
+              @riskChecks, @usedByTradeId, @sourcing)`),
     getQuote: db.prepare('SELECT * FROM quotes WHERE quote_id = ?'),
     openQuotes: db.prepare('SELECT * FROM quotes WHERE used_by_trade_id IS NULL AND expires_at_ms > ?'),
     markQuoteUsed: db.prepare(

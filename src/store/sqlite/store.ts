@@ -233,6 +233,7 @@ export class SqliteStore implements Store {
       htlcExpiresAtMs: quote.htlcExpiresAtMs,
       riskChecks: JSON.stringify(quote.riskChecks),
       usedByTradeId: quote.usedByTradeId,
+      sourcing: quote.sourcing ? JSON.stringify(quote.sourcing) : null,
     });
   }
 

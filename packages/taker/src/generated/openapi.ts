@@ -1199,7 +1199,7 @@ export interface operations {
                          */
                         quoted_output_amount_raw: number;
                         spread_bps: number;
-                        /** @description Extension: how spread_bps is made up: base_bps + confidence_bps + option_bps + size_and_skew_bps = spread_bps. Present on the RFQ answer and on lookups while the quote is fresh in this instance (the store keeps no breakdown) */
+                        /** @description Extension: how spread_bps is made up: base_bps + confidence_bps + option_bps + size_and_skew_bps (+ sourcing_bps, when present) = spread_bps. Present on the RFQ answer and on lookups while the quote is fresh in this instance (the store keeps no breakdown) */
                         spread_breakdown?: {
                             base_bps: number;
                             /** @description each price’s ⌈conf / price⌉, summed */
@@ -1208,6 +1208,8 @@ export interface operations {
                             option_bps: number;
                             /** @description the size and inventory-skew terms together, rounded up with them */
                             size_and_skew_bps: number;
+                            /** @description a quote whose output the free inventory does not cover (risk_checks names sourcing): what the aggregator route’s minimum out costs the sourced part beyond the spread, in bps of the whole quote’s mid value; absent otherwise */
+                            sourcing_bps?: number;
                             option: {
                                 /** @description T: the lock window plus the pair’s maker timelock, the longest the taker holds the option */
                                 window_seconds: number;
@@ -1245,7 +1247,7 @@ export interface operations {
                             /** @description null in a fresh quote: the commitment comes at settlement start */
                             hashlock: null;
                         };
-                        risk_checks: ("pair_enabled" | "price_freshness" | "price_confidence" | "price_deviation" | "min_notional" | "max_notional" | "inventory" | "reservation_budget" | "wallet_limits")[];
+                        risk_checks: ("pair_enabled" | "price_freshness" | "price_confidence" | "price_deviation" | "min_notional" | "max_notional" | "inventory" | "reservation_budget" | "wallet_limits" | "sourcing")[];
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
                         pair: {
@@ -1345,11 +1347,11 @@ export interface operations {
                         rejection_id: string;
                         reasons: {
                             /** @enum {unknown} */
-                            check: "pair_enabled" | "price_freshness" | "price_confidence" | "price_deviation" | "min_notional" | "max_notional" | "inventory" | "reservation_budget" | "wallet_limits";
+                            check: "pair_enabled" | "price_freshness" | "price_confidence" | "price_deviation" | "min_notional" | "max_notional" | "inventory" | "reservation_budget" | "wallet_limits" | "sourcing";
                             message: string;
                         }[];
                         /** @description the checks that passed */
-                        risk_checks: ("pair_enabled" | "price_freshness" | "price_confidence" | "price_deviation" | "min_notional" | "max_notional" | "inventory" | "reservation_budget" | "wallet_limits")[];
+                        risk_checks: ("pair_enabled" | "price_freshness" | "price_confidence" | "price_deviation" | "min_notional" | "max_notional" | "inventory" | "reservation_budget" | "wallet_limits" | "sourcing")[];
                         pair: {
                             input_asset: string;
                             output_asset: string;
@@ -1513,7 +1515,7 @@ export interface operations {
                              */
                             quoted_output_amount_raw: number;
                             spread_bps: number;
-                            /** @description Extension: how spread_bps is made up: base_bps + confidence_bps + option_bps + size_and_skew_bps = spread_bps. Present on the RFQ answer and on lookups while the quote is fresh in this instance (the store keeps no breakdown) */
+                            /** @description Extension: how spread_bps is made up: base_bps + confidence_bps + option_bps + size_and_skew_bps (+ sourcing_bps, when present) = spread_bps. Present on the RFQ answer and on lookups while the quote is fresh in this instance (the store keeps no breakdown) */
                             spread_breakdown?: {
                                 base_bps: number;
                                 /** @description each price’s ⌈conf / price⌉, summed */
@@ -1522,6 +1524,8 @@ export interface operations {
                                 option_bps: number;
                                 /** @description the size and inventory-skew terms together, rounded up with them */
                                 size_and_skew_bps: number;
+                                /** @description a quote whose output the free inventory does not cover (risk_checks names sourcing): what the aggregator route’s minimum out costs the sourced part beyond the spread, in bps of the whole quote’s mid value; absent otherwise */
+                                sourcing_bps?: number;
                                 option: {
                                     /** @description T: the lock window plus the pair’s maker timelock, the longest the taker holds the option */
                                     window_seconds: number;
@@ -1559,7 +1563,7 @@ export interface operations {
                                 /** @description null in a fresh quote: the commitment comes at settlement start */
                                 hashlock: null;
                             };
-                            risk_checks: ("pair_enabled" | "price_freshness" | "price_confidence" | "price_deviation" | "min_notional" | "max_notional" | "inventory" | "reservation_budget" | "wallet_limits")[];
+                            risk_checks: ("pair_enabled" | "price_freshness" | "price_confidence" | "price_deviation" | "min_notional" | "max_notional" | "inventory" | "reservation_budget" | "wallet_limits" | "sourcing")[];
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
                             pair: {

@@ -1,0 +1,148 @@
+// Just-in-time sourcing's effects (signSourcing, sendSourcing of machines/trade.machine.ts): the swap that
+// buys the part of a trade's output its quote sourced through the aggregator, after the taker's lock is
+// final and before the maker locks. It is quoted, bounded and signed as a hedge is (src/hedging/), and
+// landed and booked by the same code (src/hedging/swap.ts):
+// - signing asks the route for the plan's exact input and refuses — an answer, never a throw — when its
+//   on-chain minimum out would fall below what the taker is owed for the sourced part (minBuyRaw) or below
+//   the live Pyth mid less sourcing.max_slippage_bps, when prices are not fresh, when the maker's balance
+//   cannot pay the input, or when the aggregator or venue fails: the maker then declines and releases the
+//   taker at once (sourcing_failed);
+// - sending lands the intent's bytes (rebroadcast until final or proved lapsed), reads what the swap really
+//   sold and bought from the chain, and posts it to the trade's ledger (aggregator_swap against the venue,
+//   and the fee), once: a re-run after a restart finds the entries and posts nothing more.
+// Only a chain that cannot be reached is an error (the machine retries it with its backoff).
+import { type AggregatorPort, floorOut, isAggregatorError } from '../aggregator/index.ts';
+import { isChainError, publicKey } from '../chain/index.ts';
+import type { ChainPort } from '../chain/port.ts';
+import { routeSlippageBps } from '../hedging/plan.ts';
+import { landSwap, swapLedger } from '../hedging/swap.ts';
+import type { LedgerEntry } from '../ledger/index.ts';
+import type { Ratio } from '../venue/math.ts';
+
+/** What the sourcing effects need beyond the chain. */
+export interface SourcingHooks {
+  aggregator: Pick<AggregatorPort, 'quote' | 'swapTransaction'>;
+  /** The live mid, buy raw units per sell raw unit, when both prices are fresh; else null. */
+  rawMid(sellMint: string, buyMint: string): Ratio | null;
+  /** The worst the swap may do against the live mid (config sourcing.max_slippage_bps). */
+  maxSlippageBps: number;
+  /** The most slippage the port lets a quote ask for (aggregator.max_slippage_bps). */
+  aggregatorMaxSlippageBps: number;
+}
+
+/** Posts a final swap's entries to the trade's ledger unless entries under its signature are there already. */
+export type PostSwap = (tradeId: string, signature: string, entries: LedgerEntry[]) => Promise<void>;
+
+export type SignedSourcing =
+  | { ok: true; signature: string; lastValidBlockHeight: number; transactionBase64: string }
+  | { ok: false; reason: string };
+
+export interface SourcingPlanInput {
+  tradeId: string;
+  sellMint: string;
+  sellRaw: string;
+  buyMint: string;
+  minBuyRaw: string;
+}
+
+/** Transient: the chain did not answer. The machine retries the effect; anything else is a refusal. */
+const transient = (error: unknown) => isChainError(error, 'unavailable') || isChainError(error, 'timeout');
+
+/** Quotes the plan's swap within its bounds and signs it (nothing is sent). */
+export async function signSourcingSwap(
+  chain: Pick<ChainPort, 'tokenBalance' | 'makerWallet'>,
+  hooks: SourcingHooks | null,
+  input: SourcingPlanInput,
+): Promise<SignedSourcing> {
+  if (hooks === null) return { ok: false, reason: 'sourcing is not configured on this instance' };
+  const sellRaw = BigInt(input.sellRaw);
+  const minBuyRaw = BigInt(input.minBuyRaw);
+  const mid = hooks.rawMid(input.sellMint, input.buyMint);
+  if (mid === null) return { ok: false, reason: 'no fresh price for the pair: never sourced on a stale mid' };
+  // A swap the maker cannot pay fails on chain; refused here, it costs no fee.
+  const balance = await chain.tokenBalance(chain.makerWallet, publicKey(input.sellMint));
+  if (balance < sellRaw) {
+    return {
+      ok: false,
+      reason: `the maker holds ${balance} of ${input.sellMint}, less than the ${sellRaw} to sell`,
+    };
+  }
+  const floor = floorOut(sellRaw, mid, hooks.maxSlippageBps);
+  const required = floor > minBuyRaw ? floor : minBuyRaw;
+  const request = {
+    inputMint: publicKey(input.sellMint),
+    outputMint: publicKey(input.buyMint),
+    amountRaw: sellRaw,
+    referenceMid: mid,
+  };
+  try {
+    // The route's own price first, then the slippage that keeps its on-chain minimum at or above what is
+    // required: the taker's sourced output, and the mid less the limit.
+    const probe = await hooks.aggregator.quote({ ...request, slippageBps: 0 });
+    const slippageBps = routeSlippageBps(probe.outAmount, required, hooks.aggregatorMaxSlippageBps);
+    if (slippageBps === null) {
+      return {
+        ok: false,
+        reason: `the route pays ${probe.outAmount} for ${sellRaw}, below the ${required} required (the taker's ${minBuyRaw}, the mid less ${hooks.maxSlippageBps} bps ${floor})`,
+      };
+    }
+    const quoted = slippageBps === 0 ? probe : await hooks.aggregator.quote({ ...request, slippageBps });
+    if (quoted.minOut < required) {
+      return {
+        ok: false,
+        reason: `the route's minimum ${quoted.minOut} is below the ${required} required (it moved)`,
+      };
+    }
+    const signed = await hooks.aggregator.swapTransaction(quoted);
+    return {
+      ok: true,
+      signature: signed.signature,
+      lastValidBlockHeight: signed.lastValidBlockHeight,
+      transactionBase64: signed.transactionBase64,
+    };
+  } catch (error) {
+    if (transient(error)) throw error;
+    const code = isAggregatorError(error) ? `${error.code}: ` : '';
+    return { ok: false, reason: `${code}${(error as Error).message}` };
+  }
+}
+
+export type SentSourcing =
+  | { status: 'landed'; signature: string; soldRaw: string; boughtRaw: string }
+  | { status: 'expired' }
+  | { status: 'failed'; err: string }
+  | { status: 'pending'; detail: string };
+
+/**
+ * One landing round of the intent's bytes; a final swap (landed or failed on chain) is booked on the trade's
+ * ledger before this answers.
+ */
+export async function landSourcingSwap(
+  chain: Pick<ChainPort, 'land' | 'getTransaction' | 'makerWallet'>,
+  postSwap: PostSwap,
+  input: {
+    tradeId: string;
+    plan: { sellMint: string; buyMint: string };
+    intent: { signature: string; lastValidBlockHeight: number; transactionBase64: string };
+  },
+  timeoutMs: number,
+): Promise<SentSourcing> {
+  const mints = { inputMint: input.plan.sellMint, outputMint: input.plan.buyMint };
+  const { signature, lastValidBlockHeight, transactionBase64 } = input.intent;
+  const landing = await landSwap(
+    chain,
+    { signature, lastValidBlockHeight, transactionBase64 },
+    mints,
+    timeoutMs,
+  );
+  if (landing.status === 'pending') return { status: 'pending', detail: landing.detail };
+  if (landing.status === 'expired') return { status: 'expired' };
+  await postSwap(input.tradeId, signature, swapLedger(landing, mints));
+  if (landing.status === 'failed') return { status: 'failed', err: landing.err };
+  return {
+    status: 'landed',
+    signature,
+    soldRaw: landing.outcome.amountIn.toString(),
+    boughtRaw: landing.outcome.amountOut.toString(),
+  };
+}
