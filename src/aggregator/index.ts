@@ -19,6 +19,8 @@ export {
 export { JupiterAggregator, type JupiterAggregatorOptions } from './jupiter.ts';
 export { type SwapOutcome, swapOutcome } from './outcome.ts';
 export type { AggregatorPort, AggregatorQuote, SignedSwap, SwapQuoteRequest } from './port.ts';
+export { routeSlippageBps, type Slippage, slippageFloor, slippageOf } from './slippage.ts';
+export { landSwap, readSwapOutcome, type SwapLanding, type SwapMints, swapLedger } from './swap.ts';
 
 /**
  * A display-unit mid (output display units per input display unit, as quotes and Pyth give it) as the

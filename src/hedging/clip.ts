@@ -2,14 +2,20 @@
 // quotes and trades reserve, at the live mid (never a stale one), then quoted twice through the aggregator
 // (the route's own price, then the slippage that keeps its on-chain minimum within max_slippage_bps of the
 // mid) and signed. Whatever stops a clip here is a Refusal with a bounded reason; the asset waits and retries.
-import { type AggregatorPort, isAggregatorError, rawMid } from '../aggregator/index.ts';
+import {
+  type AggregatorPort,
+  isAggregatorError,
+  rawMid,
+  routeSlippageBps,
+  slippageFloor,
+} from '../aggregator/index.ts';
 import { isChainError, publicKey } from '../chain/index.ts';
 import type { ChainPort } from '../chain/port.ts';
 import type { Asset, HedgedAsset, HedgingConfig } from '../config/index.ts';
 import { dividePrices, type Price } from '../money/index.ts';
 import type { ReservationBook } from '../quotes/index.ts';
 import type { Ratio } from '../venue/math.ts';
-import { type ClipPlan, outsideBand, planClip, routeSlippageBps, slippageFloor } from './plan.ts';
+import { type ClipPlan, outsideBand, planClip } from './plan.ts';
 
 /** Why a hedge could not be made or did not land: a bounded set (metrics label it). */
 export const HEDGE_FAILURE_REASONS = [

@@ -11,6 +11,7 @@
 // requote and sign again (attempt + 1).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AggregatorPort } from '../aggregator/index.ts';
+import { landSwap, type SwapLanding, swapLedger } from '../aggregator/index.ts';
 import type { ChainPort } from '../chain/port.ts';
 import type { HedgedAsset, HedgingConfig } from '../config/index.ts';
 import type { LedgerEntry } from '../ledger/index.ts';
@@ -26,7 +27,6 @@ import {
 } from '../store/index.ts';
 import { type HedgeFailureReason, nextClip, Refusal, type SignedClip, type Step, signClip } from './clip.ts';
 import { landedSummary, newHedge, resignedHedge } from './record.ts';
-import { landSwap, type SwapLanding, swapLedger } from './swap.ts';
 
 /** What metrics see of hedges (ServiceMetrics implements it). */
 export interface HedgeObserver {

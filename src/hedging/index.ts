@@ -1,7 +1,7 @@
 // Front door of hedging: inventory targets and bands kept by swapping through the aggregator once trades are
 // redeemed (hedger.ts), one clip planned at the live mid and signed (clip.ts), a hedge's record as it is
-// stored (record.ts), the exact band and clip arithmetic (plan.ts), the landing and booking of an aggregator
-// swap any caller can use (swap.ts), and the operator's view of the inventory (view.ts).
+// stored (record.ts), the exact band and clip arithmetic (plan.ts), and the operator's view of the inventory
+// (view.ts). Landing, booking and the slippage of any aggregator swap are the aggregator's (src/aggregator/).
 export { HEDGE_FAILURE_REASONS, type HedgeFailureReason } from './clip.ts';
 export { type AssetHedgingState, type HedgeObserver, Hedger, type HedgerOptions } from './hedger.ts';
 export {
@@ -12,13 +12,8 @@ export {
   type Holdings,
   outsideBand,
   planClip,
-  routeSlippageBps,
-  type Slippage,
-  slippageFloor,
-  slippageOf,
 } from './plan.ts';
 export { parseRatio, ratioText } from './record.ts';
-export { landSwap, readSwapOutcome, type SwapLanding, type SwapMints, swapLedger } from './swap.ts';
 export {
   hedgeSlippage,
   type InventoryAsset,

@@ -1,11 +1,7 @@
-// The hedger's arithmetic, pure and exact (bigint raw units): whether a balance is outside its band, the next
-// clip back toward the target, the slippage to ask of the aggregator so that the swap's on-chain minimum
-// keeps to the live mid, and the slippage a landed swap actually paid. Every rule the hedger follows about
-// amounts is here, and tested with properties (test/hedging/plan.test.ts).
-import { floorOut } from '../aggregator/checks.ts';
+// The hedger's arithmetic, pure and exact (bigint raw units): whether a balance is outside its band and the
+// next clip back toward the target (the slippage of any swap: src/aggregator/slippage.ts). Every rule the
+// hedger follows about amounts is here, and tested with properties (test/hedging/plan.test.ts).
 import type { Ratio } from '../venue/math.ts';
-
-const BPS = 10_000n;
 
 /** One hedged asset's settings, raw units of the asset (config hedging.assets). */
 export interface Band {
@@ -88,39 +84,3 @@ export function planClip(holdings: Holdings, band: Band, mid: Ratio, continuing:
 const positive = (x: bigint) => (x > 0n ? x : 0n);
 /** The smaller of two bigints (Math.min takes numbers only). */
 const least = (a: bigint, b: bigint) => (a < b ? a : b);
-
-/**
- * The least a swap of amountIn may receive: amountIn at the mid (output raw per input raw) less maxSlippageBps,
- * floored — the bound the swap's on-chain minimum out must keep.
- */
-export const slippageFloor = (amountInRaw: bigint, mid: Ratio, maxSlippageBps: number): bigint =>
-  floorOut(amountInRaw, mid, maxSlippageBps);
-
-/**
- * The slippage to ask of the aggregator for a route that pays `outAmount`, so that its minimum out
- * (outAmount less the slippage, floored) is still at least `floor`; null when the route already pays less
- * than the floor. Capped at `capBps` (what the aggregator port accepts).
- */
-export function routeSlippageBps(outAmount: bigint, floor: bigint, capBps: number): number | null {
-  if (outAmount <= 0n || outAmount < floor) return null;
-  const room = ((outAmount - floor) * BPS) / outAmount;
-  const cap = BigInt(capBps);
-  return Number(least(room, cap));
-}
-
-/** What a landed swap paid against the mid: in output raw units (positive: less than the mid) and in bps. */
-export interface Slippage {
-  /** amountIn at the mid, floored: what the swap would have paid at the live Pyth mid. */
-  midOutRaw: bigint;
-  /** midOut − amountOut: positive when the swap paid less than the mid, negative for a better price. */
-  slippageRaw: bigint;
-  /** slippageRaw / midOut in basis points, rounded toward zero (for metrics and display). */
-  slippageBps: number;
-}
-
-export function slippageOf(amountInRaw: bigint, amountOutRaw: bigint, mid: Ratio): Slippage {
-  const midOutRaw = (amountInRaw * mid.num) / mid.den;
-  const slippageRaw = midOutRaw - amountOutRaw;
-  const slippageBps = midOutRaw === 0n ? 0 : Number((slippageRaw * BPS) / midOutRaw);
-  return { midOutRaw, slippageRaw, slippageBps };
-}

@@ -1,11 +1,10 @@
 // A hedge's record as the hedger writes it: a new one with its signed swap (stored before the first send), the
 // same hedge signed again once its swap proved unlandable, and what a landed one came to. USD prices are
 // stored beside it as exact ratios.
-import { rawMid } from '../aggregator/index.ts';
+import { rawMid, type Slippage, slippageOf } from '../aggregator/index.ts';
 import { dividePrices, type Price } from '../money/index.ts';
 import type { HedgeRecord } from '../store/index.ts';
 import type { SignedClip, Step } from './clip.ts';
-import { type Slippage, slippageOf } from './plan.ts';
 
 /** An exact USD price as stored beside a hedge ("num/den"). */
 export const ratioText = (price: Price): string => `${price.num}/${price.den}`;

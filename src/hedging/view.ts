@@ -2,12 +2,12 @@
 // asset's balance as the quote desk last read it, what open quotes and trades reserve of it, its target and
 // band when one is configured and whether it is outside, and the hedges in flight and lately made. Reads
 // caches and one store query each for hedges; no chain call.
-import { rawMid } from '../aggregator/index.ts';
+import { rawMid, type Slippage, slippageOf } from '../aggregator/index.ts';
 import type { Asset, AssetRegistry, HedgedAsset, HedgingConfig } from '../config/index.ts';
 import { dividePrices } from '../money/index.ts';
 import type { HedgeRecord, Store } from '../store/index.ts';
 import type { AssetHedgingState, Hedger } from './hedger.ts';
-import { deviation, outsideBand, type Slippage, slippageOf } from './plan.ts';
+import { deviation, outsideBand } from './plan.ts';
 import { parseRatio } from './record.ts';
 
 export interface InventoryAsset {

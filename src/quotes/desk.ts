@@ -2,10 +2,15 @@
 // reserves its output — in one synchronous step, so concurrent RFQs can never reserve more than the inventory.
 import { randomUUID } from 'node:crypto';
 import type { SourcingPlan } from '../../machines/trade.types.ts';
-import { type AggregatorPort, type AggregatorQuote, floorOut, rawMid } from '../aggregator/index.ts';
+import {
+  type AggregatorPort,
+  type AggregatorQuote,
+  floorOut,
+  rawMid,
+  routeSlippageBps,
+} from '../aggregator/index.ts';
 import { publicKey } from '../chain/index.ts';
 import type { Asset, Config, Pair } from '../config/index.ts';
-import { routeSlippageBps } from '../hedging/plan.ts';
 import { AmountError, dividePrices, type Price, parseAmount } from '../money/index.ts';
 import {
   type GroupCommit,

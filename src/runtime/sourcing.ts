@@ -1,7 +1,7 @@
 // Just-in-time sourcing's effects (signSourcing, sendSourcing of machines/trade.machine.ts): the swap that
 // buys the part of a trade's output its quote sourced through the aggregator, after the taker's lock is
 // final and before the maker locks. It is quoted, bounded and signed as a hedge is (src/hedging/), and
-// landed and booked by the same code (src/hedging/swap.ts):
+// landed and booked by the same code (src/aggregator/swap.ts):
 // - signing asks the route for the plan's exact input and refuses — an answer, never a throw — when its
 //   on-chain minimum out would fall below what the taker is owed for the sourced part (minBuyRaw) or below
 //   the live Pyth mid less sourcing.max_slippage_bps, when prices are not fresh, when the maker's balance
@@ -11,11 +11,16 @@
 //   sold and bought from the chain, and posts it to the trade's ledger (aggregator_swap against the venue,
 //   and the fee), once: a re-run after a restart finds the entries and posts nothing more.
 // Only a chain that cannot be reached is an error (the machine retries it with its backoff).
-import { type AggregatorPort, floorOut, isAggregatorError } from '../aggregator/index.ts';
+import {
+  type AggregatorPort,
+  floorOut,
+  isAggregatorError,
+  landSwap,
+  routeSlippageBps,
+  swapLedger,
+} from '../aggregator/index.ts';
 import { isChainError, publicKey } from '../chain/index.ts';
 import type { ChainPort } from '../chain/port.ts';
-import { routeSlippageBps } from '../hedging/plan.ts';
-import { landSwap, swapLedger } from '../hedging/swap.ts';
 import type { LedgerEntry } from '../ledger/index.ts';
 import type { Ratio } from '../venue/math.ts';
 

@@ -4,15 +4,8 @@
 // keeps to the live mid.
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import {
-  type Band,
-  type Holdings,
-  outsideBand,
-  planClip,
-  routeSlippageBps,
-  slippageFloor,
-  slippageOf,
-} from '../../src/hedging/index.ts';
+import { routeSlippageBps, slippageFloor, slippageOf } from '../../src/aggregator/index.ts';
+import { type Band, type Holdings, outsideBand, planClip } from '../../src/hedging/index.ts';
 import { minimumOut, type Ratio } from '../../src/venue/math.ts';
 
 const SOL = 10n ** 9n;

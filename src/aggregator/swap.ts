@@ -2,10 +2,11 @@
 // about hedging, so that anything routing through the aggregator (a hedge, a just-in-time sourcing step)
 // lands and books a swap the same way. The caller has stored the signed transaction (signature, bytes, last
 // valid block height) before calling landSwap: this only ever sends those bytes.
-import { type SwapOutcome, swapOutcome } from '../aggregator/outcome.ts';
+
 import { publicKey } from '../chain/index.ts';
 import type { ChainPort, SignedMakerTransaction } from '../chain/port.ts';
 import { type LedgerEntry, postNetworkFee, postSwap } from '../ledger/index.ts';
+import { type SwapOutcome, swapOutcome } from './outcome.ts';
 
 /** The two mints of a swap, base58: what leaves the maker's account and what comes in. */
 export interface SwapMints {
