@@ -85,12 +85,14 @@ export class Endpoint {
     readonly url: string,
     /** How it is named in errors, logs and health: the origin, never the URL. */
     readonly label: string,
-    options: { requestTimeoutMs: number; several: boolean },
+    options: { requestTimeoutMs: number },
   ) {
     this.connection = new Connection(url, {
       commitment: 'confirmed',
-      // With somewhere else to ask, a 429 is tried elsewhere at once instead of waiting out backoffs here.
-      disableRetryOnRateLimit: options.several,
+      // A 429 fails the request at once: the read is tried at the next endpoint, and asked again in a moment
+      // (READ_ROUND_PAUSES_MS) when all failed; a send is rebroadcast. web3.js's own retry would hold one
+      // request for up to ~15 s of doubling waits (a deadline's time) and print each wait to stdout.
+      disableRetryOnRateLimit: true,
       fetchMiddleware: (info, init, next) =>
         next(info, { ...init, signal: AbortSignal.timeout(options.requestTimeoutMs) }),
     });
@@ -147,7 +149,7 @@ export class Endpoints {
       const origin = origins[i] ?? 'rpc';
       // Two endpoints of one provider share an origin: their place in the list tells them apart.
       const label = origins.filter((o) => o === origin).length > 1 ? `${origin}#${i + 1}` : origin;
-      return new Endpoint(i, url, label, { requestTimeoutMs: options.requestTimeoutMs, several });
+      return new Endpoint(i, url, label, { requestTimeoutMs: options.requestTimeoutMs });
     });
     this.maxSlotLag = options.maxSlotLag;
     this.staleAfterMs = options.slotProbeIntervalMs > 0 ? 2 * options.slotProbeIntervalMs : 1_000;
