@@ -65,13 +65,19 @@ export default defineConfig({
     // and what it provides reaches every project.
     projects: [
       { test: { name: 'unit', include: UNIT, isolate: false } },
+      // Suites that build a service, a chain or a store in the test process and close them again: each
+      // builds its own from the modules, changing none of them (no module mocks, globals or environment),
+      // so they share the module graph too — web3.js, Fastify and the service's own import are most of a
+      // short file's time. They pass in any order of files (--sequence.shuffle.files).
       {
         test: {
           name: 'service',
           include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           exclude: [...UNIT, ...E2E, 'test/browser/**', 'node_modules/**'],
+          isolate: false,
         },
       },
+      // Each in a fresh worker: they kill processes, spy on the PostgreSQL driver's prototype and run long.
       { test: { name: 'e2e', include: E2E } },
     ],
   },
