@@ -1,13 +1,84 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * Pure suites: no service, chain, store, process or socket, and no test that changes module state (mocks,
+ * globals, environment). They share one module graph per worker (`isolate: false`): each file importing
+ * xstate, web3.js and the vocabulary anew is most of their time.
+ */
+const UNIT = [
+  'test/machines/**/*.test.ts',
+  'test/money/**/*.test.ts',
+  'test/ledger/**/*.test.ts',
+  'test/vocabulary/**/*.test.ts',
+  'test/quotes/**/*.test.ts',
+  'test/hedging/**/*.test.ts',
+  'test/visualiser/**/*.test.ts',
+  'test/aggregator/checks.test.ts',
+  'test/aggregator/config.test.ts',
+  'test/http/json.test.ts',
+  'test/http/logging.test.ts',
+  'test/http/peer.test.ts',
+  'test/http/trade-response.test.ts',
+  'test/chain/pda.test.ts',
+  'test/chain/priority.test.ts',
+  'test/chain/pyth-feeds.test.ts',
+  'test/chain/pyth-layout.test.ts',
+  'test/chain/v0.test.ts',
+  'test/metrics/exposure.test.ts',
+  'test/metrics/recording.test.ts',
+  'test/properties/option.test.ts',
+  'test/runtime/hold.test.ts',
+  'test/store/ids.test.ts',
+  'test/venue/math.test.ts',
+];
+
+/**
+ * End-to-end suites: the built service as a process, several instances over one PostgreSQL, the fault
+ * proxy, the model run against the whole service. Slow, and mostly waiting on processes and the chain.
+ */
+const E2E = [
+  'test/e2e/**/*.test.ts',
+  'test/properties/model.test.ts',
+  'test/dev-chain/faults.test.ts',
+  'test/runtime/instances.test.ts',
+  'test/store/instances.test.ts',
+  'packages/taker/test/install.test.ts',
+];
+
+/**
+ * Workers: at least two, whatever the core count (Vitest's default is one fewer than the cores: one on a
+ * two-core machine). Most files spend their time waiting on a service process, the chain or PostgreSQL,
+ * so a second file runs in that time; every suite holds on a loaded machine anyway.
+ */
+const WORKERS = Math.max(2, availableParallelism() - 1);
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
-    exclude: ['test/browser/**', 'node_modules/**'],
     setupFiles: ['test/support/setup.ts'],
     globalSetup: ['test/support/build-service.ts', 'test/support/postgres-global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    maxWorkers: WORKERS,
+    // Inline projects extend this config (setup, timeouts, pool); the root globalSetup runs once per run
+    // and what it provides reaches every project.
+    projects: [
+      { test: { name: 'unit', include: UNIT, isolate: false } },
+      // Suites that build a service, a chain or a store in the test process and close them again: each
+      // builds its own from the modules, changing none of them (no module mocks, globals or environment),
+      // so they share the module graph too — web3.js, Fastify and the service's own import are most of a
+      // short file's time. They pass in any order of files (--sequence.shuffle.files).
+      {
+        test: {
+          name: 'service',
+          include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+          exclude: [...UNIT, ...E2E, 'test/browser/**', 'node_modules/**'],
+          isolate: false,
+        },
+      },
+      // Each in a fresh worker: they kill processes, spy on the PostgreSQL driver's prototype and run long.
+      { test: { name: 'e2e', include: E2E } },
+    ],
   },
 });

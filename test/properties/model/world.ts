@@ -116,7 +116,7 @@ export class World {
 
   /**
    * On PostgreSQL a killed process's trades stay its own until its lease lapses (no new process took its
-   * address here to prove it dead): wait that out — a test lease is a second — and claim them, as the
+   * address here to prove it dead): wait that out — a test lease is a few seconds — and claim them, as the
    * running instance's next renewal would.
    */
   private async outliveEarlierRuns(): Promise<void> {
