@@ -5,7 +5,7 @@
 // Every step ends with each trade at rest (no actor in memory); every run ends with time running out and
 // every trade closed as the chain shows it. DEEP=1 (npm run test:deep) runs more and longer sequences.
 import fc from 'fast-check';
-import { describe, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import {
   AbandonRight,
   AbandonWrong,
@@ -21,6 +21,7 @@ import {
   MoveWhileStopped,
   moveListArbitrary,
   NewTrade,
+  PAIR_COUNT,
   RedeemService,
   RedeemWallet,
   RedeemWrong,
@@ -28,10 +29,13 @@ import {
   Settle,
   TakerChainMove,
   TakerRefundsItself,
+  VenueDown,
+  VenueRestore,
+  VenueSlip,
   WrongTerms,
 } from './model/commands.ts';
 import { CRASH_STEPS, runCrashCase } from './model/crash.ts';
-import { finale, type Model } from './model/model.ts';
+import { finale, type Model, type MTrade } from './model/model.ts';
 import { World } from './model/world.ts';
 
 const DEEP = process.env.DEEP === '1';
@@ -41,12 +45,17 @@ const MAX_COMMANDS = Number(process.env.MODEL_COMMANDS ?? (DEEP ? 60 : 30));
 const MAX_TRADES = DEEP ? 4 : 3;
 
 /** Runs one fixed command sequence through the same model and invariants (directed regressions). */
-async function runSequence(cmds: fc.AsyncCommand<Model, World>[]): Promise<void> {
+async function runSequence(
+  cmds: fc.AsyncCommand<Model, World>[],
+  sourcing?: MTrade['sourcing'][],
+): Promise<void> {
   const world = await World.create();
   try {
     const model: Model = { trades: [], maxTrades: 4 };
     await fc.asyncModelRun(() => ({ model, real: world }), cmds);
     await finale(model, world);
+    // The sourcing paths the sequence is about were the ones taken.
+    if (sourcing !== undefined) expect(model.trades.map((t) => t.sourcing)).toEqual(sourcing);
   } catch (error) {
     const path = cmds.map(String).join(',');
     throw new Error(
@@ -197,7 +206,58 @@ describe('model-based: directed sequences', () => {
         new MoveWhileStopped(0, ['redeemMaker'], 'takerExpiry', ['refund']),
       ],
     ],
-  ])('%s', async (_name, cmds) => runSequence(cmds()), 60_000);
+    // Just-in-time sourcing (pair 4: USDC→JUP, beyond what the maker's JUP gives a wallet).
+    [
+      'a sourced trade buys the rest through the venue before the maker lock, and settles',
+      () => [new NewTrade(4, 1), new Settle(0), new Lock(0), new RedeemService(0)],
+      ['landed'],
+    ],
+    [
+      'the venue down after the quote: the maker declines and releases the taker at once; a new quote is refused until a restart',
+      () => [
+        new NewTrade(4, 0),
+        new Settle(0),
+        new VenueDown(),
+        new NewTrade(4, 1),
+        new Lock(0),
+        new Restart(),
+        new NewTrade(4, 1),
+        new Settle(0),
+        new Lock(0),
+      ],
+      ['failed', 'landed'],
+    ],
+    [
+      'the pool slipped between quote and sourcing: released at once; restored, the next sourced trade swaps',
+      () => [
+        new NewTrade(4, 0),
+        new Settle(0),
+        new VenueSlip(),
+        new NewTrade(4, 0),
+        new Lock(0),
+        new VenueRestore(),
+        new NewTrade(4, 1),
+        new Settle(0),
+        new Lock(0),
+        new AdvanceToNextExpiry(0),
+      ],
+      ['failed', 'landed'],
+    ],
+    [
+      'concurrent locks of a sourced trade: one swap, one maker lock',
+      () => [
+        new NewTrade(4, 1),
+        new Settle(0),
+        new Concurrent(0, 'lock', 3),
+        new TakerChainMove(0, ['redeemMaker']),
+      ],
+      ['landed'],
+    ],
+  ] as [string, () => fc.AsyncCommand<Model, World>[], MTrade['sourcing'][]?][])(
+    '%s',
+    async (_name, cmds, sourcing) => runSequence(cmds(), sourcing),
+    60_000,
+  );
 });
 
 describe('model-based: the service against a reference model', () => {
@@ -209,7 +269,7 @@ describe('model-based: the service against a reference model', () => {
           // Every run starts with one or two trades (quoted, settled or locked), then runs the random commands.
           fc.array(
             fc.tuple(
-              fc.nat(3),
+              fc.nat(PAIR_COUNT - 1),
               fc.nat(2),
               fc.oneof(
                 { arbitrary: fc.constant(0), weight: 1 },

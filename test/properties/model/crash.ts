@@ -188,6 +188,8 @@ export async function runCrashCase(c: CrashCase, log: string[]): Promise<void> {
       },
       seen: null,
       lastView: null,
+      sourced: false,
+      sourcing: null,
     };
     check(t.inputRaw === raw, 'quote input');
     const model: Model = { trades: [t], maxTrades: 1 };

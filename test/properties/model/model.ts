@@ -69,12 +69,29 @@ export interface MTrade {
   /** Highest status seen; a final one never changes. */
   seen: Status | null;
   lastView: Json | null;
+  /** The quote sources part of its output through the venue (risk check `sourcing`). */
+  sourced: boolean;
+  /**
+   * How the sourcing swap went, fixed when the taker's lock was accepted: the venue answered within the
+   * plan (landed: aggregator_swap before maker_lock), or it was down or its pool had slipped (failed: the
+   * maker never locks and releases the taker at once, sourcing_failed). `covered`: the maker's balance of
+   * the output covered the whole output when the taker locked, and the machine locks from it without the
+   * swap (its assessment checks the balance before the plan).
+   */
+  sourcing: 'landed' | 'failed' | 'covered' | null;
 }
 
 export interface Model {
   trades: MTrade[];
   maxTrades: number;
+  /** The venue's API server is closed (until the service starts again: a new process serves it anew). */
+  venueDown?: boolean;
+  /** The sourcing pool's price was moved by a large swap beyond what any sourcing plan allows. */
+  slipped?: boolean;
 }
+
+/** Sourcing would fail now: the venue does not answer, or its route is beyond every plan's bound. */
+export const venueFailing = (m: Model) => m.venueDown === true || m.slipped === true;
 
 export interface Expected {
   status: Status;
@@ -90,8 +107,9 @@ export interface Expected {
 }
 
 /** The movements the chain shows for a trade's escrows, as signature kinds (each once). */
-export function kindsFromChain(o: TradeOutcome): string[] {
+export function kindsFromChain(o: TradeOutcome, t?: MTrade): string[] {
   const kinds = ['taker_lock'];
+  if (t?.sourcing === 'landed') kinds.push('aggregator_swap');
   if (o.maker.state !== 'none') kinds.push('maker_lock');
   if (o.maker.state === 'paid') kinds.push('taker_redeem');
   if (o.maker.state === 'returned') kinds.push('maker_refund');
@@ -111,7 +129,7 @@ function chainExpected(t: MTrade, now: number): Expected | null {
   if (o === null) return null;
   const M = o.maker;
   const T = o.taker;
-  const kinds = [kindsFromChain(o)];
+  const kinds = [kindsFromChain(o, t)];
   const state = (
     status: Status,
     substate: string | string[],
@@ -166,10 +184,31 @@ function chainExpected(t: MTrade, now: number): Expected | null {
   return null;
 }
 
-/** The settled (quiescent) state a trade must reach, given the facts and the chain clock. */
+/**
+ * The settled (quiescent) state a trade must reach, given the facts and the chain clock. A sourced trade
+ * whose swap landed shows it right after the taker's lock; one whose sourcing failed is released at once.
+ */
 export function expected(t: MTrade, now: number): Expected | null {
   if (t.tradeId === null) return null;
   if (t.chainMoved) return chainExpected(t, now);
+  if (t.sourcing === 'failed')
+    return {
+      status: 'refunded',
+      substate: 'refunded.closed',
+      reasons: ['sourcing_failed'],
+      kinds: [['taker_lock', 'taker_refund']],
+    };
+  const e = plainExpected(t, now);
+  if (e === null || t.sourcing !== 'landed') return e;
+  const withSwap = (x: Expected): Expected => ({
+    ...x,
+    kinds: x.kinds.map((k) => (k[0] === 'taker_lock' ? ['taker_lock', 'aggregator_swap', ...k.slice(1)] : k)),
+    ...(x.or ? { or: x.or.map(withSwap) } : {}),
+  });
+  return withSwap(e);
+}
+
+function plainExpected(t: MTrade, now: number): Expected | null {
   if (t.wrongTerms !== null)
     return {
       status: 'failed',
@@ -421,6 +460,75 @@ function ledgerNets(
   return net;
 }
 
+type LedgerRow = Awaited<ReturnType<World['ledger']>>[number];
+
+/**
+ * Just-in-time sourcing: a sourced trade's maker lock follows its swap; a trade whose sourcing failed never
+ * locked nor swapped and keeps none of the taker's funds; the swap's ledger entries are what the chain shows
+ * it moved (the maker's side against the venue), it sold exactly the plan's input and bought at least what
+ * the plan owes the taker.
+ */
+async function checkSourcing(world: World, t: MTrade, view: Json, ledger: LedgerRow[]): Promise<void> {
+  const recorded = view.tx_signature_kinds as { kind: string; signature: string }[];
+  const kinds = recorded.map((k) => k.kind);
+  const swapAt = kinds.indexOf('aggregator_swap');
+  const makerLockAt = kinds.indexOf('maker_lock');
+  if (!t.sourced) {
+    if (swapAt >= 0) fail(`trade #${t.n} was not sourced but shows an aggregator_swap: ${kinds}`);
+    if (view.failure_reason === 'sourcing_failed') fail(`trade #${t.n} was not sourced but failed sourcing`);
+    return;
+  }
+  if (t.sourcing === 'covered') {
+    if (swapAt >= 0) fail(`trade #${t.n} swapped though the maker's balance covered its output: ${kinds}`);
+    return;
+  }
+  if (makerLockAt >= 0 && !(swapAt >= 0 && swapAt < makerLockAt))
+    fail(`trade #${t.n} sourced: maker_lock without the aggregator_swap before it: ${kinds}`);
+  if (swapAt >= 0 && kinds.indexOf('taker_lock') > swapAt)
+    fail(`trade #${t.n} swapped before the taker's lock: ${kinds}`);
+  if (view.failure_reason === 'sourcing_failed') {
+    if (t.sourcing !== 'failed')
+      fail(`trade #${t.n} failed sourcing with the venue up and its pool in place`);
+    if (swapAt >= 0 || makerLockAt >= 0)
+      fail(`trade #${t.n} failed sourcing after swapping or locking: ${kinds}`);
+  }
+  if (t.sourcing === 'failed' && swapAt >= 0) fail(`trade #${t.n} swapped with the venue failing: ${kinds}`);
+  if (swapAt < 0) return;
+  const signature = (recorded[swapAt] as { signature: string }).signature;
+  const maker = world.makerWallet.toBase58();
+  const tx = await world.service.chain.getTransaction(signature, 'finalized');
+  if (tx === null || tx.err !== null)
+    fail(`trade #${t.n} aggregator_swap ${signature} did not succeed on chain`);
+  const legs = ledger.filter((e) => e.signature === signature && e.movement === 'aggregator_swap');
+  if (legs.some((e) => e.trade_id !== t.tradeId))
+    fail(`trade #${t.n} swap ${signature} booked on another trade`);
+  const makerNet = ledgerNets(legs, 'maker');
+  const venueNet = ledgerNets(legs, 'venue');
+  for (const mint of [t.inputMint, t.outputMint]) {
+    let onChain = 0n;
+    for (const b of tx.tokenBalances ?? [])
+      if (b.owner === maker && b.mint === mint) onChain += b.post - b.pre;
+    const booked = makerNet.get(mint) ?? 0n;
+    if (booked !== onChain)
+      fail(
+        `trade #${t.n} swap ${signature}: the ledger books ${booked} of ${mint}, the chain moved ${onChain}`,
+      );
+    if ((venueNet.get(mint) ?? 0n) !== -booked)
+      fail(
+        `trade #${t.n} swap ${signature}: the venue's legs ${venueNet.get(mint)} do not mirror the maker's ${booked}`,
+      );
+  }
+  const sold = -(makerNet.get(t.inputMint) ?? 0n);
+  const bought = makerNet.get(t.outputMint) ?? 0n;
+  if (sold <= 0n || sold > t.inputRaw) fail(`trade #${t.n} swap sold ${sold} of its ${t.inputRaw} input`);
+  const plan = (await world.context(t.tradeId as string))?.sourcing ?? null;
+  if (plan !== null) {
+    if (BigInt(plan.sellRaw) !== sold) fail(`trade #${t.n} swap sold ${sold}, its plan ${plan.sellRaw}`);
+    if (bought < BigInt(plan.minBuyRaw))
+      fail(`trade #${t.n} swap bought ${bought}, its plan owes ${plan.minBuyRaw}`);
+  }
+}
+
 /** Every invariant, on the views `settle` just recorded and on the chain. */
 export async function checkInvariants(model: Model, world: World): Promise<void> {
   const chain = world.service.chain;
@@ -457,8 +565,9 @@ export async function checkInvariants(model: Model, world: World): Promise<void>
     // No maker lock without a final matching taker lock before it.
     const kinds = kindsOf(view);
     const makerLockAt = kinds.indexOf('maker_lock');
-    for (const kind of ESCROW_MOVEMENTS)
+    for (const kind of [...ESCROW_MOVEMENTS, 'aggregator_swap'])
       if (kinds.filter((k) => k === kind).length > 1) fail(`trade #${t.n} has two ${kind}: ${kinds}`);
+    await checkSourcing(world, t, view, ledger);
     if (makerLockAt >= 0) {
       const takerLockAt = kinds.indexOf('taker_lock');
       if (takerLockAt < 0 || takerLockAt > makerLockAt)
@@ -601,10 +710,37 @@ export async function checkInvariants(model: Model, world: World): Promise<void>
     if (reserved > balance) fail(`reserved ${reserved} of ${mint} exceeds the maker's ${balance}`);
   }
 
-  // Funds conserved on chain: takers + maker + vaults, per mint, against what the test put in.
+  // Every swap the maker made on chain (a transaction it paid for that calls the venue's program) is the
+  // one sourcing swap of a trade that shows it: never a second swap for a trade, never one for a trade
+  // whose sourcing failed.
+  const recorded = new Set(
+    model.trades.flatMap((t) =>
+      ((t.lastView?.tx_signature_kinds ?? []) as { kind: string; signature: string }[])
+        .filter((k) => k.kind === 'aggregator_swap')
+        .map((k) => k.signature),
+    ),
+  );
+  const amm = world.venue.programId.toBase58();
+  const swapsOnChain = world.chain.ledger
+    .transactionsForAddress(maker, 10_000)
+    .filter((tx) => tx.accountKeys[0] === maker && tx.accountKeys.includes(amm) && tx.err === null)
+    .map((tx) => tx.signature);
+  for (const signature of swapsOnChain)
+    if (!recorded.has(signature))
+      fail(`the maker's swap ${signature} on chain is no trade's aggregator_swap`);
+
+  // Funds conserved on chain: takers + maker + vaults + the venue's pools + the model's own trader on the
+  // venue, per mint, against what the test put in.
   for (const mint of world.makerStart.keys()) {
-    let total = (makerNow.get(mint) ?? 0n) + (vaults.get(mint) ?? 0n);
-    let baseline = world.makerStart.get(mint) ?? 0n;
+    let total =
+      (makerNow.get(mint) ?? 0n) +
+      (vaults.get(mint) ?? 0n) +
+      world.venueHeld(mint) +
+      (await world.tokenBalance(world.trader.publicKey, mint));
+    let baseline =
+      (world.makerStart.get(mint) ?? 0n) +
+      (world.venueStart.get(mint) ?? 0n) +
+      (world.traderFunded.get(mint) ?? 0n);
     let takers = 0n;
     for (const t of model.trades) {
       const pk = t.wallet.publicKey;
@@ -668,7 +804,7 @@ export async function finale(model: Model, world: World): Promise<void> {
     if (outcome.taker.state === 'none') {
       if (kinds.length > 0) fail(`trade #${t.n} without a taker lock records ${kinds}`);
     } else {
-      const want = kindsFromChain(outcome);
+      const want = kindsFromChain(outcome, t);
       if (sorted(kinds) !== sorted(want))
         fail(`trade #${t.n} records ${kinds}, the chain shows ${want}: ${JSON.stringify(outcome)}`);
       const settledBy: Record<string, string | undefined> = {

@@ -3,11 +3,13 @@
 // as a wallet would (submitSigned of a transaction the taker signed), plus the dev clock — also while the
 // service is stopped (whileStopped opens the chain on its own, as `npm run chain` would).
 import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { ata, type EmbeddedChain, vaultAddress } from '../../../src/chain/index.ts';
 import { readTokenAccount } from '../../../src/chain/token.ts';
-import { type Config, resolveConfig } from '../../../src/config/index.ts';
+import { type Config, DEFAULT_CONFIG_PATH, resolveConfig } from '../../../src/config/index.ts';
 import { createService, type Service } from '../../../src/service.ts';
+import type { EmbeddedVenue, VenuePool } from '../../../src/venue/embedded.ts';
 import { MINT_SYMBOLS, SOL_MINT, USDC_MINT, USDT_MINT } from '../../support/mints.ts';
 import {
   type ConfigDocument,
@@ -21,8 +23,19 @@ import { chainAlone } from '../../support/taker-moves.ts';
 export const SOL = SOL_MINT;
 export const USDC = USDC_MINT;
 export const USDT = USDT_MINT;
-export const SYMBOL = MINT_SYMBOLS;
-export const MINTS = [SOL_MINT, USDC_MINT, USDT_MINT] as const;
+/** The asset the maker holds little of: every USDC→JUP trade of the model sources most of its output. */
+export const JUP = 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN';
+export const SYMBOL: Readonly<Record<string, string>> = { ...MINT_SYMBOLS, [JUP]: 'JUP' };
+export const MINTS = [SOL_MINT, USDC_MINT, USDT_MINT, JUP] as const;
+
+/**
+ * The maker's JUP at genesis: less than any USDC→JUP trade of the model asks for (hundreds of JUP), so such
+ * RFQs source the rest through the embedded venue (never refused for inventory while the venue answers
+ * within the slippage), and their trades buy it before the maker locks.
+ */
+export const MAKER_JUP = '200';
+
+const shipped = JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, 'utf8')) as Record<string, unknown>;
 
 /** Short settlement timings (seconds of chain time). */
 export const TIMING = SHORT_SETTLEMENT;
@@ -36,6 +49,15 @@ export function modelConfigDocument(): ConfigDocument {
   const doc = defaultConfigDocument();
   doc.settlement = { ...TIMING };
   doc.http = { ...doc.http, rate_limit_per_minute: 1_000_000 };
+  // The embedded venue with sourcing on (its default with a venue), pools only for the pairs the model
+  // trades (fewer to seed at genesis). The static price source leaves the venue without a keeper: its pools
+  // move only by swaps, the maker's and the model's own (VenueSlip, VenueRestore).
+  doc.venue = shipped.venue;
+  const traded = new Set(['SOL>USDC', 'USDC>SOL', 'USDC>USDT', 'USDT>USDC', 'USDC>JUP']);
+  doc.pairs = doc.pairs.filter((p) => traded.has(`${p.input}>${p.output}`));
+  doc.inventory = doc.inventory.map((entry) =>
+    entry.asset === 'JUP' ? { ...entry, amount: MAKER_JUP } : entry,
+  );
   return doc;
 }
 
@@ -73,6 +95,12 @@ export class World {
   /** Human-readable trail of what happened, printed with a failure. */
   readonly trail: string[] = [];
   restarts = 0;
+  /** A market participant of the model's own that swaps against the venue's pools directly on chain. */
+  readonly trader = Keypair.generate();
+  /** What the test gave the trader, per mint. */
+  readonly traderFunded = new Map<string, bigint>();
+  /** What the venue's pools held at genesis, per mint (the config's liquidity at the reference prices). */
+  readonly venueStart = new Map<string, bigint>();
 
   private constructor(service: Service, dataDir: string, config: Config, remove: () => void) {
     this.service = service;
@@ -93,6 +121,12 @@ export class World {
     });
     const world = new World(service, dir.path, config, dir.remove);
     for (const mint of MINTS) world.makerStart.set(mint, await world.tokenBalance(world.makerWallet, mint));
+    world.recordVenueGenesis();
+    for (const mint of MINTS)
+      if (world.venueHeld(mint) !== (world.venueStart.get(mint) ?? 0n))
+        throw new Error(
+          `venue genesis: ${world.venueHeld(mint)} of ${mint}, configured ${world.venueStart.get(mint)}`,
+        );
     return world;
   }
 
@@ -110,6 +144,7 @@ export class World {
     });
     const world = new World(service, dataDir, config, remove);
     for (const mint of MINTS) world.makerStart.set(mint, config.inventory.get(mint) ?? 0n);
+    world.recordVenueGenesis();
     await world.outliveEarlierRuns();
     return world;
   }
@@ -135,6 +170,46 @@ export class World {
 
   get chain(): EmbeddedChain {
     return this.service.chain as EmbeddedChain;
+  }
+
+  get venue(): EmbeddedVenue {
+    const venue = this.chain.venue;
+    if (venue === null) throw new Error('the model world has no venue');
+    return venue;
+  }
+
+  /** The venue's pool of the two mints. */
+  pool(x: string, y: string): VenuePool {
+    const pool = this.venue.poolOf(new PublicKey(x), new PublicKey(y));
+    if (pool === null) throw new Error(`no pool for ${x}/${y}`);
+    return pool;
+  }
+
+  /** Each pool seeded with the config's liquidity a side at the reference USD price (no Pyth publisher). */
+  private recordVenueGenesis(): void {
+    const venue = this.config.venue;
+    if (venue === null) return;
+    for (const pool of this.venue.pools) {
+      for (const asset of [pool.assetA, pool.assetB]) {
+        const usd = asset.referenceUsd;
+        const amount =
+          (venue.liquidityMicroUsd * 10n ** BigInt(asset.decimals) * usd.den) / (usd.num * 1_000_000n);
+        const mint = asset.mint.toBase58();
+        this.venueStart.set(mint, (this.venueStart.get(mint) ?? 0n) + amount);
+      }
+    }
+  }
+
+  /** Tokens of the mint in every pool's vaults. */
+  venueHeld(mint: string): bigint {
+    let total = 0n;
+    for (const pool of this.venue.pools) {
+      const now = this.venue.snapshot(pool);
+      if (now === null) continue;
+      if (pool.mintA.toBase58() === mint) total += now.reserveA;
+      if (pool.mintB.toBase58() === mint) total += now.reserveB;
+    }
+    return total;
   }
 
   note(line: string): void {
