@@ -6,11 +6,8 @@
 // unlandable — and the chain ends with one swap per hedge, shown on the trade that triggered it.
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Keypair, PublicKey } from '@solana/web3.js';
-import bs58 from 'bs58';
 import { afterEach, describe, expect, test } from 'vitest';
 import { clusterConfigDocument } from '../../scripts/cluster/config.ts';
 import { DEFAULT_HTLC_PROGRAM_ID } from '../../src/chain/htlc/index.ts';
@@ -25,142 +22,15 @@ import { embeddedVenueOptions } from '../../src/venue/config.ts';
 import { SOL_MINT } from '../support/mints.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/process.ts';
 import { defaultConfigDocument, tempDir } from '../support/service.ts';
+import { call, type SwapProxy, startSwapProxy, until } from '../support/swap-proxy.ts';
 import { newSecret, signAsWallet } from '../support/taker.ts';
 
 type Json = ReturnType<typeof JSON.parse>;
 const shipped = JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, 'utf8')) as Record<string, unknown>;
 const RAW = 10n ** 9n;
 
-/**
- * pass: everything through. drop: the maker's swaps are answered as sent and never reach the chain.
- * blind: they reach the chain, but their status reads as unknown (the service cannot see them land).
- */
-type Mode = 'pass' | 'drop' | 'blind';
-
-interface Proxy {
-  url: string;
-  mode: Mode;
-  /** Signatures of the swaps it saw sent, in order (a rebroadcast repeats one). */
-  sent: string[];
-  close(): Promise<void>;
-}
-
-/** A swap's first signature when the bytes are a v0 transaction, else null. */
-function v0Signature(base64: string): string | null {
-  const bytes = Buffer.from(base64, 'base64');
-  // Signature count as compact-u16 (one byte below 128: the maker's swaps carry one).
-  const count = bytes[0] ?? 0;
-  const message = 1 + 64 * count;
-  if (((bytes[message] ?? 0) & 0x80) === 0) return null;
-  return bs58.encode(bytes.subarray(1, 65));
-}
-
-const body = (req: IncomingMessage) =>
-  new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-
-async function startProxy(target: string): Promise<Proxy> {
-  const proxy: Proxy = { url: '', mode: 'pass', sent: [], close: async () => {} };
-  const swaps = new Set<string>();
-  const forward = async (req: IncomingMessage, payload: Buffer) => {
-    const res = await fetch(`${target}${req.url ?? '/'}`, {
-      method: req.method ?? 'GET',
-      headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
-      ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: payload }),
-    });
-    return {
-      status: res.status,
-      text: await res.text(),
-      type: res.headers.get('content-type') ?? 'application/json',
-    };
-  };
-  /** One JSON-RPC call: its answer, or undefined to forward it as it is. */
-  const intercept = (call: Json): Json | undefined => {
-    if (call.method !== 'sendTransaction') return undefined;
-    const signature = v0Signature(call.params?.[0] ?? '');
-    if (signature === null) return undefined;
-    swaps.add(signature);
-    proxy.sent.push(signature);
-    if (proxy.mode === 'drop') return { jsonrpc: '2.0', id: call.id, result: signature };
-    return undefined;
-  };
-  const server: Server = createServer((req, res) => {
-    void (async () => {
-      const payload = await body(req);
-      let calls: Json = null;
-      if (req.method === 'POST' && (req.url === '/' || req.url === '')) {
-        try {
-          calls = JSON.parse(payload.toString('utf8'));
-        } catch {
-          calls = null;
-        }
-      }
-      if (calls !== null && !Array.isArray(calls)) {
-        const answer = intercept(calls);
-        if (answer !== undefined) {
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
-          return;
-        }
-      }
-      const answer = await forward(req, payload);
-      let text = answer.text;
-      // Blind: the swaps' statuses read as unknown.
-      if (
-        proxy.mode === 'blind' &&
-        calls !== null &&
-        !Array.isArray(calls) &&
-        calls.method === 'getSignatureStatuses'
-      ) {
-        const parsed = JSON.parse(text);
-        const asked: string[] = calls.params?.[0] ?? [];
-        if (Array.isArray(parsed.result?.value)) {
-          parsed.result.value = parsed.result.value.map((v: Json, i: number) =>
-            swaps.has(asked[i] ?? '') ? null : v,
-          );
-        }
-        text = JSON.stringify(parsed);
-      }
-      res.writeHead(answer.status, { 'content-type': answer.type }).end(text);
-    })().catch((error: unknown) => {
-      res.writeHead(502).end(String(error));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  proxy.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return proxy;
-}
-
-async function call(base: string, method: 'GET' | 'POST', path: string, payload?: unknown): Promise<Json> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: payload === undefined ? {} : { 'content-type': 'application/json' },
-    ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-  });
-  return { status: res.status, json: await res.json() };
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await read();
-  while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 100));
-    last = await read();
-  }
-  return last;
-}
-
 let chain: ChainServer | undefined;
-let proxy: Proxy | undefined;
+let proxy: SwapProxy | undefined;
 let proc: ServiceProcess | undefined;
 const dirs: { remove: () => void }[] = [];
 afterEach(async () => {
@@ -205,7 +75,7 @@ describe('kill -9 with a hedge in flight', () => {
         ...configGenesis(config, maker),
         venue,
       });
-      proxy = await startProxy(chain.url);
+      proxy = await startSwapProxy(chain.url);
       const serviceDoc = clusterConfigDocument(doc, {
         url: proxy.url,
         wsUrl: chain.wsUrl,
