@@ -4,6 +4,7 @@
 
 import { type Keypair, PublicKey } from '@solana/web3.js';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { answerJsonRpc, createRpcMethods, type JsonRpcRequest } from '../chain/embedded/json-rpc.ts';
 import { EmbeddedLedger, type MintConfig } from '../chain/embedded/ledger.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../chain/htlc/index.ts';
 import type { DevChain } from '../chain/port.ts';
@@ -12,10 +13,9 @@ import type { Config } from '../config/index.ts';
 import type { EmbeddedVenue, EmbeddedVenueOptions } from '../venue/embedded.ts';
 import { VenueGenesis } from '../venue/genesis.ts';
 import { JUPITER_PATH, venueRoutes } from '../venue/http.ts';
-import { answerJsonRpc, createRpcMethods, type JsonRpcRequest } from './methods.ts';
 import { type PubSub, startPubSub } from './pubsub.ts';
 
-export { answerJsonRpc, createRpcMethods, RpcError } from './methods.ts';
+export { answerJsonRpc, createRpcMethods, RpcError } from '../chain/embedded/json-rpc.ts';
 
 export interface ChainServerOptions {
   dataDir: string;
