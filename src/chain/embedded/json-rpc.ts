@@ -1,5 +1,6 @@
-// The Solana JSON-RPC methods the loopback server answers, shaped exactly as @solana/web3.js 1.x
-// parses them (its superstruct result schemas), over the embedded ledger. Plus dev_* methods.
+// The Solana JSON-RPC methods the embedded ledger answers, shaped exactly as @solana/web3.js 1.x parses
+// them (its superstruct result schemas), plus dev_* methods: the loopback chain server (src/dev-chain/)
+// serves them all, the service's /v1/dev/rpc a taker's few (src/http/routes/dev-rpc.ts).
 
 import { PublicKey } from '@solana/web3.js';
 import { decodeBase58, encodeBase58 } from '../../vocabulary/base58.ts';
