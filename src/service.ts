@@ -45,6 +45,8 @@ import {
 import { ChainReachability, MakerInventory, StartupLease, TradeRuntime } from './runtime/index.ts';
 import { GroupCommit, openStore, type Store } from './store/index.ts';
 import { embeddedVenueOptions } from './venue/config.ts';
+import type { EmbeddedVenue } from './venue/embedded.ts';
+import { VenueGenesis } from './venue/genesis.ts';
 
 export const VERSION: string = (
   JSON.parse(readFileSync(rootPath('package.json'), 'utf8')) as { version: string }
@@ -90,6 +92,8 @@ export interface Service {
   /** The chain as the config opened it (and wrapChain wrapped it); the service itself calls it metered. */
   readonly chain: ChainPort;
   readonly devChain: DevChain | null;
+  /** The embedded venue the embedded chain carries (config venue): its pools, keeper and API; else null. */
+  readonly venue: EmbeddedVenue | null;
   readonly quotes: QuoteDesk;
   /** Where quotes take their prices from (the config's source unless options.prices replaced it). */
   readonly prices: PriceSource;
@@ -129,7 +133,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   // The rest of the start can outlast a lease on a slow chain: keep it alive until the runtime takes over.
   const startup = new StartupLease(store, runId, leaseTtlMs, insertedAt);
 
-  const opened = openChain(config, options.dataDir);
+  const { chain: opened, venue } = openChain(config, options.dataDir);
   const devChain = isEmbeddedChain(opened) ? opened : null;
   const chain = options.wrapChain ? options.wrapChain(opened) : opened;
   const metrics = new ServiceMetrics({ version: VERSION, chain: chain.kind });
@@ -189,7 +193,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   });
 
   // Swaps through the aggregator are signed by the maker through the metered port, like its escrow transactions.
-  const venue = devChain?.venue ?? null;
   const aggregator =
     config.aggregator.baseUrl !== null || venue !== null
       ? await openAggregator({ config: config.aggregator, chain: port, venue })
@@ -343,6 +346,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     store,
     chain,
     devChain,
+    venue,
     quotes,
     prices,
     runtime,
@@ -388,10 +392,10 @@ function openPriceSource(
   });
 }
 
-function openChain(config: Config, dataDir: string): ChainPort {
+function openChain(config: Config, dataDir: string): { chain: ChainPort; venue: EmbeddedVenue | null } {
   const chain = config.chain;
   if (chain.kind === 'rpc') {
-    return createChain({
+    const rpc = createChain({
       kind: 'rpc',
       urls: chain.urls,
       ...(chain.wsUrl ? { wsUrl: chain.wsUrl } : {}),
@@ -402,18 +406,24 @@ function openChain(config: Config, dataDir: string): ChainPort {
       maxPriorityFeeMicroLamports: chain.maxPriorityFeeMicroLamports,
       priorityFeeRampSeconds: chain.priorityFeeRampSeconds,
     });
+    return { chain: rpc, venue: null };
   }
-  return createChain(embeddedChainOptions(dataDir, config));
+  const venue = embeddedVenueGenesis(config);
+  return { chain: createChain(embeddedChainOptions(dataDir, config, venue)), venue: venue?.venue ?? null };
 }
 
 /**
  * How the service opens DATA_DIR's embedded chain: the maker key file beside it, the config's program,
- * mints, and the inventory funded the first time the chain sees each mint. Also for tools and tests that
- * open that chain while no service runs on it.
+ * mints, the inventory funded the first time the chain sees each mint, and the venue the config names
+ * (one of its own unless given: keep it to reach the venue once the chain is created). Also for tools and
+ * tests that open that chain while no service runs on it.
  */
-export function embeddedChainOptions(dataDir: string, config: Config): ChainOptions & { kind: 'embedded' } {
+export function embeddedChainOptions(
+  dataDir: string,
+  config: Config,
+  venue: VenueGenesis | null = embeddedVenueGenesis(config),
+): ChainOptions & { kind: 'embedded' } {
   const pyth = embeddedPyth(config);
-  const venue = embeddedVenueOptions(config);
   return {
     kind: 'embedded',
     dataDir: join(dataDir, 'chain'),
@@ -426,8 +436,14 @@ export function embeddedChainOptions(dataDir: string, config: Config): ChainOpti
     })),
     makerInventory: [...config.inventory].map(([mint, amount]) => ({ mint, amount })),
     ...(pyth ? { pyth } : {}),
-    ...(venue ? { venue } : {}),
+    ...(venue ? { extensions: [venue] } : {}),
   };
+}
+
+/** The embedded venue the config names, as the embedded chain's genesis extension; null without one. */
+function embeddedVenueGenesis(config: Config): VenueGenesis | null {
+  const options = embeddedVenueOptions(config);
+  return options ? new VenueGenesis(options) : null;
 }
 
 /** How an embedded feed moves when DEFAULT_FEED_SEEDS has no entry for its symbol. */

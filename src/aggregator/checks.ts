@@ -9,7 +9,7 @@ import { PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { keyBase58 } from '../chain/keys.ts';
 import { ata, NATIVE_MINT, TOKEN_PROGRAM_ID } from '../chain/token.ts';
 import { EMBEDDED_AMM_PROGRAM_ID, JUPITER_V6_PROGRAM_ID } from '../config/index.ts';
-import { BPS, minimumOut, type Ratio } from '../venue/math.ts';
+import { BPS, minimumOut, type Ratio } from '../money/ratio.ts';
 import { AggregatorError } from './errors.ts';
 import type { AggregatorQuote, SwapQuoteRequest } from './port.ts';
 

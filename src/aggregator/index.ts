@@ -5,7 +5,7 @@
 import type { ChainPort } from '../chain/port.ts';
 import type { AggregatorConfig } from '../config/index.ts';
 import type { Price } from '../money/price.ts';
-import type { Ratio } from '../venue/math.ts';
+import type { Ratio } from '../money/ratio.ts';
 import { JupiterAggregator } from './jupiter.ts';
 import type { AggregatorPort } from './port.ts';
 

@@ -6,7 +6,7 @@
 import type { QuoteResponse } from '@jup-ag/api';
 import type { PublicKey } from '@solana/web3.js';
 import type { SignedMakerTransaction } from '../chain/port.ts';
-import type { Ratio } from '../venue/math.ts';
+import type { Ratio } from '../money/ratio.ts';
 
 export interface SwapQuoteRequest {
   inputMint: PublicKey;

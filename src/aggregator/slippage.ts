@@ -1,7 +1,7 @@
 // The slippage arithmetic of any aggregator swap the maker makes (a hedge, a just-in-time sourcing step), pure
 // and exact (bigint raw units): the least a swap may receive against the live mid, the slippage to ask of the
 // aggregator so that the route's on-chain minimum keeps to it, and what a landed swap actually paid.
-import type { Ratio } from '../venue/math.ts';
+import type { Ratio } from '../money/ratio.ts';
 import { floorOut } from './checks.ts';
 
 const BPS = 10_000n;

@@ -2,8 +2,7 @@
 // cluster; the port's types and the HTLC client are re-exported from here.
 
 import { type Keypair, PublicKey } from '@solana/web3.js';
-import type { EmbeddedVenueOptions } from '../venue/embedded.ts';
-import { createEmbeddedChain, type EmbeddedChain } from './embedded/index.ts';
+import { createEmbeddedChain, type EmbeddedChain, type GenesisExtension } from './embedded/index.ts';
 import type { ChainPort } from './port.ts';
 import type { PythPublisherOptions } from './pyth/publisher.ts';
 import { createRpcChain } from './rpc/index.ts';
@@ -14,6 +13,9 @@ export {
   type EmbeddedChain,
   type EmbeddedChainOptions,
   EmbeddedLedger,
+  type GenesisContext,
+  type GenesisExtension,
+  type GenesisProgram,
 } from './embedded/index.ts';
 export {
   CHAIN_ERROR_CODES,
@@ -59,8 +61,8 @@ export type ChainOptions =
       clock?: () => number;
       /** Pyth price accounts the embedded chain publishes (see pyth/publisher.ts). */
       pyth?: PythPublisherOptions;
-      /** The embedded venue's pools and keeper (src/venue/embedded.ts). */
-      venue?: EmbeddedVenueOptions;
+      /** What the chain carries from genesis for what is built on it (the embedded venue: src/venue/genesis.ts). */
+      extensions?: readonly GenesisExtension[];
     }
   | {
       kind: 'rpc';

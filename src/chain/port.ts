@@ -2,15 +2,12 @@
 // implementations (embedded litesvm, JSON-RPC cluster). Amounts are bigint raw units; times are chain
 // unix seconds (the Clock sysvar), never the host's clock.
 
-import type { PublicKey } from '@solana/web3.js';
+import type { PublicKey, TransactionInstruction } from '@solana/web3.js';
 import type { TransactionErrorJson } from './errors.ts';
 import type { EscrowState } from './htlc/index.ts';
 import type { SignOptions } from './priority.ts';
 import type { PriceUpdate } from './pyth/layout.ts';
 import type { MintInfo } from './token.ts';
-import type { MakerInstructions } from './v0.ts';
-
-export type { MakerInstructions } from './v0.ts';
 
 export type Commitment = 'confirmed' | 'finalized';
 
@@ -19,6 +16,14 @@ export interface UnsignedTransaction {
   transactionBase64: string;
   recentBlockhash: string;
   lastValidBlockHeight: number;
+}
+
+/** Instructions someone else proposed (an aggregator's swap), for the maker to sign alone (v0.ts). */
+export interface MakerInstructions {
+  /** In execution order. */
+  instructions: readonly TransactionInstruction[];
+  /** Address lookup tables the message may load keys from (Jupiter's addressLookupTableAddresses). */
+  lookupTables: readonly PublicKey[];
 }
 
 /**

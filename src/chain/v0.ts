@@ -7,25 +7,17 @@ import {
   type AddressLookupTableAccount,
   type MessageV0,
   type PublicKey,
-  type TransactionInstruction,
   TransactionMessage,
 } from '@solana/web3.js';
 import { encodeBase58 } from '../vocabulary/base58.ts';
 import { ChainError } from './errors.ts';
 import { keyBase58 } from './keys.ts';
-import type { SignedMakerTransaction } from './port.ts';
+import type { MakerInstructions, SignedMakerTransaction } from './port.ts';
 import type { FastSigner } from './signer.ts';
 import type { Lifetime } from './transactions.ts';
 
 /** The packet size a transaction must fit (solana_sdk::packet::PACKET_DATA_SIZE). */
 const MAX_TRANSACTION_SIZE = 1232;
-
-export interface MakerInstructions {
-  /** In execution order. */
-  instructions: readonly TransactionInstruction[];
-  /** Address lookup tables the message may load keys from (Jupiter's addressLookupTableAddresses). */
-  lookupTables: readonly PublicKey[];
-}
 
 export interface V0Signing {
   maker: FastSigner;

@@ -1,6 +1,6 @@
 // Where prices come from (a static table or Pyth feeds, sponsored ones found by symbol) and the option
 // term's defaults.
-import { SPONSORED_FEEDS } from '../chain/pyth/index.ts';
+import { SPONSORED_FEEDS } from '../vocabulary/pyth-feeds.ts';
 import type { Asset } from './assets.ts';
 import { ConfigError, checkAddress } from './fields.ts';
 import type { ConfigFile } from './schema.ts';

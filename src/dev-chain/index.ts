@@ -4,18 +4,18 @@
 
 import { type Keypair, PublicKey } from '@solana/web3.js';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { answerJsonRpc, createRpcMethods, type JsonRpcRequest } from '../chain/embedded/json-rpc.ts';
 import { EmbeddedLedger, type MintConfig } from '../chain/embedded/ledger.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../chain/htlc/index.ts';
 import type { DevChain } from '../chain/port.ts';
 import { PythPublisher, type PythPublisherOptions } from '../chain/pyth/publisher.ts';
 import type { Config } from '../config/index.ts';
-import { EmbeddedVenue, type EmbeddedVenueOptions } from '../venue/embedded.ts';
+import type { EmbeddedVenue, EmbeddedVenueOptions } from '../venue/embedded.ts';
+import { VenueGenesis } from '../venue/genesis.ts';
 import { JUPITER_PATH, venueRoutes } from '../venue/http.ts';
-import { DEFAULT_AMM_PROGRAM_ID, loadAmmProgram } from '../venue/program.ts';
-import { answerJsonRpc, createRpcMethods, type JsonRpcRequest } from './methods.ts';
 import { type PubSub, startPubSub } from './pubsub.ts';
 
-export { answerJsonRpc, createRpcMethods, RpcError } from './methods.ts';
+export { answerJsonRpc, createRpcMethods, RpcError } from '../chain/embedded/json-rpc.ts';
 
 export interface ChainServerOptions {
   dataDir: string;
@@ -74,29 +74,26 @@ export interface ChainServerStats {
 }
 
 export async function startChainServer(options: ChainServerOptions): Promise<ChainServer> {
+  const genesis = options.venue ? new VenueGenesis(options.venue) : null;
   const ledger = new EmbeddedLedger({
     dataDir: options.dataDir,
     programId: options.programId ?? DEFAULT_HTLC_PROGRAM_ID,
     program: options.program ?? loadHtlcProgram(),
-    programs: options.venue
-      ? [{ programId: options.venue.programId ?? DEFAULT_AMM_PROGRAM_ID, program: loadAmmProgram() }]
-      : [],
+    programs: genesis?.programs ?? [],
     mints: options.mints,
     funding: options.funding,
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const pyth = options.pyth ? new PythPublisher(ledger, options.pyth) : null;
   pyth?.start();
-  let venue: EmbeddedVenue | null = null;
   try {
-    venue = options.venue ? new EmbeddedVenue(ledger, options.venue, pyth) : null;
-    venue?.seed();
+    genesis?.start({ ledger, pyth });
   } catch (e) {
     pyth?.stop();
     ledger.close();
     throw e;
   }
-  venue?.startKeeper();
+  const venue: EmbeddedVenue | null = genesis?.venue ?? null;
   const call = createRpcMethods(ledger, pyth);
   const counts: ChainServerStats = { http: {}, ws: {}, notifications: {} };
   const count = (table: Record<string, number>, method: string) => {

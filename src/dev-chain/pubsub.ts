@@ -7,10 +7,10 @@
 
 import { PublicKey, SystemProgram } from '@solana/web3.js';
 import WebSocket, { WebSocketServer } from 'ws';
+import { accountJson } from '../chain/embedded/json-rpc.ts';
 import type { EmbeddedLedger, LedgerWrite } from '../chain/embedded/ledger.ts';
 import type { StoredAccount } from '../chain/embedded/store.ts';
 import { decodeBase58 } from '../vocabulary/base58.ts';
-import { accountJson } from './methods.ts';
 
 export interface PubSubOptions {
   ledger: EmbeddedLedger;

@@ -13,8 +13,8 @@ import { isChainError, publicKey } from '../chain/index.ts';
 import type { ChainPort } from '../chain/port.ts';
 import type { Asset, HedgedAsset, HedgingConfig } from '../config/index.ts';
 import { dividePrices, type Price } from '../money/index.ts';
+import type { Ratio } from '../money/ratio.ts';
 import type { ReservationBook } from '../quotes/index.ts';
-import type { Ratio } from '../venue/math.ts';
 import { type ClipPlan, outsideBand, planClip } from './plan.ts';
 
 /** Why a hedge could not be made or did not land: a bounded set (metrics label it). */

@@ -1,7 +1,7 @@
 // The hedger's arithmetic, pure and exact (bigint raw units): whether a balance is outside its band and the
 // next clip back toward the target (the slippage of any swap: src/aggregator/slippage.ts). Every rule the
 // hedger follows about amounts is here, and tested with properties (test/hedging/plan.test.ts).
-import type { Ratio } from '../venue/math.ts';
+import type { Ratio } from '../money/ratio.ts';
 
 /** One hedged asset's settings, raw units of the asset (config hedging.assets). */
 export interface Band {

@@ -11,15 +11,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import Fastify, {
-  type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
   type FastifyServerOptions,
-  type RawReplyDefaultExpression,
-  type RawRequestDefaultExpression,
-  type RawServerDefault,
 } from 'fastify';
 import { TradeOwnedElsewhere } from '../runtime/errors.ts';
 import { ApiError, ERROR_CODES, type ErrorCode, envelope, fromRuntimeError, RuntimeError } from './errors.ts';
@@ -29,16 +25,10 @@ import { OwnerWatch } from './owner-watch.ts';
 import { ClusterPeers } from './peer.ts';
 import { type HttpDeps, registerRoutes } from './routes/index.ts';
 import { OPERATOR_SECURITY_SCHEMES, OperatorRoutes } from './routes/operator.ts';
+import type { TypeBoxApp } from './typebox-app.ts';
 
 export type { HttpDeps } from './routes/index.ts';
-
-export type TypeBoxApp = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
+export type { TypeBoxApp } from './typebox-app.ts';
 
 export interface HttpOptions {
   /** pino options, or false for no logging (tests). */

@@ -21,4 +21,5 @@ export {
   parsePrice,
   parseRatio,
 } from './price.ts';
+export { BPS, minimumOut, type Ratio } from './ratio.ts';
 export { formatUsd, notionalMicroUsd, parseUsd, USD_DECIMALS } from './usd.ts';

@@ -22,7 +22,7 @@ import {
 import { isChainError, publicKey } from '../chain/index.ts';
 import type { ChainPort } from '../chain/port.ts';
 import type { LedgerEntry } from '../ledger/index.ts';
-import type { Ratio } from '../venue/math.ts';
+import type { Ratio } from '../money/ratio.ts';
 
 /** What the sourcing effects need beyond the chain. */
 export interface SourcingHooks {

@@ -11,7 +11,7 @@ import {
 import { ComputeBudgetProgram, PublicKey, SystemProgram, type TransactionInstruction } from '@solana/web3.js';
 import { keyBase58 } from '../chain/keys.ts';
 import { ata, NATIVE_MINT } from '../chain/token.ts';
-import type { EmbeddedVenue, PoolSnapshot } from './embedded.ts';
+import type { PoolSnapshot, VenueBook } from './book.ts';
 import { swapInstruction } from './instructions.ts';
 import { minimumOut, priceImpact, type Reserves, swapExactIn, U64_MAX } from './math.ts';
 
@@ -106,7 +106,7 @@ const reservesOf = (p: PoolSnapshot, input: PublicKey): Reserves =>
 
 /** GET /quote: exact in only; the route is the one pool of the two mints. */
 export function quote(
-  venue: EmbeddedVenue,
+  venue: VenueBook,
   query: Record<string, unknown>,
   startedMs = performance.now(),
 ): ApiAnswer<QuoteJson> {
@@ -178,7 +178,7 @@ export function quote(
  * idempotently, SOL wrapped and unwrapped when wrapAndUnwrapSol (default true, as Jupiter's), the swap with
  * amount_in = inAmount and min_out = otherAmountThreshold, and the pool's lookup table once usable.
  */
-export function swapInstructions(venue: EmbeddedVenue, body: unknown): ApiAnswer<SwapInstructionsJson> {
+export function swapInstructions(venue: VenueBook, body: unknown): ApiAnswer<SwapInstructionsJson> {
   const request = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const user = parseKey(request.userPublicKey);
   if (!user) return refuse('INVALID_USER_PUBLIC_KEY', 'userPublicKey is not a base58 public key');

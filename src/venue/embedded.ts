@@ -27,6 +27,7 @@ import type { PriceUpdate } from '../chain/pyth/layout.ts';
 import { type FastSigner, fastSigner, signWith } from '../chain/signer.ts';
 import { ata, isNativeMint, readTokenAccount, TOKEN_PROGRAM_ID } from '../chain/token.ts';
 import type { Price } from '../money/price.ts';
+import type { PoolSnapshot, VenueAsset, VenueBook, VenuePool } from './book.ts';
 import { startVenueServer, type VenueServer } from './http.ts';
 import {
   initializePoolInstruction,
@@ -56,14 +57,6 @@ export interface VenuePrices {
   onPublish(listener: () => void): () => void;
 }
 
-export interface VenueAsset {
-  mint: PublicKey;
-  symbol: string;
-  decimals: number;
-  /** USD per whole token, used at genesis when no Pyth price is published for the asset. */
-  referenceUsd: Price;
-}
-
 export interface EmbeddedVenueOptions {
   programId?: PublicKey;
   assets: readonly VenueAsset[];
@@ -78,23 +71,6 @@ export interface EmbeddedVenueOptions {
   onError?: (error: Error) => void;
 }
 
-export interface VenuePool {
-  pool: PublicKey;
-  mintA: PublicKey;
-  mintB: PublicKey;
-  vaultA: PublicKey;
-  vaultB: PublicKey;
-  assetA: VenueAsset;
-  assetB: VenueAsset;
-}
-
-/** A pool as its accounts are now: what the quote API prices from. */
-export interface PoolSnapshot extends VenuePool {
-  feeBps: number;
-  reserveA: bigint;
-  reserveB: bigint;
-}
-
 const LAMPORTS_TOP_UP = 1_000_000_000n;
 const ADMIN_LAMPORTS = 10_000_000_000n;
 const MICRO = 1_000_000n;
@@ -102,7 +78,7 @@ const LABEL = 'Embedded AMM';
 /** SPL Memo v2 (preloaded on litesvm): each venue transaction carries a nonce, see send(). */
 const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 
-export class EmbeddedVenue {
+export class EmbeddedVenue implements VenueBook {
   readonly programId: PublicKey;
   readonly admin: FastSigner;
   readonly keeper: FastSigner;

@@ -4,13 +4,13 @@
 
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { quote, swapInstructions } from './api.ts';
-import type { EmbeddedVenue } from './embedded.ts';
+import type { VenueBook } from './book.ts';
 
 /** Where the routes live under a server's root: Jupiter's own path, so a base URL ends like the real one. */
 export const JUPITER_PATH = '/jupiter/swap/v1';
 
 /** GET /quote, POST /swap-instructions and GET /program-id-to-label, relative to the mount point. */
-export function venueRoutes(venue: EmbeddedVenue): FastifyPluginAsync {
+export function venueRoutes(venue: VenueBook): FastifyPluginAsync {
   return async (app) => {
     app.get('/quote', async (request, reply) => {
       const answer = quote(venue, request.query as Record<string, unknown>);
@@ -33,7 +33,7 @@ export interface VenueServer {
 
 /** The routes on a server of their own, on 127.0.0.1 at a free port unless told otherwise. */
 export async function startVenueServer(
-  venue: EmbeddedVenue,
+  venue: VenueBook,
   options: { host?: string; port?: number } = {},
 ): Promise<VenueServer> {
   const app = Fastify({ logger: false });

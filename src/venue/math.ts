@@ -2,9 +2,11 @@
 // hold this file and programs/amm/amm.c to each other), the quote derived from it, and the swap that moves
 // a pool's price to a target (the keeper's arbitrage). Raw units throughout; no floats.
 
+import { BPS, type Ratio } from '../money/ratio.ts';
 import type { AmmErrorName } from './errors.ts';
 
-export const BPS = 10_000n;
+export { BPS, minimumOut, type Ratio } from '../money/ratio.ts';
+
 export const U64_MAX = 2n ** 64n - 1n;
 
 export interface Reserves {
@@ -54,14 +56,6 @@ export function swapExactIn(r: Reserves, amountIn: bigint, feeBps: number): Swap
   };
 }
 
-/** Jupiter's otherAmountThreshold for ExactIn: floor(out × (10000 − slippageBps) / 10000). */
-export function minimumOut(amountOut: bigint, slippageBps: number): bigint {
-  if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > 10_000) {
-    throw new RangeError('slippageBps must be an integer from 0 to 10000');
-  }
-  return (amountOut * (BPS - BigInt(slippageBps))) / BPS;
-}
-
 /**
  * How far the execution price falls short of the pool's spot price, fee excluded, as a decimal fraction
  * with `digits` decimals (Jupiter's priceImpactPct): 1 − (out / effectiveIn) / (reserveOut / reserveIn).
@@ -88,12 +82,6 @@ function fraction(scaled: bigint, digits: number): string {
   const whole = text.slice(0, -digits);
   const decimals = text.slice(-digits).replace(/0+$/, '');
   return decimals === '' ? whole : `${whole}.${decimals}`;
-}
-
-/** A price as an exact ratio: `num / den` units of one mint per unit of the other (raw units). */
-export interface Ratio {
-  num: bigint;
-  den: bigint;
 }
 
 /** The pool's spot price of its input mint, in output raw units per input raw unit. */

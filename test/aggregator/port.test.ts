@@ -72,7 +72,7 @@ describe('the aggregator port on the embedded chain, against the embedded venue'
   let port: AggregatorPort;
   beforeAll(async () => {
     v = venueChain();
-    port = await openAggregator({ config: config(), chain: v.chain, venue: v.chain.venue });
+    port = await openAggregator({ config: config(), chain: v.chain, venue: v.venue });
   });
   afterAll(async () => {
     await v?.close();
@@ -88,7 +88,7 @@ describe('the aggregator port on the embedded chain, against the embedded venue'
   ] as const)(
     'swaps %s: quote, the maker’s own v0 transaction, landed; balances move exactly as quoted',
     async (_, input, output, amount) => {
-      const venue = v.chain.venue as EmbeddedVenue;
+      const { venue } = v;
       const maker = v.chain.makerWallet;
       const before = await balances(v.chain, maker);
       const quote = await port.quote({
@@ -123,7 +123,7 @@ describe('the aggregator port on the embedded chain, against the embedded venue'
   );
 
   it('loads the venue’s lookup table once it is usable, and the swap lands through it', async () => {
-    const venue = v.chain.venue as EmbeddedVenue;
+    const { venue } = v;
     await v.chain.advanceClock(1);
     venue.lookupTables(venue.pools[0] as NonNullable<(typeof venue.pools)[0]>);
     await v.chain.advanceClock(1);
@@ -142,7 +142,7 @@ describe('the aggregator port on the embedded chain, against the embedded venue'
   });
 
   it('refuses a quote worse than the live mid allows, a slippage above the maximum, an amount the API cannot carry, and a pair with no route', async () => {
-    const venue = v.chain.venue as EmbeddedVenue;
+    const { venue } = v;
     const maker = v.chain.makerWallet;
     const before = await balances(v.chain, maker);
     const m = mid(venue, SOL, USDC);
@@ -166,7 +166,7 @@ describe('the aggregator port on the embedded chain, against the embedded venue'
   });
 
   it('signs nothing an aggregator slips in beside the swap', async () => {
-    const venue = v.chain.venue as EmbeddedVenue;
+    const { venue } = v;
     const maker = v.chain.makerWallet;
     const thief = Keypair.generate().publicKey;
     // A hostile aggregator: the venue's real answer, with an approval of the maker's USDC to a stranger added.
@@ -206,7 +206,7 @@ describe('the aggregator port on the embedded chain, against the embedded venue'
       config: config({ baseUrl: 'http://127.0.0.1:9/jupiter/swap/v1', timeoutMs: 2_000 }),
       chain: v.chain,
     });
-    const venue = v.chain.venue as EmbeddedVenue;
+    const { venue } = v;
     expect(
       await refusal(
         down.quote({

@@ -128,6 +128,8 @@ async function quote(page: Page, input: string, output: string, amount: string):
 async function fund(page: Page, input: string, amount: string): Promise<void> {
   await page.selectOption('#input-asset', input);
   await page.fill('#amount', amount);
+  // The button names what it airdrops: it follows the quote form's input asset and amount.
+  await page.locator('#fund-wallet', { hasText: `Airdrop ${amount} ${input} (test funds)` }).waitFor();
   await page.click('#fund-wallet');
   // A locator's wait, not a string predicate: it runs where the page's CSP (no eval) is enforced too.
   await page.locator('#fund-status', { hasText: /^Funded/ }).waitFor();

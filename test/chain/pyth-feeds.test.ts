@@ -34,8 +34,14 @@ const PUBLISHED = {
 };
 
 describe('sponsored Pyth feeds', () => {
-  it('derive to the addresses Pyth publishes for SOL, USDC, USDT, BONK and JUP', () => {
+  it('are the feed ids and addresses Pyth publishes for SOL, USDC, USDT, BONK and JUP', () => {
     expect(SPONSORED_FEEDS).toEqual(PUBLISHED);
+  });
+
+  it('each account derives from its feed id: the push oracle’s shard-0 PDA', () => {
+    for (const feed of Object.values(SPONSORED_FEEDS)) {
+      expect(pushOracleFeedAddress(feed.feedId).toBase58()).toBe(feed.account);
+    }
   });
 
   it('use the receiver and push oracle program ids of the upstream SDK', () => {

@@ -164,7 +164,8 @@ describe('just-in-time sourcing on the embedded chain', () => {
     const id = settled.trade_id as string;
     const before = await balances(new PublicKey(taker.address));
     // A real fault: the aggregator's base URL no longer answers.
-    await (service.devChain as unknown as { venue: { close(): Promise<void> } }).venue.close();
+    if (service.venue === null) throw new Error('the config names a venue');
+    await service.venue.close();
     const locked = await taker.lock(id, settled.taker_lock_transaction.transaction_base64);
     expect(locked.statusCode, locked.body).toBe(202);
     const failed = await taker.waitFor(id, (t) => t.substate === 'refunded.closed', 20_000);

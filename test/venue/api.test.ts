@@ -57,16 +57,15 @@ describe('the embedded venue’s Jupiter API', () => {
   let api: SwapApi;
   beforeAll(async () => {
     v = venueChain();
-    api = client(await (v.chain.venue?.serve() ?? Promise.reject(new Error('no venue'))));
+    api = client(await v.venue.serve());
   });
   afterAll(async () => {
     await v?.close();
   });
 
   const reserves = (input: PublicKey) => {
-    const venue = v.chain.venue;
-    const pool = venue?.poolOf(SOL, USDC);
-    const s = pool && venue?.snapshot(pool);
+    const pool = v.venue.poolOf(SOL, USDC);
+    const s = pool && v.venue.snapshot(pool);
     if (!s) throw new Error('no pool');
     return input.equals(s.mintA)
       ? { reserveIn: s.reserveA, reserveOut: s.reserveB }
@@ -95,7 +94,7 @@ describe('the embedded venue’s Jupiter API', () => {
     expect(Number(quote.priceImpactPct)).toBeLessThan(0.01);
     expect(quote.routePlan).toHaveLength(1);
     expect(quote.routePlan[0]?.swapInfo).toMatchObject({
-      ammKey: v.chain.venue?.poolOf(SOL, USDC)?.pool.toBase58(),
+      ammKey: v.venue.poolOf(SOL, USDC)?.pool.toBase58(),
       label: 'Embedded AMM',
       inAmount: '2500000000',
       outAmount: expected.amountOut.toString(),
@@ -177,7 +176,7 @@ describe('the embedded venue’s Jupiter API', () => {
       slippageBps: 50,
     });
     const ixs = await swapAs(user, quote, false);
-    expect(ixs.swapInstruction.programId).toBe(v.chain.venue?.programId.toBase58());
+    expect(ixs.swapInstruction.programId).toBe(v.venue.programId.toBase58());
     expect(ixs.otherInstructions).toEqual([]);
     expect(await v.chain.tokenBalance(user.publicKey, USDC)).toBe(750_000_000n);
     expect(await v.chain.tokenBalance(user.publicKey, SOL)).toBe(BigInt(quote.outAmount));
@@ -234,9 +233,9 @@ describe('the embedded venue’s Jupiter API', () => {
 
   it('offers the venue’s lookup table once it is usable, and the swap lands through it', async () => {
     await v.chain.advanceClock(1);
-    const pool = v.chain.venue?.poolOf(SOL, USDC);
+    const pool = v.venue.poolOf(SOL, USDC);
     if (!pool) throw new Error('no pool');
-    v.chain.venue?.lookupTables(pool);
+    v.venue.lookupTables(pool);
     await v.chain.advanceClock(1);
     const user = Keypair.generate();
     await v.chain.airdrop({ wallet: user.publicKey, mint: USDC, amount: 10_000_000n });

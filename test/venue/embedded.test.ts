@@ -21,9 +21,7 @@ afterEach(async () => {
 
 describe('embedded venue genesis', () => {
   it('seeds a pool per pair from its own admin, at the published price, worth the configured USD a side', async () => {
-    const { chain, maker } = track(venueChain());
-    const venue = chain.venue;
-    if (!venue) throw new Error('no venue');
+    const { chain, venue, maker } = track(venueChain());
     expect(venue.pools).toHaveLength(1);
     const pool = venue.poolOf(USDC, SOL);
     if (!pool) throw new Error('no SOL/USDC pool');
@@ -47,18 +45,18 @@ describe('embedded venue genesis', () => {
     const dataDir = tempDir('venue-restart');
     const maker = Keypair.generate();
     const first = venueChain({ dataDir, maker });
-    const pool = first.chain.venue?.pools[0];
+    const pool = first.venue.pools[0];
     if (!pool) throw new Error('no pool');
     first.chain.pyth?.jump('SOL', 300);
     // Past slot 0, so the venue has made its lookup table too: a restart has nothing left to do.
     await first.chain.advanceClock(1);
-    first.chain.venue?.lookupTables(pool);
-    const before = first.chain.venue?.snapshot(pool);
+    first.venue.lookupTables(pool);
+    const before = first.venue.snapshot(pool);
     const count = first.chain.ledger.transactionCount();
     await first.chain.close();
     const second = venueChain({ dataDir, maker });
     try {
-      expect(second.chain.venue?.snapshot(pool)).toEqual(before);
+      expect(second.venue.snapshot(pool)).toEqual(before);
       expect(second.chain.ledger.transactionCount()).toBe(count);
     } finally {
       await second.chain.close();
@@ -69,10 +67,9 @@ describe('embedded venue genesis', () => {
 
 describe('embedded venue keeper', () => {
   it('swaps each pool back to within a few bps of the Pyth mid after a publication, through the program', async () => {
-    const { chain } = track(venueChain());
-    const venue = chain.venue;
-    const pool = venue?.pools[0];
-    if (!venue || !pool) throw new Error('no venue');
+    const { chain, venue } = track(venueChain());
+    const pool = venue.pools[0];
+    if (!pool) throw new Error('no pool');
     chain.pyth?.jump('SOL', 250);
     const snapshot = venue.snapshot(pool);
     const target = venue.targetPrice(pool);
@@ -98,8 +95,8 @@ describe('embedded venue keeper', () => {
     const run = () => {
       const v = track(venueChain({ pythSeed: 7 }));
       for (let i = 0; i < 25; i++) v.chain.pyth?.publishNow();
-      const pool = v.chain.venue?.pools[0];
-      return pool ? v.chain.venue?.snapshot(pool) : null;
+      const pool = v.venue.pools[0];
+      return pool ? v.venue.snapshot(pool) : null;
     };
     const a = run();
     const b = run();
@@ -111,10 +108,9 @@ describe('embedded venue keeper', () => {
 
 describe('embedded venue lookup table', () => {
   it('makes one table of its pools’ accounts, usable from the slot after it was extended', async () => {
-    const { chain } = track(venueChain());
-    const venue = chain.venue;
-    const pool = venue?.pools[0];
-    if (!venue || !pool) throw new Error('no venue');
+    const { chain, venue } = track(venueChain());
+    const pool = venue.pools[0];
+    if (!pool) throw new Error('no pool');
     await chain.advanceClock(1);
     expect(venue.lookupTables(pool)).toEqual([]);
     await chain.advanceClock(1);

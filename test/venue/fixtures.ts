@@ -5,7 +5,8 @@ import { rmSync } from 'node:fs';
 import { Keypair } from '@solana/web3.js';
 import { createEmbeddedChain, type EmbeddedChain } from '../../src/chain/embedded/index.ts';
 import { sponsoredFeedSpecs } from '../../src/chain/pyth/publisher.ts';
-import type { EmbeddedVenueOptions } from '../../src/venue/embedded.ts';
+import type { EmbeddedVenue, EmbeddedVenueOptions } from '../../src/venue/embedded.ts';
+import { VenueGenesis } from '../../src/venue/genesis.ts';
 import { INVENTORY, MINTS, SOL, tempDir, USDC } from '../chain/fixtures.ts';
 
 export const VENUE_ASSETS = [
@@ -26,6 +27,8 @@ export function venueOptions(overrides: Partial<EmbeddedVenueOptions> = {}): Emb
 
 export interface VenueChain {
   chain: EmbeddedChain;
+  /** The venue the chain carries (its genesis extension's). */
+  venue: EmbeddedVenue;
   dataDir: string;
   maker: Keypair;
   close(): Promise<void>;
@@ -43,17 +46,19 @@ export function venueChain(
 ): VenueChain {
   const dataDir = options.dataDir ?? tempDir('venue');
   const maker = options.maker ?? Keypair.generate();
+  const genesis = new VenueGenesis(venueOptions(options.venue));
   const chain = createEmbeddedChain({
     dataDir,
     makerKeypair: maker,
     mints: MINTS,
     makerInventory: INVENTORY,
     pyth: { feeds: sponsoredFeedSpecs(['SOL', 'USDC']), seed: options.pythSeed ?? 1, intervalMs: 0 },
-    venue: venueOptions(options.venue),
+    extensions: [genesis],
     ...(options.clock ? { clock: options.clock } : {}),
   });
   return {
     chain,
+    venue: genesis.venue,
     dataDir,
     maker,
     close: async () => {

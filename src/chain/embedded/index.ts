@@ -2,8 +2,6 @@
 // Everything happens synchronously, so a transaction is final the moment send() returns.
 
 import { AddressLookupTableAccount, type Keypair, PublicKey } from '@solana/web3.js';
-import { EmbeddedVenue, type EmbeddedVenueOptions } from '../../venue/embedded.ts';
-import { DEFAULT_AMM_PROGRAM_ID, loadAmmProgram } from '../../venue/program.ts';
 import { escrowFromAccount, nameError, pollSignature } from '../common.ts';
 import { ChainError, type TransactionErrorJson } from '../errors.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../htlc/index.ts';
@@ -24,9 +22,11 @@ import { fastSigner } from '../signer.ts';
 import { classifyMint } from '../token.ts';
 import { signMakerInstructions } from '../v0.ts';
 import { parseWireTransaction } from '../wire.ts';
+import { closeExtensions, type GenesisExtension, startExtensions } from './extension.ts';
 import { ADDRESS_LOOKUP_TABLE_PROGRAM, EmbeddedLedger, type MintConfig } from './ledger.ts';
 import type { StoredTokenBalance, StoredTransaction } from './store.ts';
 
+export type { GenesisContext, GenesisExtension, GenesisProgram } from './extension.ts';
 export { EmbeddedLedger } from './ledger.ts';
 
 const DEFAULT_MAKER_LAMPORTS = 100n * 1_000_000_000n;
@@ -48,8 +48,12 @@ export interface EmbeddedChainOptions {
   priorityFee?: PriorityFeePolicy;
   /** Pyth price update accounts to publish and keep moving (sponsoredFeedSpecs() for the real feeds). */
   pyth?: PythPublisherOptions;
-  /** The embedded venue: AMM pools seeded at genesis and kept at the Pyth mid (src/venue/embedded.ts). */
-  venue?: EmbeddedVenueOptions;
+  /**
+   * What the chain carries from genesis on behalf of what is built on it (the embedded venue's pools and
+   * keeper, src/venue/genesis.ts): their programs deployed, started in order once the publisher runs,
+   * closed with the chain.
+   */
+  extensions?: readonly GenesisExtension[];
 }
 
 export interface EmbeddedChain extends ChainPort, DevChain {
@@ -57,8 +61,6 @@ export interface EmbeddedChain extends ChainPort, DevChain {
   readonly ledger: EmbeddedLedger;
   /** The Pyth publisher when options.pyth was given: its feeds are published from creation until close. */
   readonly pyth: PythPublisher | null;
-  /** The venue when options.venue was given: pools seeded, keeper following the publisher, API on serve(). */
-  readonly venue: EmbeddedVenue | null;
 }
 
 const key = (k: PublicKey | string) => (typeof k === 'string' ? new PublicKey(k) : k);
@@ -106,14 +108,13 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
   const programId = options.programId ?? DEFAULT_HTLC_PROGRAM_ID;
   const maker = fastSigner(options.makerKeypair);
   const mints: MintConfig[] = options.mints.map((m) => ({ ...m, address: key(m.address) }));
+  const extensions = options.extensions ?? [];
   const ledger = new EmbeddedLedger({
     dataDir: options.dataDir,
     programId,
     program: options.program ?? loadHtlcProgram(),
-    // The AMM is deployed with the venue's pools only: a chain without a venue stays the HTLC's alone.
-    programs: options.venue
-      ? [{ programId: options.venue.programId ?? DEFAULT_AMM_PROGRAM_ID, program: loadAmmProgram() }]
-      : [],
+    // Only what an extension brings: a chain without one stays the HTLC's alone.
+    programs: extensions.flatMap((extension) => extension.programs),
     mints,
     funding: [
       {
@@ -127,15 +128,13 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
   let closed = false;
   const pyth = options.pyth ? new PythPublisher(ledger, options.pyth) : null;
   pyth?.start();
-  const venue = options.venue ? new EmbeddedVenue(ledger, options.venue, pyth) : null;
   try {
-    venue?.seed();
+    startExtensions(extensions, { ledger, pyth });
   } catch (error) {
     pyth?.stop();
     ledger.close();
     throw error;
   }
-  venue?.startKeeper();
 
   const builders = settlementBuilders({
     programId,
@@ -174,7 +173,6 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     makerWallet: maker.publicKey,
     ledger,
     pyth,
-    venue,
 
     now: async () => ledger.tick().unix,
     blockHeight: async () => ledger.slot(),
@@ -270,8 +268,11 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
       if (closed) return;
       closed = true;
       pyth?.stop();
-      await venue?.close();
-      ledger.close();
+      try {
+        await closeExtensions(extensions);
+      } finally {
+        ledger.close();
+      }
     },
 
     airdrop: async ({ wallet, mint, amount }) => ({ signature: ledger.airdrop(wallet, mint, amount) }),

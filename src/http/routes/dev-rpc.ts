@@ -6,9 +6,9 @@
 // controls (no clock, no airdrop), answered by the loopback chain server's own methods.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { answerJsonRpc, createRpcMethods, RpcError } from '../../chain/embedded/json-rpc.ts';
 import type { DevChain } from '../../chain/index.ts';
 import { EmbeddedLedger } from '../../chain/index.ts';
-import { answerJsonRpc, createRpcMethods, RpcError } from '../../dev-chain/methods.ts';
 import { errorResponses } from '../errors.ts';
 import { PUBLIC_SECURITY } from './operator.ts';
 

@@ -8,7 +8,7 @@ import type { InventoryReading } from '../../hedging/index.ts';
 import type { ServiceMetrics } from '../../metrics/index.ts';
 import type { PriceSource, QuoteDesk } from '../../quotes/index.ts';
 import type { TradeRuntime } from '../../runtime/index.ts';
-import type { TypeBoxApp } from '../app.ts';
+import type { TypeBoxApp } from '../typebox-app.ts';
 import { assetRoutes } from './assets.ts';
 import { devRoutes } from './dev.ts';
 import { devRpcLedger, devRpcRoutes } from './dev-rpc.ts';

@@ -10,8 +10,8 @@ import { isIP } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import type { TypeBoxApp } from '../app.ts';
 import { ApiError } from '../errors.ts';
+import type { TypeBoxApp } from '../typebox-app.ts';
 
 /** What the guard needs to know, passed to each operator group as a plugin option. */
 export interface OperatorAccess {

@@ -3,9 +3,8 @@
 
 import type { Pair, Quote } from '../../../packages/taker/src/api.ts';
 import type { Follower } from '../../../packages/taker/src/follow.ts';
-import { type SwapRecord, TakerClient } from '../../../packages/taker/src/index.ts';
+import { type SwapRecord, TakerClient, type TakerWallet } from '../../../packages/taker/src/index.ts';
 import { IndexedDbSwapStore } from '../../../packages/taker/src/indexeddb.ts';
-import type { SwapWallet } from './wallets.ts';
 
 export const config = JSON.parse(document.getElementById('swap-config')?.textContent ?? '{}') as {
   devWallet?: boolean;
@@ -32,6 +31,13 @@ export const client = new TakerClient({
 });
 
 export const rpcConfigured = Boolean(config.rpcUrl);
+
+/** A connected wallet as the swap flow uses it: its reference (kept with each swap) and its signer. */
+export interface SwapWallet extends TakerWallet {
+  kind: 'dev' | 'standard';
+  name: string;
+  address: string;
+}
 
 export type Command = 'resume' | 'abandon' | 'redeem' | 'redeem-wallet' | 'refund' | 'forget';
 

@@ -4,7 +4,6 @@ import { FINAL_STATUSES, type SwapRecord } from '../../../packages/taker/src/ind
 import { type Command, client, state } from './context.ts';
 import { $, amount, show } from './dom.ts';
 import { actions } from './render.ts';
-import { activate, command } from './swap.ts';
 
 const ACTION_LABELS: Record<Command, string> = {
   resume: 'Resume',
@@ -15,7 +14,13 @@ const ACTION_LABELS: Record<Command, string> = {
   forget: 'Forget',
 };
 
-export async function renderHistory(): Promise<void> {
+/** What a row's buttons do: the swap part's commands (swap.ts), handed in so that the list stays a view. */
+export interface RowActions {
+  command(record: SwapRecord, name: Command): Promise<void>;
+  activate(record: SwapRecord): void;
+}
+
+export async function renderHistory(on: RowActions): Promise<void> {
   const records = await client.swaps();
   show($('no-trades'), records.length === 0);
   $('my-trades').replaceChildren(
@@ -48,7 +53,7 @@ export async function renderHistory(): Promise<void> {
           'aria-label',
           `${ACTION_LABELS[action]} the swap of ${amount(record.input)} for ${amount(record.output)}`,
         );
-        b.addEventListener('click', () => void command(record, action));
+        b.addEventListener('click', () => void on.command(record, action));
         row.append(b);
       }
       if (state.active?.secretHash !== record.secretHash) {
@@ -60,7 +65,7 @@ export async function renderHistory(): Promise<void> {
           'aria-label',
           `Show the swap of ${amount(record.input)} for ${amount(record.output)}`,
         );
-        open.addEventListener('click', () => activate(record));
+        open.addEventListener('click', () => on.activate(record));
         row.append(open);
       }
       li.append(title, detail, row);

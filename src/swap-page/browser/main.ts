@@ -33,8 +33,10 @@ async function start(): Promise<void> {
     event.preventDefault();
     void requestQuote();
   });
+  // The airdrop button names the input asset and the amount: it follows the quote form.
   inputAsset.addEventListener('change', () => {
     renderOutputs();
+    updateFundLabel();
     clearQuote();
   });
   outputAsset.addEventListener('change', clearQuote);
@@ -71,11 +73,12 @@ async function start(): Promise<void> {
   try {
     state.pairs = await client.pairs();
     renderPairs();
+    updateFundLabel();
   } catch (error) {
     showQuoteError(`Could not load the pairs: ${describe(error)}`);
   }
   const open = await refreshHistory();
-  await renderHistory();
+  await renderHistory({ command, activate });
   if (open) activate(open);
   document.body.dataset.ready = 'true';
 }

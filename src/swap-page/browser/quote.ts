@@ -3,7 +3,6 @@
 import type { Quote } from '../../../packages/taker/src/index.ts';
 import { client, state } from './context.ts';
 import { $, amount, describe, show, time } from './dom.ts';
-import { updateFundLabel } from './wallet-panel.ts';
 
 export const inputAsset = $<HTMLSelectElement>('input-asset');
 export const outputAsset = $<HTMLSelectElement>('output-asset');
@@ -22,7 +21,6 @@ export function renderOutputs(): void {
   if (outputs.some((p) => p.output_asset === selected)) outputAsset.value = selected;
   const pair = outputs.find((p) => p.output_asset === outputAsset.value);
   $('amount-hint').textContent = pair ? `${pair.min_input} to ${pair.max_input} ${pair.input_asset}` : '';
-  updateFundLabel();
 }
 
 export function updateQuoteButton(): void {

@@ -17,6 +17,9 @@ import { renderActive, setMessage, showTradeError } from './render.ts';
 import { walletFor } from './wallet-panel.ts';
 import { walletRef } from './wallets.ts';
 
+/** "My trades" drawn again, its rows' buttons running this part's commands. */
+const redrawHistory = () => renderHistory({ command, activate });
+
 /** Swap: the secret is made and committed to IndexedDB first; only then does the service hear of it. */
 export async function startSwap(): Promise<void> {
   const quote = state.quote;
@@ -34,7 +37,7 @@ export async function startSwap(): Promise<void> {
   } finally {
     state.busy = false;
     renderActive();
-    await renderHistory();
+    await redrawHistory();
   }
 }
 
@@ -49,7 +52,7 @@ export async function command(target: SwapRecord, name: Command): Promise<void> 
   if (state.busy) return;
   if (name === 'forget') {
     await forget(target);
-    await renderHistory();
+    await redrawHistory();
     return;
   }
   // One object per swap: the active one, if this is it (a list row holds a copy read from the store).
@@ -117,7 +120,7 @@ export async function command(target: SwapRecord, name: Command): Promise<void> 
     state.busy = false;
     state.follower?.refresh();
     renderActive();
-    await renderHistory();
+    await redrawHistory();
   }
 }
 
@@ -202,6 +205,6 @@ function updateTrade(record: SwapRecord, _trade: Trade, event: TradeEvent | null
     li.textContent = `${time(event.at)} ${event.type} → ${event.substate}`;
     $('event-log').append(li);
   }
-  void renderHistory();
+  void redrawHistory();
   if (state.active?.secretHash === record.secretHash) renderActive();
 }

@@ -1,10 +1,10 @@
 // The wallet part of the page: choose and connect a wallet (the dev wallet, or one registered through the
 // Wallet Standard), find a swap's wallet again after a reload, and fund the dev wallet with the airdrop.
 import type { SwapRecord } from '../../../packages/taker/src/index.ts';
-import { client, state } from './context.ts';
+import { client, type SwapWallet, state } from './context.ts';
 import { $, describe, show } from './dom.ts';
 import { clearQuote, updateQuoteButton } from './quote.ts';
-import { connectStandard, DEV_WALLET_NAME, type SwapWallet, standardWallets } from './wallets.ts';
+import { connectStandard, DEV_WALLET_NAME, standardWallets } from './wallets.ts';
 
 export const walletChoice = $<HTMLSelectElement>('wallet-choice');
 const registered = standardWallets(() => renderWalletChoices());

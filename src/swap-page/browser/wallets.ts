@@ -16,19 +16,11 @@ import {
   fromBase64,
   generateWalletKeys,
   isSignedBy,
-  type TakerWallet,
   toBase64,
   type WalletRef,
 } from '../../../packages/taker/src/index.ts';
 import { decodeBase58, encodeBase58 } from '../../vocabulary/base58.ts';
-import { store } from './context.ts';
-
-/** A connected wallet as the swap flow uses it: its reference (kept with each swap) and its signer. */
-export interface SwapWallet extends TakerWallet {
-  kind: 'dev' | 'standard';
-  name: string;
-  address: string;
-}
+import { type SwapWallet, store } from './context.ts';
 
 export const walletRef = (wallet: SwapWallet): WalletRef => ({
   kind: wallet.kind,

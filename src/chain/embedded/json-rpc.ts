@@ -1,15 +1,16 @@
-// The Solana JSON-RPC methods the loopback server answers, shaped exactly as @solana/web3.js 1.x
-// parses them (its superstruct result schemas), over the embedded ledger. Plus dev_* methods.
+// The Solana JSON-RPC methods the embedded ledger answers, shaped exactly as @solana/web3.js 1.x parses
+// them (its superstruct result schemas), plus dev_* methods: the loopback chain server (src/dev-chain/)
+// serves them all, the service's /v1/dev/rpc a taker's few (src/http/routes/dev-rpc.ts).
 
 import { PublicKey } from '@solana/web3.js';
-import type { EmbeddedLedger } from '../chain/embedded/ledger.ts';
-import { LAMPORTS_PER_SIGNATURE } from '../chain/embedded/ledger.ts';
-import type { StoredAccount, StoredTokenBalance, StoredTransaction } from '../chain/embedded/store.ts';
-import { ChainError, type TransactionErrorJson } from '../chain/errors.ts';
-import type { PythPublisher } from '../chain/pyth/publisher.ts';
-import { readTokenAccount, TOKEN_PROGRAM_ID } from '../chain/token.ts';
-import { parseWireTransaction, signatureOf } from '../chain/wire.ts';
-import { decodeBase58, encodeBase58 } from '../vocabulary/base58.ts';
+import { decodeBase58, encodeBase58 } from '../../vocabulary/base58.ts';
+import { ChainError, type TransactionErrorJson } from '../errors.ts';
+import type { PythPublisher } from '../pyth/publisher.ts';
+import { readTokenAccount, TOKEN_PROGRAM_ID } from '../token.ts';
+import { parseWireTransaction, signatureOf } from '../wire.ts';
+import type { EmbeddedLedger } from './ledger.ts';
+import { LAMPORTS_PER_SIGNATURE } from './ledger.ts';
+import type { StoredAccount, StoredTokenBalance, StoredTransaction } from './store.ts';
 
 export class RpcError extends Error {
   constructor(
