@@ -125,9 +125,11 @@ export function resolveSourcing(
       `must not exceed aggregator.max_slippage_bps (${ctx.aggregator.maxSlippageBps})`,
     );
   }
-  const enabled = raw?.enabled ?? (ctx.venue !== null || ctx.hedging);
   // On the embedded chain the aggregator is the venue's own API unless a base URL names another.
-  if (enabled && ctx.chain.kind === 'embedded' && ctx.venue === null && ctx.aggregator.baseUrl === null) {
+  const reachable = !(ctx.chain.kind === 'embedded' && ctx.venue === null && ctx.aggregator.baseUrl === null);
+  // By default on where the maker already swaps through an aggregator it can reach; asked for, it must reach one.
+  const enabled = raw?.enabled ?? ((ctx.venue !== null || ctx.hedging) && reachable);
+  if (enabled && !reachable) {
     throw new ConfigError(
       'sourcing',
       'sourcing swaps through the aggregator: on the embedded chain configure `venue` (or aggregator.base_url)',

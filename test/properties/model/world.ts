@@ -9,7 +9,8 @@ import { ata, type EmbeddedChain, vaultAddress } from '../../../src/chain/index.
 import { readTokenAccount } from '../../../src/chain/token.ts';
 import { type Config, DEFAULT_CONFIG_PATH, resolveConfig } from '../../../src/config/index.ts';
 import { createService, type Service } from '../../../src/service.ts';
-import type { EmbeddedVenue, VenuePool } from '../../../src/venue/embedded.ts';
+import type { VenuePool } from '../../../src/venue/book.ts';
+import type { EmbeddedVenue } from '../../../src/venue/embedded.ts';
 import { MINT_SYMBOLS, SOL_MINT, USDC_MINT, USDT_MINT } from '../../support/mints.ts';
 import {
   type ConfigDocument,
@@ -173,7 +174,7 @@ export class World {
   }
 
   get venue(): EmbeddedVenue {
-    const venue = this.chain.venue;
+    const venue = this.service.venue;
     if (venue === null) throw new Error('the model world has no venue');
     return venue;
   }
