@@ -101,7 +101,28 @@ async function redeem(
   });
   if (redeemed.status !== 202) throw new Error(`redeem: ${redeemed.status} ${JSON.stringify(redeemed.json)}`);
   await pause('redeem_requested');
-  return client.trade(tradeId, (t) => t.settlement_status === 'redeemed' && t.substate === 'redeemed.closed');
+  return client.trade(tradeId, (t) => t.settlement_status === 'redeemed');
+}
+
+const isClosed = (t: Json) => t.settlement_status === 'redeemed' && t.substate === 'redeemed.closed';
+
+/**
+ * Every trade redeemed and closed. A trade closes once its books are settled: the fee of every maker
+ * transaction that reached the chain. A transaction the killed instance signed and may not have sent is known
+ * not to have reached it only once its blockhash is past (150 blocks, a minute of chain time): once every swap
+ * is redeemed, the chain's clock is moved past that instead of waiting a minute of wall time.
+ */
+async function closeAll(client: ClusterClient, cluster: TestCluster, tradeIds: readonly string[]) {
+  const open = async () => {
+    const left: string[] = [];
+    for (const id of tradeIds)
+      if (!isClosed((await client.call('GET', `/v1/trades/${id}`)).json)) left.push(id);
+    return left;
+  };
+  const deadline = Date.now() + 10_000;
+  while ((await open()).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  if ((await open()).length > 0) await cluster.dev.advanceClock(70);
+  for (const id of tradeIds) await client.trade(id, isClosed);
 }
 
 /**
@@ -293,6 +314,7 @@ describe.skipIf(!POSTGRES_TESTS)('failover drill: three instances, one PostgreSQ
     await swaps.all();
     console.info(`SIGKILL drill: the takers' clients met ${JSON.stringify(client.stats)}`);
     expect(acknowledged).toHaveLength(15);
+    await closeAll(client, cluster, acknowledged);
     let paid = 0n;
     for (const tradeId of acknowledged) paid += await expectFinal(client, cluster, tradeId);
     // The maker's output left its inventory exactly once per swap: no second maker lock anywhere.
@@ -427,6 +449,7 @@ describe.skipIf(!POSTGRES_TESTS)('failover drill: three instances, one PostgreSQ
     expect(lockEvents).not.toEqual([]);
     expect(lockEvents.filter(([, runId]) => runId === frozen.runId)).toEqual([]);
 
+    await closeAll(client, cluster, acknowledged);
     let paid = 0n;
     for (const tradeId of acknowledged) paid += await expectFinal(client, cluster, tradeId);
     expect(usdcBefore - makerBalance(cluster, 'USDC')).toBe(paid);
