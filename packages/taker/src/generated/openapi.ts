@@ -2109,7 +2109,7 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                         substate: string;
                         failure_reason: string | null;
                         /**
@@ -2499,7 +2499,7 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                         substate: string;
                         failure_reason: string | null;
                         /**
@@ -2794,7 +2794,7 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                         substate: string;
                         failure_reason: string | null;
                         /**
@@ -3115,7 +3115,7 @@ export interface operations {
                             };
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
-                            /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                            /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                             substate: string;
                             failure_reason: string | null;
                             /**
@@ -3293,7 +3293,7 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                         substate: string;
                         failure_reason: string | null;
                         /**
@@ -3607,7 +3607,7 @@ export interface operations {
                             };
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
-                            /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                            /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                             substate: string;
                             failure_reason: string | null;
                             /**
@@ -3785,7 +3785,7 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                         substate: string;
                         failure_reason: string | null;
                         /**
@@ -4073,7 +4073,7 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                         substate: string;
                         failure_reason: string | null;
                         /**
@@ -4345,7 +4345,7 @@ export interface operations {
                             };
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
-                            /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                            /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                             substate: string;
                             failure_reason: string | null;
                             /**
@@ -5290,7 +5290,7 @@ export interface operations {
                             };
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
-                            /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                            /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                             substate: string;
                             failure_reason: string | null;
                             /**
@@ -5750,7 +5750,7 @@ export interface operations {
                         version: number;
                         initial: string | null;
                         states: {
-                            /** @description full id, e.g. trade.initiated.makerLocked */
+                            /** @description full id, e.g. trade.initiated.redeeming.makerLocked */
                             id: string;
                             /** @description as TradeResponse.substate writes it; "" for the machine */
                             path: string;
