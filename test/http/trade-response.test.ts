@@ -386,8 +386,16 @@ describe('next_action: the taker front end’s next step', () => {
     ['pending.lockSeen', LOCK_SEEN, lockSubmittedContext()],
     ['initiated.locking.assessing', { initiated: { locking: 'assessing' } }, takerLockedContext()],
     ['initiated.locking.deciding', { initiated: { locking: 'deciding' } }, takerLockedContext()],
-    ['initiated.locking.signingMakerLock', { initiated: { locking: 'signingMakerLock' } }, takerLockedContext()],
-    ['initiated.locking.sendingMakerLock', { initiated: { locking: 'sendingMakerLock' } }, takerLockedContext()],
+    [
+      'initiated.locking.signingMakerLock',
+      { initiated: { locking: 'signingMakerLock' } },
+      takerLockedContext(),
+    ],
+    [
+      'initiated.locking.sendingMakerLock',
+      { initiated: { locking: 'sendingMakerLock' } },
+      takerLockedContext(),
+    ],
   ] as const)('%s: wait for the maker lock by reading the trade', (_, value, context) => {
     expect(render(value, context).next_action).toEqual({
       type: 'await_maker_lock',

@@ -215,7 +215,10 @@ describe('GET /metrics', () => {
       1,
     );
     expect(
-      num(inFlight, 'rfq_maker_open_trades', { status: 'initiated', substate: 'initiated.redeeming.makerLocked' }),
+      num(inFlight, 'rfq_maker_open_trades', {
+        status: 'initiated',
+        substate: 'initiated.redeeming.makerLocked',
+      }),
     ).toBe(1);
     expect(num(inFlight, 'rfq_maker_escrow_funds_raw', { asset: 'SOL', side: 'taker' })).toBe(
       Number(quote.input.amount_raw),

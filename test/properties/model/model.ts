@@ -137,7 +137,8 @@ function chainExpected(t: MTrade, now: number): Expected | null {
             or: [state('redeemed', 'redeemed.closed')],
           }
         : state('redeemed', 'redeemed.closed');
-    if (M.state === 'locked') return beforeMakerExpiry ? state('initiated', 'initiated.redeeming.makerLocked') : null;
+    if (M.state === 'locked')
+      return beforeMakerExpiry ? state('initiated', 'initiated.redeeming.makerLocked') : null;
     // No maker lock: a late or mismatched lock the trade released, or a lock the maker never matched.
     return { ...state('failed', 'failed.released'), or: [state('redeemed', 'redeemed.closed')] };
   }
@@ -149,7 +150,8 @@ function chainExpected(t: MTrade, now: number): Expected | null {
     return { ...state('failed', 'failed.released'), or: [state('refunded', 'refunded.closed')] };
   }
   if (T.state === 'locked') {
-    if (M.state === 'locked') return beforeMakerExpiry ? state('initiated', 'initiated.redeeming.makerLocked') : null;
+    if (M.state === 'locked')
+      return beforeMakerExpiry ? state('initiated', 'initiated.redeeming.makerLocked') : null;
     if (M.state === 'returned' && M.how === 'refunded' && beforeTakerExpiry)
       return state('initiated', 'initiated.unwinding.awaitingTakerExpiry');
     return null;
