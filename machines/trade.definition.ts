@@ -8,9 +8,9 @@ export type StateType = 'atomic' | 'compound' | 'parallel' | 'final' | 'history'
 export type TransitionKind = 'event' | 'always' | 'done' | 'error';
 
 export interface StateDefinition {
-  /** The full id, e.g. `trade.initiated.makerLocked`. */
+  /** The full id, e.g. `trade.initiated.redeeming.makerLocked`. */
   id: string;
-  /** The state path as TradeResponse.substate shows it, e.g. `initiated.makerLocked` ('' for the root). */
+  /** The state path as TradeResponse.substate shows it, e.g. `initiated.redeeming.makerLocked` ('': root). */
   path: string;
   key: string;
   parent: string | null;

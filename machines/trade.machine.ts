@@ -1,102 +1,25 @@
 // The trade actor's statechart: one HTLC swap from the unsigned taker lock to closed escrows. Pure and
 // statically readable: no I/O here; chain effects are invoked actors the runtime provides. Its contract
-// (events, effects, the rules both sides rely on) is trade.types.ts; its names are trade.setup.ts; its
-// diagram is docs/trade-machine.md, generated from this config (`npm run machines:diagram`).
-import { and, not, or } from 'xstate';
-import type { Preimage } from '../src/vocabulary/index.ts';
+// (events, effects, the rules both sides rely on) is trade.types.ts; its names are trade.setup.ts; what its
+// states read off the context and events is trade.context.ts; initiated's first phase, making the maker
+// lock, is trade.locking.ts. Its diagram is docs/trade-machine.md, generated from this config
+// (`npm run machines:diagram`).
+import { and } from 'xstate';
+import {
+  endingOfOutput,
+  initialContext,
+  makerEscrowInput,
+  makerRedeemInput,
+  signatureOfEvent,
+  signatureOfOutput,
+  takerEscrowInput,
+  takerRedeemInput,
+} from './trade.context.ts';
+import { locking } from './trade.locking.ts';
 import { type EffectDone, effectState, type TradeTransitions, tradeSetup } from './trade.setup.ts';
-import type {
-  EscrowEnding,
-  EscrowTerms,
-  MakerRefundOutput,
-  TradeContext,
-  TradeInput,
-} from './trade.types.ts';
 
 /** Persisted with every snapshot; bump whenever states, events or context change shape. */
-export const TRADE_MACHINE_VERSION = 4;
-
-/** A new trade's context: its input, nothing recorded yet. */
-export function initialContext(input: TradeInput): TradeContext {
-  // Spelled out, not spread: V8 builds a spread followed by more properties on a slow path (~40 µs a
-  // trade, as much as the rest of a settlement start's bookkeeping together).
-  return {
-    tradeId: input.tradeId,
-    quoteId: input.quoteId,
-    runId: input.runId,
-    takerWallet: input.takerWallet,
-    makerWallet: input.makerWallet,
-    inputMint: input.inputMint,
-    inputAmountRaw: input.inputAmountRaw,
-    outputMint: input.outputMint,
-    outputAmountRaw: input.outputAmountRaw,
-    takerExpiry: input.takerExpiry,
-    lockDeadline: input.lockDeadline,
-    takerEscrow: input.takerEscrow,
-    makerEscrow: input.makerEscrow,
-    makerTimelock: input.makerTimelock,
-    safetyMargin: input.safetyMargin,
-    minRedeemWindow: input.minRedeemWindow,
-    landingMargin: input.landingMargin,
-    sourcing: input.sourcing ?? null,
-    secretHash: input.secretHash,
-    currentRunId: input.runId,
-    adoptedAt: null,
-    signatures: [],
-    lockSignature: null,
-    lockSubmissions: [],
-    takerLockTerms: null,
-    assessment: null,
-    makerExpiry: null,
-    makerLockIntent: null,
-    sourcingIntent: null,
-    sourced: null,
-    preimage: null,
-    makerEscrowRedeemSeen: false,
-    abandonedWith: null,
-    redeemRequested: false,
-    refundRequested: false,
-    failureReason: null,
-    alert: false,
-    effectError: null,
-  };
-}
-
-/**
- * The preimage a redeem state redeems with. Both redeem states are entered only once it is known (a redeem
- * request that matched the hash, or a redeem seen on chain); were one entered without, the effect would get
- * an empty preimage, fail on chain and show as a failing effect, rather than the actor stopping.
- */
-const knownPreimage = (context: TradeContext): Preimage => context.preimage ?? ('' as Preimage);
-
-/** The taker escrow's terms: the taker's input, paid to the maker by a redeem. */
-export const takerEscrowTerms = (context: TradeContext): EscrowTerms => ({
-  address: context.takerEscrow,
-  mint: context.inputMint,
-  amountRaw: context.inputAmountRaw,
-  recipient: context.makerWallet,
-  initializer: context.takerWallet,
-});
-
-/** The maker escrow's terms: the maker's output, paid to the taker by a redeem. */
-export const makerEscrowTerms = (context: TradeContext): EscrowTerms => ({
-  address: context.makerEscrow,
-  mint: context.outputMint,
-  amountRaw: context.outputAmountRaw,
-  recipient: context.takerWallet,
-  initializer: context.makerWallet,
-});
-
-/** Params of a guard or an action that reads how the effect's escrow ended (the effect's output). */
-const endingOfOutput = ({ event }: { event: { output: MakerRefundOutput } }) => ({ ending: event.output });
-/** Params of an action that records the signature that settled the effect's escrow. */
-const signatureOfOutput = ({ event }: { event: { output: EscrowEnding } }) => ({
-  signature: event.output.signature,
-});
-/** The same for makerRefund, whose escrow may be gone already: no signature then. */
-const signatureOfOutputIfAny = ({ event }: { event: { output: MakerRefundOutput } }) => ({
-  signature: event.output.kind === 'absent' ? null : event.output.signature,
-});
+export const TRADE_MACHINE_VERSION = 5;
 
 // ── Transitions and states that several states share ────────────────────────────────────────────────
 
@@ -117,16 +40,6 @@ const takerLockArrives: TradeTransitions = {
   TAKER_LOCK_SEEN: { target: 'lockSeen', actions: 'recordLockSeen' },
 };
 
-/** An escrow effect's input: the trade and the escrow's terms. */
-const takerEscrowInput = ({ context }: { context: TradeContext }) => ({
-  tradeId: context.tradeId,
-  escrow: takerEscrowTerms(context),
-});
-const makerEscrowInput = ({ context }: { context: TradeContext }) => ({
-  tradeId: context.tradeId,
-  escrow: makerEscrowTerms(context),
-});
-
 /**
  * Where a release of the taker escrow (the maker's cancel, or a refund) leads, by how it ended: paid to the
  * maker after all (someone, the taker with its preimage, redeemed it first) or back with the taker.
@@ -145,10 +58,13 @@ const takerEscrowEnded = (targets: { paid: string; returned: string }): EffectDo
  * outcome proves (or disproves) the loss.
  */
 const refundTakerEscrowAtExpiry: TradeTransitions = {
-  CHAIN_TIME_ADVANCED: { guard: 'takerEscrowExpired', target: 'refundingTakerEscrow' },
+  CHAIN_TIME_ADVANCED: {
+    guard: 'takerEscrowExpired',
+    target: '#trade.initiated.unwinding.refundingTakerEscrow',
+  },
   REFUND_REQUESTED: {
     guard: 'takerEscrowExpired',
-    target: 'refundingTakerEscrow',
+    target: '#trade.initiated.unwinding.refundingTakerEscrow',
     actions: 'recordRefundRequest',
   },
 };
@@ -243,33 +159,37 @@ export const tradeMachine = tradeSetup.createMachine({
     },
 
     // ── initiated: taker funds escrowed under the agreed terms ──────────────────────────────────
+    // Three phases: locking (making the maker lock), redeeming (waiting for the taker's redeem, then
+    // redeeming) and unwinding (each side's funds back). A plain target names a state of the same phase;
+    // one in another phase is named from the root. Only locking is ever entered as a whole: every way into
+    // the others names its state (their initial states are xstate's requirement, not a way in).
     initiated: {
       description: 'The taker lock is final with the agreed terms.',
-      initial: 'assessing',
+      initial: 'locking',
       on: {
         // Taken even while the maker lock is being sent, so the maker redeems at once. A maker escrow the taker
         // redeemed was locked, and only by the intent's transaction (its address is unique to the trade): the
         // lock is recorded here too, for a process that died between the lock landing and recording it.
         MAKER_ESCROW_REDEEMED: {
           guard: 'makerEscrowRedeemNotSeen',
-          target: '.makerRedeeming',
+          target: '.redeeming.makerRedeeming',
           actions: ['recordMakerLockOfIntent', 'recordMakerEscrowRedeemed'],
         },
         // The taker (the maker escrow's recipient) cancelled it, or it was refunded after its expiry.
         MAKER_ESCROW_RETURNED: [
           {
             guard: and(['makerEscrowUnsettled', 'returnedByCancel']),
-            target: '.releasingTaker',
+            target: '.unwinding.releasingTaker',
             actions: [
-              { type: 'recordMakerRefund', params: ({ event }) => ({ signature: event.signature }) },
+              { type: 'recordMakerRefund', params: signatureOfEvent },
               { type: 'recordFailure', params: { reason: 'taker_cancelled' } },
             ],
           },
           {
             guard: 'makerEscrowUnsettled',
-            target: '.awaitingTakerExpiry',
+            target: '.unwinding.awaitingTakerExpiry',
             actions: [
-              { type: 'recordMakerRefund', params: ({ event }) => ({ signature: event.signature }) },
+              { type: 'recordMakerRefund', params: signatureOfEvent },
               { type: 'recordFailure', params: { reason: 'maker_escrow_expired' } },
             ],
           },
@@ -281,14 +201,14 @@ export const tradeMachine = tradeSetup.createMachine({
             guard: and(['takerEscrowHoldsFunds', 'takerWasPaid']),
             target: '#trade.refunded',
             actions: [
-              { type: 'recordTakerRefund', params: ({ event }) => ({ signature: event.signature }) },
+              { type: 'recordTakerRefund', params: signatureOfEvent },
               { type: 'recordFailure', params: { reason: 'maker_missed_redeem', alert: true } },
             ],
           },
           {
             guard: 'takerEscrowHoldsFunds',
             target: '#trade.refunded',
-            actions: { type: 'recordTakerRefund', params: ({ event }) => ({ signature: event.signature }) },
+            actions: { type: 'recordTakerRefund', params: signatureOfEvent },
           },
         ],
         // Anyone may submit the taker escrow's redeem (it pays the maker only).
@@ -296,342 +216,182 @@ export const tradeMachine = tradeSetup.createMachine({
           {
             guard: and(['takerEscrowHoldsFunds', 'takerWasPaid']),
             target: '#trade.redeemed',
-            actions: { type: 'recordMakerRedeem', params: ({ event }) => ({ signature: event.signature }) },
+            actions: { type: 'recordMakerRedeem', params: signatureOfEvent },
           },
           {
             guard: 'takerEscrowHoldsFunds',
-            actions: { type: 'recordMakerRedeem', params: ({ event }) => ({ signature: event.signature }) },
+            actions: { type: 'recordMakerRedeem', params: signatureOfEvent },
           },
         ],
       },
       states: {
-        assessing: effectState('assessing', {
+        // Making the maker lock: assess, source, sign and send it (trade.locking.ts).
+        locking,
+
+        // ── redeeming: both escrows funded; the taker redeems, then the maker ────────────────────
+        redeeming: {
           description:
-            'Can the maker serve: inventory, a maker expiry leaving the minimum redeem window, and a price that has not moved against it beyond tolerance since the quote.',
-          src: 'checkInventory',
-          input: ({ context }) => ({
-            tradeId: context.tradeId,
-            quoteId: context.quoteId,
-            outputMint: context.outputMint,
-            outputAmountRaw: context.outputAmountRaw,
-          }),
-          onDone: {
-            target: 'deciding',
-            actions: { type: 'recordAssessment', params: ({ event }) => event.output },
-          },
-        }),
-        deciding: {
-          always: [
-            {
-              guard: and([
-                'hasFinalMatchingTakerLock',
-                'takerEscrowHoldsFunds',
-                'hasNoMakerLockIntent',
-                'inventoryAvailable',
-                'leavesMinRedeemWindow',
-                'priceHolds',
-              ]),
-              target: 'signingMakerLock',
-              actions: 'planMakerLock',
-            },
-            // Just in time: the quote sourced part of the output through an aggregator; the maker buys it now
-            // (the taker's lock is final, the price holds, there is time to lock after), then locks.
-            {
-              guard: and([
-                'hasFinalMatchingTakerLock',
-                'takerEscrowHoldsFunds',
-                'hasNoMakerLockIntent',
-                'needsSourcing',
-                'leavesMinRedeemWindow',
-                'priceHolds',
-              ]),
-              target: 'signingSourcing',
-            },
-            // The maker's last look: the market moved against it since the quote, or its prices are not
-            // usable now. It declines before anything of its own moves, and releases the taker at once.
-            {
-              guard: and(['noMakerLockCanLand', 'priceMoved']),
-              target: 'releasingTaker',
-              actions: { type: 'recordFailure', params: { reason: 'price_moved' } },
-            },
-            {
-              guard: and(['noMakerLockCanLand', not('priceHolds')]),
-              target: 'releasingTaker',
-              actions: { type: 'recordFailure', params: { reason: 'price_unavailable' } },
-            },
-            {
-              guard: and(['noMakerLockCanLand', or(['inventoryAvailable', 'needsSourcing'])]),
-              target: 'releasingTaker',
-              actions: { type: 'recordFailure', params: { reason: 'redeem_window_too_short' } },
-            },
-            {
-              guard: 'noMakerLockCanLand',
-              target: 'releasingTaker',
-              actions: { type: 'recordFailure', params: { reason: 'inventory_unavailable' } },
-            },
-            // Unreachable from assessing (no intent exists yet); a live intent is never re-signed.
-            { target: 'sendingMakerLock' },
-          ],
-        },
-        signingSourcing: effectState('signingSourcing', {
-          description:
-            'Quote and sign the swap that buys the sourced part of the output (nothing is sent); the result becomes the persisted intent.',
-          src: 'signSourcing',
-          input: ({ context }) => {
-            if (context.sourcing === null) throw new Error('signingSourcing without a sourcing plan');
-            return { tradeId: context.tradeId, ...context.sourcing };
-          },
-          onDone: [
-            {
-              guard: { type: 'sourcingSigned', params: ({ event }) => event.output },
-              target: 'sendingSourcing',
-              actions: { type: 'recordSourcingIntent', params: ({ event }) => event.output },
-            },
-            {
-              // No swap within the plan (route gone, slippage beyond the limit, venue down): nothing of the
-              // maker's moved, and no maker lock was signed — release the taker at once.
-              target: 'releasingTaker',
-              actions: { type: 'recordFailure', params: { reason: 'sourcing_failed' } },
-            },
-          ],
-        }),
-        sendingSourcing: effectState('sendingSourcing', {
-          description:
-            'Send the intent’s sourcing swap until final, or until proved lapsed; then assess again and lock.',
-          src: 'sendSourcing',
-          input: ({ context }) => {
-            if (context.sourcing === null || context.sourcingIntent === null)
-              throw new Error('sendingSourcing without a plan and an intent');
-            return { tradeId: context.tradeId, plan: context.sourcing, intent: context.sourcingIntent };
-          },
-          onDone: [
-            {
-              guard: { type: 'sourcingLanded', params: ({ event }) => event.output },
-              target: 'assessing',
-              actions: { type: 'recordSourced', params: ({ event }) => event.output },
-            },
-            {
-              guard: { type: 'sourcingMaySignAgain', params: ({ event }) => event.output },
-              target: 'signingSourcing',
-              actions: 'markSourcingLapsed',
-            },
-            {
-              // Refused on chain (its minimum out not met), or lapsed too late to lock after: release.
-              target: 'releasingTaker',
-              actions: [
-                'markSourcingLapsed',
-                { type: 'recordFailure', params: { reason: 'sourcing_failed' } },
-              ],
-            },
-          ],
-        }),
-        signingMakerLock: effectState('signingMakerLock', {
-          description: 'Sign the maker lock (nothing is sent); the result becomes the persisted intent.',
-          src: 'signMakerLock',
-          input: ({ context }) => ({
-            tradeId: context.tradeId,
-            takerEscrow: context.takerEscrow,
-            makerEscrow: context.makerEscrow,
-            initializer: context.makerWallet,
-            recipient: context.takerWallet,
-            mint: context.outputMint,
-            amountRaw: context.outputAmountRaw,
-            hashlock: context.secretHash,
-            expiry: context.makerExpiry ?? 0,
-          }),
-          onDone: {
-            guard: 'hasNoLiveMakerLockIntent',
-            target: 'sendingMakerLock',
-            actions: { type: 'recordMakerLockIntent', params: ({ event }) => event.output },
-          },
-        }),
-        sendingMakerLock: effectState('sendingMakerLock', {
-          description:
-            'Send the intent’s maker lock until final, or until proved lapsed; an expired one is signed afresh while it can still land in time.',
-          src: 'makerLock',
-          input: ({ context }) => {
-            if (context.makerLockIntent === null) throw new Error('sendingMakerLock without an intent');
-            return {
-              tradeId: context.tradeId,
-              makerEscrow: context.makerEscrow,
-              intent: context.makerLockIntent,
-            };
-          },
-          onDone: [
-            {
-              guard: { type: 'makerLockLanded', params: ({ event }) => ({ landed: event.output.landed }) },
-              target: 'makerLocked',
-              actions: {
-                type: 'recordMakerLock',
-                params: ({ event }) => ({ signature: event.output.landed ? event.output.signature : '' }),
+            'Waiting for the taker’s redeem of the maker escrow (or submitting it for the taker), then redeeming the taker escrow with the preimage it reveals.',
+          initial: 'makerLocked',
+          states: {
+            makerLocked: {
+              description: 'Both escrows funded; waiting for the taker to redeem before redeem_by.',
+              meta: { wakeAt: 'makerExpiry' },
+              on: {
+                REDEEM_REQUESTED: {
+                  guard: and(['preimageMatchesSecretHash', 'makerLockIsFinal', 'redeemWindowOpen']),
+                  target: 'redeemingForTaker',
+                  actions: 'recordRedeemRequest',
+                },
+                CHAIN_TIME_ADVANCED: {
+                  guard: 'makerEscrowExpired',
+                  target: '#trade.initiated.unwinding.refundingMakerEscrow',
+                  actions: { type: 'recordFailure', params: { reason: 'maker_escrow_expired' } },
+                },
               },
             },
-            {
-              // Its blockhash passed unseen (a congested cluster): the escrow's address is unique to the trade,
-              // so a lock signed afresh can only land in the lapsed one's place.
-              guard: { type: 'makerLockMaySignAgain', params: ({ event }) => event.output },
-              target: 'signingMakerLock',
-              actions: 'markMakerLockLapsed',
-            },
-            {
-              target: 'releasingTaker',
-              actions: [
-                'markMakerLockLapsed',
-                { type: 'recordFailure', params: { reason: 'maker_lock_lapsed' } },
+            redeemingForTaker: effectState('redeemingForTaker', {
+              description: 'The service submits the taker’s redeem of the maker escrow until final.',
+              meta: { wakeAt: 'makerExpiry' },
+              src: 'takerRedeem',
+              input: takerRedeemInput,
+              onDone: [
+                {
+                  guard: { type: 'endedPaid', params: endingOfOutput },
+                  target: 'takerRedeemLanded',
+                  actions: { type: 'recordTakerRedeem', params: signatureOfOutput },
+                },
+                {
+                  guard: { type: 'endedCancelled', params: endingOfOutput },
+                  target: '#trade.initiated.unwinding.releasingTaker',
+                  actions: [
+                    { type: 'recordMakerRefund', params: signatureOfOutput },
+                    { type: 'recordFailure', params: { reason: 'taker_cancelled' } },
+                  ],
+                },
+                {
+                  target: '#trade.initiated.unwinding.awaitingTakerExpiry',
+                  actions: [
+                    { type: 'recordMakerRefund', params: signatureOfOutput },
+                    { type: 'recordFailure', params: { reason: 'maker_escrow_expired' } },
+                  ],
+                },
               ],
-            },
-          ],
-        }),
-        makerLocked: {
-          description: 'Both escrows funded; waiting for the taker to redeem before redeem_by.',
-          meta: { wakeAt: 'makerExpiry' },
-          on: {
-            REDEEM_REQUESTED: {
-              guard: and(['preimageMatchesSecretHash', 'makerLockIsFinal', 'redeemWindowOpen']),
-              target: 'redeemingForTaker',
-              actions: 'recordRedeemRequest',
-            },
-            CHAIN_TIME_ADVANCED: {
-              guard: 'makerEscrowExpired',
-              target: 'refundingMakerEscrow',
-              actions: { type: 'recordFailure', params: { reason: 'maker_escrow_expired' } },
-            },
-          },
-        },
-        redeemingForTaker: effectState('redeemingForTaker', {
-          description: 'The service submits the taker’s redeem of the maker escrow until final.',
-          meta: { wakeAt: 'makerExpiry' },
-          src: 'takerRedeem',
-          input: ({ context }) => ({ ...makerEscrowInput({ context }), preimage: knownPreimage(context) }),
-          onDone: [
-            {
-              guard: { type: 'endedPaid', params: endingOfOutput },
-              target: 'takerRedeemLanded',
-              actions: { type: 'recordTakerRedeem', params: signatureOfOutput },
-            },
-            {
-              guard: { type: 'endedCancelled', params: endingOfOutput },
-              target: 'releasingTaker',
-              actions: [
-                { type: 'recordMakerRefund', params: signatureOfOutput },
-                { type: 'recordFailure', params: { reason: 'taker_cancelled' } },
-              ],
-            },
-            {
-              target: 'awaitingTakerExpiry',
-              actions: [
-                { type: 'recordMakerRefund', params: signatureOfOutput },
-                { type: 'recordFailure', params: { reason: 'maker_escrow_expired' } },
-              ],
-            },
-          ],
-          on: {
-            CHAIN_TIME_ADVANCED: {
-              guard: 'makerEscrowExpired',
-              target: 'refundingMakerEscrow',
-              actions: { type: 'recordFailure', params: { reason: 'maker_escrow_expired' } },
-            },
-          },
-        }),
-        takerRedeemLanded: {
-          description: 'Our redeem for the taker is final; the maker redeems once the watcher reports it.',
-          meta: { wakeAt: 'takerExpiry' },
-          on: refundTakerEscrowAtExpiry,
-        },
-        makerRedeeming: effectState('makerRedeeming', {
-          description:
-            'The preimage is on chain: the maker redeems the taker escrow before the taker expiry.',
-          meta: { wakeAt: 'takerExpiry' },
-          src: 'makerRedeem',
-          input: ({ context }) => ({ ...takerEscrowInput({ context }), preimage: knownPreimage(context) }),
-          onDone: [
-            {
-              guard: { type: 'endedPaid', params: endingOfOutput },
-              target: '#trade.redeemed',
-              actions: { type: 'recordMakerRedeem', params: signatureOfOutput },
-            },
-            {
-              // The taker escrow went back to the taker although the preimage was known: proven loss.
-              target: '#trade.refunded',
-              actions: [
-                { type: 'recordTakerRefund', params: signatureOfOutput },
-                { type: 'recordFailure', params: { reason: 'maker_missed_redeem', alert: true } },
-              ],
-            },
-          ],
-          on: refundTakerEscrowAtExpiry,
-        }),
-        refundingMakerEscrow: effectState('refundingMakerEscrow', {
-          description: 'The taker did not redeem in time: the maker takes its escrow back.',
-          src: 'makerRefund',
-          input: makerEscrowInput,
-          onDone: [
-            {
-              // The taker redeemed just in time: the maker redeems in turn.
-              guard: { type: 'endingRevealsPreimage', params: endingOfOutput },
-              target: 'makerRedeeming',
-              actions: { type: 'recordMakerEscrowPaid', params: endingOfOutput },
-            },
-            {
-              guard: { type: 'endedPaid', params: endingOfOutput },
-              target: 'takerRedeemLanded',
-              actions: {
-                type: 'recordTakerRedeem',
-                params: ({ event }) => ({
-                  signature: event.output.kind === 'paid' ? event.output.signature : '',
-                }),
+              on: {
+                CHAIN_TIME_ADVANCED: {
+                  guard: 'makerEscrowExpired',
+                  target: '#trade.initiated.unwinding.refundingMakerEscrow',
+                  actions: { type: 'recordFailure', params: { reason: 'maker_escrow_expired' } },
+                },
               },
+            }),
+            takerRedeemLanded: {
+              description:
+                'Our redeem for the taker is final; the maker redeems once the watcher reports it.',
+              meta: { wakeAt: 'takerExpiry' },
+              on: refundTakerEscrowAtExpiry,
             },
-            {
-              guard: { type: 'endedCancelled', params: endingOfOutput },
-              target: 'releasingTaker',
-              actions: [
-                { type: 'recordMakerRefund', params: signatureOfOutputIfAny },
-                { type: 'recordFailure', params: { reason: 'taker_cancelled' } },
+            makerRedeeming: effectState('makerRedeeming', {
+              description:
+                'The preimage is on chain: the maker redeems the taker escrow before the taker expiry.',
+              meta: { wakeAt: 'takerExpiry' },
+              src: 'makerRedeem',
+              input: makerRedeemInput,
+              onDone: [
+                {
+                  guard: { type: 'endedPaid', params: endingOfOutput },
+                  target: '#trade.redeemed',
+                  actions: { type: 'recordMakerRedeem', params: signatureOfOutput },
+                },
+                {
+                  // The taker escrow went back to the taker although the preimage was known: proven loss.
+                  target: '#trade.refunded',
+                  actions: [
+                    { type: 'recordTakerRefund', params: signatureOfOutput },
+                    { type: 'recordFailure', params: { reason: 'maker_missed_redeem', alert: true } },
+                  ],
+                },
               ],
-            },
-            {
-              target: 'awaitingTakerExpiry',
-              actions: { type: 'recordMakerRefund', params: signatureOfOutputIfAny },
-            },
-          ],
-        }),
-        awaitingTakerExpiry: {
-          description: 'Maker escrow refunded; the taker escrow returns to the taker at its expiry.',
-          meta: { wakeAt: 'takerExpiry' },
-          on: refundTakerEscrowAtExpiry,
+              on: refundTakerEscrowAtExpiry,
+            }),
+          },
         },
-        refundingTakerEscrow: effectState('refundingTakerEscrow', {
-          description: 'The runtime refunds the expired taker escrow to the taker.',
-          src: 'takerRefund',
-          input: takerEscrowInput,
-          onDone: [
-            {
-              // The maker's redeem landed after all.
-              guard: { type: 'endedPaid', params: endingOfOutput },
-              target: '#trade.redeemed',
-              actions: { type: 'recordMakerRedeem', params: signatureOfOutput },
-            },
-            {
-              guard: 'takerWasPaid',
-              target: '#trade.refunded',
-              actions: [
-                { type: 'recordTakerRefund', params: signatureOfOutput },
-                { type: 'recordFailure', params: { reason: 'maker_missed_redeem', alert: true } },
+
+        // ── unwinding: no swap; each side's funds go back ────────────────────────────────────────
+        unwinding: {
+          description:
+            'No swap: the maker escrow goes back to the maker (if it was ever funded) and the taker escrow to the taker, by the maker’s cancel or at its expiry.',
+          initial: 'releasingTaker',
+          states: {
+            refundingMakerEscrow: effectState('refundingMakerEscrow', {
+              description: 'The taker did not redeem in time: the maker takes its escrow back.',
+              src: 'makerRefund',
+              input: makerEscrowInput,
+              onDone: [
+                {
+                  // The taker redeemed just in time: the maker redeems in turn.
+                  guard: { type: 'endingRevealsPreimage', params: endingOfOutput },
+                  target: '#trade.initiated.redeeming.makerRedeeming',
+                  actions: { type: 'recordMakerEscrowPaid', params: endingOfOutput },
+                },
+                {
+                  guard: { type: 'endedPaid', params: endingOfOutput },
+                  target: '#trade.initiated.redeeming.takerRedeemLanded',
+                  actions: { type: 'recordTakerRedeem', params: signatureOfOutput },
+                },
+                {
+                  guard: { type: 'endedCancelled', params: endingOfOutput },
+                  target: 'releasingTaker',
+                  actions: [
+                    { type: 'recordMakerRefund', params: signatureOfOutput },
+                    { type: 'recordFailure', params: { reason: 'taker_cancelled' } },
+                  ],
+                },
+                {
+                  target: 'awaitingTakerExpiry',
+                  actions: { type: 'recordMakerRefund', params: signatureOfOutput },
+                },
               ],
+            }),
+            awaitingTakerExpiry: {
+              description: 'Maker escrow refunded; the taker escrow returns to the taker at its expiry.',
+              meta: { wakeAt: 'takerExpiry' },
+              on: refundTakerEscrowAtExpiry,
             },
-            {
-              target: '#trade.refunded',
-              actions: { type: 'recordTakerRefund', params: signatureOfOutput },
-            },
-          ],
-        }),
-        releasingTaker: effectState('releasingTaker', {
-          description: 'The maker cannot serve and no maker lock can land: cancel releases the taker now.',
-          src: 'makerCancel',
-          input: takerEscrowInput,
-          onDone: takerEscrowEnded({ paid: '#trade.redeemed', returned: '#trade.refunded' }),
-        }),
+            refundingTakerEscrow: effectState('refundingTakerEscrow', {
+              description: 'The runtime refunds the expired taker escrow to the taker.',
+              src: 'takerRefund',
+              input: takerEscrowInput,
+              onDone: [
+                {
+                  // The maker's redeem landed after all.
+                  guard: { type: 'endedPaid', params: endingOfOutput },
+                  target: '#trade.redeemed',
+                  actions: { type: 'recordMakerRedeem', params: signatureOfOutput },
+                },
+                {
+                  guard: 'takerWasPaid',
+                  target: '#trade.refunded',
+                  actions: [
+                    { type: 'recordTakerRefund', params: signatureOfOutput },
+                    { type: 'recordFailure', params: { reason: 'maker_missed_redeem', alert: true } },
+                  ],
+                },
+                {
+                  target: '#trade.refunded',
+                  actions: { type: 'recordTakerRefund', params: signatureOfOutput },
+                },
+              ],
+            }),
+            releasingTaker: effectState('releasingTaker', {
+              description:
+                'The maker cannot serve and no maker lock can land: cancel releases the taker now.',
+              src: 'makerCancel',
+              input: takerEscrowInput,
+              onDone: takerEscrowEnded({ paid: '#trade.redeemed', returned: '#trade.refunded' }),
+            }),
+          },
+        },
       },
     },
 
@@ -669,27 +429,14 @@ export const tradeMachine = tradeSetup.createMachine({
               target: 'closingEscrows',
               actions: [
                 'recordMakerLockOfIntent',
-                {
-                  type: 'recordTakerRedeem',
-                  params: ({ event }) => ({
-                    signature: event.output.kind === 'paid' ? event.output.signature : '',
-                  }),
-                },
+                { type: 'recordTakerRedeem', params: signatureOfOutput },
                 { type: 'recordFailure', params: { reason: 'maker_missed_redeem', alert: true } },
               ],
             },
             {
               guard: { type: 'endedReturned', params: endingOfOutput },
               target: 'closingEscrows',
-              actions: [
-                'recordMakerLockOfIntent',
-                {
-                  type: 'recordMakerRefund',
-                  params: ({ event }) => ({
-                    signature: event.output.kind === 'returned' ? event.output.signature : null,
-                  }),
-                },
-              ],
+              actions: ['recordMakerLockOfIntent', { type: 'recordMakerRefund', params: signatureOfOutput }],
             },
             { target: 'closingEscrows', actions: 'markMakerLockLapsed' },
           ],
@@ -707,12 +454,12 @@ export const tradeMachine = tradeSetup.createMachine({
         TAKER_ESCROW_REFUNDED: {
           guard: 'takerEscrowHoldsFunds',
           target: '.released',
-          actions: { type: 'recordTakerRefund', params: ({ event }) => ({ signature: event.signature }) },
+          actions: { type: 'recordTakerRefund', params: signatureOfEvent },
         },
         TAKER_ESCROW_PAID: {
           guard: 'takerEscrowHoldsFunds',
           target: '.released',
-          actions: { type: 'recordMakerRedeem', params: ({ event }) => ({ signature: event.signature }) },
+          actions: { type: 'recordMakerRedeem', params: signatureOfEvent },
         },
       },
       states: {

@@ -55,12 +55,16 @@ function describeFailure(error: unknown): { message: string; at: number } {
   return { message, at };
 }
 
-/** A movement's signature added to the list (once), for actions that take it from an effect's ending. */
+/**
+ * A movement's signature added to the list (once); nothing when there is none (an effect that found its
+ * escrow never funded).
+ */
 const signed = (
   context: TradeContext,
   kind: TradeSignature['kind'],
-  signature: string,
-): Pick<TradeContext, 'signatures'> => ({ signatures: withSignature(context.signatures, kind, signature) });
+  signature: string | null,
+): Partial<Pick<TradeContext, 'signatures'>> =>
+  signature === null ? {} : { signatures: withSignature(context.signatures, kind, signature) };
 
 export const tradeSetup = setup({
   types: {
@@ -280,7 +284,7 @@ export const tradeSetup = setup({
     markMakerLockLapsed: assign(({ context }) => ({
       makerLockIntent: context.makerLockIntent && { ...context.makerLockIntent, lapsed: true },
     })),
-    recordMakerLock: assign(({ context }, params: { signature: string }) =>
+    recordMakerLock: assign(({ context }, params: { signature: string | null }) =>
       signed(context, 'maker_lock', params.signature),
     ),
     /** A maker escrow found on chain can only come from the intent (its address is unique to the trade). */
@@ -293,7 +297,7 @@ export const tradeSetup = setup({
       assertEvent(event, 'REDEEM_REQUESTED');
       return { preimage: event.preimage, redeemRequested: true };
     }),
-    recordTakerRedeem: assign(({ context }, params: { signature: string }) =>
+    recordTakerRedeem: assign(({ context }, params: { signature: string | null }) =>
       signed(context, 'taker_redeem', params.signature),
     ),
     recordMakerEscrowRedeemed: assign(({ context, event }) => {
@@ -314,13 +318,13 @@ export const tradeSetup = setup({
           }
         : {},
     ),
-    recordMakerRedeem: assign(({ context }, params: { signature: string }) =>
+    recordMakerRedeem: assign(({ context }, params: { signature: string | null }) =>
       signed(context, 'maker_redeem', params.signature),
     ),
     recordMakerRefund: assign(({ context }, params: { signature: string | null }) =>
-      params.signature === null ? {} : signed(context, 'maker_refund', params.signature),
+      signed(context, 'maker_refund', params.signature),
     ),
-    recordTakerRefund: assign(({ context }, params: { signature: string }) =>
+    recordTakerRefund: assign(({ context }, params: { signature: string | null }) =>
       signed(context, 'taker_refund', params.signature),
     ),
     recordRefundRequest: assign({ refundRequested: true }),

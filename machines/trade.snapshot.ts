@@ -4,8 +4,9 @@
 import { initialTransition, type StateValue } from 'xstate';
 import type { SettlementStatus } from '../src/vocabulary/index.ts';
 import { FINAL_SETTLEMENT_STATUSES, sameHash32 } from '../src/vocabulary/index.ts';
+import { initialContext } from './trade.context.ts';
 import { stateFacts, type TradeSnapshotLike } from './trade.deadlines.ts';
-import { initialContext, tradeMachine } from './trade.machine.ts';
+import { tradeMachine } from './trade.machine.ts';
 import type { TradeCommand, TradeInput } from './trade.types.ts';
 
 let initialTemplate: Record<string, unknown> | null = null;
@@ -25,7 +26,10 @@ export function initialSnapshot(input: TradeInput): TradeSnapshotLike {
   return { ...initialTemplate, context: initialContext(input) } as unknown as TradeSnapshotLike;
 }
 
-/** The path of a state value: `{ initiated: 'makerLocked' }` → `['initiated', 'makerLocked']` (no parallel states). */
+/**
+ * The path of a state value: `{ initiated: { redeeming: 'makerLocked' } }` →
+ * `['initiated', 'redeeming', 'makerLocked']` (no parallel states).
+ */
 function statePath(value: StateValue): string[] {
   if (typeof value === 'string') return [value];
   return Object.entries(value).flatMap(([key, child]) => [key, ...statePath(child as StateValue)]);
@@ -36,7 +40,7 @@ export function settlementStatusOf(snapshot: Pick<TradeSnapshotLike, 'value'>): 
   return statePath(snapshot.value)[0] as SettlementStatus;
 }
 
-/** The full state path, e.g. `initiated.makerLocked`. */
+/** The full state path, e.g. `initiated.redeeming.makerLocked`. */
 export function substateOf(snapshot: Pick<TradeSnapshotLike, 'value'>): string {
   return statePath(snapshot.value).join('.');
 }
@@ -126,9 +130,12 @@ export function commandOutcome(snapshot: TradeSnapshotLike, command: HttpCommand
 /**
  * Substates that redeem an escrow with a preimage already known (the maker's redeem of the taker escrow, a
  * redeem for the taker): the taker's expiry runs against them, so they act first when the chain answers
- * again after an outage.
+ * again after an outage. A trade's record names the substate its last transition was stored in, so one
+ * stored by machine version 4 names it by the flat path until the trade moves again.
  */
 const REDEEMING_WITH_PREIMAGE: ReadonlySet<string> = new Set([
+  'initiated.redeeming.makerRedeeming',
+  'initiated.redeeming.redeemingForTaker',
   'initiated.makerRedeeming',
   'initiated.redeemingForTaker',
 ]);

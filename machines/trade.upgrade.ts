@@ -6,6 +6,24 @@ import type { LockSubmission } from './trade.types.ts';
 
 type Step = (snapshot: TradeSnapshotLike) => TradeSnapshotLike;
 
+/** Version 4's flat substates of initiated, by the phase version 5 holds each in. */
+export const PHASE_OF_V4_INITIATED: Readonly<Record<string, 'locking' | 'redeeming' | 'unwinding'>> = {
+  assessing: 'locking',
+  deciding: 'locking',
+  signingSourcing: 'locking',
+  sendingSourcing: 'locking',
+  signingMakerLock: 'locking',
+  sendingMakerLock: 'locking',
+  makerLocked: 'redeeming',
+  redeemingForTaker: 'redeeming',
+  takerRedeemLanded: 'redeeming',
+  makerRedeeming: 'redeeming',
+  refundingMakerEscrow: 'unwinding',
+  awaitingTakerExpiry: 'unwinding',
+  refundingTakerEscrow: 'unwinding',
+  releasingTaker: 'unwinding',
+};
+
 /** From version n (the key) to n + 1. */
 const STEPS: Readonly<Record<number, Step>> = {
   // Version 2 kept an effect error without its attempt count and retry time: it counts as one failure,
@@ -34,6 +52,17 @@ const STEPS: Readonly<Record<number, Step>> = {
       sourced: snapshot.context.sourced ?? null,
     },
   }),
+  // Version 5 groups initiated's states into phases (locking, redeeming, unwinding); each keeps its name,
+  // so only the path to it changes. The context keeps its shape: where the older build named "no signature"
+  // with an empty string, its guards had already excluded that case, so no stored context holds one.
+  4: (snapshot) => {
+    const { value } = snapshot;
+    if (typeof value !== 'object' || typeof value.initiated !== 'string') return snapshot;
+    const phase = PHASE_OF_V4_INITIATED[value.initiated];
+    if (phase === undefined)
+      throw new Error(`snapshot of machine version 4 in unknown initiated.${value.initiated}`);
+    return { ...snapshot, value: { initiated: { [phase]: value.initiated } } };
+  },
 };
 
 export function upgradeSnapshot(version: number, snapshot: TradeSnapshotLike): TradeSnapshotLike {

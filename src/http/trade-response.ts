@@ -97,18 +97,18 @@ export function nextAction(
       return post('submit_lock', 'lock');
     case 'pending.lockSubmitted':
     case 'pending.lockSeen':
-    case 'initiated.assessing':
-    case 'initiated.deciding':
-    case 'initiated.signingMakerLock':
-    case 'initiated.sendingMakerLock':
+    case 'initiated.locking.assessing':
+    case 'initiated.locking.deciding':
+    case 'initiated.locking.signingMakerLock':
+    case 'initiated.locking.sendingMakerLock':
       return get('await_maker_lock');
-    case 'initiated.makerLocked':
+    case 'initiated.redeeming.makerLocked':
       // Past redeem_by the runtime reclaims the maker escrow first (it expires before the taker's); a refund
       // is offered once the machine takes it, in awaitingTakerExpiry.
       if (redeemBy !== null && chainNow < redeemBy && !context.redeemRequested)
         return post('redeem', 'redeem');
       return get('await_settlement');
-    case 'initiated.awaitingTakerExpiry':
+    case 'initiated.unwinding.awaitingTakerExpiry':
       return takerRefundable && !context.refundRequested ? post('refund', 'refund') : get('await_settlement');
     default:
       return get('await_settlement');

@@ -24,7 +24,7 @@
 
   // ── Chart ───────────────────────────────────────────────────────────────────────────────────────
 
-  /** Marks the state at `path` and all its ancestors active: `initiated.makerLocked` lights `initiated` too. */
+  /** Marks the state at `path` and its ancestors active: `initiated.redeeming.makerLocked` lights all three. */
   function setActive(path) {
     for (const node of chart.querySelectorAll('[data-state-active]'))
       node.removeAttribute('data-state-active');

@@ -448,7 +448,9 @@ describe('the swap page', () => {
     // The taker never redeems: the chain's clock passes the maker escrow's expiry, the runtime refunds it…
     await advanceChainTo(locked.maker_expires_at);
     await tickRuntime();
-    await page.waitForSelector(section('substate', 'initiated.awaitingTakerExpiry'), { timeout: 20_000 });
+    await page.waitForSelector(section('substate', 'initiated.unwinding.awaitingTakerExpiry'), {
+      timeout: 20_000,
+    });
     expect(await page.locator('#refund').isHidden()).toBe(true);
     await shot('maker-refunded');
     // …then the taker escrow's: the page offers the refund (it re-reads the trade, since only time changed).

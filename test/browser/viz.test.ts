@@ -41,7 +41,7 @@ async function openPage(query: string): Promise<{ page: Page; errors: string[] }
 describe('the machine visualiser', () => {
   let tradeId: string;
 
-  test('follows a live swap: the newest trade, initiated.makerLocked, then redeemed', async () => {
+  test('follows a live swap: the newest trade, initiated.redeeming.makerLocked, then redeemed', async () => {
     const { page, errors } = await openPage('');
     await page.waitForSelector('#live[data-live="open"]');
     expect(await page.locator('g.state').count()).toBeGreaterThan(30);
@@ -61,7 +61,7 @@ describe('the machine visualiser', () => {
 
     const locked = await taker.lock(tradeId, settlement.taker_lock_transaction.transaction_base64);
     expect(locked.statusCode, locked.body).toBe(202);
-    await page.waitForSelector(active('initiated.makerLocked'), { timeout: 15_000 });
+    await page.waitForSelector(active('initiated.redeeming.makerLocked'), { timeout: 15_000 });
     expect(await page.locator(active('initiated')).count()).toBe(1);
     expect(await page.locator(active('pending')).count()).toBe(0);
 
@@ -118,8 +118,8 @@ describe('the machine visualiser', () => {
       timeout: 20_000,
     });
     const seen = (await page.evaluate('window.seen')) as string[];
-    expect(seen).toEqual(expect.arrayContaining(['initiated.makerLocked', 'redeemed.closed']));
-    expect(seen.indexOf('initiated.makerLocked')).toBeLessThan(seen.indexOf('redeemed.closed'));
+    expect(seen).toEqual(expect.arrayContaining(['initiated.redeeming.makerLocked', 'redeemed.closed']));
+    expect(seen.indexOf('initiated.redeeming.makerLocked')).toBeLessThan(seen.indexOf('redeemed.closed'));
     expect(seen.at(-1)).toBe('redeemed.closed');
     expect(await page.locator(`#history li[data-index="${steps - 1}"]`).getAttribute('aria-current')).toBe(
       'step',

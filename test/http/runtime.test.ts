@@ -46,7 +46,7 @@ describe('runtime routes after a whole swap', () => {
     tradeId = settlement.trade_id;
     const locked = await taker.lock(tradeId, settlement.taker_lock_transaction.transaction_base64);
     expect(locked.statusCode, locked.body).toBe(202);
-    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
+    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
     expect((await taker.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage })).statusCode).toBe(
       202,
     );
@@ -167,7 +167,7 @@ describe('runtime routes after a whole swap', () => {
     const end = await get(`/v1/runtime/events?after=${rest.next_cursor}`);
     expect(end).toEqual({ events: [], next_cursor: rest.next_cursor });
     const mine = again.events.filter((e: { trade_id: string }) => e.trade_id === tradeId);
-    expect(mine.map((e: { substate: string }) => e.substate)).toContain('initiated.makerLocked');
+    expect(mine.map((e: { substate: string }) => e.substate)).toContain('initiated.redeeming.makerLocked');
     expect(mine[0]).toMatchObject({ type: 'SETTLEMENT_STARTED', run_id: service.runId, trade_id: tradeId });
   });
 
@@ -176,7 +176,7 @@ describe('runtime routes after a whole swap', () => {
     expect(body.id).toBe('trade');
     expect(body.initial).toBe('trade.pending');
     expect(body.states.map((s: { path: string }) => s.path)).toEqual(
-      expect.arrayContaining(['pending', 'initiated.makerLocked', 'redeemed.closed']),
+      expect.arrayContaining(['pending', 'initiated.redeeming.makerLocked', 'redeemed.closed']),
     );
     expect(body.transitions).toContainEqual(
       expect.objectContaining({
@@ -191,7 +191,7 @@ describe('runtime routes after a whole swap', () => {
   test('GET /v1/viz: the page with the chart, served from the process', async () => {
     const res = await service.app.inject('/v1/viz');
     expect(res.headers['content-type']).toContain('text/html');
-    expect(res.body).toContain('data-state="initiated.makerLocked"');
+    expect(res.body).toContain('data-state="initiated.redeeming.makerLocked"');
     expect(res.body).toContain('ABANDON [and(secretHashMatches, hasNoLockSignature)]');
     expect(res.body).not.toMatch(/<script[^>]+src=/);
     expect(res.body).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);

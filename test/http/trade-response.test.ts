@@ -85,7 +85,7 @@ const json = (view: TradeResponse) =>
 const AWAITING_LOCK = { pending: 'awaitingLock' };
 const LOCK_SUBMITTED = { pending: 'lockSubmitted' };
 const LOCK_SEEN = { pending: 'lockSeen' };
-const MAKER_LOCKED = { initiated: 'makerLocked' };
+const MAKER_LOCKED = { initiated: { redeeming: 'makerLocked' } };
 const REDEEMED_CLOSED = { redeemed: 'closed' };
 
 const tradePath = `/v1/trades/${TRADE_ID}`;
@@ -140,7 +140,7 @@ describe('renderTrade: every TradeResponse field of the interface, with its type
     [AWAITING_LOCK, 'pending'],
     [LOCK_SEEN, 'pending'],
     [MAKER_LOCKED, 'initiated'],
-    [{ initiated: 'redeemingForTaker' }, 'initiated'],
+    [{ initiated: { redeeming: 'redeemingForTaker' } }, 'initiated'],
     [REDEEMED_CLOSED, 'redeemed'],
     [{ refunded: 'settling' }, 'refunded'],
     [{ failed: 'noLock' }, 'failed'],
@@ -287,7 +287,7 @@ describe('renderTrade: every TradeResponse field of the interface, with its type
 describe('renderTrade: the extensions', () => {
   test('substate is the full state path', () => {
     expect(render(LOCK_SUBMITTED, lockSubmittedContext()).substate).toBe('pending.lockSubmitted');
-    expect(render(MAKER_LOCKED, makerLockedContext()).substate).toBe('initiated.makerLocked');
+    expect(render(MAKER_LOCKED, makerLockedContext()).substate).toBe('initiated.redeeming.makerLocked');
   });
 
   test('escrows, program id and lock deadline are shown from the start', () => {
@@ -330,7 +330,7 @@ describe('renderTrade: the extensions', () => {
   });
 
   test('before the maker locks there is no maker expiry and no redeem_by', () => {
-    const view = render({ initiated: 'deciding' }, takerLockedContext());
+    const view = render({ initiated: { locking: 'deciding' } }, takerLockedContext());
     expect(view.maker_expires_at).toBeNull();
     expect(view.redeem_by).toBeNull();
   });
@@ -343,7 +343,7 @@ describe('renderTrade: the extensions', () => {
   });
 
   test('hashlock is the commitment once the taker lock is on chain', () => {
-    expect(render({ initiated: 'assessing' }, takerLockedContext()).hashlock).toBe(SECRET_HASH);
+    expect(render({ initiated: { locking: 'assessing' } }, takerLockedContext()).hashlock).toBe(SECRET_HASH);
   });
 
   test.each([
@@ -384,10 +384,18 @@ describe('next_action: the taker front end’s next step', () => {
   test.each([
     ['pending.lockSubmitted', LOCK_SUBMITTED, lockSubmittedContext()],
     ['pending.lockSeen', LOCK_SEEN, lockSubmittedContext()],
-    ['initiated.assessing', { initiated: 'assessing' }, takerLockedContext()],
-    ['initiated.deciding', { initiated: 'deciding' }, takerLockedContext()],
-    ['initiated.signingMakerLock', { initiated: 'signingMakerLock' }, takerLockedContext()],
-    ['initiated.sendingMakerLock', { initiated: 'sendingMakerLock' }, takerLockedContext()],
+    ['initiated.locking.assessing', { initiated: { locking: 'assessing' } }, takerLockedContext()],
+    ['initiated.locking.deciding', { initiated: { locking: 'deciding' } }, takerLockedContext()],
+    [
+      'initiated.locking.signingMakerLock',
+      { initiated: { locking: 'signingMakerLock' } },
+      takerLockedContext(),
+    ],
+    [
+      'initiated.locking.sendingMakerLock',
+      { initiated: { locking: 'sendingMakerLock' } },
+      takerLockedContext(),
+    ],
   ] as const)('%s: wait for the maker lock by reading the trade', (_, value, context) => {
     expect(render(value, context).next_action).toEqual({
       type: 'await_maker_lock',
@@ -396,7 +404,7 @@ describe('next_action: the taker front end’s next step', () => {
     });
   });
 
-  describe('initiated.makerLocked', () => {
+  describe('initiated.redeeming.makerLocked', () => {
     const at = (chainNow: number, overrides: Partial<TradeContext> = {}) =>
       render(MAKER_LOCKED, makerLockedContext(overrides), { chainNow }).next_action;
 
@@ -422,9 +430,9 @@ describe('next_action: the taker front end’s next step', () => {
   });
 
   test.each([
-    ['redeemingForTaker', { initiated: 'redeemingForTaker' }],
-    ['takerRedeemLanded', { initiated: 'takerRedeemLanded' }],
-    ['makerRedeeming', { initiated: 'makerRedeeming' }],
+    ['redeemingForTaker', { initiated: { redeeming: 'redeemingForTaker' } }],
+    ['takerRedeemLanded', { initiated: { redeeming: 'takerRedeemLanded' } }],
+    ['makerRedeeming', { initiated: { redeeming: 'makerRedeeming' } }],
   ] as const)('initiated.%s: await settlement', (_, value) => {
     expect(render(value, redeemedContext(), { chainNow: T0 + 100 }).next_action?.type).toBe(
       'await_settlement',
@@ -457,7 +465,7 @@ describe('next_action: the taker front end’s next step', () => {
   // Once the maker escrow is reclaimed the taker escrow is still locked: its refund is offered from the
   // taker expiry on, once — exactly where the machine accepts REFUND_REQUESTED (tested below).
   describe('waiting out the taker expiry after the maker escrow is reclaimed', () => {
-    const value = { initiated: 'awaitingTakerExpiry' };
+    const value = { initiated: { unwinding: 'awaitingTakerExpiry' } };
     test('before the taker expiry: await settlement', () => {
       const view = render(value, makerLockedContext(), { chainNow: TAKER_EXPIRY - 1 });
       expect(view.next_action).toEqual({ type: 'await_settlement', method: 'GET', path: tradePath });
@@ -493,9 +501,9 @@ describe('next_action: the taker front end’s next step', () => {
 
   test('nextAction is the same function renderTrade uses', () => {
     const context = makerLockedContext();
-    expect(nextAction('initiated.makerLocked', false, context, T0 + 100, REDEEM_BY)).toEqual(
+    expect(nextAction('initiated.redeeming.makerLocked', false, context, T0 + 100, REDEEM_BY)).toEqual(
       render(MAKER_LOCKED, context, { chainNow: T0 + 100 }).next_action,
     );
-    expect(nextAction('initiated.makerLocked', true, context, T0 + 100, REDEEM_BY)).toBeUndefined();
+    expect(nextAction('initiated.redeeming.makerLocked', true, context, T0 + 100, REDEEM_BY)).toBeUndefined();
   });
 });

@@ -26,16 +26,16 @@ describe('the trade machine definition', () => {
     const ids = definition().states.map((s) => s.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(state('redeemed.closed')).toMatchObject({ type: 'final', tags: ['closed'] });
-    expect(state('initiated.assessing')).toMatchObject({
-      id: 'trade.initiated.assessing',
-      parent: 'trade.initiated',
+    expect(state('initiated.locking.assessing')).toMatchObject({
+      id: 'trade.initiated.locking.assessing',
+      parent: 'trade.initiated.locking',
       tags: ['effect'],
       invoke: [{ id: 'checkInventory', src: 'checkInventory' }],
     });
-    expect(state('initiated.makerLocked')?.description).toMatch(/redeem_by/);
-    expect(state('initiated.makerLocked')?.meta).toEqual({ wakeAt: 'makerExpiry' });
-    expect(state('initiated.deciding')?.meta).toBeNull();
-    expect(state('initiated.makerLocked')?.initial).toBeNull();
+    expect(state('initiated.redeeming.makerLocked')?.description).toMatch(/redeem_by/);
+    expect(state('initiated.redeeming.makerLocked')?.meta).toEqual({ wakeAt: 'makerExpiry' });
+    expect(state('initiated.locking.deciding')?.meta).toBeNull();
+    expect(state('initiated.redeeming.makerLocked')?.initial).toBeNull();
     // Resolving each path through the machine proves the ids are real.
     for (const s of definition().states.filter((x) => x.type === 'atomic' || x.type === 'final')) {
       expect(tradeMachine.getStateNodeById(s.id).id).toBe(s.id);
@@ -63,34 +63,40 @@ describe('the trade machine definition', () => {
   });
 
   test('invoked actors settle through done and error transitions; params guards show their type', () => {
-    const done = from('initiated.sendingMakerLock').filter((t) => t.kind === 'done');
+    const done = from('initiated.locking.sendingMakerLock').filter((t) => t.kind === 'done');
     expect(done.map((t) => [t.actor, t.guard, t.targets])).toEqual([
-      ['makerLock', 'makerLockLanded', ['trade.initiated.makerLocked']],
-      ['makerLock', 'makerLockMaySignAgain', ['trade.initiated.signingMakerLock']],
-      ['makerLock', null, ['trade.initiated.releasingTaker']],
+      ['makerLock', 'makerLockLanded', ['trade.initiated.redeeming.makerLocked']],
+      ['makerLock', 'makerLockMaySignAgain', ['trade.initiated.locking.signingMakerLock']],
+      ['makerLock', null, ['trade.initiated.unwinding.releasingTaker']],
     ]);
-    const error = from('initiated.sendingMakerLock').find((t) => t.kind === 'error');
+    const error = from('initiated.locking.sendingMakerLock').find((t) => t.kind === 'error');
     expect(error).toMatchObject({ targets: [], actions: ['recordEffectError'] });
     // The retry is the runtime's RETRY_EFFECT, re-entering the state once it is due.
-    const retry = from('initiated.sendingMakerLock').find((t) => t.event === 'RETRY_EFFECT');
+    const retry = from('initiated.locking.sendingMakerLock').find((t) => t.event === 'RETRY_EFFECT');
     expect(retry).toMatchObject({
-      targets: ['trade.initiated.sendingMakerLock'],
+      targets: ['trade.initiated.locking.sendingMakerLock'],
       guard: 'effectRetryDue',
       reenter: true,
       actions: ['markRetryRunning'],
     });
-    expect(state('initiated.sendingMakerLock')?.exit).toEqual(['forgetEffectFailure']);
+    expect(state('initiated.locking.sendingMakerLock')?.exit).toEqual(['forgetEffectFailure']);
   });
 
   test('the Mermaid diagram nests states and labels transitions EVENT [guard]', () => {
     const mermaid = toMermaid(definition());
     expect(mermaid.startsWith('stateDiagram-v2\n')).toBe(true);
     expect(mermaid).toContain('state initiated {');
+    expect(mermaid).toContain('    state initiated_redeeming {');
     expect(mermaid).toContain(
-      'initiated_makerLocked --> initiated_redeemingForTaker : REDEEM_REQUESTED [and(preimageMatchesSecretHash, makerLockIsFinal, redeemWindowOpen)]',
+      'initiated_redeeming_makerLocked --> initiated_redeeming_redeemingForTaker : REDEEM_REQUESTED [and(preimageMatchesSecretHash, makerLockIsFinal, redeemWindowOpen)]',
     );
     // A transition leaving its composite is drawn at the level that holds both ends.
-    expect(mermaid).toMatch(/^ {2}initiated_makerRedeeming --> redeemed : done makerRedeem \[endedPaid\]$/m);
+    expect(mermaid).toMatch(
+      /^ {2}initiated_redeeming_makerRedeeming --> redeemed : done makerRedeem \[endedPaid\]$/m,
+    );
+    expect(mermaid).toMatch(
+      /^ {4}initiated_redeeming_makerLocked --> initiated_unwinding_refundingMakerEscrow : CHAIN_TIME_ADVANCED \[makerEscrowExpired\]$/m,
+    );
   });
 });
 

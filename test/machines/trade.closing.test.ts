@@ -25,7 +25,7 @@ async function refundedWhileTheMakerLockIsInFlight(makerRefund: FakeEffects['mak
   const inFlight = deferred<MakerLockOutput>();
   const trade = startTrade({ makerLock: () => inFlight.promise, makerRefund });
   trade.actor.send(finalizedLock());
-  await reach(trade.actor, 'initiated.sendingMakerLock');
+  await reach(trade.actor, 'initiated.locking.sendingMakerLock');
   trade.actor.send(refundedToTaker);
   return trade;
 }
@@ -34,7 +34,7 @@ describe('the taker escrow is refunded while the maker escrow may hold funds', (
   it('a landed maker lock is refunded to the maker before the trade closes', async () => {
     const { actor, calls } = startTrade();
     actor.send(finalizedLock());
-    await reach(actor, 'initiated.makerLocked');
+    await reach(actor, 'initiated.redeeming.makerLocked');
     actor.send(refundedToTaker);
     const done = await reach(actor, 'refunded.closed');
     expect(calls.makerRefund).toHaveLength(1);
@@ -78,9 +78,9 @@ describe('the taker escrow is refunded while the maker escrow may hold funds', (
   it('a maker escrow already redeemed for the taker is not refunded again', async () => {
     const { actor, calls } = startTrade({ makerRedeem: () => new Promise(() => {}) });
     actor.send(finalizedLock());
-    await reach(actor, 'initiated.makerLocked');
+    await reach(actor, 'initiated.redeeming.makerLocked');
     actor.send({ type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: PREIMAGE });
-    await reach(actor, 'initiated.makerRedeeming');
+    await reach(actor, 'initiated.redeeming.makerRedeeming');
     actor.send(refundedToTaker);
     await waitFor(actor, (s) => s.hasTag('closed'), { timeout: 1_000 });
     expect(calls.makerRefund).toEqual([]);
@@ -89,9 +89,9 @@ describe('the taker escrow is refunded while the maker escrow may hold funds', (
   it('a maker escrow already returned to the maker is not refunded again, only closed', async () => {
     const { actor, calls } = startTrade();
     actor.send(finalizedLock());
-    await reach(actor, 'initiated.makerLocked');
+    await reach(actor, 'initiated.redeeming.makerLocked');
     actor.send({ type: 'MAKER_ESCROW_RETURNED', signature: SIG.makerRefund, how: 'refunded' });
-    await reach(actor, 'initiated.awaitingTakerExpiry');
+    await reach(actor, 'initiated.unwinding.awaitingTakerExpiry');
     actor.send(refundedToTaker);
     const done = await reach(actor, 'refunded.closed');
     expect(calls.makerRefund).toEqual([]);

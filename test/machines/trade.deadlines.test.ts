@@ -70,7 +70,7 @@ describe('nextDeadline', () => {
     retryAt,
   });
   const redeeming = (effectError: EffectErrorInfo | null) => ({
-    value: { initiated: 'redeemingForTaker' },
+    value: { initiated: { redeeming: 'redeemingForTaker' } },
     context: context({ effectError }),
   });
 
@@ -88,7 +88,7 @@ describe('nextDeadline', () => {
 
   it('is the retry time in a state that declares no deadline, and null without one', () => {
     const releasing = (effectError: EffectErrorInfo | null) => ({
-      value: { initiated: 'releasingTaker' },
+      value: { initiated: { unwinding: 'releasingTaker' } },
       context: context({ effectError: effectError && { ...effectError, effect: 'makerCancel' } }),
     });
     expect(nextDeadline(releasing(null))).toBeNull();

@@ -82,7 +82,7 @@ describe('effect inputs and the signatures kept from their answers', () => {
   it('swap: inventory, sign, send, redeem for the taker, maker redeem, close', async () => {
     const { actor, calls } = startTrade();
     actor.send(finalizedLock());
-    const locked = await reach(actor, 'initiated.makerLocked');
+    const locked = await reach(actor, 'initiated.redeeming.makerLocked');
     expect(calls.checkInventory).toEqual([
       {
         tradeId: input.tradeId,
@@ -109,7 +109,7 @@ describe('effect inputs and the signatures kept from their answers', () => {
     expect(calls.makerLock).toEqual([{ tradeId: input.tradeId, makerEscrow: input.makerEscrow, intent }]);
 
     actor.send({ ...redeemRequest(REDEEM_BY - 1), preimage: preimageFromBytes(Buffer.alloc(32, 0xef)) });
-    const landed = await reach(actor, 'initiated.takerRedeemLanded');
+    const landed = await reach(actor, 'initiated.redeeming.takerRedeemLanded');
     expect(landed.context.signatures[2]).toEqual({ kind: 'taker_redeem', signature: SIG.takerRedeem });
     expect(calls.takerRedeem).toEqual([{ ...makerEscrowRefund, preimage: 'ef'.repeat(32) }]);
 
@@ -128,9 +128,9 @@ describe('effect inputs and the signatures kept from their answers', () => {
   it('no redeem: the maker refunds its escrow at its expiry, the runtime refunds the taker at the taker expiry', async () => {
     const { actor, calls } = startTrade();
     actor.send(finalizedLock());
-    await reach(actor, 'initiated.makerLocked');
+    await reach(actor, 'initiated.redeeming.makerLocked');
     actor.send(chainTime(MAKER_EXPIRY));
-    await reach(actor, 'initiated.awaitingTakerExpiry');
+    await reach(actor, 'initiated.unwinding.awaitingTakerExpiry');
     expect(calls.makerRefund).toEqual([makerEscrowRefund]);
     actor.send(chainTime(TAKER_EXPIRY));
     const done = await reach(actor, 'refunded.closed');
@@ -144,7 +144,7 @@ describe('effect inputs and the signatures kept from their answers', () => {
   it('the taker refunds itself while the maker escrow is funded: the maker reclaims, then closes', async () => {
     const { actor, calls } = startTrade();
     actor.send(finalizedLock());
-    await reach(actor, 'initiated.makerLocked');
+    await reach(actor, 'initiated.redeeming.makerLocked');
     actor.send({ type: 'TAKER_ESCROW_REFUNDED', signature: 'sig-wallet-refund' });
     const done = await reach(actor, 'refunded.closed');
     expect(calls.makerRefund).toEqual([makerEscrowRefund]);
@@ -214,7 +214,7 @@ describe('effect inputs and the signatures kept from their answers', () => {
       retryAt: DECIDED_AT + effectRetryDelay(1, input.tradeId),
     });
     actor.send({ type: 'RETRY_EFFECT', now: DECIDED_AT + 1 });
-    const locked = await reach(actor, 'initiated.makerLocked');
+    const locked = await reach(actor, 'initiated.redeeming.makerLocked');
     expect(calls.checkInventory).toHaveLength(2);
     expect(locked.context.effectError).toBeNull();
   });
@@ -247,14 +247,14 @@ describe('effect retries', () => {
       makerRefund: () => (++refundAttempts === 1 ? refund.promise : returned(SIG.makerRefund)),
     });
     actor.send(finalizedLock());
-    await reach(actor, 'initiated.makerLocked');
+    await reach(actor, 'initiated.redeeming.makerLocked');
     actor.send(redeemRequest(REDEEM_BY - 1));
     const redeemFailed = await effectFailed(actor);
     const redeemRetryAt = redeemFailed.context.effectError?.retryAt ?? 0;
     expect(redeemRetryAt).toBe(MAKER_EXPIRY - 20 + 1);
 
     actor.send(chainTime(MAKER_EXPIRY));
-    const refunding = await reach(actor, 'initiated.refundingMakerEscrow');
+    const refunding = await reach(actor, 'initiated.unwinding.refundingMakerEscrow');
     expect(refunding.context.effectError).toBeNull();
     // The redeem's retry time has passed, but nothing is failing any more: nothing is retried.
     expect(refunding.can({ type: 'RETRY_EFFECT', now: MAKER_EXPIRY })).toBe(false);
@@ -271,7 +271,7 @@ describe('effect retries', () => {
     actor.send({ type: 'RETRY_EFFECT', now: MAKER_EXPIRY + 10 });
     expect(calls.makerRefund).toHaveLength(1);
     actor.send({ type: 'RETRY_EFFECT', now: MAKER_EXPIRY + 11 });
-    await reach(actor, 'initiated.awaitingTakerExpiry');
+    await reach(actor, 'initiated.unwinding.awaitingTakerExpiry');
     expect(calls.makerRefund).toHaveLength(2);
     expect(calls.takerRedeem).toHaveLength(1);
   });

@@ -111,7 +111,7 @@ const EFFECT_ENDINGS: [string, Route][] = [
     route(
       'redeemingForTaker',
       done('takerRedeem', paid(SIG.takerRedeem, PREIMAGE)),
-      'initiated.takerRedeemLanded',
+      'initiated.redeeming.takerRedeemLanded',
       {
         records: [['taker_redeem', SIG.takerRedeem]],
       },
@@ -122,7 +122,7 @@ const EFFECT_ENDINGS: [string, Route][] = [
     route(
       'redeemingForTaker',
       done('takerRedeem', returned(SIG.makerEscrowCancel, 'cancelled')),
-      'initiated.releasingTaker',
+      'initiated.unwinding.releasingTaker',
       { failureReason: 'taker_cancelled', records: [['maker_refund', SIG.makerEscrowCancel]] },
     ),
   ],
@@ -131,7 +131,7 @@ const EFFECT_ENDINGS: [string, Route][] = [
     route(
       'redeemingForTaker',
       done('takerRedeem', returned(SIG.makerRefund)),
-      'initiated.awaitingTakerExpiry',
+      'initiated.unwinding.awaitingTakerExpiry',
       {
         failureReason: 'maker_escrow_expired',
         records: [['maker_refund', SIG.makerRefund]],
@@ -158,7 +158,7 @@ const EFFECT_ENDINGS: [string, Route][] = [
     route(
       'refundingMakerEscrow',
       done('makerRefund', paid(SIG.takerRedeem, PREIMAGE)),
-      'initiated.makerRedeeming',
+      'initiated.redeeming.makerRedeeming',
       {
         failureReason: 'maker_escrow_expired',
         records: [['taker_redeem', SIG.takerRedeem]],
@@ -167,17 +167,22 @@ const EFFECT_ENDINGS: [string, Route][] = [
   ],
   [
     'refundingMakerEscrow: the taker redeemed, the preimage no longer shown → wait for it as after our redeem',
-    route('refundingMakerEscrow', done('makerRefund', paid(SIG.takerRedeem)), 'initiated.takerRedeemLanded', {
-      failureReason: 'maker_escrow_expired',
-      records: [['taker_redeem', SIG.takerRedeem]],
-    }),
+    route(
+      'refundingMakerEscrow',
+      done('makerRefund', paid(SIG.takerRedeem)),
+      'initiated.redeeming.takerRedeemLanded',
+      {
+        failureReason: 'maker_escrow_expired',
+        records: [['taker_redeem', SIG.takerRedeem]],
+      },
+    ),
   ],
   [
     'refundingMakerEscrow: the taker cancelled it first → the maker releases the taker escrow',
     route(
       'refundingMakerEscrow',
       done('makerRefund', returned(SIG.makerEscrowCancel, 'cancelled')),
-      'initiated.releasingTaker',
+      'initiated.unwinding.releasingTaker',
       { failureReason: 'taker_cancelled', records: [['maker_refund', SIG.makerEscrowCancel]] },
     ),
   ],
@@ -186,7 +191,7 @@ const EFFECT_ENDINGS: [string, Route][] = [
     route(
       'refundingMakerEscrow',
       done('makerRefund', returned(SIG.makerRefund)),
-      'initiated.awaitingTakerExpiry',
+      'initiated.unwinding.awaitingTakerExpiry',
       {
         failureReason: 'maker_escrow_expired',
         records: [['maker_refund', SIG.makerRefund]],
@@ -324,7 +329,7 @@ const CHAIN_FACTS: [string, Route][] = [
     route(
       'makerLocked',
       { type: 'MAKER_ESCROW_RETURNED', signature: SIG.makerEscrowCancel, how: 'cancelled' },
-      'initiated.releasingTaker',
+      'initiated.unwinding.releasingTaker',
       { failureReason: 'taker_cancelled', records: [['maker_refund', SIG.makerEscrowCancel]] },
     ),
   ],
@@ -333,7 +338,7 @@ const CHAIN_FACTS: [string, Route][] = [
     route(
       'redeemingForTaker',
       { type: 'MAKER_ESCROW_RETURNED', signature: SIG.makerRefund, how: 'refunded' },
-      'initiated.awaitingTakerExpiry',
+      'initiated.unwinding.awaitingTakerExpiry',
       { failureReason: 'maker_escrow_expired', records: [['maker_refund', SIG.makerRefund]] },
     ),
   ],
@@ -345,7 +350,7 @@ const CHAIN_FACTS: [string, Route][] = [
   ],
   [
     'the taker escrow paid the maker before the taker was paid → recorded, the trade carries on',
-    route('makerLocked', takerEscrowPaid, 'initiated.makerLocked', {
+    route('makerLocked', takerEscrowPaid, 'initiated.redeeming.makerLocked', {
       records: [['maker_redeem', SIG.makerRedeem]],
     }),
   ],
@@ -405,7 +410,7 @@ describe('alerts only on proven loss', () => {
       [AT.makerRedeeming, { type: 'REFUND_REQUESTED', now: TAKER_EXPIRY }],
     ] as const) {
       const refunding = step(drive(from), to);
-      expect(substateOf(refunding)).toBe('initiated.refundingTakerEscrow');
+      expect(substateOf(refunding)).toBe('initiated.unwinding.refundingTakerEscrow');
       expect([refunding.context.failureReason, refunding.context.alert]).toEqual([null, false]);
     }
   });
@@ -423,7 +428,7 @@ describe('alerts only on proven loss', () => {
   it('a refund reported after the taker escrow was recorded paid to the maker is refused, so no false alert', () => {
     const paidFirst = step(drive(AT.makerLocked), takerEscrowPaid);
     const seen = step(paidFirst, makerEscrowRedeemed);
-    expect(substateOf(seen)).toBe('initiated.makerRedeeming');
+    expect(substateOf(seen)).toBe('initiated.redeeming.makerRedeeming');
     const refund = { type: 'TAKER_ESCROW_REFUNDED', signature: SIG.takerRefund } as const;
     expect(seen.can(refund)).toBe(false);
     expect(step(seen, refund).context).toEqual(seen.context);
@@ -443,7 +448,7 @@ describe('chain facts are taken only while the escrow they report on holds funds
       how: 'cancelled',
     } as const;
     const sending = drive(TO_MAKER_LOCKED.slice(0, 3));
-    expect(substateOf(sending)).toBe('initiated.sendingMakerLock');
+    expect(substateOf(sending)).toBe('initiated.locking.sendingMakerLock');
     for (const s of [sending, drive(AT.takerRedeemLanded), drive(AT.awaitingTakerExpiry)]) {
       expect(s.can(cancelled), substateOf(s)).toBe(false);
     }
@@ -453,9 +458,9 @@ describe('chain facts are taken only while the escrow they report on holds funds
   it('the taker’s redeem of the maker escrow, seen while the maker lock is being sent, records that lock too', () => {
     // A process killed after the lock landed and before recording it: the new one sees the escrow redeemed.
     const sending = drive(TO_MAKER_LOCKED.slice(0, 3));
-    expect(substateOf(sending)).toBe('initiated.sendingMakerLock');
+    expect(substateOf(sending)).toBe('initiated.locking.sendingMakerLock');
     const redeeming = step(sending, makerEscrowRedeemed);
-    expect(substateOf(redeeming)).toBe('initiated.makerRedeeming');
+    expect(substateOf(redeeming)).toBe('initiated.redeeming.makerRedeeming');
     expect(redeeming.context.signatures).toContainEqual({ kind: 'maker_lock', signature: SIG.makerLock });
     expect(kinds(redeeming)).toEqual(['taker_lock', 'maker_lock', 'taker_redeem']);
     // Once recorded by the lock's own effect, it is not recorded twice.
@@ -472,12 +477,12 @@ describe('chain facts are taken only while the escrow they report on holds funds
   it('the maker never locks against a taker escrow already paid out: it releases, and the release finds it paid', () => {
     const assessing = drive([finalizedLock()]);
     const paidFirst = step(assessing, takerEscrowPaid);
-    expect(substateOf(paidFirst)).toBe('initiated.assessing');
+    expect(substateOf(paidFirst)).toBe('initiated.locking.assessing');
     const decided = step(
       paidFirst,
       done('checkInventory', { available: true, now: DECIDED_AT, price: null }),
     );
-    expect(substateOf(decided)).toBe('initiated.releasingTaker');
+    expect(substateOf(decided)).toBe('initiated.unwinding.releasingTaker');
     expect(decided.context.makerLockIntent).toBeNull();
     const redeemed = step(decided, done('makerCancel', paid(SIG.makerRedeem, PREIMAGE)));
     expect(substateOf(redeemed)).toBe('redeemed.closingEscrows');

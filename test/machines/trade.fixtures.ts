@@ -167,7 +167,7 @@ export function drive(events: readonly AnyTradeEvent[], input = tradeInput()): T
 /** The done event of the effect `id` with its output. */
 export const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as const;
 
-/** From the start to initiated.makerLocked: the taker's final lock, then the maker's check, signing and lock. */
+/** From the start to initiated.redeeming.makerLocked: the taker's final lock, then the maker's check, signing and lock. */
 export const TO_MAKER_LOCKED: AnyTradeEvent[] = [
   finalizedLock(),
   done('checkInventory', { available: true, now: DECIDED_AT, price: null }),
@@ -280,7 +280,7 @@ export function persistAndRestore(actor: TradeActor, machine: ReturnType<typeof 
   return createActor(machine, { snapshot: persisted, input: persisted.context as TradeInput }).start();
 }
 
-/** Waits until the actor's state matches `path` (e.g. 'initiated.makerLocked'). */
+/** Waits until the actor's state matches `path` (e.g. 'initiated.redeeming.makerLocked'). */
 export function reach(actor: TradeActor, path: string): Promise<TradeSnapshot> {
   const value = path
     .split('.')

@@ -51,8 +51,9 @@ import {
 } from './trade.fixtures.ts';
 
 /**
- * The walk's trade sources part of its output just in time (its quote said so): every state of the machine
- * is reachable from it — a trade whose inventory covers it locks without sourcing, as one without a plan.
+ * The walk runs twice: a trade whose quote sourced part of its output just in time (it always buys that part
+ * before it locks), and one without a plan (it locks from inventory). Every state is reached by the first;
+ * the second walks the lock from inventory, with contexts that never saw a sourcing step.
  */
 const SOURCING_PLAN = {
   sellMint: 'InputMint11111111111111111111111111111111',
@@ -61,6 +62,7 @@ const SOURCING_PLAN = {
   minBuyRaw: '3000000000000000000',
 };
 const input = tradeInput({ sourcing: SOURCING_PLAN });
+const inventoryInput = tradeInput();
 const FOREIGN_EXPIRY = TAKER_EXPIRY + 600;
 const UPPER_PREIMAGE = 'EF'.repeat(32);
 /** The chain time the walk's effects fail at: their retries are scheduled from it. */
@@ -319,19 +321,22 @@ const notBare = (_: TradeSnapshot, event: TradeEvent) => Object.keys(event).leng
 
 /** The walk runs while the file is collected; a machine it cannot walk must still fail a test, below. */
 let walkError: unknown = null;
-const paths = (() => {
+const walk = (from: typeof input, label: string) => {
   try {
-    return getShortestPaths(tradeMachine, { input, events: possibleEvents, filterEvents: notBare });
+    return getShortestPaths(tradeMachine, { input: from, events: possibleEvents, filterEvents: notBare }).map(
+      (p) => ({ ...p, label }),
+    );
   } catch (error) {
     walkError = error;
     return [];
   }
-})();
+};
+const paths = [...walk(input, 'sourced'), ...walk(inventoryInput, 'from inventory')];
 /** The path's events after xstate.init: replay with `initialTransition(tradeMachine, input)` then `transition`. */
 const replayable = (steps: { event: { type: string } }[]) =>
   JSON.stringify(steps.map((s) => s.event).filter((e) => e.type !== 'xstate.init'));
 const cases = paths.map((p) => ({
-  name: `${substateOf(p.state)} via ${p.steps.length} steps`,
+  name: `${substateOf(p.state)} via ${p.steps.length} steps (${p.label})`,
   state: p.state as TradeSnapshot,
   path: replayable(p.steps),
 }));
@@ -390,7 +395,11 @@ describe('state × event coverage from xstate/graph', () => {
 
   it('reaches every leaf state of the machine', () => {
     const reached = new Set(cases.map((c) => substateOf(c.state)));
-    const transient = new Set(['initiated.deciding', 'refunded.settling', 'failed.lateLockFinalized']);
+    const transient = new Set([
+      'initiated.locking.deciding',
+      'refunded.settling',
+      'failed.lateLockFinalized',
+    ]);
     const leaves: string[] = [];
     const walk = (node: { states: Record<string, unknown> }, prefix: string[]) => {
       for (const [key, child] of Object.entries(node.states)) {
@@ -447,9 +456,9 @@ function refusedEventsChangeNothingAndFinalStatusesHold(state: TradeSnapshot, pa
 
 const oneOf = (state: TradeSnapshot, substates: readonly string[]) => substates.includes(substateOf(state));
 const AWAITING_TAKER_EXPIRY = [
-  'initiated.takerRedeemLanded',
-  'initiated.makerRedeeming',
-  'initiated.awaitingTakerExpiry',
+  'initiated.redeeming.takerRedeemLanded',
+  'initiated.redeeming.makerRedeeming',
+  'initiated.unwinding.awaitingTakerExpiry',
 ] as const;
 
 /**
@@ -489,7 +498,7 @@ function acceptedBySpec(state: TradeSnapshot, event: TradeEvent): boolean | unde
       );
     case 'REDEEM_REQUESTED':
       return (
-        oneOf(state, ['initiated.makerLocked']) &&
+        oneOf(state, ['initiated.redeeming.makerLocked']) &&
         has(c, 'maker_lock') &&
         /^[0-9a-f]{64}$/.test(event.preimage) &&
         event.preimageHash === c.secretHash &&
@@ -505,7 +514,7 @@ function acceptedBySpec(state: TradeSnapshot, event: TradeEvent): boolean | unde
     case 'CHAIN_TIME_ADVANCED':
       return (
         (status === 'pending' && event.now > c.lockDeadline && c.lockSignature === null) ||
-        (oneOf(state, ['initiated.makerLocked', 'initiated.redeemingForTaker']) &&
+        (oneOf(state, ['initiated.redeeming.makerLocked', 'initiated.redeeming.redeemingForTaker']) &&
           event.now >= (c.makerExpiry ?? Infinity)) ||
         (oneOf(state, AWAITING_TAKER_EXPIRY) && event.now >= c.takerExpiry) ||
         (oneOf(state, ['failed.lockWindowOpen']) && event.now > c.lockDeadline) ||
@@ -630,7 +639,7 @@ function landingBySpec(state: TradeSnapshot, event: TradeEvent): Landing {
     case 'TAKER_LOCK_SEEN':
       return land(status === 'pending' ? 'pending.lockSeen' : 'failed.lateLockSeen');
     case 'TAKER_LOCK_FINALIZED': {
-      if (status === 'pending' && lockTermsMatch(c, event.terms)) return land('initiated.assessing');
+      if (status === 'pending' && lockTermsMatch(c, event.terms)) return land('initiated.locking.assessing');
       // Never this trade's: release it at once if it is a lock of our escrow paying us, else wait it out.
       const cancellable = event.terms.escrow === c.takerEscrow && event.terms.recipient === c.makerWallet;
       const where = cancellable ? 'failed.releasingLateLock' : 'failed.awaitingLateLockExpiry';
@@ -641,15 +650,15 @@ function landingBySpec(state: TradeSnapshot, event: TradeEvent): Landing {
         ? land('failed.lockWindowOpen', { failureReason: 'lock_not_landed' })
         : land('failed.noLock');
     case 'REDEEM_REQUESTED':
-      return land('initiated.redeemingForTaker');
+      return land('initiated.redeeming.redeemingForTaker');
     case 'MAKER_ESCROW_REDEEMED':
-      return land('initiated.makerRedeeming');
+      return land('initiated.redeeming.makerRedeeming');
     case 'MAKER_ESCROW_RETURNED':
       // The taker cancelled the maker escrow: the maker releases the taker escrow at once. Refunded after
       // its expiry: the taker escrow goes back at its own.
       return event.how === 'cancelled'
-        ? land('initiated.releasingTaker', { failureReason: 'taker_cancelled' })
-        : land('initiated.awaitingTakerExpiry', { failureReason: 'maker_escrow_expired' });
+        ? land('initiated.unwinding.releasingTaker', { failureReason: 'taker_cancelled' })
+        : land('initiated.unwinding.awaitingTakerExpiry', { failureReason: 'maker_escrow_expired' });
     case 'TAKER_ESCROW_REFUNDED':
       if (status === 'failed') return land('failed.released');
       // The taker took its escrow back after being paid from the maker escrow: the maker lost.
@@ -665,11 +674,11 @@ function landingBySpec(state: TradeSnapshot, event: TradeEvent): Landing {
         return land('failed.lockWindowOpen', { failureReason: 'lock_window_expired' });
       if (sub === 'failed.lockWindowOpen') return land('failed.noLock');
       if (sub === 'failed.awaitingLateLockExpiry') return land('failed.refundingLateLock', requested);
-      if (sub === 'initiated.makerLocked' || sub === 'initiated.redeemingForTaker') {
-        return land('initiated.refundingMakerEscrow', { failureReason: 'maker_escrow_expired' });
+      if (sub === 'initiated.redeeming.makerLocked' || sub === 'initiated.redeeming.redeemingForTaker') {
+        return land('initiated.unwinding.refundingMakerEscrow', { failureReason: 'maker_escrow_expired' });
       }
       // Past the taker expiry the taker escrow goes back; only the refund's ending can prove a loss.
-      return land('initiated.refundingTakerEscrow', requested);
+      return land('initiated.unwinding.refundingTakerEscrow', requested);
     }
     case 'ADOPTED':
     case 'RETRY_EFFECT':
@@ -693,18 +702,18 @@ function acceptedEventsLandWhereTheSpecSays(state: TradeSnapshot, path: string, 
 /** The states that run an effect until it succeeds, and the effect each runs. */
 const RETRIED_EFFECT: Record<string, TradeEffect> = {
   'pending.broadcastingLock': 'broadcastTakerLock',
-  'initiated.signingSourcing': 'signSourcing',
-  'initiated.sendingSourcing': 'sendSourcing',
+  'initiated.locking.signingSourcing': 'signSourcing',
+  'initiated.locking.sendingSourcing': 'sendSourcing',
   'redeemed.closingEscrows': 'closeEscrows',
   'refunded.closingEscrows': 'closeEscrows',
-  'initiated.assessing': 'checkInventory',
-  'initiated.signingMakerLock': 'signMakerLock',
-  'initiated.sendingMakerLock': 'makerLock',
-  'initiated.redeemingForTaker': 'takerRedeem',
-  'initiated.makerRedeeming': 'makerRedeem',
-  'initiated.refundingMakerEscrow': 'makerRefund',
-  'initiated.refundingTakerEscrow': 'takerRefund',
-  'initiated.releasingTaker': 'makerCancel',
+  'initiated.locking.assessing': 'checkInventory',
+  'initiated.locking.signingMakerLock': 'signMakerLock',
+  'initiated.locking.sendingMakerLock': 'makerLock',
+  'initiated.redeeming.redeemingForTaker': 'takerRedeem',
+  'initiated.redeeming.makerRedeeming': 'makerRedeem',
+  'initiated.unwinding.refundingMakerEscrow': 'makerRefund',
+  'initiated.unwinding.refundingTakerEscrow': 'takerRefund',
+  'initiated.unwinding.releasingTaker': 'makerCancel',
   'refunded.reclaimingMakerEscrow': 'makerRefund',
   'failed.releasingLateLock': 'makerCancel',
   'failed.refundingLateLock': 'takerRefund',
@@ -858,13 +867,14 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
       const priceHolds = price === null || price.holds;
       const mayLock =
         matchingLock && takerEscrowHolds(c) && c.makerLockIntent === null && window && priceHolds;
-      if (mayLock && available) {
-        return land('initiated.signingMakerLock', {}, [], { assessment, makerExpiry });
-      }
-      // Just in time: the plan's swap has not landed and none that could is signed — buy, then lock.
+      // Just in time: the plan's swap has not landed and none that could is signed — buy, then lock, even
+      // when the balance alone would cover the output (the rest of it is other quotes' holds).
       const needsSourcing =
         c.sourcing !== null && c.sourced === null && (c.sourcingIntent === null || c.sourcingIntent.lapsed);
-      if (mayLock && needsSourcing) return land('initiated.signingSourcing', {}, [], { assessment });
+      if (mayLock && available && !needsSourcing) {
+        return land('initiated.locking.signingMakerLock', {}, [], { assessment, makerExpiry });
+      }
+      if (mayLock && needsSourcing) return land('initiated.locking.signingSourcing', {}, [], { assessment });
       if (!makerLockMayExist(c)) {
         // The market moved (or prices are unusable): the maker declines before anything else counts.
         const failureReason = !priceHolds
@@ -874,22 +884,25 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
           : available || needsSourcing
             ? 'redeem_window_too_short'
             : 'inventory_unavailable';
-        return land('initiated.releasingTaker', { failureReason }, [], { assessment, makerExpiry: null });
+        return land('initiated.unwinding.releasingTaker', { failureReason }, [], {
+          assessment,
+          makerExpiry: null,
+        });
       }
-      return land('initiated.sendingMakerLock', {}, [], { assessment });
+      return land('initiated.locking.sendingMakerLock', {}, [], { assessment });
     }
     case 'signSourcing': {
       const signed = output as SignSourcingOutput;
-      if (!signed.ok) return land('initiated.releasingTaker', { failureReason: 'sourcing_failed' });
+      if (!signed.ok) return land('initiated.unwinding.releasingTaker', { failureReason: 'sourcing_failed' });
       const { signature, lastValidBlockHeight, transactionBase64 } = signed;
       const sourcingIntent = { signature, lastValidBlockHeight, transactionBase64, lapsed: false };
-      return land('initiated.sendingSourcing', {}, [], { sourcingIntent });
+      return land('initiated.locking.sendingSourcing', {}, [], { sourcingIntent });
     }
     case 'sendSourcing': {
       const sent = output as SendSourcingOutput;
       if (sent.landed) {
         const { signature, soldRaw, boughtRaw } = sent;
-        return land('initiated.assessing', {}, [{ kind: 'aggregator_swap', signature }], {
+        return land('initiated.locking.assessing', {}, [{ kind: 'aggregator_swap', signature }], {
           sourced: { signature, soldRaw, boughtRaw },
         });
       }
@@ -897,28 +910,32 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
       // Expired unseen with time left for a fresh swap and a maker lock after it: sign again.
       const timeLeft = Math.min(sent.now + c.makerTimelock, c.takerExpiry - c.safetyMargin) - sent.now;
       if (sent.expired && timeLeft >= c.minRedeemWindow) {
-        return land('initiated.signingSourcing', {}, [], { sourcingIntent });
+        return land('initiated.locking.signingSourcing', {}, [], { sourcingIntent });
       }
-      return land('initiated.releasingTaker', { failureReason: 'sourcing_failed' }, [], { sourcingIntent });
+      return land('initiated.unwinding.releasingTaker', { failureReason: 'sourcing_failed' }, [], {
+        sourcingIntent,
+      });
     }
     case 'signMakerLock': {
       const signed = output as { signature: string; lastValidBlockHeight: number; transactionBase64: string };
       const makerLockIntent = { makerExpiry: c.makerExpiry, ...signed, lapsed: false };
-      return land('initiated.sendingMakerLock', {}, [], { makerLockIntent } as Partial<TradeContext>);
+      return land('initiated.locking.sendingMakerLock', {}, [], { makerLockIntent } as Partial<TradeContext>);
     }
     case 'makerLock': {
       const result = output as { landed: boolean; signature?: string };
       if (result.landed) {
-        return land('initiated.makerLocked', {}, [{ kind: 'maker_lock', signature: result.signature ?? '' }]);
+        return land('initiated.redeeming.makerLocked', {}, [
+          { kind: 'maker_lock', signature: result.signature ?? '' },
+        ]);
       }
       const makerLockIntent = c.makerLockIntent && { ...c.makerLockIntent, lapsed: true };
       // Expired unseen, a lock signed afresh with the same terms may still land before the program's lock
       // deadline for it (maker expiry − minimum redeem window); refused, or too late, the taker is released.
       const { expired, now } = output as { expired: boolean; now: number };
       if (expired && c.makerExpiry !== null && now < c.makerExpiry - c.minRedeemWindow) {
-        return land('initiated.signingMakerLock', {}, [], { makerLockIntent });
+        return land('initiated.locking.signingMakerLock', {}, [], { makerLockIntent });
       }
-      return land('initiated.releasingTaker', { failureReason: 'maker_lock_lapsed' }, [], {
+      return land('initiated.unwinding.releasingTaker', { failureReason: 'maker_lock_lapsed' }, [], {
         makerLockIntent,
       });
     }
@@ -932,36 +949,41 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
     ending.kind === 'absent' ? [] : [{ kind: MOVEMENT[escrow][ending.kind], signature: ending.signature }];
   const cancelled = ending.kind === 'returned' && ending.how === 'cancelled';
   // The output came back by the taker's cancel: release the taker escrow at once, without waiting.
-  const takerCancelled = () => land('initiated.releasingTaker', { failureReason: 'taker_cancelled' }, moved);
+  const takerCancelled = () =>
+    land('initiated.unwinding.releasingTaker', { failureReason: 'taker_cancelled' }, moved);
   switch (sub) {
-    case 'initiated.redeemingForTaker':
-      if (ending.kind === 'paid') return land('initiated.takerRedeemLanded', {}, moved);
+    case 'initiated.redeeming.redeemingForTaker':
+      if (ending.kind === 'paid') return land('initiated.redeeming.takerRedeemLanded', {}, moved);
       if (cancelled) return takerCancelled();
-      return land('initiated.awaitingTakerExpiry', { failureReason: 'maker_escrow_expired' }, moved);
-    case 'initiated.refundingMakerEscrow':
+      return land(
+        'initiated.unwinding.awaitingTakerExpiry',
+        { failureReason: 'maker_escrow_expired' },
+        moved,
+      );
+    case 'initiated.unwinding.refundingMakerEscrow':
       if (ending.kind === 'paid') {
         // The taker redeemed just in time: with the preimage the maker redeems in turn.
         const preimage = ending.preimage !== null && /^[0-9a-f]{64}$/.test(ending.preimage);
         return preimage
-          ? land('initiated.makerRedeeming', {}, moved, {
+          ? land('initiated.redeeming.makerRedeeming', {}, moved, {
               preimage: ending.preimage,
               makerEscrowRedeemSeen: true,
             })
-          : land('initiated.takerRedeemLanded', {}, moved);
+          : land('initiated.redeeming.takerRedeemLanded', {}, moved);
       }
       if (cancelled) return takerCancelled();
-      return land('initiated.awaitingTakerExpiry', {}, moved);
-    case 'initiated.makerRedeeming':
+      return land('initiated.unwinding.awaitingTakerExpiry', {}, moved);
+    case 'initiated.redeeming.makerRedeeming':
       // The taker escrow went back although the preimage was known: proven loss.
       return ending.kind === 'paid'
         ? land('redeemed.closingEscrows', {}, moved)
         : land(refundedSettlesIn(c), MAKER_MISSED_REDEEM, moved);
-    case 'initiated.refundingTakerEscrow':
+    case 'initiated.unwinding.refundingTakerEscrow':
       // Paid: the maker's redeem landed after all. Returned: a loss only if the taker was paid.
       return ending.kind === 'paid'
         ? land('redeemed.closingEscrows', {}, moved)
         : land(refundedSettlesIn(c), takerWasPaid(c) ? MAKER_MISSED_REDEEM : {}, moved);
-    case 'initiated.releasingTaker':
+    case 'initiated.unwinding.releasingTaker':
       return ending.kind === 'paid'
         ? land('redeemed.closingEscrows', {}, moved)
         : land(refundedSettlesIn(c), {}, moved);
@@ -1038,7 +1060,7 @@ function safetyInvariantsHold(state: TradeSnapshot, path: string) {
     );
   }
   // The maker's own redeem runs only with the preimage the chain revealed.
-  if (state.matches({ initiated: 'makerRedeeming' })) {
+  if (state.matches({ initiated: { redeeming: 'makerRedeeming' } })) {
     expect([context.makerEscrowRedeemSeen, context.preimage !== null], path).toEqual([true, true]);
   }
   if (context.preimage !== null)

@@ -42,14 +42,14 @@ describe('trade lifecycle (docs/lifecycle.md)', () => {
     actor.send({ type: 'TAKER_LOCK_SEEN', signature: SIG.takerLock });
     expect(settlementStatusOf(actor.getSnapshot())).toBe('pending');
     actor.send(finalizedLock());
-    const locked = await reach(actor, 'initiated.makerLocked');
+    const locked = await reach(actor, 'initiated.redeeming.makerLocked');
     expect(locked.context.makerExpiry).toBe(MAKER_EXPIRY);
     expect(calls.signMakerLock).toEqual([
       expect.objectContaining({ expiry: MAKER_EXPIRY, hashlock: SECRET_HASH }),
     ]);
 
     actor.send(redeemRequest(REDEEM_BY - 1));
-    await reach(actor, 'initiated.takerRedeemLanded');
+    await reach(actor, 'initiated.redeeming.takerRedeemLanded');
     expect(calls.takerRedeem).toEqual([expect.objectContaining({ preimage: PREIMAGE })]);
     expect(calls.makerRedeem).toEqual([]);
 
@@ -69,7 +69,7 @@ describe('trade lifecycle (docs/lifecycle.md)', () => {
   it('happy path with the taker redeeming from its own wallet', async () => {
     const { actor, calls } = startTrade();
     actor.send(finalizedLock());
-    await reach(actor, 'initiated.makerLocked');
+    await reach(actor, 'initiated.redeeming.makerLocked');
     actor.send({ type: 'MAKER_ESCROW_REDEEMED', signature: 'sig-wallet-redeem', preimage: PREIMAGE });
     const done = await reach(actor, 'redeemed.closed');
     expect(calls.takerRedeem).toEqual([]);
@@ -80,13 +80,13 @@ describe('trade lifecycle (docs/lifecycle.md)', () => {
   it('the taker never redeems: maker_refund at the maker expiry, taker_refund at the taker expiry → refunded', async () => {
     const { actor } = startTrade();
     actor.send(finalizedLock());
-    const locked = await reach(actor, 'initiated.makerLocked');
+    const locked = await reach(actor, 'initiated.redeeming.makerLocked');
     expect(nextDeadline(locked)).toBe(MAKER_EXPIRY);
 
     actor.send(chainTime(MAKER_EXPIRY - 1));
-    expect(actor.getSnapshot().matches({ initiated: 'makerLocked' })).toBe(true);
+    expect(actor.getSnapshot().matches({ initiated: { redeeming: 'makerLocked' } })).toBe(true);
     actor.send(chainTime(MAKER_EXPIRY));
-    const waiting = await reach(actor, 'initiated.awaitingTakerExpiry');
+    const waiting = await reach(actor, 'initiated.unwinding.awaitingTakerExpiry');
     expect(nextDeadline(waiting)).toBe(TAKER_EXPIRY);
 
     actor.send(chainTime(TAKER_EXPIRY));
@@ -116,7 +116,7 @@ describe('trade lifecycle (docs/lifecycle.md)', () => {
     const landing = deferred<MakerLockOutput>();
     const { actor, calls } = startTrade({ makerLock: () => landing.promise });
     actor.send(finalizedLock());
-    await reach(actor, 'initiated.sendingMakerLock');
+    await reach(actor, 'initiated.locking.sendingMakerLock');
     expect(calls.makerCancel).toEqual([]);
     // The program refuses a maker lock after maker expiry − minimum redeem window: no fresh one can land.
     landing.resolve({ landed: false, expired: true, now: MAKER_EXPIRY - 120 });
@@ -142,7 +142,7 @@ describe('trade lifecycle (docs/lifecycle.md)', () => {
       makerLock: () => answers.shift() as MakerLockOutput,
     });
     actor.send(finalizedLock());
-    const locked = await reach(actor, 'initiated.makerLocked');
+    const locked = await reach(actor, 'initiated.redeeming.makerLocked');
     expect(calls.signMakerLock).toHaveLength(2);
     // Both signatures carry the same terms: the maker expiry planned once, never moved by the re-signing.
     expect(calls.signMakerLock.map((c) => (c as { expiry: number }).expiry)).toEqual([
@@ -246,7 +246,7 @@ describe('trade lifecycle (docs/lifecycle.md)', () => {
   it('the maker misses its redeem and the taker refunds → refunded with the reason and an alert', async () => {
     const { actor } = startTrade({ makerRedeem: () => Promise.reject(new Error('rpc down')) });
     actor.send(finalizedLock());
-    await reach(actor, 'initiated.makerLocked');
+    await reach(actor, 'initiated.redeeming.makerLocked');
     actor.send({ type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: PREIMAGE });
     await effectFailed(actor);
     actor.send({ type: 'TAKER_ESCROW_REFUNDED', signature: SIG.takerRefund });
@@ -264,7 +264,7 @@ describe('trade lifecycle (docs/lifecycle.md)', () => {
       takerRefund: () => refund.promise,
     });
     actor.send(finalizedLock());
-    await reach(actor, 'initiated.makerLocked');
+    await reach(actor, 'initiated.redeeming.makerLocked');
     actor.send({ type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: PREIMAGE });
     const redeeming = await effectFailed(actor);
     // The retry would come after the taker expiry: the expiry wakes the trade first.
@@ -272,7 +272,7 @@ describe('trade lifecycle (docs/lifecycle.md)', () => {
     expect(nextDeadline(redeeming)).toBe(TAKER_EXPIRY);
     actor.send(chainTime(TAKER_EXPIRY));
     // Past the taker expiry nothing is proved yet: no reason, no alert until the refund's ending.
-    const refunding = await reach(actor, 'initiated.refundingTakerEscrow');
+    const refunding = await reach(actor, 'initiated.unwinding.refundingTakerEscrow');
     expect([refunding.context.failureReason, refunding.context.alert]).toEqual([null, false]);
     refund.resolve(returned(SIG.takerRefund));
     const done = await reach(actor, 'refunded.closed');
@@ -290,7 +290,7 @@ describe('trade lifecycle (docs/lifecycle.md)', () => {
           : returned(SIG.makerRefund),
     });
     actor.send(finalizedLock());
-    await reach(actor, 'initiated.makerLocked');
+    await reach(actor, 'initiated.redeeming.makerLocked');
     actor.send(chainTime(MAKER_EXPIRY));
     const first = await effectFailed(actor);
     expect(first.context.effectError).toMatchObject({ attempts: 1, retryAt: MAKER_EXPIRY + 1 + 1 });
@@ -299,7 +299,7 @@ describe('trade lifecycle (docs/lifecycle.md)', () => {
     const second = await effectFailed(actor);
     expect(second.context.effectError).toMatchObject({ attempts: 2, retryAt: MAKER_EXPIRY + 2 + 2 });
     await retryWhenDue(actor);
-    const waiting = await reach(actor, 'initiated.awaitingTakerExpiry');
+    const waiting = await reach(actor, 'initiated.unwinding.awaitingTakerExpiry');
     expect(calls.makerRefund).toHaveLength(3);
     expect(waiting.context.effectError).toBeNull();
     expect(nextDeadline(waiting)).toBe(TAKER_EXPIRY);

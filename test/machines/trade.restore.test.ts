@@ -1,12 +1,15 @@
 // Persisted snapshots survive a JSON round trip and a new actor; deadlines are met from the snapshot alone.
 
 import { describe, expect, it } from 'vitest';
-import { waitFor } from 'xstate';
+import { createActor, waitFor } from 'xstate';
 import {
   effectRetryDelay,
   nextDeadline,
+  PHASE_OF_V4_INITIATED,
   TRADE_MACHINE_VERSION,
+  type TradeInput,
   type TradeSnapshotLike,
+  tradeMachine,
   upgradeSnapshot,
 } from '../../machines/index.ts';
 import {
@@ -22,7 +25,9 @@ import {
   MAKER_EXPIRY,
   PREIMAGE,
   persistAndRestore,
+  REDEEM_BY,
   reach,
+  redeemRequest,
   retryWhenDue,
   SECRET_HASH,
   SIG,
@@ -55,8 +60,8 @@ async function runDeadlines(actor: TradeActor, now: number) {
 }
 
 describe('restore', () => {
-  it('the version persisted with snapshots is 4: taker locks handed over keep their bytes', () => {
-    expect(TRADE_MACHINE_VERSION).toBe(4);
+  it('the version persisted with snapshots is 5: initiated’s states sit in phases', () => {
+    expect(TRADE_MACHINE_VERSION).toBe(5);
   });
 
   it('upgrades snapshots of earlier versions step by step, and refuses one from a later build', () => {
@@ -83,23 +88,72 @@ describe('restore', () => {
     ).toEqual([{ ...held, transactionBase64: null }]);
     const current = drive([]);
     expect(upgradeSnapshot(TRADE_MACHINE_VERSION, current)).toBe(current);
-    expect(() => upgradeSnapshot(TRADE_MACHINE_VERSION + 1, current)).toThrow(/machine version 5/);
+    expect(() => upgradeSnapshot(TRADE_MACHINE_VERSION + 1, current)).toThrow(/machine version 6/);
     expect(() => upgradeSnapshot(1, current)).toThrow(/no upgrade from 1/);
+  });
+
+  it('a version 4 snapshot finds each flat initiated state in its phase, and only the path changes', () => {
+    const { context } = drive([]);
+    for (const [leaf, phase] of Object.entries(PHASE_OF_V4_INITIATED)) {
+      const v4 = { value: { initiated: leaf }, context } as unknown as TradeSnapshotLike;
+      const upgraded = upgradeSnapshot(4, v4);
+      expect(upgraded).toEqual({ value: { initiated: { [phase]: leaf } }, context });
+      expect(tradeMachine.resolveState(upgraded).matches({ initiated: { [phase]: leaf } } as never)).toBe(
+        true,
+      );
+    }
+    expect(Object.keys(PHASE_OF_V4_INITIATED)).toHaveLength(14);
+    // Outside initiated nothing moved.
+    for (const value of [{ pending: 'lockSubmitted' }, { refunded: 'closed' }, { failed: 'noLock' }]) {
+      const v4 = { value, context } as unknown as TradeSnapshotLike;
+      expect(upgradeSnapshot(4, v4)).toBe(v4);
+    }
+    expect(() =>
+      upgradeSnapshot(4, { value: { initiated: 'elsewhere' }, context } as unknown as TradeSnapshotLike),
+    ).toThrow(/unknown initiated.elsewhere/);
+  });
+
+  it('a version 4 snapshot stored while the maker lock was sent resumes: the intent is re-sent, then redeemed', async () => {
+    const inFlight = deferred<never>();
+    const first = startTrade({ makerLock: () => inFlight.promise });
+    first.actor.send(finalizedLock());
+    await reach(first.actor, 'initiated.locking.sendingMakerLock');
+    // What version 4 stored for the same trade: the same snapshot, its state named flat under initiated.
+    const persisted = JSON.parse(JSON.stringify(first.actor.getPersistedSnapshot()));
+    first.actor.stop();
+    const v4 = { ...persisted, value: { initiated: 'sendingMakerLock' } };
+
+    const second = fakeMachine();
+    const upgraded = upgradeSnapshot(4, v4);
+    const restored = createActor(second.machine, {
+      snapshot: upgraded as never,
+      input: upgraded.context as TradeInput,
+    }).start();
+    await reach(restored, 'initiated.redeeming.makerLocked');
+    expect(second.calls.signMakerLock).toEqual([]);
+    expect(second.calls.makerLock).toEqual([
+      expect.objectContaining({ intent: expect.objectContaining({ signature: SIG.makerLock }) }),
+    ]);
+    restored.send(redeemRequest(REDEEM_BY - 1));
+    await reach(restored, 'initiated.redeeming.takerRedeemLanded');
+    restored.send({ type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: PREIMAGE });
+    const done = await reach(restored, 'redeemed.closed');
+    expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'taker_redeem', 'maker_redeem']);
   });
 
   it('resumes from a JSON round trip and meets the maker and taker expiries', async () => {
     const first = startTrade();
     first.actor.send(finalizedLock());
-    await reach(first.actor, 'initiated.makerLocked');
+    await reach(first.actor, 'initiated.redeeming.makerLocked');
 
     const second = fakeMachine();
     const restored = persistAndRestore(first.actor, second.machine);
-    expect(restored.getSnapshot().value).toEqual({ initiated: 'makerLocked' });
+    expect(restored.getSnapshot().value).toEqual({ initiated: { redeeming: 'makerLocked' } });
     expect(nextDeadline(restored.getSnapshot())).toBe(MAKER_EXPIRY);
     expect(second.calls.checkInventory).toEqual([]);
 
     await runDeadlines(restored, MAKER_EXPIRY);
-    expect(restored.getSnapshot().value).toEqual({ initiated: 'awaitingTakerExpiry' });
+    expect(restored.getSnapshot().value).toEqual({ initiated: { unwinding: 'awaitingTakerExpiry' } });
 
     const third = fakeMachine();
     const again = persistAndRestore(restored, third.machine);
@@ -112,7 +166,7 @@ describe('restore', () => {
   it('after a long downtime every overdue deadline is met in order', async () => {
     const first = startTrade();
     first.actor.send(finalizedLock());
-    await reach(first.actor, 'initiated.makerLocked');
+    await reach(first.actor, 'initiated.redeeming.makerLocked');
     const second = fakeMachine();
     const restored = persistAndRestore(first.actor, second.machine);
     const settled = await runDeadlines(restored, TAKER_EXPIRY + 3_600);
@@ -135,13 +189,13 @@ describe('restore', () => {
     const inFlight = deferred<never>();
     const first = startTrade({ makerRedeem: () => inFlight.promise });
     first.actor.send(finalizedLock());
-    await reach(first.actor, 'initiated.makerLocked');
+    await reach(first.actor, 'initiated.redeeming.makerLocked');
     first.actor.send({
       type: 'MAKER_ESCROW_REDEEMED',
       signature: SIG.takerRedeem,
       preimage: PREIMAGE,
     });
-    await reach(first.actor, 'initiated.makerRedeeming');
+    await reach(first.actor, 'initiated.redeeming.makerRedeeming');
 
     const second = fakeMachine();
     const restored = persistAndRestore(first.actor, second.machine);
@@ -186,7 +240,7 @@ describe('restore', () => {
         ++attempts === 1 ? Promise.reject(failureAt('rpc down', MAKER_EXPIRY)) : running.promise,
     });
     first.actor.send(finalizedLock());
-    await reach(first.actor, 'initiated.makerLocked');
+    await reach(first.actor, 'initiated.redeeming.makerLocked');
     first.actor.send(chainTime(MAKER_EXPIRY));
     await retryWhenDue(first.actor);
     expect(first.actor.getSnapshot().context.effectError).toMatchObject({ attempts: 1, retryAt: null });

@@ -93,7 +93,7 @@ describe('a failing effect in a live trade', () => {
     actor.send(finalizedLock());
     for (const [i, at] of times.entries()) {
       const failing = await effectFailed(actor);
-      expect(failing.value).toEqual({ initiated: 'releasingTaker' });
+      expect(failing.value).toEqual({ initiated: { unwinding: 'releasingTaker' } });
       expect(failing.context.effectError).toEqual({
         effect: 'makerCancel',
         message: 'rpc down',
@@ -141,13 +141,13 @@ describe('a failing effect in a live trade', () => {
       takerRefund: () => new Promise(() => {}),
     });
     actor.send(finalizedLock());
-    await reach(actor, 'initiated.makerLocked');
+    await reach(actor, 'initiated.redeeming.makerLocked');
     actor.send({ type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: PREIMAGE });
     const failing = await effectFailed(actor);
     actor.send({ type: 'ADOPTED', runId: 'run-2', now: DECIDED_AT + 10 });
     expect(actor.getSnapshot().context.effectError).toEqual(failing.context.effectError);
     actor.send({ type: 'CHAIN_TIME_ADVANCED', now: TAKER_EXPIRY });
-    const refunding = await reach(actor, 'initiated.refundingTakerEscrow');
+    const refunding = await reach(actor, 'initiated.unwinding.refundingTakerEscrow');
     expect(refunding.context.effectError).toBeNull();
     expect(nextDeadline(refunding)).toBeNull();
   });

@@ -65,7 +65,7 @@ describe('safety rules', () => {
     expect(calls.signMakerLock).toEqual([]);
     expect(calls.makerLock).toEqual([]);
     actor.send(finalizedLock());
-    await reach(actor, 'initiated.makerLocked');
+    await reach(actor, 'initiated.redeeming.makerLocked');
     expect(calls.makerLock).toHaveLength(1);
   });
 
@@ -82,7 +82,7 @@ describe('safety rules', () => {
     const inventory = deferred<CheckInventoryOutput>();
     const first = startTrade({ checkInventory: () => inventory.promise });
     first.actor.send(finalizedLock());
-    await reach(first.actor, 'initiated.assessing');
+    await reach(first.actor, 'initiated.locking.assessing');
     const persisted = JSON.parse(JSON.stringify(first.actor.getPersistedSnapshot()));
     first.actor.stop();
     persisted.context = alter(persisted.context);
@@ -120,23 +120,23 @@ describe('safety rules', () => {
 
   it('no second maker lock: a trade with an intent never signs again, even if asked to re-decide', () => {
     const sending = drive(TO_MAKER_LOCKED.slice(0, 3));
-    expect(sending.value).toEqual({ initiated: 'sendingMakerLock' });
+    expect(sending.value).toEqual({ initiated: { locking: 'sendingMakerLock' } });
     const intent = sending.context.makerLockIntent;
     expect(intent?.signature).toBe(SIG.makerLock);
     // Force the decision again from a state that already holds an intent (as a corrupted restore might).
     const reassessing = tradeMachine.resolveState({
-      value: { initiated: 'assessing' },
+      value: { initiated: { locking: 'assessing' } },
       context: sending.context,
     });
     const after = step(
       reassessing,
       done('checkInventory', { available: true, now: DECIDED_AT, price: null }),
     );
-    expect(after.value).toEqual({ initiated: 'sendingMakerLock' });
+    expect(after.value).toEqual({ initiated: { locking: 'sendingMakerLock' } });
     expect(after.context.makerLockIntent).toEqual(intent);
     // A late signMakerLock result never replaces the intent.
     const resigning = tradeMachine.resolveState({
-      value: { initiated: 'signingMakerLock' },
+      value: { initiated: { locking: 'signingMakerLock' } },
       context: sending.context,
     });
     expectUnchanged(
@@ -153,10 +153,10 @@ describe('safety rules', () => {
     const inFlight = deferred<never>();
     const first = startTrade({ makerLock: () => inFlight.promise });
     first.actor.send(finalizedLock());
-    await reach(first.actor, 'initiated.sendingMakerLock');
+    await reach(first.actor, 'initiated.locking.sendingMakerLock');
     const second = fakeMachine();
     const restored = persistAndRestore(first.actor, second.machine);
-    await reach(restored, 'initiated.makerLocked');
+    await reach(restored, 'initiated.redeeming.makerLocked');
     expect(second.calls.signMakerLock).toEqual([]);
     expect(second.calls.makerLock).toEqual([
       expect.objectContaining({
@@ -171,13 +171,13 @@ describe('safety rules', () => {
       finalizedLock(),
       done('checkInventory', { available: true, now: T0 + 480, price: null }),
     ]);
-    expect(atEdge.value).toEqual({ initiated: 'signingMakerLock' });
+    expect(atEdge.value).toEqual({ initiated: { locking: 'signingMakerLock' } });
     expect(atEdge.context.makerExpiry).toBe(T0 + 600);
     const tooLate = drive([
       finalizedLock(),
       done('checkInventory', { available: true, now: T0 + 481, price: null }),
     ]);
-    expect(tooLate.value).toEqual({ initiated: 'releasingTaker' });
+    expect(tooLate.value).toEqual({ initiated: { unwinding: 'releasingTaker' } });
     expect(tooLate.context.makerExpiry).toBeNull();
     expect(tooLate.context.makerLockIntent).toBeNull();
     expect(tooLate.context.failureReason).toBe('redeem_window_too_short');
@@ -186,7 +186,7 @@ describe('safety rules', () => {
   it('the maker releases the taker only once no maker lock can still land', () => {
     const sending = drive(TO_MAKER_LOCKED.slice(0, 3));
     const lapsed = step(sending, done('makerLock', { landed: false }));
-    expect(lapsed.value).toEqual({ initiated: 'releasingTaker' });
+    expect(lapsed.value).toEqual({ initiated: { unwinding: 'releasingTaker' } });
     // While the intent is live, nothing but its outcome moves the trade to the cancel.
     for (const event of [chainTime(TAKER_EXPIRY - 1), { type: 'RETRY_EFFECT', now: TAKER_EXPIRY } as const]) {
       expectUnchanged(sending, event);
@@ -195,7 +195,7 @@ describe('safety rules', () => {
 
   it('a redeem request inside the landing margin is refused', () => {
     const locked = drive(TO_MAKER_LOCKED);
-    expect(locked.value).toEqual({ initiated: 'makerLocked' });
+    expect(locked.value).toEqual({ initiated: { redeeming: 'makerLocked' } });
     expectUnchanged(locked, redeemRequest(REDEEM_BY));
     expectUnchanged(locked, redeemRequest(MAKER_EXPIRY));
     expect(commandOutcome(locked, redeemRequest(REDEEM_BY))).toEqual({
@@ -203,7 +203,7 @@ describe('safety rules', () => {
       code: 'not_redeemable',
     });
     const accepted = step(locked, redeemRequest(REDEEM_BY - 1));
-    expect(accepted.value).toEqual({ initiated: 'redeemingForTaker' });
+    expect(accepted.value).toEqual({ initiated: { redeeming: 'redeemingForTaker' } });
     expect(accepted.context.preimage).toBe(PREIMAGE);
   });
 
@@ -232,13 +232,13 @@ describe('safety rules', () => {
       redeemRequest(T0 + 100),
       done('takerRedeem', paid(SIG.takerRedeem, PREIMAGE)),
     ]);
-    expect(landed.value).toEqual({ initiated: 'takerRedeemLanded' });
+    expect(landed.value).toEqual({ initiated: { redeeming: 'takerRedeemLanded' } });
     const seen = step(landed, {
       type: 'MAKER_ESCROW_REDEEMED',
       signature: SIG.takerRedeem,
       preimage: PREIMAGE,
     });
-    expect(seen.value).toEqual({ initiated: 'makerRedeeming' });
+    expect(seen.value).toEqual({ initiated: { redeeming: 'makerRedeeming' } });
     expect(seen.context.signatures.filter((s) => s.kind === 'taker_redeem')).toHaveLength(1);
   });
 
@@ -343,7 +343,7 @@ describe('command answers and replays', () => {
       chainTime(MAKER_EXPIRY),
       done('makerRefund', returned(SIG.makerRefund)),
     ]);
-    expect(waiting.value).toEqual({ initiated: 'awaitingTakerExpiry' });
+    expect(waiting.value).toEqual({ initiated: { unwinding: 'awaitingTakerExpiry' } });
     expect(commandOutcome(waiting, { ...refund, now: TAKER_EXPIRY - 1 })).toEqual({
       outcome: 'refuse',
       code: 'not_refundable',

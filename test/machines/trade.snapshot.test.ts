@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import {
   isClosed,
+  knowsPreimageToRedeem,
   leavesMinRedeemWindow,
   nextDeadline,
   plannedMakerExpiry,
@@ -13,16 +14,46 @@ import {
   tradeMachine,
 } from '../../machines/index.ts';
 import {
+  deferred,
   finalizedLock,
   LOCK_DEADLINE,
   MAKER_EXPIRY,
+  PREIMAGE,
+  REDEEM_BY,
   reach,
+  redeemRequest,
   SECRET_HASH,
+  SIG,
   startTrade,
   tradeInput,
 } from './trade.fixtures.ts';
 
 describe('snapshot readings', () => {
+  it('the states that redeem with a known preimage are told apart, also by a record version 4 stored', async () => {
+    const inFlight = deferred<never>();
+    const { actor } = startTrade({
+      takerRedeem: () => inFlight.promise,
+      makerRedeem: () => inFlight.promise,
+    });
+    actor.send(finalizedLock());
+    const locked = await reach(actor, 'initiated.redeeming.makerLocked');
+    expect(knowsPreimageToRedeem(substateOf(locked))).toBe(false);
+    actor.send(redeemRequest(REDEEM_BY - 1));
+    const forTaker = await reach(actor, 'initiated.redeeming.redeemingForTaker');
+    expect(knowsPreimageToRedeem(substateOf(forTaker))).toBe(true);
+    actor.send({ type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: PREIMAGE });
+    const forMaker = await reach(actor, 'initiated.redeeming.makerRedeeming');
+    expect(knowsPreimageToRedeem(substateOf(forMaker))).toBe(true);
+    expect(knowsPreimageToRedeem('initiated.redeemingForTaker')).toBe(true);
+    expect(knowsPreimageToRedeem('initiated.makerRedeeming')).toBe(true);
+    for (const other of [
+      'initiated.makerLocked',
+      'initiated.unwinding.refundingTakerEscrow',
+      'pending.lockSeen',
+    ])
+      expect(knowsPreimageToRedeem(other)).toBe(false);
+  });
+
   it('read status, substate, closedness and the next deadline from persisted JSON alone', async () => {
     const { actor } = startTrade();
     const pending = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
@@ -32,9 +63,9 @@ describe('snapshot readings', () => {
     expect(nextDeadline(pending)).toBe(LOCK_DEADLINE + 1);
 
     actor.send(finalizedLock());
-    await reach(actor, 'initiated.makerLocked');
+    await reach(actor, 'initiated.redeeming.makerLocked');
     const locked = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
-    expect(substateOf(locked)).toBe('initiated.makerLocked');
+    expect(substateOf(locked)).toBe('initiated.redeeming.makerLocked');
     expect(nextDeadline(locked)).toBe(MAKER_EXPIRY);
     expect(redeemBy(locked.context)).toBe(MAKER_EXPIRY - 30);
   });

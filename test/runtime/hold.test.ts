@@ -45,7 +45,7 @@ describe('a trade’s hold', () => {
   test('a lock on chain holds until the lock window ends, then the final lock until the taker expiry, funded', () => {
     const seen = restColumns(at({ pending: 'lockSeen' }), HOLDS).hold;
     expect(seen).toEqual({ mint: tradeInput().outputMint, raw: 187_420_000n, untilMs: LOCK_DEADLINE * 1000 });
-    const initiated = restColumns(at({ initiated: 'assessing' }), HOLDS).hold;
+    const initiated = restColumns(at({ initiated: { locking: 'assessing' } }), HOLDS).hold;
     expect(initiated).toEqual({
       mint: tradeInput().outputMint,
       raw: 187_420_000n,
@@ -55,7 +55,7 @@ describe('a trade’s hold', () => {
 
   test('nothing once the maker locked, nor once the trade failed', () => {
     const locked = at(
-      { initiated: 'makerLocked' },
+      { initiated: { redeeming: 'makerLocked' } },
       { signatures: [{ kind: 'maker_lock', signature: 'sig' }] },
     );
     expect(restColumns(locked, HOLDS).hold).toBeNull();

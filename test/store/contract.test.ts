@@ -596,12 +596,12 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         await storedTrade(),
         await storedTrade(),
       ];
-      await moved(a, { status: 'initiated', substate: 'initiated.makerLocked' });
+      await moved(a, { status: 'initiated', substate: 'initiated.redeeming.makerLocked' });
       await moved(b, { status: 'initiated', substate: 'initiated.awaitingMakerLock' });
       await moved(c, { status: 'redeemed', substate: 'redeemed', closed: true });
       expect(await store.ownedTradeCounts(RUN)).toEqual([
         { status: 'initiated', substate: 'initiated.awaitingMakerLock', count: 1 },
-        { status: 'initiated', substate: 'initiated.makerLocked', count: 1 },
+        { status: 'initiated', substate: 'initiated.redeeming.makerLocked', count: 1 },
         { status: 'pending', substate: d.substate, count: 1 },
       ]);
     });
@@ -648,7 +648,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         JSON.stringify({ ...JSON.parse(trade.snapshot), tag: trade.tradeId });
       await moved(initiated, {
         status: 'initiated',
-        substate: 'initiated.makerLocked',
+        substate: 'initiated.redeeming.makerLocked',
         snapshot: snapshotOf(initiated),
       });
       // Failed with the taker's funds still in escrow: not closed, so it still counts.

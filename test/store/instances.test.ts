@@ -1044,7 +1044,7 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
           move(due, { running: true, nextDeadline: NOW }),
           move(failing, {
             status: 'initiated',
-            substate: 'initiated.makerLocked',
+            substate: 'initiated.redeeming.makerLocked',
             effectAttempts: 3,
             snapshot,
           }),

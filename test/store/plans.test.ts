@@ -40,7 +40,7 @@ const SEED = `
   SELECT 't-' || i, 'q-' || i, owner, owner, 'w-' || (i % 5000), 'h-' || i,
          to_char(i, 'FM0000000'), to_char(i, 'FM0000000'),
          CASE WHEN closed THEN 'redeemed' WHEN i % 4 = 0 THEN 'initiated' ELSE 'pending' END,
-         CASE WHEN closed THEN 'redeemed' WHEN i % 4 = 0 THEN 'initiated.makerLocked' ELSE 'pending.awaitingLock' END,
+         CASE WHEN closed THEN 'redeemed' WHEN i % 4 = 0 THEN 'initiated.redeeming.makerLocked' ELSE 'pending.awaitingLock' END,
          closed, CASE WHEN NOT closed THEN i END, NULL, 'te-' || i, 'me-' || i, 3, '-',
          CASE WHEN NOT closed THEN CASE WHEN i % 2 = 0 THEN 'USDC' ELSE 'USDT' END END,
          CASE WHEN NOT closed THEN 1 END, CASE WHEN NOT closed THEN 9000000000000000 END,

@@ -201,7 +201,7 @@ export const EventStreamResponse = eventStreamResponse('text/event-stream of Tra
 
 const StateSchema = Type.Object(
   {
-    id: Type.String({ description: 'full id, e.g. trade.initiated.makerLocked' }),
+    id: Type.String({ description: 'full id, e.g. trade.initiated.redeeming.makerLocked' }),
     path: Type.String({ description: 'as TradeResponse.substate writes it; "" for the machine' }),
     key: Type.String(),
     parent: Nullable(Type.String()),

@@ -60,7 +60,7 @@ export const TradeResponseSchema = Type.Object(
     ledger_summary: LedgerSummarySchema,
     quote_prices: QuotePricesSchema,
     integration_status: Type.Literal(INTEGRATION_STATUS),
-    substate: Type.String(ext('the actor’s full state path, e.g. initiated.makerLocked')),
+    substate: Type.String(ext('the actor’s full state path, e.g. initiated.redeeming.makerLocked')),
     failure_reason: Nullable(Type.String(ext('why a trade failed or was refunded'))),
     lock_deadline: Type.String({ format: 'date-time', ...ext('the end of the lock window') }),
     maker_expires_at: Nullable(

@@ -368,13 +368,12 @@ async function afterLock(w: World, t: MTrade, fate: MTrade['sourcing']) {
 }
 
 /**
- * What a sourced trade's lock leads to, read before the lock is sent (the runtime acts on it at once). The
- * machine assesses the maker's balance before its sourcing plan: a balance that covers the whole output is
- * locked from without the swap (`covered`) — also while the venue fails.
+ * What a sourced trade's lock leads to, read before the lock is sent (the runtime acts on it at once). A
+ * sourced trade always buys its sourced part first, even when the maker's balance alone would cover the
+ * output by then (the rest of that balance is other quotes' holds).
  */
-async function sourcingFate(m: Model, w: World, t: MTrade): Promise<MTrade['sourcing']> {
+async function sourcingFate(m: Model, _w: World, t: MTrade): Promise<MTrade['sourcing']> {
   if (!t.sourced) return null;
-  if ((await w.tokenBalance(w.makerWallet, t.outputMint)) >= t.outputRaw) return 'covered';
   return venueFailing(m) ? 'failed' : 'landed';
 }
 
@@ -494,7 +493,7 @@ function redeemExpectations(t: MTrade, now: number) {
   if (t.redeemRequested) return [E(202)];
   const e = expected(t, now);
   if (
-    e?.substate === 'initiated.makerLocked' &&
+    e?.substate === 'initiated.redeeming.makerLocked' &&
     t.makerExpiry !== null &&
     now < t.makerExpiry - TIMING.landing_margin_seconds
   )
@@ -557,7 +556,7 @@ async function walletRedeem(
   const redeemable = (now: number) =>
     !t.redeemRequested &&
     !t.takerRedeemed &&
-    expected(t, now)?.substate === 'initiated.makerLocked' &&
+    expected(t, now)?.substate === 'initiated.redeeming.makerLocked' &&
     t.makerExpiry !== null &&
     now < t.makerExpiry;
   const allowed = [redeemable(before), redeemable(after)].map((ok) =>
@@ -632,7 +631,7 @@ function nextExpiry(m: Model, now: number): number | null {
     const e = expected(t, now);
     if (!e || isFinal(e.status)) continue;
     if (e.status === 'pending') consider(t.lockDeadline + 1);
-    if (e.substate === 'initiated.makerLocked' && t.makerExpiry !== null) {
+    if (e.substate === 'initiated.redeeming.makerLocked' && t.makerExpiry !== null) {
       consider(t.makerExpiry - TIMING.landing_margin_seconds);
       consider(t.makerExpiry);
     }

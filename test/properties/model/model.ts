@@ -74,11 +74,9 @@ export interface MTrade {
   /**
    * How the sourcing swap went, fixed when the taker's lock was accepted: the venue answered within the
    * plan (landed: aggregator_swap before maker_lock), or it was down or its pool had slipped (failed: the
-   * maker never locks and releases the taker at once, sourcing_failed). `covered`: the maker's balance of
-   * the output covered the whole output when the taker locked, and the machine locks from it without the
-   * swap (its assessment checks the balance before the plan).
+   * maker never locks and releases the taker at once, sourcing_failed).
    */
-  sourcing: 'landed' | 'failed' | 'covered' | null;
+  sourcing: 'landed' | 'failed' | null;
 }
 
 export interface Model {
@@ -151,11 +149,12 @@ function chainExpected(t: MTrade, now: number): Expected | null {
     if (M.state === 'returned')
       return beforeTakerExpiry
         ? {
-            ...state('initiated', 'initiated.awaitingTakerExpiry'),
+            ...state('initiated', 'initiated.unwinding.awaitingTakerExpiry'),
             or: [state('redeemed', 'redeemed.closed')],
           }
         : state('redeemed', 'redeemed.closed');
-    if (M.state === 'locked') return beforeMakerExpiry ? state('initiated', 'initiated.makerLocked') : null;
+    if (M.state === 'locked')
+      return beforeMakerExpiry ? state('initiated', 'initiated.redeeming.makerLocked') : null;
     // No maker lock: a late or mismatched lock the trade released, or a lock the maker never matched.
     return { ...state('failed', 'failed.released'), or: [state('redeemed', 'redeemed.closed')] };
   }
@@ -167,9 +166,10 @@ function chainExpected(t: MTrade, now: number): Expected | null {
     return { ...state('failed', 'failed.released'), or: [state('refunded', 'refunded.closed')] };
   }
   if (T.state === 'locked') {
-    if (M.state === 'locked') return beforeMakerExpiry ? state('initiated', 'initiated.makerLocked') : null;
+    if (M.state === 'locked')
+      return beforeMakerExpiry ? state('initiated', 'initiated.redeeming.makerLocked') : null;
     if (M.state === 'returned' && M.how === 'refunded' && beforeTakerExpiry)
-      return state('initiated', 'initiated.awaitingTakerExpiry');
+      return state('initiated', 'initiated.unwinding.awaitingTakerExpiry');
     return null;
   }
   // No escrow ever reached the chain (a lock in flight when the process died, or moves that were refused):
@@ -268,13 +268,13 @@ function plainExpected(t: MTrade, now: number): Expected | null {
   if (now >= t.makerExpiry)
     return {
       status: 'initiated',
-      substate: 'initiated.awaitingTakerExpiry',
+      substate: 'initiated.unwinding.awaitingTakerExpiry',
       reasons: ['maker_escrow_expired'],
       kinds: [['taker_lock', 'maker_lock', 'maker_refund']],
     };
   return {
     status: 'initiated',
-    substate: 'initiated.makerLocked',
+    substate: 'initiated.redeeming.makerLocked',
     reasons: [null],
     kinds: [['taker_lock', 'maker_lock']],
   };
@@ -476,10 +476,6 @@ async function checkSourcing(world: World, t: MTrade, view: Json, ledger: Ledger
   if (!t.sourced) {
     if (swapAt >= 0) fail(`trade #${t.n} was not sourced but shows an aggregator_swap: ${kinds}`);
     if (view.failure_reason === 'sourcing_failed') fail(`trade #${t.n} was not sourced but failed sourcing`);
-    return;
-  }
-  if (t.sourcing === 'covered') {
-    if (swapAt >= 0) fail(`trade #${t.n} swapped though the maker's balance covered its output: ${kinds}`);
     return;
   }
   if (makerLockAt >= 0 && !(swapAt >= 0 && swapAt < makerLockAt))

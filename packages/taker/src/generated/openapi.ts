@@ -2113,7 +2113,7 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                         substate: string;
                         failure_reason: string | null;
                         /**
@@ -2503,7 +2503,7 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                         substate: string;
                         failure_reason: string | null;
                         /**
@@ -2798,7 +2798,7 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                         substate: string;
                         failure_reason: string | null;
                         /**
@@ -3119,7 +3119,7 @@ export interface operations {
                             };
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
-                            /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                            /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                             substate: string;
                             failure_reason: string | null;
                             /**
@@ -3297,7 +3297,7 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                         substate: string;
                         failure_reason: string | null;
                         /**
@@ -3611,7 +3611,7 @@ export interface operations {
                             };
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
-                            /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                            /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                             substate: string;
                             failure_reason: string | null;
                             /**
@@ -3789,7 +3789,7 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                         substate: string;
                         failure_reason: string | null;
                         /**
@@ -4077,7 +4077,7 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                         substate: string;
                         failure_reason: string | null;
                         /**
@@ -4349,7 +4349,7 @@ export interface operations {
                             };
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
-                            /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                            /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                             substate: string;
                             failure_reason: string | null;
                             /**
@@ -5294,7 +5294,7 @@ export interface operations {
                             };
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
-                            /** @description Extension: the actor’s full state path, e.g. initiated.makerLocked */
+                            /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
                             substate: string;
                             failure_reason: string | null;
                             /**
@@ -5754,7 +5754,7 @@ export interface operations {
                         version: number;
                         initial: string | null;
                         states: {
-                            /** @description full id, e.g. trade.initiated.makerLocked */
+                            /** @description full id, e.g. trade.initiated.redeeming.makerLocked */
                             id: string;
                             /** @description as TradeResponse.substate writes it; "" for the machine */
                             path: string;
