@@ -1,17 +1,19 @@
 // Quotes: pricing, risk and the desk that issues firm quotes and holds their reservations.
+export { QuoteDesk } from './desk.ts';
 export {
   type AcceptedQuote,
+  type DeskSourcing,
   type InventorySource,
   InventoryUnknown,
   type OptionLegTerm,
-  QuoteDesk,
+  type QuoteDeskDeps,
   type QuoteState,
   type RejectedQuote,
   RfqInputError,
   type RfqRequest,
   type SpreadBreakdown,
   type TradeExposure,
-} from './desk.ts';
+} from './desk-api.ts';
 export {
   FEED_STATUSES,
   type FeedState,
