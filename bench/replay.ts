@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { PublicKey } from '@solana/web3.js';
 import Database from 'better-sqlite3';
 import { Account, Clock, FailedTransactionMetadata, LiteSvm } from 'litesvm/dist/internal.js';
+import { SLOT_HASHES_KEPT } from '../src/chain/embedded/ledger.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../src/chain/htlc/index.ts';
 import { DEFAULT_AMM_PROGRAM_ID, loadAmmProgram } from '../src/venue/program.ts';
 
@@ -93,6 +94,13 @@ export function replayWindow(input: ReplayInput): ReplayResult {
       if (at !== clockAt) {
         const epoch = BigInt(row.slot) / SLOTS_PER_EPOCH;
         svm.setClock(new Clock(BigInt(row.slot), genesisUnix, epoch, epoch + 1n, BigInt(row.block_time)));
+        // The recent slots, as the ledger keeps them: a lookup table is created against one of them (the
+        // venue makes its table once the chain is past slot 0, so its creation can fall in the window).
+        const hashes = [];
+        for (let s = row.slot - 1; s >= Math.max(0, row.slot - SLOT_HASHES_KEPT); s--) {
+          hashes.push({ slot: BigInt(s), hash: PublicKey.default.toBase58() });
+        }
+        svm.setSlotHashes(hashes);
         clockAt = at;
       }
       const bytes = new Uint8Array(row.tx);

@@ -47,7 +47,7 @@ const SYSVAR_OWNER = 'Sysvar1111111111111111111111111111111111111';
 export const CLOCK_SYSVAR = 'SysvarC1ock11111111111111111111111111111111';
 export const ADDRESS_LOOKUP_TABLE_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
 /** Recent slots the SlotHashes sysvar names: a lookup table is created against one of them. */
-const SLOT_HASHES_KEPT = 32;
+export const SLOT_HASHES_KEPT = 32;
 
 export type { GenesisFunding, MintConfig } from './genesis.ts';
 export { BLOCKHASH_VALIDITY, SLOT_MS } from './time.ts';
