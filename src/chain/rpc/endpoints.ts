@@ -253,7 +253,8 @@ export class Endpoints {
   /**
    * Asks the endpoints in order() until one gives an answer that can be used: not an error, not older than
    * an answer already used from the same endpoint, and — when it says something is absent — from a current
-   * endpoint. Throws ChainError `unavailable` naming what each endpoint did when none did.
+   * endpoint. When none did and that went fast, asks them all again after each of READ_ROUND_PAUSES_MS.
+   * Throws ChainError `unavailable` naming what the endpoints did when no round got an answer.
    */
   async read<T>(
     what: string,
