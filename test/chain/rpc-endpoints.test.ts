@@ -124,6 +124,31 @@ describe('the rpc chain over several endpoints', () => {
     expect(proxy.failNext).toBe(0);
   });
 
+  it('a landing goes on through reads that fail for longer than a read asks: the bytes go out again and land', async () => {
+    h = await rpcEndpointsHarness(1, { slotProbeIntervalMs: 0 });
+    const [proxy] = h.proxies;
+    if (!proxy) throw new Error('one endpoint');
+    const t = await takerLock(h);
+    const { signature } = await h.chain.submitSigned(t.signed);
+    expect((await h.chain.confirm(signature, 'finalized', 10_000)).status).toBe('finalized');
+    const makerLock = await h.chain.signMakerLock({
+      takerEscrow: t.takerEscrow,
+      taker: t.taker.publicKey,
+      outputMint: SOL,
+      amount: 10n ** 7n,
+      hashlock: t.hashlock,
+      expiry: t.now + 300n,
+      lockDeadline: t.now + 60n,
+    });
+    // Twelve requests in a row fail: several reads' every round, and sends among them.
+    proxy.failNext = 12;
+    expect(await h.chain.land(makerLock, 'finalized', 10_000)).toMatchObject({
+      status: 'finalized',
+      err: null,
+    });
+    expect(proxy.failNext).toBe(0);
+  });
+
   it('every endpoint down: unavailable, each endpoint named by its origin only', async () => {
     const { chain, proxies } = await harness({ slotProbeIntervalMs: 0 });
     const t = await takerLock(h as EndpointsHarness);

@@ -387,23 +387,37 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
       const wire = decodeBase64Transaction(tx.transactionBase64);
       const deadline = Date.now() + timeoutMs;
       let lastSend = 0;
+      const rebroadcast = async () => {
+        lastSend = Date.now();
+        try {
+          await broadcast(wire, tx.lastValidBlockHeight);
+        } catch (e) {
+          // Transient refusals are retried; expiry is decided by the proof below.
+          if (!(e instanceof ChainError) || (e.code !== 'unavailable' && e.code !== 'blockhash_expired'))
+            throw e;
+        }
+      };
       for (;;) {
-        const state = await signatureState(tx.signature);
-        if (reaches(state, commitment)) return state;
-        if (state.status === 'unknown') {
+        let state: SignatureState;
+        let expired = false;
+        try {
+          state = await signatureState(tx.signature);
           // Only a finalized height past the blockhash proves the bytes can never land.
-          if (await provenExpired(tx)) return { status: 'expired' };
-          if (Date.now() - lastSend >= rebroadcastMs) {
-            lastSend = Date.now();
-            try {
-              await broadcast(wire, tx.lastValidBlockHeight);
-            } catch (e) {
-              // Transient refusals are retried; expiry is decided by the proof above.
-              if (!(e instanceof ChainError) || (e.code !== 'unavailable' && e.code !== 'blockhash_expired'))
-                throw e;
-            }
-            continue;
-          }
+          if (!reaches(state, commitment) && state.status === 'unknown') expired = await provenExpired(tx);
+        } catch (e) {
+          // A read lost on a flaky cluster does not end the landing: the bytes go out again and their status
+          // is asked again until the deadline; only then does the caller hear that the chain did not answer.
+          if (!(e instanceof ChainError) || e.code !== 'unavailable' || Date.now() + pollMs > deadline)
+            throw e;
+          if (Date.now() - lastSend >= rebroadcastMs) await rebroadcast();
+          await sleep(pollMs);
+          continue;
+        }
+        if (reaches(state, commitment)) return state;
+        if (expired) return { status: 'expired' };
+        if (state.status === 'unknown' && Date.now() - lastSend >= rebroadcastMs) {
+          await rebroadcast();
+          continue;
         }
         if (Date.now() + pollMs > deadline) return state;
         await sleep(pollMs);
