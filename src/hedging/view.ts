@@ -5,7 +5,7 @@
 import { rawMid, type Slippage, slippageOf } from '../aggregator/index.ts';
 import type { Asset, AssetRegistry, HedgedAsset, HedgingConfig } from '../config/index.ts';
 import { dividePrices } from '../money/index.ts';
-import type { HedgeRecord, Store } from '../store/index.ts';
+import { type HedgeRecord, isHedgeInFlight, type Store } from '../store/index.ts';
 import type { AssetHedgingState, Hedger } from './hedger.ts';
 import { deviation, outsideBand } from './plan.ts';
 import { parseRatio } from './record.ts';
@@ -66,11 +66,18 @@ export function positions(sources: Omit<InventorySources, 'store' | 'runId'>): I
 const RECENT = 20;
 
 export async function readInventory(sources: InventorySources): Promise<InventoryReading> {
-  const [inFlight, recent] = await Promise.all([
-    // Every instance's (a hedge whose instance is gone shows here until another takes it over).
-    sources.store.hedgesInFlight(null),
-    sources.store.recentHedges(RECENT),
-  ]);
+  // Every instance's (a hedge whose instance is gone shows here until another takes it over). Two reads, not
+  // one snapshot (PostgreSQL answers them on different connections): a hedge recorded or settled between them
+  // is shown as the later read has it, so a hedge listed as sending is always among those in flight.
+  const earlier = await sources.store.hedgesInFlight(null);
+  const recent = await sources.store.recentHedges(RECENT);
+  const latest = new Set(recent.map((hedge) => hedge.hedgeId));
+  const inFlight = [
+    ...earlier.filter((hedge) => !latest.has(hedge.hedgeId)),
+    ...recent.filter((hedge) => isHedgeInFlight(hedge.status)),
+  ].sort((a, b) =>
+    a.createdAt === b.createdAt ? a.hedgeId.localeCompare(b.hedgeId) : a.createdAt.localeCompare(b.createdAt),
+  );
   return {
     balancesReadAtMs: sources.balancesReadAtMs(),
     hedging: sources.hedging,
