@@ -44,6 +44,8 @@ const QUIET_MS = 20_000;
 /** A blockhash lives 150 blocks, a minute of chain time: a warp past it, at most twice, once all is quiet. */
 const LAPSE_WARP_SECONDS = 70;
 const LAPSE_WARPS = 2;
+/** Between two such warps: time for the service to see the first and act on it. */
+const LAPSE_PAUSE_MS = 6_000;
 
 export async function runStore(plan: Plan, storePlan: StorePlan, options: RunOptions): Promise<StoreReport> {
   const { log } = options;
@@ -130,23 +132,30 @@ export async function runStore(plan: Plan, storePlan: StorePlan, options: RunOpt
     // nothing held the clock either.
     let quiet = { txs: world.chain.ledger.transactionCount(), warps: keeper.stats.warps, since: Date.now() };
     let lapseWarps = 0;
+    let lapseWarpAt = 0;
     while (Date.now() - settleStarted < plan.settleMs) {
-      if (await allSettled(world, records, settleClient)) break;
+      const state = await settling(world, records, settleClient);
+      if (state === 'settled') break;
       const txs = world.chain.ledger.transactionCount();
-      if (txs !== quiet.txs || keeper.stats.warps !== quiet.warps || keeper.stats.heldBy.length > 0) {
-        quiet = { txs, warps: keeper.stats.warps, since: Date.now() };
-      } else if (Date.now() - quiet.since >= QUIET_MS && lapseWarps < LAPSE_WARPS) {
-        // Nothing moved, yet some trade still has work: a maker transaction dropped during the faults
-        // (a close, most often) is only signed afresh once its blockhash is proved past, which the chain's
-        // block height reaches in a minute of chain time. No escrow expiry is left to move the clock to.
+      const quietFor = Date.now() - quiet.since;
+      if (
+        lapseWarps < LAPSE_WARPS &&
+        Date.now() - lapseWarpAt >= LAPSE_PAUSE_MS &&
+        (state === 'books' || quietFor >= QUIET_MS)
+      ) {
+        // Every escrow settled and the books still open, or nothing moved with work left: a maker
+        // transaction dropped during the faults (a refund that lost the race to the taker's own, a close) is
+        // known unlanded only once its blockhash is past, which the chain's block height reaches in a minute
+        // of chain time. No escrow expiry is left to move the clock to.
         lapseWarps++;
+        lapseWarpAt = Date.now();
         await world.proxy.control.warp(LAPSE_WARP_SECONDS);
         world.note('warp', `${LAPSE_WARP_SECONDS} s (blockhashes lapse)`);
-        log(
-          `${storePlan.store}: nothing moved for ${QUIET_MS / 1000} s with work left; ${LAPSE_WARP_SECONDS} s warp`,
-        );
+        log(`${storePlan.store}: work left with the escrows settled; ${LAPSE_WARP_SECONDS} s warp`);
         quiet = { txs, warps: keeper.stats.warps, since: Date.now() };
-      } else if (Date.now() - quiet.since >= QUIET_MS) {
+      } else if (txs !== quiet.txs || keeper.stats.warps !== quiet.warps || keeper.stats.heldBy.length > 0) {
+        quiet = { txs, warps: keeper.stats.warps, since: Date.now() };
+      } else if (quietFor >= QUIET_MS) {
         log(`${storePlan.store}: nothing moved for ${QUIET_MS / 1000} s; settling stops`);
         break;
       }
@@ -192,15 +201,20 @@ export async function runStore(plan: Plan, storePlan: StorePlan, options: RunOpt
   }
 }
 
-/** Every registered escrow settled, and every trade the service lists terminal with nothing left to do. */
-async function allSettled(
+/**
+ * How far settling got: `settled` — every registered escrow settled and every trade the service lists
+ * terminal with nothing left to do; `books` — the escrows are all settled on chain but the service still has
+ * work (closing a trade waits for its books: the fee of every maker transaction that may have landed);
+ * `escrows` — an escrow is still locked (or the service did not answer).
+ */
+async function settling(
   world: Parameters<typeof escrowAt>[0],
   records: readonly TradeRecord[],
   client: ServiceClient,
-) {
+): Promise<'settled' | 'books' | 'escrows'> {
   for (const record of records) {
-    if (escrowAt(world, record.takerEscrow)?.status === 'locked') return false;
-    if (escrowAt(world, record.makerEscrow)?.status === 'locked') return false;
+    if (escrowAt(world, record.takerEscrow)?.status === 'locked') return 'escrows';
+    if (escrowAt(world, record.makerEscrow)?.status === 'locked') return 'escrows';
   }
   try {
     let cursor: string | null = null;
@@ -209,13 +223,13 @@ async function allSettled(
         'GET',
         `/v1/trades?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
       );
-      if (answer.status !== 200) return false;
-      for (const trade of answer.json.trades) if (trade.next_action) return false;
+      if (answer.status !== 200) return 'escrows';
+      for (const trade of answer.json.trades) if (trade.next_action) return 'books';
       cursor = answer.json.next_cursor;
     } while (cursor);
-    return true;
+    return 'settled';
   } catch {
-    return false;
+    return 'escrows';
   }
 }
 
