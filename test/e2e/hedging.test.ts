@@ -240,7 +240,7 @@ describe('hedging on the embedded chain', () => {
   test('one-sided buying leaves the maker short SOL: the hedger buys it back with USDC, never past the target', async () => {
     const before = (await inventory()).recent_hedges.length;
     // About 2.67 SOL each: short 5.3 SOL after the second, outside the band.
-    await buySol('500');
+    const first = await buySol('500');
     const short = await buySol('500');
     const view = await until(inventory, (v) => {
       const sol = v.assets.find((a: Json) => a.asset === 'SOL');
@@ -250,7 +250,10 @@ describe('hedging on the embedded chain', () => {
     const buys = (view.recent_hedges as Json[]).slice(0, view.recent_hedges.length - before).reverse();
     expect(buys.length).toBeGreaterThanOrEqual(2);
     for (const hedge of buys) {
-      expect(hedge).toMatchObject({ side: 'buy', status: 'landed', attempt: 1, trade_id: short });
+      expect(hedge).toMatchObject({ side: 'buy', status: 'landed', attempt: 1 });
+      // The redeem whose check found SOL outside its band: the second's, or the first's when the hedger's
+      // check ran after the second trade's lock had already moved SOL (a busy machine's timing).
+      expect([first, short]).toContain(hedge.trade_id);
       expect(hedge.input.asset).toBe('USDC');
       expect(hedge.output.asset).toBe('SOL');
       expect(hedge.slippage_bps).toBeLessThanOrEqual(100);
@@ -260,10 +263,20 @@ describe('hedging on the embedded chain', () => {
     const sol = view.assets.find((a: Json) => a.asset === 'SOL');
     // Bought at most what was missing: never above the target.
     expect(BigInt(sol.target.deviation_raw)).toBeLessThanOrEqual(0n);
-    const trade = (await service.app.inject(`/v1/trades/${short}`)).json();
-    expect(trade.tx_signature_kinds.filter((s: Json) => s.kind === 'aggregator_swap')).toHaveLength(
-      buys.length,
-    );
+    // Each hedge shows on the trade that triggered it.
+    let swaps = 0;
+    for (const id of [first, short]) {
+      const trade = (await service.app.inject(`/v1/trades/${id}`)).json();
+      const shown = trade.tx_signature_kinds.filter((s: Json) => s.kind === 'aggregator_swap');
+      expect(shown.map((s: Json) => s.signature).sort()).toEqual(
+        buys
+          .filter((h) => h.trade_id === id)
+          .map((h) => h.signature)
+          .sort(),
+      );
+      swaps += shown.length;
+    }
+    expect(swaps).toBe(buys.length);
   });
 
   test('metrics count the hedges, their size and slippage; SOL is inside its band', async () => {
