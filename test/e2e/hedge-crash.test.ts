@@ -5,24 +5,15 @@
 // again: it resumes the stored swap — the same bytes, never a second one until the first is proven
 // unlandable — and the chain ends with one swap per hedge, shown on the trade that triggered it.
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { afterEach, describe, expect, test } from 'vitest';
-import { clusterConfigDocument } from '../../scripts/cluster/config.ts';
-import { DEFAULT_HTLC_PROGRAM_ID } from '../../src/chain/htlc/index.ts';
-import { DEFAULT_CONFIG_PATH, resolveConfig } from '../../src/config/index.ts';
-import {
-  type ChainServer,
-  configGenesis,
-  loopbackDevChain,
-  startChainServer,
-} from '../../src/dev-chain/index.ts';
-import { embeddedVenueOptions } from '../../src/venue/config.ts';
+import { DEFAULT_CONFIG_PATH } from '../../src/config/index.ts';
+import { type ChainServer, loopbackDevChain } from '../../src/dev-chain/index.ts';
 import { SOL_MINT } from '../support/mints.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/process.ts';
 import { defaultConfigDocument, tempDir } from '../support/service.ts';
-import { call, type SwapProxy, startSwapProxy, until } from '../support/swap-proxy.ts';
+import { call, type SwapProxy, type SwapWorldParts, startSwapWorld, until } from '../support/swap-proxy.ts';
 import { newSecret, signAsWallet } from '../support/taker.ts';
 
 type Json = ReturnType<typeof JSON.parse>;
@@ -31,15 +22,17 @@ const RAW = 10n ** 9n;
 
 let chain: ChainServer | undefined;
 let proxy: SwapProxy | undefined;
+let parts: SwapWorldParts = {};
 let proc: ServiceProcess | undefined;
 const dirs: { remove: () => void }[] = [];
 afterEach(async () => {
   await proc?.kill9().catch(() => undefined);
   proc = undefined;
-  await proxy?.close();
+  await (proxy ?? parts.proxy)?.close();
   proxy = undefined;
-  await chain?.close();
+  await (chain ?? parts.chain)?.close();
   chain = undefined;
+  parts = {};
   for (const dir of dirs.splice(0)) dir.remove();
 });
 
@@ -62,31 +55,9 @@ describe('kill -9 with a hedge in flight', () => {
         retry_seconds: 1,
         assets: { SOL: { target: '10000', band: '4', max_clip: '10', min_clip: '0.5' } },
       };
-      const config = resolveConfig(doc);
-      const maker = Keypair.generate();
-      const makerKeypairPath = join(dir.path, 'maker-keypair.json');
-      writeFileSync(makerKeypairPath, JSON.stringify(Array.from(maker.secretKey)), { mode: 0o600 });
-      const venue = embeddedVenueOptions(config);
-      if (!venue) throw new Error('no venue');
-      chain = await startChainServer({
-        dataDir: join(dir.path, 'chain'),
-        port: 0,
-        programId: DEFAULT_HTLC_PROGRAM_ID,
-        ...configGenesis(config, maker),
-        venue,
-      });
-      proxy = await startSwapProxy(chain.url);
-      const serviceDoc = clusterConfigDocument(doc, {
-        url: proxy.url,
-        wsUrl: chain.wsUrl,
-        programId: DEFAULT_HTLC_PROGRAM_ID.toBase58(),
-        makerKeypairPath,
-      });
-      serviceDoc.aggregator = { kind: 'jupiter', base_url: `${proxy.url}/jupiter/swap/v1` };
-      const configPath = join(dir.path, 'config.json');
-      writeFileSync(configPath, JSON.stringify(serviceDoc, null, 2));
-      const dataDir = join(dir.path, 'data');
-      mkdirSync(dataDir);
+      const { maker, configPath, dataDir } = await startSwapWorld(dir.path, doc, parts);
+      chain = parts.chain as ChainServer;
+      proxy = parts.proxy as SwapProxy;
       proc = await startServiceProcess(dataDir, { CONFIG: configPath });
       let base = proc.url;
       const dev = loopbackDevChain(chain.url);

@@ -2,9 +2,19 @@
 // a crash test switches to hide the maker's aggregator swaps: v0 transactions, where its escrow transactions
 // are legacy. drop: answered as sent, never forwarded; blind: forwarded, but their status reads as unknown,
 // so a swap is on chain while the service has not seen it. And the small HTTP helpers those tests share.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { clusterConfigDocument } from '../../scripts/cluster/config.ts';
+import { DEFAULT_HTLC_PROGRAM_ID } from '../../src/chain/htlc/index.ts';
+import { resolveConfig } from '../../src/config/index.ts';
+import { type ChainServer, configGenesis, startChainServer } from '../../src/dev-chain/index.ts';
+import { embeddedVenueOptions } from '../../src/venue/config.ts';
+import type { ConfigDocument } from './service.ts';
 
 type Json = ReturnType<typeof JSON.parse>;
 
@@ -143,4 +153,46 @@ export async function until<T>(
     last = await read();
   }
   return last;
+}
+
+/** What a crash test's world opened so far, for its cleanup: filled in as each part starts. */
+export interface SwapWorldParts {
+  chain?: ChainServer;
+  proxy?: SwapProxy;
+}
+
+/**
+ * The loopback chain with the embedded venue, the swap proxy in front of it (RPC and the Jupiter-shaped
+ * API), and a service config on `chain.kind = "rpc"` pointed at the proxy, written under `dir`: what each
+ * crash test with an aggregator swap in flight starts from. `doc` is the test's config document.
+ */
+export async function startSwapWorld(dir: string, doc: ConfigDocument, parts: SwapWorldParts) {
+  const config = resolveConfig(doc);
+  const maker = Keypair.generate();
+  const makerKeypairPath = join(dir, 'maker-keypair.json');
+  writeFileSync(makerKeypairPath, JSON.stringify(Array.from(maker.secretKey)), { mode: 0o600 });
+  const venue = embeddedVenueOptions(config);
+  if (!venue) throw new Error('no venue');
+  const chain = await startChainServer({
+    dataDir: join(dir, 'chain'),
+    port: 0,
+    programId: DEFAULT_HTLC_PROGRAM_ID,
+    ...configGenesis(config, maker),
+    venue,
+  });
+  parts.chain = chain;
+  const proxy = await startSwapProxy(chain.url);
+  parts.proxy = proxy;
+  const serviceDoc = clusterConfigDocument(doc, {
+    url: proxy.url,
+    wsUrl: chain.wsUrl,
+    programId: DEFAULT_HTLC_PROGRAM_ID.toBase58(),
+    makerKeypairPath,
+  });
+  serviceDoc.aggregator = { kind: 'jupiter', base_url: `${proxy.url}/jupiter/swap/v1` };
+  const configPath = join(dir, 'config.json');
+  writeFileSync(configPath, JSON.stringify(serviceDoc, null, 2));
+  const dataDir = join(dir, 'data');
+  mkdirSync(dataDir);
+  return { chain, proxy, maker, configPath, dataDir };
 }
