@@ -9,7 +9,7 @@ import { Connection, Keypair, type PublicKey, SystemProgram, Transaction } from 
 import bs58 from 'bs58';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { freePort } from '../../scripts/net.ts';
+import { freePortPair } from '../../scripts/net.ts';
 import { type FaultProfile, type FaultProxy, startFaultProxy } from '../../src/dev-chain/faults/index.ts';
 import { type ChainServer, loopbackDevChain } from '../../src/dev-chain/index.ts';
 import { tempDir, testChainServer } from '../chain/fixtures.ts';
@@ -370,7 +370,7 @@ describe('the fault proxy in front of the loopback chain', () => {
 
   it('npm run chain --faults puts the proxy on CHAIN_PORT and the chain behind it', async () => {
     const dataDir = tempDir('chain-faults');
-    const port = await freePort();
+    const port = await freePortPair();
     const child = spawn(
       process.execPath,
       [
@@ -397,10 +397,17 @@ describe('the fault proxy in front of the loopback chain', () => {
       child.stderr.on('data', (chunk: Buffer) => {
         output += String(chunk);
       });
-      const line = await eventually(
-        () => output.split('\n').find((l) => l.includes('loopback chain listening')),
-        30_000,
-      );
+      let exited: number | null = null;
+      child.once('exit', (code) => {
+        exited = code ?? -1;
+      });
+      const line = await eventually(() => {
+        const listening = output.split('\n').find((l) => l.includes('loopback chain listening'));
+        if (listening === undefined && exited !== null) throw new Error(`chain exited ${exited}:\n${output}`);
+        return listening;
+      }, 40_000).catch((e: Error) => {
+        throw new Error(`${e.message}\n${output}`);
+      });
       const listening = JSON.parse(line) as Record<string, string>;
       expect(listening).toMatchObject({
         url: `http://127.0.0.1:${port}`,
@@ -418,9 +425,11 @@ describe('the fault proxy in front of the loopback chain', () => {
       const upstream = new Connection(listening.upstreamUrl as string);
       expect(await upstream.getSlot()).toBeGreaterThanOrEqual(0);
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((resolve) => child.once('exit', resolve));
+      }
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 });
