@@ -931,7 +931,7 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
         async () => {
           const [row] = await sql<{ n: string }>(
             databaseUrl,
-            "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'rfq-maker-events'",
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'rfq-maker-events' AND datname = current_database()",
           );
           n = Number(row?.n);
         },
@@ -994,7 +994,7 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
       const stop = await b.watchEvents((tradeIds) => heard.push(...tradeIds));
       await sql(
         databaseUrl,
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'rfq-maker-events'",
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'rfq-maker-events' AND datname = current_database()",
       );
       await tradeOf(a, runA);
       await sleep(100);
