@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
  * globals, environment). They share one module graph per worker (`isolate: false`): each file importing
  * xstate, web3.js and the vocabulary anew is most of their time.
  */
-const UNIT = [
+const PURE = [
   'test/machines/**/*.test.ts',
   'test/money/**/*.test.ts',
   'test/ledger/**/*.test.ts',
@@ -47,11 +47,12 @@ const E2E = [
 ];
 
 /**
- * Workers: at least two, whatever the core count (Vitest's default is one fewer than the cores: one on a
- * two-core machine). Most files spend their time waiting on a service process, the chain or PostgreSQL,
- * so a second file runs in that time; every suite holds on a loaded machine anyway.
+ * Workers: at least three, whatever the core count (Vitest's default is one fewer than the cores: one on a
+ * two-core machine). Most files spend their time waiting on a service process, the chain, PostgreSQL or a
+ * lease, so another file runs in that time (on two cores: 130 s with three workers, 168 s with two);
+ * every suite holds on a loaded machine anyway.
  */
-const WORKERS = Math.max(2, availableParallelism() - 1);
+const WORKERS = Math.max(3, availableParallelism() - 1);
 
 export default defineConfig({
   test: {
@@ -64,7 +65,10 @@ export default defineConfig({
     // Inline projects extend this config (setup, timeouts, pool); the root globalSetup runs once per run
     // and what it provides reaches every project.
     projects: [
-      { test: { name: 'unit', include: UNIT, isolate: false } },
+      // Vitest queues the projects by name: the long isolated e2e files first, then the pure ones (the
+      // statechart's walk is one of the longest files, and last in the queue it ran alone at the end), then
+      // the many short service files that fill the workers to the end.
+      { test: { name: 'pure', include: PURE, isolate: false } },
       // Suites that build a service, a chain or a store in the test process and close them again: each
       // builds its own from the modules, changing none of them (no module mocks, globals or environment),
       // so they share the module graph too — web3.js, Fastify and the service's own import are most of a
@@ -73,7 +77,7 @@ export default defineConfig({
         test: {
           name: 'service',
           include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
-          exclude: [...UNIT, ...E2E, 'test/browser/**', 'node_modules/**'],
+          exclude: [...PURE, ...E2E, 'test/browser/**', 'node_modules/**'],
           isolate: false,
         },
       },
