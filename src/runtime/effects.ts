@@ -79,6 +79,9 @@ export class EffectError extends Error implements EffectFailure {
   }
 }
 
+/** How often a fee still pending on chain (not final, or its transaction may still land) is asked again. */
+const FEE_WAIT_POLL_MS = 1_000;
+
 /** Not final yet, or not visible yet: try again later. */
 class NotYet extends Error {}
 
@@ -140,20 +143,32 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
   }
 
   /**
-   * Posts the fee of every intent of the trade the chain shows final and the ledger does not yet; an intent
-   * still unknown to the chain never landed once the chain is past its last valid block height, and is
-   * asked again later while it could (the effect fails, and retries).
+   * Posts the fee of every intent of the trade the chain shows final and the ledger does not yet. An intent
+   * still unknown to the chain never landed once the chain is past its last valid block height (read before
+   * its status, so a landing between the two reads is not missed). One that is not final yet, or could still
+   * land (a transaction a killed process recorded, sent or not), is waited for within the effect, as a
+   * landing is (up to landTimeoutMs): a wait the chain will end is not a failure. Past that the effect fails
+   * and retries.
    */
-  async function settleFees(tradeId: string): Promise<void> {
-    const unposted = await hooks.unpostedFees(tradeId);
-    if (unposted.length === 0) return;
-    const height = await chain.blockHeight();
-    for (const { signature, lastValidBlockHeight } of unposted) {
-      const state = await chain.signatureState(signature);
-      if (state.status === 'finalized') await hooks.postFee(tradeId, signature, state.fee);
-      else if (state.status !== 'unknown') throw new NotYet(`${signature} not final yet`);
-      else if (lastValidBlockHeight !== null && height <= lastValidBlockHeight) {
-        throw new NotYet(`${signature} may still land (block height ${height} ≤ ${lastValidBlockHeight})`);
+  async function settleFees(tradeId: string, signal: AbortSignal): Promise<void> {
+    const waitUntil = Date.now() + hooks.landTimeoutMs;
+    for (const { signature, lastValidBlockHeight } of await hooks.unpostedFees(tradeId)) {
+      for (;;) {
+        const height = await chain.blockHeight();
+        const state = await chain.signatureState(signature);
+        if (state.status === 'finalized') {
+          await hooks.postFee(tradeId, signature, state.fee);
+          break;
+        }
+        const pending =
+          state.status !== 'unknown'
+            ? `${signature} not final yet`
+            : lastValidBlockHeight !== null && height <= lastValidBlockHeight
+              ? `${signature} may still land (block height ${height} ≤ ${lastValidBlockHeight})`
+              : null;
+        if (pending === null) break;
+        if (signal.aborted || Date.now() >= waitUntil) throw new NotYet(pending);
+        await sleep(FEE_WAIT_POLL_MS, undefined, { signal }).catch(() => undefined);
       }
     }
   }
@@ -383,7 +398,7 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
     // The trade's last effect: the maker escrow's rent back, then the books — every maker transaction of
     // the trade that reached the chain has its fee in the ledger (one whose landing no attempt saw, after a
     // crash, is found here), before the trade closes.
-    closeEscrows: effect<unknown, CloseEscrowsInput>(async (input) => {
+    closeEscrows: effect<unknown, CloseEscrowsInput>(async (input, signal) => {
       const state = await read(input.makerEscrow);
       const closed =
         state && state.status !== 'locked'
@@ -393,7 +408,7 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
               await chain.signClose({ escrow: key(input.makerEscrow), mint: state.mint }),
             )
           : null;
-      await settleFees(input.tradeId);
+      await settleFees(input.tradeId, signal);
       return closed;
     }),
   };

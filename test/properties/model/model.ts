@@ -832,9 +832,12 @@ export async function finale(model: Model, world: World): Promise<void> {
       );
     if (context?.effectError != null) fail(`trade #${t.n} closed with a failing effect`);
     const events = await world.events(id);
-    const failures = events.filter((e) => e.type.startsWith('xstate.error.actor')).length;
-    if (failures > MAX_EFFECT_FAILURES)
-      fail(`trade #${t.n}: ${failures} failed effect attempts (bound ${MAX_EFFECT_FAILURES})`);
+    const failures = events.filter((e) => e.type.startsWith('xstate.error.actor'));
+    if (failures.length > MAX_EFFECT_FAILURES)
+      fail(
+        `trade #${t.n}: ${failures.length} failed effect attempts (bound ${MAX_EFFECT_FAILURES}): ` +
+          JSON.stringify(failures.map((e) => ({ seq: e.seq, type: e.type, payload: e.payload }))),
+      );
     if (events.length > eventsBound(world.restarts))
       fail(`trade #${t.n} stored ${events.length} events (bound ${eventsBound(world.restarts)})`);
     // Network fees the ledger posts are what the chain charged for the maker's own transactions.

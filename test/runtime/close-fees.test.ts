@@ -1,0 +1,73 @@
+// The trade's last effect closes its books: every maker transaction it recorded an intent for has its fee in
+// the ledger, or is proved never to have landed. After a kill -9 the dead process may have recorded an intent
+// it never sent: until the chain passes that transaction's last valid block height it could still land, and
+// the effect waits for that within its attempt, as a landing does, instead of failing again and again.
+import { rmSync } from 'node:fs';
+import { Keypair } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createActor, toPromise } from 'xstate';
+import type { EmbeddedChain } from '../../src/chain/embedded/index.ts';
+import { SLOT_MS } from '../../src/chain/embedded/ledger.ts';
+import { chainEffects, type EffectHooks } from '../../src/runtime/effects.ts';
+import { tempDir, testEmbeddedChain } from '../chain/fixtures.ts';
+
+describe('closing the books of a trade', () => {
+  let dir: string;
+  let chain: EmbeddedChain;
+  beforeAll(() => {
+    dir = tempDir('close-fees');
+    chain = testEmbeddedChain(dir);
+  });
+  afterAll(async () => {
+    await chain.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** closeEscrows for a trade whose only unposted intent is `signature`, with no maker escrow left to close. */
+  function closeBooks(intent: { signature: string; lastValidBlockHeight: number }, landTimeoutMs: number) {
+    const posted: string[] = [];
+    const hooks = {
+      barrier: async () => undefined,
+      unpostedFees: async () => (posted.includes(intent.signature) ? [] : [intent]),
+      postFee: async (_tradeId: string, signature: string) => {
+        posted.push(signature);
+      },
+      chainTime: () => 0,
+      landTimeoutMs,
+    } as unknown as EffectHooks;
+    const actor = createActor(chainEffects(chain, hooks).closeEscrows, {
+      input: { tradeId: 'trade', makerEscrow: Keypair.generate().publicKey.toBase58() },
+    });
+    actor.start();
+    return { done: toPromise(actor), posted };
+  }
+
+  const neverSent = () => bs58.encode(Keypair.generate().secretKey);
+
+  it('an intent never sent that may still land for a few slots is waited for in the same attempt', async () => {
+    const height = await chain.blockHeight();
+    const began = Date.now();
+    const { done, posted } = closeBooks({ signature: neverSent(), lastValidBlockHeight: height + 3 }, 10_000);
+    await expect(done).resolves.toBeNull();
+    // It answered once the chain was past the transaction's last valid block height, and posted no fee.
+    expect(await chain.blockHeight()).toBeGreaterThan(height + 3);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(2 * SLOT_MS);
+    expect(posted).toEqual([]);
+  });
+
+  it('one that may land long after the landing timeout fails the attempt, saying why', async () => {
+    const height = await chain.blockHeight();
+    const { done } = closeBooks({ signature: neverSent(), lastValidBlockHeight: height + 10_000 }, 600);
+    await expect(done).rejects.toThrow(/may still land \(block height \d+ ≤ \d+\)/);
+  });
+
+  it('one already past its last valid block height is settled at once', async () => {
+    const height = await chain.blockHeight();
+    const began = Date.now();
+    const { done, posted } = closeBooks({ signature: neverSent(), lastValidBlockHeight: height - 1 }, 10_000);
+    await expect(done).resolves.toBeNull();
+    expect(Date.now() - began).toBeLessThan(5_000);
+    expect(posted).toEqual([]);
+  });
+});
