@@ -148,9 +148,16 @@ const implementations: [string, () => Promise<Harness>][] = [
 describe.each(implementations)('chain port contract: %s', (_name, makeHarness) => {
   let h: Harness;
   let chain: ChainPort;
+  /** The maker's balances as the port read them before any test moved funds. */
+  let genesis: { usdc: bigint; sol: bigint; lamports: bigint };
   beforeAll(async () => {
     h = await makeHarness();
     chain = h.chain;
+    genesis = {
+      usdc: await chain.tokenBalance(chain.makerWallet, USDC),
+      sol: await chain.tokenBalance(chain.makerWallet, SOL),
+      lamports: await chain.solBalance(chain.makerWallet),
+    };
   });
   afterAll(async () => {
     await h?.close();
@@ -159,9 +166,9 @@ describe.each(implementations)('chain port contract: %s', (_name, makeHarness) =
   it('reports health, the maker wallet and its funded inventory', async () => {
     expect((await chain.health()).ok).toBe(true);
     expect(chain.makerWallet.equals(h.maker.publicKey)).toBe(true);
-    expect(await chain.tokenBalance(chain.makerWallet, USDC)).toBe(1_000_000n * 10n ** 6n);
-    expect(await chain.tokenBalance(chain.makerWallet, SOL)).toBe(5_000n * 10n ** 9n);
-    expect(await chain.solBalance(chain.makerWallet)).toBeGreaterThan(10n ** 9n);
+    expect(genesis.usdc).toBe(1_000_000n * 10n ** 6n);
+    expect(genesis.sol).toBe(5_000n * 10n ** 9n);
+    expect(genesis.lamports).toBeGreaterThan(10n ** 9n);
   });
 
   it('follows wall time and moves the clock on demand', async () => {

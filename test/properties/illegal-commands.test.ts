@@ -281,95 +281,100 @@ describe('every trade command in every state reachable over HTTP', { concurrent:
     expect(locked.json().settlement_status).toBe('initiated');
   });
 
-  let abandoned: Subject;
-  test('pending → failed by abandon: five concurrent identical abandons all answer 202, one transition is stored', async () => {
-    abandoned = subject(await pendingTrade(service));
-    const answers = await Promise.all(
-      Array.from({ length: 5 }, () => send(abandoned, 'abandon: right hash')),
-    );
-    expect(answers.map((r) => r.statusCode)).toEqual([202, 202, 202, 202, 202]);
-    const bodies = answers.map((r) => r.json());
-    for (const body of bodies) {
-      expect(body.trade_id).toBe(abandoned.tradeId);
-      expect(body.settlement_status).toBe('failed');
-      expect(body.failure_reason).toBe('abandoned');
-    }
-    expect(probe.eventTypes(abandoned.tradeId).filter((type) => type === 'ABANDON')).toEqual(['ABANDON']);
-    // The replay answers exactly as the first time did.
-    const again = await send(abandoned, 'abandon: right hash');
-    expect(again.statusCode).toBe(202);
-    expect(again.json()).toEqual(bodies[0]);
-  });
+  // One trade through its life: each test moves it on, so they run in this order whatever the shuffle.
+  describe('one trade abandoned', { shuffle: false }, () => {
+    let abandoned: Subject;
+    test('pending → failed by abandon: five concurrent identical abandons all answer 202, one transition is stored', async () => {
+      abandoned = subject(await pendingTrade(service));
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => send(abandoned, 'abandon: right hash')),
+      );
+      expect(answers.map((r) => r.statusCode)).toEqual([202, 202, 202, 202, 202]);
+      const bodies = answers.map((r) => r.json());
+      for (const body of bodies) {
+        expect(body.trade_id).toBe(abandoned.tradeId);
+        expect(body.settlement_status).toBe('failed');
+        expect(body.failure_reason).toBe('abandoned');
+      }
+      expect(probe.eventTypes(abandoned.tradeId).filter((type) => type === 'ABANDON')).toEqual(['ABANDON']);
+      // The replay answers exactly as the first time did.
+      const again = await send(abandoned, 'abandon: right hash');
+      expect(again.statusCode).toBe(202);
+      expect(again.json()).toEqual(bodies[0]);
+    });
 
-  test('failed after abandon: only the abandon replay answers 202', async () => {
-    // failed, its lock window still open (the runtime watches for a late lock until it ends)
-    await expectMatrix(abandoned, /^failed\./, {
-      ...NO_ESCROWS,
-      'abandon: right hash': ok(202),
-      'lock: the signed lock': refused('lock_window_closed'),
-      'lock: corrupted signature': refused('lock_window_closed'),
-      'lock: a signature never sent': refused('lock_window_closed'),
-      'settlement retry': refused('lock_window_closed'),
+    test('failed after abandon: only the abandon replay answers 202', async () => {
+      // failed, its lock window still open (the runtime watches for a late lock until it ends)
+      await expectMatrix(abandoned, /^failed\./, {
+        ...NO_ESCROWS,
+        'abandon: right hash': ok(202),
+        'lock: the signed lock': refused('lock_window_closed'),
+        'lock: corrupted signature': refused('lock_window_closed'),
+        'lock: a signature never sent': refused('lock_window_closed'),
+        'settlement retry': refused('lock_window_closed'),
+      });
     });
   });
 
-  let locked: Subject;
-  test('initiated.redeeming.makerLocked: refusals, the lock replay and the wallet redeem change nothing', async () => {
-    locked = subject(await makerLockedTrade(service));
-    await expectMatrix(locked, 'initiated.redeeming.makerLocked', {
-      'abandon: right hash': refused('not_abandonable'),
-      'abandon: wrong hash': refused('secret_hash_mismatch'),
-      'lock: the signed lock': ok(202),
-      'lock: its signature': ok(202),
-      'lock: corrupted signature': refused('lock_signature_exists'),
-      'lock: signed by a stranger': refused('validation_failed'),
-      'lock: a signature never sent': refused('lock_signature_exists'),
-      'redeem: wrong preimage': refused('preimage_mismatch'),
-      'redeem?mode=wallet: right preimage': ok(200),
-      'redeem?mode=wallet: wrong preimage': refused('preimage_mismatch'),
-      refund: refused('not_refundable'),
-      'refund?mode=wallet': refused('not_refundable'),
-      resume: ok(202),
-      'settlement retry': refused('lock_window_closed'),
+  describe('one trade the maker locked, redeemed and closed', { shuffle: false }, () => {
+    let locked: Subject;
+    test('initiated.redeeming.makerLocked: refusals, the lock replay and the wallet redeem change nothing', async () => {
+      locked = subject(await makerLockedTrade(service));
+      await expectMatrix(locked, 'initiated.redeeming.makerLocked', {
+        'abandon: right hash': refused('not_abandonable'),
+        'abandon: wrong hash': refused('secret_hash_mismatch'),
+        'lock: the signed lock': ok(202),
+        'lock: its signature': ok(202),
+        'lock: corrupted signature': refused('lock_signature_exists'),
+        'lock: signed by a stranger': refused('validation_failed'),
+        'lock: a signature never sent': refused('lock_signature_exists'),
+        'redeem: wrong preimage': refused('preimage_mismatch'),
+        'redeem?mode=wallet: right preimage': ok(200),
+        'redeem?mode=wallet: wrong preimage': refused('preimage_mismatch'),
+        refund: refused('not_refundable'),
+        'refund?mode=wallet': refused('not_refundable'),
+        resume: ok(202),
+        'settlement retry': refused('lock_window_closed'),
+      });
     });
-  });
 
-  test('initiated.redeeming.makerLocked → redeemed: five concurrent identical redeems all answer 202, one transition is stored', async () => {
-    const answers = await Promise.all(
-      Array.from({ length: 5 }, () => send(locked, 'redeem: right preimage')),
-    );
-    expect(
-      answers.map((r) => r.statusCode),
-      answers.map((r) => r.body).join('\n'),
-    ).toEqual([202, 202, 202, 202, 202]);
-    for (const r of answers) expect(r.json().trade_id).toBe(locked.tradeId);
-    await waitUntil(locked, (t) => t.settlement_status === 'redeemed');
-    await waitClosed(locked);
-    expect(probe.eventTypes(locked.tradeId).filter((type) => type === 'REDEEM_REQUESTED')).toEqual([
-      'REDEEM_REQUESTED',
-    ]);
-  });
-
-  test('redeemed.closed: the redeem and lock replays answer 202; everything else is refused', async () => {
-    await expectMatrix(locked, 'redeemed.closed', {
-      'redeem: right preimage': ok(202),
-      'redeem: wrong preimage': refused('preimage_mismatch'),
-      'redeem?mode=wallet: right preimage': refused('not_redeemable'),
-      'redeem?mode=wallet: wrong preimage': refused('preimage_mismatch'),
-      'abandon: right hash': refused('not_abandonable'),
-      'abandon: wrong hash': refused('secret_hash_mismatch'),
-      'lock: the signed lock': ok(202),
-      'lock: its signature': ok(202),
-      'lock: a signature never sent': refused('lock_signature_exists'),
-      'lock: signed by a stranger': refused('validation_failed'),
-      refund: refused('not_refundable'),
-      'refund?mode=wallet': refused('not_refundable'),
-      resume: ok(202),
-      'settlement retry': refused('lock_window_closed'),
+    test('initiated.redeeming.makerLocked → redeemed: five concurrent identical redeems all answer 202, one transition is stored', async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => send(locked, 'redeem: right preimage')),
+      );
+      expect(
+        answers.map((r) => r.statusCode),
+        answers.map((r) => r.body).join('\n'),
+      ).toEqual([202, 202, 202, 202, 202]);
+      for (const r of answers) expect(r.json().trade_id).toBe(locked.tradeId);
+      await waitUntil(locked, (t) => t.settlement_status === 'redeemed');
+      await waitClosed(locked);
+      expect(probe.eventTypes(locked.tradeId).filter((type) => type === 'REDEEM_REQUESTED')).toEqual([
+        'REDEEM_REQUESTED',
+      ]);
     });
-  });
 
-  // From here on the shared chain clock moves forward.
+    test('redeemed.closed: the redeem and lock replays answer 202; everything else is refused', async () => {
+      await expectMatrix(locked, 'redeemed.closed', {
+        'redeem: right preimage': ok(202),
+        'redeem: wrong preimage': refused('preimage_mismatch'),
+        'redeem?mode=wallet: right preimage': refused('not_redeemable'),
+        'redeem?mode=wallet: wrong preimage': refused('preimage_mismatch'),
+        'abandon: right hash': refused('not_abandonable'),
+        'abandon: wrong hash': refused('secret_hash_mismatch'),
+        'lock: the signed lock': ok(202),
+        'lock: its signature': ok(202),
+        'lock: a signature never sent': refused('lock_signature_exists'),
+        'lock: signed by a stranger': refused('validation_failed'),
+        refund: refused('not_refundable'),
+        'refund?mode=wallet': refused('not_refundable'),
+        resume: ok(202),
+        'settlement retry': refused('lock_window_closed'),
+      });
+    });
+
+    // From here on the shared chain clock moves forward.
+  });
 
   test('failed by lock window expiry: abandon is refused (the trade failed another way)', async () => {
     const t = subject(await pendingTrade(service));

@@ -72,14 +72,13 @@ describe.skipIf(!POSTGRES_TESTS)('a throwaway server of its own', () => {
 
   afterAll(() => server?.stop());
 
-  test('starts reachable on its port as PostgreSQL', async () => {
+  // One story, start to stop: the server's life is the order the checks must run in.
+  test('starts reachable on its port as PostgreSQL; stop() ends it and removes its folder, a second stop() does nothing', async () => {
     expect(server.url).toBe(`postgres://postgres@127.0.0.1:${server.port}/postgres`);
     expect(existsSync(server.dataDir)).toBe(true);
     const [row] = await query<{ version: string }>(server.url, 'select version()');
     expect(row?.version).toMatch(/^PostgreSQL \d+/);
-  });
 
-  test('stop() ends the server and removes its folder, and a second stop() does nothing', async () => {
     await server.stop();
     await expect(query(server.url, 'select 1')).rejects.toThrow(/ECONNREFUSED/);
     expect(existsSync(server.dataDir)).toBe(false);
