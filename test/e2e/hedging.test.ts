@@ -295,7 +295,8 @@ describe('hedging on the embedded chain', { shuffle: false }, () => {
 
 // A second maker with 100 SOL (target 100, band 4) whose clips are at least 4 SOL: what open quotes reserve
 // can leave less than that to sell, and a stale price stops every hedge, until it is fresh again.
-describe('what the hedger refuses: reserved inventory, a stale mid', () => {
+// In this order: the stale mid is tried on the inventory the reserved-quotes step left hedged once.
+describe('what the hedger refuses: reserved inventory, a stale mid', { shuffle: false }, () => {
   let maker: TestService;
   const stale = new Set<string>();
   let inner: PriceSource | null = null;

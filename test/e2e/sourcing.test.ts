@@ -38,7 +38,8 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.dispose());
 
-describe('just-in-time sourcing on the embedded chain', () => {
+// One story on one maker: the quote, its trade, the books, then the refusals on the venue the trade moved.
+describe('just-in-time sourcing on the embedded chain', { shuffle: false }, () => {
   let tradeId: string;
   let quote: Json;
 
