@@ -527,10 +527,29 @@ async function checkSourcing(world: World, t: MTrade, view: Json, ledger: Ledger
 
 /** Every invariant, on the views `settle` just recorded and on the chain. */
 export async function checkInvariants(model: Model, world: World): Promise<void> {
+  // The check reads the ledger, then the chain: a trade at rest can still be woken between the two (its
+  // deadline came due, on chain time that follows the wall clock) and move funds the ledger read before.
+  // When a check fails and the ledger has grown meanwhile, the world moved under it: check again.
+  for (let attempt = 1; ; attempt++) {
+    const ledger = await world.ledger();
+    try {
+      await checkInvariantsAgainst(model, world, ledger);
+      return;
+    } catch (error) {
+      if (attempt < 3 && (await world.ledger()).length !== ledger.length) continue;
+      throw error;
+    }
+  }
+}
+
+async function checkInvariantsAgainst(
+  model: Model,
+  world: World,
+  ledger: Awaited<ReturnType<World['ledger']>>,
+): Promise<void> {
   const chain = world.service.chain;
   const maker = world.makerWallet.toBase58();
   const started = model.trades.filter((t) => t.tradeId !== null && t.lastView !== null);
-  const ledger = await world.ledger();
 
   for (const t of started) {
     const view = t.lastView as Json;
