@@ -36,7 +36,8 @@ export type Json = ReturnType<typeof JSON.parse>;
 export interface Instance {
   /** `instance 2`: how the drill's output names it. */
   readonly name: string;
-  readonly url: string;
+  /** Set once at its first start (a port taken meanwhile is exchanged); a restart keeps it. */
+  url: string;
   readonly dataDir: string;
   readonly logFile: string;
   /** The process of its current run; null before its first start. */
@@ -153,8 +154,20 @@ export async function startCluster(options: ClusterOptions): Promise<TestCluster
       instance.runId = await untilReady(instance, instance.child);
       instance.reachable = true;
     };
+    // The first start exchanges a port something else took since freePort saw it free (another test's
+    // server, an outgoing connection): a test is not about which port an instance gets.
+    const firstStart = async (instance: Instance) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await start(instance);
+        } catch (error) {
+          if (attempt >= 3 || !(error as Error).message.includes('EADDRINUSE')) throw error;
+          instance.url = `http://127.0.0.1:${await freePort()}`;
+        }
+      }
+    };
     // All at once, as a deployment starts them: the migrations queue on their advisory lock.
-    await Promise.all(instances.map(start));
+    await Promise.all(instances.map(firstStart));
     store = await openStore({ databaseUrl: env.DATABASE_URL });
     const opened = store;
 
