@@ -60,8 +60,8 @@ async function takerLock(of: EndpointsHarness) {
   return { taker, ...s, now, signed, signature, takerEscrow };
 }
 
-/** The taker lock landed, then the maker's lock landed through land(). */
-async function lockBoth(of: EndpointsHarness) {
+/** The taker lock landed, and the maker's lock signed for it (not sent). */
+async function takerLockedMakerSigned(of: EndpointsHarness) {
   const t = await takerLock(of);
   const { signature } = await of.chain.submitSigned(t.signed);
   expect((await of.chain.confirm(signature, 'finalized', 10_000)).status).toBe('finalized');
@@ -74,6 +74,12 @@ async function lockBoth(of: EndpointsHarness) {
     expiry: t.now + 300n,
     lockDeadline: t.now + 60n,
   });
+  return { t, makerLock };
+}
+
+/** The taker lock landed, then the maker's lock landed through land(). */
+async function lockBoth(of: EndpointsHarness) {
+  const { t, makerLock } = await takerLockedMakerSigned(of);
   expect(await of.chain.land(makerLock, 'finalized', 10_000)).toMatchObject({
     status: 'finalized',
     err: null,
@@ -128,18 +134,7 @@ describe('the rpc chain over several endpoints', () => {
     h = await rpcEndpointsHarness(1, { slotProbeIntervalMs: 0 });
     const [proxy] = h.proxies;
     if (!proxy) throw new Error('one endpoint');
-    const t = await takerLock(h);
-    const { signature } = await h.chain.submitSigned(t.signed);
-    expect((await h.chain.confirm(signature, 'finalized', 10_000)).status).toBe('finalized');
-    const makerLock = await h.chain.signMakerLock({
-      takerEscrow: t.takerEscrow,
-      taker: t.taker.publicKey,
-      outputMint: SOL,
-      amount: 10n ** 7n,
-      hashlock: t.hashlock,
-      expiry: t.now + 300n,
-      lockDeadline: t.now + 60n,
-    });
+    const { makerLock } = await takerLockedMakerSigned(h);
     // Twelve requests in a row fail: several reads' every round, and sends among them.
     proxy.failNext = 12;
     expect(await h.chain.land(makerLock, 'finalized', 10_000)).toMatchObject({
