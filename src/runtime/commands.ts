@@ -245,9 +245,10 @@ export class TradeCommands {
    * LOCK_SUBMITTED: the wallet-signed lock (or the signature of one the wallet sent itself), then
    * TAKER_LOCK_SEEN / TAKER_LOCK_FINALIZED once the escrow is read on chain. Signed bytes that are not the
    * lock handed out for this trade (lock_mismatch: another instruction, account, amount, fee payer, a lookup
-   * table…) are refused before anything is sent or stored. A lock the chain refuses changes nothing. One the chain could not be asked about (unreachable, or a reply lost) is held all the
-   * same: it may have landed or may still land, so from then on a lock signature exists, and the trade
-   * broadcasts the bytes until they land or can no longer land. The same bytes posted again are broadcast
+   * table…) are refused before anything is sent or stored. A lock the chain refuses changes nothing. One
+   * the chain could not be asked about (unreachable, or a reply lost) is held all the same: it may have
+   * landed or may still land, so from then on a lock signature exists, and the trade broadcasts the bytes
+   * until they land or can no longer land. The same bytes posted again are broadcast
    * once more at once. A crash between sending and recording loses nothing: the escrow on chain is what the
    * runtime watches. The answer waits (a bounded wait) for the lock on chain, through failed reads.
    */
