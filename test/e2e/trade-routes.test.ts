@@ -55,21 +55,23 @@ describe('POST /v1/trades/{id}/lock', () => {
     expect(trade.tx_signatures).toEqual([]);
   });
 
-  test('a lock of this escrow with other terms is a 400 and is never submitted', async () => {
+  test('a lock of this escrow with other terms is a 400 lock_mismatch and is never submitted', async () => {
     service = await start();
     const { taker, tradeId, settlement } = await settledTrade(service);
     const tx = Transaction.from(Buffer.from(settlement.taker_lock_transaction.transaction_base64, 'base64'));
     const lock = tx.instructions.find((ix) => ix.programId.toBase58() === settlement.program_id);
     if (!lock) throw new Error('no lock instruction');
-    // One raw unit less than agreed (amount: u64 at byte 66 of the lock data).
+    // One raw unit less than agreed (amount: u64 at byte 66 of the lock data, whose lowest byte always changes).
     lock.data.writeBigUInt64LE(lock.data.readBigUInt64LE(66) - 1n, 66);
     tx.partialSign(taker.wallet);
     const res = await taker.post(`/v1/trades/${tradeId}/lock`, {
       transaction_base64: tx.serialize().toString('base64'),
     });
     expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('lock_mismatch');
     expect(res.json().error.details).toEqual([
-      'body.transaction_base64: locks this trade’s escrow with other terms than agreed',
+      // SOL in: the output account, the wrapped-SOL account, the transfer and the sync come first.
+      'body.transaction_base64: changes instruction 4 (htlc): data differs from byte 66',
     ]);
     expect(await service.chain.readEscrow(new PublicKey(settlement.taker_escrow), 'confirmed')).toBeNull();
     expect((await taker.trade(tradeId)).substate).toBe('pending.awaitingLock');

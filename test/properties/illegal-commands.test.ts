@@ -48,7 +48,7 @@ function corruptSignature(signedBase64: string): string {
   return bytes.toString('base64');
 }
 
-/** The trade's lock signed by a stranger: the taker's signature is missing. */
+/** The trade's lock paid for and signed by a stranger: not the lock the service built (the taker's is missing). */
 function strangerSigned(unsignedBase64: string): string {
   const tx = Transaction.from(Buffer.from(unsignedBase64, 'base64'));
   const stranger = Keypair.generate();
@@ -198,7 +198,7 @@ const NO_ESCROWS: Partial<Record<CommandName, Expected>> = {
   'redeem?mode=wallet: wrong preimage': refused('preimage_mismatch'),
   refund: refused('not_refundable'),
   'refund?mode=wallet': refused('not_refundable'),
-  'lock: signed by a stranger': refused('validation_failed'),
+  'lock: signed by a stranger': refused('lock_mismatch'),
   resume: ok(202),
 };
 
@@ -326,7 +326,7 @@ describe('every trade command in every state reachable over HTTP', { concurrent:
         'lock: the signed lock': ok(202),
         'lock: its signature': ok(202),
         'lock: corrupted signature': refused('lock_signature_exists'),
-        'lock: signed by a stranger': refused('validation_failed'),
+        'lock: signed by a stranger': refused('lock_mismatch'),
         'lock: a signature never sent': refused('lock_signature_exists'),
         'redeem: wrong preimage': refused('preimage_mismatch'),
         'redeem?mode=wallet: right preimage': ok(200),
@@ -365,7 +365,7 @@ describe('every trade command in every state reachable over HTTP', { concurrent:
         'lock: the signed lock': ok(202),
         'lock: its signature': ok(202),
         'lock: a signature never sent': refused('lock_signature_exists'),
-        'lock: signed by a stranger': refused('validation_failed'),
+        'lock: signed by a stranger': refused('lock_mismatch'),
         refund: refused('not_refundable'),
         'refund?mode=wallet': refused('not_refundable'),
         resume: ok(202),

@@ -1066,11 +1066,7 @@ export class WrongTerms implements Cmd {
       w.note(
         `wrong-terms lock via service: ${res.status} ${res.body?.settlement_status ?? JSON.stringify(res.body?.error)}`,
       );
-      expectReply(
-        res,
-        [E(400, 'validation_failed'), E(202), E(409, 'lock_window_closed')],
-        'wrong-terms lock',
-      );
+      expectReply(res, [E(400, 'lock_mismatch'), E(202), E(409, 'lock_window_closed')], 'wrong-terms lock');
       expect(
         !(res.status === 202 && res.body.settlement_status !== 'failed'),
         `the service accepted a lock with another ${this.variant} as the trade's: ${res.status} ${res.body.settlement_status}`,
