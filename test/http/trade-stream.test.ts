@@ -45,7 +45,7 @@ describe('GET /v1/trades/{trade_id}/stream', () => {
 
     const locked = await taker.lock(tradeId, settlement.taker_lock_transaction.transaction_base64);
     expect(locked.statusCode, locked.body).toBe(202);
-    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
     expect((await taker.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage })).statusCode).toBe(
       202,
     );

@@ -17,8 +17,8 @@ function steps(record: SwapRecord): Step[] {
   const status = record.status;
   const refunding =
     status === 'refunded' ||
-    record.substate === 'initiated.unwinding.refundingMakerEscrow' ||
-    record.substate === 'initiated.unwinding.awaitingTakerExpiry' ||
+    record.substate === 'initiated.refundingMakerEscrow' ||
+    record.substate === 'initiated.awaitingTakerExpiry' ||
     trade?.next_action?.type === 'refund' ||
     signature('taker_refund') !== undefined;
   const list: Omit<Step, 'state'>[] = [
@@ -119,11 +119,11 @@ function message(record: SwapRecord): string {
   if (trade?.next_action?.type === 'refund')
     return `Your escrow has expired: refund ${amount(record.input)} to your wallet.`;
   if (
-    record.substate === 'initiated.unwinding.awaitingTakerExpiry' ||
-    record.substate === 'initiated.unwinding.refundingMakerEscrow'
+    record.substate === 'initiated.awaitingTakerExpiry' ||
+    record.substate === 'initiated.refundingMakerEscrow'
   )
     return `The maker’s escrow expired unredeemed; your ${amount(record.input)} can be refunded from ${time(trade?.expires_at)}.`;
-  if (record.substate === 'initiated.redeeming.makerLocked')
+  if (record.substate === 'initiated.makerLocked')
     return 'Redeeming: the maker pays you as soon as it lands…';
   return 'Your lock is on its way; waiting for the maker to lock your output…';
 }
