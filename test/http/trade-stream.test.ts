@@ -60,6 +60,8 @@ describe('GET /v1/trades/{trade_id}/stream', () => {
     expect(frames.map((f) => f.event)).toEqual(live.map(() => 'trade-event'));
     expect(frames.map((f) => f.id)).toEqual(live.map((e) => e.seq));
     expect(frames.map((f) => f.data.event)).toEqual(live);
+    // Events name substates as TradeResponse does (docs/interface.md#substates), not by the machine's paths.
+    expect(frames.map((f) => f.data.event.substate)).toContain('initiated.makerLocked');
     for (const frame of frames) expect(frame.data.trade.trade_id).toBe(tradeId);
     // The trade after the last event is the trade as the route answers it, signatures included.
     expect(frames.at(-1)?.data.trade).toEqual(done);
