@@ -117,6 +117,17 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       ? { databaseUrl: options.databaseUrl, leaseTtlMs }
       : { dataDir: options.dataDir },
   );
+  // Opened before the run exists: the embedded chain's genesis (programs, keys, the venue's pools) is
+  // synchronous and holds the event loop for a second, for several on a loaded machine, and a lease started
+  // before it could not be renewed meanwhile (a start that lost its 3 s test lease and exited).
+  let opened: ChainPort;
+  let venue: EmbeddedVenue | null;
+  try {
+    ({ chain: opened, venue } = openChain(config, options.dataDir));
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const runId = randomUUID();
   const startedAt = new Date();
   // Before the insert: the lease it starts is counted from no later than this.
@@ -127,13 +138,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       leaseTtlMs,
     );
   } catch (error) {
+    await opened.close();
     await store.close();
     throw error;
   }
   // The rest of the start can outlast a lease on a slow chain: keep it alive until the runtime takes over.
   const startup = new StartupLease(store, runId, leaseTtlMs, insertedAt);
 
-  const { chain: opened, venue } = openChain(config, options.dataDir);
   const devChain = isEmbeddedChain(opened) ? opened : null;
   const chain = options.wrapChain ? options.wrapChain(opened) : opened;
   const metrics = new ServiceMetrics({ version: VERSION, chain: chain.kind });
