@@ -117,9 +117,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       ? { databaseUrl: options.databaseUrl, leaseTtlMs }
       : { dataDir: options.dataDir },
   );
-  // Opened before the run exists: the embedded chain's genesis (programs, keys, the venue's pools) is
-  // synchronous and holds the event loop for a second, for several on a loaded machine, and a lease started
-  // before it could not be renewed meanwhile (a start that lost its 3 s test lease and exited).
+  // Made before the run exists, as the chain is opened: the logger's first stack trace (pino reads its
+  // callers) parses the bundle's source map, and the embedded chain's genesis (programs, keys, the venue's
+  // pools) is synchronous; each holds the event loop for a second or more on a loaded machine, and a lease
+  // started before them could not be renewed meanwhile (a start that lost its 3 s test lease and exited).
+  const log = runtimeLogger(options.logger);
   let opened: ChainPort;
   let venue: EmbeddedVenue | null;
   try {
@@ -163,7 +165,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     port,
     config.assets.list.map((asset) => asset.mint),
   );
-  const log = runtimeLogger(options.logger);
   // The chain is followed every second (embedded) or five (rpc): balances, and the mint check's retries.
   const followMs = port.kind === 'embedded' ? 1_000 : 5_000;
   const mints = new MintCheck(port, config, log, {
