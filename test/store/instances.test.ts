@@ -922,7 +922,7 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
     /** Waits until the condition holds (notifications are asynchronous), looking again after each poll. */
     async function until(
       condition: () => boolean,
-      timeoutMs = 5_000,
+      timeoutMs = 15_000,
       poll: () => Promise<unknown> = () => sleep(10),
     ): Promise<void> {
       const deadline = Date.now() + timeoutMs;
