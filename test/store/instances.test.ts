@@ -846,7 +846,8 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
         ),
         { numRuns: 40 },
       );
-    });
+      // Forty runs of PostgreSQL writes: well over 30 s on a loaded machine.
+    }, 120_000);
 
     test('batches quoting several mints in opposite orders on two instances never deadlock', async () => {
       const [a, b] = [await instance(), await instance()];
