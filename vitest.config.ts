@@ -83,7 +83,9 @@ export default defineConfig({
         },
       },
       // Each in a fresh worker: they kill processes, spy on the PostgreSQL driver's prototype and run long.
-      { test: { name: 'e2e', include: E2E } },
+      // A test may start a service process two or three times (up to 45 s each before it gives up, a few
+      // seconds quiet and 20 s at load 19) and wait on it: 30 s timed out there before any wait of its own.
+      { test: { name: 'e2e', include: E2E, testTimeout: 180_000 } },
     ],
   },
 });

@@ -117,6 +117,19 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       ? { databaseUrl: options.databaseUrl, leaseTtlMs }
       : { dataDir: options.dataDir },
   );
+  // Made before the run exists, as the chain is opened: the logger's first stack trace (pino reads its
+  // callers) parses the bundle's source map, and the embedded chain's genesis (programs, keys, the venue's
+  // pools) is synchronous; each holds the event loop for a second or more on a loaded machine, and a lease
+  // started before them could not be renewed meanwhile (a start that lost its 3 s test lease and exited).
+  const log = runtimeLogger(options.logger);
+  let opened: ChainPort;
+  let venue: EmbeddedVenue | null;
+  try {
+    ({ chain: opened, venue } = openChain(config, options.dataDir));
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const runId = randomUUID();
   const startedAt = new Date();
   // Before the insert: the lease it starts is counted from no later than this.
@@ -127,13 +140,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       leaseTtlMs,
     );
   } catch (error) {
+    await opened.close();
     await store.close();
     throw error;
   }
   // The rest of the start can outlast a lease on a slow chain: keep it alive until the runtime takes over.
   const startup = new StartupLease(store, runId, leaseTtlMs, insertedAt);
 
-  const { chain: opened, venue } = openChain(config, options.dataDir);
   const devChain = isEmbeddedChain(opened) ? opened : null;
   const chain = options.wrapChain ? options.wrapChain(opened) : opened;
   const metrics = new ServiceMetrics({ version: VERSION, chain: chain.kind });
@@ -152,7 +165,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     port,
     config.assets.list.map((asset) => asset.mint),
   );
-  const log = runtimeLogger(options.logger);
   // The chain is followed every second (embedded) or five (rpc): balances, and the mint check's retries.
   const followMs = port.kind === 'embedded' ? 1_000 : 5_000;
   const mints = new MintCheck(port, config, log, {

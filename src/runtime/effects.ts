@@ -145,16 +145,21 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
   /**
    * Posts the fee of every intent of the trade the chain shows final and the ledger does not yet. An intent
    * still unknown to the chain never landed once the chain is past its last valid block height (read before
-   * its status, so a landing between the two reads is not missed). One that is not final yet, or could still
-   * land (a transaction a killed process recorded, sent or not), is waited for within the effect, as a
-   * landing is (up to landTimeoutMs): a wait the chain will end is not a failure. Past that the effect fails
-   * and retries.
+   * its status, so a landing between the two reads is not missed). Until then it could still land: a
+   * transaction a killed run recorded and perhaps sent, which the next run signed again — up to a
+   * blockhash's life (150 blocks: a minute) after it was signed. That wait, like a transaction's
+   * finalization, is one the chain ends as its blocks go by, so the effect waits for it as long as the
+   * block height moves (asking every second), whatever a landing's timeout is; it fails and retries only
+   * when the height stood still for landTimeoutMs (a stalled chain) or a read failed. Failing every few
+   * seconds instead counted and logged each attempt as a failure and backed off past the moment it could
+   * close.
    */
   async function settleFees(tradeId: string, signal: AbortSignal): Promise<void> {
-    const waitUntil = Date.now() + hooks.landTimeoutMs;
+    let progress = { height: Number.NEGATIVE_INFINITY, at: Date.now() };
     for (const { signature, lastValidBlockHeight } of await hooks.unpostedFees(tradeId)) {
       for (;;) {
         const height = await chain.blockHeight();
+        if (height > progress.height) progress = { height, at: Date.now() };
         const state = await chain.signatureState(signature);
         if (state.status === 'finalized') {
           await hooks.postFee(tradeId, signature, state.fee);
@@ -167,7 +172,11 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
               ? `${signature} may still land (block height ${height} ≤ ${lastValidBlockHeight})`
               : null;
         if (pending === null) break;
-        if (signal.aborted || Date.now() >= waitUntil) throw new NotYet(pending);
+        if (signal.aborted) throw new NotYet(pending);
+        if (Date.now() - progress.at >= hooks.landTimeoutMs)
+          throw new NotYet(
+            `${pending}; the chain stayed at block height ${height} for ${hooks.landTimeoutMs} ms`,
+          );
         await sleep(FEE_WAIT_POLL_MS, undefined, { signal }).catch(() => undefined);
       }
     }

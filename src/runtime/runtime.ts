@@ -240,6 +240,7 @@ export class TradeRuntime {
       onLost: (reason) => {
         void this.stop().finally(() => options.onLeaseLost?.(reason));
       },
+      lapses: store.kind === 'postgres',
     });
   }
 

@@ -518,7 +518,7 @@ async function failingEffects(a: Arena): Promise<Json[]> {
 async function until(
   what: string,
   check: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
+  timeoutMs = 15_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {

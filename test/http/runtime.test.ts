@@ -377,7 +377,7 @@ describe('GET /v1/runtime/events/stream', () => {
     const stream = openSse(otherPort, '/v1/runtime/events/stream?after=0');
     await stream.ready;
     await other.dispose();
-    await stream.until(() => stream.ended, 5_000);
+    await stream.until(() => stream.ended, 15_000);
     expect(stream.ended).toBe(true);
   });
 });

@@ -27,6 +27,19 @@ async function pendingTrade(taker = new Taker(service.app)) {
 const history = async (tradeId: string) =>
   (await service.app.inject(`/v1/trades/${tradeId}/events`)).json().events as Json[];
 
+/** A stream opened once the server has room for it: a 429 (too many open) is asked again until a ceiling. */
+async function openOnceRoom(path: string, timeoutMs = 15_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const stream = openSse(port, path);
+    await stream.ready;
+    if (stream.status !== 429) return stream;
+    stream.close();
+    if (Date.now() > until) throw new Error(`${path} still 429 after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 describe('GET /v1/trades/{trade_id}/stream', () => {
   test('follows a whole swap: the trade first, then each event with the trade after it', async () => {
     const taker = new Taker(service.app);
@@ -118,8 +131,9 @@ describe('GET /v1/trades/{trade_id}/stream', () => {
     expect(ninth.status).toBe(429);
     expect(((await ninth.json()) as Json).error.code).toBe('rate_limited');
     open[0]?.close();
-    await new Promise((r) => setTimeout(r, 300)); // the server sees the socket close
-    const again = openSse(port, `/v1/trades/${tradeId}/stream`);
+    // Room is made once the server has seen that socket close: asked again until then (on a loaded machine
+    // that can take longer than any fixed pause).
+    const again = await openOnceRoom(`/v1/trades/${tradeId}/stream`);
     await again.until(() => again.frames.length >= 1);
     for (const s of [...open, again]) s.close();
   });

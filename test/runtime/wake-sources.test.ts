@@ -16,7 +16,7 @@ afterEach(async () => {
 const start = () => startService(undefined, { pollIntervalMs: 50, lockWaitMs: 3_000 });
 
 /** Polls until the trade's actor has gone to rest (passivated), or fails. */
-async function atRest(s: Service, tradeId: string, timeoutMs = 5_000): Promise<void> {
+async function atRest(s: Service, tradeId: string, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (s.runtime.host.isActive(tradeId)) {
     if (Date.now() > until) throw new Error(`trade ${tradeId} never went to rest`);
