@@ -43,7 +43,7 @@ import {
   storePart,
 } from './readiness.ts';
 import { ChainReachability, MakerInventory, StartupLease, TradeRuntime } from './runtime/index.ts';
-import { GroupCommit, openStore, type Store } from './store/index.ts';
+import { GroupCommit, isStorageFull, openStore, StorageWatch, type Store } from './store/index.ts';
 import { embeddedVenueOptions } from './venue/config.ts';
 import type { EmbeddedVenue } from './venue/embedded.ts';
 import { VenueGenesis } from './venue/genesis.ts';
@@ -180,8 +180,29 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const prices = options.prices ?? openPriceSource(config, port, nowMs, log);
   await prices.start?.();
 
-  // Every durable write of the running service joins the group commit: one fsync per event-loop turn.
-  const durable = new GroupCommit(store, (stats) => metrics.storeCommitted(stats));
+  // Every durable write of the running service joins the group commit: one fsync per event-loop turn. Its
+  // outcomes tell whether the store takes writes (a full disk: readiness, new work refused, trades taken up
+  // again once a write succeeds).
+  const storage = new StorageWatch({
+    probe: () => durable.write({ kind: 'probe', runId, at: new Date().toISOString() }),
+  });
+  const durable = new GroupCommit(
+    store,
+    (stats) => {
+      metrics.storeCommitted(stats);
+      storage.committed();
+    },
+    (failure) => {
+      metrics.storeFailed(failure);
+      storage.failed(failure.error);
+      if (isStorageFull(failure.error)) {
+        log.error(
+          { err: failure.error.message, writes: failure.size },
+          'the store cannot write: its disk is full',
+        );
+      }
+    },
+  );
   const quotes = await QuoteDesk.open({
     config,
     store,
@@ -235,6 +256,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     onTakeover: (count) => metrics.tradesTakenOver(count),
     reachability,
     aggregator,
+    storage,
     ...(options.onLeaseLost ? { onLeaseLost: options.onLeaseLost } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
@@ -288,7 +310,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
 
   // Small named parts, none of them a chain call: a probe reads what the timers following the chain know.
   const readinessChecks = [
-    storePart(store),
+    storePart(store, storage),
     chainPart({
       lastReadAtMs: () => inventory.lastReadAtMs,
       clockReading: (maxAgeMs) => runtime.clock.fresh(maxAgeMs),
@@ -319,6 +341,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     minFeeLamports: MIN_FEE_BALANCE_LAMPORTS,
     prices: () => feedStates(config, prices, nowMs()),
     inventory: () => positions(inventorySources),
+    storageFull: () => storage.full,
   });
 
   const app = await buildHttpApp(
@@ -333,6 +356,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       devChain,
       readiness,
       tradable: () => mints.checked,
+      writable: () => !storage.full,
       metrics,
       inventory: () => readInventory(inventorySources),
     },
@@ -363,10 +387,17 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       inventory.stop();
       await hedger?.stop();
       await runtime.stop();
+      storage.stop();
       await opened.close();
       await durable.close();
       if (store.isOpen) {
-        await store.stopRun(runId, new Date().toISOString());
+        // A full disk may refuse it: the next run retires this one all the same (SQLite at its start;
+        // PostgreSQL once the lease lapses).
+        await store
+          .stopRun(runId, new Date().toISOString())
+          .catch((error: unknown) =>
+            log.warn({ err: (error as Error).message }, 'could not mark the run stopped'),
+          );
         await store.close();
       }
     },
@@ -481,5 +512,8 @@ export function embeddedPyth(config: Config): PythPublisherOptions | null {
 /** The runtime logs through pino like the HTTP layer (silent when the service runs without logs). */
 function runtimeLogger(logger: ServiceOptions['logger']) {
   if (logger === false || logger === undefined) return pino({ level: 'silent' });
-  return pino(typeof logger === 'object' ? (logger as pino.LoggerOptions) : {});
+  if (typeof logger !== 'object') return pino({});
+  // Fastify takes the destination inside its options; pino beside them.
+  const { stream, ...options } = logger as pino.LoggerOptions & { stream?: pino.DestinationStream };
+  return stream ? pino(options, stream) : pino(options);
 }
