@@ -80,6 +80,10 @@ export interface ServiceOptions {
   onMintRefused?: (error: ConfigError) => void;
   /** Wraps the chain the config opens (tests use it to make the chain unreachable for a while). */
   wrapChain?: (chain: ChainPort) => ChainPort;
+  /** Wraps the store it opens (tests use it to make its commits fail as on a full disk). */
+  wrapStore?: (store: Store) => Store;
+  /** How the storage watch probes a full store and how long it holds (storage-full.ts), for tests. */
+  storageWatch?: { probeMs?: number; holdMs?: number };
   /** Runtime tuning, for tests. */
   pollIntervalMs?: number;
   lockWaitMs?: number;
@@ -112,11 +116,12 @@ export interface Service {
 export async function createService(options: ServiceOptions): Promise<Service> {
   const config = options.config ?? loadConfig(options.configPath);
   const leaseTtlMs = config.cluster.leaseTtlSeconds * 1000;
-  const store = await openStore(
+  const openedStore = await openStore(
     options.databaseUrl !== undefined
       ? { databaseUrl: options.databaseUrl, leaseTtlMs }
       : { dataDir: options.dataDir },
   );
+  const store = options.wrapStore ? options.wrapStore(openedStore) : openedStore;
   const runId = randomUUID();
   const startedAt = new Date();
   // Before the insert: the lease it starts is counted from no later than this.
@@ -185,6 +190,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   // again once a write succeeds).
   const storage = new StorageWatch({
     probe: () => durable.write({ kind: 'probe', runId, at: new Date().toISOString() }),
+    ...options.storageWatch,
   });
   const durable = new GroupCommit(
     store,

@@ -332,21 +332,7 @@ export class TradeHost {
     const persisted = trade.actor.getPersistedSnapshot() as unknown as TradeSnapshotLike;
     const ledger = transitionPostings(context.signatures.slice(trade.signatureCount), context);
     trade.signatureCount = context.signatures.length;
-    this.write(trade, {
-      kind: 'saveTransition',
-      update: tradeUpdate(trade.meta.tradeId, this.runId, persisted, rest, at),
-      events: [this.eventRecord(trade.meta.tradeId, event.type, rest, eventPayload(event), at)],
-      ledger,
-    });
-    this.options.onRest({
-      tradeId: trade.meta.tradeId,
-      closed: rest.closed,
-      takerEscrow: trade.meta.takerEscrow,
-      makerEscrow: trade.meta.makerEscrow,
-      watch: rest.watch,
-      hold: rest.hold,
-    });
-    this.options.onTransition?.({
+    const transition: TradeTransition = {
       tradeId: trade.meta.tradeId,
       event: event.type,
       from: trade.status,
@@ -355,6 +341,24 @@ export class TradeHost {
       context,
       alertedBefore: trade.alert,
       createdAt: trade.meta.createdAt,
+    };
+    this.write(
+      trade,
+      {
+        kind: 'saveTransition',
+        update: tradeUpdate(trade.meta.tradeId, this.runId, persisted, rest, at),
+        events: [this.eventRecord(trade.meta.tradeId, event.type, rest, eventPayload(event), at)],
+        ledger,
+      },
+      transition,
+    );
+    this.options.onRest({
+      tradeId: trade.meta.tradeId,
+      closed: rest.closed,
+      takerEscrow: trade.meta.takerEscrow,
+      makerEscrow: trade.meta.makerEscrow,
+      watch: rest.watch,
+      hold: rest.hold,
     });
     trade.status = rest.status;
     trade.alert ||= context.alert;
@@ -362,14 +366,23 @@ export class TradeHost {
     if (!effectRunning(snapshot)) this.schedulePassivation(trade.meta.tradeId);
   }
 
-  /** Queues a transition's write; a failed one breaks the trade (503 until resumed) and stops its actor. */
-  private write(trade: ActiveTrade, write: Extract<StoreWrite, { kind: 'saveTransition' }>): void {
+  /**
+   * Queues a transition's write; once it is stored its listeners hear of it (a transition that was not stored
+   * is neither logged nor counted: taken up again, the trade makes it anew). A failed one breaks the trade
+   * (503 until it is taken up again) and stops its actor.
+   */
+  private write(
+    trade: ActiveTrade,
+    write: Extract<StoreWrite, { kind: 'saveTransition' }>,
+    transition: TradeTransition,
+  ): void {
     const { tradeId } = trade.meta;
     trade.pending++;
     this.options.durable.write(write).then(
       () => {
         trade.pending--;
         this.options.onEventsStored(tradeId);
+        this.options.onTransition?.(transition);
       },
       (error: unknown) => {
         trade.pending--;

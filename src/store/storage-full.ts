@@ -81,11 +81,6 @@ export class StorageWatch {
     return `writes fail for lack of space since ${since} (last: ${this.lastError})`;
   }
 
-  /** Seconds a client should wait before trying again: until the next probe may have cleared it. */
-  get retryAfterSeconds(): number {
-    return Math.ceil((this.holdMs + this.probeMs) / 1000);
-  }
-
   /** A commit succeeded. */
   committed(): void {
     if (this.unheard) {
