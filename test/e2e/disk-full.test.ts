@@ -448,14 +448,14 @@ describe.each(STORES)('a full disk under the $store store', ({ store, megabytes,
       expect((await w.call('GET', '/v1/health')).json.run_id).toBe(runId);
       expect(w.alive, w.log()).toBe(true);
 
-        console.log(
-          readFileSync(w.logPath, 'utf8')
-            .split('\n')
-            .filter((l) => !l.includes('"incoming request"') && !l.includes('request completed'))
-            .map((l) => l.slice(0, 400))
-            .join('\n'),
-          acknowledgedQuotes.length,
-        );
+      console.log(
+        readFileSync(w.logPath, 'utf8')
+          .split('\n')
+          .filter((l) => !l.includes('"incoming request"') && !l.includes('request completed'))
+          .map((l) => l.slice(0, 400))
+          .join('\n'),
+        acknowledgedQuotes.length,
+      );
       // ── Nothing acknowledged was lost, nothing half-written: a new process on the same store sees it all. ──
       await w.kill9();
       await w.start();

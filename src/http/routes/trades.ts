@@ -294,9 +294,10 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = 
         summary: 'Reconcile a trade with the chain now',
         description:
           'Reads the trade’s escrows and judges its due deadlines now; takes the trade up again after a write of ' +
-          'it failed (it answered 503 runtime_unavailable), or from an instance that is gone. 202 once ' +
-          'reconciled; 503 chain_unavailable while the chain cannot be reached (nothing changes). Idempotent. ' +
-          'Never needed after an outage: the service acts on every trade the moment the chain answers again.',
+          'it failed (it answered 503 runtime_unavailable or storage_full), or from an instance that is gone. 202 ' +
+          'once reconciled; 503 chain_unavailable while the chain cannot be reached (nothing changes). ' +
+          'Idempotent. Never needed after an outage, nor after a full disk: the service acts on every trade the ' +
+          'moment the chain answers again, and takes up every trade whose write failed once a write succeeds.',
         security: PUBLIC_SECURITY,
         params: TradeIdParams,
         response: { 202: TradeResponseSchema, ...errorResponses(...COMMAND_ERRORS) },
