@@ -3,6 +3,7 @@
 // (docs/interface.md#errors).
 import Type from 'typebox';
 import { RuntimeError, type RuntimeInput } from '../runtime/errors.ts';
+import { STORAGE_HOLD_MS, STORAGE_PROBE_MS } from '../store/index.ts';
 
 export const ERROR_CODES = {
   invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
@@ -41,6 +42,10 @@ export const ERROR_CODES = {
   not_ready: { status: 503, message: 'The service is not ready.' },
   runtime_unavailable: { status: 503, message: 'The runtime is not available for this action.' },
   chain_unavailable: { status: 503, message: 'The chain is not reachable.' },
+  storage_full: {
+    status: 503,
+    message: 'The maker cannot store anything right now (its disk is full); nothing changed. Retry later.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -111,3 +116,9 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, typeof Err
   const statuses = new Set<number>([400, 429, ...codes.map((code) => ERROR_CODES[code].status)]);
   return Object.fromEntries([...statuses].sort().map((status) => [status, ErrorEnvelopeSchema]));
 }
+
+/**
+ * Retry-After of a 503 storage_full: until the store may count as writable again (its watch's hold, and a
+ * probe after it).
+ */
+export const STORAGE_FULL_RETRY_SECONDS = Math.ceil((STORAGE_HOLD_MS + STORAGE_PROBE_MS) / 1000);

@@ -25,7 +25,7 @@ import {
 } from '../hedging/index.ts';
 import { type AcceptedQuote, FEED_STATUSES, type FeedState, type RejectedQuote } from '../quotes/index.ts';
 import type { TradeTransition } from '../runtime/index.ts';
-import type { CommitStats, Store } from '../store/index.ts';
+import { type CommitFailure, type CommitStats, isStorageFull, type Store } from '../store/index.ts';
 import { publicSubstate, RISK_CHECKS } from '../vocabulary/index.ts';
 import { DEADLINES, ESCROW_SIDES, storedExposure } from './exposure.ts';
 import { processRegistry } from './process.ts';
@@ -77,6 +77,8 @@ export interface MetricsSources {
   prices?(): FeedState[];
   /** Every configured asset's position against its target and band (hedging), from the desk's cache. */
   inventory?(): InventoryAsset[];
+  /** Whether the store cannot write for lack of space now (StorageWatch.full). */
+  storageFull?(): boolean;
 }
 
 export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
@@ -161,6 +163,16 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
     'Writes per group commit.',
     [],
     BATCH_BUCKETS,
+  );
+  private readonly commitFailures = this.counter(
+    'store_commit_failures_total',
+    'Group commits that failed (nothing of their batch was stored), by reason: storage_full (the disk under the store is full: SQLITE_FULL, PostgreSQL 53100) or other.',
+    ['reason'],
+  );
+  private readonly storageFull = this.gauge(
+    'storage_full',
+    '1 while the store cannot write for lack of space (from the first commit that failed so until one succeeds at least 10 s after the last that did; GET /v1/health/ready answers 503 meanwhile), else 0.',
+    [],
   );
   private readonly streams = this.gauge(
     'event_streams_open',
@@ -327,6 +339,8 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
       this.effectRetries.inc({ effect }, 0);
     }
     this.losses.inc(0);
+    for (const reason of ['storage_full', 'other']) this.commitFailures.inc({ reason }, 0);
+    this.storageFull.set(0);
   }
 
   /** Connects the scrape-time gauges to the service's state, once it exists. */
@@ -433,6 +447,10 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
     this.commitSize.observe(stats.size);
   }
 
+  storeFailed(failure: CommitFailure): void {
+    this.commitFailures.inc({ reason: isStorageFull(failure.error) ? 'storage_full' : 'other' });
+  }
+
   // ── Exposition ─────────────────────────────────────────────────────────────────────────────────
 
   get contentType(): string {
@@ -502,6 +520,7 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
     this.chainUnreachable.set(sources.chainUnreachableSeconds());
     this.feedLive.set(sources.feedLive() ? 1 : 0);
     this.leaseRemaining.set(sources.leaseRemainingSeconds());
+    this.storageFull.set(sources.storageFull?.() ? 1 : 0);
 
     this.outsideBand.reset();
     this.inventoryDeviation.reset();

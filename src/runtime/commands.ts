@@ -429,7 +429,7 @@ export class TradeCommands {
     const { store, host, runId } = this.deps;
     const record = await store.getTrade(tradeId);
     if (!record) throw new RuntimeError('trade_not_found');
-    if (host.isBroken(tradeId)) host.forget(tradeId);
+    await host.retake(tradeId);
     if (record.closed) return this.deps.queries.trade(tradeId);
     if (record.ownerRunId !== runId) {
       // Another live instance's trade is resumed there; a gone owner's is taken here.

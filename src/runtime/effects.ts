@@ -1,7 +1,8 @@
 // The trade machine's effects, made real: each invoked actor of machines/trade.machine.ts on the chain
 // port. Every one
 // - waits for the durability barrier first: the transition that started it is on disk before anything
-//   is sent (and a maker-signed transaction's intent before it is sent);
+//   is sent (and a maker-signed transaction's intent before it is sent); if that transition could not be
+//   stored, the effect fails without acting (the trade is taken up again from what was stored);
 // - is idempotent: a re-run after a restart finds the movement done and answers it;
 // - answers what the chain proves (escrow endings), so a taker who settled an escrow first, in either
 //   direction, moves the trade to where the funds really went;
@@ -38,8 +39,11 @@ import { escrowEnding } from './endings.ts';
 import { landSourcingSwap, type PostSwap, type SourcingHooks, signSourcingSwap } from './sourcing.ts';
 
 export interface EffectHooks {
-  /** Resolves once everything the runtime has written so far is durable. */
-  barrier(): Promise<void>;
+  /**
+   * Resolves once everything the runtime has written so far is durable; rejects if a write of this trade
+   * failed (the transition that started the effect is not stored: nothing may act on it).
+   */
+  barrier(tradeId: string): Promise<void>;
   /** Durably records that a transaction of this kind and signature is about to be sent. */
   recordIntent(tradeId: string, kind: string, signature: string, lastValidBlockHeight: number): Promise<void>;
   /**
@@ -90,10 +94,14 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
    * Every effect: after the barrier; any failure becomes an EffectError stamped with chain time. `signal`
    * aborts once the trade left the effect's state (the actor stopped it): a long effect stops there.
    */
-  const effect = <TOutput, TInput>(run: (input: TInput, signal: AbortSignal) => Promise<TOutput>) =>
+  const effect = <TOutput, TInput extends { tradeId: string }>(
+    run: (input: TInput, signal: AbortSignal) => Promise<TOutput>,
+  ) =>
     fromPromise<TOutput, TInput>(async ({ input, signal }) => {
-      await hooks.barrier();
       try {
+        await hooks.barrier(input.tradeId);
+        // Stopped meanwhile (its trade left the state, or was dropped after a failed write): nothing to do.
+        if (signal.aborted) throw new Error('the effect was stopped before it began');
         return await run(input, signal);
       } catch (error) {
         throw new EffectError((error as Error).message ?? String(error), hooks.chainTime());

@@ -79,9 +79,12 @@ export class TradeQueries {
     this.usdcUsd = (usdc && deps.config.prices.get(usdc.mint)?.usd) ?? { num: 1n, den: 1n };
   }
 
-  /** The trade's durable state now (its live actor's once that is on disk, else the stored one). */
+  /**
+   * The trade's durable state now (its live actor's once that is on disk, else the stored one). A trade whose
+   * write failed (a full disk) reads as stored: what its actor did past that is not the trade's.
+   */
   async current(tradeId: string): Promise<{ record: TradeRecord; snapshot: TradeSnapshotLike }> {
-    await this.deps.host.settled(tradeId);
+    await this.deps.host.settled(tradeId).catch(() => undefined);
     const found = await this.deps.host.snapshotOf(tradeId);
     if (!found) throw new RuntimeError('trade_not_found');
     const { record, snapshot } = found;

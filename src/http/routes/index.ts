@@ -43,6 +43,11 @@ export interface HttpDeps {
   readiness: () => Promise<ReadinessPart[]>;
   /** Whether new quotes and settlements may start (every configured mint checked on the chain). */
   tradable: () => boolean;
+  /**
+   * Whether the store takes writes (its disk is not full): new work (an RFQ, a settlement start, a taker's
+   * lock) waits meanwhile. Default: always.
+   */
+  writable?: () => boolean;
   /** This service's metrics: routes record into them, GET /metrics serves them. */
   metrics: ServiceMetrics;
   /** The maker's inventory, targets and hedges (GET /v1/inventory); absent: the route is not served. */
@@ -61,6 +66,7 @@ export async function registerRoutes(
 ): Promise<void> {
   const { config, version, run, quotes, prices, runtime, devChain, readiness, tradable, metrics } = deps;
   const { assets, pairs } = config;
+  const writable = deps.writable ?? (() => true);
   const operator: OperatorAccess = { token: config.http.operatorToken, routes: operatorRoutes };
 
   // Public: the interface's routes.
@@ -72,13 +78,22 @@ export async function registerRoutes(
     quotes,
     metrics,
     tradable,
+    writable,
     ...(clientOf ? { clientOf } : {}),
   });
-  await app.register(settlementRoutes, { prefix: '/v1/quotes', runtime, assets, metrics, tradable });
+  await app.register(settlementRoutes, {
+    prefix: '/v1/quotes',
+    runtime,
+    assets,
+    metrics,
+    tradable,
+    writable,
+  });
   await app.register(tradeRoutes, {
     prefix: '/v1/trades',
     runtime,
     assets,
+    writable,
     streams: metrics.eventStreams('trade'),
   });
   // The operator's: each group guarded by the operator token.

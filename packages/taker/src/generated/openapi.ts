@@ -314,7 +314,7 @@ export interface paths {
         put?: never;
         /**
          * Reconcile a trade with the chain now
-         * @description Reads the trade’s escrows and judges its due deadlines now; takes the trade up again after a write of it failed (it answered 503 runtime_unavailable), or from an instance that is gone. 202 once reconciled; 503 chain_unavailable while the chain cannot be reached (nothing changes). Idempotent. Never needed after an outage: the service acts on every trade the moment the chain answers again.
+         * @description Reads the trade’s escrows and judges its due deadlines now; takes the trade up again after a write of it failed (it answered 503 runtime_unavailable or storage_full), or from an instance that is gone. 202 once reconciled; 503 chain_unavailable while the chain cannot be reached (nothing changes). Idempotent. Never needed after an outage, nor after a full disk: the service acts on every trade the moment the chain answers again, and takes up every trade whose write failed once a write succeeds.
          */
         post: operations["resumeTrade"];
         delete?: never;
@@ -676,7 +676,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -697,7 +697,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -759,7 +759,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -780,7 +780,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -801,7 +801,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -850,7 +850,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -871,7 +871,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -920,7 +920,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -941,7 +941,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -962,7 +962,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1018,7 +1018,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1039,7 +1039,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1124,7 +1124,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1145,7 +1145,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1386,7 +1386,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1407,7 +1407,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1428,7 +1428,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1449,7 +1449,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1470,7 +1470,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1670,7 +1670,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1691,7 +1691,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1712,7 +1712,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1866,7 +1866,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1887,7 +1887,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1908,7 +1908,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1929,7 +1929,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1950,7 +1950,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2157,7 +2157,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2178,7 +2178,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2199,7 +2199,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2220,7 +2220,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2270,7 +2270,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2291,7 +2291,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2312,7 +2312,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2333,7 +2333,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2550,7 +2550,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2571,7 +2571,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2592,7 +2592,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2613,7 +2613,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2634,7 +2634,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2848,7 +2848,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2869,7 +2869,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2890,7 +2890,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2911,7 +2911,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2932,7 +2932,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2953,7 +2953,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3353,7 +3353,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3374,7 +3374,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3395,7 +3395,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3416,7 +3416,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3437,7 +3437,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3458,7 +3458,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3851,7 +3851,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3872,7 +3872,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3893,7 +3893,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3914,7 +3914,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3935,7 +3935,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4142,7 +4142,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4163,7 +4163,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4184,7 +4184,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4205,7 +4205,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4419,7 +4419,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4440,7 +4440,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4461,7 +4461,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4535,7 +4535,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4556,7 +4556,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4577,7 +4577,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4598,7 +4598,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4655,7 +4655,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4676,7 +4676,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4697,7 +4697,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4759,7 +4759,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4780,7 +4780,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4916,7 +4916,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4937,7 +4937,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4958,7 +4958,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5016,7 +5016,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5037,7 +5037,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5058,7 +5058,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5123,7 +5123,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5144,7 +5144,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5165,7 +5165,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5379,7 +5379,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5400,7 +5400,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5421,7 +5421,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5498,7 +5498,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5519,7 +5519,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5540,7 +5540,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5561,7 +5561,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5638,7 +5638,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5659,7 +5659,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5680,7 +5680,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5727,7 +5727,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5748,7 +5748,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5769,7 +5769,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5852,7 +5852,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5873,7 +5873,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5894,7 +5894,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6102,7 +6102,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6123,7 +6123,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6144,7 +6144,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6190,7 +6190,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6211,7 +6211,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6232,7 +6232,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6273,7 +6273,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6294,7 +6294,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6315,7 +6315,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
