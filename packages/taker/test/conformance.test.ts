@@ -188,7 +188,7 @@ describe('the taker client against the running service', () => {
         async () => record.trade,
         (t) => t?.next_action?.type === 'redeem',
       );
-      const outcome = await client.redeem(record, { via: 'service' });
+      const outcome = await client.redeem(record, { via: 'service', fallback: wallet });
       expect(outcome.via).toBe('service');
       await until(
         async () => record.status,

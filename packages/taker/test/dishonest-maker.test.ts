@@ -72,7 +72,10 @@ describe('against a dishonest maker the client never reveals, and refunds after 
     const trade = await client.lock(record, wallet);
     expect(trade.next_action?.type).toBe('redeem'); // the lie
 
-    for (const route of [{ via: 'chain' as const, wallet }, { via: 'service' as const }]) {
+    for (const route of [
+      { via: 'chain' as const, wallet },
+      { via: 'service' as const, fallback: wallet },
+    ]) {
       const refused = await client.redeem(record, route).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(LockNotVerifiedError);
       const failed = (refused as LockNotVerifiedError).verification.checks
