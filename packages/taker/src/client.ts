@@ -414,6 +414,7 @@ export class TakerClient {
     const simulation = checkLockSimulation(agreement, {
       ...simulated,
       baseFeeLamports: check.lock.baseFeeLamports,
+      priorityFeeLamports: check.lock.priorityFeeLamports,
     });
     if (!simulation.ok)
       throw new LockRefusedError(

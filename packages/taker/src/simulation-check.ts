@@ -20,8 +20,9 @@ export interface LockSimulation {
   err: unknown;
   logs: string[];
   unitsConsumed: bigint | null;
-  /** The transaction's base fee (5,000 lamports a signature), from its decoded bytes. */
+  /** The transaction's base fee (5,000 lamports a signature) and priority fee, from its decoded bytes. */
   baseFeeLamports: bigint;
+  priorityFeeLamports: bigint;
   /** Every watched account: before (read at the simulation's slot or earlier) and after the simulation. */
   accounts: { address: string; before: AccountState | null; after: AccountState | null }[];
 }
@@ -193,10 +194,11 @@ export function checkLockSimulation(agreement: LockAgreement, simulation: LockSi
     controlProblems.join('; ') || 'no token account of the wallet’s is closed, delegated or re-assigned',
   );
 
-  // The wallet's SOL (its lamports and its token accounts'): the fee and the escrow's rent at most, plus the
-  // input when the input is SOL — at least the input then, else the escrow would not hold it.
+  // The wallet's SOL (its lamports and its token accounts'): at most the fee the transaction bids (decoded from
+  // it, already held to its bound) and the escrow's rent, plus the input when the input is SOL — at least the
+  // input then, else the escrow would not hold it.
   const spent = solBefore - solAfter;
-  const bound = simulation.baseFeeLamports + agreement.maxPriorityFeeLamports + ESCROW_RENT_LAMPORTS;
+  const bound = simulation.baseFeeLamports + simulation.priorityFeeLamports + ESCROW_RENT_LAMPORTS;
   const least = native ? agreement.amountRaw : 0n;
   const most = least + bound;
   check(
