@@ -232,7 +232,7 @@ const MUTATIONS: Mutation[] = [
     name: 'compute-unit limit',
     apply: (f, _o, _h, n) => ({
       ...f,
-      computeUnitLimit: MAX_LIMIT + Number(n % 1_000_000n),
+      computeUnitLimit: MAX_LIMIT + 1 + Number(n % 1_000_000n),
       computeUnitPrice: null,
     }),
     fails: ['compute_budget'],
