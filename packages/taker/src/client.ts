@@ -5,7 +5,6 @@
 // revealed; the redeem and the refund are built (and checked) here and sent by the taker's wallet, so the
 // taker never needs the service to finish — and a redeem left to the service is watched, and done from the
 // wallet if the service does not do it in time.
-import { getBase58Decoder } from '@solana/kit';
 import {
   type AmountView,
   FINAL_STATUSES,
@@ -19,115 +18,34 @@ import {
 } from './api.ts';
 import { fromHex, sha256 } from './bytes.ts';
 import {
-  HttpError,
   isMakerError,
   LockNotVerifiedError,
   LockRefusedError,
   MakerError,
-  NetworkError,
-  NotRefundableError,
   TakerStateError,
-  TransactionFailedError,
-  TransactionRefusedError,
   TrustNotPinnedError,
 } from './errors.ts';
 import { type Follower, type FollowMode, followTrade } from './follow.ts';
+import { DEFAULT_HTLC_PROGRAM_ID, makerEscrowAddress, takerEscrowAddress, vaultAddress } from './htlc.ts';
+import { checkLockTransaction, type LockAgreement, lockAgreement } from './lock-check.ts';
 import {
-  DEFAULT_HTLC_PROGRAM_ID,
-  decodeEscrow,
-  makerEscrowAddress,
-  takerEscrowAddress,
-  vaultAddress,
-} from './htlc.ts';
-import {
-  checkLockTransaction,
-  checkRedeemTransaction,
-  checkRefundTransaction,
-  type LockAgreement,
-  lockAgreement,
-  redeemExpectation,
-  refundExpectation,
-  type TransactionCheck,
-} from './lock-check.ts';
+  DEFAULT_MAX_COMPUTE_UNIT_LIMIT,
+  DEFAULT_MAX_LOCK_SECONDS,
+  DEFAULT_MAX_PRIORITY_FEE_LAMPORTS,
+  DEFAULT_SERVICE_REDEEM_SECONDS,
+  EMBEDDED_REVEAL_MARGIN_SECONDS,
+  REAL_CLUSTER_REVEAL_MARGIN_SECONDS,
+  type TakerClientOptions,
+} from './options.ts';
 import { type LockReview, lockSummary, watchedAccounts } from './review.ts';
 import { type TakerRpc, takerRpc } from './rpc.ts';
 import { newSecret } from './secret.ts';
 import { checkLockSimulation } from './simulation-check.ts';
 import type { SwapRecord, SwapStore, WalletRef } from './store.ts';
-import { redeemTransaction, refundTransaction, transactionSignature } from './transactions.ts';
 import { decideTrust, knownMints, missingPins, type Trust, type TrustInfo } from './trust.ts';
 import { checkMakerLock, type LockTerms, type Verification } from './verify.ts';
 import type { TakerWallet } from './wallet.ts';
-
-/**
- * Chain seconds the maker escrow must have left for the client to reveal, on a real cluster: what one
- * redeem needs to land under load. A blockhash lives 150 blocks — 60 s at 400 ms slots, 70–90 s when slots
- * stretch to 450–600 ms under load — and a redeem that has not landed by then must be rebuilt and sent again;
- * reaching finalized takes some 32 slots (~13 s) more. 90 s covers one whole blockhash life under load with
- * its confirmation. The service's defaults leave room for it: its maker timelock is 300 s and it locks only
- * with at least 120 s left (its minimum redeem window; 180 s and 90 s at its real-cluster floors).
- */
-export const REAL_CLUSTER_REVEAL_MARGIN_SECONDS = 90;
-/** The same on the service's embedded chain, which lands a transaction within the request that sends it. */
-export const EMBEDDED_REVEAL_MARGIN_SECONDS = 10;
-/** How long after a reveal to the service the client waits for the service's redeem before its own. */
-export const DEFAULT_SERVICE_REDEEM_SECONDS = 45;
-/** The longest the client lets the taker's funds be locked (the service's default taker timelock: 900 s). */
-export const DEFAULT_MAX_LOCK_SECONDS = 3_600;
-/** The most a lock may bid above the base fee: 0.001 SOL (the service's own bound for its swaps' fees). */
-export const DEFAULT_MAX_PRIORITY_FEE_LAMPORTS = 1_000_000n;
-/** The highest compute-unit limit a transaction the client signs may set (a lock takes well under 100,000). */
-export const DEFAULT_MAX_COMPUTE_UNIT_LIMIT = 400_000;
-
-export interface TakerClientOptions {
-  /** The maker service's origin. */
-  serviceUrl: string;
-  /** The taker's own Solana JSON-RPC endpoint: what the maker's lock is verified through. */
-  rpcUrl: string;
-  /** Where secrets live: IndexedDbSwapStore in a browser, FileSwapStore on Node. */
-  store: SwapStore;
-  /**
-   * The HTLC program the taker trusts. Required on any cluster but the service's embedded chain (there the
-   * default, the repository's program id, is the one the service deploys).
-   */
-  programId?: string;
-  /**
-   * The maker's public key: the lock's counterparty and the maker escrow's initializer. Required on any
-   * cluster but the service's embedded chain.
-   */
-  maker?: string | null;
-  /**
-   * The mints the taker knows its assets by (symbol → mint, e.g. from its wallet's token list), over the
-   * built-in canonical mints of mainnet and devnet (CANONICAL_MINTS). A quote naming another mint for a symbol
-   * is refused. On any cluster but the service's embedded chain each asset of a swap must have one here or in
-   * the built-in table; on the embedded chain the quote's own mints are taken.
-   */
-  mints?: Record<string, string>;
-  /**
-   * Chain seconds the maker escrow must have left for the client to reveal: what a redeem needs to land.
-   * Default REAL_CLUSTER_REVEAL_MARGIN_SECONDS (90), or EMBEDDED_REVEAL_MARGIN_SECONDS (10) on the service's
-   * embedded chain.
-   */
-  revealMarginSeconds?: number;
-  /** Chain seconds the service gets to redeem after a reveal to it before the client redeems itself (45). */
-  serviceRedeemSeconds?: number;
-  /** The longest a lock may hold the taker's funds, counted from now (3,600 s). */
-  maxLockSeconds?: number;
-  /** Bounds on what a transaction the wallet signs may bid for compute (1,000,000 lamports; 400,000 units). */
-  maxPriorityFeeLamports?: bigint;
-  maxComputeUnitLimit?: number;
-  /**
-   * Whether to trust the service for program, maker and mints when the taker's RPC is the service's own
-   * embedded chain (default true). False: the client always needs them pinned.
-   */
-  trustEmbeddedService?: boolean;
-  /** What chain reads wait for (default 'finalized': a lock that cannot be rolled back). */
-  commitment?: 'processed' | 'confirmed' | 'finalized';
-  /** An unsigned lock older than this is rebuilt on a fresh blockhash before signing (30 s). */
-  lockFreshMs?: number;
-  fetch?: typeof fetch;
-  rpcPollMs?: number;
-}
+import { redeemFromWallet, refundFromWallet, type WalletSteps, watchServiceRedeem } from './wallet-steps.ts';
 
 /** Settlement refusals after which the quote can never settle with this commitment. */
 const NEVER_STARTED = [
@@ -194,6 +112,7 @@ export class TakerClient {
   private trustPending: Promise<TrustInfo> | null = null;
   /** The last lock each swap's review passed (by secret hash): the only bytes `lock` hands the wallet. */
   private readonly reviews = new Map<string, LockReview>();
+  private readonly steps: WalletSteps;
 
   constructor(options: TakerClientOptions) {
     this.service = serviceApi({
@@ -217,6 +136,13 @@ export class TakerClient {
     this.lockFreshMs = options.lockFreshMs ?? 30_000;
     this.pollMs = options.rpcPollMs ?? 500;
     this.mints = options.mints ?? {};
+    this.steps = {
+      rpc: this.rpc,
+      store: this.store,
+      programId: this.programId,
+      maxPriorityFeeLamports: this.maxPriorityFeeLamports,
+      maxComputeUnitLimit: this.maxComputeUnitLimit,
+    };
   }
 
   // ── Trust ────────────────────────────────────────────────────────────────────────────────────
@@ -237,7 +163,7 @@ export class TakerClient {
     if (this.trustInfo) return this.trustInfo;
     this.trustPending ??= (async () => {
       const rpcGenesisHash = await this.rpc.genesisHash();
-      const serviceGenesisHash = this.trustEmbeddedService ? await this.serviceGenesisHash() : null;
+      const serviceGenesisHash = this.trustEmbeddedService ? await this.service.devRpcGenesisHash() : null;
       return decideTrust({
         rpcGenesisHash,
         serviceGenesisHash,
@@ -249,29 +175,6 @@ export class TakerClient {
       return this.trustInfo;
     } finally {
       this.trustPending = null;
-    }
-  }
-
-  /** The genesis hash the service's dev RPC answers; null when the service has none (a real cluster). */
-  private async serviceGenesisHash(): Promise<string | null> {
-    let response: Response;
-    try {
-      response = await this.service.fetch(`${this.service.baseUrl}/v1/dev/rpc`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getGenesisHash' }),
-      });
-    } catch (error) {
-      throw new NetworkError(error);
-    }
-    if (response.status === 404) return null;
-    const text = await response.text();
-    if (!response.ok) throw new HttpError(response.status, text.slice(0, 500));
-    try {
-      const result = (JSON.parse(text) as { result?: unknown }).result;
-      return typeof result === 'string' ? result : null;
-    } catch {
-      return null;
     }
   }
 
@@ -609,7 +512,9 @@ export class TakerClient {
       throw new LockNotVerifiedError(verification);
     }
     if (chosen.via === 'chain') {
-      const signature = await this.redeemFromWallet(record, terms, chosen.wallet, onStep);
+      const signature = await redeemFromWallet(this.steps, record, terms, chosen.wallet, () =>
+        onStep?.('revealed'),
+      );
       return {
         via: 'chain',
         fellBack: false,
@@ -631,115 +536,19 @@ export class TakerClient {
       // Whatever the service answered, the preimage may have reached it: the watch below decides.
     }
     onStep?.('revealed');
-    return this.awaitServiceRedeem(record, terms, verification, chosen.fallback, revealedAt, onStep);
-  }
-
-  /** The redeem built here, checked, signed by the wallet and sent through the taker's RPC. */
-  private async redeemFromWallet(
-    record: SwapRecord,
-    terms: LockTerms,
-    wallet: TakerWallet,
-    onStep?: (step: RedeemStep) => void,
-  ): Promise<string> {
-    const lifetime = await this.rpc.latestBlockhash();
-    const preimage = fromHex(record.preimage);
-    const unsigned = await redeemTransaction({
-      programId: this.programId,
-      taker: record.wallet.address,
-      makerEscrow: terms.makerEscrow,
-      outputMint: terms.outputMint,
-      preimage,
-      lifetime,
-    });
-    this.refuseUnless(
-      'redeem',
-      checkRedeemTransaction(
-        unsigned,
-        await redeemExpectation({
-          programId: this.programId,
-          taker: record.wallet.address,
-          makerEscrow: terms.makerEscrow,
-          outputMint: terms.outputMint,
-          preimage,
-          maxPriorityFeeLamports: this.maxPriorityFeeLamports,
-          maxComputeUnitLimit: this.maxComputeUnitLimit,
-        }),
-      ),
-    );
-    // Durable before the preimage leaves inside a transaction handed to the wallet.
-    const at = record.revealed?.at ?? new Date().toISOString();
-    const via = record.revealed?.via ?? 'chain';
-    if (!record.revealed) {
-      record.revealed = { via, at };
-      await this.store.put(record);
-    }
-    onStep?.('revealed');
-    const signature = await this.sendFromWallet(wallet, record, unsigned, lifetime.lastValidBlockHeight, {
-      // The redeem's id, stored before it is sent: a crash while it lands still finds it (redeemLanded).
-      onSigned: async (id) => {
-        record.revealed = { via, at, signature: id };
-        await this.store.put(record);
-      },
-    });
-    record.revealed = { via, at, signature };
-    await this.store.put(record);
-    return signature;
-  }
-
-  /**
-   * After a reveal to the service: the maker escrow read until it is redeemed; at the deadline — the service's
-   * time (`serviceRedeemSeconds` from the reveal) or the reveal margin before the escrow's expiry, whichever
-   * comes first — the client redeems it from the fallback wallet.
-   */
-  private async awaitServiceRedeem(
-    record: SwapRecord,
-    terms: LockTerms,
-    verification: Verification,
-    fallback: TakerWallet,
-    revealedAt: bigint,
-    onStep?: (step: RedeemStep) => void,
-  ): Promise<RedeemOutcome> {
-    const expiry = verification.escrow?.expiry ?? revealedAt;
+    // The service's time runs out after serviceRedeemSeconds, or when the escrow has only the margin left.
     const margin = BigInt(await this.revealMargin());
+    const expiry = verification.escrow?.expiry ?? revealedAt;
     const serviceDeadline = revealedAt + BigInt(this.serviceRedeemSeconds);
-    const deadline = serviceDeadline < expiry - margin ? serviceDeadline : expiry - margin;
-    const done = async (via: 'chain' | 'service', fellBack: boolean, signature: string | null) => ({
-      via,
-      fellBack,
-      signature,
-      verification,
-      trade: await this.refresh(record).catch(() => null),
+    const landed = await watchServiceRedeem(this.steps, {
+      record,
+      terms,
+      fallback: chosen.fallback,
+      deadline: serviceDeadline < expiry - margin ? serviceDeadline : expiry - margin,
+      pollMs: this.pollMs,
+      onFallback: () => onStep?.('fallback'),
     });
-    for (;;) {
-      const read = await this.rpc.read([terms.makerEscrow]);
-      const status = this.makerEscrowStatus(read.accounts[0] ?? null);
-      if (status === 'paid') return done('service', false, null);
-      if (status !== 'locked')
-        throw new TakerStateError(
-          `the maker escrow ${terms.makerEscrow} ended ${status} without paying the taker`,
-        );
-      if (read.clock.unixTimestamp >= deadline) break;
-      await new Promise((resolve) => setTimeout(resolve, this.pollMs));
-    }
-    onStep?.('fallback');
-    try {
-      const signature = await this.redeemFromWallet(record, terms, fallback);
-      return done('chain', true, signature);
-    } catch (error) {
-      // The service's redeem may have landed meanwhile: then the taker is paid, and its own redeem failed.
-      if (error instanceof TransactionFailedError) {
-        const read = await this.rpc.read([terms.makerEscrow]);
-        if (this.makerEscrowStatus(read.accounts[0] ?? null) === 'paid') return done('service', false, null);
-      }
-      throw error;
-    }
-  }
-
-  /** 'paid' once redeemed (or closed after a redeem: before its expiry nothing else ends it); else its status. */
-  private makerEscrowStatus(account: { owner: string; data: Uint8Array } | null): string {
-    if (!account || account.owner !== this.programId) return 'paid';
-    const escrow = decodeEscrow(account.data);
-    return escrow.status === 'redeemed' ? 'paid' : escrow.status;
+    return { ...landed, verification, trade: await this.refresh(record).catch(() => null) };
   }
 
   /** Whether a redeem of this swap already landed: the taker's own (its signature) or the service's. */
@@ -753,6 +562,7 @@ export class TakerClient {
   /**
    * Refunds the taker escrow once the chain's clock passed its expiry. `via: 'chain'`: a refund built here,
    * checked, signed by the wallet, sent through the taker's RPC — the taker needs nothing of the service.
+   * NotRefundableError before the expiry, or when nothing is locked.
    */
   async refund(
     record: SwapRecord,
@@ -764,83 +574,8 @@ export class TakerClient {
       return { signature: null, trade };
     }
     const terms = await this.lockTerms(record);
-    const read = await this.rpc.read([terms.takerEscrow]);
-    const account = read.accounts[0];
-    if (!account || account.owner !== this.programId)
-      throw new NotRefundableError(`no taker escrow at ${terms.takerEscrow}: nothing is locked to refund`);
-    const escrow = decodeEscrow(account.data);
-    if (escrow.status !== 'locked')
-      throw new NotRefundableError(
-        `the taker escrow is ${escrow.status}, not locked`,
-        escrow.expiry,
-        read.clock.unixTimestamp,
-      );
-    if (read.clock.unixTimestamp < escrow.expiry)
-      throw new NotRefundableError(
-        `the taker escrow expires at ${escrow.expiry}; the chain's time is ${read.clock.unixTimestamp}`,
-        escrow.expiry,
-        read.clock.unixTimestamp,
-      );
-    const lifetime = await this.rpc.latestBlockhash();
-    const unsigned = await refundTransaction({
-      programId: this.programId,
-      taker: record.wallet.address,
-      takerEscrow: terms.takerEscrow,
-      inputMint: escrow.mint,
-      lifetime,
-    });
-    this.refuseUnless(
-      'refund',
-      checkRefundTransaction(
-        unsigned,
-        await refundExpectation({
-          programId: this.programId,
-          taker: record.wallet.address,
-          takerEscrow: terms.takerEscrow,
-          inputMint: escrow.mint,
-          maxPriorityFeeLamports: this.maxPriorityFeeLamports,
-          maxComputeUnitLimit: this.maxComputeUnitLimit,
-        }),
-      ),
-    );
-    const signature = await this.sendFromWallet(
-      route.wallet,
-      record,
-      unsigned,
-      lifetime.lastValidBlockHeight,
-    );
+    const signature = await refundFromWallet(this.steps, record, terms, route.wallet);
     return { signature, trade: record.tradeId ? await this.refresh(record).catch(() => null) : null };
-  }
-
-  /** A transaction that failed its checks never reaches the wallet. */
-  private refuseUnless(what: 'redeem' | 'refund', check: TransactionCheck): void {
-    if (!check.ok)
-      throw new TransactionRefusedError(
-        what,
-        check.checks.filter((c) => !c.ok),
-        check,
-      );
-  }
-
-  private async sendFromWallet(
-    wallet: TakerWallet,
-    record: SwapRecord,
-    unsigned: string,
-    lastValidBlockHeight: bigint,
-    hooks: { onSigned?(signature: string): Promise<void> } = {},
-  ): Promise<string> {
-    if (wallet.address !== record.wallet.address)
-      throw new TakerStateError(`this swap is ${record.wallet.address}'s, not ${wallet.address}'s`);
-    let signature: string;
-    if (wallet.signAndSend) signature = await wallet.signAndSend(unsigned);
-    else {
-      const signed = await wallet.signTransaction(unsigned);
-      signature = getBase58Decoder().decode(transactionSignature(signed));
-      await hooks.onSigned?.(signature);
-      await this.rpc.send(signed);
-    }
-    await this.rpc.confirm(signature, lastValidBlockHeight);
-    return signature;
   }
 
   // ── Following and the store ──────────────────────────────────────────────────────────────────

@@ -20,18 +20,11 @@ export {
 } from './api.ts';
 export { fromBase64, fromHex, toBase64, toHex } from './bytes.ts';
 export {
-  DEFAULT_MAX_COMPUTE_UNIT_LIMIT,
-  DEFAULT_MAX_LOCK_SECONDS,
-  DEFAULT_MAX_PRIORITY_FEE_LAMPORTS,
-  DEFAULT_SERVICE_REDEEM_SECONDS,
-  EMBEDDED_REVEAL_MARGIN_SECONDS,
   isOlder,
-  REAL_CLUSTER_REVEAL_MARGIN_SECONDS,
   type RedeemOutcome,
   type RedeemStep,
   type Route,
   TakerClient,
-  type TakerClientOptions,
 } from './client.ts';
 export {
   type ErrorCode,
@@ -95,6 +88,15 @@ export {
   type MessageAccount,
   type MessageInstruction,
 } from './message.ts';
+export {
+  DEFAULT_MAX_COMPUTE_UNIT_LIMIT,
+  DEFAULT_MAX_LOCK_SECONDS,
+  DEFAULT_MAX_PRIORITY_FEE_LAMPORTS,
+  DEFAULT_SERVICE_REDEEM_SECONDS,
+  EMBEDDED_REVEAL_MARGIN_SECONDS,
+  REAL_CLUSTER_REVEAL_MARGIN_SECONDS,
+  type TakerClientOptions,
+} from './options.ts';
 export { type LockReview, type LockSummary, lockSummary, watchedAccounts } from './review.ts';
 export { type AccountView, type ChainRead, type Simulated, type TakerRpc, takerRpc } from './rpc.ts';
 export { newSecret, type Secret } from './secret.ts';
