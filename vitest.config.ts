@@ -29,6 +29,7 @@ const PURE = [
   'test/metrics/recording.test.ts',
   'test/properties/option.test.ts',
   'test/runtime/hold.test.ts',
+  'test/runtime/lock-check.test.ts',
   'test/store/ids.test.ts',
   'test/venue/math.test.ts',
 ];

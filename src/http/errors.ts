@@ -7,6 +7,10 @@ import { RuntimeError, type RuntimeInput } from '../runtime/errors.ts';
 export const ERROR_CODES = {
   invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
   validation_failed: { status: 400, message: 'The request does not match the schema.' },
+  lock_mismatch: {
+    status: 400,
+    message: 'The transaction is not the lock this service built for the trade.',
+  },
   unauthorized: { status: 401, message: 'This route needs the operator token.' },
   secret_hash_mismatch: { status: 403, message: 'secret_hash does not match the settlement.' },
   preimage_mismatch: {
@@ -61,12 +65,16 @@ const RUNTIME_INPUT_FIELDS: Record<RuntimeInput, string> = {
   cursor: 'querystring.cursor',
 };
 
-/** The runtime's domain error as the API answers it: its code, or a validation error naming the field. */
+/**
+ * The runtime's domain error as the API answers it: its code, or a validation error naming the field (a
+ * lock_mismatch names it too, with what differs from the lock the service built).
+ */
 export function fromRuntimeError(error: RuntimeError): ApiError {
-  if (error.code === 'invalid_input') {
+  if (error.code === 'invalid_input' || error.code === 'lock_mismatch') {
     const invalid = error.invalid ?? { input: 'transaction' as const, problem: error.message };
     const field = RUNTIME_INPUT_FIELDS[invalid.input];
-    return new ApiError('validation_failed', error.detail, [`${field}: ${invalid.problem}`]);
+    const code = error.code === 'invalid_input' ? 'validation_failed' : error.code;
+    return new ApiError(code, error.detail, [`${field}: ${invalid.problem}`]);
   }
   return new ApiError(error.code, error.detail);
 }

@@ -148,7 +148,11 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = 
         summary: 'Hand over the wallet-signed lock (or its signature)',
         description:
           '202 once the transaction is on chain and this trade’s escrow holds the agreed terms; 409 lock_not_found ' +
-          '(retryable) if it has not appeared within a bounded wait.',
+          '(retryable) if it has not appeared within a bounded wait. transaction_base64 must be the lock this ' +
+          'trade’s settlement start (or its retry) handed out, signed by taker_wallet and otherwise unchanged ' +
+          '(any blockhash; the chain judges whether it is recent): 400 lock_mismatch, with what differs in ' +
+          'details, for anything else (an added, removed or changed instruction, another fee payer, a lookup ' +
+          'table, a compute-budget instruction), and nothing is sent.',
         security: PUBLIC_SECURITY,
         params: TradeIdParams,
         body: LockRequestSchema,
@@ -156,6 +160,7 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = 
           202: TradeResponseSchema,
           ...errorResponses(
             ...COMMAND_ERRORS,
+            'lock_mismatch',
             'lock_not_found',
             'lock_window_closed',
             'lock_signature_exists',

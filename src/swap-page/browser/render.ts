@@ -1,8 +1,12 @@
 // Rendering the active swap: its steps (each with its transaction), what the taker may do now, and the
 // message that says so.
-import { FINAL_STATUSES, type SwapRecord } from '../../../packages/taker/src/index.ts';
+import { FINAL_STATUSES, type Substate, type SwapRecord } from '../../../packages/taker/src/index.ts';
 import { type Command, rpcConfigured, state } from './context.ts';
 import { $, amount, short, show, time } from './dom.ts';
+
+/** Whether the swap's trade is in one of these substates: typed, so a name the API does not publish fails to compile. */
+export const inSubstate = (record: SwapRecord, ...substates: Substate[]): boolean =>
+  substates.some((substate) => substate === record.substate);
 
 interface Step {
   id: string;
@@ -17,8 +21,7 @@ function steps(record: SwapRecord): Step[] {
   const status = record.status;
   const refunding =
     status === 'refunded' ||
-    record.substate === 'initiated.unwinding.refundingMakerEscrow' ||
-    record.substate === 'initiated.unwinding.awaitingTakerExpiry' ||
+    inSubstate(record, 'initiated.refundingMakerEscrow', 'initiated.awaitingTakerExpiry') ||
     trade?.next_action?.type === 'refund' ||
     signature('taker_refund') !== undefined;
   const list: Omit<Step, 'state'>[] = [
@@ -85,7 +88,7 @@ const STATE_WORDS = { done: 'done', current: 'in progress', todo: 'to come', fai
 export function actions(record: SwapRecord): Command[] {
   if (!record.tradeId) return record.status === 'failed' ? ['forget'] : ['resume'];
   const trade = record.trade;
-  if (record.substate === 'pending.awaitingLock') return ['resume', 'abandon'];
+  if (inSubstate(record, 'pending.awaitingLock')) return ['resume', 'abandon'];
   if (trade?.next_action?.type === 'redeem') return ['redeem'];
   if (trade?.next_action?.type === 'refund') return ['refund'];
   if (record.status !== null && FINAL_STATUSES.includes(record.status))
@@ -110,7 +113,7 @@ function message(record: SwapRecord): string {
     default:
       break;
   }
-  if (record.substate === 'pending.awaitingLock')
+  if (inSubstate(record, 'pending.awaitingLock'))
     return `Sign the lock with ${wallet}: ${amount(record.input)} goes into an escrow only you can refund after ${time(trade?.expires_at)}, unless the maker receives your secret. The lock must land by ${time(trade?.lock_deadline)}.`;
   if (trade?.next_action?.type === 'redeem')
     return rpcConfigured
@@ -118,12 +121,9 @@ function message(record: SwapRecord): string {
       : `The service says the maker has locked ${amount(record.output)}, but this page has no RPC to check it on chain (swap_page.rpc_url), so it will not reveal your secret; your input comes back at ${time(trade.expires_at)}.`;
   if (trade?.next_action?.type === 'refund')
     return `Your escrow has expired: refund ${amount(record.input)} to your wallet.`;
-  if (
-    record.substate === 'initiated.unwinding.awaitingTakerExpiry' ||
-    record.substate === 'initiated.unwinding.refundingMakerEscrow'
-  )
+  if (inSubstate(record, 'initiated.awaitingTakerExpiry', 'initiated.refundingMakerEscrow'))
     return `The maker’s escrow expired unredeemed; your ${amount(record.input)} can be refunded from ${time(trade?.expires_at)}.`;
-  if (record.substate === 'initiated.redeeming.makerLocked')
+  if (inSubstate(record, 'initiated.makerLocked'))
     return 'Redeeming: the maker pays you as soon as it lands…';
   return 'Your lock is on its way; waiting for the maker to lock your output…';
 }
@@ -181,7 +181,7 @@ export function renderActive(): void {
   else
     button(
       'sign-lock',
-      record.substate === 'pending.awaitingLock' && allowed.includes('resume'),
+      inSubstate(record, 'pending.awaitingLock') && allowed.includes('resume'),
       `Sign the lock with ${record.wallet.name}`,
     );
   button('abandon', allowed.includes('abandon'), 'Cancel the swap');

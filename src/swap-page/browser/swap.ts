@@ -13,7 +13,7 @@ import { type Command, client, rpcConfigured, state } from './context.ts';
 import { $, describe, short, show, time } from './dom.ts';
 import { renderHistory } from './history.ts';
 import { clearQuote } from './quote.ts';
-import { renderActive, setMessage, showTradeError } from './render.ts';
+import { inSubstate, renderActive, setMessage, showTradeError } from './render.ts';
 import { walletFor } from './wallet-panel.ts';
 import { walletRef } from './wallets.ts';
 
@@ -66,7 +66,7 @@ export async function command(target: SwapRecord, name: Command): Promise<void> 
     switch (name) {
       case 'resume':
         if (!record.tradeId) await settle(record);
-        else if (record.substate === 'pending.awaitingLock') {
+        else if (inSubstate(record, 'pending.awaitingLock')) {
           const wallet = await walletFor(record);
           const hadTrade = record.tradeId !== null;
           await client.lock(record, wallet, (step) =>

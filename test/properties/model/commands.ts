@@ -493,7 +493,7 @@ function redeemExpectations(t: MTrade, now: number) {
   if (t.redeemRequested) return [E(202)];
   const e = expected(t, now);
   if (
-    e?.substate === 'initiated.redeeming.makerLocked' &&
+    e?.substate === 'initiated.makerLocked' &&
     t.makerExpiry !== null &&
     now < t.makerExpiry - TIMING.landing_margin_seconds
   )
@@ -556,7 +556,7 @@ async function walletRedeem(
   const redeemable = (now: number) =>
     !t.redeemRequested &&
     !t.takerRedeemed &&
-    expected(t, now)?.substate === 'initiated.redeeming.makerLocked' &&
+    expected(t, now)?.substate === 'initiated.makerLocked' &&
     t.makerExpiry !== null &&
     now < t.makerExpiry;
   const allowed = [redeemable(before), redeemable(after)].map((ok) =>
@@ -631,7 +631,7 @@ function nextExpiry(m: Model, now: number): number | null {
     const e = expected(t, now);
     if (!e || isFinal(e.status)) continue;
     if (e.status === 'pending') consider(t.lockDeadline + 1);
-    if (e.substate === 'initiated.redeeming.makerLocked' && t.makerExpiry !== null) {
+    if (e.substate === 'initiated.makerLocked' && t.makerExpiry !== null) {
       consider(t.makerExpiry - TIMING.landing_margin_seconds);
       consider(t.makerExpiry);
     }
@@ -1066,11 +1066,7 @@ export class WrongTerms implements Cmd {
       w.note(
         `wrong-terms lock via service: ${res.status} ${res.body?.settlement_status ?? JSON.stringify(res.body?.error)}`,
       );
-      expectReply(
-        res,
-        [E(400, 'validation_failed'), E(202), E(409, 'lock_window_closed')],
-        'wrong-terms lock',
-      );
+      expectReply(res, [E(400, 'lock_mismatch'), E(202), E(409, 'lock_window_closed')], 'wrong-terms lock');
       expect(
         !(res.status === 202 && res.body.settlement_status !== 'failed'),
         `the service accepted a lock with another ${this.variant} as the trade's: ${res.status} ${res.body.settlement_status}`,

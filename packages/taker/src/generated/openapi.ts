@@ -234,7 +234,7 @@ export interface paths {
         put?: never;
         /**
          * Hand over the wallet-signed lock (or its signature)
-         * @description 202 once the transaction is on chain and this trade’s escrow holds the agreed terms; 409 lock_not_found (retryable) if it has not appeared within a bounded wait.
+         * @description 202 once the transaction is on chain and this trade’s escrow holds the agreed terms; 409 lock_not_found (retryable) if it has not appeared within a bounded wait. transaction_base64 must be the lock this trade’s settlement start (or its retry) handed out, signed by taker_wallet and otherwise unchanged (any blockhash; the chain judges whether it is recent): 400 lock_mismatch, with what differs in details, for anything else (an added, removed or changed instruction, another fee payer, a lookup table, a compute-budget instruction), and nothing is sent.
          */
         post: operations["submitLock"];
         delete?: never;
@@ -552,7 +552,7 @@ export interface paths {
         };
         /**
          * The trade machine’s definition, for visualisers
-         * @description Operator route. Generated from the machine: states with full ids, transitions with guards by name; TradeResponse.substate and the event log’s substates are paths into it.
+         * @description Operator route. Generated from the machine: states with full ids, transitions with guards by name; each state that is not a group of others names the substate TradeResponse and the events show in it.
          */
         get: operations["getTradeMachine"];
         put?: never;
@@ -676,7 +676,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -697,7 +697,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -759,7 +759,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -780,7 +780,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -801,7 +801,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -850,7 +850,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -871,7 +871,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -920,7 +920,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -941,7 +941,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -962,7 +962,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1018,7 +1018,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1039,7 +1039,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1124,7 +1124,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1145,7 +1145,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1386,7 +1386,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1407,7 +1407,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1428,7 +1428,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1449,7 +1449,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1470,7 +1470,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1670,7 +1670,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1691,7 +1691,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1712,7 +1712,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1866,7 +1866,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1887,7 +1887,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1908,7 +1908,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1929,7 +1929,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1950,7 +1950,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2113,8 +2113,11 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                        substate: string;
+                        /**
+                         * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                         * @enum {unknown}
+                         */
+                        substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                         failure_reason: string | null;
                         /**
                          * Format: date-time
@@ -2154,7 +2157,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2175,7 +2178,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2196,7 +2199,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2217,7 +2220,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2267,7 +2270,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2288,7 +2291,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2309,7 +2312,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2330,7 +2333,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2503,8 +2506,11 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                        substate: string;
+                        /**
+                         * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                         * @enum {unknown}
+                         */
+                        substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                         failure_reason: string | null;
                         /**
                          * Format: date-time
@@ -2544,7 +2550,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2565,7 +2571,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2586,7 +2592,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2607,7 +2613,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2628,7 +2634,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2798,8 +2804,11 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                        substate: string;
+                        /**
+                         * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                         * @enum {unknown}
+                         */
+                        substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                         failure_reason: string | null;
                         /**
                          * Format: date-time
@@ -2839,7 +2848,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2860,7 +2869,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2881,7 +2890,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2902,7 +2911,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2923,7 +2932,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2944,7 +2953,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3119,8 +3128,11 @@ export interface operations {
                             };
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
-                            /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                            substate: string;
+                            /**
+                             * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                             * @enum {unknown}
+                             */
+                            substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                             failure_reason: string | null;
                             /**
                              * Format: date-time
@@ -3297,8 +3309,11 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                        substate: string;
+                        /**
+                         * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                         * @enum {unknown}
+                         */
+                        substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                         failure_reason: string | null;
                         /**
                          * Format: date-time
@@ -3338,7 +3353,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3359,7 +3374,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3380,7 +3395,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3401,7 +3416,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3422,7 +3437,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3443,7 +3458,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3611,8 +3626,11 @@ export interface operations {
                             };
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
-                            /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                            substate: string;
+                            /**
+                             * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                             * @enum {unknown}
+                             */
+                            substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                             failure_reason: string | null;
                             /**
                              * Format: date-time
@@ -3789,8 +3807,11 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                        substate: string;
+                        /**
+                         * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                         * @enum {unknown}
+                         */
+                        substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                         failure_reason: string | null;
                         /**
                          * Format: date-time
@@ -3830,7 +3851,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3851,7 +3872,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3872,7 +3893,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3893,7 +3914,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3914,7 +3935,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4077,8 +4098,11 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                        substate: string;
+                        /**
+                         * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                         * @enum {unknown}
+                         */
+                        substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                         failure_reason: string | null;
                         /**
                          * Format: date-time
@@ -4118,7 +4142,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4139,7 +4163,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4160,7 +4184,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4181,7 +4205,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4349,8 +4373,11 @@ export interface operations {
                             };
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
-                            /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                            substate: string;
+                            /**
+                             * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                             * @enum {unknown}
+                             */
+                            substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                             failure_reason: string | null;
                             /**
                              * Format: date-time
@@ -4392,7 +4419,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4413,7 +4440,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4434,7 +4461,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4483,7 +4510,11 @@ export interface operations {
                             type: string;
                             /** @enum {unknown} */
                             settlement_status: "pending" | "initiated" | "redeemed" | "refunded" | "failed";
-                            substate: string;
+                            /**
+                             * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                             * @enum {unknown}
+                             */
+                            substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                             payload: {
                                 [key: string]: unknown;
                             };
@@ -4504,7 +4535,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4525,7 +4556,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4546,7 +4577,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4567,7 +4598,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4624,7 +4655,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4645,7 +4676,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4666,7 +4697,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4728,7 +4759,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4749,7 +4780,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4799,7 +4830,7 @@ export interface operations {
                             by_state: {
                                 [key: string]: number;
                             };
-                            /** @description owned unclosed trades per full state path */
+                            /** @description owned unclosed trades per substate (as TradeResponse.substate names it) */
                             by_substate: {
                                 [key: string]: number;
                             };
@@ -4812,7 +4843,11 @@ export interface operations {
                                 trade_id: string;
                                 /** @enum {unknown} */
                                 settlement_status: "pending" | "initiated" | "redeemed" | "refunded" | "failed";
-                                substate: string;
+                                /**
+                                 * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                                 * @enum {unknown}
+                                 */
+                                substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                             }[];
                             /** @description trades whose current effect failed at least 5 times in a row (retried with backoff; look at them) */
                             failing_effects: {
@@ -4821,7 +4856,11 @@ export interface operations {
                                  * @description UUID
                                  */
                                 trade_id: string;
-                                substate: string;
+                                /**
+                                 * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                                 * @enum {unknown}
+                                 */
+                                substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                                 effect: string;
                                 attempts: number;
                                 message: string;
@@ -4877,7 +4916,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4898,7 +4937,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4919,7 +4958,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4977,7 +5016,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4998,7 +5037,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5019,7 +5058,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5084,7 +5123,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5105,7 +5144,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5126,7 +5165,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5294,8 +5333,11 @@ export interface operations {
                             };
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
-                            /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                            substate: string;
+                            /**
+                             * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                             * @enum {unknown}
+                             */
+                            substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                             failure_reason: string | null;
                             /**
                              * Format: date-time
@@ -5337,7 +5379,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5358,7 +5400,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5379,7 +5421,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5456,7 +5498,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5477,7 +5519,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5498,7 +5540,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5519,7 +5561,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5569,7 +5611,11 @@ export interface operations {
                             type: string;
                             /** @enum {unknown} */
                             settlement_status: "pending" | "initiated" | "redeemed" | "refunded" | "failed";
-                            substate: string;
+                            /**
+                             * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                             * @enum {unknown}
+                             */
+                            substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                             payload: {
                                 [key: string]: unknown;
                             };
@@ -5592,7 +5638,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5613,7 +5659,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5634,7 +5680,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5681,7 +5727,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5702,7 +5748,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5723,7 +5769,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5756,8 +5802,10 @@ export interface operations {
                         states: {
                             /** @description full id, e.g. trade.initiated.redeeming.makerLocked */
                             id: string;
-                            /** @description as TradeResponse.substate writes it; "" for the machine */
+                            /** @description the state path, e.g. initiated.redeeming.makerLocked; "" for the machine */
                             path: string;
+                            /** @description what TradeResponse.substate and the events say in this state; null for grouping states */
+                            substate: ("pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released") | null;
                             key: string;
                             parent: string | null;
                             /** @enum {unknown} */
@@ -5804,7 +5852,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5825,7 +5873,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5846,7 +5894,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6054,7 +6102,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6075,7 +6123,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6096,7 +6144,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6142,7 +6190,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6163,7 +6211,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6184,7 +6232,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6225,7 +6273,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6246,7 +6294,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6267,7 +6315,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
