@@ -107,5 +107,30 @@ export function serviceApi(options: ServiceOptions) {
         )
       ).data,
     streamUrl: (id: string) => `${baseUrl}/v1/trades/${encodeURIComponent(id)}/stream`,
+    /**
+     * The genesis hash of the service's embedded chain, from its dev RPC; null when it has none (a service on
+     * a real cluster answers 404 there). How a client knows its RPC is the service's own chain.
+     */
+    devRpcGenesisHash: async (): Promise<string | null> => {
+      let response: Response;
+      try {
+        response = await send(`${baseUrl}/v1/dev/rpc`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getGenesisHash' }),
+        });
+      } catch (error) {
+        throw new NetworkError(error);
+      }
+      const text = await response.text();
+      if (response.status === 404) return null;
+      if (!response.ok) throw new HttpError(response.status, text.slice(0, 500));
+      try {
+        const result = (JSON.parse(text) as { result?: unknown }).result;
+        return typeof result === 'string' ? result : null;
+      } catch {
+        return null;
+      }
+    },
   };
 }

@@ -84,11 +84,22 @@ export async function command(target: SwapRecord, name: Command): Promise<void> 
         if (!state.follower) follow(record);
         break;
       case 'redeem': {
+        // The service redeems for the taker; should it not in time, the wallet redeems (the client watches).
         requireRpc();
+        const wallet = await walletFor(record);
         setMessage('Checking the maker’s lock on chain before revealing your secret…');
-        const outcome = await verified(() => client.redeem(record, { via: 'service' }));
-        $('trade-notice').textContent =
-          `The maker’s lock passed all ${outcome.verification.checks.length} checks on chain; the service is redeeming for you.`;
+        const outcome = await verified(() =>
+          client.redeem(record, { via: 'service', fallback: wallet }, (step) =>
+            setMessage(
+              step === 'revealed'
+                ? 'The service is redeeming for you; if it does not in time, your wallet will.'
+                : `The service did not redeem in time: ${wallet.name} signs and sends the redeem…`,
+            ),
+          ),
+        );
+        $('trade-notice').textContent = outcome.fellBack
+          ? `The maker’s lock passed all ${outcome.verification.checks.length} checks on chain; the service did not redeem in time, so ${wallet.name} did.`
+          : `The maker’s lock passed all ${outcome.verification.checks.length} checks on chain; the service redeemed for you.`;
         break;
       }
       case 'redeem-wallet': {

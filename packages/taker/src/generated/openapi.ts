@@ -394,7 +394,7 @@ export interface paths {
         put?: never;
         /**
          * Embedded chain only: a Solana JSON-RPC endpoint (a subset) over the embedded chain
-         * @description Present only when the service runs its embedded chain (404 route_not_found on a real cluster, where a taker uses its own RPC). Answers JSON-RPC 2.0 as a validator does — 200 with `result` or a JSON-RPC `error` — for getAccountInfo, getMultipleAccounts, getBalance, getTokenAccountBalance, getLatestBlockhash, isBlockhashValid, getBlockHeight, getSlot, getSignatureStatuses, getMinimumBalanceForRentExemption, sendTransaction, getHealth, getVersion: what a taker client needs to read the escrows and the Clock sysvar, and to send its own redeem or refund. Every answer is at finalized.
+         * @description Present only when the service runs its embedded chain (404 route_not_found on a real cluster, where a taker uses its own RPC). Answers JSON-RPC 2.0 as a validator does — 200 with `result` or a JSON-RPC `error` — for getAccountInfo, getMultipleAccounts, getBalance, getTokenAccountBalance, getLatestBlockhash, isBlockhashValid, getBlockHeight, getSlot, getSignatureStatuses, getMinimumBalanceForRentExemption, sendTransaction, simulateTransaction, getGenesisHash, getHealth, getVersion: what a taker client needs to read the escrows and the Clock sysvar, to simulate a lock before signing it, to send its own redeem or refund, and to know this chain by its genesis hash. Every answer is at finalized.
          */
         post: operations["devRpc"];
         delete?: never;
@@ -4689,7 +4689,7 @@ export interface operations {
                     /** @enum {string} */
                     jsonrpc: "2.0";
                     id: string | number | null;
-                    /** @description one of getAccountInfo, getMultipleAccounts, getBalance, getTokenAccountBalance, getLatestBlockhash, isBlockhashValid, getBlockHeight, getSlot, getSignatureStatuses, getMinimumBalanceForRentExemption, sendTransaction, getHealth, getVersion */
+                    /** @description one of getAccountInfo, getMultipleAccounts, getBalance, getTokenAccountBalance, getLatestBlockhash, isBlockhashValid, getBlockHeight, getSlot, getSignatureStatuses, getMinimumBalanceForRentExemption, sendTransaction, simulateTransaction, getGenesisHash, getHealth, getVersion */
                     method: string;
                     params?: unknown[];
                 };
