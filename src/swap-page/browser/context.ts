@@ -1,10 +1,15 @@
 // What the page's parts share: its config (inline JSON from the service), the taker client it swaps with —
 // the @rfq-maker/taker package, its secrets in this browser's IndexedDB — and the page's state.
 
-import type { Pair, Quote } from '../../../packages/taker/src/api.ts';
-import type { Follower } from '../../../packages/taker/src/follow.ts';
-import { type SwapRecord, TakerClient, type TakerWallet } from '../../../packages/taker/src/index.ts';
-import { IndexedDbSwapStore } from '../../../packages/taker/src/indexeddb.ts';
+import {
+  type Follower,
+  type Pair,
+  type Quote,
+  type SwapRecord,
+  TakerClient,
+  type TakerWallet,
+} from '@rfq-maker/taker';
+import { IndexedDbSwapStore } from '@rfq-maker/taker/indexeddb';
 
 export const config = JSON.parse(document.getElementById('swap-config')?.textContent ?? '{}') as {
   devWallet?: boolean;

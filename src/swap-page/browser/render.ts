@@ -1,6 +1,6 @@
 // Rendering the active swap: its steps (each with its transaction), what the taker may do now, and the
 // message that says so.
-import { FINAL_STATUSES, type SwapRecord } from '../../../packages/taker/src/index.ts';
+import { FINAL_STATUSES, type SwapRecord } from '@rfq-maker/taker';
 import { type Command, rpcConfigured, state } from './context.ts';
 import { $, amount, short, show, time } from './dom.ts';
 

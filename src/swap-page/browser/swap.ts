@@ -7,8 +7,8 @@ import {
   type SwapRecord,
   type Trade,
   type TradeEvent,
-} from '../../../packages/taker/src/index.ts';
-import type { Verification } from '../../../packages/taker/src/verify.ts';
+  type Verification,
+} from '@rfq-maker/taker';
 import { type Command, client, rpcConfigured, state } from './context.ts';
 import { $, describe, short, show, time } from './dom.ts';
 import { renderHistory } from './history.ts';
