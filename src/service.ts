@@ -334,6 +334,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       readiness,
       tradable: () => mints.checked,
       metrics,
+      makerWallet: chain.makerWallet.toBase58(),
       inventory: () => readInventory(inventorySources),
     },
     { logger: options.logger ?? false },

@@ -3,6 +3,7 @@
 import { FINAL_STATUSES, type SwapRecord } from '@rfq-maker/taker';
 import { type Command, rpcConfigured, state } from './context.ts';
 import { $, amount, short, show, time } from './dom.ts';
+import { lockRefused, renderReview } from './review.ts';
 
 interface Step {
   id: string;
@@ -110,8 +111,10 @@ function message(record: SwapRecord): string {
     default:
       break;
   }
+  if (record.substate === 'pending.awaitingLock' && lockRefused(record))
+    return `The lock the service handed out is not what you agreed to, so ${wallet} was not asked to sign it.`;
   if (record.substate === 'pending.awaitingLock')
-    return `Sign the lock with ${wallet}: ${amount(record.input)} goes into an escrow only you can refund after ${time(trade?.expires_at)}, unless the maker receives your secret. The lock must land by ${time(trade?.lock_deadline)}.`;
+    return `Read what ${wallet} will sign below, then sign the lock; it must land by ${time(trade?.lock_deadline)}.`;
   if (trade?.next_action?.type === 'redeem')
     return rpcConfigured
       ? `The maker has locked ${amount(record.output)} for you. Redeem it before ${time(trade.redeem_by)}: this page checks the maker’s lock on chain before your secret leaves. After that your input comes back at ${time(trade.expires_at)}.`
@@ -181,7 +184,7 @@ export function renderActive(): void {
   else
     button(
       'sign-lock',
-      record.substate === 'pending.awaitingLock' && allowed.includes('resume'),
+      record.substate === 'pending.awaitingLock' && allowed.includes('resume') && !lockRefused(record),
       `Sign the lock with ${record.wallet.name}`,
     );
   button('abandon', allowed.includes('abandon'), 'Cancel the swap');
@@ -193,4 +196,5 @@ export function renderActive(): void {
   button('refund', allowed.includes('refund'), `Refund ${amount(record.input)}`);
   const final = record.status !== null && FINAL_STATUSES.includes(record.status);
   button('new-swap', final, 'New swap');
+  renderReview(record);
 }
