@@ -376,6 +376,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       tradable: () => mints.checked,
       writable: () => !storage.full,
       metrics,
+      makerWallet: chain.makerWallet.toBase58(),
       inventory: () => readInventory(inventorySources),
     },
     { logger: options.logger ?? false },

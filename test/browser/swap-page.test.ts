@@ -11,13 +11,16 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CHECK_NAMES } from '../../packages/taker/src/index.ts';
 import { encodeBase58 } from '../../src/vocabulary/base58.ts';
-import { USDC_MINT, USDT_MINT } from '../support/mints.ts';
+import { SOL_MINT, USDC_MINT, USDT_MINT } from '../support/mints.ts';
 import { listenOnLoopback, SHORT_SETTLEMENT, startService, type TestService } from '../support/service.ts';
 import { launchChromium } from './support/chromium.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = `${ROOT}reports/swap-page`;
 const LAMPORTS = 1_000_000_000n;
+
+/** A decimal amount without trailing zeros, as the page's review writes it ("1.500000000" → "1.5"). */
+const trimmed = (amount: string) => (amount.includes('.') ? amount.replace(/\.?0+$/, '') : amount);
 
 type Json = ReturnType<typeof JSON.parse>;
 
@@ -233,16 +236,40 @@ describe('the swap page', () => {
     // The preimage was in IndexedDB before the service heard of its hash.
     expect(settlements).toEqual([{ secretHash: expect.any(String), stored: true, status: 201 }]);
     const tradeId = (await page.locator('#trade-section').getAttribute('data-trade-id')) as string;
+    // Before the wallet is asked: what it will sign, decoded by the client from the lock's bytes, and whom
+    // the page trusts — on the embedded chain, the service's own chain, for the maker key and the mints.
+    const review = page.locator('#lock-review');
+    await review.waitFor();
+    const pending = await http('GET', `/v1/trades/${tradeId}`);
+    expect(await review.getAttribute('data-trust')).toBe('embedded-service');
+    expect(await review.locator('[data-field="input"]').textContent()).toBe('1.5 SOL');
+    expect(await review.locator('[data-field="input-mint"]').textContent()).toBe(SOL_MINT);
+    expect(await review.locator('[data-field="output"]').textContent()).toBe(
+      `${trimmed(q.output.amount)} USDC`,
+    );
+    expect(await review.locator('[data-field="output-mint"]').textContent()).toBe(USDC_MINT);
+    expect(await review.locator('[data-field="maker"]').textContent()).toBe(
+      service.chain.makerWallet.toBase58(),
+    );
+    expect(await review.locator('[data-field="expiry"]').getAttribute('datetime')).toBe(
+      new Date(pending.expires_at).toISOString(),
+    );
+    expect(await page.locator('#lock-trust').textContent()).toContain(
+      'trusts the service’s own chain for the maker key and the mints',
+    );
+    expect(await page.locator('#lock-changes li[data-mint="SOL"]').textContent()).toMatch(/^−1\.50\d* SOL/);
+    expect(await page.locator('#lock-refused').isHidden()).toBe(true);
     await shot('awaiting-lock');
+    // The README's picture of the page (docs/swap-page.png), refreshed on demand: the lock under review.
+    if (process.env.SWAP_PAGE_DOCS_SCREENSHOT)
+      await page.screenshot({ path: `${ROOT}docs/swap-page.png`, fullPage: true });
 
     await page.click('#sign-lock');
     await waitForStep(page, '#redeem:not([hidden])');
     expect(await page.locator('#steps li[data-step="taker_lock"][data-state="done"] code').count()).toBe(1);
     expect(await page.locator('#steps li[data-step="maker_lock"][data-state="done"] code').count()).toBe(1);
+    expect(await review.isHidden()).toBe(true);
     await shot('maker-locked');
-    // The README's picture of the page (docs/swap-page.png), refreshed on demand.
-    if (process.env.SWAP_PAGE_DOCS_SCREENSHOT)
-      await page.screenshot({ path: `${ROOT}docs/swap-page.png`, fullPage: true });
 
     await page.click('#redeem');
     await waitForStep(page, section('status', 'redeemed'));

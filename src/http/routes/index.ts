@@ -50,6 +50,8 @@ export interface HttpDeps {
   writable?: () => boolean;
   /** This service's metrics: routes record into them, GET /metrics serves them. */
   metrics: ServiceMetrics;
+  /** The maker's public key (base58): the swap page pins it off the embedded chain. */
+  makerWallet: string;
   /** The maker's inventory, targets and hedges (GET /v1/inventory); absent: the route is not served. */
   inventory?: () => Promise<InventoryReading>;
 }
@@ -117,10 +119,16 @@ export async function registerRoutes(
   }
   await app.register(vizRoutes, { prefix: '/v1/viz', operator });
   await app.register(metricsRoutes, { prefix: '/metrics', operator, metrics });
-  // The taker's swap page, static, at the root.
+  // The taker's swap page, static, at the root. Off the embedded chain its client pins the maker and the mints.
   await app.register(swapPageRoutes, {
     devWallet: devChain !== null,
     rpcUrl: ledger ? '/v1/dev/rpc' : config.swapPage.rpcUrl,
     programId: config.chain.programId ?? DEFAULT_HTLC_PROGRAM_ID.toBase58(),
+    pins: ledger
+      ? null
+      : {
+          maker: deps.makerWallet,
+          mints: Object.fromEntries(assets.list.map((asset) => [asset.symbol, asset.mint])),
+        },
   });
 }

@@ -1,8 +1,9 @@
 // Rendering the active swap: its steps (each with its transaction), what the taker may do now, and the
 // message that says so.
-import { FINAL_STATUSES, type Substate, type SwapRecord } from '../../../packages/taker/src/index.ts';
+import { FINAL_STATUSES, type Substate, type SwapRecord } from '@rfq-maker/taker';
 import { type Command, rpcConfigured, state } from './context.ts';
 import { $, amount, short, show, time } from './dom.ts';
+import { lockRefused, renderReview } from './review.ts';
 
 /** Whether the swap's trade is in one of these substates: typed, so a name the API does not publish fails to compile. */
 export const inSubstate = (record: SwapRecord, ...substates: Substate[]): boolean =>
@@ -113,8 +114,10 @@ function message(record: SwapRecord): string {
     default:
       break;
   }
+  if (inSubstate(record, 'pending.awaitingLock') && lockRefused(record))
+    return `The lock the service handed out is not what you agreed to, so ${wallet} was not asked to sign it.`;
   if (inSubstate(record, 'pending.awaitingLock'))
-    return `Sign the lock with ${wallet}: ${amount(record.input)} goes into an escrow only you can refund after ${time(trade?.expires_at)}, unless the maker receives your secret. The lock must land by ${time(trade?.lock_deadline)}.`;
+    return `Read what ${wallet} will sign below, then sign the lock; it must land by ${time(trade?.lock_deadline)}.`;
   if (trade?.next_action?.type === 'redeem')
     return rpcConfigured
       ? `The maker has locked ${amount(record.output)} for you. Redeem it before ${time(trade.redeem_by)}: this page checks the maker’s lock on chain before your secret leaves. After that your input comes back at ${time(trade.expires_at)}.`
@@ -181,7 +184,7 @@ export function renderActive(): void {
   else
     button(
       'sign-lock',
-      inSubstate(record, 'pending.awaitingLock') && allowed.includes('resume'),
+      inSubstate(record, 'pending.awaitingLock') && allowed.includes('resume') && !lockRefused(record),
       `Sign the lock with ${record.wallet.name}`,
     );
   button('abandon', allowed.includes('abandon'), 'Cancel the swap');
@@ -193,4 +196,5 @@ export function renderActive(): void {
   button('refund', allowed.includes('refund'), `Refund ${amount(record.input)}`);
   const final = record.status !== null && FINAL_STATUSES.includes(record.status);
   button('new-swap', final, 'New swap');
+  renderReview(record);
 }
