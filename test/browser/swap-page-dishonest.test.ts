@@ -6,7 +6,9 @@
 // opening the wallet: the Wallet Standard test wallet is never asked, nothing reaches POST /lock, the taker's
 // balances are unchanged. The honest lock is shown as what it is and signed as reviewed. A second double serves
 // the page pinned (no dev RPC: the maker key and the mints come from the page's own config), where a quote
-// naming a look-alike mint never starts a swap.
+// naming a look-alike mint never starts a swap. Each refusal's screenshot lands in reports/swap-page-dishonest/.
+import { mkdirSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -28,10 +30,13 @@ import { addTestWallet } from './support/wallet-standard.ts';
 const HELD = 50_000_000n; // 50 USDC
 const WRAPPED = 300_000_000n; // 0.3 wrapped SOL
 const WALLET = 'Test Wallet';
+const SHOTS = fileURLToPath(new URL('../../reports/swap-page-dishonest', import.meta.url));
 
 let browser: Browser;
 
 beforeAll(async () => {
+  rmSync(SHOTS, { recursive: true, force: true }); // this run's screenshots only
+  mkdirSync(SHOTS, { recursive: true });
   browser = await launchChromium();
 });
 afterAll(async () => {
@@ -198,6 +203,7 @@ describe('the swap page served by a dishonest service, on the service’s own ch
       expect(await page.locator('#lock-review').isHidden()).toBe(true);
       expect(await page.locator('#sign-lock').isHidden()).toBe(true);
       expect(await page.locator('#trade-message').textContent()).toContain('was not asked to sign it');
+      await page.screenshot({ path: `${SHOTS}/${lie}.png`, fullPage: true });
 
       // Resumed from "my trades" all the same: reviewed again, refused again, still no wallet.
       const tradeId = (await page.locator('#trade-section').getAttribute('data-trade-id')) as string;
