@@ -404,7 +404,8 @@ describe('the swap page', () => {
     await shot('quote');
     await page.focus('#swap');
     await page.keyboard.press('Enter');
-    await page.waitForSelector('#abandon:not([hidden])');
+    // Enabled once the swap started and its lock was reviewed (a disabled button takes no focus).
+    await page.waitForSelector('#abandon:not([hidden]):enabled');
     await shot('awaiting-lock');
     await page.focus('#abandon');
     await page.keyboard.press('Enter');
