@@ -1,12 +1,12 @@
 // The taker's swap page (GET /) in Chromium, against the real service on the embedded chain: a whole swap
 // with the built-in dev wallet, a reload in the middle finished from IndexedDB, abandon before the lock, a
 // refund after expiry, the lock signed by a wallet registered through the Wallet Standard, and an axe-core
-// check. Each step's screenshot lands in reports/swap-page/ (git-ignored).
+// check; before any wallet is asked, the page shows the lock it will sign, decoded from its bytes. A dishonest
+// service is swap-page-dishonest.test.ts. Each step's screenshot lands in reports/swap-page/ (git-ignored).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
-import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CHECK_NAMES } from '../../packages/taker/src/index.ts';
@@ -14,6 +14,7 @@ import { encodeBase58 } from '../../src/vocabulary/base58.ts';
 import { SOL_MINT, USDC_MINT, USDT_MINT } from '../support/mints.ts';
 import { listenOnLoopback, SHORT_SETTLEMENT, startService, type TestService } from '../support/service.ts';
 import { launchChromium } from './support/chromium.ts';
+import { addTestWallet } from './support/wallet-standard.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = `${ROOT}reports/swap-page`;
@@ -403,7 +404,8 @@ describe('the swap page', () => {
     await shot('quote');
     await page.focus('#swap');
     await page.keyboard.press('Enter');
-    await page.waitForSelector('#abandon:not([hidden])');
+    // Enabled once the swap started and its lock was reviewed (a disabled button takes no focus).
+    await page.waitForSelector('#abandon:not([hidden]):enabled');
     await shot('awaiting-lock');
     await page.focus('#abandon');
     await page.keyboard.press('Enter');
@@ -514,32 +516,25 @@ describe('the swap page', () => {
     const before = await balances(address, [USDC_MINT, USDT_MINT]);
     const signed: string[] = [];
     const sent: string[] = [];
-    const script = await testWalletScript();
 
-    const { page, errors, shot } = await openPage('wallet-standard', undefined, async (p) => {
-      // The wallet's key stays here, in the test: the page only ever sees the wallet's standard features.
-      await p.exposeFunction('testWalletSign', (transactionBase64: string) => {
-        const tx = Transaction.from(Buffer.from(transactionBase64, 'base64'));
-        tx.partialSign(keypair);
-        signed.push(tx.signature ? encodeBase58(tx.signature) : '');
-        return tx.serialize({ requireAllSignatures: false }).toString('base64');
-      });
-      // Its own connection to the cluster: here, the embedded chain the service runs.
-      await p.exposeFunction('testWalletSend', async (transactionBase64: string) => {
-        const tx = Transaction.from(Buffer.from(transactionBase64, 'base64'));
-        tx.partialSign(keypair);
-        const { signature } = await service.chain.submitSigned(tx.serialize().toString('base64'));
-        sent.push(signature);
-        return Buffer.from(tx.signature as Uint8Array).toString('base64');
-      });
-      await p.addInitScript({
-        content: `window.testWallet = ${JSON.stringify({
-          name: 'Test Wallet',
-          address,
-          publicKeyBase64: Buffer.from(keypair.publicKey.toBytes()).toString('base64'),
-        })};\n${script}`,
-      });
-    });
+    const { page, errors, shot } = await openPage('wallet-standard', undefined, (p) =>
+      addTestWallet(p, 'Test Wallet', keypair, {
+        sign: (transactionBase64) => {
+          const tx = Transaction.from(Buffer.from(transactionBase64, 'base64'));
+          tx.partialSign(keypair);
+          signed.push(tx.signature ? encodeBase58(tx.signature) : '');
+          return tx.serialize({ requireAllSignatures: false }).toString('base64');
+        },
+        // Its own connection to the cluster: here, the embedded chain the service runs.
+        send: async (transactionBase64) => {
+          const tx = Transaction.from(Buffer.from(transactionBase64, 'base64'));
+          tx.partialSign(keypair);
+          const { signature } = await service.chain.submitSigned(tx.serialize().toString('base64'));
+          sent.push(signature);
+          return Buffer.from(tx.signature as Uint8Array).toString('base64');
+        },
+      }),
+    );
     await page.waitForSelector('#wallet-choice option[value="standard:Test Wallet"]', { state: 'attached' });
     await page.selectOption('#wallet-choice', 'standard:Test Wallet');
     await page.waitForFunction(
@@ -687,16 +682,3 @@ describe('the swap page', () => {
     expect(paths.filter((p) => !p.startsWith('/v1/') && p !== '/metrics')).toEqual([]);
   });
 });
-
-/** The test wallet (support/test-wallet.ts) bundled for the page, with the standard's registerWallet. */
-async function testWalletScript(): Promise<string> {
-  const result = await build({
-    entryPoints: [fileURLToPath(new URL('./support/test-wallet.ts', import.meta.url))],
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    write: false,
-    logLevel: 'warning',
-  });
-  return result.outputFiles[0]?.text ?? '';
-}

@@ -147,6 +147,7 @@ export function renderActive(): void {
   section.dataset.tradeId = record.tradeId ?? '';
   section.dataset.status = record.status ?? '';
   section.dataset.substate = record.substate ?? '';
+  section.dataset.busy = String(state.busy);
   $('trade-summary').textContent =
     `${amount(record.input)} for ${amount(record.output)} with ${record.wallet.name}${
       record.tradeId ? ` · trade ${record.tradeId}` : ''

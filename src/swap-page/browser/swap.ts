@@ -13,7 +13,7 @@ import {
 import { type Command, client, rpcConfigured, state } from './context.ts';
 import { $, describe, short, show, time } from './dom.ts';
 import { renderHistory } from './history.ts';
-import { clearQuote } from './quote.ts';
+import { clearQuote, showQuoteError } from './quote.ts';
 import { inSubstate, renderActive, setMessage, showTradeError } from './render.ts';
 import { reviewLock } from './review.ts';
 import { walletFor } from './wallet-panel.ts';
@@ -29,15 +29,19 @@ export async function startSwap(): Promise<void> {
   if (!quote || !wallet || state.busy) return;
   state.busy = true;
   $<HTMLButtonElement>('swap').disabled = true;
+  let record: SwapRecord | null = null;
   try {
-    const record = await client.prepare(quote, walletRef(wallet));
+    // No secret is made for a swap whose terms the client cannot pin (a maker key or mint missing off the
+    // embedded chain, a quote naming another mint than the one pinned): it is refused at the quote.
+    record = await client.prepare(quote, walletRef(wallet));
     clearQuote();
     activate(record);
     await settle(record);
     // What the wallet will sign, shown before it is asked; a lock that fails a check is refused here.
     await reviewLock(record);
   } catch (error) {
-    showTradeError(describe(error));
+    if (record) showTradeError(describe(error));
+    else showQuoteError(`The swap did not start: ${describe(error)}`);
   } finally {
     state.busy = false;
     renderActive();

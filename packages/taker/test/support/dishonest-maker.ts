@@ -136,7 +136,15 @@ const amountView = (a: { asset: string; mint: string; decimals: number }, raw: b
   mint: a.mint,
 });
 
-export async function startDishonestMaker(): Promise<DishonestMaker> {
+export interface DishonestMakerOptions {
+  /**
+   * More routes on the double's server, registered before it listens, given its chain and its maker: the swap
+   * page's browser tests serve the page from the double (and a dev RPC over the double's chain) this way.
+   */
+  routes?: (app: FastifyInstance, double: { chain: ChainServer; maker: Keypair }) => Promise<void>;
+}
+
+export async function startDishonestMaker(options: DishonestMakerOptions = {}): Promise<DishonestMaker> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rfq-dishonest-'));
   const maker = Keypair.generate();
   const chain = await startChainServer({
@@ -487,6 +495,7 @@ export async function startDishonestMaker(): Promise<DishonestMaker> {
     reply.code(409).send({ error: { code: 'not_refundable', message: 'never', details: [] } }),
   );
 
+  await options.routes?.(app, { chain, maker });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   const dev = loopbackDevChain(chain.url);
   return {
