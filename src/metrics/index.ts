@@ -26,7 +26,7 @@ import {
 import { type AcceptedQuote, FEED_STATUSES, type FeedState, type RejectedQuote } from '../quotes/index.ts';
 import type { TradeTransition } from '../runtime/index.ts';
 import type { CommitStats, Store } from '../store/index.ts';
-import { RISK_CHECKS } from '../vocabulary/index.ts';
+import { publicSubstate, RISK_CHECKS } from '../vocabulary/index.ts';
 import { DEADLINES, ESCROW_SIDES, storedExposure } from './exposure.ts';
 import { processRegistry } from './process.ts';
 
@@ -190,7 +190,7 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
   );
   private readonly openTrades = this.gauge(
     'open_trades',
-    'Unclosed trades this run owns, by settlement_status and substate (the full state path).',
+    'Unclosed trades this run owns, by settlement_status and substate (as TradeResponse names it).',
     ['status', 'substate'],
   );
   private readonly actors = this.gauge(
@@ -458,8 +458,9 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
 
     this.openTrades.reset();
     let owned = 0;
+    // A record stored by machine version 4 and one stored since name one substate two ways: summed.
     for (const { status, substate, count } of ownedCounts) {
-      this.openTrades.set({ status, substate }, count);
+      this.openTrades.inc({ status, substate: publicSubstate(substate) }, count);
       owned += count;
     }
     const active = sources.activeActors();

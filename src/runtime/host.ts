@@ -387,13 +387,19 @@ export class TradeHost {
     return { tradeId, runId: this.runId, at, type, status: rest.status, substate: rest.substate, payload };
   }
 
+  /** Where a trade is now: its actor's state, or, when it has none, the state its record was stored in. */
+  private async stateNow(tradeId: string): Promise<{ status: SettlementStatus; substate: string }> {
+    const snapshot = this.active.get(tradeId)?.actor.getSnapshot();
+    if (snapshot) return { status: settlementStatusOf(snapshot), substate: substateOf(snapshot) };
+    // An effect can outlive its actor (the run stopping); it never writes a state it does not know.
+    const record = await this.options.store.getTrade(tradeId);
+    if (!record) throw new Error(`trade ${tradeId} is not stored`);
+    return { status: record.status, substate: record.substate };
+  }
+
   /** A runtime note that changes no snapshot (the intent before a transaction is sent), durably. */
   async note(tradeId: string, type: string, payload: Record<string, unknown>): Promise<void> {
-    const trade = this.active.get(tradeId);
-    const snapshot = trade?.actor.getSnapshot();
-    const rest = snapshot
-      ? { status: settlementStatusOf(snapshot), substate: substateOf(snapshot) }
-      : { status: 'pending' as const, substate: 'unknown' };
+    const rest = await this.stateNow(tradeId);
     try {
       await this.options.durable.write({
         kind: 'appendEvents',

@@ -29,7 +29,7 @@ import type {
   TradeFilter,
   TradeRecord,
 } from '../store/index.ts';
-import type { SettlementStatus } from '../vocabulary/index.ts';
+import { publicSubstate, type SettlementStatus } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import { invalidInput, RuntimeError } from './errors.ts';
 import type { TradeHost } from './host.ts';
@@ -312,7 +312,7 @@ export class TradeQueries {
         const error = (JSON.parse(record.snapshot) as TradeSnapshotLike).context.effectError;
         return {
           trade_id: record.tradeId,
-          substate: record.substate,
+          substate: publicSubstate(record.substate),
           effect: error?.effect ?? 'unknown',
           attempts: record.effectAttempts,
           message: error?.message ?? '',
@@ -321,7 +321,14 @@ export class TradeQueries {
       },
     );
     const total = owned.reduce((sum, row) => sum + row.count, 0);
-    return { owned, total, active: host.activeActors(), failing };
+    // Substates by their public names, as every view shows them; a record stored by machine version 4
+    // names the same one.
+    return {
+      owned: owned.map((row) => ({ ...row, substate: publicSubstate(row.substate) })),
+      total,
+      active: host.activeActors().map((actor) => ({ ...actor, substate: publicSubstate(actor.substate) })),
+      failing,
+    };
   }
 
   /** Chain, store and maker balances as this run sees them now; a part that cannot be read is reported. */
@@ -369,7 +376,8 @@ function eventView(event: TradeEventRecord) {
     at: event.at,
     type: event.type,
     settlement_status: event.status,
-    substate: event.substate,
+    // Stored as the machine's path when the event was written (version 4's flat one for older events).
+    substate: publicSubstate(event.substate),
     payload: event.payload,
   };
 }

@@ -477,7 +477,7 @@ describe('the swap page', () => {
     // The taker never redeems: the chain's clock passes the maker escrow's expiry, the runtime refunds it…
     await advanceChainTo(locked.maker_expires_at);
     await tickRuntime();
-    await page.waitForSelector(section('substate', 'initiated.unwinding.awaitingTakerExpiry'), {
+    await page.waitForSelector(section('substate', 'initiated.awaitingTakerExpiry'), {
       timeout: 20_000,
     });
     expect(await page.locator('#refund').isHidden()).toBe(true);

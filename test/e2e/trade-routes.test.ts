@@ -105,7 +105,7 @@ describe('wallet-mode exits', () => {
     service = await start();
     const { taker, tradeId, settlement, secret, quote } = await settledTrade(service);
     await taker.lock(tradeId, settlement.taker_lock_transaction.transaction_base64);
-    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
     const wrong = await taker.post(`/v1/trades/${tradeId}/redeem?mode=wallet`, {
       preimage: newSecret().preimage,
     });
@@ -113,7 +113,7 @@ describe('wallet-mode exits', () => {
     expect(wrong.json().error.code).toBe('preimage_mismatch');
     const res = await taker.post(`/v1/trades/${tradeId}/redeem?mode=wallet`, { preimage: secret.preimage });
     expect(res.statusCode).toBe(200);
-    expect(res.json().trade.substate).toBe('initiated.redeeming.makerLocked');
+    expect(res.json().trade.substate).toBe('initiated.makerLocked');
     await service.chain.submitSigned(signAsWallet(res.json().transaction.transaction_base64, taker.wallet));
     const done = await taker.waitFor(tradeId, (t) => t.settlement_status === 'redeemed');
     expect(done.tx_signature_kinds.map((s: { kind: string }) => s.kind)).toEqual([
@@ -131,7 +131,7 @@ describe('wallet-mode exits', () => {
     service = await start();
     const { taker, tradeId, settlement } = await settledTrade(service);
     await taker.lock(tradeId, settlement.taker_lock_transaction.transaction_base64);
-    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
     for (const url of [`/v1/trades/${tradeId}/refund`, `/v1/trades/${tradeId}/refund?mode=wallet`]) {
       const res = await taker.post(url);
       expect(res.statusCode, url).toBe(409);
@@ -143,7 +143,7 @@ describe('wallet-mode exits', () => {
     service = await start();
     const { taker, tradeId, settlement, quote } = await settledTrade(service);
     await taker.lock(tradeId, settlement.taker_lock_transaction.transaction_base64);
-    const locked = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+    const locked = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
     // The runtime would refund by itself; stopped (as if the service were down), the wallet still can.
     await service.runtime.stop();
     await service.devChain?.advanceClock(

@@ -45,7 +45,7 @@ describe('GET /v1/trades/{trade_id}/stream', () => {
 
     const locked = await taker.lock(tradeId, settlement.taker_lock_transaction.transaction_base64);
     expect(locked.statusCode, locked.body).toBe(202);
-    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
     expect((await taker.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage })).statusCode).toBe(
       202,
     );
@@ -60,6 +60,8 @@ describe('GET /v1/trades/{trade_id}/stream', () => {
     expect(frames.map((f) => f.event)).toEqual(live.map(() => 'trade-event'));
     expect(frames.map((f) => f.id)).toEqual(live.map((e) => e.seq));
     expect(frames.map((f) => f.data.event)).toEqual(live);
+    // Events name substates as TradeResponse does (docs/interface.md#substates), not by the machine's paths.
+    expect(frames.map((f) => f.data.event.substate)).toContain('initiated.makerLocked');
     for (const frame of frames) expect(frame.data.trade.trade_id).toBe(tradeId);
     // The trade after the last event is the trade as the route answers it, signatures included.
     expect(frames.at(-1)?.data.trade).toEqual(done);

@@ -318,9 +318,9 @@ describe('every trade command in every state reachable over HTTP', { concurrent:
 
   describe('one trade the maker locked, redeemed and closed', { shuffle: false }, () => {
     let locked: Subject;
-    test('initiated.redeeming.makerLocked: refusals, the lock replay and the wallet redeem change nothing', async () => {
+    test('initiated.makerLocked: refusals, the lock replay and the wallet redeem change nothing', async () => {
       locked = subject(await makerLockedTrade(service));
-      await expectMatrix(locked, 'initiated.redeeming.makerLocked', {
+      await expectMatrix(locked, 'initiated.makerLocked', {
         'abandon: right hash': refused('not_abandonable'),
         'abandon: wrong hash': refused('secret_hash_mismatch'),
         'lock: the signed lock': ok(202),
@@ -338,7 +338,7 @@ describe('every trade command in every state reachable over HTTP', { concurrent:
       });
     });
 
-    test('initiated.redeeming.makerLocked → redeemed: five concurrent identical redeems all answer 202, one transition is stored', async () => {
+    test('initiated.makerLocked → redeemed: five concurrent identical redeems all answer 202, one transition is stored', async () => {
       const answers = await Promise.all(
         Array.from({ length: 5 }, () => send(locked, 'redeem: right preimage')),
       );
@@ -392,11 +392,11 @@ describe('every trade command in every state reachable over HTTP', { concurrent:
     });
   });
 
-  test('initiated.unwinding.awaitingTakerExpiry, then refunded.closed: refunds by the runtime are not replays of a refund', async () => {
+  test('initiated.awaitingTakerExpiry, then refunded.closed: refunds by the runtime are not replays of a refund', async () => {
     const t = subject(await makerLockedTrade(service));
     const view = await t.taker.trade(t.tradeId);
     await advancePast(service, view.maker_expires_at);
-    await waitUntil(t, (v) => v.substate === 'initiated.unwinding.awaitingTakerExpiry');
+    await waitUntil(t, (v) => v.substate === 'initiated.awaitingTakerExpiry');
     const afterMakerRefund = {
       'abandon: right hash': refused('not_abandonable'),
       'abandon: wrong hash': refused('secret_hash_mismatch'),
@@ -412,7 +412,7 @@ describe('every trade command in every state reachable over HTTP', { concurrent:
       'settlement retry': refused('lock_window_closed'),
     } satisfies Partial<Record<CommandName, Expected>>;
     // the taker escrow has not expired yet
-    await expectMatrix(t, 'initiated.unwinding.awaitingTakerExpiry', afterMakerRefund);
+    await expectMatrix(t, 'initiated.awaitingTakerExpiry', afterMakerRefund);
     await advancePast(service, view.expires_at);
     await waitUntil(t, (v) => v.settlement_status === 'refunded');
     await waitClosed(t);

@@ -25,6 +25,8 @@ export type AmountView = Quote['input'];
 export type Settlement = Answer<'startWalletSettlement', 201>;
 export type Trade = Answer<'getTrade', 200>;
 export type SettlementStatus = Trade['settlement_status'];
+/** One of the published substates (the service's docs/interface.md#substates); changes are in its CHANGELOG.md. */
+export type Substate = Trade['substate'];
 export type NextAction = NonNullable<Trade['next_action']>;
 export type TradeEvent = Answer<'listTradeEvents', 200>['events'][number];
 

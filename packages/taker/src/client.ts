@@ -16,7 +16,7 @@ import {
   type Trade,
   type TradeEvent,
 } from './api.ts';
-import { fromHex, sha256 } from './bytes.ts';
+import { fromBase64, fromHex, sameBytes, sha256 } from './bytes.ts';
 import {
   isMakerError,
   LockNotVerifiedError,
@@ -27,7 +27,13 @@ import {
 } from './errors.ts';
 import { type Follower, type FollowMode, followTrade } from './follow.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, makerEscrowAddress, takerEscrowAddress, vaultAddress } from './htlc.ts';
-import { checkLockTransaction, type LockAgreement, lockAgreement } from './lock-check.ts';
+import {
+  checkLockTransaction,
+  type LockAgreement,
+  lockAgreement,
+  type TransactionCheck,
+} from './lock-check.ts';
+import { decodeMessage } from './message.ts';
 import {
   DEFAULT_MAX_COMPUTE_UNIT_LIMIT,
   DEFAULT_MAX_LOCK_SECONDS,
@@ -54,6 +60,10 @@ const NEVER_STARTED = [
   'quote_not_found',
   'lock_window_closed',
 ] as const;
+
+/** Whether two transactions carry the same message (signatures aside). */
+const sameMessage = (a: string, b: string): boolean =>
+  sameBytes(decodeMessage(fromBase64(a)).messageBytes, decodeMessage(fromBase64(b)).messageBytes);
 
 const STATUS_RANK = { pending: 0, initiated: 1, redeemed: 2, refunded: 2, failed: 2 } as const;
 
@@ -313,23 +323,12 @@ export class TakerClient {
         check.checks.filter((c) => !c.ok),
         check,
       );
-    const simulated = await this.rpc.simulate(transactionBase64, watchedAccounts(agreement, check));
-    const simulation = checkLockSimulation(agreement, {
-      ...simulated,
-      baseFeeLamports: check.lock.baseFeeLamports,
-      priorityFeeLamports: check.lock.priorityFeeLamports,
-    });
-    if (!simulation.ok)
-      throw new LockRefusedError(
-        simulation.checks.filter((c) => !c.ok),
-        check,
-        simulation,
-      );
+    const simulation = await this.simulateChecked(transactionBase64, agreement, check);
     const review: LockReview = {
       transactionBase64,
       agreement,
       check,
-      simulation: { ...simulation, logs: simulated.logs, unitsConsumed: simulated.unitsConsumed },
+      simulation,
       summary: lockSummary({
         lock: check.lock,
         input: record.input,
@@ -386,8 +385,40 @@ export class TakerClient {
     return this.reviewLock(record);
   }
 
-  /** Has the wallet sign reviewed bytes, and holds what it answers to the same checks before anything is sent. */
-  private async signReviewed(review: LockReview, wallet: TakerWallet): Promise<string> {
+  /**
+   * The lock simulated on the taker's RPC (the wallet, its token accounts and every account the transaction
+   * may write watched) and its effects held to the agreement; LockRefusedError when they are not.
+   */
+  private async simulateChecked(
+    transactionBase64: string,
+    agreement: LockAgreement,
+    check: TransactionCheck,
+  ): Promise<LockReview['simulation']> {
+    const simulated = await this.rpc.simulate(transactionBase64, watchedAccounts(agreement, check));
+    const simulation = checkLockSimulation(agreement, {
+      ...simulated,
+      baseFeeLamports: check.lock?.baseFeeLamports ?? 0n,
+      priorityFeeLamports: check.lock?.priorityFeeLamports ?? 0n,
+    });
+    if (!simulation.ok)
+      throw new LockRefusedError(
+        simulation.checks.filter((c) => !c.ok),
+        check,
+        simulation,
+      );
+    return { ...simulation, logs: simulated.logs, unitsConsumed: simulated.unitsConsumed };
+  }
+
+  /**
+   * Has the wallet sign the reviewed bytes, and holds what it hands back to the same checks before anything is
+   * sent. The same message signed is posted for the service to send. A wallet that changed what it signed
+   * (some add a priority fee) is held to the checks and the simulation again, and its lock is sent here through
+   * the taker's RPC and its signature posted: the service takes back only the lock it built.
+   */
+  private async signedLock(
+    review: LockReview,
+    wallet: TakerWallet,
+  ): Promise<{ transaction_base64: string } | { signature: string }> {
     const signed = await wallet.signTransaction(review.transactionBase64);
     const again = checkLockTransaction(signed, review.agreement);
     if (!again.ok)
@@ -395,7 +426,9 @@ export class TakerClient {
         again.checks.filter((c) => !c.ok),
         again,
       );
-    return signed;
+    if (sameMessage(signed, review.transactionBase64)) return { transaction_base64: signed };
+    await this.simulateChecked(signed, review.agreement, again);
+    return { signature: await this.rpc.send(signed) };
   }
 
   /**
@@ -412,11 +445,11 @@ export class TakerClient {
       throw new TakerStateError(`this swap is ${record.wallet.address}'s, not ${wallet.address}'s`);
     const review = await this.reviewedLock(record);
     onStep?.('signing');
-    let signed = await this.signReviewed(review, wallet);
+    let signed = await this.signedLock(review, wallet);
     onStep?.('submitting');
     for (let attempt = 1; ; attempt++) {
       try {
-        const trade = await this.service.lock(record.tradeId as string, { transaction_base64: signed });
+        const trade = await this.service.lock(record.tradeId as string, signed);
         await this.apply(record, trade, null);
         return trade;
       } catch (error) {
@@ -426,7 +459,7 @@ export class TakerClient {
         // Refused as sent (its blockhash expired while the wallet was asking): a fresh lock, reviewed and
         // signed again.
         await this.settle(record);
-        signed = await this.signReviewed(await this.reviewLock(record), wallet);
+        signed = await this.signedLock(await this.reviewLock(record), wallet);
       }
     }
   }

@@ -14,6 +14,7 @@ export {
   type ServiceOptions,
   type Settlement,
   type SettlementStatus,
+  type Substate,
   serviceApi,
   type Trade,
   type TradeEvent,

@@ -18,7 +18,7 @@ import { type DecodedMessage, decodeMessage, type MessageInstruction } from './m
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
 /**
  * The limit a compute-unit price is multiplied by when no SetComputeUnitLimit says otherwise: 200,000 units
- * an instruction, at most 1,400,000 (the runtime's; it grants builtins less, so this bounds the fee above).
+ * an instruction, at most 1,400,000 (the runtime's; it grants builtins 3,000, so this bounds the fee above).
  */
 const DEFAULT_UNITS_PER_INSTRUCTION = 200_000;
 const MAX_COMPUTE_UNITS = 1_400_000;
@@ -322,8 +322,10 @@ export function commonChecks(bytes: Uint8Array, rules: Rules, findings: Findings
       `compute-unit limit ${unitLimit}, at most ${rules.maxComputeUnitLimit} accepted`,
     );
   else findings.pass('compute_budget', 'no compute-unit limit set');
-  const others = instructions.filter((i) => !i.kind.startsWith('compute_')).length;
-  const effectiveLimit = unitLimit ?? Math.min(MAX_COMPUTE_UNITS, DEFAULT_UNITS_PER_INSTRUCTION * others);
+  // Without a limit the runtime grants each instruction 200,000 units (builtins, the compute-budget program's
+  // own among them, 3,000): counting every one at 200,000 bounds the fee from above.
+  const effectiveLimit =
+    unitLimit ?? Math.min(MAX_COMPUTE_UNITS, DEFAULT_UNITS_PER_INSTRUCTION * instructions.length);
   // Solana's priority fee: ⌈price (micro-lamports per unit) × limit / 10⁶⌉.
   const priorityFeeLamports = ((unitPrice ?? 0n) * BigInt(effectiveLimit) + 999_999n) / 1_000_000n;
   findings.check(

@@ -3,8 +3,11 @@
 // service, and refunded on chain after the taker escrow's expiry.
 
 import { createHash } from 'node:crypto';
-import { PublicKey } from '@solana/web3.js';
+import { createApproveInstruction } from '@solana/spl-token';
+import { ComputeBudgetProgram, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ata } from '../../../src/chain/token.ts';
+import { unsignedBase64 } from '../../../src/chain/transactions.ts';
 import { USDC_MINT, USDT_MINT } from '../../../test/support/mints.ts';
 import {
   listenOnLoopback,
@@ -240,6 +243,55 @@ describe('the taker client against the running service', () => {
       BigInt(q.input.amount_raw),
     );
     await client.lock(record, wallet);
+  });
+
+  test('a wallet that changes what it signs: within the checks its own lock is sent and its signature posted; beyond them nothing is sent', async () => {
+    /** The taker's wallet, which adds an instruction of its own to whatever it signs. */
+    const adding = (wallet: TakerWallet, ix: (owner: PublicKey) => TransactionInstruction): TakerWallet => ({
+      address: wallet.address,
+      signTransaction: async (unsigned) => {
+        const tx = Transaction.from(Buffer.from(unsigned, 'base64'));
+        tx.instructions.unshift(ix(new PublicKey(wallet.address)));
+        return wallet.signTransaction(unsignedBase64(tx));
+      },
+    });
+    const posted: string[] = [];
+    const { wallet } = await taker();
+    const client = new TakerClient({
+      serviceUrl: base,
+      rpcUrl: `${base}/v1/dev/rpc`,
+      store: new MemorySwapStore(),
+      rpcPollMs: 50,
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        if (request.url.endsWith('/lock')) posted.push(await request.clone().text());
+        return fetch(request);
+      },
+    });
+    const before = await balance(wallet.address, USDC_MINT);
+
+    const priced = await client.start(await quote(client, wallet, '4'), { address: wallet.address });
+    await client.lock(
+      priced,
+      adding(wallet, () => ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 })),
+    );
+    expect(priced.status).toBe('initiated');
+    expect(posted.map((body) => Object.keys(JSON.parse(body)))).toEqual([['signature']]);
+    expect(before - (await balance(wallet.address, USDC_MINT))).toBe(4_000_000n);
+
+    const approving = await client.start(await quote(client, wallet, '4'), { address: wallet.address });
+    const refused = await client
+      .lock(
+        approving,
+        adding(wallet, (owner) =>
+          createApproveInstruction(ata(owner, new PublicKey(USDC_MINT)), owner, owner, 1n),
+        ),
+      )
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ name: 'LockRefusedError' });
+    expect((refused as { checks: { name: string }[] }).checks.map((c) => c.name)).toEqual(['no_delegate']);
+    expect(posted).toHaveLength(1);
+    expect(before - (await balance(wallet.address, USDC_MINT))).toBe(4_000_000n);
   });
 
   test('a client that will not trust the service refuses to start without its own pins, even on the service’s chain', async () => {

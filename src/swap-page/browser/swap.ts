@@ -14,7 +14,7 @@ import { type Command, client, rpcConfigured, state } from './context.ts';
 import { $, describe, short, show, time } from './dom.ts';
 import { renderHistory } from './history.ts';
 import { clearQuote, showQuoteError } from './quote.ts';
-import { renderActive, setMessage, showTradeError } from './render.ts';
+import { inSubstate, renderActive, setMessage, showTradeError } from './render.ts';
 import { reviewLock } from './review.ts';
 import { walletFor } from './wallet-panel.ts';
 import { walletRef } from './wallets.ts';
@@ -74,7 +74,7 @@ export async function command(target: SwapRecord, name: Command): Promise<void> 
     switch (name) {
       case 'resume':
         if (!record.tradeId) await settle(record);
-        else if (record.substate === 'pending.awaitingLock') {
+        else if (inSubstate(record, 'pending.awaitingLock')) {
           // Reviewed again right before signing (a stale lock is settled afresh): the summary on the page is
           // the lock the wallet gets; a refused one never reaches the wallet.
           setMessage('Checking the lock before your wallet sees it…');
@@ -209,7 +209,7 @@ export function activate(record: SwapRecord): void {
   $('trade-heading').focus();
   // A swap opened while its lock waits to be signed (after a reload, from "my trades"): its lock reviewed now,
   // so that what the wallet would sign is on the page before anyone asks it to.
-  if (record.tradeId && record.substate === 'pending.awaitingLock')
+  if (record.tradeId && inSubstate(record, 'pending.awaitingLock'))
     void reviewLock(record).then(renderActive, (error: unknown) => showTradeError(describe(error)));
 }
 

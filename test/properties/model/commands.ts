@@ -493,7 +493,7 @@ function redeemExpectations(t: MTrade, now: number) {
   if (t.redeemRequested) return [E(202)];
   const e = expected(t, now);
   if (
-    e?.substate === 'initiated.redeeming.makerLocked' &&
+    e?.substate === 'initiated.makerLocked' &&
     t.makerExpiry !== null &&
     now < t.makerExpiry - TIMING.landing_margin_seconds
   )
@@ -556,7 +556,7 @@ async function walletRedeem(
   const redeemable = (now: number) =>
     !t.redeemRequested &&
     !t.takerRedeemed &&
-    expected(t, now)?.substate === 'initiated.redeeming.makerLocked' &&
+    expected(t, now)?.substate === 'initiated.makerLocked' &&
     t.makerExpiry !== null &&
     now < t.makerExpiry;
   const allowed = [redeemable(before), redeemable(after)].map((ok) =>
@@ -631,7 +631,7 @@ function nextExpiry(m: Model, now: number): number | null {
     const e = expected(t, now);
     if (!e || isFinal(e.status)) continue;
     if (e.status === 'pending') consider(t.lockDeadline + 1);
-    if (e.substate === 'initiated.redeeming.makerLocked' && t.makerExpiry !== null) {
+    if (e.substate === 'initiated.makerLocked' && t.makerExpiry !== null) {
       consider(t.makerExpiry - TIMING.landing_margin_seconds);
       consider(t.makerExpiry);
     }

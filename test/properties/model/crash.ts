@@ -118,7 +118,7 @@ export async function runCrashCase(c: CrashCase, log: string[]): Promise<void> {
         const until = Date.now() + 15_000;
         for (;;) {
           const view = (await child.get(`/v1/trades/${settlement.trade_id}`)).body;
-          if (view.substate === 'initiated.redeeming.makerLocked') {
+          if (view.substate === 'initiated.makerLocked') {
             makerExpiry = isoSeconds(view.maker_expires_at);
             return;
           }

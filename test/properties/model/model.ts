@@ -149,12 +149,11 @@ function chainExpected(t: MTrade, now: number): Expected | null {
     if (M.state === 'returned')
       return beforeTakerExpiry
         ? {
-            ...state('initiated', 'initiated.unwinding.awaitingTakerExpiry'),
+            ...state('initiated', 'initiated.awaitingTakerExpiry'),
             or: [state('redeemed', 'redeemed.closed')],
           }
         : state('redeemed', 'redeemed.closed');
-    if (M.state === 'locked')
-      return beforeMakerExpiry ? state('initiated', 'initiated.redeeming.makerLocked') : null;
+    if (M.state === 'locked') return beforeMakerExpiry ? state('initiated', 'initiated.makerLocked') : null;
     // No maker lock: a late or mismatched lock the trade released, or a lock the maker never matched.
     return { ...state('failed', 'failed.released'), or: [state('redeemed', 'redeemed.closed')] };
   }
@@ -166,10 +165,9 @@ function chainExpected(t: MTrade, now: number): Expected | null {
     return { ...state('failed', 'failed.released'), or: [state('refunded', 'refunded.closed')] };
   }
   if (T.state === 'locked') {
-    if (M.state === 'locked')
-      return beforeMakerExpiry ? state('initiated', 'initiated.redeeming.makerLocked') : null;
+    if (M.state === 'locked') return beforeMakerExpiry ? state('initiated', 'initiated.makerLocked') : null;
     if (M.state === 'returned' && M.how === 'refunded' && beforeTakerExpiry)
-      return state('initiated', 'initiated.unwinding.awaitingTakerExpiry');
+      return state('initiated', 'initiated.awaitingTakerExpiry');
     return null;
   }
   // No escrow ever reached the chain (a lock in flight when the process died, or moves that were refused):
@@ -268,13 +266,13 @@ function plainExpected(t: MTrade, now: number): Expected | null {
   if (now >= t.makerExpiry)
     return {
       status: 'initiated',
-      substate: 'initiated.unwinding.awaitingTakerExpiry',
+      substate: 'initiated.awaitingTakerExpiry',
       reasons: ['maker_escrow_expired'],
       kinds: [['taker_lock', 'maker_lock', 'maker_refund']],
     };
   return {
     status: 'initiated',
-    substate: 'initiated.redeeming.makerLocked',
+    substate: 'initiated.makerLocked',
     reasons: [null],
     kinds: [['taker_lock', 'maker_lock']],
   };

@@ -552,7 +552,7 @@ export interface paths {
         };
         /**
          * The trade machine’s definition, for visualisers
-         * @description Operator route. Generated from the machine: states with full ids, transitions with guards by name; TradeResponse.substate and the event log’s substates are paths into it.
+         * @description Operator route. Generated from the machine: states with full ids, transitions with guards by name; each state that is not a group of others names the substate TradeResponse and the events show in it.
          */
         get: operations["getTradeMachine"];
         put?: never;
@@ -2113,8 +2113,11 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                        substate: string;
+                        /**
+                         * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                         * @enum {unknown}
+                         */
+                        substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                         failure_reason: string | null;
                         /**
                          * Format: date-time
@@ -2503,8 +2506,11 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                        substate: string;
+                        /**
+                         * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                         * @enum {unknown}
+                         */
+                        substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                         failure_reason: string | null;
                         /**
                          * Format: date-time
@@ -2798,8 +2804,11 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                        substate: string;
+                        /**
+                         * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                         * @enum {unknown}
+                         */
+                        substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                         failure_reason: string | null;
                         /**
                          * Format: date-time
@@ -3119,8 +3128,11 @@ export interface operations {
                             };
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
-                            /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                            substate: string;
+                            /**
+                             * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                             * @enum {unknown}
+                             */
+                            substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                             failure_reason: string | null;
                             /**
                              * Format: date-time
@@ -3297,8 +3309,11 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                        substate: string;
+                        /**
+                         * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                         * @enum {unknown}
+                         */
+                        substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                         failure_reason: string | null;
                         /**
                          * Format: date-time
@@ -3611,8 +3626,11 @@ export interface operations {
                             };
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
-                            /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                            substate: string;
+                            /**
+                             * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                             * @enum {unknown}
+                             */
+                            substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                             failure_reason: string | null;
                             /**
                              * Format: date-time
@@ -3789,8 +3807,11 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                        substate: string;
+                        /**
+                         * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                         * @enum {unknown}
+                         */
+                        substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                         failure_reason: string | null;
                         /**
                          * Format: date-time
@@ -4077,8 +4098,11 @@ export interface operations {
                         };
                         /** @enum {string} */
                         integration_status: "runtime_orchestrated";
-                        /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                        substate: string;
+                        /**
+                         * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                         * @enum {unknown}
+                         */
+                        substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                         failure_reason: string | null;
                         /**
                          * Format: date-time
@@ -4349,8 +4373,11 @@ export interface operations {
                             };
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
-                            /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                            substate: string;
+                            /**
+                             * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                             * @enum {unknown}
+                             */
+                            substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                             failure_reason: string | null;
                             /**
                              * Format: date-time
@@ -4483,7 +4510,11 @@ export interface operations {
                             type: string;
                             /** @enum {unknown} */
                             settlement_status: "pending" | "initiated" | "redeemed" | "refunded" | "failed";
-                            substate: string;
+                            /**
+                             * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                             * @enum {unknown}
+                             */
+                            substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                             payload: {
                                 [key: string]: unknown;
                             };
@@ -4799,7 +4830,7 @@ export interface operations {
                             by_state: {
                                 [key: string]: number;
                             };
-                            /** @description owned unclosed trades per full state path */
+                            /** @description owned unclosed trades per substate (as TradeResponse.substate names it) */
                             by_substate: {
                                 [key: string]: number;
                             };
@@ -4812,7 +4843,11 @@ export interface operations {
                                 trade_id: string;
                                 /** @enum {unknown} */
                                 settlement_status: "pending" | "initiated" | "redeemed" | "refunded" | "failed";
-                                substate: string;
+                                /**
+                                 * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                                 * @enum {unknown}
+                                 */
+                                substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                             }[];
                             /** @description trades whose current effect failed at least 5 times in a row (retried with backoff; look at them) */
                             failing_effects: {
@@ -4821,7 +4856,11 @@ export interface operations {
                                  * @description UUID
                                  */
                                 trade_id: string;
-                                substate: string;
+                                /**
+                                 * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                                 * @enum {unknown}
+                                 */
+                                substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                                 effect: string;
                                 attempts: number;
                                 message: string;
@@ -5294,8 +5333,11 @@ export interface operations {
                             };
                             /** @enum {string} */
                             integration_status: "runtime_orchestrated";
-                            /** @description Extension: the actor’s full state path, e.g. initiated.redeeming.makerLocked */
-                            substate: string;
+                            /**
+                             * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                             * @enum {unknown}
+                             */
+                            substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                             failure_reason: string | null;
                             /**
                              * Format: date-time
@@ -5569,7 +5611,11 @@ export interface operations {
                             type: string;
                             /** @enum {unknown} */
                             settlement_status: "pending" | "initiated" | "redeemed" | "refunded" | "failed";
-                            substate: string;
+                            /**
+                             * @description Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. Values are added or removed only with an entry in CHANGELOG.md
+                             * @enum {unknown}
+                             */
+                            substate: "pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released";
                             payload: {
                                 [key: string]: unknown;
                             };
@@ -5756,8 +5802,10 @@ export interface operations {
                         states: {
                             /** @description full id, e.g. trade.initiated.redeeming.makerLocked */
                             id: string;
-                            /** @description as TradeResponse.substate writes it; "" for the machine */
+                            /** @description the state path, e.g. initiated.redeeming.makerLocked; "" for the machine */
                             path: string;
+                            /** @description what TradeResponse.substate and the events say in this state; null for grouping states */
+                            substate: ("pending.awaitingLock" | "pending.broadcastingLock" | "pending.lockSubmitted" | "pending.lockSeen" | "initiated.assessing" | "initiated.deciding" | "initiated.signingSourcing" | "initiated.sendingSourcing" | "initiated.signingMakerLock" | "initiated.sendingMakerLock" | "initiated.makerLocked" | "initiated.redeemingForTaker" | "initiated.takerRedeemLanded" | "initiated.makerRedeeming" | "initiated.refundingMakerEscrow" | "initiated.awaitingTakerExpiry" | "initiated.refundingTakerEscrow" | "initiated.releasingTaker" | "redeemed.closingEscrows" | "redeemed.closed" | "refunded.settling" | "refunded.reclaimingMakerEscrow" | "refunded.closingEscrows" | "refunded.closed" | "failed.lockWindowOpen" | "failed.noLock" | "failed.lateLockSeen" | "failed.lateLockFinalized" | "failed.releasingLateLock" | "failed.awaitingLateLockExpiry" | "failed.refundingLateLock" | "failed.released") | null;
                             key: string;
                             parent: string | null;
                             /** @enum {unknown} */

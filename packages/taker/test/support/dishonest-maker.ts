@@ -205,7 +205,7 @@ export async function startDishonestMaker(options: DishonestMakerOptions = {}): 
       created_at: new Date().toISOString(),
       settlement_status: locked ? 'initiated' : 'pending',
       // The lie: the maker's lock reported as done, whatever the chain shows.
-      substate: locked ? 'initiated.redeeming.makerLocked' : 'pending.awaitingLock',
+      substate: locked ? 'initiated.makerLocked' : 'pending.awaitingLock',
       failure_reason: null,
       tx_signatures: trade.signatures.map((s) => s.signature),
       tx_signature_kinds: trade.signatures,
