@@ -478,22 +478,23 @@ describe('the swap page', () => {
     await advanceChainTo(locked.maker_expires_at);
     await tickRuntime();
     await page.waitForSelector(section('substate', 'initiated.awaitingTakerExpiry'), {
-      timeout: 20_000,
+      timeout: 60_000,
     });
     expect(await page.locator('#refund').isHidden()).toBe(true);
     await shot('maker-refunded');
-    // …then the taker escrow's: the page offers the refund (it re-reads the trade, since only time changed).
+    // …then the taker escrow's: the page offers the refund (it re-reads the trade every 5 s, since only time
+    // changed; the ceilings are generous, a loaded machine once took over 20 s).
     const refunds: number[] = [];
     page.on('response', (response) => {
       if (response.url().endsWith('/refund')) refunds.push(response.status());
     });
     await advanceChainTo(locked.expires_at);
-    await page.waitForSelector('#refund:not([hidden])', { timeout: 20_000 });
+    await page.waitForSelector('#refund:not([hidden])', { timeout: 60_000 });
     expect(await page.locator('#redeem').isHidden()).toBe(true);
     await page.waitForSelector(`#my-trades li[data-trade-id="${tradeId}"] button[data-action="refund"]`);
     await shot('refundable');
     await page.click('#refund');
-    await page.waitForSelector(section('status', 'refunded'), { timeout: 20_000 });
+    await page.waitForSelector(section('status', 'refunded'), { timeout: 60_000 });
     await page.waitForSelector('#steps li[data-step="taker_refund"][data-state="done"] code');
     await shot('refunded');
 

@@ -8,6 +8,7 @@ import {
   type LockSummary,
   type ReviewCheck,
   type SimulationCheckName,
+  type Substate,
   type SwapRecord,
   type TransactionCheckName,
 } from '@rfq-maker/taker';
@@ -50,6 +51,8 @@ const CHECK_WORDS: Record<TransactionCheckName | SimulationCheckName, string> = 
 };
 
 const SOL_DECIMALS = 9;
+/** The substate in which a lock waits for its signature (typed: a name the API does not publish fails). */
+const AWAITING_LOCK: Substate = 'pending.awaitingLock';
 
 /** A raw amount as a person reads it: exact, without trailing zeros (20 USDC, 4.97 USDT). */
 export function units(raw: bigint, decimals: number): string {
@@ -100,7 +103,7 @@ export const lockRefused = (record: SwapRecord) =>
 /** The review of the active swap while its lock waits to be signed; nothing otherwise. */
 export function renderReview(record: SwapRecord): void {
   const current = state.review?.secretHash === record.secretHash ? state.review : null;
-  const awaiting = record.substate === 'pending.awaitingLock';
+  const awaiting = record.substate === AWAITING_LOCK;
   show($('lock-review'), awaiting && current?.outcome === 'passed');
   show($('lock-refused'), awaiting && current?.outcome === 'refused');
   if (!awaiting || !current) return;
