@@ -886,17 +886,18 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
         ledger: [],
       });
       // The database as the build before the running sums left it (and so before every later migration:
-      // the hedges, the quotes' sourcing plans); the next instance to open it migrates.
+      // the hedges, the quotes' sourcing plans, the storage probes); the next instance to open it migrates.
       const buckets =
         POSTGRES_MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE reservation_buckets')) + 1;
       expect(POSTGRES_MIGRATIONS.slice(buckets)).toEqual([
         expect.stringContaining('CREATE TABLE hedges'),
         expect.stringContaining('ADD COLUMN sourcing'),
+        expect.stringContaining('CREATE TABLE store_probes'),
       ]);
       await sql(
         databaseUrl,
-        'DROP TABLE hedges; DROP TABLE reservation_buckets; ALTER TABLE quotes DROP COLUMN sourcing; ' +
-          `DELETE FROM schema_migrations WHERE version >= ${buckets}`,
+        'DROP TABLE store_probes; DROP TABLE hedges; DROP TABLE reservation_buckets; ' +
+          `ALTER TABLE quotes DROP COLUMN sourcing; DELETE FROM schema_migrations WHERE version >= ${buckets}`,
       );
       await instance();
       for (const probe of [-1_000, -701, -700, 0, 1_499, 1_500, 2_499, 2_500, 3_000]) {
