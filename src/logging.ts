@@ -25,8 +25,8 @@ const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
  * not be written. Lines are kept (up to 4 MiB, newer ones dropped past that) and written once stdout takes
  * them again.
  */
-export function logDestination(): pino.DestinationStream {
-  const stream = pino.destination({ dest: process.stdout.fd, sync: false, maxLength: MAX_BUFFERED_BYTES });
+export function logDestination(fd: number = process.stdout.fd): ReturnType<typeof pino.destination> {
+  const stream = pino.destination({ dest: fd, sync: false, maxLength: MAX_BUFFERED_BYTES });
   // Nowhere to say it: stderr is as likely on the same disk, and its writes throw.
   stream.on('error', () => {});
   return stream;

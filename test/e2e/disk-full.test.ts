@@ -407,16 +407,8 @@ describe.each(STORES)('a full disk under the $store store', ({ store, megabytes,
 
       // ── Space comes back. ──
       disk.unfill();
-      await until(
-        'readiness once space is back',
-        async () => ((await w.call('GET', '/v1/health/ready')).status === 200 ? true : undefined),
-        90_000,
-        500,
-      );
-      expect(await metric(w, 'rfq_maker_storage_full')).toBe(0);
-      await quote();
-
-      // The trade locked before the disk filled: the maker redeems the taker escrow, its intent stored first.
+      // The trade locked before the disk filled: the maker redeems the taker escrow, its intent stored first —
+      // at once, while readiness still holds (it waits for writes to have succeeded for a while).
       const done = await until(
         'the maker redeem of the trade locked before the disk filled',
         async () => {
@@ -430,6 +422,14 @@ describe.each(STORES)('a full disk under the $store store', ({ store, megabytes,
       expect(kinds).toContain('maker_redeem');
       const takerEscrow = await w.direct.escrow(new PublicKey(locked.settlement.taker_escrow));
       expect(takerEscrow === null || takerEscrow.status !== 'locked').toBe(true);
+      await until(
+        'readiness once space is back',
+        async () => ((await w.call('GET', '/v1/health/ready')).status === 200 ? true : undefined),
+        90_000,
+        500,
+      );
+      expect(await metric(w, 'rfq_maker_storage_full')).toBe(0);
+      await quote();
 
       // The trade settled before the disk filled completes: lock, maker lock, redeem.
       const lockedLater = await w.call('POST', `/v1/trades/${pending.tradeId}/lock`, {

@@ -82,8 +82,9 @@ export class SqliteStore implements Store {
 
   /**
    * A full disk fails the whole batch, as a StorageFull: SQLite may have rolled the transaction back already
-   * (SQLITE_FULL can end it), and the writes after it would then each commit on their own. The connection
-   * stays usable: once space is back the next batch commits (tried on a full tmpfs).
+   * (SQLITE_FULL can end it), and the writes after it would then each commit on their own — as after any error
+   * that ends the transaction, which fails the batch too. The connection stays usable: once space is back the
+   * next batch commits (tried on a full tmpfs).
    */
   async commit(batch: readonly StoreWrite[]): Promise<WriteOutcome[]> {
     try {
@@ -93,7 +94,9 @@ export class SqliteStore implements Store {
             this.db.transaction(() => this.apply(write))();
             return { ok: true };
           } catch (error) {
-            if (sqliteNoSpace(error, this.location)) throw error;
+            // No write's own failure: a full disk, or any error after which SQLite ended the transaction
+            // itself (the writes after it would each commit alone).
+            if (sqliteNoSpace(error, this.location) || !this.db.inTransaction) throw error;
             const { message } = error as Error;
             return error instanceof StoreConflict
               ? { ok: false, message, conflict: error.conflict }
