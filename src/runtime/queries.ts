@@ -84,11 +84,22 @@ export class TradeQueries {
    * write failed (a full disk) reads as stored: what its actor did past that is not the trade's.
    */
   async current(tradeId: string): Promise<{ record: TradeRecord; snapshot: TradeSnapshotLike }> {
-    await this.deps.host.settled(tradeId).catch(() => undefined);
-    const found = await this.deps.host.snapshotOf(tradeId);
+    const found = await this.durableSnapshotOf(tradeId).catch(() => this.deps.host.snapshotOf(tradeId));
     if (!found) throw new RuntimeError('trade_not_found');
     const { record, snapshot } = found;
     return { record, snapshot };
+  }
+
+  /**
+   * The trade's snapshot (the live actor's, else the stored one), answered once it is durable: a live actor
+   * may have moved while the trade's row was read (an effect finished), and its transition is then still in
+   * the turn's commit. Waiting for the trades' writes before reading let such a reading show a state a
+   * kill -9 took back (a trade shown redeemed came back initiated); waiting after it cannot.
+   */
+  private async durableSnapshotOf(tradeId: string) {
+    const found = await this.deps.host.snapshotOf(tradeId);
+    await this.deps.host.settled(tradeId);
+    return found;
   }
 
   /** Any trade as it is now; a trade this run could not adopt is unavailable. */
@@ -112,8 +123,7 @@ export class TradeQueries {
    * trade's terms, so a taker can leave even when this run could not adopt its trade.
    */
   async stored(tradeId: string): Promise<{ context: TradeContext; trade: TradeReading }> {
-    await this.deps.host.settled(tradeId).catch(() => undefined);
-    const found = await this.deps.host.snapshotOf(tradeId);
+    const found = await this.durableSnapshotOf(tradeId).catch(() => this.deps.host.snapshotOf(tradeId));
     if (!found) throw new RuntimeError('trade_not_found');
     const trade = await this.reading(found.record, found.snapshot, await this.chainNow());
     return { context: found.snapshot.context, trade };
@@ -243,10 +253,17 @@ export class TradeQueries {
     const now = await this.chainNow();
     return {
       trades: await Promise.all(
-        shown.map((record) => {
-          // A live actor's snapshot is newer than the page's row; a trade at rest is read from the row.
-          const snapshot = this.deps.host.liveSnapshot(record.tradeId) ?? storedSnapshot(record);
-          return this.reading(record, snapshot, now);
+        shown.map(async (record) => {
+          // A live actor's snapshot is newer than the page's row, shown once durable (see
+          // durableSnapshotOf); a trade at rest, or one whose write failed, is read from the row.
+          const live = this.deps.host.liveSnapshot(record.tradeId);
+          const durable =
+            live &&
+            (await this.deps.host.settled(record.tradeId).then(
+              () => true,
+              () => false,
+            ));
+          return this.reading(record, durable ? live : storedSnapshot(record), now);
         }),
       ),
       nextCursor: records.length > page.limit && last ? encodeCursor(last) : null,
