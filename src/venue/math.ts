@@ -109,7 +109,7 @@ export function amountInToReach(r: Reserves, target: Ratio, feeBps: number, maxI
     if (!s.ok) return s.error === 'ZeroOutput';
     return s.reserveOut * target.den >= target.num * s.reserveIn;
   };
-  if (r.reserveOut * target.den < target.num * r.reserveIn) return 0n;
+  if (r.reserveOut * target.den <= target.num * r.reserveIn) return 0n;
   let limit = maxIn;
   if (limit > U64_MAX - r.reserveIn) limit = U64_MAX - r.reserveIn;
   let lo = 0n;

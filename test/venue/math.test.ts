@@ -131,6 +131,10 @@ describe('the program’s refusals and rounding, at their edges', () => {
       ok: false,
       error: 'ArithmeticOverflow',
     });
+    expect(swapExactIn({ reserveIn: 0n, reserveOut: 10n }, U64_MAX, 0)).toEqual({
+      ok: false,
+      error: 'InsufficientLiquidity',
+    });
     expect(swapExactIn({ reserveIn: 10n, reserveOut: 0n }, 5n, 30)).toEqual({
       ok: false,
       error: 'InsufficientLiquidity',
@@ -208,6 +212,27 @@ describe('amountInToReach, at its bounds', () => {
   it('never more than the input vault can still take', () => {
     const nearlyFull = { reserveIn: U64_MAX - 10n, reserveOut: 10n ** 19n };
     expect(amountInToReach(nearlyFull, { num: 0n, den: 1n }, 0, U64_MAX)).toBe(10n);
+  });
+
+  it('lands exactly on a target it can reach exactly, given as any fraction', () => {
+    // 3,000 in pays 3,000 of 4,000: the pool is left at 4,000 / 1,000, a quarter exactly.
+    const r4 = { reserveIn: 1_000n, reserveOut: 4_000n };
+    expect(amountInToReach(r4, { num: 1n, den: 4n }, 0, U64_MAX)).toBe(3_000n);
+    expect(amountInToReach(r4, { num: 2n, den: 8n }, 0, U64_MAX)).toBe(3_000n);
+  });
+
+  it('already at the target: nothing to do', () => {
+    expect(amountInToReach({ reserveIn: 1_000n, reserveOut: 1_000n }, { num: 1n, den: 1n }, 0, U64_MAX)).toBe(
+      0n,
+    );
+  });
+
+  it('an empty input vault takes nothing; amounts too small to pay anything never overshoot', () => {
+    expect(amountInToReach({ reserveIn: 0n, reserveOut: 1_000n }, { num: 1n, den: 1n }, 0, 1_000n)).toBe(0n);
+    // 10 out for 1,000,000 in: any swap that pays a unit lands below 9 per million, so only the
+    // amounts that pay nothing (up to 111,111) keep the price where it is.
+    const thin = { reserveIn: 1_000_000n, reserveOut: 10n };
+    expect(amountInToReach(thin, { num: 9n, den: 1_000_000n }, 0, U64_MAX)).toBe(111_111n);
   });
 
   it('stops at the exact amount that lands the price on its target', () => {
