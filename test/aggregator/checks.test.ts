@@ -293,6 +293,41 @@ describe('checkInstructions', () => {
     ]);
   });
 
+  it('hands back each instruction as the aggregator sent it: program, accounts with their flags, data', () => {
+    const ixs = checkInstructions(quote(), base(), limits);
+    const swap = ammSwap();
+    expect(ixs[5]?.programId.toBase58()).toBe(swap.programId.toBase58());
+    expect(ixs[5]?.keys.map((k) => ({ ...k, pubkey: k.pubkey.toBase58() }))).toEqual(
+      swap.keys.map((k) => ({ ...k, pubkey: k.pubkey.toBase58() })),
+    );
+    expect(ixs[5]?.data.equals(swap.data)).toBe(true);
+  });
+
+  it('reads the embedded AMM’s swap only as its tag 3 with its seven accounts', () => {
+    const unreadable = `the port cannot read this swap instruction of ${EMBEDDED_AMM_PROGRAM_ID}`;
+    const swap = json(ammSwap());
+    const message = (ix: typeof swap) =>
+      refusalMessage(() => {
+        const a = base();
+        a.swapInstruction = ix;
+        return checkInstructions(quote(), a, limits);
+      });
+    const data = Buffer.from(swap.data, 'base64');
+    data[0] = 4;
+    expect(message({ ...swap, data: data.toString('base64') })).toBe(unreadable);
+    const extra = { pubkey: maker.toBase58(), isSigner: false, isWritable: false };
+    expect(message({ ...swap, accounts: [...swap.accounts, extra] })).toBe(unreadable);
+    expect(message({ ...swap, accounts: swap.accounts.slice(0, 6) })).toBe(unreadable);
+  });
+
+  it('refuses a swap whose authority is not the maker, even one that asks no signature', () => {
+    const swap = json(ammSwap());
+    const accounts = swap.accounts.map((a, i) =>
+      i === 0 ? { pubkey: stranger.toBase58(), isSigner: false, isWritable: false } : a,
+    );
+    expect(check((a) => (a.swapInstruction = { ...swap, accounts }))).toBe('swap_mismatch');
+  });
+
   it('refuses cleanup (an unwrap would close the maker’s wrapped SOL) and any other instruction', () => {
     expect(
       check(
@@ -634,6 +669,22 @@ describe('checkInstructions', () => {
         data,
       });
     };
+
+    it('reads a route’s data only in Jupiter’s own instruction', () => {
+      const foreign = Keypair.generate().publicKey.toBase58();
+      const routed = json(route({}));
+      expect(
+        refusalMessage(() => {
+          const a = base();
+          a.swapInstruction = { ...routed, programId: foreign };
+          return checkInstructions(quote(), a, { ...limits, allowedPrograms: [foreign] });
+        }),
+      ).toBe(`the port cannot read this swap instruction of ${foreign}`);
+    });
+
+    it('takes a route whose optional destination is the maker’s output account itself', () => {
+      expect(check(jupiter({ redirect: ata(maker, USDC) }))).toBe('accepted');
+    });
 
     it('reads shared_accounts_route by its own account positions', () => {
       const shared = (a: Parameters<typeof sharedRoute>[0]) => (s: SwapInstructionsResponse) => {
