@@ -92,6 +92,7 @@ export function deviationBps(a: Ratio, b: Ratio): bigint {
   const x = a.num * b.den;
   const y = b.num * a.den;
   if (y === 0n) return U64_MAX;
+  // Stryker disable next-line EqualityOperator: at x = y both branches are 0.
   const diff = x > y ? x - y : y - x;
   return (diff * BPS) / y;
 }
