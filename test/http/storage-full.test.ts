@@ -118,7 +118,7 @@ describe('a store that cannot write for lack of space', { shuffle: false }, () =
       await metric(service, 'rfq_maker_store_commit_failures_total{reason="storage_full"}'),
     ).toBeGreaterThan(0);
     // Reads answer; the trade is where it was stored.
-    expect((await taker.trade(trade.tradeId)).substate).toBe('initiated.redeeming.makerLocked');
+    expect((await taker.trade(trade.tradeId)).substate).toBe('initiated.makerLocked');
 
     disk.now = { mode: 'ok' };
     // Probes succeed; past the hold the service is ready again, by itself.
