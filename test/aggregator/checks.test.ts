@@ -1,7 +1,7 @@
 // The aggregator port's safety checks, one refusal at a time: a quote that is not the one asked for or is
 // worse than the mid allows, and every instruction the maker would not sign — from a baseline that passes.
 
-import type { QuoteResponse, SwapInstructionsResponse } from '@jup-ag/api';
+import type { Instruction, QuoteResponse, SwapInstructionsResponse } from '@jup-ag/api';
 import {
   createApproveInstruction,
   createAssociatedTokenAccountIdempotentInstruction,
@@ -408,7 +408,7 @@ describe('checkInstructions', () => {
       ['sync with an extra account', { ...sync, accounts: [...sync.accounts, extra] }],
       ['another token instruction on the maker’s wrapped SOL', withData(sync, [9])],
       ['the creation’s bytes sent to the token program', { ...create, programId: sync.programId }],
-    ] as const) {
+    ] as [string, Instruction][]) {
       expect(check(setupOf(ix)), name).toBe('unexpected_instruction');
     }
   });
@@ -449,7 +449,7 @@ describe('checkInstructions', () => {
       ['a longer limit', [longer(limit)]],
       ['a longer price', [longer(price)]],
       ['a second price', [price, price]],
-    ] as const) {
+    ] as [string, Instruction[]][]) {
       expect(
         check((a) => {
           a.computeBudgetInstructions = [...ixs];
