@@ -93,7 +93,10 @@ describe('the rpc chain over several endpoints', () => {
   it.each<ProxyMode>(['down', '503', '429', 'reset', 'hang'])(
     'a read the primary does not answer (%s) is answered by the next endpoint',
     async (mode) => {
-      const { chain, proxies } = await harness({ requestTimeoutMs: 300, slotProbeIntervalMs: 0 });
+      // Only a hanging primary needs the timeout; a next endpoint slower than it on a loaded machine would be
+      // asked twice, so it is as long as the test can afford (the other modes never wait on it).
+      const requestTimeoutMs = mode === 'hang' ? 1_500 : 10_000;
+      const { chain, proxies } = await harness({ requestTimeoutMs, slotProbeIntervalMs: 0 });
       await proxies[0]?.set(mode);
       const usdc = INVENTORY[0]?.amount;
       expect(await chain.tokenBalance(chain.makerWallet, USDC)).toBe(usdc);
