@@ -33,7 +33,7 @@ import {
 } from '../store/index.ts';
 import type { SettlementStatus } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
-import type { chainEffects } from './effects.ts';
+import type { EffectActors } from './effects/index.ts';
 import { RuntimeError, TradeOwnedElsewhere } from './errors.ts';
 import type { RuntimeLogger } from './logger.ts';
 import {
@@ -89,7 +89,7 @@ export interface HostOptions {
   runId: string;
   log: RuntimeLogger;
   clock: ChainClock;
-  effects: ReturnType<typeof chainEffects>;
+  effects: EffectActors;
   /** How long a pending trade without a landed lock holds its output; absent: its whole lock window. */
   holds?: HoldTiming;
   /**

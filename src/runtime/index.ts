@@ -1,6 +1,6 @@
 // The trade runtime: trades as virtual actors (host.ts), the chain watcher (watcher.ts), deadlines from an
 // index (scheduler.ts), the commands (commands.ts) and the read-only views (queries.ts), composed per run
-// in runtime.ts; effects.ts makes the machine's effects real on the chain port.
+// in runtime.ts; effects/ makes the machine's effects real on the chain port (one file each).
 
 export type { SettlementResult } from './commands.ts';
 export { isRuntimeError, RuntimeError, type RuntimeErrorCode, type RuntimeInput } from './errors.ts';

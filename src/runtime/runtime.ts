@@ -13,7 +13,7 @@ import { type QuoteDesk, repriceCheck } from '../quotes/index.ts';
 import type { ClaimedTrade, GroupCommit, StorageWatch, Store } from '../store/index.ts';
 import { ChainClock } from './clock.ts';
 import { TradeCommands } from './commands.ts';
-import { chainEffects } from './effects.ts';
+import { chainEffects } from './effects/index.ts';
 import { TradeHost } from './host.ts';
 import { RunLease } from './lease.ts';
 import type { RuntimeLogger } from './logger.ts';
@@ -22,6 +22,7 @@ import { ChainReachability } from './reachability.ts';
 import { DeadlineScheduler } from './scheduler.ts';
 import type { IndexedRest } from './trade-record.ts';
 import { type TradeTransition, transitionLog } from './transitions.ts';
+import { unpostedFees } from './unposted-fees.ts';
 import { ChainWatcher } from './watcher.ts';
 
 export interface RuntimeOptions {
@@ -122,20 +123,7 @@ export class TradeRuntime {
         }),
       unpostedFees: async (tradeId) => {
         const [events, ledger] = await Promise.all([store.tradeEvents(tradeId), store.ledger(tradeId)]);
-        const posted = new Set(ledger.filter((e) => e.movement === 'network_fee').map((e) => e.signature));
-        const unposted = new Map<string, number | null>();
-        for (const event of events) {
-          if (event.type !== 'TX_INTENT') continue;
-          const { signature, last_valid_block_height: height } = event.payload as {
-            signature?: string;
-            last_valid_block_height?: number;
-          };
-          if (signature && !posted.has(signature)) unposted.set(signature, height ?? null);
-        }
-        return [...unposted].map(([signature, lastValidBlockHeight]) => ({
-          signature,
-          lastValidBlockHeight,
-        }));
+        return unpostedFees(events, ledger);
       },
       postFee: async (tradeId, signature, lamports) => {
         const entries = postNetworkFee(signature, lamports);

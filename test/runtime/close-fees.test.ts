@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActor, toPromise } from 'xstate';
 import type { EmbeddedChain } from '../../src/chain/embedded/index.ts';
 import { SLOT_MS } from '../../src/chain/embedded/ledger.ts';
-import { chainEffects, type EffectHooks } from '../../src/runtime/effects.ts';
+import { chainEffects, type EffectHooks } from '../../src/runtime/effects/index.ts';
 import { tempDir, testEmbeddedChain } from '../chain/fixtures.ts';
 
 describe('closing the books of a trade', () => {

@@ -34,7 +34,9 @@ export const assetRoutes: FastifyPluginAsyncTypebox<AssetRoutesOptions> = async 
         response: { 200: AssetListSchema, ...errorResponses() },
       },
     },
-    async () => ({ assets: assets.list.map(assetView) }),
+    async function listAssets() {
+      return { assets: assets.list.map(assetView) };
+    },
   );
 
   app.get(
@@ -51,7 +53,7 @@ export const assetRoutes: FastifyPluginAsyncTypebox<AssetRoutesOptions> = async 
         response: { 200: AssetSchema, ...errorResponses('asset_not_found') },
       },
     },
-    async (request) => {
+    async function getAsset(request) {
       const asset = assets.find(request.params.asset);
       if (!asset)
         throw new ApiError('asset_not_found', `No configured asset matches '${request.params.asset}'.`);
@@ -73,17 +75,19 @@ export const assetRoutes: FastifyPluginAsyncTypebox<AssetRoutesOptions> = async 
         response: { 200: PairListSchema, ...errorResponses() },
       },
     },
-    async () => ({
-      pairs: pairs.map((pair) => ({
-        input_asset: pair.input.symbol,
-        output_asset: pair.output.symbol,
-        input_mint: pair.input.mint,
-        output_mint: pair.output.mint,
-        base_spread_bps: pair.baseSpreadBps,
-        min_input: formatAmount(pair.minInputRaw, pair.input.decimals),
-        max_input: formatAmount(pair.maxInputRaw, pair.input.decimals),
-        paused: pair.paused,
-      })),
-    }),
+    async function listPairs() {
+      return {
+        pairs: pairs.map((pair) => ({
+          input_asset: pair.input.symbol,
+          output_asset: pair.output.symbol,
+          input_mint: pair.input.mint,
+          output_mint: pair.output.mint,
+          base_spread_bps: pair.baseSpreadBps,
+          min_input: formatAmount(pair.minInputRaw, pair.input.decimals),
+          max_input: formatAmount(pair.maxInputRaw, pair.input.decimals),
+          paused: pair.paused,
+        })),
+      };
+    },
   );
 };

@@ -35,7 +35,7 @@ export const DEV_RPC_METHODS = [
   'getVersion',
 ] as const;
 
-const JsonRpcRequestSchema = Type.Object(
+export const JsonRpcRequestSchema = Type.Object(
   {
     jsonrpc: Type.Literal('2.0'),
     id: Type.Union([Type.String({ maxLength: 64 }), Type.Integer(), Type.Null()]),
@@ -45,7 +45,7 @@ const JsonRpcRequestSchema = Type.Object(
   { title: 'JsonRpcRequest' },
 );
 
-const JsonRpcResponseSchema = Type.Object(
+export const JsonRpcResponseSchema = Type.Object(
   {
     jsonrpc: Type.Literal('2.0'),
     id: Type.Union([Type.String(), Type.Integer(), Type.Null()]),
@@ -93,6 +93,8 @@ export const devRpcRoutes: FastifyPluginAsyncTypebox<DevRpcRoutesOptions> = asyn
         response: { 200: JsonRpcResponseSchema, ...errorResponses('validation_failed') },
       },
     },
-    async (request) => answerJsonRpc(call, request.body),
+    async function devRpc(request) {
+      return answerJsonRpc(call, request.body);
+    },
   );
 };

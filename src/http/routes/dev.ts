@@ -38,7 +38,7 @@ export const devRoutes: FastifyPluginAsyncTypebox<DevRoutesOptions> = async (app
         response: { 200: AirdropResponseSchema, ...errorResponses('validation_failed', 'unauthorized') },
       },
     },
-    async (request) => {
+    async function airdrop(request) {
       const { wallet, asset: key, amount } = request.body;
       assertWallet(wallet, 'body.wallet');
       const asset = assets.find(key);

@@ -29,12 +29,14 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
         response: { 200: HealthSchema, ...errorResponses() },
       },
     },
-    async () => ({
-      status: 'ok' as const,
-      version,
-      run_id: run.runId,
-      uptime_seconds: Math.floor((Date.now() - run.startedAt.getTime()) / 1000),
-    }),
+    async function getHealth() {
+      return {
+        status: 'ok' as const,
+        version,
+        run_id: run.runId,
+        uptime_seconds: Math.floor((Date.now() - run.startedAt.getTime()) / 1000),
+      };
+    },
   );
 
   app.get(
@@ -58,7 +60,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
         response: { 200: ReadySchema, ...errorResponses(), 503: ErrorEnvelopeSchema },
       },
     },
-    async (_request, reply) => {
+    async function getReadiness(_request, reply) {
       const parts = await readiness();
       const failing = parts.filter((part) => !part.ok);
       if (failing.length > 0) {

@@ -119,6 +119,8 @@ export const inventoryRoutes: FastifyPluginAsyncTypebox<InventoryRoutesOptions> 
         response: { 200: InventorySchema, ...errorResponses('unauthorized') },
       },
     },
-    async () => renderInventory(await opts.read(), opts.assets),
+    async function getInventory() {
+      return renderInventory(await opts.read(), opts.assets);
+    },
   );
 };

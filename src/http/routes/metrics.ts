@@ -32,7 +32,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<MetricsRoutesOptions> = as
         response: { 200: MetricsResponse, ...errorResponses('unauthorized') },
       },
     },
-    async (_request, reply) => {
+    async function getMetrics(_request, reply) {
       const text = await metrics.exposition();
       return reply.type(metrics.contentType).send(text);
     },

@@ -61,7 +61,7 @@ export const priceRoutes: FastifyPluginAsyncTypebox<PriceRoutesOptions> = async 
         response: { 200: PriceListSchema, ...errorResponses() },
       },
     },
-    async () => {
+    async function listPrices() {
       return {
         source: (prices as { kind?: unknown }).kind === 'pyth' ? ('pyth' as const) : ('static' as const),
         feeds: feedStates(config, prices, nowMs()).map((state) => ({

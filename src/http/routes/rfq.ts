@@ -157,7 +157,7 @@ export const rfqRoutes: FastifyPluginAsyncTypebox<RfqRoutesOptions> = async (app
         },
       },
     },
-    async (request, reply) => {
+    async function createRfq(request, reply) {
       const started = performance.now();
       const body = request.body;
       assertWallet(body.taker_wallet, 'body.taker_wallet');
@@ -209,7 +209,7 @@ export const rfqRoutes: FastifyPluginAsyncTypebox<RfqRoutesOptions> = async (app
         response: { 200: QuoteLookupSchema, ...errorResponses('quote_not_found') },
       },
     },
-    async (request) => {
+    async function getQuote(request) {
       const found = await quotes.getQuote(request.params.quote_id);
       if (!found) throw new ApiError('quote_not_found');
       return { state: found.state, quote: renderQuote(found.quote) };

@@ -68,7 +68,7 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
         response: { 200: RuntimeSchema, ...errorResponses('unauthorized') },
       },
     },
-    async () => {
+    async function getRuntime() {
       const status = await queries.runtimeStatus();
       const actors = await queries.actors();
       const byState = Object.fromEntries(SETTLEMENT_STATUSES.map((s) => [s, 0]));
@@ -135,7 +135,7 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
         response: { 200: OperatorReadinessSchema, ...errorResponses('unauthorized') },
       },
     },
-    async () => {
+    async function getRuntimeReadiness() {
       const parts = await opts.readiness();
       return { status: parts.every((part) => part.ok) ? ('ready' as const) : ('not_ready' as const), parts };
     },
@@ -157,25 +157,27 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
         response: { 200: RunListSchema, ...errorResponses('unauthorized') },
       },
     },
-    async () => ({
-      runs: (await queries.runs()).map((stored) => ({
-        run_id: stored.runId,
-        version: stored.version,
-        started_at: stored.startedAt,
-        stopped_at: stored.stoppedAt,
-        current: stored.runId === run.runId,
-        url: stored.url,
-        lease_expires_at:
-          stored.leaseExpiresAtMs === null ? null : new Date(stored.leaseExpiresAtMs).toISOString(),
-        live:
-          stored.stoppedAt === null &&
-          (stored.leaseExpiresAtMs === null
-            ? stored.runId === run.runId
-            : stored.leaseExpiresAtMs > Date.now()),
-        trades_created: stored.created,
-        trades_owned: stored.owned,
-      })),
-    }),
+    async function listRuns() {
+      return {
+        runs: (await queries.runs()).map((stored) => ({
+          run_id: stored.runId,
+          version: stored.version,
+          started_at: stored.startedAt,
+          stopped_at: stored.stoppedAt,
+          current: stored.runId === run.runId,
+          url: stored.url,
+          lease_expires_at:
+            stored.leaseExpiresAtMs === null ? null : new Date(stored.leaseExpiresAtMs).toISOString(),
+          live:
+            stored.stoppedAt === null &&
+            (stored.leaseExpiresAtMs === null
+              ? stored.runId === run.runId
+              : stored.leaseExpiresAtMs > Date.now()),
+          trades_created: stored.created,
+          trades_owned: stored.owned,
+        })),
+      };
+    },
   );
 
   app.get(
@@ -193,7 +195,7 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
         response: { 200: TradePageSchema, ...errorResponses('unauthorized') },
       },
     },
-    async (request) => {
+    async function listRunTrades(request) {
       const { run_id, status, limit = 50, cursor } = request.query;
       return renderTradePage(await queries.runTrades({ runId: run_id, status, limit, cursor }), assets);
     },
@@ -214,7 +216,7 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
         response: { 200: LedgerSchema, ...errorResponses('unauthorized', 'trade_not_found') },
       },
     },
-    async (request) => {
+    async function getLedger(request) {
       const { entries, summaries } = await queries.ledgerView(request.query.trade_id);
       return {
         entries: entries.map((e) => ({
@@ -249,7 +251,7 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
         response: { 200: EventPageSchema, ...errorResponses('unauthorized') },
       },
     },
-    async (request) => {
+    async function listRuntimeEvents(request) {
       const { after = 0, limit = 100 } = request.query;
       const events = await queries.eventLog(after, limit);
       return { events, next_cursor: events.at(-1)?.seq ?? after };
@@ -274,7 +276,7 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
         response: { 200: EventStreamResponse, ...errorResponses('unauthorized') },
       },
     },
-    async (request, reply) => {
+    async function streamRuntimeEvents(request, reply) {
       const header = request.headers['last-event-id'];
       const after =
         typeof header === 'string' ? Number(header) : (request.query.after ?? (await queries.lastEventSeq()));
@@ -297,6 +299,8 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
         response: { 200: MachineSchema, ...errorResponses('unauthorized') },
       },
     },
-    async () => definition,
+    async function getTradeMachine() {
+      return definition;
+    },
   );
 };

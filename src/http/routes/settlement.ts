@@ -59,7 +59,7 @@ export const settlementRoutes: FastifyPluginAsyncTypebox<SettlementRoutesOptions
         },
       },
     },
-    async (request, reply) => {
+    async function startWalletSettlement(request, reply) {
       const started = performance.now();
       assertWallet(request.body.taker_wallet, 'body.taker_wallet');
       assertTradable(tradable, reply);

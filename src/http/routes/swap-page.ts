@@ -61,22 +61,22 @@ export const swapPageRoutes: FastifyPluginAsyncTypebox<SwapPageRoutesOptions> = 
     reply.header('referrer-policy', 'no-referrer');
   });
 
-  app.get('/', hidden, async (_request, reply) =>
-    reply
+  app.get('/', hidden, async function swapPage(_request, reply) {
+    return reply
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-cache')
-      .send((await load()).html),
-  );
-  app.get(SWAP_PAGE_SCRIPT_PATH, hidden, async (_request, reply) =>
-    reply
+      .send((await load()).html);
+  });
+  app.get(SWAP_PAGE_SCRIPT_PATH, hidden, async function swapPageScript(_request, reply) {
+    return reply
       .type('text/javascript; charset=utf-8')
       .header('cache-control', 'no-cache')
-      .send((await load()).script),
-  );
-  app.get(SWAP_PAGE_STYLE_PATH, hidden, async (_request, reply) =>
-    reply
+      .send((await load()).script);
+  });
+  app.get(SWAP_PAGE_STYLE_PATH, hidden, async function swapPageStyle(_request, reply) {
+    return reply
       .type('text/css; charset=utf-8')
       .header('cache-control', 'no-cache')
-      .send((await load()).style),
-  );
+      .send((await load()).style);
+  });
 };

@@ -86,7 +86,9 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = 
         response: { 200: TradeResponseSchema, ...errorResponses('trade_not_found', 'runtime_unavailable') },
       },
     },
-    async (request) => renderTrade(await queries.trade(request.params.trade_id), assets),
+    async function getTrade(request) {
+      return renderTrade(await queries.trade(request.params.trade_id), assets);
+    },
   );
 
   // Reads only: the trade's stored events, as the actor's transitions make them durable.
@@ -114,7 +116,7 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = 
         },
       },
     },
-    async (request, reply) => {
+    async function streamTrade(request, reply) {
       const tradeId = request.params.trade_id;
       const trade = renderTrade(await queries.trade(tradeId), assets);
       const header = request.headers['last-event-id'];
@@ -177,7 +179,7 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = 
         },
       },
     },
-    async (request, reply) => {
+    async function submitLock(request, reply) {
       assertWritable(writable);
       const body = request.body as { transaction_base64?: string; signature?: string };
       const trade = await commands.submitLock(request.params.trade_id, {
@@ -214,7 +216,7 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = 
         },
       },
     },
-    async (request, reply) => {
+    async function abandonTrade(request, reply) {
       const secretHash = hash32Field(request.body.secret_hash, 'body.secret_hash');
       const trade = await commands.abandon(request.params.trade_id, secretHash);
       return reply.code(202).send(renderTrade(trade, assets));
@@ -243,7 +245,7 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = 
         },
       },
     },
-    async (request, reply) => {
+    async function redeemTrade(request, reply) {
       const { trade_id } = request.params;
       const preimage = preimageField(request.body.preimage, 'body.preimage');
       if (request.query.mode === 'wallet') {
@@ -277,7 +279,7 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = 
         },
       },
     },
-    async (request, reply) => {
+    async function refundTrade(request, reply) {
       const { trade_id } = request.params;
       if (request.query.mode === 'wallet') {
         const { trade, transaction } = await commands.walletRefund(trade_id);
@@ -308,8 +310,9 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = 
         response: { 202: TradeResponseSchema, ...errorResponses(...COMMAND_ERRORS) },
       },
     },
-    async (request, reply) =>
-      reply.code(202).send(renderTrade(await commands.resume(request.params.trade_id), assets)),
+    async function resumeTrade(request, reply) {
+      return reply.code(202).send(renderTrade(await commands.resume(request.params.trade_id), assets));
+    },
   );
 };
 
@@ -341,7 +344,7 @@ export const tradeOperatorRoutes: FastifyPluginAsyncTypebox<TradeOperatorRoutesO
         response: { 200: TradePageSchema, ...errorResponses('unauthorized') },
       },
     },
-    async (request) => {
+    async function listTrades(request) {
       const { taker_wallet, status, limit = 50, cursor } = request.query;
       const page = await queries.listTrades({ takerWallet: taker_wallet, status, limit, cursor });
       return renderTradePage(page, assets);
@@ -363,6 +366,8 @@ export const tradeOperatorRoutes: FastifyPluginAsyncTypebox<TradeOperatorRoutesO
         response: { 200: TradeEventsSchema, ...errorResponses('trade_not_found', 'unauthorized') },
       },
     },
-    async (request) => ({ events: await queries.tradeEvents(request.params.trade_id) }),
+    async function listTradeEvents(request) {
+      return { events: await queries.tradeEvents(request.params.trade_id) };
+    },
   );
 };

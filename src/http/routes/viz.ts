@@ -32,7 +32,7 @@ export const vizRoutes: FastifyPluginAsyncTypebox<VizRoutesOptions> = async (app
         response: { 200: HtmlPageResponse, ...errorResponses('unauthorized') },
       },
     },
-    async (_request, reply) => {
+    async function getVisualiser(_request, reply) {
       page ??= vizPage(machineDefinition());
       return reply.type('text/html; charset=utf-8').send(page);
     },
