@@ -249,6 +249,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     hedger = new Hedger({
       config: config.hedging,
       aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
+      routeToleranceBps: config.aggregator.routeToleranceBps,
       store,
       durable,
       chain: port,

@@ -478,6 +478,24 @@ export const ConfigFileSchema = Type.Object(
           timeout_ms: Type.Optional(
             Type.Integer({ minimum: 100, maximum: 60_000, description: 'per API request; default 10000' }),
           ),
+          route_tolerance_bps: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: 1000,
+              description:
+                "the least any maker swap (a hedge, a sourcing swap) accepts on chain: the route's quoted out " +
+                'less this, never below the Pyth floor (the mid less the max_slippage_bps that applies); at ' +
+                'most aggregator.max_slippage_bps; default 20',
+            }),
+          ),
+          trusted_pools: Type.Optional(
+            Type.Array(Base58Address, {
+              description:
+                'the pools (AMM accounts) a swap may route through; a route naming another is refused. The ' +
+                'embedded venue’s own pools are always trusted; without this list (and without an embedded ' +
+                'venue) the pools are not pinned',
+            }),
+          ),
         },
         { additionalProperties: false, description: 'where hedges and sourcing swaps are routed' },
       ),

@@ -117,6 +117,10 @@ export interface AggregatorConfig {
   /** Programs a swap instruction may call, base58. */
   readonly allowedPrograms: readonly string[];
   readonly timeoutMs: number;
+  /** The least a maker swap accepts: the route's quoted out less this many bps (above the Pyth floor). */
+  readonly routeToleranceBps: number;
+  /** Pools (base58) a route may name, beside the embedded venue's own; null: none listed. */
+  readonly trustedPools: readonly string[] | null;
 }
 
 /** One hedged asset: where its balance should sit, how far it may stray, and the sizes of the swaps back. */

@@ -47,6 +47,8 @@ export interface HedgerOptions {
   config: HedgingConfig;
   /** aggregator.max_slippage_bps: the most the port lets a quote ask for. */
   aggregatorMaxSlippageBps: number;
+  /** aggregator.route_tolerance_bps: a swap's minimum is the route's quoted out less this. */
+  routeToleranceBps: number;
   store: Pick<import('../store/index.ts').Store, 'hedgesInFlight' | 'claimHedges' | 'kind'>;
   durable: Pick<GroupCommit, 'write'>;
   chain: Pick<ChainPort, 'tokenBalance' | 'makerWallet' | 'land' | 'getTransaction'>;

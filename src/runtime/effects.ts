@@ -269,8 +269,14 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
             boughtRaw: sent.boughtRaw,
           };
         case 'expired':
+          return { landed: false, expired: true, now: Number(await chain.now()) };
         case 'failed':
-          return { landed: false, expired: sent.status === 'expired', now: Number(await chain.now()) };
+          return {
+            landed: false,
+            expired: false,
+            now: Number(await chain.now()),
+            failed: { signature: sent.signature, slippage: sent.slippage },
+          };
       }
     }),
 

@@ -2,7 +2,12 @@
 // (docs/interface.md#extensions), the trade commands' bodies, and the pages of trades and of events the
 // runtime group shows too.
 import Type from 'typebox';
-import { INTEGRATION_STATUS, SETTLEMENT_STATUSES, TRADE_SIGNATURE_KINDS } from '../../vocabulary/index.ts';
+import {
+  INTEGRATION_STATUS,
+  SETTLEMENT_STATUSES,
+  SWAP_OUTCOMES,
+  TRADE_SIGNATURE_KINDS,
+} from '../../vocabulary/index.ts';
 import {
   AmountViewSchema,
   DateTime,
@@ -47,7 +52,18 @@ export const TradeResponseSchema = Type.Object(
     tx_signatures: Type.Array(Type.String(), { description: 'in chain order' }),
     tx_signature_kinds: Type.Array(
       Type.Object(
-        { kind: Type.Enum(TRADE_SIGNATURE_KINDS), signature: Type.String() },
+        {
+          kind: Type.Enum(TRADE_SIGNATURE_KINDS),
+          signature: Type.String(),
+          outcome: Type.Optional(
+            Type.Enum(
+              SWAP_OUTCOMES,
+              ext(
+                'on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)',
+              ),
+            ),
+          ),
+        },
         { title: 'TradeSignature' },
       ),
     ),

@@ -2011,6 +2011,11 @@ export interface operations {
                             /** @enum {unknown} */
                             kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                             signature: string;
+                            /**
+                             * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                             * @enum {unknown}
+                             */
+                            outcome?: "succeeded" | "failed";
                         }[];
                         /** TradeAmounts */
                         amounts: {
@@ -2401,6 +2406,11 @@ export interface operations {
                             /** @enum {unknown} */
                             kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                             signature: string;
+                            /**
+                             * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                             * @enum {unknown}
+                             */
+                            outcome?: "succeeded" | "failed";
                         }[];
                         /** TradeAmounts */
                         amounts: {
@@ -2696,6 +2706,11 @@ export interface operations {
                             /** @enum {unknown} */
                             kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                             signature: string;
+                            /**
+                             * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                             * @enum {unknown}
+                             */
+                            outcome?: "succeeded" | "failed";
                         }[];
                         /** TradeAmounts */
                         amounts: {
@@ -3017,6 +3032,11 @@ export interface operations {
                                 /** @enum {unknown} */
                                 kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                                 signature: string;
+                                /**
+                                 * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                                 * @enum {unknown}
+                                 */
+                                outcome?: "succeeded" | "failed";
                             }[];
                             /** TradeAmounts */
                             amounts: {
@@ -3195,6 +3215,11 @@ export interface operations {
                             /** @enum {unknown} */
                             kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                             signature: string;
+                            /**
+                             * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                             * @enum {unknown}
+                             */
+                            outcome?: "succeeded" | "failed";
                         }[];
                         /** TradeAmounts */
                         amounts: {
@@ -3509,6 +3534,11 @@ export interface operations {
                                 /** @enum {unknown} */
                                 kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                                 signature: string;
+                                /**
+                                 * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                                 * @enum {unknown}
+                                 */
+                                outcome?: "succeeded" | "failed";
                             }[];
                             /** TradeAmounts */
                             amounts: {
@@ -3687,6 +3717,11 @@ export interface operations {
                             /** @enum {unknown} */
                             kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                             signature: string;
+                            /**
+                             * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                             * @enum {unknown}
+                             */
+                            outcome?: "succeeded" | "failed";
                         }[];
                         /** TradeAmounts */
                         amounts: {
@@ -3975,6 +4010,11 @@ export interface operations {
                             /** @enum {unknown} */
                             kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                             signature: string;
+                            /**
+                             * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                             * @enum {unknown}
+                             */
+                            outcome?: "succeeded" | "failed";
                         }[];
                         /** TradeAmounts */
                         amounts: {
@@ -4247,6 +4287,11 @@ export interface operations {
                                 /** @enum {unknown} */
                                 kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                                 signature: string;
+                                /**
+                                 * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                                 * @enum {unknown}
+                                 */
+                                outcome?: "succeeded" | "failed";
                             }[];
                             /** TradeAmounts */
                             amounts: {
@@ -5192,6 +5237,11 @@ export interface operations {
                                 /** @enum {unknown} */
                                 kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                                 signature: string;
+                                /**
+                                 * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                                 * @enum {unknown}
+                                 */
+                                outcome?: "succeeded" | "failed";
                             }[];
                             /** TradeAmounts */
                             amounts: {
