@@ -20,6 +20,7 @@ import {
   type PythPublisherOptions,
 } from './chain/index.ts';
 import { type Config, type ConfigError, loadConfig } from './config/index.ts';
+import { ControlPlane } from './control/index.ts';
 import { Hedger, positions, readInventory } from './hedging/index.ts';
 import { buildHttpApp, type TypeBoxApp } from './http/app.ts';
 import { ServiceMetrics } from './metrics/index.ts';
@@ -105,6 +106,8 @@ export interface Service {
   readonly aggregator: AggregatorPort | null;
   /** Keeps inventory within its bands (config hedging); null without a hedging section or an aggregator. */
   readonly hedger: Hedger | null;
+  /** The desk's live settings (/v1/desk): the config's pairs, hedging and sourcing, changed by an operator. */
+  readonly control: ControlPlane;
   readonly runId: string;
   close(): Promise<void>;
 }
@@ -182,6 +185,15 @@ export async function createService(options: ServiceOptions): Promise<Service> {
 
   // Every durable write of the running service joins the group commit: one fsync per event-loop turn.
   const durable = new GroupCommit(store, (stats) => metrics.storeCommitted(stats));
+  // The desk's live settings: the config file is the boot default, the stored overrides win.
+  const control = await ControlPlane.open({
+    boot: config,
+    store,
+    durable,
+    runId,
+    log,
+    ...(options.nowMs ? { nowMs: options.nowMs } : {}),
+  });
   const quotes = await QuoteDesk.open({
     config,
     store,
@@ -189,6 +201,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     runId,
     prices,
     inventory,
+    live: control,
     ...(options.nowMs ? { nowMs: options.nowMs } : {}),
   });
 
@@ -198,14 +211,20 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       ? await openAggregator({ config: config.aggregator, chain: port, venue })
       : null;
   let hedger: Hedger | null = null;
-  // Just in time: an RFQ larger than the free inventory prices the rest from the aggregator's route.
-  if (aggregator && config.sourcing.enabled) {
-    quotes.setSourcing({
-      aggregator,
-      maxSlippageBps: config.sourcing.maxSlippageBps,
-      aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
-    });
-  }
+  // Just in time: an RFQ larger than the free inventory prices the rest from the aggregator's route, while
+  // sourcing is on (the operator switches it live).
+  const sourceQuotes = (enabled: boolean) =>
+    quotes.setSourcing(
+      aggregator && enabled
+        ? {
+            aggregator,
+            maxSlippageBps: config.sourcing.maxSlippageBps,
+            aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
+          }
+        : null,
+    );
+  sourceQuotes(control.current.config.sourcing.enabled);
+  control.onChange((settings) => sourceQuotes(settings.config.sourcing.enabled));
 
   const runtime = new TradeRuntime({
     store,
@@ -247,7 +266,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       return state?.status === 'fresh' ? (prices.latest(mint)?.usd ?? null) : null;
     };
     hedger = new Hedger({
-      config: config.hedging,
+      config: control.current.config.hedging ?? config.hedging,
       aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
       routeToleranceBps: config.aggregator.routeToleranceBps,
       store,
@@ -267,14 +286,22 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       nowMs,
     });
     await hedger.start();
+    const live = hedger;
+    control.onChange((settings) => {
+      if (settings.config.hedging) void live.setConfig(settings.config.hedging);
+    });
   }
+  await control.start();
   const reservedNow = (mint: string) => {
     quotes.reservations.expire(nowMs());
     return quotes.reservations.reserved(mint);
   };
   const inventorySources = {
     assets: config.assets,
-    hedging: config.hedging,
+    // The bands in force: the operator changes them live.
+    get hedging() {
+      return control.current.config.hedging;
+    },
     hedger,
     store,
     balance: (mint: string) => inventory.balance(mint),
@@ -320,6 +347,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     minFeeLamports: MIN_FEE_BALANCE_LAMPORTS,
     prices: () => feedStates(config, prices, nowMs()),
     inventory: () => positions(inventorySources),
+    desk: () => ({
+      paused: control.current.paused,
+      pausedPairs: control.livePairs().filter((pair) => pair.paused).length,
+    }),
   });
 
   const app = await buildHttpApp(
@@ -336,6 +367,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       tradable: () => mints.checked,
       metrics,
       inventory: () => readInventory(inventorySources),
+      control,
     },
     { logger: options.logger ?? false },
   );
@@ -353,6 +385,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     runtime,
     aggregator,
     hedger,
+    control,
     runId,
     async close() {
       if (closed) return;
@@ -362,6 +395,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       await app.close();
       prices.stop?.();
       inventory.stop();
+      await control.stop();
       await hedger?.stop();
       await runtime.stop();
       await opened.close();

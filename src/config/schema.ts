@@ -96,6 +96,30 @@ export const PriceFeedConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** One hedged asset of hedging.assets: its target, band (band or band_bps) and clip sizes. */
+export const HedgedAssetConfigSchema = Type.Object(
+  {
+    target: { ...Decimal, description: 'the balance the hedger steers back to, display units' },
+    band: Type.Optional({
+      ...Decimal,
+      description: 'how far the balance may stray from the target before a hedge, display units',
+    }),
+    band_bps: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10_000,
+        description: 'the band as a share of the target instead (100 = 1%)',
+      }),
+    ),
+    max_clip: { ...Decimal, description: 'the largest single hedge swap, display units' },
+    min_clip: {
+      ...Decimal,
+      description: 'the smallest: a hedge never swaps less (at most the band)',
+    },
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigFileSchema = Type.Object(
   {
     $comment: Type.Optional(Type.String()),
@@ -571,35 +595,10 @@ export const ConfigFileSchema = Type.Object(
                 'embedded venue’s keeper) can bring the route back to the mid; default 2000',
             }),
           ),
-          assets: Type.Record(
-            Type.String({ pattern: '^[A-Za-z0-9]{1,12}$' }),
-            Type.Object(
-              {
-                target: { ...Decimal, description: 'the balance the hedger steers back to, display units' },
-                band: Type.Optional({
-                  ...Decimal,
-                  description: 'how far the balance may stray from the target before a hedge, display units',
-                }),
-                band_bps: Type.Optional(
-                  Type.Integer({
-                    minimum: 1,
-                    maximum: 10_000,
-                    description: 'the band as a share of the target instead (100 = 1%)',
-                  }),
-                ),
-                max_clip: { ...Decimal, description: 'the largest single hedge swap, display units' },
-                min_clip: {
-                  ...Decimal,
-                  description: 'the smallest: a hedge never swaps less (at most the band)',
-                },
-              },
-              { additionalProperties: false },
-            ),
-            {
-              description:
-                'per asset symbol: its target inventory, band (band or band_bps, one of them) and clip sizes',
-            },
-          ),
+          assets: Type.Record(Type.String({ pattern: '^[A-Za-z0-9]{1,12}$' }), HedgedAssetConfigSchema, {
+            description:
+              'per asset symbol: its target inventory, band (band or band_bps, one of them) and clip sizes',
+          }),
         },
         {
           additionalProperties: false,
@@ -620,6 +619,25 @@ export const ConfigFileSchema = Type.Object(
         rate_limit_per_minute: Type.Integer({ minimum: 1 }),
         body_limit_bytes: Type.Integer({ minimum: 1024, maximum: 10_485_760 }),
         operator_token: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
+        operator_tokens: Type.Optional(
+          Type.Array(
+            Type.Object(
+              {
+                name: Type.String({
+                  pattern: '^[A-Za-z0-9._-]{1,64}$',
+                  description: 'who holds it: the control plane records each change under this name',
+                }),
+                token: Type.String({ minLength: 16 }),
+              },
+              { additionalProperties: false },
+            ),
+            {
+              description:
+                'named operator tokens, each accepted like operator_token (which is named "operator"): a change ' +
+                'to the desk’s live settings is recorded with the name of the token it came with',
+            },
+          ),
+        ),
         trust_proxy: Type.Optional(
           Type.Union(
             [

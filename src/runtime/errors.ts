@@ -12,6 +12,7 @@ export type RuntimeErrorCode =
   | 'taker_wallet_mismatch'
   | 'secret_hash_reused'
   | 'lock_not_found'
+  | 'trading_paused'
   | 'runtime_unavailable'
   | 'chain_unavailable'
   | 'invalid_input';

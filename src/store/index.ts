@@ -6,6 +6,7 @@ import type { Store } from './port.ts';
 import { openPostgresStore } from './postgres/index.ts';
 import { openSqliteStore } from './sqlite/index.ts';
 
+export type { DeskChange, DeskOverride, NewDeskChange } from './desk.ts';
 export { type CommitStats, GroupCommit } from './group-commit.ts';
 export {
   HEDGE_IN_FLIGHT,

@@ -1,6 +1,7 @@
 // Every write the running service makes, as data: the group commit gathers a turn's writes and hands them to
 // the store's `commit`, which applies them in one transaction, each in its own savepoint.
 import type { LedgerEntry } from '../ledger/index.ts';
+import type { NewDeskChange } from './desk.ts';
 import type { HedgeRecord, HedgeUpdate } from './hedges.ts';
 import type { NewTradeEvent, QuoteRecord, TradeRecord, TradeUpdate } from './records.ts';
 
@@ -37,7 +38,13 @@ export type StoreWrite =
    * A hedge's new state, by its owner run (fenced), with the ledger entries it posts to its trade (each
    * posted once): all or nothing.
    */
-  | { kind: 'updateHedge'; update: HedgeUpdate; ledger: LedgerEntry[] };
+  | { kind: 'updateHedge'; update: HedgeUpdate; ledger: LedgerEntry[] }
+  /**
+   * Operator changes to the desk's live settings, in order: each recorded in the change log, and the
+   * override it leaves set (or removed, when null) — all or nothing. PostgreSQL notifies the other instances
+   * with the commit (watchDesk).
+   */
+  | { kind: 'changeDesk'; changes: NewDeskChange[] };
 
 /** How each write of a committed batch went: a write that threw rolled back to its savepoint alone. */
 export type WriteOutcome = { ok: true } | { ok: false; message: string; conflict?: Conflict };
