@@ -92,7 +92,7 @@ export interface paths {
         };
         /**
          * Tradable directed pairs
-         * @description Every directed pair (SOL→USDC and USDC→SOL are two) with its base spread, the input size limits in display units, and whether it is paused. An RFQ on a paused pair is a risk rejection.
+         * @description Every directed pair (SOL→USDC and USDC→SOL are two) with its base spread, the input size limits in display units, and whether it is paused (by its own pause or the desk’s). An RFQ on a paused pair is a risk rejection; a settlement start of one is a 409 trading_paused. The operator changes these live (/v1/desk): this answer shows them at once.
          */
         get: operations["listPairs"];
         put?: never;
@@ -583,6 +583,170 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/desk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The desk’s live settings
+         * @description Every setting an operator can change live, as it stands in this instance now: the desk’s pause (the kill switch), sourcing and hedging on or off, each pair’s terms and each hedged asset’s band, and the overrides set over the config file (the boot default), each with who set it and when.
+         */
+        get: operations["getDesk"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Pause the desk, switch sourcing or hedging
+         * @description Sets the desk’s fields (null: back to the config file’s value). `paused: true` is the kill switch: no pair quotes (a risk rejection, pair_enabled) or starts a settlement (409 trading_paused); quotes already given keep their holds, and trades already started go on. Validated as the config file is (400 validation_failed, nothing changed); durable and logged before the answer; in force on every instance within a second.
+         */
+        patch: operations["changeDesk"];
+        trace?: never;
+    };
+    "/v1/desk/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause the whole desk (the kill switch)
+         * @description PATCH /v1/desk with {"paused": true}: no pair quotes or starts a settlement until resumed.
+         */
+        post: operations["pauseDesk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desk/pairs/{pair}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a pair
+         * @description PATCH /v1/desk/pairs/{pair} with {"paused": true}.
+         */
+        post: operations["pausePair"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desk/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lift the kill switch
+         * @description PATCH /v1/desk with {"paused": false}. Pairs paused on their own stay paused.
+         */
+        post: operations["resumeDesk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desk/pairs/{pair}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a pair
+         * @description PATCH /v1/desk/pairs/{pair} with {"paused": false}.
+         */
+        post: operations["resumePair"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desk/pairs/{pair}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a pair’s pause, spread, size limits or lifetimes
+         * @description Sets the pair’s fields, each the config file’s setting of that name (null: back to the file’s value), validated as the file is: the result must be a config the service would start with. New quotes and GET /v1/pairs reflect it at once; quotes already given keep their terms.
+         */
+        patch: operations["changePair"];
+        trace?: never;
+    };
+    "/v1/desk/hedging/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a hedged asset’s target, band or clips
+         * @description Sets the asset’s hedging fields (null: back to the config file’s value), validated as the file is; a band replaces a band_bps and the other way round. The hedger plans its next clip with them.
+         */
+        patch: operations["changeHedging"];
+        trace?: never;
+    };
+    "/v1/desk/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The change log, newest first
+         * @description Every change made to the desk’s settings, on any instance: who (the operator token’s name), when, the target and field, the value before and after, and the override it left. Page with `before`.
+         */
+        get: operations["listDeskChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/viz": {
         parameters: {
             query?: never;
@@ -676,7 +840,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -697,7 +861,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -759,7 +923,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -780,7 +944,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -801,7 +965,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -850,7 +1014,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -871,7 +1035,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -920,7 +1084,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -941,7 +1105,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -962,7 +1126,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1018,7 +1182,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1039,7 +1203,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1124,7 +1288,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1145,7 +1309,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1386,7 +1550,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1407,7 +1571,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1428,7 +1592,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1449,7 +1613,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1470,7 +1634,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1670,7 +1834,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1691,7 +1855,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1712,7 +1876,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1866,7 +2030,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1887,7 +2051,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1908,7 +2072,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1929,7 +2093,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1950,7 +2114,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2159,7 +2323,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2180,7 +2344,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2201,7 +2365,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2222,7 +2386,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2272,7 +2436,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2293,7 +2457,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2314,7 +2478,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2335,7 +2499,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2554,7 +2718,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2575,7 +2739,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2596,7 +2760,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2617,7 +2781,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2638,7 +2802,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2854,7 +3018,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2875,7 +3039,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2896,7 +3060,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2917,7 +3081,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2938,7 +3102,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2959,7 +3123,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3363,7 +3527,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3384,7 +3548,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3405,7 +3569,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3426,7 +3590,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3447,7 +3611,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3468,7 +3632,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3865,7 +4029,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3886,7 +4050,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3907,7 +4071,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3928,7 +4092,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3949,7 +4113,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4158,7 +4322,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4179,7 +4343,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4200,7 +4364,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4221,7 +4385,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4437,7 +4601,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4458,7 +4622,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4479,7 +4643,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4549,7 +4713,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4570,7 +4734,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4591,7 +4755,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4612,7 +4776,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4669,7 +4833,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4690,7 +4854,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4711,7 +4875,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4773,7 +4937,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4794,7 +4958,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4922,7 +5086,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4943,7 +5107,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4964,7 +5128,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5022,7 +5186,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5043,7 +5207,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5064,7 +5228,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5129,7 +5293,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5150,7 +5314,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5171,7 +5335,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5387,7 +5551,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5408,7 +5572,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5429,7 +5593,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5506,7 +5670,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5527,7 +5691,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5548,7 +5712,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5569,7 +5733,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5642,7 +5806,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5663,7 +5827,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5684,7 +5848,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5731,7 +5895,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5752,7 +5916,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5773,7 +5937,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5854,7 +6018,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5875,7 +6039,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5896,7 +6060,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6104,7 +6268,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6125,7 +6289,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6146,7 +6310,1553 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getDesk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the kill switch: every pair stopped */
+                        paused: boolean;
+                        sourcing_enabled: boolean;
+                        hedging_enabled: boolean | null;
+                        pairs: {
+                            /** @description SOL-USDC */
+                            pair: string;
+                            input_asset: string;
+                            output_asset: string;
+                            /** @description the pair’s own pause (the desk’s is `paused` above) */
+                            paused: boolean;
+                            base_spread_bps: number;
+                            /** @description display units */
+                            min_input: string;
+                            /** @description display units */
+                            max_input: string;
+                            /** @description the longest quote it gives */
+                            max_expiry_seconds: number;
+                            /** @description the maker HTLC expiry of its trades, from the maker lock */
+                            maker_timelock_seconds: number;
+                        }[];
+                        hedging: {
+                            asset: string;
+                            /** @description display units */
+                            target: string;
+                            /** @description display units (from band_bps when that is set) */
+                            band: string;
+                            band_bps: number | null;
+                            max_clip: string;
+                            min_clip: string;
+                        }[];
+                        /** @description what is set over the config file (the boot default), each with who set it and when */
+                        overrides: {
+                            /** @description desk, pair:SOL-USDC or hedging:SOL */
+                            target: string;
+                            field: string;
+                            value: boolean | number | string;
+                            /** @description the change that set it */
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token it was set with */
+                            actor: string;
+                        }[];
+                        /** @description the newest change this instance has applied */
+                        applied_seq: number;
+                        problem: string | null;
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    changeDesk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    paused?: boolean | null;
+                    sourcing_enabled?: boolean | null;
+                    hedging_enabled?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what the request changed (none when everything already was so) */
+                        changes: {
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token the change came with */
+                            actor: string;
+                            /**
+                             * Format: uuid
+                             * @description the instance’s run that made it
+                             */
+                            run_id: string;
+                            target: string;
+                            field: string;
+                            before: (boolean | number | string) | null;
+                            after: (boolean | number | string) | null;
+                            /** @description the override it left in force; null: none, the config file’s value applies */
+                            override: (boolean | number | string) | null;
+                        }[];
+                        /** DeskSettings */
+                        desk: {
+                            /** @description the kill switch: every pair stopped */
+                            paused: boolean;
+                            sourcing_enabled: boolean;
+                            hedging_enabled: boolean | null;
+                            pairs: {
+                                /** @description SOL-USDC */
+                                pair: string;
+                                input_asset: string;
+                                output_asset: string;
+                                /** @description the pair’s own pause (the desk’s is `paused` above) */
+                                paused: boolean;
+                                base_spread_bps: number;
+                                /** @description display units */
+                                min_input: string;
+                                /** @description display units */
+                                max_input: string;
+                                /** @description the longest quote it gives */
+                                max_expiry_seconds: number;
+                                /** @description the maker HTLC expiry of its trades, from the maker lock */
+                                maker_timelock_seconds: number;
+                            }[];
+                            hedging: {
+                                asset: string;
+                                /** @description display units */
+                                target: string;
+                                /** @description display units (from band_bps when that is set) */
+                                band: string;
+                                band_bps: number | null;
+                                max_clip: string;
+                                min_clip: string;
+                            }[];
+                            /** @description what is set over the config file (the boot default), each with who set it and when */
+                            overrides: {
+                                /** @description desk, pair:SOL-USDC or hedging:SOL */
+                                target: string;
+                                field: string;
+                                value: boolean | number | string;
+                                /** @description the change that set it */
+                                seq: number;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC
+                                 */
+                                at: string;
+                                /** @description the name of the operator token it was set with */
+                                actor: string;
+                            }[];
+                            /** @description the newest change this instance has applied */
+                            applied_seq: number;
+                            problem: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    pauseDesk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what the request changed (none when everything already was so) */
+                        changes: {
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token the change came with */
+                            actor: string;
+                            /**
+                             * Format: uuid
+                             * @description the instance’s run that made it
+                             */
+                            run_id: string;
+                            target: string;
+                            field: string;
+                            before: (boolean | number | string) | null;
+                            after: (boolean | number | string) | null;
+                            /** @description the override it left in force; null: none, the config file’s value applies */
+                            override: (boolean | number | string) | null;
+                        }[];
+                        /** DeskSettings */
+                        desk: {
+                            /** @description the kill switch: every pair stopped */
+                            paused: boolean;
+                            sourcing_enabled: boolean;
+                            hedging_enabled: boolean | null;
+                            pairs: {
+                                /** @description SOL-USDC */
+                                pair: string;
+                                input_asset: string;
+                                output_asset: string;
+                                /** @description the pair’s own pause (the desk’s is `paused` above) */
+                                paused: boolean;
+                                base_spread_bps: number;
+                                /** @description display units */
+                                min_input: string;
+                                /** @description display units */
+                                max_input: string;
+                                /** @description the longest quote it gives */
+                                max_expiry_seconds: number;
+                                /** @description the maker HTLC expiry of its trades, from the maker lock */
+                                maker_timelock_seconds: number;
+                            }[];
+                            hedging: {
+                                asset: string;
+                                /** @description display units */
+                                target: string;
+                                /** @description display units (from band_bps when that is set) */
+                                band: string;
+                                band_bps: number | null;
+                                max_clip: string;
+                                min_clip: string;
+                            }[];
+                            /** @description what is set over the config file (the boot default), each with who set it and when */
+                            overrides: {
+                                /** @description desk, pair:SOL-USDC or hedging:SOL */
+                                target: string;
+                                field: string;
+                                value: boolean | number | string;
+                                /** @description the change that set it */
+                                seq: number;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC
+                                 */
+                                at: string;
+                                /** @description the name of the operator token it was set with */
+                                actor: string;
+                            }[];
+                            /** @description the newest change this instance has applied */
+                            applied_seq: number;
+                            problem: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    pausePair: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a directed pair, its two symbols joined by a hyphen: SOL-USDC */
+                pair: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what the request changed (none when everything already was so) */
+                        changes: {
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token the change came with */
+                            actor: string;
+                            /**
+                             * Format: uuid
+                             * @description the instance’s run that made it
+                             */
+                            run_id: string;
+                            target: string;
+                            field: string;
+                            before: (boolean | number | string) | null;
+                            after: (boolean | number | string) | null;
+                            /** @description the override it left in force; null: none, the config file’s value applies */
+                            override: (boolean | number | string) | null;
+                        }[];
+                        /** DeskSettings */
+                        desk: {
+                            /** @description the kill switch: every pair stopped */
+                            paused: boolean;
+                            sourcing_enabled: boolean;
+                            hedging_enabled: boolean | null;
+                            pairs: {
+                                /** @description SOL-USDC */
+                                pair: string;
+                                input_asset: string;
+                                output_asset: string;
+                                /** @description the pair’s own pause (the desk’s is `paused` above) */
+                                paused: boolean;
+                                base_spread_bps: number;
+                                /** @description display units */
+                                min_input: string;
+                                /** @description display units */
+                                max_input: string;
+                                /** @description the longest quote it gives */
+                                max_expiry_seconds: number;
+                                /** @description the maker HTLC expiry of its trades, from the maker lock */
+                                maker_timelock_seconds: number;
+                            }[];
+                            hedging: {
+                                asset: string;
+                                /** @description display units */
+                                target: string;
+                                /** @description display units (from band_bps when that is set) */
+                                band: string;
+                                band_bps: number | null;
+                                max_clip: string;
+                                min_clip: string;
+                            }[];
+                            /** @description what is set over the config file (the boot default), each with who set it and when */
+                            overrides: {
+                                /** @description desk, pair:SOL-USDC or hedging:SOL */
+                                target: string;
+                                field: string;
+                                value: boolean | number | string;
+                                /** @description the change that set it */
+                                seq: number;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC
+                                 */
+                                at: string;
+                                /** @description the name of the operator token it was set with */
+                                actor: string;
+                            }[];
+                            /** @description the newest change this instance has applied */
+                            applied_seq: number;
+                            problem: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resumeDesk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what the request changed (none when everything already was so) */
+                        changes: {
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token the change came with */
+                            actor: string;
+                            /**
+                             * Format: uuid
+                             * @description the instance’s run that made it
+                             */
+                            run_id: string;
+                            target: string;
+                            field: string;
+                            before: (boolean | number | string) | null;
+                            after: (boolean | number | string) | null;
+                            /** @description the override it left in force; null: none, the config file’s value applies */
+                            override: (boolean | number | string) | null;
+                        }[];
+                        /** DeskSettings */
+                        desk: {
+                            /** @description the kill switch: every pair stopped */
+                            paused: boolean;
+                            sourcing_enabled: boolean;
+                            hedging_enabled: boolean | null;
+                            pairs: {
+                                /** @description SOL-USDC */
+                                pair: string;
+                                input_asset: string;
+                                output_asset: string;
+                                /** @description the pair’s own pause (the desk’s is `paused` above) */
+                                paused: boolean;
+                                base_spread_bps: number;
+                                /** @description display units */
+                                min_input: string;
+                                /** @description display units */
+                                max_input: string;
+                                /** @description the longest quote it gives */
+                                max_expiry_seconds: number;
+                                /** @description the maker HTLC expiry of its trades, from the maker lock */
+                                maker_timelock_seconds: number;
+                            }[];
+                            hedging: {
+                                asset: string;
+                                /** @description display units */
+                                target: string;
+                                /** @description display units (from band_bps when that is set) */
+                                band: string;
+                                band_bps: number | null;
+                                max_clip: string;
+                                min_clip: string;
+                            }[];
+                            /** @description what is set over the config file (the boot default), each with who set it and when */
+                            overrides: {
+                                /** @description desk, pair:SOL-USDC or hedging:SOL */
+                                target: string;
+                                field: string;
+                                value: boolean | number | string;
+                                /** @description the change that set it */
+                                seq: number;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC
+                                 */
+                                at: string;
+                                /** @description the name of the operator token it was set with */
+                                actor: string;
+                            }[];
+                            /** @description the newest change this instance has applied */
+                            applied_seq: number;
+                            problem: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resumePair: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a directed pair, its two symbols joined by a hyphen: SOL-USDC */
+                pair: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what the request changed (none when everything already was so) */
+                        changes: {
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token the change came with */
+                            actor: string;
+                            /**
+                             * Format: uuid
+                             * @description the instance’s run that made it
+                             */
+                            run_id: string;
+                            target: string;
+                            field: string;
+                            before: (boolean | number | string) | null;
+                            after: (boolean | number | string) | null;
+                            /** @description the override it left in force; null: none, the config file’s value applies */
+                            override: (boolean | number | string) | null;
+                        }[];
+                        /** DeskSettings */
+                        desk: {
+                            /** @description the kill switch: every pair stopped */
+                            paused: boolean;
+                            sourcing_enabled: boolean;
+                            hedging_enabled: boolean | null;
+                            pairs: {
+                                /** @description SOL-USDC */
+                                pair: string;
+                                input_asset: string;
+                                output_asset: string;
+                                /** @description the pair’s own pause (the desk’s is `paused` above) */
+                                paused: boolean;
+                                base_spread_bps: number;
+                                /** @description display units */
+                                min_input: string;
+                                /** @description display units */
+                                max_input: string;
+                                /** @description the longest quote it gives */
+                                max_expiry_seconds: number;
+                                /** @description the maker HTLC expiry of its trades, from the maker lock */
+                                maker_timelock_seconds: number;
+                            }[];
+                            hedging: {
+                                asset: string;
+                                /** @description display units */
+                                target: string;
+                                /** @description display units (from band_bps when that is set) */
+                                band: string;
+                                band_bps: number | null;
+                                max_clip: string;
+                                min_clip: string;
+                            }[];
+                            /** @description what is set over the config file (the boot default), each with who set it and when */
+                            overrides: {
+                                /** @description desk, pair:SOL-USDC or hedging:SOL */
+                                target: string;
+                                field: string;
+                                value: boolean | number | string;
+                                /** @description the change that set it */
+                                seq: number;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC
+                                 */
+                                at: string;
+                                /** @description the name of the operator token it was set with */
+                                actor: string;
+                            }[];
+                            /** @description the newest change this instance has applied */
+                            applied_seq: number;
+                            problem: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    changePair: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a directed pair, its two symbols joined by a hyphen: SOL-USDC */
+                pair: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    paused?: boolean | null;
+                    base_spread_bps?: number | null;
+                    min_input?: string | null;
+                    max_input?: string | null;
+                    max_expiry_seconds?: number | null;
+                    maker_timelock_seconds?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what the request changed (none when everything already was so) */
+                        changes: {
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token the change came with */
+                            actor: string;
+                            /**
+                             * Format: uuid
+                             * @description the instance’s run that made it
+                             */
+                            run_id: string;
+                            target: string;
+                            field: string;
+                            before: (boolean | number | string) | null;
+                            after: (boolean | number | string) | null;
+                            /** @description the override it left in force; null: none, the config file’s value applies */
+                            override: (boolean | number | string) | null;
+                        }[];
+                        /** DeskSettings */
+                        desk: {
+                            /** @description the kill switch: every pair stopped */
+                            paused: boolean;
+                            sourcing_enabled: boolean;
+                            hedging_enabled: boolean | null;
+                            pairs: {
+                                /** @description SOL-USDC */
+                                pair: string;
+                                input_asset: string;
+                                output_asset: string;
+                                /** @description the pair’s own pause (the desk’s is `paused` above) */
+                                paused: boolean;
+                                base_spread_bps: number;
+                                /** @description display units */
+                                min_input: string;
+                                /** @description display units */
+                                max_input: string;
+                                /** @description the longest quote it gives */
+                                max_expiry_seconds: number;
+                                /** @description the maker HTLC expiry of its trades, from the maker lock */
+                                maker_timelock_seconds: number;
+                            }[];
+                            hedging: {
+                                asset: string;
+                                /** @description display units */
+                                target: string;
+                                /** @description display units (from band_bps when that is set) */
+                                band: string;
+                                band_bps: number | null;
+                                max_clip: string;
+                                min_clip: string;
+                            }[];
+                            /** @description what is set over the config file (the boot default), each with who set it and when */
+                            overrides: {
+                                /** @description desk, pair:SOL-USDC or hedging:SOL */
+                                target: string;
+                                field: string;
+                                value: boolean | number | string;
+                                /** @description the change that set it */
+                                seq: number;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC
+                                 */
+                                at: string;
+                                /** @description the name of the operator token it was set with */
+                                actor: string;
+                            }[];
+                            /** @description the newest change this instance has applied */
+                            applied_seq: number;
+                            problem: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    changeHedging: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a hedged asset’s symbol */
+                asset: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    target?: string | null;
+                    band?: string | null;
+                    band_bps?: number | null;
+                    max_clip?: string | null;
+                    min_clip?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what the request changed (none when everything already was so) */
+                        changes: {
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token the change came with */
+                            actor: string;
+                            /**
+                             * Format: uuid
+                             * @description the instance’s run that made it
+                             */
+                            run_id: string;
+                            target: string;
+                            field: string;
+                            before: (boolean | number | string) | null;
+                            after: (boolean | number | string) | null;
+                            /** @description the override it left in force; null: none, the config file’s value applies */
+                            override: (boolean | number | string) | null;
+                        }[];
+                        /** DeskSettings */
+                        desk: {
+                            /** @description the kill switch: every pair stopped */
+                            paused: boolean;
+                            sourcing_enabled: boolean;
+                            hedging_enabled: boolean | null;
+                            pairs: {
+                                /** @description SOL-USDC */
+                                pair: string;
+                                input_asset: string;
+                                output_asset: string;
+                                /** @description the pair’s own pause (the desk’s is `paused` above) */
+                                paused: boolean;
+                                base_spread_bps: number;
+                                /** @description display units */
+                                min_input: string;
+                                /** @description display units */
+                                max_input: string;
+                                /** @description the longest quote it gives */
+                                max_expiry_seconds: number;
+                                /** @description the maker HTLC expiry of its trades, from the maker lock */
+                                maker_timelock_seconds: number;
+                            }[];
+                            hedging: {
+                                asset: string;
+                                /** @description display units */
+                                target: string;
+                                /** @description display units (from band_bps when that is set) */
+                                band: string;
+                                band_bps: number | null;
+                                max_clip: string;
+                                min_clip: string;
+                            }[];
+                            /** @description what is set over the config file (the boot default), each with who set it and when */
+                            overrides: {
+                                /** @description desk, pair:SOL-USDC or hedging:SOL */
+                                target: string;
+                                field: string;
+                                value: boolean | number | string;
+                                /** @description the change that set it */
+                                seq: number;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC
+                                 */
+                                at: string;
+                                /** @description the name of the operator token it was set with */
+                                actor: string;
+                            }[];
+                            /** @description the newest change this instance has applied */
+                            applied_seq: number;
+                            problem: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listDeskChanges: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description changes before this seq (the next page) */
+                before?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description newest first */
+                        changes: {
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token the change came with */
+                            actor: string;
+                            /**
+                             * Format: uuid
+                             * @description the instance’s run that made it
+                             */
+                            run_id: string;
+                            target: string;
+                            field: string;
+                            before: (boolean | number | string) | null;
+                            after: (boolean | number | string) | null;
+                            /** @description the override it left in force; null: none, the config file’s value applies */
+                            override: (boolean | number | string) | null;
+                        }[];
+                        next_before: number | null;
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6192,7 +7902,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6213,7 +7923,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6234,7 +7944,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6275,7 +7985,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6296,7 +8006,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6317,7 +8027,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
+                            code: "invalid_json" | "validation_failed" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
