@@ -94,7 +94,7 @@ function requestOf(
         if (fieldKind === undefined) {
           throw new UsageError(`${field} is not a field of ${target}: ${Object.keys(fields).join(', ')}`);
         }
-        body[field] = valueOf(assignment.slice(at + 1), fieldKind, field);
+        body[field] = typedValue(assignment.slice(at + 1), fieldKind, field);
       }
       return { method: 'PATCH', path, body, print: 'changes' };
     }
@@ -130,7 +130,7 @@ function targetOf(text: string): { path: string; kind: 'desk' | 'pair' | 'hedgin
 }
 
 /** A value as its field's kind types it; "default" (or "null"): the config file's value again. */
-export function valueOf(text: string, kind: FieldKind, field: string): unknown {
+export function typedValue(text: string, kind: FieldKind, field: string): unknown {
   if (text === 'default' || text === 'null') return null;
   switch (kind) {
     case 'boolean': {
