@@ -18,7 +18,7 @@ import {
 import type { EmbeddedChain } from '../../src/chain/embedded/index.ts';
 import type { ChainPort, SignedMakerTransaction } from '../../src/chain/port.ts';
 import { type Step, signClip } from '../../src/hedging/clip.ts';
-import { dividePrices, type Price } from '../../src/money/index.ts';
+import { dividePrices, formatDecimal, type Price } from '../../src/money/index.ts';
 import { signSourcingSwap } from '../../src/runtime/sourcing.ts';
 import { SOL_MINT, USDC_MINT } from '../support/mints.ts';
 import { isSwapTransaction, Sandwicher, type SandwichResult } from '../support/sandwich.ts';
@@ -34,6 +34,8 @@ let service: TestService;
 let attacker: Sandwicher;
 /** The maker swaps the attacker goes after in the trade tests (each once), and how far past the minimum. */
 let attacks = 0;
+/** Maker swaps let through untouched before the attacks start. */
+let skips = 0;
 const attacked = new Set<string>();
 
 beforeAll(async () => {
@@ -61,6 +63,11 @@ beforeAll(async () => {
           ...chain,
           land: async (tx, commitment, timeoutMs) => {
             if (attacks === 0 || !isSwapTransaction(tx.transactionBase64) || attacked.has(tx.signature)) {
+              return chain.land(tx, commitment, timeoutMs);
+            }
+            attacked.add(tx.signature);
+            if (skips > 0) {
+              skips -= 1;
               return chain.land(tx, commitment, timeoutMs);
             }
             attacks -= 1;
@@ -120,8 +127,21 @@ describe('the extractable amount of a maker swap on a zero-fee pool', { shuffle:
   test('a sourcing swap: with the old minimum the sandwich takes most of the slippage limit; now at most the tolerance', async () => {
     const taker = new Taker(service.app);
     await taker.airdrop('USDC', '1000');
-    // The plan a real sourced quote carries: 1000 USDC asked of a maker holding 2 SOL.
-    const quote = await taker.quote('USDC', 'SOL', '1000');
+    // The plan a real sourced quote carries: 1000 USDC asked of a maker holding 2 SOL. Never settled, it lapses
+    // at once, so its hold does not count against the trades below.
+    const quote = (
+      await service.app.inject({
+        method: 'POST',
+        url: '/v1/rfq',
+        payload: {
+          input_asset: 'USDC',
+          output_asset: 'SOL',
+          amount: '1000',
+          taker_wallet: taker.address,
+          expiry_seconds: 1,
+        },
+      })
+    ).json();
     expect(quote.risk_checks).toContain('sourcing');
     const plan = (await service.store.getQuote(quote.quote_id))?.sourcing;
     if (!plan) throw new Error('the quote sources part of its output');
@@ -273,5 +293,60 @@ describe('a sourced trade whose swap is pushed past its minimum', () => {
     ]);
     expect(swapsOf(released).map((s) => s.outcome)).toEqual(['failed', 'failed']);
     expect(released.ledger_summary.balanced).toBe(true);
+  });
+
+  test('a hedge pushed past its minimum fails on chain, and shows on the trade that triggered it as failed', {
+    timeout: 90_000,
+  }, async () => {
+    // Hedging switched on live, SOL's target set a SOL above the maker's balance with a narrow band: once the
+    // trade is redeemed the hedger buys SOL back (USDC → SOL, the side the attacker front-runs).
+    const balance = await service.chain.tokenBalance(service.chain.makerWallet, SOL);
+    const band = await service.app.inject({
+      method: 'PATCH',
+      url: '/v1/desk/hedging/SOL',
+      payload: { target: formatDecimal(balance + 1_000_000_000n, 9), band: '0.1', min_clip: '0.05' },
+    });
+    expect(band.statusCode, band.body).toBe(200);
+    const on = await service.app.inject({
+      method: 'PATCH',
+      url: '/v1/desk',
+      payload: { hedging_enabled: true },
+    });
+    expect(on.statusCode, on.body).toBe(200);
+    try {
+      const { taker, secret, tradeId, lock } = await sourcedTrade();
+      // The sourcing swap lands untouched; the hedge after the redeem is the one attacked.
+      skips = 1;
+      attacks = 1;
+      expect((await taker.lock(tradeId, lock)).statusCode).toBe(202);
+      await taker.waitFor(tradeId, (t) => t.next_action?.type === 'redeem', 30_000);
+      expect(
+        (await taker.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage })).statusCode,
+      ).toBe(202);
+      const done = await taker.waitFor(
+        tradeId,
+        (t) => t.settlement_status === 'redeemed' && swapsOf(t).length === 2,
+        30_000,
+      );
+      expect(attacks).toBe(0);
+      const [sourcing, hedge] = swapsOf(done);
+      expect(sourcing.outcome).toBe('succeeded');
+      expect(hedge.outcome).toBe('failed');
+      expect(done.tx_signature_kinds.at(-1)).toEqual(hedge);
+      const [record] = await service.store.hedgesOfTrades([tradeId]);
+      expect(record).toMatchObject({ side: 'buy', status: 'failed', signature: hedge.signature });
+      expect(record?.error).toMatch(/Custom\(6022\)/);
+      const { entries } = (await service.app.inject(`/v1/runtime/ledger?trade_id=${tradeId}`)).json();
+      expect(
+        (entries as Json[]).some((e) => e.signature === hedge.signature && e.movement === 'network_fee'),
+      ).toBe(true);
+    } finally {
+      await service.app.inject({ method: 'PATCH', url: '/v1/desk', payload: { hedging_enabled: null } });
+      await service.app.inject({
+        method: 'PATCH',
+        url: '/v1/desk/hedging/SOL',
+        payload: { target: null, band: null, min_clip: null },
+      });
+    }
   });
 });
