@@ -288,7 +288,12 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     await hedger.start();
     const live = hedger;
     control.onChange((settings) => {
-      if (settings.config.hedging) void live.setConfig(settings.config.hedging);
+      if (!settings.config.hedging) return;
+      live
+        .setConfig(settings.config.hedging)
+        .catch((error: unknown) =>
+          log.warn({ err: (error as Error).message }, 'the hedger could not take the new settings'),
+        );
     });
   }
   await control.start();
