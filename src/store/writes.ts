@@ -44,7 +44,12 @@ export type StoreWrite =
    * override it leaves set (or removed, when null) — all or nothing. PostgreSQL notifies the other instances
    * with the commit (watchDesk).
    */
-  | { kind: 'changeDesk'; changes: NewDeskChange[] };
+  | { kind: 'changeDesk'; changes: NewDeskChange[] }
+  /**
+   * A write that changes nothing anyone reads (the run's row of store_probes): while the disk is full, the
+   * storage watch (storage-full.ts) asks with it whether the store takes writes again.
+   */
+  | { kind: 'probe'; runId: string; at: string };
 
 /** How each write of a committed batch went: a write that threw rolled back to its savepoint alone. */
 export type WriteOutcome = { ok: true } | { ok: false; message: string; conflict?: Conflict };

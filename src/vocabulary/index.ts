@@ -76,3 +76,4 @@ export {
   preimageFromBytes,
   sameHash32,
 } from './hash.ts';
+export { isSubstate, publicSubstate, SUBSTATES, type Substate } from './substates.ts';

@@ -18,6 +18,7 @@ import { currentSecond, holdReservation, ReservationDeltas } from '../reservatio
 import { holdFromRow, priceText, type TradeRow } from '../rows.ts';
 import { StoreConflict, type StoreWrite, type WriteOutcome } from '../writes.ts';
 import { changeDesk } from './desk.ts';
+import { postgresNoSpace } from './no-space.ts';
 import { DESK_CHANNEL, EVENTS_CHANNEL, eventsNotices, tradesWithEvents } from './notifications.ts';
 import { EVENT_LOG_LOCK, liveRow, runStatement, type Statement } from './sql.ts';
 
@@ -49,6 +50,7 @@ function fencedRuns(write: StoreWrite): string[] {
     case 'insertQuote':
     case 'appendLedger':
     case 'changeDesk':
+    case 'probe':
       return [];
   }
 }
@@ -97,7 +99,8 @@ export class BatchCommit {
     } catch (error) {
       failed = true;
       await client.query('ROLLBACK').catch(() => {});
-      throw error;
+      // A full disk fails the whole batch, whichever statement met it (see attempt).
+      throw postgresNoSpace(error) ?? error;
     } finally {
       // A destroyed client may still report its end: leave it the listener.
       if (!failed) client.off('error', onError);
@@ -148,6 +151,8 @@ export class BatchCommit {
         if (write.kind === 'changeDesk') deskChanged = true;
         used = true;
       } catch (error) {
+        // A full disk is no write's own failure: the others would meet it too, or take space one needs.
+        if (postgresNoSpace(error)) throw error;
         if (!savepoints) {
           await client.query('ROLLBACK');
           return null;
@@ -254,6 +259,9 @@ export class BatchCommit {
         }
         return;
       }
+      case 'probe':
+        await this.query('probe', [write.runId, write.at], client);
+        return;
       case 'insertHedge':
         return this.insertHedge(client, write.hedge);
       case 'updateHedge':

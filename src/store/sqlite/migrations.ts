@@ -177,6 +177,8 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // A quote that sources part of its output just in time keeps its plan (JSON of SourcingPlan; NULL: none).
   `ALTER TABLE quotes ADD COLUMN sourcing TEXT;`,
+  // Each run's latest probe of whether the store takes writes (only while its disk is full: storage-full.ts).
+  `CREATE TABLE store_probes (run_id TEXT PRIMARY KEY, at TEXT NOT NULL);`,
   // The desk's live settings (src/control/): every change an operator made, in order, and the overrides in
   // force over the config file, one per (target, field), each naming the change that set it. Values are JSON.
   `
