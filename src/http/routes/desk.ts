@@ -75,7 +75,8 @@ export const renderDesk = (view: ControlView): Static<typeof DeskViewSchema> => 
   problem: view.problem,
 });
 
-const CHANGE_ERRORS = errorResponses('unauthorized', 'pair_not_found', 'asset_not_found');
+// A change the store cannot write for a full disk answers storage_full (503), nothing changed.
+const CHANGE_ERRORS = errorResponses('unauthorized', 'pair_not_found', 'asset_not_found', 'storage_full');
 
 export const deskRoutes: FastifyPluginAsyncTypebox<DeskRoutesOptions> = async (app, opts) => {
   const { control, operator } = opts;

@@ -6688,6 +6688,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description Every error body: the interface’s error envelope. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
         };
     };
     pauseDesk: {
@@ -6849,6 +6870,27 @@ export interface operations {
             };
             /** @description Every error body: the interface’s error envelope. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7051,6 +7093,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description Every error body: the interface’s error envelope. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
         };
     };
     resumeDesk: {
@@ -7212,6 +7275,27 @@ export interface operations {
             };
             /** @description Every error body: the interface’s error envelope. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7395,6 +7479,27 @@ export interface operations {
             };
             /** @description Every error body: the interface’s error envelope. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7608,6 +7713,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description Every error body: the interface’s error envelope. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
         };
     };
     changeHedging: {
@@ -7782,6 +7908,27 @@ export interface operations {
             };
             /** @description Every error body: the interface’s error envelope. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
