@@ -88,7 +88,10 @@ export const locking = tradeSetup.createStateConfig({
       src: 'signSourcing',
       input: ({ context }) => {
         if (context.sourcing === null) throw new Error('signingSourcing without a sourcing plan');
-        return { tradeId: context.tradeId, ...context.sourcing };
+        const failedSwaps = context.signatures
+          .filter((s) => s.kind === 'aggregator_swap' && s.outcome === 'failed')
+          .map((s) => s.signature);
+        return { tradeId: context.tradeId, ...context.sourcing, failedSwaps };
       },
       onDone: [
         {
@@ -125,9 +128,19 @@ export const locking = tradeSetup.createStateConfig({
           actions: 'markSourcingLapsed',
         },
         {
-          // Refused on chain (its minimum out not met), or lapsed too late to lock after: release.
+          // Failed on chain for its minimum out, the first time: quoted once more within the window.
+          guard: { type: 'sourcingMayRequote', params: effectOutput },
+          target: 'signingSourcing',
+          actions: ['markSourcingLapsed', { type: 'recordFailedSourcing', params: effectOutput }],
+        },
+        {
+          // Refused on chain again (or for another reason), or lapsed too late to lock after: release.
           target: '#trade.initiated.unwinding.releasingTaker',
-          actions: ['markSourcingLapsed', { type: 'recordFailure', params: { reason: 'sourcing_failed' } }],
+          actions: [
+            'markSourcingLapsed',
+            { type: 'recordFailedSourcing', params: effectOutput },
+            { type: 'recordFailure', params: { reason: 'sourcing_failed' } },
+          ],
         },
       ],
     }),

@@ -59,6 +59,12 @@ function describeFailure(error: unknown): { message: string; at: number } {
  * A movement's signature added to the list (once); nothing when there is none (an effect that found its
  * escrow never funded).
  */
+/** A failed swap of the maker's, appended once. */
+const withFailedSwap = (signatures: readonly TradeSignature[], signature: string): TradeSignature[] =>
+  signatures.some((s) => s.signature === signature)
+    ? [...signatures]
+    : [...signatures, { kind: 'aggregator_swap', signature, outcome: 'failed' }];
+
 const signed = (
   context: TradeContext,
   kind: TradeSignature['kind'],
@@ -146,6 +152,16 @@ export const tradeSetup = setup({
      */
     sourcingMaySignAgain: ({ context }, params: SendSourcingOutput) =>
       !params.landed && params.expired && leavesMinRedeemWindow(context, params.now),
+    /**
+     * The sourcing swap landed and failed for its minimum out (the route moved, or was moved against it),
+     * no swap of the trade failed before, and a swap quoted afresh would still leave time for a maker lock
+     * that leaves the taker its redeem window: quote it once more.
+     */
+    sourcingMayRequote: ({ context }, params: SendSourcingOutput) =>
+      !params.landed &&
+      params.failed?.slippage === true &&
+      !context.signatures.some((s) => s.kind === 'aggregator_swap' && s.outcome === 'failed') &&
+      leavesMinRedeemWindow(context, params.now),
     /** The trade re-priced now is within tolerance of its quote (or no re-pricing applies). */
     priceHolds: ({ context }) => context.assessment !== null && (context.assessment.price?.holds ?? true),
     priceMoved: ({ context }) => context.assessment?.price?.reason === 'price_moved',
@@ -273,6 +289,12 @@ export const tradeSetup = setup({
     markSourcingLapsed: assign(({ context }) => ({
       sourcingIntent: context.sourcingIntent && { ...context.sourcingIntent, lapsed: true },
     })),
+    /** A sourcing swap that landed and failed shows among the trade's signatures, as failed. */
+    recordFailedSourcing: assign(({ context }, params: SendSourcingOutput) =>
+      !params.landed && params.failed !== undefined
+        ? { signatures: withFailedSwap(context.signatures, params.failed.signature) }
+        : {},
+    ),
     recordSourced: assign(({ context }, params: SendSourcingOutput) =>
       params.landed
         ? {

@@ -65,6 +65,8 @@ export interface SourcingIntent {
 export interface TradeSignature {
   kind: TradeSignatureKind;
   signature: string;
+  /** Set on a swap of the maker's that landed and failed (only its fee moved); absent: it succeeded. */
+  outcome?: 'failed';
 }
 
 /** A taker lock as read from the taker escrow account on chain. */
@@ -359,6 +361,8 @@ export interface BroadcastTakerLockOutput {
 
 export interface SignSourcingInput extends SourcingPlan {
   tradeId: string;
+  /** Sourcing swaps of the trade that landed and failed: a swap signed again must not be one of them. */
+  failedSwaps?: string[];
 }
 export type SignSourcingOutput =
   | { ok: true; signature: string; lastValidBlockHeight: number; transactionBase64: string }
@@ -369,10 +373,18 @@ export interface SendSourcingInput {
   plan: SourcingPlan;
   intent: SourcingIntent;
 }
-/** Landed (with what it sold and bought), or not: expired unseen (may be signed afresh), or refused. */
+/**
+ * Landed (with what it sold and bought), or not: expired unseen (may be signed afresh), or refused. `failed`:
+ * it landed and failed on chain (its fee paid), and whether for its minimum out — quoted once more then.
+ */
 export type SendSourcingOutput =
   | { landed: true; signature: string; soldRaw: string; boughtRaw: string }
-  | { landed: false; expired: boolean; now: ChainTime };
+  | {
+      landed: false;
+      expired: boolean;
+      now: ChainTime;
+      failed?: { signature: string; slippage: boolean };
+    };
 
 export interface CheckInventoryInput {
   tradeId: string;

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     );
   }
   const loaded = loadConfig(configPath);
-  if (!isLoopback(host) && loaded.http.operatorToken === null) {
+  if (!isLoopback(host) && loaded.http.operatorToken === null && loaded.http.operatorTokens.length === 0) {
     throw new ConfigError(
       'http.operator_token',
       `required when listening on a non-loopback address (HOST=${host})`,

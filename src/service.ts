@@ -20,6 +20,7 @@ import {
   type PythPublisherOptions,
 } from './chain/index.ts';
 import { type Config, type ConfigError, loadConfig } from './config/index.ts';
+import { ControlPlane } from './control/index.ts';
 import { Hedger, positions, readInventory } from './hedging/index.ts';
 import { buildHttpApp, type TypeBoxApp } from './http/app.ts';
 import { ServiceMetrics } from './metrics/index.ts';
@@ -109,6 +110,8 @@ export interface Service {
   readonly aggregator: AggregatorPort | null;
   /** Keeps inventory within its bands (config hedging); null without a hedging section or an aggregator. */
   readonly hedger: Hedger | null;
+  /** The desk's live settings (/v1/desk): the config's pairs, hedging and sourcing, changed by an operator. */
+  readonly control: ControlPlane;
   readonly runId: string;
   close(): Promise<void>;
 }
@@ -221,6 +224,15 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       }
     },
   );
+  // The desk's live settings: the config file is the boot default, the stored overrides win.
+  const control = await ControlPlane.open({
+    boot: config,
+    store,
+    durable,
+    runId,
+    log,
+    ...(options.nowMs ? { nowMs: options.nowMs } : {}),
+  });
   const quotes = await QuoteDesk.open({
     config,
     store,
@@ -228,6 +240,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     runId,
     prices,
     inventory,
+    live: control,
     ...(options.nowMs ? { nowMs: options.nowMs } : {}),
   });
 
@@ -237,14 +250,20 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       ? await openAggregator({ config: config.aggregator, chain: port, venue })
       : null;
   let hedger: Hedger | null = null;
-  // Just in time: an RFQ larger than the free inventory prices the rest from the aggregator's route.
-  if (aggregator && config.sourcing.enabled) {
-    quotes.setSourcing({
-      aggregator,
-      maxSlippageBps: config.sourcing.maxSlippageBps,
-      aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
-    });
-  }
+  // Just in time: an RFQ larger than the free inventory prices the rest from the aggregator's route, while
+  // sourcing is on (the operator switches it live).
+  const sourceQuotes = (enabled: boolean) =>
+    quotes.setSourcing(
+      aggregator && enabled
+        ? {
+            aggregator,
+            maxSlippageBps: config.sourcing.maxSlippageBps,
+            aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
+          }
+        : null,
+    );
+  sourceQuotes(control.current.config.sourcing.enabled);
+  control.onChange((settings) => sourceQuotes(settings.config.sourcing.enabled));
 
   const runtime = new TradeRuntime({
     store,
@@ -287,8 +306,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       return state?.status === 'fresh' ? (prices.latest(mint)?.usd ?? null) : null;
     };
     hedger = new Hedger({
-      config: config.hedging,
+      config: control.current.config.hedging ?? config.hedging,
       aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
+      routeToleranceBps: config.aggregator.routeToleranceBps,
       store,
       durable,
       chain: port,
@@ -306,14 +326,27 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       nowMs,
     });
     await hedger.start();
+    const live = hedger;
+    control.onChange((settings) => {
+      if (!settings.config.hedging) return;
+      live
+        .setConfig(settings.config.hedging)
+        .catch((error: unknown) =>
+          log.warn({ err: (error as Error).message }, 'the hedger could not take the new settings'),
+        );
+    });
   }
+  await control.start();
   const reservedNow = (mint: string) => {
     quotes.reservations.expire(nowMs());
     return quotes.reservations.reserved(mint);
   };
   const inventorySources = {
     assets: config.assets,
-    hedging: config.hedging,
+    // The bands in force: the operator changes them live.
+    get hedging() {
+      return control.current.config.hedging;
+    },
     hedger,
     store,
     balance: (mint: string) => inventory.balance(mint),
@@ -359,6 +392,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     minFeeLamports: MIN_FEE_BALANCE_LAMPORTS,
     prices: () => feedStates(config, prices, nowMs()),
     inventory: () => positions(inventorySources),
+    desk: () => ({
+      paused: control.current.paused,
+      pausedPairs: control.livePairs().filter((pair) => pair.paused).length,
+    }),
     storageFull: () => storage.full,
   });
 
@@ -378,6 +415,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       metrics,
       makerWallet: chain.makerWallet.toBase58(),
       inventory: () => readInventory(inventorySources),
+      control,
     },
     { logger: options.logger ?? false },
   );
@@ -395,6 +433,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     runtime,
     aggregator,
     hedger,
+    control,
     runId,
     async close() {
       if (closed) return;
@@ -404,6 +443,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       await app.close();
       prices.stop?.();
       inventory.stop();
+      await control.stop();
       await hedger?.stop();
       await runtime.stop();
       storage.stop();

@@ -2,7 +2,8 @@
 // limits: nothing is signed unless the quote is the one asked for and no worse than the live mid allows,
 // and every instruction is one the maker means to sign — compute budget within its fee cap, creation (and
 // sync) of the maker's own token accounts, and one swap by an allowed program that moves exactly the
-// quote's amounts between the maker's own accounts. Anything else, anywhere, is refused.
+// quote's amounts between the maker's own accounts, through pools the config trusts. Anything else,
+// anywhere, is refused.
 
 import type { Instruction, QuoteResponse, SwapInstructionsResponse } from '@jup-ag/api';
 import { PublicKey, TransactionInstruction } from '@solana/web3.js';
@@ -107,6 +108,8 @@ export interface InstructionLimits {
   maker: PublicKey;
   allowedPrograms: readonly string[];
   maxPriorityFeeLamports: bigint;
+  /** The pools a swap may route through (base58); null: not pinned (none configured). */
+  trustedPools: ReadonlySet<string> | null;
 }
 
 /**
@@ -234,6 +237,8 @@ interface SwapView {
   inAmount: bigint;
   /** The least it pays, as the program will enforce it. */
   minOut: bigint;
+  /** The pool account it names, where the instruction says which it is (the embedded AMM's); else null. */
+  pool: string | null;
 }
 
 const JUPITER_ROUTE = Buffer.from([229, 23, 203, 151, 122, 227, 173, 42]);
@@ -255,6 +260,7 @@ export function swapOf(ix: Instruction): SwapView | null {
       destination: keys[5],
       inAmount: data.readBigUInt64LE(1),
       minOut: data.readBigUInt64LE(9),
+      pool: keys[1] ?? null,
     };
   }
   if (ix.programId === JUPITER_V6_PROGRAM_ID && data.length >= 8 + 4 + 19) {
@@ -278,6 +284,8 @@ export function swapOf(ix: Instruction): SwapView | null {
         destination: keys[destination],
         inAmount: tail.readBigUInt64LE(0),
         minOut: minimumOut(quoted, slippage),
+        // A route's pools are among its remaining accounts, unlabelled: checkPools finds them by the quote's.
+        pool: null,
       };
     };
     const discriminator = data.subarray(0, 8);
@@ -307,5 +315,29 @@ function checkSwap(ix: Instruction, quote: AggregatorQuote, limits: InstructionL
     fail('swap_mismatch', `the swap takes ${s.inAmount}, the quote ${quote.inAmount}`);
   if (s.minOut < quote.minOut) {
     fail('swap_mismatch', `the swap would accept ${s.minOut} out, below the quote's minimum ${quote.minOut}`);
+  }
+  if (limits.trustedPools !== null) checkPools(ix, s, quote, limits.trustedPools);
+}
+
+/**
+ * Every pool the quote routes through is one the config trusts, and the swap instruction names each of them
+ * (so it trades where it was quoted); where the instruction says which account is its pool (the embedded
+ * AMM's), that one is the quote's single pool. A route through a pool of someone else's making — the same
+ * program, other reserves — is refused before anything is signed.
+ */
+function checkPools(ix: Instruction, swap: SwapView, quote: AggregatorQuote, trusted: ReadonlySet<string>) {
+  for (const { ammKey } of quote.route) {
+    if (!trusted.has(ammKey))
+      fail('pool_not_trusted', `the route goes through ${ammKey}, not a trusted pool`);
+  }
+  if (swap.pool !== null && !trusted.has(swap.pool)) {
+    fail('pool_not_trusted', `the swap trades in ${swap.pool}, not a trusted pool`);
+  }
+  const named = new Set(ix.accounts.map((a) => a.pubkey));
+  for (const { ammKey } of quote.route) {
+    if (!named.has(ammKey)) fail('swap_mismatch', `the swap does not name the quoted pool ${ammKey}`);
+  }
+  if (swap.pool !== null && (quote.route.length !== 1 || quote.route[0]?.ammKey !== swap.pool)) {
+    fail('swap_mismatch', `the swap trades in ${swap.pool}, not the quote's pool`);
   }
 }

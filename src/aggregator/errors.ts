@@ -16,6 +16,8 @@ export const AGGREGATOR_ERROR_CODES = {
   program_not_allowed: 'the swap instruction calls a program outside aggregator.allowed_programs',
   priority_fee_too_high:
     'the compute-budget instructions would cost more than aggregator.max_priority_fee_lamports',
+  pool_not_trusted:
+    'the route or the swap instruction names a pool outside the trusted ones (aggregator.trusted_pools, the embedded venue’s)',
   swap_mismatch:
     "the swap instruction does not swap the quote's amounts between the maker's own token accounts",
 } as const;

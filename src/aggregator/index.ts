@@ -2,6 +2,8 @@
 // v1 — Jupiter itself on a real cluster, the embedded venue's API on the embedded chain — quoted against the
 // live mid, checked instruction by instruction, and signed by the maker alone (src/aggregator/checks.ts).
 
+import type { PublicKey } from '@solana/web3.js';
+import { keyBase58 } from '../chain/keys.ts';
 import type { ChainPort } from '../chain/port.ts';
 import type { AggregatorConfig } from '../config/index.ts';
 import type { Price } from '../money/price.ts';
@@ -19,7 +21,14 @@ export {
 export { JupiterAggregator, type JupiterAggregatorOptions } from './jupiter.ts';
 export { type SwapOutcome, swapOutcome } from './outcome.ts';
 export type { AggregatorPort, AggregatorQuote, SignedSwap, SwapQuoteRequest } from './port.ts';
-export { routeSlippageBps, type Slippage, slippageFloor, slippageOf } from './slippage.ts';
+export {
+  failedForSlippage,
+  routeSlippageBps,
+  type Slippage,
+  slippageFloor,
+  slippageOf,
+  swapMinimum,
+} from './slippage.ts';
 export { landSwap, readSwapOutcome, type SwapLanding, type SwapMints, swapLedger } from './swap.ts';
 
 /**
@@ -37,12 +46,12 @@ export function rawMid(mid: Price, inputDecimals: number, outputDecimals: number
  * The port the config asks for. The base URL is the configured one, or — when none is configured, on an
  * embedded chain — the embedded venue's own API server (`venue.serve()`): real HTTP through the official
  * client either way. `chain` signs for the maker (the service's metered port); `venue` is the embedded
- * chain's venue, when there is one.
+ * chain's venue, when there is one: its pools are trusted beside aggregator.trusted_pools.
  */
 export async function openAggregator(a: {
   config: AggregatorConfig;
   chain: Pick<ChainPort, 'makerWallet' | 'signMakerInstructions'>;
-  venue?: { serve(): Promise<string> } | null;
+  venue?: { serve(): Promise<string>; readonly pools: readonly { pool: PublicKey }[] } | null;
   env?: NodeJS.ProcessEnv;
 }): Promise<AggregatorPort> {
   const { config } = a;
@@ -66,7 +75,17 @@ export async function openAggregator(a: {
     maxSlippageBps: config.maxSlippageBps,
     maxPriorityFeeLamports: config.maxPriorityFeeLamports,
     allowedPrograms: config.allowedPrograms,
+    trustedPools: trustedPools(config, a.venue ?? null),
     timeoutMs: config.timeoutMs,
     chain: a.chain,
   });
+}
+
+/** The pools a route may name: the configured ones and the embedded venue's; null when there are neither. */
+export function trustedPools(
+  config: Pick<AggregatorConfig, 'trustedPools'>,
+  venue: { readonly pools: readonly { pool: PublicKey }[] } | null,
+): string[] | null {
+  if (config.trustedPools === null && venue === null) return null;
+  return [...(config.trustedPools ?? []), ...(venue?.pools ?? []).map((p) => keyBase58(p.pool))];
 }

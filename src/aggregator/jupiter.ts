@@ -18,6 +18,8 @@ export interface JupiterAggregatorOptions {
   maxSlippageBps: number;
   maxPriorityFeeLamports: bigint;
   allowedPrograms: readonly string[];
+  /** The pools a route may name (base58); null or absent: not pinned. */
+  trustedPools?: readonly string[] | null;
   timeoutMs: number;
   /** Signs for the maker, and reads lookup tables (the chain port). */
   chain: Pick<ChainPort, 'makerWallet' | 'signMakerInstructions'>;
@@ -32,6 +34,7 @@ export class JupiterAggregator implements AggregatorPort {
   readonly baseUrl: string;
   private readonly api: SwapApi;
   private readonly maker: PublicKey;
+  private readonly trustedPools: ReadonlySet<string> | null;
 
   constructor(private readonly options: JupiterAggregatorOptions) {
     for (const program of options.allowedPrograms) {
@@ -43,6 +46,7 @@ export class JupiterAggregator implements AggregatorPort {
     }
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.maker = options.chain.makerWallet;
+    this.trustedPools = options.trustedPools ? new Set(options.trustedPools) : null;
     this.api = new SwapApi(
       new Configuration({
         basePath: this.baseUrl,
@@ -107,6 +111,7 @@ export class JupiterAggregator implements AggregatorPort {
       maker: this.maker,
       allowedPrograms: this.options.allowedPrograms,
       maxPriorityFeeLamports: this.options.maxPriorityFeeLamports,
+      trustedPools: this.trustedPools,
     });
     const lookupTables = answer.addressLookupTableAddresses ?? [];
     const signed = await this.options.chain.signMakerInstructions({

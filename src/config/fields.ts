@@ -33,6 +33,22 @@ export function checkTrustProxy(value: boolean | readonly string[]): boolean | r
   return value;
 }
 
+/** Named operator tokens: each name and each token once, none the same as operator_token. */
+export function checkOperatorTokens(
+  single: string | null,
+  named: readonly { name: string; token: string }[],
+): { name: string; token: string }[] {
+  const names = new Set<string>(single === null ? [] : ['operator']);
+  const tokens = new Set<string>(single === null ? [] : [single]);
+  named.forEach(({ name, token }, i) => {
+    if (names.has(name)) throw new ConfigError(`http.operator_tokens[${i}].name`, `'${name}' is taken`);
+    if (tokens.has(token)) throw new ConfigError(`http.operator_tokens[${i}].token`, 'used twice');
+    names.add(name);
+    tokens.add(token);
+  });
+  return named.map(({ name, token }) => ({ name, token }));
+}
+
 export function checkAddress(address: string | null, field: string): string | null {
   if (address === null) return null;
   let bytes: Uint8Array;

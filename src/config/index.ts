@@ -7,7 +7,7 @@ import { parseAmount, parseUsd } from '../money/index.ts';
 import { rootPath } from '../paths.ts';
 import { type Asset, AssetRegistry, resolveAsset } from './assets.ts';
 import { resolveChain } from './chain.ts';
-import { ConfigError, checkTrustProxy, decimalPrice, pointerToField } from './fields.ts';
+import { ConfigError, checkOperatorTokens, checkTrustProxy, decimalPrice, pointerToField } from './fields.ts';
 import { OPTION_DEFAULTS, resolvePriceSource } from './prices.ts';
 import { type ConfigFile, ConfigFileSchema } from './schema.ts';
 import { resolveAggregator, resolveHedging, resolveSourcing, resolveVenue } from './swaps.ts';
@@ -17,7 +17,12 @@ import type { Config, Pair, ReferencePrice } from './types.ts';
 export { type Asset, AssetRegistry } from './assets.ts';
 export { ConfigError } from './fields.ts';
 export { OPTION_DEFAULTS } from './prices.ts';
-export { ConfigFileSchema } from './schema.ts';
+export {
+  type ConfigFile,
+  ConfigFileSchema,
+  HedgedAssetConfigSchema,
+  PairConfigSchema,
+} from './schema.ts';
 export { EMBEDDED_AMM_PROGRAM_ID, JUPITER_PUBLIC_BASE_URL, JUPITER_V6_PROGRAM_ID } from './swaps.ts';
 export { REAL_CLUSTER_FLOORS, RESERVATION_DEFAULTS } from './timing.ts';
 export type {
@@ -221,6 +226,7 @@ export function resolveConfig(raw: unknown): Config {
   const aggregator = resolveAggregator(file.aggregator, chain.kind);
 
   return {
+    file: structuredClone(file),
     assets,
     pairs,
     prices,
@@ -248,6 +254,7 @@ export function resolveConfig(raw: unknown): Config {
       rateLimitPerMinute: file.http.rate_limit_per_minute,
       bodyLimitBytes: file.http.body_limit_bytes,
       operatorToken: file.http.operator_token,
+      operatorTokens: checkOperatorTokens(file.http.operator_token, file.http.operator_tokens ?? []),
       trustProxy: checkTrustProxy(file.http.trust_proxy ?? false),
     },
   };

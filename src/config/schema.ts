@@ -96,6 +96,30 @@ export const PriceFeedConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** One hedged asset of hedging.assets: its target, band (band or band_bps) and clip sizes. */
+export const HedgedAssetConfigSchema = Type.Object(
+  {
+    target: { ...Decimal, description: 'the balance the hedger steers back to, display units' },
+    band: Type.Optional({
+      ...Decimal,
+      description: 'how far the balance may stray from the target before a hedge, display units',
+    }),
+    band_bps: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10_000,
+        description: 'the band as a share of the target instead (100 = 1%)',
+      }),
+    ),
+    max_clip: { ...Decimal, description: 'the largest single hedge swap, display units' },
+    min_clip: {
+      ...Decimal,
+      description: 'the smallest: a hedge never swaps less (at most the band)',
+    },
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigFileSchema = Type.Object(
   {
     $comment: Type.Optional(Type.String()),
@@ -478,6 +502,24 @@ export const ConfigFileSchema = Type.Object(
           timeout_ms: Type.Optional(
             Type.Integer({ minimum: 100, maximum: 60_000, description: 'per API request; default 10000' }),
           ),
+          route_tolerance_bps: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: 1000,
+              description:
+                "the least any maker swap (a hedge, a sourcing swap) accepts on chain: the route's quoted out " +
+                'less this, never below the Pyth floor (the mid less the max_slippage_bps that applies); at ' +
+                'most aggregator.max_slippage_bps; default 20',
+            }),
+          ),
+          trusted_pools: Type.Optional(
+            Type.Array(Base58Address, {
+              description:
+                'the pools (AMM accounts) a swap may route through; a route naming another is refused. The ' +
+                'embedded venue’s own pools are always trusted; without this list (and without an embedded ' +
+                'venue) the pools are not pinned',
+            }),
+          ),
         },
         { additionalProperties: false, description: 'where hedges and sourcing swaps are routed' },
       ),
@@ -553,35 +595,10 @@ export const ConfigFileSchema = Type.Object(
                 'embedded venue’s keeper) can bring the route back to the mid; default 2000',
             }),
           ),
-          assets: Type.Record(
-            Type.String({ pattern: '^[A-Za-z0-9]{1,12}$' }),
-            Type.Object(
-              {
-                target: { ...Decimal, description: 'the balance the hedger steers back to, display units' },
-                band: Type.Optional({
-                  ...Decimal,
-                  description: 'how far the balance may stray from the target before a hedge, display units',
-                }),
-                band_bps: Type.Optional(
-                  Type.Integer({
-                    minimum: 1,
-                    maximum: 10_000,
-                    description: 'the band as a share of the target instead (100 = 1%)',
-                  }),
-                ),
-                max_clip: { ...Decimal, description: 'the largest single hedge swap, display units' },
-                min_clip: {
-                  ...Decimal,
-                  description: 'the smallest: a hedge never swaps less (at most the band)',
-                },
-              },
-              { additionalProperties: false },
-            ),
-            {
-              description:
-                'per asset symbol: its target inventory, band (band or band_bps, one of them) and clip sizes',
-            },
-          ),
+          assets: Type.Record(Type.String({ pattern: '^[A-Za-z0-9]{1,12}$' }), HedgedAssetConfigSchema, {
+            description:
+              'per asset symbol: its target inventory, band (band or band_bps, one of them) and clip sizes',
+          }),
         },
         {
           additionalProperties: false,
@@ -602,6 +619,25 @@ export const ConfigFileSchema = Type.Object(
         rate_limit_per_minute: Type.Integer({ minimum: 1 }),
         body_limit_bytes: Type.Integer({ minimum: 1024, maximum: 10_485_760 }),
         operator_token: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
+        operator_tokens: Type.Optional(
+          Type.Array(
+            Type.Object(
+              {
+                name: Type.String({
+                  pattern: '^[A-Za-z0-9._-]{1,64}$',
+                  description: 'who holds it: the control plane records each change under this name',
+                }),
+                token: Type.String({ minLength: 16 }),
+              },
+              { additionalProperties: false },
+            ),
+            {
+              description:
+                'named operator tokens, each accepted like operator_token (which is named "operator"): a change ' +
+                'to the desk’s live settings is recorded with the name of the token it came with',
+            },
+          ),
+        ),
         trust_proxy: Type.Optional(
           Type.Union(
             [

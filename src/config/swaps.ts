@@ -39,15 +39,28 @@ export function resolveAggregator(
 ): AggregatorConfig {
   const allowed = raw?.allowed_programs ?? [JUPITER_V6_PROGRAM_ID, EMBEDDED_AMM_PROGRAM_ID];
   for (const [i, program] of allowed.entries()) checkAddress(program, `aggregator.allowed_programs[${i}]`);
+  const trusted = raw?.trusted_pools ?? null;
+  for (const [i, pool] of (trusted ?? []).entries()) checkAddress(pool, `aggregator.trusted_pools[${i}]`);
+  const maxSlippageBps = raw?.max_slippage_bps ?? 100;
+  const routeToleranceBps = raw?.route_tolerance_bps ?? Math.min(20, maxSlippageBps);
+  // The tolerance tightens the slippage bound; beyond it, it would be the looser of the two.
+  if (routeToleranceBps > maxSlippageBps) {
+    throw new ConfigError(
+      'aggregator.route_tolerance_bps',
+      `must not exceed aggregator.max_slippage_bps (${maxSlippageBps})`,
+    );
+  }
   return {
     kind: 'jupiter',
     baseUrl:
       raw?.base_url?.replace(/\/+$/, '') ?? (chainKind === 'embedded' ? null : JUPITER_PUBLIC_BASE_URL),
     apiKeyEnv: raw?.api_key_env ?? null,
-    maxSlippageBps: raw?.max_slippage_bps ?? 100,
+    maxSlippageBps,
     maxPriorityFeeLamports: BigInt(raw?.max_priority_fee_lamports ?? 1_000_000),
     allowedPrograms: allowed,
     timeoutMs: raw?.timeout_ms ?? 10_000,
+    routeToleranceBps,
+    trustedPools: trusted,
   };
 }
 

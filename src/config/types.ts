@@ -2,6 +2,7 @@
 // assets resolved to their registry entries (assets.ts). index.ts resolves the file into this shape.
 import type { Price } from '../money/index.ts';
 import type { Asset, AssetRegistry } from './assets.ts';
+import type { ConfigFile } from './schema.ts';
 
 export interface Pair {
   readonly input: Asset;
@@ -117,6 +118,10 @@ export interface AggregatorConfig {
   /** Programs a swap instruction may call, base58. */
   readonly allowedPrograms: readonly string[];
   readonly timeoutMs: number;
+  /** The least a maker swap accepts: the route's quoted out less this many bps (above the Pyth floor). */
+  readonly routeToleranceBps: number;
+  /** Pools (base58) a route may name, beside the embedded venue's own; null: none listed. */
+  readonly trustedPools: readonly string[] | null;
 }
 
 /** One hedged asset: where its balance should sit, how far it may stray, and the sizes of the swaps back. */
@@ -162,6 +167,11 @@ export interface SourcingConfig {
 }
 
 export interface Config {
+  /**
+   * The document this config was resolved from, as written (a copy): the control plane (src/control/)
+   * validates an operator's change by resolving it again with the change applied.
+   */
+  readonly file: ConfigFile;
   readonly assets: AssetRegistry;
   readonly pairs: readonly Pair[];
   /** Reference prices: the static source's, the embedded publisher's start, the fallback for fee valuation. */
@@ -210,6 +220,8 @@ export interface Config {
     readonly rateLimitPerMinute: number;
     readonly bodyLimitBytes: number;
     readonly operatorToken: string | null;
+    /** Named operator tokens beside operator_token (named "operator"); names and tokens each unique. */
+    readonly operatorTokens: readonly { readonly name: string; readonly token: string }[];
     /** Fastify's trustProxy: which X-Forwarded-For hops name the client. */
     readonly trustProxy: boolean | readonly string[];
   };

@@ -1,13 +1,15 @@
 // One clip of a hedge, before anything is recorded or sent: planned on the chain's balances now less what
 // quotes and trades reserve, at the live mid (never a stale one), then quoted twice through the aggregator
-// (the route's own price, then the slippage that keeps its on-chain minimum within max_slippage_bps of the
-// mid) and signed. Whatever stops a clip here is a Refusal with a bounded reason; the asset waits and retries.
+// (the route's own price, then the slippage that keeps its on-chain minimum at the route's out less
+// aggregator.route_tolerance_bps, never below the mid less max_slippage_bps) and signed. Whatever stops a
+// clip here is a Refusal with a bounded reason; the asset waits and retries.
 import {
   type AggregatorPort,
   isAggregatorError,
   rawMid,
   routeSlippageBps,
   slippageFloor,
+  swapMinimum,
 } from '../aggregator/index.ts';
 import { isChainError, publicKey } from '../chain/index.ts';
 import type { ChainPort } from '../chain/port.ts';
@@ -51,6 +53,8 @@ export interface Step {
 export interface ClipSources {
   config: HedgingConfig;
   aggregatorMaxSlippageBps: number;
+  /** aggregator.route_tolerance_bps: how far below the route's quoted out a swap's minimum may sit. */
+  routeToleranceBps: number;
   chain: Pick<ChainPort, 'tokenBalance' | 'makerWallet'>;
   aggregator: AggregatorPort;
   freshPrice(mint: string): Price | null;
@@ -125,18 +129,23 @@ export async function signClip(sources: ClipSources, hedged: HedgedAsset, step: 
       referenceMid: swap.mid,
     };
     // First the route's own price (no slippage allowed), then the slippage that keeps its on-chain minimum
-    // at or above the mid less max_slippage_bps: the tolerance follows the route, the bound is the mid.
+    // at the route's out less the tolerance (what a sandwich could take), never below the mid less
+    // max_slippage_bps: the tolerance follows the route, the bound is the mid.
     const probe = await aggregator.quote({ ...request, slippageBps: 0 });
-    const slippageBps = routeSlippageBps(probe.outAmount, floor, sources.aggregatorMaxSlippageBps);
-    if (slippageBps === null) {
+    const required = swapMinimum(probe.outAmount, sources.routeToleranceBps, [floor]);
+    const slippageBps =
+      required === null
+        ? null
+        : routeSlippageBps(probe.outAmount, required, sources.aggregatorMaxSlippageBps);
+    if (required === null || slippageBps === null) {
       throw new Refusal(
         'slippage',
         `the route pays ${probe.outAmount} for ${step.plan.amountInRaw}, below ${floor}: the mid less ${config.maxSlippageBps} bps`,
       );
     }
     const quoted = slippageBps === 0 ? probe : await aggregator.quote({ ...request, slippageBps });
-    if (quoted.minOut < floor) {
-      throw new Refusal('slippage', `the route's minimum ${quoted.minOut} is below ${floor} (it moved)`);
+    if (quoted.minOut < required) {
+      throw new Refusal('slippage', `the route's minimum ${quoted.minOut} is below ${required} (it moved)`);
     }
     const signed = await aggregator.swapTransaction(quoted);
     return { swap, floor, quoted, signed };

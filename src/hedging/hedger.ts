@@ -47,6 +47,8 @@ export interface HedgerOptions {
   config: HedgingConfig;
   /** aggregator.max_slippage_bps: the most the port lets a quote ask for. */
   aggregatorMaxSlippageBps: number;
+  /** aggregator.route_tolerance_bps: a swap's minimum is the route's quoted out less this. */
+  routeToleranceBps: number;
   store: Pick<import('../store/index.ts').Store, 'hedgesInFlight' | 'claimHedges' | 'kind'>;
   durable: Pick<GroupCommit, 'write'>;
   chain: Pick<ChainPort, 'tokenBalance' | 'makerWallet' | 'land' | 'getTransaction'>;
@@ -102,10 +104,11 @@ export class Hedger {
   private readonly lastError = new Map<string, NonNullable<AssetHedgingState['lastError']>>();
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
+  private started = false;
   private stopped = false;
   private readonly nowMs: () => number;
 
-  constructor(private readonly options: HedgerOptions) {
+  constructor(private options: HedgerOptions) {
     for (const hedged of options.config.assets) this.byMint.set(hedged.asset.mint, hedged);
     this.nowMs = options.nowMs ?? Date.now;
   }
@@ -116,9 +119,21 @@ export class Hedger {
 
   /** Resumes this run's hedges in flight (a crash interrupted them) and starts the tick. */
   async start(): Promise<void> {
-    if (!this.enabled) return;
+    if (!this.enabled || this.started) return;
+    this.started = true;
     for (const hedge of await this.options.store.hedgesInFlight(this.options.runId)) this.resume(hedge);
     this.schedule();
+  }
+
+  /**
+   * The operator changed the bands, clips or the switch (src/control/): the next clip is planned with them.
+   * Switched off, no new hedge starts (one in flight still lands: its swap is signed); switched on, the
+   * hedger starts if it had not.
+   */
+  async setConfig(config: HedgingConfig): Promise<void> {
+    this.options = { ...this.options, config };
+    for (const hedged of config.assets) this.byMint.set(hedged.asset.mint, hedged);
+    if (config.enabled && !this.stopped) await this.start();
   }
 
   async stop(): Promise<void> {
@@ -230,6 +245,7 @@ export class Hedger {
       this.options.log.warn({ err: (error as Error).message }, 'claiming hedges of gone runs failed');
     }
     const now = this.nowMs();
+    if (!this.enabled) return;
     for (const [mint, at] of this.retryAtMs) {
       const tradeId = this.lastTrade.get(mint);
       if (at <= now && tradeId !== undefined && !this.workers.has(mint)) {
@@ -248,7 +264,8 @@ export class Hedger {
   private async hedgeAsset(mint: string, tradeId: string, side: 'sell' | 'buy' | null): Promise<void> {
     if (side === null && (this.retryAtMs.get(mint) ?? 0) > this.nowMs()) return;
     let going = side;
-    while (!this.stopped) {
+    // Switched off meanwhile: the clip in flight ended, no next one starts.
+    while (!this.stopped && this.enabled) {
       let step: Step | null;
       let hedge: HedgeRecord | null;
       try {

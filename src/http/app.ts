@@ -189,6 +189,12 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
           description:
             'The operator’s view of the running process: trades, runs, ledger, event log, machine.',
         },
+        {
+          name: 'Desk',
+          description:
+            'The operator’s control plane: pause and resume, spreads, size limits, lifetimes, hedging bands, ' +
+            'sourcing and hedging on or off — live on every instance, durable and logged.',
+        },
         { name: 'Dev', description: 'Embedded chain only: a faucet for demos and tests.' },
       ],
       components: { securitySchemes: OPERATOR_SECURITY_SCHEMES },

@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   route_not_found: { status: 404, message: 'No such route.' },
   asset_not_found: { status: 404, message: 'No configured asset has this id or symbol.' },
   quote_not_found: { status: 404, message: 'No quote has this id.' },
+  pair_not_found: { status: 404, message: 'No configured pair has these assets.' },
   trade_not_found: { status: 404, message: 'No trade has this id.' },
   quote_expired: { status: 409, message: 'The quote has expired.' },
   quote_already_used: { status: 409, message: 'The quote is already used by another settlement.' },
@@ -35,6 +36,10 @@ export const ERROR_CODES = {
   not_redeemable: { status: 409, message: 'The trade cannot be redeemed now.' },
   not_refundable: { status: 409, message: 'The trade cannot be refunded now.' },
   lock_not_found: { status: 409, message: 'The lock has not appeared on chain yet; retry.' },
+  trading_paused: {
+    status: 409,
+    message: 'Trading is paused by the operator: no quote or settlement starts for this pair now.',
+  },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Send JSON with Content-Type: application/json.' },
   rate_limited: { status: 429, message: 'Too many requests; slow down.' },

@@ -40,11 +40,23 @@ export function renderTrade(trade: TradeReading, assets: AssetRegistry): TradeRe
     expires_at: iso(context.takerExpiry),
     created_at: trade.createdAt,
     settlement_status: trade.status,
-    // The trade's own transactions, then the swaps of the hedges it triggered (after it closed).
-    tx_signatures: [...context.signatures.map((s) => s.signature), ...trade.hedgeSwaps],
+    // The trade's own transactions, then the swaps of the hedges it triggered (after it closed). A swap of
+    // the maker's says whether it succeeded or landed and failed (its fee paid, nothing swapped).
+    tx_signatures: [
+      ...context.signatures.map((s) => s.signature),
+      ...trade.hedgeSwaps.map((s) => s.signature),
+    ],
     tx_signature_kinds: [
-      ...context.signatures.map((s) => ({ kind: s.kind, signature: s.signature })),
-      ...trade.hedgeSwaps.map((signature) => ({ kind: 'aggregator_swap' as const, signature })),
+      ...context.signatures.map((s) =>
+        s.kind === 'aggregator_swap'
+          ? { kind: s.kind, signature: s.signature, outcome: s.outcome ?? ('succeeded' as const) }
+          : { kind: s.kind, signature: s.signature },
+      ),
+      ...trade.hedgeSwaps.map((s) => ({
+        kind: 'aggregator_swap' as const,
+        signature: s.signature,
+        outcome: s.failed ? ('failed' as const) : ('succeeded' as const),
+      })),
     ],
     amounts: {
       input: inputAsset ? { asset: inputAsset.symbol, amount_raw: inputRaw } : null,

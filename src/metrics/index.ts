@@ -77,6 +77,8 @@ export interface MetricsSources {
   prices?(): FeedState[];
   /** Every configured asset's position against its target and band (hedging), from the desk's cache. */
   inventory?(): InventoryAsset[];
+  /** The control plane's pauses in force here: the desk's kill switch, and the pairs stopped by any pause. */
+  desk?(): { paused: boolean; pausedPairs: number };
   /** Whether the store cannot write for lack of space now (StorageWatch.full). */
   storageFull?(): boolean;
 }
@@ -305,6 +307,21 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
     ['asset'],
     HEDGE_SECONDS_BUCKETS,
   );
+  private readonly deskPaused = this.gauge(
+    'desk_paused',
+    'Whether the whole desk is paused (the kill switch, /v1/desk): 1 while no pair quotes or starts a settlement.',
+    [],
+  );
+  private readonly pausedPairs = this.gauge(
+    'paused_pairs',
+    'Directed pairs that quote nothing and start no settlement now: paused on their own or by the desk’s pause.',
+    [],
+  );
+  private readonly deskChanges = this.counter(
+    'desk_changes_total',
+    'Changes to the desk’s live settings made through this instance (/v1/desk), by target kind (desk, pair, hedging) and field.',
+    ['target', 'field'],
+  );
   private readonly hedgesWorking = this.gauge(
     'hedges_in_flight',
     'Hedges this instance is making or landing now, by asset (at most one per asset).',
@@ -410,6 +427,13 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
     const gauge = this.streams.labels({ stream });
     gauge.set(0);
     return { opened: () => gauge.inc(), closed: () => gauge.dec() };
+  }
+
+  /** Changes to the desk's settings this instance made (each counted once, here: the others only apply it). */
+  deskChanged(changes: readonly { target: string; field: string }[]): void {
+    for (const { target, field } of changes) {
+      this.deskChanges.inc({ target: target.split(':')[0] ?? target, field });
+    }
   }
 
   tradesTakenOver(count: number): void {
@@ -520,6 +544,12 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
     this.chainUnreachable.set(sources.chainUnreachableSeconds());
     this.feedLive.set(sources.feedLive() ? 1 : 0);
     this.leaseRemaining.set(sources.leaseRemainingSeconds());
+    const desk = sources.desk?.() ?? {
+      paused: false,
+      pausedPairs: config.pairs.filter((pair) => pair.paused).length,
+    };
+    this.deskPaused.set(desk.paused ? 1 : 0);
+    this.pausedPairs.set(desk.pausedPairs);
     this.storageFull.set(sources.storageFull?.() ? 1 : 0);
 
     this.outsideBand.reset();

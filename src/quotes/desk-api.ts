@@ -118,6 +118,15 @@ export interface QuoteDeskDeps {
   runId: string;
   nowMs?: () => number;
   exposure?: TradeExposure;
+  /** The pairs in force now, changed live by the control plane (src/control/); absent: the config's. */
+  live?: LivePairs;
+}
+
+/** The pairs as they stand now, and why one is paused. */
+export interface LivePairs {
+  livePairs(): readonly Pair[];
+  /** The desk's pause (every pair), the pair's own, or none. */
+  pauseOf(inputMint: string, outputMint: string): 'desk' | 'pair' | null;
 }
 
 /** Just-in-time sourcing as the desk uses it: the aggregator and the slippage asked of its routes. */

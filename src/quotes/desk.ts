@@ -85,6 +85,17 @@ export class QuoteDesk {
     return this.book;
   }
 
+  /** The pairs in force now: the control plane's, changed live, or the config's. */
+  pairs(): readonly Pair[] {
+    return this.deps.live?.livePairs() ?? this.deps.config.pairs;
+  }
+
+  /** Why new quotes and settlement starts of the pair are stopped now, or null. */
+  pauseOf(pair: Pair): 'desk' | 'pair' | null {
+    if (this.deps.live) return this.deps.live.pauseOf(pair.input.mint, pair.output.mint);
+    return pair.paused ? 'pair' : null;
+  }
+
   /**
    * Reads the wallet's live trades, then prices, checks and reserves synchronously (so concurrent RFQs see
    * each other's reservations), then answers once the quote is durable. Quotes of one event-loop turn
@@ -94,7 +105,8 @@ export class QuoteDesk {
     const { config } = this.deps;
     const input = this.asset(request.inputAsset, 'body.input_asset');
     const output = this.asset(request.outputAsset, 'body.output_asset');
-    const pair = config.pairs.find((p) => p.input === input && p.output === output);
+    // By mint: the control plane's pairs are resolved afresh (their assets are equal, not the same objects).
+    const pair = this.pairs().find((p) => p.input.mint === input.mint && p.output.mint === output.mint);
     if (!pair) {
       throw new RfqInputError(
         'body.output_asset',
@@ -207,6 +219,7 @@ export class QuoteDesk {
           input,
           output,
           paused: pair.paused,
+          ...(pair.paused ? { pausedBy: this.pauseOf(pair) ?? 'pair' } : {}),
           minInputRaw: pair.minInputRaw,
           maxInputRaw: pair.maxInputRaw,
           minNotionalMicroUsd: config.risk.minNotionalMicroUsd,
@@ -585,7 +598,7 @@ export class QuoteDesk {
         : await this.deps.store.getQuote(quoteId);
     if (!record) return undefined;
     if (cached !== undefined && record.usedByTradeId !== null) this.releaseQuote(quoteId);
-    const pair = this.deps.config.pairs.find(
+    const pair = this.pairs().find(
       (p) => p.input.mint === record.inputMint && p.output.mint === record.outputMint,
     );
     if (!pair) return undefined;

@@ -5,6 +5,7 @@ export {
   type DeskSourcing,
   type InventorySource,
   InventoryUnknown,
+  type LivePairs,
   type OptionLegTerm,
   type QuoteDeskDeps,
   type QuoteState,

@@ -33,6 +33,8 @@ export interface RiskInput {
     input: RiskAsset;
     output: RiskAsset;
     paused: boolean;
+    /** Whose pause it is: the whole desk's (the operator's kill switch) or the pair's own (the default). */
+    pausedBy?: 'desk' | 'pair';
     /** Pair size limits in input raw units. */
     minInputRaw: bigint;
     maxInputRaw: bigint;
@@ -118,7 +120,12 @@ const reasons = (...found: (string | false)[]) =>
   found.filter((r): r is string => r !== false).join('; ') || null;
 
 const CHECKS: Record<RiskCheck, Check> = {
-  pair_enabled: (input) => (input.pair.paused ? `pair ${pairName(input)} is paused` : null),
+  pair_enabled: (input) =>
+    !input.pair.paused
+      ? null
+      : input.pair.pausedBy === 'desk'
+        ? `the desk is paused: no pair is quoted (pair ${pairName(input)})`
+        : `pair ${pairName(input)} is paused`,
 
   price_freshness: ({ nowMs, prices }) =>
     reasons(

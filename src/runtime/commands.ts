@@ -102,6 +102,17 @@ export class TradeCommands {
     const existing = found.state === 'used' ? await store.findTradeByQuote(quoteId) : undefined;
     if (existing) return this.retrySettlement(existing, takerWallet, secretHash);
     if (this.startingQuotes.has(quoteId)) throw new RuntimeError('quote_already_used');
+    // The operator's pause stops new settlement starts (a start repeated for its trade, above, goes on).
+    const pause = quotes.pauseOf(found.quote.pair);
+    if (pause !== null) {
+      const { input, output } = found.quote.pair;
+      throw new RuntimeError(
+        'trading_paused',
+        pause === 'desk'
+          ? 'Trading is paused on the whole desk: no settlement starts until it is resumed.'
+          : `The pair ${input.symbol}->${output.symbol} is paused: no settlement starts until it is resumed.`,
+      );
+    }
     if (found.takerWallet !== takerWallet) throw new RuntimeError('taker_wallet_mismatch');
     if (found.state === 'expired') throw new RuntimeError('quote_expired');
     if (this.startingHashes.has(secretHash)) throw new RuntimeError('secret_hash_reused');

@@ -13,6 +13,7 @@ export type RuntimeErrorCode =
   | 'secret_hash_reused'
   | 'lock_not_found'
   | 'lock_mismatch'
+  | 'trading_paused'
   | 'runtime_unavailable'
   | 'chain_unavailable'
   | 'invalid_input';

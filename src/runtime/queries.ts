@@ -51,10 +51,11 @@ export interface TradeReading {
   /** Chain time now, to tell whether the taker escrow is refundable yet. */
   chainNow: number;
   /**
-   * The swaps of the hedges the trade triggered that landed (aggregator_swap), oldest first: the trade
-   * closed before them, so they come from the hedges table, not its snapshot.
+   * The swaps of the hedges the trade triggered that landed (aggregator_swap), oldest first, each with
+   * whether it failed on chain (only its fee moved): the trade closed before them, so they come from the
+   * hedges table, not its snapshot.
    */
-  hedgeSwaps: string[];
+  hedgeSwaps: { signature: string; failed: boolean }[];
 }
 
 export interface TradePage {
@@ -161,9 +162,14 @@ export class TradeQueries {
       quotePrices: { input: quote?.inputPrice ?? null, output: quote?.outputPrice ?? null },
       programId: keyBase58(chain.programId),
       chainNow,
-      hedgeSwaps: hedges.flatMap((hedge) =>
-        hedge.status === 'landed' && hedge.signature !== null ? [hedge.signature] : [],
-      ),
+      hedgeSwaps: hedges.flatMap((hedge): TradeReading['hedgeSwaps'] => {
+        if (hedge.signature === null) return [];
+        if (hedge.status === 'landed') return [{ signature: hedge.signature, failed: false }];
+        // Failed on chain: its slot is known (a hedge that failed before sending has none).
+        if (hedge.status === 'failed' && hedge.slot !== null)
+          return [{ signature: hedge.signature, failed: true }];
+        return [];
+      }),
     };
   }
 

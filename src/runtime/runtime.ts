@@ -137,15 +137,17 @@ export class TradeRuntime {
       },
       chainTime: () => this.clock.estimate(),
       reprice: (quoteId) => this.reprice(quoteId),
-      sourcing:
-        options.aggregator && config.sourcing.enabled
-          ? {
-              aggregator: options.aggregator,
-              rawMid: (sellMint, buyMint) => this.sourcingMid(sellMint, buyMint),
-              maxSlippageBps: config.sourcing.maxSlippageBps,
-              aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
-            }
-          : null,
+      // Whenever there is an aggregator: a trade whose quote sourced buys its part even once sourcing is
+      // switched off (the switch stops new sourced quotes; quotes already given are honoured).
+      sourcing: options.aggregator
+        ? {
+            aggregator: options.aggregator,
+            rawMid: (sellMint, buyMint) => this.sourcingMid(sellMint, buyMint),
+            maxSlippageBps: config.sourcing.maxSlippageBps,
+            aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
+            routeToleranceBps: config.aggregator.routeToleranceBps,
+          }
+        : null,
       // Once per signature: a re-run after a restart finds the swap booked (one effect runs per trade at a time).
       postSwap: async (tradeId, signature, entries) => {
         if (entries.length === 0) return;

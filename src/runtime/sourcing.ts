@@ -2,22 +2,29 @@
 // buys the part of a trade's output its quote sourced through the aggregator, after the taker's lock is
 // final and before the maker locks. It is quoted, bounded and signed as a hedge is (src/hedging/), and
 // landed and booked by the same code (src/aggregator/swap.ts):
-// - signing asks the route for the plan's exact input and refuses — an answer, never a throw — when its
-//   on-chain minimum out would fall below what the taker is owed for the sourced part (minBuyRaw) or below
-//   the live Pyth mid less sourcing.max_slippage_bps, when prices are not fresh, when the maker's balance
-//   cannot pay the input, or when the aggregator or venue fails: the maker then declines and releases the
-//   taker at once (sourcing_failed);
+// - signing asks the route for the plan's exact input and sets the swap's on-chain minimum out to the
+//   route's quoted out less aggregator.route_tolerance_bps — all a sandwich around it can take — never below
+//   what the taker is owed for the sourced part (minBuyRaw) nor the live Pyth mid less
+//   sourcing.max_slippage_bps. It refuses — an answer, never a throw — when the route pays less than those
+//   floors, when prices are not fresh, when the maker's balance cannot pay the input, or when the aggregator
+//   or venue fails: the maker then declines and releases the taker at once (sourcing_failed);
 // - sending lands the intent's bytes (rebroadcast until final or proved lapsed), reads what the swap really
 //   sold and bought from the chain, and posts it to the trade's ledger (aggregator_swap against the venue,
-//   and the fee), once: a re-run after a restart finds the entries and posts nothing more.
+//   and the fee), once: a re-run after a restart finds the entries and posts nothing more. A swap that
+//   landed and failed (its fee paid) says whether it failed for its minimum out: the machine quotes it again
+//   once, within the trade's window.
 // Only a chain that cannot be reached is an error (the machine retries it with its backoff).
+
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type AggregatorPort,
+  failedForSlippage,
   floorOut,
   isAggregatorError,
   landSwap,
   routeSlippageBps,
   swapLedger,
+  swapMinimum,
 } from '../aggregator/index.ts';
 import { isChainError, publicKey } from '../chain/index.ts';
 import type { ChainPort } from '../chain/port.ts';
@@ -33,6 +40,8 @@ export interface SourcingHooks {
   maxSlippageBps: number;
   /** The most slippage the port lets a quote ask for (aggregator.max_slippage_bps). */
   aggregatorMaxSlippageBps: number;
+  /** How far below the route's quoted out the swap's minimum may sit (aggregator.route_tolerance_bps). */
+  routeToleranceBps: number;
 }
 
 /** Posts a final swap's entries to the trade's ledger unless entries under its signature are there already. */
@@ -48,7 +57,13 @@ export interface SourcingPlanInput {
   sellRaw: string;
   buyMint: string;
   minBuyRaw: string;
+  /** The trade's swaps that landed and failed: the swap signed now must be another transaction. */
+  failedSwaps?: readonly string[];
 }
+
+/** How often, and how long apart, a swap is signed again while it comes out as one that failed. */
+const FRESH_SIGNATURE_ATTEMPTS = 10;
+const FRESH_SIGNATURE_PAUSE_MS = 400;
 
 /** Transient: the chain did not answer. The machine retries the effect; anything else is a refusal. */
 const transient = (error: unknown) => isChainError(error, 'unavailable') || isChainError(error, 'timeout');
@@ -73,7 +88,6 @@ export async function signSourcingSwap(
     };
   }
   const floor = floorOut(sellRaw, mid, hooks.maxSlippageBps);
-  const required = floor > minBuyRaw ? floor : minBuyRaw;
   const request = {
     inputMint: publicKey(input.sellMint),
     outputMint: publicKey(input.buyMint),
@@ -81,14 +95,17 @@ export async function signSourcingSwap(
     referenceMid: mid,
   };
   try {
-    // The route's own price first, then the slippage that keeps its on-chain minimum at or above what is
-    // required: the taker's sourced output, and the mid less the limit.
+    // The route's own price first, then the slippage that keeps its on-chain minimum at the route's out less
+    // the tolerance — and at or above the taker's sourced output and the mid less the limit.
     const probe = await hooks.aggregator.quote({ ...request, slippageBps: 0 });
-    const slippageBps = routeSlippageBps(probe.outAmount, required, hooks.aggregatorMaxSlippageBps);
-    if (slippageBps === null) {
+    const required = swapMinimum(probe.outAmount, hooks.routeToleranceBps, [floor, minBuyRaw]);
+    const slippageBps =
+      required === null ? null : routeSlippageBps(probe.outAmount, required, hooks.aggregatorMaxSlippageBps);
+    if (required === null || slippageBps === null) {
+      const least = floor > minBuyRaw ? floor : minBuyRaw;
       return {
         ok: false,
-        reason: `the route pays ${probe.outAmount} for ${sellRaw}, below the ${required} required (the taker's ${minBuyRaw}, the mid less ${hooks.maxSlippageBps} bps ${floor})`,
+        reason: `the route pays ${probe.outAmount} for ${sellRaw}, below the ${least} required (the taker's ${minBuyRaw}, the mid less ${hooks.maxSlippageBps} bps ${floor})`,
       };
     }
     const quoted = slippageBps === 0 ? probe : await hooks.aggregator.quote({ ...request, slippageBps });
@@ -98,7 +115,17 @@ export async function signSourcingSwap(
         reason: `the route's minimum ${quoted.minOut} is below the ${required} required (it moved)`,
       };
     }
-    const signed = await hooks.aggregator.swapTransaction(quoted);
+    // The same route, amounts and blockhash sign to the very transaction that failed (a cluster would
+    // answer it as already processed): sign again once the blockhash has moved on.
+    const failed = new Set(input.failedSwaps ?? []);
+    let signed = await hooks.aggregator.swapTransaction(quoted);
+    for (let attempt = 1; failed.has(signed.signature); attempt++) {
+      if (attempt >= FRESH_SIGNATURE_ATTEMPTS) {
+        return { ok: false, reason: `no fresh blockhash to sign the swap again after ${attempt} attempts` };
+      }
+      await sleep(FRESH_SIGNATURE_PAUSE_MS);
+      signed = await hooks.aggregator.swapTransaction(quoted);
+    }
     return {
       ok: true,
       signature: signed.signature,
@@ -115,7 +142,7 @@ export async function signSourcingSwap(
 export type SentSourcing =
   | { status: 'landed'; signature: string; soldRaw: string; boughtRaw: string }
   | { status: 'expired' }
-  | { status: 'failed'; err: string }
+  | { status: 'failed'; signature: string; err: string; slippage: boolean }
   | { status: 'pending'; detail: string };
 
 /**
@@ -143,7 +170,9 @@ export async function landSourcingSwap(
   if (landing.status === 'pending') return { status: 'pending', detail: landing.detail };
   if (landing.status === 'expired') return { status: 'expired' };
   await postSwap(input.tradeId, signature, swapLedger(landing, mints));
-  if (landing.status === 'failed') return { status: 'failed', err: landing.err };
+  if (landing.status === 'failed') {
+    return { status: 'failed', signature, err: landing.err, slippage: failedForSlippage(landing.err) };
+  }
   return {
     status: 'landed',
     signature,

@@ -7,6 +7,7 @@ import type { Store } from './port.ts';
 import { openPostgresStore } from './postgres/index.ts';
 import { openSqliteStore } from './sqlite/index.ts';
 
+export type { DeskChange, DeskOverride, NewDeskChange } from './desk.ts';
 export { type CommitFailure, type CommitStats, GroupCommit } from './group-commit.ts';
 export {
   HEDGE_IN_FLIGHT,

@@ -2,6 +2,7 @@
 // meaning; postgres/ serves several instances over one database), over the records of records.ts. Writes
 // reach it as a turn's batch through the group commit (group-commit.ts), reads directly.
 import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
+import type { DeskChange, DeskOverride } from './desk.ts';
 import type { HedgeRecord } from './hedges.ts';
 import type {
   Acquired,
@@ -138,6 +139,20 @@ export interface Store {
    * answers them: the orphans of a lost instance, resumed here. SQLite: none (the running run owns them all).
    */
   claimHedges(runId: string): Promise<HedgeRecord[]>;
+
+  // ── The desk's live settings (src/control/): the overrides in force over the config file, and the log of
+  // every change made to them (written by the changeDesk write). ──
+
+  /** The overrides in force, each with the change that set it, by target and field. */
+  deskOverrides(): Promise<DeskOverride[]>;
+  /** The change log, newest first: up to `limit` changes, those before `beforeSeq` when given. */
+  deskChanges(limit: number, beforeSeq?: number): Promise<DeskChange[]>;
+  /**
+   * Calls the listener whenever another process committed a change to the desk's settings (PostgreSQL:
+   * LISTEN/NOTIFY on commit). SQLite: never (one process). Resolves once listening; the function it gives
+   * stops it.
+   */
+  watchDesk(listener: () => void): Promise<() => Promise<void>>;
 
   /**
    * Calls the listener with the trades whose events another process made durable (PostgreSQL: LISTEN/NOTIFY

@@ -1,6 +1,7 @@
 // Every write the running service makes, as data: the group commit gathers a turn's writes and hands them to
 // the store's `commit`, which applies them in one transaction, each in its own savepoint.
 import type { LedgerEntry } from '../ledger/index.ts';
+import type { NewDeskChange } from './desk.ts';
 import type { HedgeRecord, HedgeUpdate } from './hedges.ts';
 import type { NewTradeEvent, QuoteRecord, TradeRecord, TradeUpdate } from './records.ts';
 
@@ -38,6 +39,12 @@ export type StoreWrite =
    * posted once): all or nothing.
    */
   | { kind: 'updateHedge'; update: HedgeUpdate; ledger: LedgerEntry[] }
+  /**
+   * Operator changes to the desk's live settings, in order: each recorded in the change log, and the
+   * override it leaves set (or removed, when null) — all or nothing. PostgreSQL notifies the other instances
+   * with the commit (watchDesk).
+   */
+  | { kind: 'changeDesk'; changes: NewDeskChange[] }
   /**
    * A write that changes nothing anyone reads (the run's row of store_probes): while the disk is full, the
    * storage watch (storage-full.ts) asks with it whether the store takes writes again.

@@ -1,6 +1,9 @@
 // Lays out a statechart definition as nested boxes and labelled edges, and renders it as SVG. Pure and
 // hand-rolled (no layout library): children of a compound state sit in rows by their rank along the
-// compound's own transitions, so the chart reads top to bottom like the machine's config.
+// compound's own transitions, so the chart reads top to bottom like the machine's config. A phase (a
+// compound inside a compound, such as initiated.locking) can be laid out collapsed: one box, its inner
+// transitions left out, the ones that cross its edge drawn to or from the phase itself. Edge labels are
+// placed where they cover no state box, no compound's title and no other label.
 import {
   type MachineDefinition,
   type StateDefinition,
@@ -36,6 +39,10 @@ export interface Box {
   /** Transitions that stay in this state (targetless, or re-entering it), drawn inside the box. */
   lines: BoxLine[];
   initial: boolean;
+  /** How many states a collapsed phase hides (0: not collapsed). */
+  hidden: number;
+  /** The height of the box's title and text lines: a compound's children sit below it. */
+  head: number;
 }
 
 export interface Edge {
@@ -54,18 +61,85 @@ export interface Layout {
   edges: Edge[];
 }
 
+export interface LayoutOptions {
+  /** Full ids of the phases drawn collapsed (see collapsiblePhases). */
+  collapsed?: readonly string[];
+}
+
+/** The phases a chart can collapse: compound states whose parent is a compound other than the root. */
+export function collapsiblePhases(def: MachineDefinition): StateDefinition[] {
+  const byId = new Map(def.states.map((s) => [s.id, s]));
+  return def.states.filter((s) => {
+    const parent = s.parent === null ? undefined : byId.get(s.parent);
+    return s.children.length > 0 && parent !== undefined && parent.parent !== null;
+  });
+}
+
+/** A transition as the chart draws it: its ends moved out of collapsed phases, its index in the definition. */
+interface DrawnTransition {
+  index: number;
+  source: string;
+  targets: string[];
+  transition: TransitionDefinition;
+}
+
+/**
+ * The states and transitions drawn with `collapsed` phases: a collapsed phase has no children; a transition
+ * inside one is left out, and one that crosses its edge starts or ends at the phase.
+ */
+function collapse(
+  def: MachineDefinition,
+  collapsed: ReadonlySet<string>,
+): { states: StateDefinition[]; transitions: DrawnTransition[]; hidden: Map<string, number> } {
+  const byId = new Map(def.states.map((s) => [s.id, s]));
+  /** The collapsed phase a state is drawn in (itself when none hides it). */
+  const shown = (id: string): string => {
+    let drawn = id;
+    for (let s = byId.get(id)?.parent; s; s = byId.get(s)?.parent ?? null) if (collapsed.has(s)) drawn = s;
+    return drawn;
+  };
+  const hidden = new Map<string, number>();
+  const states: StateDefinition[] = [];
+  for (const s of def.states) {
+    if (shown(s.id) !== s.id) {
+      const phase = shown(s.id);
+      hidden.set(phase, (hidden.get(phase) ?? 0) + 1);
+      continue;
+    }
+    states.push(collapsed.has(s.id) ? { ...s, children: [], initial: null } : s);
+  }
+  const transitions: DrawnTransition[] = [];
+  def.transitions.forEach((t, index) => {
+    const source = shown(t.source);
+    const targets = t.targets.map(shown);
+    const stays = t.targets.length === 0 || t.targets.every((target) => target === t.source);
+    // Inside a collapsed phase: a reaction of a hidden state, or a move that stays within the phase.
+    if (stays ? source !== t.source : targets.every((target) => target === source)) return;
+    transitions.push({ index, source, targets: [...new Set(targets)], transition: t });
+  });
+  return { states, transitions, hidden };
+}
+
 interface Point {
   x: number;
   y: number;
 }
 type Side = 'top' | 'bottom' | 'left' | 'right';
 
-export function layoutChart(def: MachineDefinition): Layout {
-  const byId = new Map(def.states.map((s) => [s.id, s]));
+export function layoutChart(def: MachineDefinition, options: LayoutOptions = {}): Layout {
+  const collapsed = new Set(options.collapsed ?? []);
+  for (const id of collapsed) {
+    if (!collapsiblePhases(def).some((s) => s.id === id))
+      throw new Error(`${id} is not a phase of ${def.id}`);
+  }
+  const drawn = collapse(def, collapsed);
+  const phases = new Set(collapsiblePhases(def).map((s) => s.id));
+  const byId = new Map(drawn.states.map((s) => [s.id, s]));
   const lines = new Map<string, BoxLine[]>();
   const groups = new Map<string, { source: string; target: string; labels: BoxLine[] }>();
-  def.transitions.forEach((t, index) => {
-    const line = { text: transitionLabel(t), transition: index, event: t.event };
+  drawn.transitions.forEach(({ index, transition, source, targets }) => {
+    const t = { ...transition, source, targets };
+    const line = { text: transitionLabel(transition), transition: index, event: t.event };
     if (t.targets.length === 0 || (t.targets.length === 1 && t.targets[0] === t.source)) {
       const mark = t.targets.length === 0 ? '•' : '↻';
       lines.set(t.source, [...(lines.get(t.source) ?? []), { ...line, text: `${mark} ${line.text}` }]);
@@ -85,12 +159,15 @@ export function layoutChart(def: MachineDefinition): Layout {
   const textLines = (s: StateDefinition) => [
     ...(s.invoke.length > 0 ? [`⚙ ${s.invoke.map((i) => i.src).join(', ')}`] : []),
     ...(lines.get(s.id) ?? []).map((l) => l.text),
+    ...(drawn.hidden.has(s.id) ? [hiddenLine(drawn.hidden.get(s.id) ?? 0)] : []),
   ];
 
   const measure = (s: StateDefinition): { w: number; h: number } => {
     const texts = textLines(s);
     const head = HEADER + texts.length * LINE_H;
-    const textW = Math.max(s.key.length + 2, ...texts.map((t) => t.length + 1)) * CHAR_W + 2 * PAD;
+    // A phase's title has its toggle at the right (phase-toggle).
+    const titleChars = s.key.length + 2 + (phases.has(s.id) ? TOGGLE_CHARS : 0);
+    const textW = Math.max(titleChars, ...texts.map((t) => t.length + 1)) * CHAR_W + 2 * PAD;
     if (s.children.length === 0) {
       const size = { w: Math.max(MIN_W, textW), h: head + 10, head };
       sizes.set(s.id, size);
@@ -98,7 +175,7 @@ export function layoutChart(def: MachineDefinition): Layout {
     }
     const children = s.children.map((id) => byId.get(id) as StateDefinition);
     const childSizes = new Map(children.map((c) => [c.id, measure(c)]));
-    const rows = rankRows(s, children, def.transitions, byId);
+    const rows = rankRows(s, children, drawn.transitions, byId);
     const rowW = rows.map(
       (row) => row.reduce((sum, c) => sum + (childSizes.get(c.id)?.w ?? 0), 0) + GAP_X * (row.length - 1),
     );
@@ -130,7 +207,7 @@ export function layoutChart(def: MachineDefinition): Layout {
   const boxes: Box[] = [];
   const boxOf = new Map<string, Box>();
   const place = (s: StateDefinition, origin: Point) => {
-    const size = sizes.get(s.id) as { w: number; h: number };
+    const size = sizes.get(s.id) as { w: number; h: number; head: number };
     const parent = s.parent ? byId.get(s.parent) : undefined;
     const box: Box = {
       state: s,
@@ -140,6 +217,8 @@ export function layoutChart(def: MachineDefinition): Layout {
       h: size.h,
       lines: lines.get(s.id) ?? [],
       initial: parent?.initial === s.id,
+      hidden: drawn.hidden.get(s.id) ?? 0,
+      head: size.head,
     };
     boxes.push(box);
     boxOf.set(s.id, box);
@@ -156,6 +235,29 @@ export function layoutChart(def: MachineDefinition): Layout {
   return { width: rootBox.w + 2 * MARGIN, height: rootBox.h + 2 * MARGIN, boxes, edges };
 }
 
+/** Room for a phase's toggle ('▾ collapse' and a gap) beside its title. */
+const TOGGLE_CHARS = 12;
+
+const hiddenLine = (n: number) => `▸ ${n} states inside`;
+
+/** Where an edge's label is drawn: its stacked lines, centred on (labelX, labelY). */
+export function labelRect(edge: Pick<Edge, 'labelX' | 'labelY' | 'labels'>): Rect {
+  const { width, height } = labelSize(edge.labels);
+  return { x: edge.labelX - width / 2, y: edge.labelY - height / 2, w: width, h: height };
+}
+
+const labelSize = (labels: readonly BoxLine[]) => ({
+  width: Math.max(...labels.map((l) => l.text.length)) * LABEL_CHAR_W + 8,
+  height: labels.length * 14 + 4,
+});
+
+/** What a label may not cover: every box without children, and each compound's title and text lines. */
+export function labelObstacles(layout: Pick<Layout, 'boxes'>): Rect[] {
+  return layout.boxes
+    .filter((b) => b.state.parent !== null)
+    .map((b) => (b.state.children.length > 0 ? { x: b.x, y: b.y, w: b.w, h: b.head } : b));
+}
+
 const shiftPoint = (p: Point | undefined, dx: number): Point => ({ x: (p?.x ?? 0) + dx, y: p?.y ?? 0 });
 
 /**
@@ -166,7 +268,7 @@ const shiftPoint = (p: Point | undefined, dx: number): Point => ({ x: (p?.x ?? 0
 function rankRows(
   parent: StateDefinition,
   children: StateDefinition[],
-  transitions: readonly TransitionDefinition[],
+  transitions: readonly Pick<TransitionDefinition, 'source' | 'targets'>[],
   byId: Map<string, StateDefinition>,
 ): StateDefinition[][] {
   const childOf = (id: string): string | null => {
@@ -325,9 +427,8 @@ function routeEdges(
   }
 
   const bounds = boxes[0] as Rect;
-  const placed: Rect[] = boxes.filter((b) => b.state.children.length === 0);
-  // Compound titles stay readable too.
-  for (const b of boxes) if (b.state.children.length > 0) placed.push({ x: b.x, y: b.y, w: b.w, h: HEADER });
+  // Labels keep off every state box and every compound's title, and off each other, by a small margin.
+  const placed: Rect[] = labelObstacles({ boxes }).map((o) => grow(o, LABEL_MARGIN));
   return planned.map(({ g, from, to, descend }) => {
     const p0 = from.point as Point;
     const p3 = to.point as Point;
@@ -337,24 +438,21 @@ function routeEdges(
           { x: p3.x - 30, y: p3.y },
         ]
       : controls(p0, from.side, p3, to.side, obstaclesFor(g));
-    const width = Math.max(...g.labels.map((l) => l.text.length)) * LABEL_CHAR_W + 8;
-    const height = g.labels.length * 14 + 4;
-    // The label goes where along the curve it covers no state and no other label.
+    const { width, height } = labelSize(g.labels);
     // Labels stay inside the chart.
     const inside = (at: Point) => ({
       x: Math.min(Math.max(at.x, bounds.x + width / 2 + 4), bounds.x + bounds.w - width / 2 - 4),
-      y: at.y,
+      y: Math.min(Math.max(at.y, bounds.y + height / 2 + 4), bounds.y + bounds.h - height / 2 - 4),
     });
-    let label = inside(bezier(p0, p1, p2, p3, 0.5));
-    for (const t of [0.5, 0.4, 0.6, 0.3, 0.7, 0.22, 0.78, 0.15, 0.85]) {
-      const at = inside(bezier(p0, p1, p2, p3, t));
+    const free = (at: Point) => {
       const rect = { x: at.x - width / 2, y: at.y - height / 2, w: width, h: height };
-      if (!placed.some((other) => overlaps(rect, other))) {
-        label = at;
-        break;
-      }
-    }
-    placed.push({ x: label.x - width / 2, y: label.y - height / 2, w: width, h: height });
+      return !placed.some((other) => overlaps(rect, other));
+    };
+    // The label goes where along the curve it covers no state and no other label; else just beside the
+    // curve; else at the nearest free spot around the curve's middle (there is always one: the chart's
+    // margins hold none).
+    const label = labelSpot(p0, p1, p2, p3, width, height, inside, free);
+    placed.push(grow({ x: label.x - width / 2, y: label.y - height / 2, w: width, h: height }, LABEL_MARGIN));
     return {
       source: g.source,
       target: g.target,
@@ -364,6 +462,51 @@ function routeEdges(
       labels: g.labels,
     };
   });
+}
+
+/** Room kept between a label and what it must not cover. */
+const LABEL_MARGIN = 2;
+
+const grow = (r: Rect, by: number): Rect => ({ x: r.x - by, y: r.y - by, w: r.w + 2 * by, h: r.h + 2 * by });
+
+function labelSpot(
+  p0: Point,
+  p1: Point,
+  p2: Point,
+  p3: Point,
+  width: number,
+  height: number,
+  inside: (at: Point) => Point,
+  free: (at: Point) => boolean,
+): Point {
+  const along = [0.5, 0.4, 0.6, 0.3, 0.7, 0.22, 0.78, 0.15, 0.85];
+  for (const t of along) {
+    const at = inside(bezier(p0, p1, p2, p3, t));
+    if (free(at)) return at;
+  }
+  for (const step of [1, 2, 3]) {
+    for (const t of along) {
+      const on = bezier(p0, p1, p2, p3, t);
+      for (const [dx, dy] of [
+        [0, -1],
+        [0, 1],
+        [1, 0],
+        [-1, 0],
+      ] as const) {
+        const at = inside({ x: on.x + dx * step * (width / 2 + 6), y: on.y + dy * step * (height + 4) });
+        if (free(at)) return at;
+      }
+    }
+  }
+  const middle = bezier(p0, p1, p2, p3, 0.5);
+  for (let radius = 8; radius < 4000; radius += 8) {
+    for (let k = 0; k < 32; k++) {
+      const angle = (k / 32) * 2 * Math.PI;
+      const at = inside({ x: middle.x + radius * Math.cos(angle), y: middle.y + radius * Math.sin(angle) });
+      if (free(at)) return at;
+    }
+  }
+  return inside(middle);
 }
 
 const sideCentre = (b: Box, side: Side): Point =>
@@ -413,7 +556,7 @@ function crossings(p0: Point, p1: Point, p2: Point, p3: Point, obstacles: readon
   return hit.size;
 }
 
-interface Rect {
+export interface Rect {
   x: number;
   y: number;
   w: number;
@@ -456,6 +599,7 @@ const esc = (text: string) =>
  * `[data-transition=<index>]`, which is what the page's script highlights.
  */
 export function renderSvg(def: MachineDefinition, layout: Layout = layoutChart(def)): string {
+  const phases = new Set(collapsiblePhases(def).map((s) => s.id));
   const pathOf = (id: string) => (id === def.id ? '' : id.slice(def.id.length + 1));
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" id="chart" viewBox="0 0 ${r(layout.width)} ${r(layout.height)}" ` +
@@ -466,9 +610,11 @@ export function renderSvg(def: MachineDefinition, layout: Layout = layoutChart(d
   ];
   for (const box of layout.boxes) {
     const s = box.state;
-    const kind = s.id === def.id ? 'root' : s.children.length > 0 ? 'compound' : s.type;
+    const kind =
+      s.id === def.id ? 'root' : box.hidden > 0 ? 'collapsed' : s.children.length > 0 ? 'compound' : s.type;
+    const phase = phases.has(s.id) ? ` data-phase="true" data-collapsed="${box.hidden > 0}"` : '';
     out.push(
-      `<g class="state state-${kind}" data-state="${esc(s.path)}" data-type="${s.type}" data-tags="${esc(s.tags.join(' '))}">`,
+      `<g class="state state-${kind}" data-state="${esc(s.path)}" data-type="${s.type}" data-tags="${esc(s.tags.join(' '))}"${phase}>`,
     );
     out.push(`<title>${esc(s.path || s.id)}${s.description ? ` — ${esc(s.description)}` : ''}</title>`);
     out.push(
@@ -481,6 +627,13 @@ export function renderSvg(def: MachineDefinition, layout: Layout = layoutChart(d
     }
     let y = box.y + 18;
     out.push(`<text class="state-name" x="${r(box.x + PAD)}" y="${r(y)}">${esc(s.key)}</text>`);
+    if (phase) {
+      // The phase's toggle, at the right of its title: a button for the page's script.
+      out.push(
+        `<text class="phase-toggle" role="button" tabindex="0" x="${r(box.x + box.w - PAD)}" y="${r(y)}" ` +
+          `text-anchor="end">${box.hidden > 0 ? '▸ expand' : '▾ collapse'}</text>`,
+      );
+    }
     if (s.invoke.length > 0) {
       y += LINE_H;
       const srcs = s.invoke.map((i) => i.src).join(', ');
@@ -491,6 +644,12 @@ export function renderSvg(def: MachineDefinition, layout: Layout = layoutChart(d
       out.push(
         `<text class="state-reaction" x="${r(box.x + PAD)}" y="${r(y)}" data-transition="${line.transition}" ` +
           `data-event="${esc(line.event ?? '')}">${esc(line.text)}</text>`,
+      );
+    }
+    if (box.hidden > 0) {
+      y += LINE_H;
+      out.push(
+        `<text class="state-hidden" x="${r(box.x + PAD)}" y="${r(y)}">${esc(hiddenLine(box.hidden))}</text>`,
       );
     }
     if (box.initial) {
@@ -513,9 +672,7 @@ export function renderSvg(def: MachineDefinition, layout: Layout = layoutChart(d
   }
   out.push('</g>', '<g class="edge-labels">');
   for (const edge of layout.edges) {
-    const width = Math.max(...edge.labels.map((l) => l.text.length)) * LABEL_CHAR_W + 8;
-    const height = edge.labels.length * 14 + 4;
-    const top = edge.labelY - height / 2;
+    const { w: width, h: height, y: top } = labelRect(edge);
     out.push(`<g class="edge-label-group" data-transitions="${ids(edge)}">`);
     out.push(
       `<rect class="edge-label-bg" x="${r(edge.labelX - width / 2)}" y="${r(top)}" width="${r(width)}" height="${r(height)}" rx="3"/>`,

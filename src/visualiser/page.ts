@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { MachineDefinition } from '../../machines/trade.definition.ts';
 import { rootPath } from '../paths.ts';
-import { renderSvg } from './layout.ts';
+import { collapsiblePhases, layoutChart, renderSvg } from './layout.ts';
 
 const asset = (name: string) => readFileSync(rootPath('src', 'visualiser', name), 'utf8');
 
@@ -34,11 +34,33 @@ export function vizPage(def: MachineDefinition, options: VizOptions = {}): strin
     STYLE: asset('./viz.css'),
     VERSION: String(def.version),
     SVG: renderSvg(def),
+    VARIANTS: variants(def),
     SCRIPT: asset('./viz.js'),
   };
   return asset('./page.html')
     .replace('"@CONFIG@"', () => json)
-    .replace(/\/\*(STYLE|VERSION|SVG|CONFIG|SCRIPT)\*\//g, (_, key: string) => parts[key] ?? '');
+    .replace(/\/\*(STYLE|VERSION|SVG|VARIANTS|CONFIG|SCRIPT)\*\//g, (_, key: string) => parts[key] ?? '');
+}
+
+/**
+ * The chart with each set of phases collapsed, laid out here like the whole one (a collapsed phase is one box
+ * and the rest closes up), as templates the page swaps in: the page stays one request, with no layout code
+ * in the browser. Keyed by the collapsed phases' paths, sorted, comma-separated.
+ */
+function variants(def: MachineDefinition): string {
+  const phases = collapsiblePhases(def).map((s) => s.id);
+  const out: string[] = [];
+  for (let mask = 1; mask < 1 << phases.length; mask++) {
+    const collapsed = phases.filter((_, i) => mask & (1 << i));
+    const key = collapsed
+      .map((id) => pathOf(def, id))
+      .sort()
+      .join(',');
+    out.push(
+      `<template class="chart-variant" data-collapsed="${key}">${renderSvg(def, layoutChart(def, { collapsed }))}</template>`,
+    );
+  }
+  return out.join('\n');
 }
 
 const pathOf = (def: MachineDefinition, id: string) => (id === def.id ? '' : id.slice(def.id.length + 1));

@@ -1,11 +1,13 @@
-// The visualiser's browser side: highlights a trade's state on the server-drawn chart, steps through its
-// event history (GET /v1/trades/{id}/events) and follows live trades over the runtime's SSE stream.
+// The visualiser's browser side: highlights a trade's state and the path it took on the server-drawn chart,
+// steps through its event history (GET /v1/trades/{id}/events) and follows live trades over the runtime's SSE
+// stream. The chart opens fitted to its pane; the wheel and the buttons zoom, a drag pans, and a phase's
+// toggle swaps in the chart laid out with that phase collapsed (the page's templates).
 (() => {
   const config = JSON.parse(document.getElementById('viz-config').textContent);
   const params = new URLSearchParams(location.search);
   const token = params.get('access_token') || '';
   const $ = (id) => document.getElementById(id);
-  const chart = $('chart');
+  let chart = $('chart');
   const stepMs = Number(params.get('step_ms')) || config.stepMs;
 
   /** The followed trade: its events in seq order and the step shown. */
@@ -22,21 +24,173 @@
     return body;
   };
 
-  // ── Chart ───────────────────────────────────────────────────────────────────────────────────────
+  // ── Chart: view box, zoom and pan ──────────────────────────────────────────────────────────────
+
+  const pane = $('chart-pane');
+  /** The chart's whole extent, and the part of it shown (chart units). */
+  const extent = (svg) => {
+    const [x, y, width, height] = svg.getAttribute('viewBox').split(/\s+/).map(Number);
+    return { x, y, width, height };
+  };
+  let full = extent(chart);
+  const box = { x: 0, y: 0, w: 0, h: 0 };
+  let fitted = true;
+
+  const applyBox = () => chart.setAttribute('viewBox', `${box.x} ${box.y} ${box.w} ${box.h}`);
+  /** Pixels per chart unit: the view box always has the pane's aspect ratio. */
+  const scale = () => pane.clientWidth / box.w;
+
+  /** Shows the whole chart, centred, as large as the pane allows. */
+  function fitView() {
+    const pw = Math.max(pane.clientWidth, 1);
+    const ph = Math.max(pane.clientHeight, 1);
+    const s = Math.min(pw / full.width, ph / full.height);
+    box.w = pw / s;
+    box.h = ph / s;
+    box.x = full.x + (full.width - box.w) / 2;
+    box.y = full.y + (full.height - box.h) / 2;
+    fitted = true;
+    applyBox();
+    chart.dataset.zoom = 'fit';
+  }
+
+  /** Zooms by `factor` keeping the chart point under (px, py) of the pane where it is. */
+  function zoom(factor, px = pane.clientWidth / 2, py = pane.clientHeight / 2) {
+    const fitScale = Math.min(pane.clientWidth / full.width, pane.clientHeight / full.height);
+    const next = Math.min(Math.max(scale() * factor, fitScale / 2), 4);
+    const at = { x: box.x + px / scale(), y: box.y + py / scale() };
+    box.w = pane.clientWidth / next;
+    box.h = pane.clientHeight / next;
+    box.x = at.x - px / next;
+    box.y = at.y - py / next;
+    fitted = false;
+    applyBox();
+    chart.dataset.zoom = String(Math.round((next / fitScale) * 100) / 100);
+  }
+
+  $('zoom-in').addEventListener('click', () => zoom(1.25));
+  $('zoom-out').addEventListener('click', () => zoom(0.8));
+  $('zoom-fit').addEventListener('click', fitView);
+  pane.addEventListener(
+    'wheel',
+    (event) => {
+      event.preventDefault();
+      const at = pane.getBoundingClientRect();
+      zoom(Math.exp(-event.deltaY * 0.0015), event.clientX - at.left, event.clientY - at.top);
+    },
+    { passive: false },
+  );
+  /** A drag pans (once it moved a few pixels: a click on a toggle stays a click). */
+  let drag = null;
+  pane.addEventListener('pointerdown', (event) => {
+    if (event.button !== 0) return;
+    drag = { x: event.clientX, y: event.clientY, moved: false };
+  });
+  window.addEventListener('pointermove', (event) => {
+    if (!drag) return;
+    const dx = event.clientX - drag.x;
+    const dy = event.clientY - drag.y;
+    if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+    drag.moved = true;
+    pane.dataset.panning = 'true';
+    box.x -= dx / scale();
+    box.y -= dy / scale();
+    drag.x = event.clientX;
+    drag.y = event.clientY;
+    fitted = false;
+    applyBox();
+  });
+  window.addEventListener('pointerup', () => {
+    drag = null;
+    delete pane.dataset.panning;
+  });
+  window.addEventListener('resize', () => {
+    if (fitted) fitView();
+  });
+
+  // ── Chart: phases ──────────────────────────────────────────────────────────────────────────────
+
+  /** The collapsed phases' paths. */
+  const collapsed = new Set();
+
+  /** Swaps in the chart laid out with the `collapsed` phases, fitted, with the trade's highlights. */
+  function redraw() {
+    const key = [...collapsed].sort().join(',');
+    let next;
+    if (key === '') next = initialChart;
+    else {
+      const template = document.querySelector(`template.chart-variant[data-collapsed="${CSS.escape(key)}"]`);
+      if (!template) return;
+      next = template.content.firstElementChild.cloneNode(true);
+    }
+    chart.replaceWith(next);
+    chart = next;
+    full = extent(chart);
+    chart.dataset.collapsed = key;
+    fitView();
+    if (view.position >= 0) show(view.position);
+  }
+  const initialChart = chart;
+
+  pane.addEventListener('click', (event) => {
+    const toggle = event.target.closest?.('.phase-toggle, [data-phase] > .state-name');
+    if (!toggle) return;
+    const phase = toggle.closest('g.state').dataset.state;
+    if (collapsed.has(phase)) collapsed.delete(phase);
+    else collapsed.add(phase);
+    redraw();
+  });
+  pane.addEventListener('keydown', (event) => {
+    if ((event.key === 'Enter' || event.key === ' ') && event.target.classList?.contains('phase-toggle')) {
+      event.preventDefault();
+      event.target.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    }
+  });
+
+  // ── Chart: highlights ──────────────────────────────────────────────────────────────────────────
 
   /** The chart's state path of an event's substate: `initiated.makerLocked` → `initiated.redeeming.makerLocked`. */
   const pathOf = (substate) => config.paths[substate] ?? substate;
 
-  /** Marks the state at `path` and its ancestors active: `initiated.redeeming.makerLocked` lights all three. */
+  /**
+   * The drawn states at `path` and its ancestors: `initiated.redeeming.makerLocked` gives all three (two,
+   * with redeeming collapsed).
+   */
+  function statesOf(path) {
+    if (!path) return [];
+    const parts = path.split('.');
+    const nodes = [];
+    for (let i = 1; i <= parts.length; i++) {
+      const node = chart.querySelector(`g.state[data-state="${CSS.escape(parts.slice(0, i).join('.'))}"]`);
+      if (node) nodes.push(node);
+    }
+    return nodes;
+  }
+
+  /** Marks the state at `path` and its ancestors active. */
   function setActive(path) {
     for (const node of chart.querySelectorAll('[data-state-active]'))
       node.removeAttribute('data-state-active');
-    if (!path) return;
-    const parts = path.split('.');
-    for (let i = 1; i <= parts.length; i++) {
-      const node = chart.querySelector(`g.state[data-state="${CSS.escape(parts.slice(0, i).join('.'))}"]`);
-      if (node) node.setAttribute('data-state-active', 'true');
+    for (const node of statesOf(path)) node.setAttribute('data-state-active', 'true');
+  }
+
+  /** Marks the trade's path up to the step shown: every state it was in, every transition it took. */
+  function setPath(paths, transitions) {
+    for (const node of chart.querySelectorAll('[data-path]')) node.removeAttribute('data-path');
+    for (const path of paths) for (const node of statesOf(path)) node.setAttribute('data-path', 'true');
+    const taken = new Set(transitions.map(String));
+    for (const node of chart.querySelectorAll(
+      '.edge[data-transitions], .edge-label-group[data-transitions]',
+    )) {
+      if (node.dataset.transitions.split(' ').some((i) => taken.has(i)))
+        node.setAttribute('data-path', 'true');
     }
+    for (const node of chart.querySelectorAll(
+      '.state-reaction[data-transition], .edge-label[data-transition]',
+    )) {
+      if (taken.has(node.dataset.transition)) node.setAttribute('data-path', 'true');
+    }
+    chart.dataset.pathStates = String(paths.length);
   }
 
   const within = (ancestor, path) => ancestor === '' || path === ancestor || path.startsWith(`${ancestor}.`);
@@ -74,6 +228,14 @@
     const before = view.events[view.position - 1];
     setActive(pathOf(event.substate));
     setTransition(before ? transitionOf(pathOf(before.substate), event.type, pathOf(event.substate)) : null);
+    const shown = view.events.slice(0, view.position + 1);
+    setPath(
+      shown.map((e) => pathOf(e.substate)),
+      shown
+        .slice(1)
+        .map((e, i) => transitionOf(pathOf(shown[i].substate), e.type, pathOf(e.substate)))
+        .filter((index) => index !== null),
+    );
     $('summary-status').textContent = event.settlement_status;
     $('summary-substate').textContent = event.substate;
     $('summary-step').textContent = `${view.position + 1} / ${view.events.length} · ${event.type}`;
@@ -249,6 +411,7 @@
     });
   }
 
+  fitView();
   const initial = params.get('trade_id');
   $('follow-newest').checked = !initial;
   if (initial) void follow(initial);

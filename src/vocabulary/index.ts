@@ -29,6 +29,10 @@ export const TRADE_SIGNATURE_KINDS = [
 ] as const;
 export type TradeSignatureKind = (typeof TRADE_SIGNATURE_KINDS)[number];
 
+/** How a maker's aggregator_swap ended: it swapped, or it landed and failed (only its fee moved). */
+export const SWAP_OUTCOMES = ['succeeded', 'failed'] as const;
+export type SwapOutcome = (typeof SWAP_OUTCOMES)[number];
+
 export const INTEGRATION_STATUS = 'runtime_orchestrated' as const;
 export const SETTLEMENT_MODEL = 'solana_htlc' as const;
 

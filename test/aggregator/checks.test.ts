@@ -239,10 +239,12 @@ describe('checkQuote', () => {
 
 describe('checkInstructions', () => {
   const quote = (): AggregatorQuote => checkQuote(request, baseQuote(), MAX_SLIPPAGE);
+  const otherPool = Keypair.generate().publicKey;
   const limits = {
     maker,
     allowedPrograms: [EMBEDDED_AMM_PROGRAM_ID, JUPITER_V6_PROGRAM_ID],
     maxPriorityFeeLamports: 100_000n,
+    trustedPools: new Set([pool.toBase58(), otherPool.toBase58()]),
   };
   const ammSwap = (overrides: Partial<Parameters<typeof swapInstruction>[0]> = {}) =>
     swapInstruction({
@@ -525,6 +527,28 @@ describe('checkInstructions', () => {
     expect(check(swap({ user: stranger }))).toBe('unexpected_signer');
   });
 
+  it('refuses a route or a swap through a pool the config does not trust, and a swap in another pool than quoted', () => {
+    // A pool of someone else's making on the same program: the quote names it, or the swap trades in it.
+    const untrustedQuote = () => {
+      const q = baseQuote();
+      const step = q.routePlan[0];
+      if (step) step.swapInfo.ammKey = stranger.toBase58();
+      return checkQuote(request, q, MAX_SLIPPAGE);
+    };
+    const swapIn = (where: PublicKey) => {
+      const a = base();
+      a.swapInstruction = json(ammSwap({ pool: where }));
+      return a;
+    };
+    expect(refusal(() => checkInstructions(untrustedQuote(), base(), limits))).toBe('pool_not_trusted');
+    expect(refusal(() => checkInstructions(quote(), swapIn(stranger), limits))).toBe('pool_not_trusted');
+    // Trusted, but not the pool the route was quoted on.
+    expect(refusal(() => checkInstructions(quote(), swapIn(otherPool), limits))).toBe('swap_mismatch');
+    // Without trusted pools (none configured, no embedded venue) pools are not pinned.
+    const unpinned = { ...limits, trustedPools: null };
+    expect(refusal(() => checkInstructions(untrustedQuote(), swapIn(stranger), unpinned))).toBe('accepted');
+  });
+
   it('each refusal names the instruction, the account or the amount it refused', () => {
     const message = (change: (a: SwapInstructionsResponse) => void, l = limits) =>
       refusalMessage(() => {
@@ -610,6 +634,7 @@ describe('checkInstructions', () => {
       fee?: number;
       redirect?: PublicKey;
       destination?: PublicKey;
+      pool?: PublicKey | null;
     }) => {
       const data = Buffer.alloc(8 + 4 + 19);
       Buffer.from([229, 23, 203, 151, 122, 227, 173, 42]).copy(data, 0);
@@ -630,6 +655,8 @@ describe('checkInstructions', () => {
           r(a.redirect ?? jup, true),
           r(USDC),
           r(jup),
+          // The route's remaining accounts: the pool it was quoted on (unless a test leaves it out).
+          ...(a.pool === null ? [] : [r(a.pool ?? pool, true)]),
         ],
         data,
       });
@@ -646,7 +673,8 @@ describe('checkInstructions', () => {
       expect(check(jupiter({ fee: 20 }))).toBe('swap_mismatch');
     });
 
-    // shared_accounts_route: the same tail; the authority, source and destination at accounts 2, 3 and 6.
+    // shared_accounts_route: the same tail; the authority, source and destination at accounts 2, 3 and 6,
+    // the pool among the remaining ones.
     const sharedRoute = (a: { authority?: PublicKey; source?: PublicKey; destination?: PublicKey } = {}) => {
       const data = Buffer.alloc(8 + 1 + 4 + 19);
       Buffer.from([193, 32, 155, 51, 65, 214, 156, 129]).copy(data, 0);
@@ -665,6 +693,8 @@ describe('checkInstructions', () => {
           r(vaultIn, true),
           r(vaultOut, true),
           r(a.destination ?? ata(maker, USDC), true),
+          // The route's remaining accounts: the pool it was quoted on, as every route must name it.
+          r(pool, true),
         ],
         data,
       });
@@ -716,6 +746,11 @@ describe('checkInstructions', () => {
     it('refuses a route that pays out anywhere but the maker’s output account', () => {
       expect(check(jupiter({ redirect: ata(stranger, USDC) }))).toBe('swap_mismatch');
       expect(check(jupiter({ destination: ata(stranger, USDC) }))).toBe('swap_mismatch');
+    });
+
+    it('refuses a route that does not name the pool it was quoted on', () => {
+      expect(check(jupiter({ pool: null }))).toBe('swap_mismatch');
+      expect(check(jupiter({ pool: stranger }))).toBe('swap_mismatch');
     });
   });
 });

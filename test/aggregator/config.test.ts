@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { PublicKey } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
-import { openAggregator } from '../../src/aggregator/index.ts';
+import { openAggregator, trustedPools } from '../../src/aggregator/index.ts';
 import {
   ConfigError,
   DEFAULT_CONFIG_PATH,
@@ -94,6 +94,33 @@ describe('venue and aggregator config', () => {
       'aggregator.kind',
     );
   });
+
+  it('sets every swap’s minimum 20 bps under the route by default, never looser than the slippage limit', () => {
+    expect(resolveConfig(doc()).aggregator).toMatchObject({ routeToleranceBps: 20, trustedPools: null });
+    const tight = { kind: 'jupiter', max_slippage_bps: 10 };
+    const noHedging = () => {
+      const d = doc();
+      delete d.hedging;
+      return d;
+    };
+    expect(resolveConfig({ ...noHedging(), aggregator: tight }).aggregator.routeToleranceBps).toBe(10);
+    expect(
+      fieldOf(() => resolveConfig({ ...noHedging(), aggregator: { ...tight, route_tolerance_bps: 11 } })),
+    ).toBe('aggregator.route_tolerance_bps');
+    const pools = ['FkwXEvVTwK8CjPKJHF5j91PWFsq2nNp4ecXHvu9qWRfh'];
+    expect(
+      resolveConfig({ ...doc(), aggregator: { kind: 'jupiter', trusted_pools: pools } }).aggregator
+        .trustedPools,
+    ).toEqual(pools);
+    expect(
+      fieldOf(() =>
+        resolveConfig({
+          ...doc(),
+          aggregator: { kind: 'jupiter', trusted_pools: ['1111111111111111111111111111111111'] },
+        }),
+      ),
+    ).toBe('aggregator.trusted_pools[0]');
+  });
 });
 
 describe('openAggregator', () => {
@@ -108,9 +135,20 @@ describe('openAggregator', () => {
     const port = await openAggregator({
       config: aggregator,
       chain,
-      venue: { serve: async () => 'http://127.0.0.1:1/jupiter/swap/v1' },
+      venue: { serve: async () => 'http://127.0.0.1:1/jupiter/swap/v1', pools: [] },
     });
     expect(port.baseUrl).toBe('http://127.0.0.1:1/jupiter/swap/v1');
+  });
+
+  it('trusts the configured pools and the embedded venue’s own; neither: pools are not pinned', () => {
+    const pool = new PublicKey('FkwXEvVTwK8CjPKJHF5j91PWFsq2nNp4ecXHvu9qWRfh');
+    const listed = 'EBJ1xbLGuBBN1327KM7MYz5Wv2mHXiZ4E9KbV2ks5KNH';
+    expect(trustedPools({ trustedPools: null }, null)).toBeNull();
+    expect(trustedPools({ trustedPools: null }, { pools: [{ pool }] })).toEqual([pool.toBase58()]);
+    expect(trustedPools({ trustedPools: [listed] }, { pools: [{ pool }] })).toEqual([
+      listed,
+      pool.toBase58(),
+    ]);
   });
 
   it('reads an API key from the environment variable it names, and refuses one that is unset', async () => {

@@ -42,6 +42,8 @@ const config = (overrides: Partial<AggregatorConfig> = {}): AggregatorConfig => 
   maxPriorityFeeLamports: 1_000_000n,
   allowedPrograms: [JUPITER_V6_PROGRAM_ID, EMBEDDED_AMM_PROGRAM_ID],
   timeoutMs: 5_000,
+  routeToleranceBps: 20,
+  trustedPools: null,
   ...overrides,
 });
 

@@ -143,6 +143,7 @@ beforeAll(async () => {
       tradable: () => true,
       metrics: new ServiceMetrics({ version: 'test', chain: service.chain.kind }),
       makerWallet: service.chain.makerWallet.toBase58(),
+      control: service.control,
       inventory: async () => {
         throw new Error('not read');
       },

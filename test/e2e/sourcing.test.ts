@@ -135,6 +135,7 @@ describe('just-in-time sourcing on the embedded chain', { shuffle: false }, () =
       rawMid: () => ({ num: 100_000n, den: 18_742n }),
       maxSlippageBps: 100,
       aggregatorMaxSlippageBps: 100,
+      routeToleranceBps: 20,
     };
     const plan = { tradeId: 'probe', sellMint: USDC_MINT, sellRaw: sellRaw.toString(), buyMint: SOL_MINT };
     const slipped = await signSourcingSwap(service.chain, hooks, { ...plan, minBuyRaw: midOut.toString() });

@@ -79,14 +79,24 @@ afterAll(async () => service.dispose());
 
 /** A request the route validates, so that what answers is its guard and not its schema. */
 function probe(op: Operation, headers: Record<string, string> = {}, query = '') {
-  const path = op.path.replace('{asset}', 'SOL').replace(/\{\w+\}/g, '0190c2a4-7b6e-7000-8000-000000000000');
+  const path = op.path
+    .replace('{asset}', 'SOL')
+    .replace('{pair}', 'SOL-USDC')
+    .replace(/\{\w+\}/g, '0190c2a4-7b6e-7000-8000-000000000000');
   const url = query ? `${path}?${query}` : path;
-  const payload = op.route === 'POST /v1/dev/airdrop' ? { wallet: WALLET, asset: 'SOL', amount: '1' } : {};
+  const payload =
+    op.route === 'POST /v1/dev/airdrop'
+      ? { wallet: WALLET, asset: 'SOL', amount: '1' }
+      : op.method === 'PATCH'
+        ? op.path.includes('/hedging/')
+          ? { band: '1' }
+          : { paused: false }
+        : {};
   return service.app.inject({
-    method: op.method as 'GET' | 'POST',
+    method: op.method as 'GET' | 'POST' | 'PATCH',
     url,
     headers,
-    ...(op.method === 'POST' ? { payload } : {}),
+    ...(op.method === 'POST' || op.method === 'PATCH' ? { payload } : {}),
   });
 }
 

@@ -137,6 +137,35 @@ describe('a store that cannot write for lack of space', { shuffle: false }, () =
     expect(done.ledger_summary.balanced).toBe(true);
   });
 
+  test('a desk change the store cannot write answers 503 storage_full, and nothing of it is in force', async () => {
+    const desk = async () => (await service.app.inject('/v1/desk')).json();
+    const before = await desk();
+    disk.now = { mode: 'full' };
+    try {
+      expectStorageFull(await service.app.inject({ method: 'POST', url: '/v1/desk/pause' }));
+      expectStorageFull(
+        await service.app.inject({
+          method: 'PATCH',
+          url: '/v1/desk/pairs/SOL-USDC',
+          payload: { base_spread_bps: 99 },
+        }),
+      );
+    } finally {
+      disk.now = { mode: 'ok' };
+    }
+    const after = await desk();
+    expect(after.paused).toBe(false);
+    expect(after.pairs).toEqual(before.pairs);
+    expect(after.overrides).toEqual(before.overrides);
+    expect(after.applied_seq).toBe(before.applied_seq);
+    expect((await service.app.inject('/v1/desk/changes')).json().changes).toHaveLength(before.applied_seq);
+    // Writable again once a probe succeeds: the next test starts from a ready service.
+    const until = Date.now() + 30_000;
+    while ((await ready()).statusCode !== 200 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 50));
+    expect((await ready()).statusCode).toBe(200);
+  });
+
   test('a transition that was not stored is never acted on: its effect sends nothing', async () => {
     const trade = await makerLocked();
     // Only the commit holding the redeem request fails; the very next one succeeds.

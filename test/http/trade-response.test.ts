@@ -193,6 +193,33 @@ describe('renderTrade: every TradeResponse field of the interface, with its type
     }
   });
 
+  test('a maker swap says how it ended: a sourcing swap and a hedge that failed on chain are listed as failed, the others as succeeded; escrow kinds carry no outcome', () => {
+    const context = redeemedContext({
+      signatures: [
+        { kind: 'taker_lock', signature: 'lock' },
+        { kind: 'aggregator_swap', signature: 'swap-1', outcome: 'failed' },
+        { kind: 'aggregator_swap', signature: 'swap-2' },
+        { kind: 'maker_lock', signature: 'maker' },
+      ],
+    });
+    const view = render(REDEEMED_CLOSED, context, {
+      closed: true,
+      hedgeSwaps: [
+        { signature: 'hedge-1', failed: true },
+        { signature: 'hedge-2', failed: false },
+      ],
+    });
+    expect(view.tx_signature_kinds).toEqual([
+      { kind: 'taker_lock', signature: 'lock' },
+      { kind: 'aggregator_swap', signature: 'swap-1', outcome: 'failed' },
+      { kind: 'aggregator_swap', signature: 'swap-2', outcome: 'succeeded' },
+      { kind: 'maker_lock', signature: 'maker' },
+      { kind: 'aggregator_swap', signature: 'hedge-1', outcome: 'failed' },
+      { kind: 'aggregator_swap', signature: 'hedge-2', outcome: 'succeeded' },
+    ]);
+    expect(view.tx_signatures).toEqual(['lock', 'swap-1', 'swap-2', 'maker', 'hedge-1', 'hedge-2']);
+  });
+
   test('the response does not share the context array: editing it leaves the snapshot alone', () => {
     const context = makerLockedContext();
     const view = render(MAKER_LOCKED, context);

@@ -104,6 +104,8 @@ export const SIG = {
   cancel: 'sig-cancel',
   /** The maker's just-in-time sourcing swap through an aggregator. */
   swap: 'sig-sourcing-swap',
+  /** A sourcing swap that landed and failed (its minimum out not met). */
+  failedSwap: 'sig-sourcing-swap-failed',
   /** The taker's cancel of the maker escrow (it is that escrow's recipient). */
   makerEscrowCancel: 'sig-maker-escrow-cancel',
 } as const;

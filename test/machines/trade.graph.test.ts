@@ -201,6 +201,25 @@ const EVENTS = [
   done('sendSourcing', { landed: false, expired: true, now: DECIDED_AT + 10 }),
   done('sendSourcing', { landed: false, expired: true, now: T0 + 481 }),
   done('sendSourcing', { landed: false, expired: false, now: DECIDED_AT + 10 }),
+  // Landed and failed on chain: for its minimum out (in time to quote again, and too late), or otherwise.
+  done('sendSourcing', {
+    landed: false,
+    expired: false,
+    now: DECIDED_AT + 10,
+    failed: { signature: SIG.failedSwap, slippage: true },
+  }),
+  done('sendSourcing', {
+    landed: false,
+    expired: false,
+    now: T0 + 481,
+    failed: { signature: SIG.failedSwap, slippage: true },
+  }),
+  done('sendSourcing', {
+    landed: false,
+    expired: false,
+    now: DECIDED_AT + 10,
+    failed: { signature: SIG.failedSwap, slippage: false },
+  }),
   ...TRADE_EFFECTS.flatMap((effect) => outputsOf(effect).map((output) => done(effect, output))),
   done('closeEscrows', {}),
   ...TRADE_EFFECTS.map((effect) => failure(effect)),
@@ -912,7 +931,15 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
       if (sent.expired && timeLeft >= c.minRedeemWindow) {
         return land('initiated.locking.signingSourcing', {}, [], { sourcingIntent });
       }
-      return land('initiated.unwinding.releasingTaker', { failureReason: 'sourcing_failed' }, [], {
+      // Landed and failed: listed as failed; for its minimum out, the first time and in time, quoted again.
+      const failed: TradeSignature[] = sent.failed
+        ? [{ kind: 'aggregator_swap', signature: sent.failed.signature, outcome: 'failed' }]
+        : [];
+      const failedBefore = c.signatures.some((s) => s.kind === 'aggregator_swap' && s.outcome === 'failed');
+      if (sent.failed?.slippage && !failedBefore && timeLeft >= c.minRedeemWindow) {
+        return land('initiated.locking.signingSourcing', {}, failed, { sourcingIntent });
+      }
+      return land('initiated.unwinding.releasingTaker', { failureReason: 'sourcing_failed' }, failed, {
         sourcingIntent,
       });
     }

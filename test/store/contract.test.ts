@@ -9,6 +9,7 @@ import type { TradeInput } from '../../machines/index.ts';
 import type { LedgerEntry } from '../../src/ledger/index.ts';
 import {
   type HedgeRecord,
+  type NewDeskChange,
   type NewTradeEvent,
   openStore,
   type QuoteRecord,
@@ -1055,6 +1056,79 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         expect(await store.claimHedges(other)).toEqual([]);
       },
     );
+  });
+
+  describe('the desk’s live settings', () => {
+    const change = (over: Partial<NewDeskChange> = {}): NewDeskChange => ({
+      at: '2026-12-01T10:00:00.000Z',
+      actor: 'alice',
+      runId: RUN,
+      target: 'pair:SOL-USDC',
+      field: 'base_spread_bps',
+      before: 8,
+      after: 12,
+      override: 12,
+      ...over,
+    });
+
+    test('a change is logged in order and leaves its override set; null removes it; the log pages newest first', async () => {
+      await commitAll(store, {
+        kind: 'changeDesk',
+        changes: [
+          change(),
+          change({ target: 'desk', field: 'paused', before: false, after: true, override: true }),
+        ],
+      });
+      await commitAll(store, {
+        kind: 'changeDesk',
+        changes: [change({ before: 12, after: 8, override: null, actor: 'bob' })],
+      });
+      const log = await store.deskChanges(10);
+      expect(log.map((c) => [c.seq, c.actor, c.target, c.field, c.before, c.after, c.override])).toEqual([
+        [3, 'bob', 'pair:SOL-USDC', 'base_spread_bps', 12, 8, null],
+        [2, 'alice', 'desk', 'paused', false, true, true],
+        [1, 'alice', 'pair:SOL-USDC', 'base_spread_bps', 8, 12, 12],
+      ]);
+      expect(log[0]).toMatchObject({ runId: RUN, at: '2026-12-01T10:00:00.000Z' });
+      expect(await store.deskChanges(1, 3)).toEqual([log[1]]);
+      expect(await store.deskOverrides()).toEqual([
+        {
+          target: 'desk',
+          field: 'paused',
+          value: true,
+          seq: 2,
+          at: '2026-12-01T10:00:00.000Z',
+          actor: 'alice',
+        },
+      ]);
+      // A decimal override keeps its text exactly; a later one replaces it in place.
+      await commitAll(store, {
+        kind: 'changeDesk',
+        changes: [
+          change({ field: 'min_input', before: '0.010000000', after: '0.500000000', override: '0.50' }),
+          change({ field: 'min_input', before: '0.500000000', after: '0.700000000', override: '0.7' }),
+        ],
+      });
+      const overrides = await store.deskOverrides();
+      expect(overrides.map((o) => [o.target, o.field, o.value, o.seq])).toEqual([
+        ['desk', 'paused', true, 2],
+        ['pair:SOL-USDC', 'min_input', '0.7', 5],
+      ]);
+      // Kept across a reopen.
+      await store.close();
+      store = await open();
+      expect(await store.deskOverrides()).toEqual(overrides);
+      expect((await store.deskChanges(10)).map((c) => c.seq)).toEqual([5, 4, 3, 2, 1]);
+    });
+
+    test('a batch of changes is all or nothing', async () => {
+      const outcomes = await store.commit([
+        { kind: 'changeDesk', changes: [change(), change({ runId: 'no-such-run' })] },
+      ]);
+      expect(outcomes[0]?.ok).toBe(false);
+      expect(await store.deskChanges(10)).toEqual([]);
+      expect(await store.deskOverrides()).toEqual([]);
+    });
   });
 
   describe('the store itself', () => {

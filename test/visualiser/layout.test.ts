@@ -3,7 +3,15 @@
 // line inside the box it stays in); and the SVG names every state. The browser suite checks the page.
 import { describe, expect, test } from 'vitest';
 import { machineDefinition } from '../../machines/trade.definition.ts';
-import { type Box, layoutChart, renderSvg } from '../../src/visualiser/index.ts';
+import {
+  type Box,
+  collapsiblePhases,
+  labelObstacles,
+  labelRect,
+  layoutChart,
+  type Rect,
+  renderSvg,
+} from '../../src/visualiser/index.ts';
 
 const def = machineDefinition();
 const layout = layoutChart(def);
@@ -14,7 +22,8 @@ const inside = (child: Box, parent: Box) =>
   child.y >= parent.y &&
   child.x + child.w <= parent.x + parent.w &&
   child.y + child.h <= parent.y + parent.h;
-const overlap = (a: Box, b: Box) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+const overlap = (a: Rect, b: Rect) =>
+  a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 
 describe('layoutChart of the trade machine', () => {
   test('every state has one box of positive size on the canvas', () => {
@@ -83,4 +92,71 @@ describe('renderSvg', () => {
     const closed = [...svg.matchAll(/<\/[a-zA-Z]+>/g)].length;
     expect(opened).toBe(closed);
   });
+});
+
+describe('labels and collapsed phases', () => {
+  const phases = collapsiblePhases(def).map((s) => s.id);
+  const subsets = Array.from({ length: 1 << phases.length }, (_, mask) =>
+    phases.filter((_, i) => mask & (1 << i)),
+  );
+
+  test('the phases are initiated’s three: locking, redeeming, unwinding', () => {
+    expect(phases).toEqual([
+      'trade.initiated.locking',
+      'trade.initiated.redeeming',
+      'trade.initiated.unwinding',
+    ]);
+    expect(() => layoutChart(def, { collapsed: ['trade.initiated'] })).toThrow(/not a phase/);
+  });
+
+  test.each(subsets.map((collapsed) => [collapsed.join(', ') || 'none collapsed', collapsed] as const))(
+    'no label over another label, a state box or a compound’s title, inside the chart (%s)',
+    (_, collapsed) => {
+      const drawn = layoutChart(def, { collapsed });
+      const labels = drawn.edges.map(labelRect);
+      const obstacles = labelObstacles(drawn);
+      const clashes: string[] = [];
+      labels.forEach((label, i) => {
+        const edge = drawn.edges[i];
+        labels.forEach((other, j) => {
+          if (j > i && overlap(label, other)) clashes.push(`${edge?.source}→${edge?.target} / label ${j}`);
+        });
+        for (const o of obstacles)
+          if (overlap(label, o)) clashes.push(`${edge?.source}→${edge?.target} / box`);
+        expect(label.x >= 0 && label.y >= 0 && label.x + label.w <= drawn.width).toBe(true);
+        expect(label.y + label.h).toBeLessThanOrEqual(drawn.height);
+      });
+      expect(clashes).toEqual([]);
+    },
+  );
+
+  test.each(subsets.slice(1).map((collapsed) => [collapsed.join(', '), collapsed] as const))(
+    'collapsed (%s): the phase is one box, its inner transitions left out, the crossing ones drawn once',
+    (_, collapsed) => {
+      const drawn = layoutChart(def, { collapsed });
+      const ids = new Set(drawn.boxes.map((b) => b.state.id));
+      const hiddenUnder = (id: string) => collapsed.find((phase) => id.startsWith(`${phase}.`));
+      for (const phase of collapsed) {
+        const box = drawn.boxes.find((b) => b.state.id === phase);
+        expect(box?.hidden).toBe(def.states.filter((s) => s.id.startsWith(`${phase}.`)).length);
+      }
+      for (const s of def.states) expect(ids.has(s.id), s.id).toBe(hiddenUnder(s.id) === undefined);
+      const shown = [
+        ...drawn.edges.flatMap((edge) => edge.labels.map((line) => line.transition)),
+        ...drawn.boxes.flatMap((box) => box.lines.map((line) => line.transition)),
+      ].sort((a, b) => a - b);
+      const expected = def.transitions.flatMap((t, i) => {
+        const inside = hiddenUnder(t.source) ?? collapsed.find((p) => p === t.source);
+        const within =
+          inside !== undefined &&
+          t.targets.every((target) => target.startsWith(`${inside}.`) || target === inside);
+        return within && (hiddenUnder(t.source) !== undefined || t.targets.length > 0) ? [] : [i];
+      });
+      expect(shown).toEqual(expected);
+      for (const edge of drawn.edges) {
+        expect(ids.has(edge.target), edge.target).toBe(true);
+        expect(ids.has(edge.source) || edge.source === def.id, edge.source).toBe(true);
+      }
+    },
+  );
 });

@@ -9,7 +9,8 @@ import { PUBLIC_SECURITY } from './operator.ts';
 
 export interface AssetRoutesOptions {
   assets: Config['assets'];
-  pairs: Config['pairs'];
+  /** The pairs in force now (the control plane changes them live). */
+  pairs: () => Config['pairs'];
 }
 
 const assetView = (asset: Asset): Static<typeof AssetSchema> => ({
@@ -70,14 +71,16 @@ export const assetRoutes: FastifyPluginAsyncTypebox<AssetRoutesOptions> = async 
         summary: 'Tradable directed pairs',
         description:
           'Every directed pair (SOL→USDC and USDC→SOL are two) with its base spread, the input size limits in ' +
-          'display units, and whether it is paused. An RFQ on a paused pair is a risk rejection.',
+          'display units, and whether it is paused (by its own pause or the desk’s). An RFQ on a paused pair ' +
+          'is a risk rejection; a settlement start of one is a 409 trading_paused. The operator changes these ' +
+          'live (/v1/desk): this answer shows them at once.',
         security: PUBLIC_SECURITY,
         response: { 200: PairListSchema, ...errorResponses() },
       },
     },
     async function listPairs() {
       return {
-        pairs: pairs.map((pair) => ({
+        pairs: pairs().map((pair) => ({
           input_asset: pair.input.symbol,
           output_asset: pair.output.symbol,
           input_mint: pair.input.mint,

@@ -4,12 +4,14 @@
 import type { FastifyRequest } from 'fastify';
 import { DEFAULT_HTLC_PROGRAM_ID, type DevChain } from '../../chain/index.ts';
 import type { Config } from '../../config/index.ts';
+import type { ControlPlane } from '../../control/index.ts';
 import type { InventoryReading } from '../../hedging/index.ts';
 import type { ServiceMetrics } from '../../metrics/index.ts';
 import type { PriceSource, QuoteDesk } from '../../quotes/index.ts';
 import type { TradeRuntime } from '../../runtime/index.ts';
 import type { TypeBoxApp } from '../typebox-app.ts';
 import { assetRoutes } from './assets.ts';
+import { deskRoutes } from './desk.ts';
 import { devRoutes } from './dev.ts';
 import { devRpcLedger, devRpcRoutes } from './dev-rpc.ts';
 import type { ReadinessPart } from './health.schema.ts';
@@ -54,6 +56,8 @@ export interface HttpDeps {
   makerWallet: string;
   /** The maker's inventory, targets and hedges (GET /v1/inventory); absent: the route is not served. */
   inventory?: () => Promise<InventoryReading>;
+  /** The control plane (/v1/desk): the settings changed live; absent: the config's, and no route. */
+  control?: ControlPlane;
 }
 
 /**
@@ -69,11 +73,20 @@ export async function registerRoutes(
   const { config, version, run, quotes, prices, runtime, devChain, readiness, tradable, metrics } = deps;
   const { assets, pairs } = config;
   const writable = deps.writable ?? (() => true);
-  const operator: OperatorAccess = { token: config.http.operatorToken, routes: operatorRoutes };
+  const operator: OperatorAccess = {
+    token: config.http.operatorToken,
+    tokens: config.http.operatorTokens,
+    routes: operatorRoutes,
+  };
 
   // Public: the interface's routes.
   await app.register(healthRoutes, { prefix: '/v1/health', version, run, readiness });
-  await app.register(assetRoutes, { prefix: '/v1', assets, pairs });
+  const control = deps.control;
+  await app.register(assetRoutes, {
+    prefix: '/v1',
+    assets,
+    pairs: control ? () => control.livePairs() : () => pairs,
+  });
   await app.register(priceRoutes, { prefix: '/v1/prices', config, prices, nowMs: deps.nowMs ?? Date.now });
   await app.register(rfqRoutes, {
     prefix: '/v1',
@@ -116,6 +129,14 @@ export async function registerRoutes(
   });
   if (deps.inventory) {
     await app.register(inventoryRoutes, { prefix: '/v1/inventory', assets, read: deps.inventory, operator });
+  }
+  if (control) {
+    await app.register(deskRoutes, {
+      prefix: '/v1/desk',
+      control,
+      operator,
+      changed: (changes) => metrics.deskChanged(changes),
+    });
   }
   await app.register(vizRoutes, { prefix: '/v1/viz', operator });
   await app.register(metricsRoutes, { prefix: '/metrics', operator, metrics });

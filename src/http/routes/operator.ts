@@ -17,8 +17,18 @@ import type { TypeBoxApp } from '../typebox-app.ts';
 export interface OperatorAccess {
   /** http.operator_token; null: none configured, and the routes answer loopback only. */
   token: string | null;
+  /** http.operator_tokens: named tokens, each accepted like `token` (which is named "operator"). */
+  tokens?: readonly { name: string; token: string }[];
   /** Where every operator route is recorded as it is added (the CORS preflight asks it). */
   routes: OperatorRoutes;
+}
+
+/** Who an operator request came from: its token's name ("operator" for http.operator_token). */
+const operators = new WeakMap<FastifyRequest, string>();
+
+/** The name of the token a request passed the guard with; "loopback" where no token is configured. */
+export function operatorOf(request: FastifyRequest): string {
+  return operators.get(request) ?? 'loopback';
 }
 
 /** The operator routes by method and path pattern, to tell a preflight for one before any route runs. */
@@ -96,9 +106,12 @@ export function requireOperator(app: TypeBoxApp, access: OperatorAccess): void {
     for (const method of [route.method].flat()) access.routes.add(method, route.url);
   });
   // Compared as digests: equal lengths whatever was sent, so the time taken tells nothing of the token.
-  const expected = access.token === null ? null : digest(access.token);
+  const named = [
+    ...(access.token === null ? [] : [{ name: 'operator', token: access.token }]),
+    ...(access.tokens ?? []),
+  ].map(({ name, token }) => ({ name, digest: digest(token) }));
   app.addHook('preHandler', async (request) => {
-    if (expected === null) {
+    if (named.length === 0) {
       if (!isLoopbackAddress(request.ip) || !isLoopbackHost(request.headers.host)) {
         throw new ApiError(
           'unauthorized',
@@ -110,9 +123,14 @@ export function requireOperator(app: TypeBoxApp, access: OperatorAccess): void {
     }
     const presented = presentedToken(request);
     if (presented === null) throw new ApiError('unauthorized');
-    if (!timingSafeEqual(digest(presented), expected)) {
-      throw new ApiError('unauthorized', 'The operator token is wrong.');
+    // Every token compared, whichever matches: the time taken tells nothing of which, or of any.
+    const sent = digest(presented);
+    let holder: string | null = null;
+    for (const { name, digest: expected } of named) {
+      if (timingSafeEqual(sent, expected) && holder === null) holder = name;
     }
+    if (holder === null) throw new ApiError('unauthorized', 'The operator token is wrong.');
+    operators.set(request, holder);
   });
 }
 

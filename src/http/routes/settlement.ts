@@ -52,6 +52,7 @@ export const settlementRoutes: FastifyPluginAsyncTypebox<SettlementRoutesOptions
             'quote_not_found',
             'quote_expired',
             'taker_wallet_mismatch',
+            'trading_paused',
             'runtime_unavailable',
             'chain_unavailable',
             'storage_full',

@@ -6,6 +6,7 @@ import {
   INTEGRATION_STATUS,
   SETTLEMENT_STATUSES,
   SUBSTATES,
+  SWAP_OUTCOMES,
   TRADE_SIGNATURE_KINDS,
 } from '../../vocabulary/index.ts';
 import {
@@ -59,7 +60,18 @@ export const TradeResponseSchema = Type.Object(
     tx_signatures: Type.Array(Type.String(), { description: 'in chain order' }),
     tx_signature_kinds: Type.Array(
       Type.Object(
-        { kind: Type.Enum(TRADE_SIGNATURE_KINDS), signature: Type.String() },
+        {
+          kind: Type.Enum(TRADE_SIGNATURE_KINDS),
+          signature: Type.String(),
+          outcome: Type.Optional(
+            Type.Enum(
+              SWAP_OUTCOMES,
+              ext(
+                'on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)',
+              ),
+            ),
+          ),
+        },
         { title: 'TradeSignature' },
       ),
     ),

@@ -31,7 +31,13 @@ export const sendSourcing = (
           boughtRaw: sent.boughtRaw,
         };
       case 'expired':
+        return { landed: false, expired: true, now: Number(await chain.now()) };
       case 'failed':
-        return { landed: false, expired: sent.status === 'expired', now: Number(await chain.now()) };
+        return {
+          landed: false,
+          expired: false,
+          now: Number(await chain.now()),
+          failed: { signature: sent.signature, slippage: sent.slippage },
+        };
     }
   });

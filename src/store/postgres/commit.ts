@@ -17,8 +17,9 @@ import type { NewTradeEvent, QuoteRecord, TradeRecord, TradeUpdate } from '../re
 import { currentSecond, holdReservation, ReservationDeltas } from '../reservation-buckets.ts';
 import { holdFromRow, priceText, type TradeRow } from '../rows.ts';
 import { StoreConflict, type StoreWrite, type WriteOutcome } from '../writes.ts';
+import { changeDesk } from './desk.ts';
 import { postgresNoSpace } from './no-space.ts';
-import { EVENTS_CHANNEL, eventsNotices, tradesWithEvents } from './notifications.ts';
+import { DESK_CHANNEL, EVENTS_CHANNEL, eventsNotices, tradesWithEvents } from './notifications.ts';
 import { EVENT_LOG_LOCK, liveRow, runStatement, type Statement } from './sql.ts';
 
 const UNIQUE_VIOLATION = '23505';
@@ -48,6 +49,7 @@ function fencedRuns(write: StoreWrite): string[] {
       return [write.update.ownerRunId];
     case 'insertQuote':
     case 'appendLedger':
+    case 'changeDesk':
     case 'probe':
       return [];
   }
@@ -131,6 +133,7 @@ export class BatchCommit {
     }
     const outcomes: WriteOutcome[] = [];
     const notified = new Set<string>();
+    let deskChanged = false;
     // What the batch's writes that held change in the reservation buckets, applied before the commit.
     const reservations = new ReservationDeltas();
     // The runs whose live leases the batch's stored writes relied on (a write the fence refused relied on none).
@@ -145,6 +148,7 @@ export class BatchCommit {
         for (const runId of fencedRuns(write)) leased.add(runId);
         outcomes.push({ ok: true });
         for (const tradeId of tradesWithEvents(write)) notified.add(tradeId);
+        if (write.kind === 'changeDesk') deskChanged = true;
         used = true;
       } catch (error) {
         // A full disk is no write's own failure: the others would meet it too, or take space one needs.
@@ -169,9 +173,10 @@ export class BatchCommit {
       await this.query('applyReservations', [bucketMints, seconds, raws], client);
     }
     // The notifications ride with the COMMIT, which delivers them (and none if it rolls back).
-    const notify = eventsNotices(this.instanceId, notified)
-      .map((notice) => `NOTIFY ${EVENTS_CHANNEL}, ${client.escapeLiteral(notice)}; `)
-      .join('');
+    const notify =
+      eventsNotices(this.instanceId, notified)
+        .map((notice) => `NOTIFY ${EVENTS_CHANNEL}, ${client.escapeLiteral(notice)}; `)
+        .join('') + (deskChanged ? `NOTIFY ${DESK_CHANNEL}, ${client.escapeLiteral(this.instanceId)}; ` : '');
     // Each fenced write passed its fence when it ran; this process may have been frozen since. Checked
     // again in the COMMIT's own message (no pause of ours can come between): a run whose lease lapsed
     // meanwhile commits nothing (its rows were locked, so no claim has overtaken it yet).
@@ -261,6 +266,8 @@ export class BatchCommit {
         return this.insertHedge(client, write.hedge);
       case 'updateHedge':
         return this.updateHedge(client, write.update, write.ledger);
+      case 'changeDesk':
+        return changeDesk(client, write.changes);
     }
   }
 

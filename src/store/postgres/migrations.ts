@@ -206,6 +206,28 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `ALTER TABLE quotes ADD COLUMN sourcing TEXT COLLATE "C";`,
   // Each run's latest probe of whether the store takes writes (only while its disk is full: storage-full.ts).
   `CREATE TABLE store_probes (run_id TEXT COLLATE "C" PRIMARY KEY, at TEXT COLLATE "C" NOT NULL);`,
+  // The desk's live settings (src/control/), as SQLite keeps them: the change log, and the overrides in
+  // force, each naming the change that set it. A commit that changes them notifies the other instances.
+  `
+  CREATE TABLE desk_changes (
+    seq             BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    at              TEXT COLLATE "C" NOT NULL,
+    actor           TEXT COLLATE "C" NOT NULL,
+    run_id          TEXT COLLATE "C" NOT NULL REFERENCES runs (run_id),
+    target          TEXT COLLATE "C" NOT NULL,
+    field           TEXT COLLATE "C" NOT NULL,
+    before_value    TEXT COLLATE "C" NOT NULL,
+    after_value     TEXT COLLATE "C" NOT NULL,
+    override_value  TEXT COLLATE "C"
+  );
+  CREATE TABLE desk_overrides (
+    target      TEXT COLLATE "C" NOT NULL,
+    field       TEXT COLLATE "C" NOT NULL,
+    value       TEXT COLLATE "C" NOT NULL,
+    change_seq  BIGINT NOT NULL REFERENCES desk_changes (seq),
+    PRIMARY KEY (target, field)
+  );
+  `,
 ];
 
 /**

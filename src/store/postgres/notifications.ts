@@ -54,12 +54,39 @@ export function eventsNotices(from: string, tradeIds: Iterable<string>): string[
  * swallowed and the listener hears nothing more (the caller's periodic reads still find the events);
  * stopping it then only ends what is left. Resolves once listening; the function it gives stops it.
  */
-export async function listenForEvents(
+export function listenForEvents(
   url: string,
   instanceId: string,
   listener: (tradeIds: readonly string[]) => void,
 ): Promise<() => Promise<void>> {
-  const client = new pg.Client({ connectionString: url, application_name: 'rfq-maker-events' });
+  return listenOn(url, EVENTS_CHANNEL, 'rfq-maker-events', (payload) => {
+    const notice = JSON.parse(payload) as EventsNotice;
+    if (notice.from !== instanceId) listener(notice.trades);
+  });
+}
+
+/** The channel a commit that changes the desk's settings notifies; its payload is the committing instance. */
+export const DESK_CHANNEL = 'rfq_desk_changes';
+
+/** Calls the listener on every other instance's change to the desk's settings (as listenForEvents). */
+export function listenForDeskChanges(
+  url: string,
+  instanceId: string,
+  listener: () => void,
+): Promise<() => Promise<void>> {
+  return listenOn(url, DESK_CHANNEL, 'rfq-maker-desk', (payload) => {
+    if (payload !== instanceId) listener();
+  });
+}
+
+/** One channel LISTENed on a connection of its own; `onPayload` gets each notice's payload. */
+async function listenOn(
+  url: string,
+  channel: string,
+  applicationName: string,
+  onPayload: (payload: string) => void,
+): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: url, application_name: applicationName });
   let alive = true;
   client.on('error', () => {
     alive = false;
@@ -67,25 +94,24 @@ export async function listenForEvents(
   client.on('end', () => {
     alive = false;
   });
-  client.on('notification', ({ channel, payload }) => {
-    if (channel !== EVENTS_CHANNEL || payload === undefined) return;
+  client.on('notification', (notice) => {
+    if (notice.channel !== channel || notice.payload === undefined) return;
     try {
-      const notice = JSON.parse(payload) as EventsNotice;
-      if (notice.from !== instanceId) listener(notice.trades);
+      onPayload(notice.payload);
     } catch {
       // A listener's failure is its own; a foreign payload is not ours to read.
     }
   });
   try {
     await client.connect();
-    await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+    await client.query(`LISTEN ${channel}`);
   } catch (error) {
     alive = false;
     await client.end().catch(() => {});
     throw error;
   }
   return async () => {
-    if (alive) await client.query(`UNLISTEN ${EVENTS_CHANNEL}`).catch(() => {});
+    if (alive) await client.query(`UNLISTEN ${channel}`).catch(() => {});
     alive = false;
     await client.end().catch(() => {});
   };

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Hash32, SettlementStatus } from '../../vocabulary/index.ts';
+import type { DeskChange, DeskOverride } from '../desk.ts';
 import { type HedgeRecord, type HedgeRow, hedgeFromRow } from '../hedges.ts';
 import type { Store } from '../port.ts';
 import type {
@@ -41,7 +42,8 @@ import {
 } from '../rows.ts';
 import type { StoreWrite, WriteOutcome } from '../writes.ts';
 import { BatchCommit } from './commit.ts';
-import { listenForEvents } from './notifications.ts';
+import { deskChanges, deskOverrides } from './desk.ts';
+import { listenForDeskChanges, listenForEvents } from './notifications.ts';
 import { runStatement, SQL, type Statement, TRADE_SELECT } from './sql.ts';
 
 /** How often an instance deletes reservation buckets long past (each instance: any one of them would do). */
@@ -288,9 +290,26 @@ export class PostgresStore implements Store {
   }
 
   /** LISTENs on a connection of its own (notifications.ts); close stops it with the rest. */
-  async watchEvents(listener: (tradeIds: readonly string[]) => void): Promise<() => Promise<void>> {
+  watchEvents(listener: (tradeIds: readonly string[]) => void): Promise<() => Promise<void>> {
+    return this.watch(() => listenForEvents(this.url, this.instanceId, listener));
+  }
+
+  deskOverrides(): Promise<DeskOverride[]> {
+    return deskOverrides(this.pool);
+  }
+
+  deskChanges(limit: number, beforeSeq?: number): Promise<DeskChange[]> {
+    return deskChanges(this.pool, limit, beforeSeq);
+  }
+
+  /** LISTENs on a connection of its own, as watchEvents. */
+  watchDesk(listener: () => void): Promise<() => Promise<void>> {
+    return this.watch(() => listenForDeskChanges(this.url, this.instanceId, listener));
+  }
+
+  private async watch(listen: () => Promise<() => Promise<void>>): Promise<() => Promise<void>> {
     if (!this.open) throw new Error('the store is closed');
-    const stopListening = await listenForEvents(this.url, this.instanceId, listener);
+    const stopListening = await listen();
     const stop = async () => {
       if (!this.watchers.delete(stop)) return;
       await stopListening();

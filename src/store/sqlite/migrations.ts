@@ -179,4 +179,26 @@ export const MIGRATIONS: readonly string[] = [
   `ALTER TABLE quotes ADD COLUMN sourcing TEXT;`,
   // Each run's latest probe of whether the store takes writes (only while its disk is full: storage-full.ts).
   `CREATE TABLE store_probes (run_id TEXT PRIMARY KEY, at TEXT NOT NULL);`,
+  // The desk's live settings (src/control/): every change an operator made, in order, and the overrides in
+  // force over the config file, one per (target, field), each naming the change that set it. Values are JSON.
+  `
+  CREATE TABLE desk_changes (
+    seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+    at              TEXT NOT NULL,
+    actor           TEXT NOT NULL,
+    run_id          TEXT NOT NULL REFERENCES runs(run_id),
+    target          TEXT NOT NULL,
+    field           TEXT NOT NULL,
+    before_value    TEXT NOT NULL,
+    after_value     TEXT NOT NULL,
+    override_value  TEXT
+  );
+  CREATE TABLE desk_overrides (
+    target      TEXT NOT NULL,
+    field       TEXT NOT NULL,
+    value       TEXT NOT NULL,
+    change_seq  INTEGER NOT NULL REFERENCES desk_changes(seq),
+    PRIMARY KEY (target, field)
+  );
+  `,
 ];

@@ -7,6 +7,7 @@
 import Database from 'better-sqlite3';
 import type { LedgerEntry } from '../../ledger/index.ts';
 import type { Hash32, SettlementStatus } from '../../vocabulary/index.ts';
+import type { DeskChange, DeskOverride } from '../desk.ts';
 import {
   type HedgeRecord,
   type HedgeRow,
@@ -46,6 +47,7 @@ import {
   tradeFromRow,
 } from '../rows.ts';
 import { StoreConflict, type StoreWrite, type WriteOutcome } from '../writes.ts';
+import { SqliteDesk } from './desk.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { sqliteNoSpace } from './no-space.ts';
 import { prepareStatements, type Statements } from './sql.ts';
@@ -54,6 +56,7 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly statements: Statements;
+  private readonly desk: SqliteDesk;
 
   constructor(readonly location: string) {
     this.db = new Database(location);
@@ -63,6 +66,7 @@ export class SqliteStore implements Store {
     this.db.pragma('busy_timeout = 5000');
     this.migrate();
     this.statements = prepareStatements(this.db);
+    this.desk = new SqliteDesk(this.db);
   }
 
   private migrate(): void {
@@ -145,7 +149,23 @@ export class SqliteStore implements Store {
       case 'updateHedge':
         this.updateHedge(write.update, write.ledger);
         break;
+      case 'changeDesk':
+        this.desk.change(write.changes);
+        break;
     }
+  }
+
+  async deskOverrides(): Promise<DeskOverride[]> {
+    return this.desk.overrides();
+  }
+
+  async deskChanges(limit: number, beforeSeq?: number): Promise<DeskChange[]> {
+    return this.desk.changes(limit, beforeSeq);
+  }
+
+  /** One process writes: its own changes are the only ones there are. */
+  async watchDesk(_listener: () => void): Promise<() => Promise<void>> {
+    return async () => {};
   }
 
   private insertHedge(hedge: HedgeRecord): void {

@@ -92,7 +92,7 @@ export interface paths {
         };
         /**
          * Tradable directed pairs
-         * @description Every directed pair (SOL→USDC and USDC→SOL are two) with its base spread, the input size limits in display units, and whether it is paused. An RFQ on a paused pair is a risk rejection.
+         * @description Every directed pair (SOL→USDC and USDC→SOL are two) with its base spread, the input size limits in display units, and whether it is paused (by its own pause or the desk’s). An RFQ on a paused pair is a risk rejection; a settlement start of one is a 409 trading_paused. The operator changes these live (/v1/desk): this answer shows them at once.
          */
         get: operations["listPairs"];
         put?: never;
@@ -583,6 +583,170 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/desk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The desk’s live settings
+         * @description Every setting an operator can change live, as it stands in this instance now: the desk’s pause (the kill switch), sourcing and hedging on or off, each pair’s terms and each hedged asset’s band, and the overrides set over the config file (the boot default), each with who set it and when.
+         */
+        get: operations["getDesk"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Pause the desk, switch sourcing or hedging
+         * @description Sets the desk’s fields (null: back to the config file’s value). `paused: true` is the kill switch: no pair quotes (a risk rejection, pair_enabled) or starts a settlement (409 trading_paused); quotes already given keep their holds, and trades already started go on. Validated as the config file is (400 validation_failed, nothing changed); durable and logged before the answer; in force on every instance within a second.
+         */
+        patch: operations["changeDesk"];
+        trace?: never;
+    };
+    "/v1/desk/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause the whole desk (the kill switch)
+         * @description PATCH /v1/desk with {"paused": true}: no pair quotes or starts a settlement until resumed.
+         */
+        post: operations["pauseDesk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desk/pairs/{pair}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a pair
+         * @description PATCH /v1/desk/pairs/{pair} with {"paused": true}.
+         */
+        post: operations["pausePair"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desk/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lift the kill switch
+         * @description PATCH /v1/desk with {"paused": false}. Pairs paused on their own stay paused.
+         */
+        post: operations["resumeDesk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desk/pairs/{pair}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a pair
+         * @description PATCH /v1/desk/pairs/{pair} with {"paused": false}.
+         */
+        post: operations["resumePair"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/desk/pairs/{pair}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a pair’s pause, spread, size limits or lifetimes
+         * @description Sets the pair’s fields, each the config file’s setting of that name (null: back to the file’s value), validated as the file is: the result must be a config the service would start with. New quotes and GET /v1/pairs reflect it at once; quotes already given keep their terms.
+         */
+        patch: operations["changePair"];
+        trace?: never;
+    };
+    "/v1/desk/hedging/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a hedged asset’s target, band or clips
+         * @description Sets the asset’s hedging fields (null: back to the config file’s value), validated as the file is; a band replaces a band_bps and the other way round. The hedger plans its next clip with them.
+         */
+        patch: operations["changeHedging"];
+        trace?: never;
+    };
+    "/v1/desk/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The change log, newest first
+         * @description Every change made to the desk’s settings, on any instance: who (the operator token’s name), when, the target and field, the value before and after, and the override it left. Page with `before`.
+         */
+        get: operations["listDeskChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/viz": {
         parameters: {
             query?: never;
@@ -676,7 +840,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -697,7 +861,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -759,7 +923,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -780,7 +944,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -801,7 +965,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -850,7 +1014,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -871,7 +1035,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -920,7 +1084,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -941,7 +1105,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -962,7 +1126,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1018,7 +1182,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1039,7 +1203,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1124,7 +1288,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1145,7 +1309,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1386,7 +1550,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1407,7 +1571,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1428,7 +1592,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1449,7 +1613,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1470,7 +1634,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1670,7 +1834,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1691,7 +1855,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1712,7 +1876,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1866,7 +2030,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1887,7 +2051,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1908,7 +2072,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1929,7 +2093,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -1950,7 +2114,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2011,6 +2175,11 @@ export interface operations {
                             /** @enum {unknown} */
                             kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                             signature: string;
+                            /**
+                             * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                             * @enum {unknown}
+                             */
+                            outcome?: "succeeded" | "failed";
                         }[];
                         /** TradeAmounts */
                         amounts: {
@@ -2157,7 +2326,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2178,7 +2347,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2199,7 +2368,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2220,7 +2389,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2270,7 +2439,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2291,7 +2460,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2312,7 +2481,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2333,7 +2502,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2404,6 +2573,11 @@ export interface operations {
                             /** @enum {unknown} */
                             kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                             signature: string;
+                            /**
+                             * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                             * @enum {unknown}
+                             */
+                            outcome?: "succeeded" | "failed";
                         }[];
                         /** TradeAmounts */
                         amounts: {
@@ -2550,7 +2724,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2571,7 +2745,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2592,7 +2766,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2613,7 +2787,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2634,7 +2808,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2702,6 +2876,11 @@ export interface operations {
                             /** @enum {unknown} */
                             kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                             signature: string;
+                            /**
+                             * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                             * @enum {unknown}
+                             */
+                            outcome?: "succeeded" | "failed";
                         }[];
                         /** TradeAmounts */
                         amounts: {
@@ -2848,7 +3027,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2869,7 +3048,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2890,7 +3069,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2911,7 +3090,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2932,7 +3111,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -2953,7 +3132,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3026,6 +3205,11 @@ export interface operations {
                                 /** @enum {unknown} */
                                 kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                                 signature: string;
+                                /**
+                                 * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                                 * @enum {unknown}
+                                 */
+                                outcome?: "succeeded" | "failed";
                             }[];
                             /** TradeAmounts */
                             amounts: {
@@ -3207,6 +3391,11 @@ export interface operations {
                             /** @enum {unknown} */
                             kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                             signature: string;
+                            /**
+                             * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                             * @enum {unknown}
+                             */
+                            outcome?: "succeeded" | "failed";
                         }[];
                         /** TradeAmounts */
                         amounts: {
@@ -3353,7 +3542,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3374,7 +3563,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3395,7 +3584,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3416,7 +3605,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3437,7 +3626,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3458,7 +3647,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3524,6 +3713,11 @@ export interface operations {
                                 /** @enum {unknown} */
                                 kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                                 signature: string;
+                                /**
+                                 * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                                 * @enum {unknown}
+                                 */
+                                outcome?: "succeeded" | "failed";
                             }[];
                             /** TradeAmounts */
                             amounts: {
@@ -3705,6 +3899,11 @@ export interface operations {
                             /** @enum {unknown} */
                             kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                             signature: string;
+                            /**
+                             * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                             * @enum {unknown}
+                             */
+                            outcome?: "succeeded" | "failed";
                         }[];
                         /** TradeAmounts */
                         amounts: {
@@ -3851,7 +4050,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3872,7 +4071,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3893,7 +4092,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3914,7 +4113,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3935,7 +4134,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -3996,6 +4195,11 @@ export interface operations {
                             /** @enum {unknown} */
                             kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                             signature: string;
+                            /**
+                             * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                             * @enum {unknown}
+                             */
+                            outcome?: "succeeded" | "failed";
                         }[];
                         /** TradeAmounts */
                         amounts: {
@@ -4142,7 +4346,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4163,7 +4367,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4184,7 +4388,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4205,7 +4409,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4271,6 +4475,11 @@ export interface operations {
                                 /** @enum {unknown} */
                                 kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                                 signature: string;
+                                /**
+                                 * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                                 * @enum {unknown}
+                                 */
+                                outcome?: "succeeded" | "failed";
                             }[];
                             /** TradeAmounts */
                             amounts: {
@@ -4419,7 +4628,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4440,7 +4649,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4461,7 +4670,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4535,7 +4744,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4556,7 +4765,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4577,7 +4786,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4598,7 +4807,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4655,7 +4864,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4676,7 +4885,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4697,7 +4906,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4759,7 +4968,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4780,7 +4989,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4916,7 +5125,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4937,7 +5146,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -4958,7 +5167,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5016,7 +5225,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5037,7 +5246,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5058,7 +5267,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5123,7 +5332,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5144,7 +5353,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5165,7 +5374,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5231,6 +5440,11 @@ export interface operations {
                                 /** @enum {unknown} */
                                 kind: "taker_lock" | "taker_redeem" | "taker_refund" | "maker_lock" | "maker_redeem" | "maker_refund" | "gateway_burn" | "gateway_mint" | "aggregator_swap";
                                 signature: string;
+                                /**
+                                 * @description Extension: on an aggregator_swap: succeeded, or failed (it landed and failed on chain: only its fee moved)
+                                 * @enum {unknown}
+                                 */
+                                outcome?: "succeeded" | "failed";
                             }[];
                             /** TradeAmounts */
                             amounts: {
@@ -5379,7 +5593,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5400,7 +5614,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5421,7 +5635,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5498,7 +5712,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5519,7 +5733,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5540,7 +5754,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5561,7 +5775,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5638,7 +5852,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5659,7 +5873,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5680,7 +5894,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5727,7 +5941,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5748,7 +5962,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5769,7 +5983,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5852,7 +6066,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5873,7 +6087,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -5894,7 +6108,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6102,7 +6316,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6123,7 +6337,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6144,7 +6358,1700 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getDesk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the kill switch: every pair stopped */
+                        paused: boolean;
+                        sourcing_enabled: boolean;
+                        hedging_enabled: boolean | null;
+                        pairs: {
+                            /** @description SOL-USDC */
+                            pair: string;
+                            input_asset: string;
+                            output_asset: string;
+                            /** @description the pair’s own pause (the desk’s is `paused` above) */
+                            paused: boolean;
+                            base_spread_bps: number;
+                            /** @description display units */
+                            min_input: string;
+                            /** @description display units */
+                            max_input: string;
+                            /** @description the longest quote it gives */
+                            max_expiry_seconds: number;
+                            /** @description the maker HTLC expiry of its trades, from the maker lock */
+                            maker_timelock_seconds: number;
+                        }[];
+                        hedging: {
+                            asset: string;
+                            /** @description display units */
+                            target: string;
+                            /** @description display units (from band_bps when that is set) */
+                            band: string;
+                            band_bps: number | null;
+                            max_clip: string;
+                            min_clip: string;
+                        }[];
+                        /** @description what is set over the config file (the boot default), each with who set it and when */
+                        overrides: {
+                            /** @description desk, pair:SOL-USDC or hedging:SOL */
+                            target: string;
+                            field: string;
+                            value: boolean | number | string;
+                            /** @description the change that set it */
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token it was set with */
+                            actor: string;
+                        }[];
+                        /** @description the newest change this instance has applied */
+                        applied_seq: number;
+                        problem: string | null;
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    changeDesk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    paused?: boolean | null;
+                    sourcing_enabled?: boolean | null;
+                    hedging_enabled?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what the request changed (none when everything already was so) */
+                        changes: {
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token the change came with */
+                            actor: string;
+                            /**
+                             * Format: uuid
+                             * @description the instance’s run that made it
+                             */
+                            run_id: string;
+                            target: string;
+                            field: string;
+                            before: (boolean | number | string) | null;
+                            after: (boolean | number | string) | null;
+                            /** @description the override it left in force; null: none, the config file’s value applies */
+                            override: (boolean | number | string) | null;
+                        }[];
+                        /** DeskSettings */
+                        desk: {
+                            /** @description the kill switch: every pair stopped */
+                            paused: boolean;
+                            sourcing_enabled: boolean;
+                            hedging_enabled: boolean | null;
+                            pairs: {
+                                /** @description SOL-USDC */
+                                pair: string;
+                                input_asset: string;
+                                output_asset: string;
+                                /** @description the pair’s own pause (the desk’s is `paused` above) */
+                                paused: boolean;
+                                base_spread_bps: number;
+                                /** @description display units */
+                                min_input: string;
+                                /** @description display units */
+                                max_input: string;
+                                /** @description the longest quote it gives */
+                                max_expiry_seconds: number;
+                                /** @description the maker HTLC expiry of its trades, from the maker lock */
+                                maker_timelock_seconds: number;
+                            }[];
+                            hedging: {
+                                asset: string;
+                                /** @description display units */
+                                target: string;
+                                /** @description display units (from band_bps when that is set) */
+                                band: string;
+                                band_bps: number | null;
+                                max_clip: string;
+                                min_clip: string;
+                            }[];
+                            /** @description what is set over the config file (the boot default), each with who set it and when */
+                            overrides: {
+                                /** @description desk, pair:SOL-USDC or hedging:SOL */
+                                target: string;
+                                field: string;
+                                value: boolean | number | string;
+                                /** @description the change that set it */
+                                seq: number;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC
+                                 */
+                                at: string;
+                                /** @description the name of the operator token it was set with */
+                                actor: string;
+                            }[];
+                            /** @description the newest change this instance has applied */
+                            applied_seq: number;
+                            problem: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    pauseDesk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what the request changed (none when everything already was so) */
+                        changes: {
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token the change came with */
+                            actor: string;
+                            /**
+                             * Format: uuid
+                             * @description the instance’s run that made it
+                             */
+                            run_id: string;
+                            target: string;
+                            field: string;
+                            before: (boolean | number | string) | null;
+                            after: (boolean | number | string) | null;
+                            /** @description the override it left in force; null: none, the config file’s value applies */
+                            override: (boolean | number | string) | null;
+                        }[];
+                        /** DeskSettings */
+                        desk: {
+                            /** @description the kill switch: every pair stopped */
+                            paused: boolean;
+                            sourcing_enabled: boolean;
+                            hedging_enabled: boolean | null;
+                            pairs: {
+                                /** @description SOL-USDC */
+                                pair: string;
+                                input_asset: string;
+                                output_asset: string;
+                                /** @description the pair’s own pause (the desk’s is `paused` above) */
+                                paused: boolean;
+                                base_spread_bps: number;
+                                /** @description display units */
+                                min_input: string;
+                                /** @description display units */
+                                max_input: string;
+                                /** @description the longest quote it gives */
+                                max_expiry_seconds: number;
+                                /** @description the maker HTLC expiry of its trades, from the maker lock */
+                                maker_timelock_seconds: number;
+                            }[];
+                            hedging: {
+                                asset: string;
+                                /** @description display units */
+                                target: string;
+                                /** @description display units (from band_bps when that is set) */
+                                band: string;
+                                band_bps: number | null;
+                                max_clip: string;
+                                min_clip: string;
+                            }[];
+                            /** @description what is set over the config file (the boot default), each with who set it and when */
+                            overrides: {
+                                /** @description desk, pair:SOL-USDC or hedging:SOL */
+                                target: string;
+                                field: string;
+                                value: boolean | number | string;
+                                /** @description the change that set it */
+                                seq: number;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC
+                                 */
+                                at: string;
+                                /** @description the name of the operator token it was set with */
+                                actor: string;
+                            }[];
+                            /** @description the newest change this instance has applied */
+                            applied_seq: number;
+                            problem: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    pausePair: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a directed pair, its two symbols joined by a hyphen: SOL-USDC */
+                pair: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what the request changed (none when everything already was so) */
+                        changes: {
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token the change came with */
+                            actor: string;
+                            /**
+                             * Format: uuid
+                             * @description the instance’s run that made it
+                             */
+                            run_id: string;
+                            target: string;
+                            field: string;
+                            before: (boolean | number | string) | null;
+                            after: (boolean | number | string) | null;
+                            /** @description the override it left in force; null: none, the config file’s value applies */
+                            override: (boolean | number | string) | null;
+                        }[];
+                        /** DeskSettings */
+                        desk: {
+                            /** @description the kill switch: every pair stopped */
+                            paused: boolean;
+                            sourcing_enabled: boolean;
+                            hedging_enabled: boolean | null;
+                            pairs: {
+                                /** @description SOL-USDC */
+                                pair: string;
+                                input_asset: string;
+                                output_asset: string;
+                                /** @description the pair’s own pause (the desk’s is `paused` above) */
+                                paused: boolean;
+                                base_spread_bps: number;
+                                /** @description display units */
+                                min_input: string;
+                                /** @description display units */
+                                max_input: string;
+                                /** @description the longest quote it gives */
+                                max_expiry_seconds: number;
+                                /** @description the maker HTLC expiry of its trades, from the maker lock */
+                                maker_timelock_seconds: number;
+                            }[];
+                            hedging: {
+                                asset: string;
+                                /** @description display units */
+                                target: string;
+                                /** @description display units (from band_bps when that is set) */
+                                band: string;
+                                band_bps: number | null;
+                                max_clip: string;
+                                min_clip: string;
+                            }[];
+                            /** @description what is set over the config file (the boot default), each with who set it and when */
+                            overrides: {
+                                /** @description desk, pair:SOL-USDC or hedging:SOL */
+                                target: string;
+                                field: string;
+                                value: boolean | number | string;
+                                /** @description the change that set it */
+                                seq: number;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC
+                                 */
+                                at: string;
+                                /** @description the name of the operator token it was set with */
+                                actor: string;
+                            }[];
+                            /** @description the newest change this instance has applied */
+                            applied_seq: number;
+                            problem: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resumeDesk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what the request changed (none when everything already was so) */
+                        changes: {
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token the change came with */
+                            actor: string;
+                            /**
+                             * Format: uuid
+                             * @description the instance’s run that made it
+                             */
+                            run_id: string;
+                            target: string;
+                            field: string;
+                            before: (boolean | number | string) | null;
+                            after: (boolean | number | string) | null;
+                            /** @description the override it left in force; null: none, the config file’s value applies */
+                            override: (boolean | number | string) | null;
+                        }[];
+                        /** DeskSettings */
+                        desk: {
+                            /** @description the kill switch: every pair stopped */
+                            paused: boolean;
+                            sourcing_enabled: boolean;
+                            hedging_enabled: boolean | null;
+                            pairs: {
+                                /** @description SOL-USDC */
+                                pair: string;
+                                input_asset: string;
+                                output_asset: string;
+                                /** @description the pair’s own pause (the desk’s is `paused` above) */
+                                paused: boolean;
+                                base_spread_bps: number;
+                                /** @description display units */
+                                min_input: string;
+                                /** @description display units */
+                                max_input: string;
+                                /** @description the longest quote it gives */
+                                max_expiry_seconds: number;
+                                /** @description the maker HTLC expiry of its trades, from the maker lock */
+                                maker_timelock_seconds: number;
+                            }[];
+                            hedging: {
+                                asset: string;
+                                /** @description display units */
+                                target: string;
+                                /** @description display units (from band_bps when that is set) */
+                                band: string;
+                                band_bps: number | null;
+                                max_clip: string;
+                                min_clip: string;
+                            }[];
+                            /** @description what is set over the config file (the boot default), each with who set it and when */
+                            overrides: {
+                                /** @description desk, pair:SOL-USDC or hedging:SOL */
+                                target: string;
+                                field: string;
+                                value: boolean | number | string;
+                                /** @description the change that set it */
+                                seq: number;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC
+                                 */
+                                at: string;
+                                /** @description the name of the operator token it was set with */
+                                actor: string;
+                            }[];
+                            /** @description the newest change this instance has applied */
+                            applied_seq: number;
+                            problem: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resumePair: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a directed pair, its two symbols joined by a hyphen: SOL-USDC */
+                pair: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what the request changed (none when everything already was so) */
+                        changes: {
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token the change came with */
+                            actor: string;
+                            /**
+                             * Format: uuid
+                             * @description the instance’s run that made it
+                             */
+                            run_id: string;
+                            target: string;
+                            field: string;
+                            before: (boolean | number | string) | null;
+                            after: (boolean | number | string) | null;
+                            /** @description the override it left in force; null: none, the config file’s value applies */
+                            override: (boolean | number | string) | null;
+                        }[];
+                        /** DeskSettings */
+                        desk: {
+                            /** @description the kill switch: every pair stopped */
+                            paused: boolean;
+                            sourcing_enabled: boolean;
+                            hedging_enabled: boolean | null;
+                            pairs: {
+                                /** @description SOL-USDC */
+                                pair: string;
+                                input_asset: string;
+                                output_asset: string;
+                                /** @description the pair’s own pause (the desk’s is `paused` above) */
+                                paused: boolean;
+                                base_spread_bps: number;
+                                /** @description display units */
+                                min_input: string;
+                                /** @description display units */
+                                max_input: string;
+                                /** @description the longest quote it gives */
+                                max_expiry_seconds: number;
+                                /** @description the maker HTLC expiry of its trades, from the maker lock */
+                                maker_timelock_seconds: number;
+                            }[];
+                            hedging: {
+                                asset: string;
+                                /** @description display units */
+                                target: string;
+                                /** @description display units (from band_bps when that is set) */
+                                band: string;
+                                band_bps: number | null;
+                                max_clip: string;
+                                min_clip: string;
+                            }[];
+                            /** @description what is set over the config file (the boot default), each with who set it and when */
+                            overrides: {
+                                /** @description desk, pair:SOL-USDC or hedging:SOL */
+                                target: string;
+                                field: string;
+                                value: boolean | number | string;
+                                /** @description the change that set it */
+                                seq: number;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC
+                                 */
+                                at: string;
+                                /** @description the name of the operator token it was set with */
+                                actor: string;
+                            }[];
+                            /** @description the newest change this instance has applied */
+                            applied_seq: number;
+                            problem: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    changePair: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a directed pair, its two symbols joined by a hyphen: SOL-USDC */
+                pair: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    paused?: boolean | null;
+                    base_spread_bps?: number | null;
+                    min_input?: string | null;
+                    max_input?: string | null;
+                    max_expiry_seconds?: number | null;
+                    maker_timelock_seconds?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what the request changed (none when everything already was so) */
+                        changes: {
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token the change came with */
+                            actor: string;
+                            /**
+                             * Format: uuid
+                             * @description the instance’s run that made it
+                             */
+                            run_id: string;
+                            target: string;
+                            field: string;
+                            before: (boolean | number | string) | null;
+                            after: (boolean | number | string) | null;
+                            /** @description the override it left in force; null: none, the config file’s value applies */
+                            override: (boolean | number | string) | null;
+                        }[];
+                        /** DeskSettings */
+                        desk: {
+                            /** @description the kill switch: every pair stopped */
+                            paused: boolean;
+                            sourcing_enabled: boolean;
+                            hedging_enabled: boolean | null;
+                            pairs: {
+                                /** @description SOL-USDC */
+                                pair: string;
+                                input_asset: string;
+                                output_asset: string;
+                                /** @description the pair’s own pause (the desk’s is `paused` above) */
+                                paused: boolean;
+                                base_spread_bps: number;
+                                /** @description display units */
+                                min_input: string;
+                                /** @description display units */
+                                max_input: string;
+                                /** @description the longest quote it gives */
+                                max_expiry_seconds: number;
+                                /** @description the maker HTLC expiry of its trades, from the maker lock */
+                                maker_timelock_seconds: number;
+                            }[];
+                            hedging: {
+                                asset: string;
+                                /** @description display units */
+                                target: string;
+                                /** @description display units (from band_bps when that is set) */
+                                band: string;
+                                band_bps: number | null;
+                                max_clip: string;
+                                min_clip: string;
+                            }[];
+                            /** @description what is set over the config file (the boot default), each with who set it and when */
+                            overrides: {
+                                /** @description desk, pair:SOL-USDC or hedging:SOL */
+                                target: string;
+                                field: string;
+                                value: boolean | number | string;
+                                /** @description the change that set it */
+                                seq: number;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC
+                                 */
+                                at: string;
+                                /** @description the name of the operator token it was set with */
+                                actor: string;
+                            }[];
+                            /** @description the newest change this instance has applied */
+                            applied_seq: number;
+                            problem: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    changeHedging: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a hedged asset’s symbol */
+                asset: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    target?: string | null;
+                    band?: string | null;
+                    band_bps?: number | null;
+                    max_clip?: string | null;
+                    min_clip?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what the request changed (none when everything already was so) */
+                        changes: {
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token the change came with */
+                            actor: string;
+                            /**
+                             * Format: uuid
+                             * @description the instance’s run that made it
+                             */
+                            run_id: string;
+                            target: string;
+                            field: string;
+                            before: (boolean | number | string) | null;
+                            after: (boolean | number | string) | null;
+                            /** @description the override it left in force; null: none, the config file’s value applies */
+                            override: (boolean | number | string) | null;
+                        }[];
+                        /** DeskSettings */
+                        desk: {
+                            /** @description the kill switch: every pair stopped */
+                            paused: boolean;
+                            sourcing_enabled: boolean;
+                            hedging_enabled: boolean | null;
+                            pairs: {
+                                /** @description SOL-USDC */
+                                pair: string;
+                                input_asset: string;
+                                output_asset: string;
+                                /** @description the pair’s own pause (the desk’s is `paused` above) */
+                                paused: boolean;
+                                base_spread_bps: number;
+                                /** @description display units */
+                                min_input: string;
+                                /** @description display units */
+                                max_input: string;
+                                /** @description the longest quote it gives */
+                                max_expiry_seconds: number;
+                                /** @description the maker HTLC expiry of its trades, from the maker lock */
+                                maker_timelock_seconds: number;
+                            }[];
+                            hedging: {
+                                asset: string;
+                                /** @description display units */
+                                target: string;
+                                /** @description display units (from band_bps when that is set) */
+                                band: string;
+                                band_bps: number | null;
+                                max_clip: string;
+                                min_clip: string;
+                            }[];
+                            /** @description what is set over the config file (the boot default), each with who set it and when */
+                            overrides: {
+                                /** @description desk, pair:SOL-USDC or hedging:SOL */
+                                target: string;
+                                field: string;
+                                value: boolean | number | string;
+                                /** @description the change that set it */
+                                seq: number;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC
+                                 */
+                                at: string;
+                                /** @description the name of the operator token it was set with */
+                                actor: string;
+                            }[];
+                            /** @description the newest change this instance has applied */
+                            applied_seq: number;
+                            problem: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listDeskChanges: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description changes before this seq (the next page) */
+                before?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description newest first */
+                        changes: {
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                            /** @description the name of the operator token the change came with */
+                            actor: string;
+                            /**
+                             * Format: uuid
+                             * @description the instance’s run that made it
+                             */
+                            run_id: string;
+                            target: string;
+                            field: string;
+                            before: (boolean | number | string) | null;
+                            after: (boolean | number | string) | null;
+                            /** @description the override it left in force; null: none, the config file’s value applies */
+                            override: (boolean | number | string) | null;
+                        }[];
+                        next_before: number | null;
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            message: string;
+                            /** @description one line per offending field, when there are several */
+                            details: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error body: the interface’s error envelope. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description machine-readable error code
+                             * @example validation_failed
+                             * @enum {unknown}
+                             */
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6190,7 +8097,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6211,7 +8118,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6232,7 +8139,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6273,7 +8180,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6294,7 +8201,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
@@ -6315,7 +8222,7 @@ export interface operations {
                              * @example validation_failed
                              * @enum {unknown}
                              */
-                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
+                            code: "invalid_json" | "validation_failed" | "lock_mismatch" | "unauthorized" | "secret_hash_mismatch" | "preimage_mismatch" | "route_not_found" | "asset_not_found" | "quote_not_found" | "pair_not_found" | "trade_not_found" | "quote_expired" | "quote_already_used" | "taker_wallet_mismatch" | "secret_hash_reused" | "lock_window_closed" | "lock_signature_exists" | "not_abandonable" | "not_redeemable" | "not_refundable" | "lock_not_found" | "trading_paused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "not_ready" | "runtime_unavailable" | "chain_unavailable" | "storage_full";
                             message: string;
                             /** @description one line per offending field, when there are several */
                             details: string[];
