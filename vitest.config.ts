@@ -59,8 +59,11 @@ export default defineConfig({
   test: {
     setupFiles: ['test/support/setup.ts'],
     globalSetup: ['test/support/build-service.ts', 'test/support/postgres-global-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Ceilings, not expectations: a test waits on its condition, and what takes 10 s on two quiet cores (the
+    // programs' adversarial sequences, the idle tick over 299 escrows) took past 30 s at load 18, every core
+    // shared with other runs. A hung test still fails, only later.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     pool: 'forks',
     maxWorkers: WORKERS,
     // Inline projects extend this config (setup, timeouts, pool); the root globalSetup runs once per run
