@@ -307,7 +307,44 @@ export const ConfigFileSchema = Type.Object(
     ),
     chain: Type.Union([
       Type.Object(
-        { kind: Type.Literal('embedded'), program_id: Type.Optional(Base58Address) },
+        {
+          kind: Type.Literal('embedded'),
+          program_id: Type.Optional(Base58Address),
+          timing: Type.Optional(
+            Type.Object(
+              {
+                slot_ms: Type.Optional(
+                  Type.Integer({
+                    minimum: 10,
+                    maximum: 10_000,
+                    description: 'how long a slot lasts on the clock (default 400)',
+                  }),
+                ),
+                confirmation_slots: Type.Optional(
+                  Type.Integer({
+                    minimum: 0,
+                    maximum: 1_000,
+                    description:
+                      'slots after the one a transaction landed in until confirmed sees it (default 2)',
+                  }),
+                ),
+                finalization_slots: Type.Optional(
+                  Type.Integer({
+                    minimum: 0,
+                    maximum: 10_000,
+                    description:
+                      'slots after the one a transaction landed in until finalized sees it (default 32); at least confirmation_slots',
+                  }),
+                ),
+              },
+              {
+                additionalProperties: false,
+                description:
+                  'keep real time: slots on the clock and commitments that lag the tip, as a cluster’s do; absent: every transaction is final the moment it lands',
+              },
+            ),
+          ),
+        },
         { additionalProperties: false },
       ),
       Type.Object(

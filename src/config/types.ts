@@ -77,8 +77,20 @@ export type PriceSourceConfig =
       readonly embeddedPublisher: { readonly seed: number; readonly intervalMs: number } | null;
     };
 
+/** An embedded chain that keeps real time (src/chain/embedded/time.ts): slot length and commitment lags. */
+export interface ChainTimingConfig {
+  readonly slotMs: number;
+  readonly confirmationSlots: number;
+  readonly finalizationSlots: number;
+}
+
 export type ChainConfig =
-  | { readonly kind: 'embedded'; readonly programId: string | null }
+  | {
+      readonly kind: 'embedded';
+      readonly programId: string | null;
+      /** null: the instant chain, every transaction final the moment it lands. */
+      readonly timing: ChainTimingConfig | null;
+    }
   | {
       readonly kind: 'rpc';
       /** The primary JSON-RPC endpoint: urls[0]. */

@@ -4,7 +4,7 @@
 // what happens at start (claiming earlier runs' trades) and stop.
 import { knowsPreimageToRedeem, type PriceCheck } from '../../machines/index.ts';
 import { type AggregatorPort, rawMid } from '../aggregator/index.ts';
-import { type ChainPort, meterChain } from '../chain/index.ts';
+import { type ChainPort, finalOnLanding, meterChain } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
 import { postNetworkFee } from '../ledger/index.ts';
 import { dividePrices } from '../money/index.ts';
@@ -94,6 +94,8 @@ export class TradeRuntime {
   constructor(private readonly options: RuntimeOptions) {
     const { store, durable, config, quotes, runId, log } = options;
     const embedded = options.chain.kind === 'embedded';
+    // Waits that a chain keeping real time makes long (finality ~13 s) are sized as on a cluster.
+    const instant = finalOnLanding(options.chain);
     this.tickMs = options.pollIntervalMs ?? (embedded ? 250 : 2_000);
     const reachability =
       options.reachability ??
@@ -156,7 +158,7 @@ export class TradeRuntime {
         await durable.write({ kind: 'appendLedger', tradeId, at: new Date().toISOString(), entries });
       },
       minRedeemWindowSeconds: config.settlement.minRedeemWindowSeconds,
-      landTimeoutMs: options.landTimeoutMs ?? (embedded ? 5_000 : 90_000),
+      landTimeoutMs: options.landTimeoutMs ?? (instant ? 5_000 : 90_000),
     });
     const logTransition = transitionLog(log);
     this.host = new TradeHost({
@@ -203,7 +205,7 @@ export class TradeRuntime {
       config,
       quotes,
       runId,
-      lockWaitMs: options.lockWaitMs ?? (embedded ? 3_000 : 45_000),
+      lockWaitMs: options.lockWaitMs ?? (instant ? 3_000 : 45_000),
       pollIntervalMs: this.tickMs,
     });
     this.scheduler = new DeadlineScheduler({

@@ -16,7 +16,7 @@ import {
   takerEscrowTerms,
 } from '../../machines/index.ts';
 import type { AccountFeed, ChainPort, Commitment, EscrowState } from '../chain/index.ts';
-import { publicKey } from '../chain/index.ts';
+import { finalOnLanding, publicKey } from '../chain/index.ts';
 import { WATCH_MAKER, WATCH_TAKER } from '../store/index.ts';
 import { preimageFromBytes } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
@@ -350,7 +350,7 @@ export class ChainWatcher {
         if (signature === null) complete = false;
         else {
           if (context().lockSignature === null) trade.send({ type: 'TAKER_LOCK_SEEN', signature });
-          if (commitment === 'finalized' || chain.kind === 'embedded') {
+          if (commitment === 'finalized' || finalOnLanding(chain)) {
             trade.send({
               type: 'TAKER_LOCK_FINALIZED',
               signature,
