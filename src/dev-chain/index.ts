@@ -190,6 +190,8 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
 /** DevChain over a loopback chain's dev_* methods (tests, demos, the service's airdrop in rpc mode). */
 export function loopbackDevChain(url: string): DevChain & {
   clock(): Promise<{ slot: number; unixTimestamp: number }>;
+  /** A fork (dev_rollback): every transaction from the slot on is taken back; answers them, oldest first. */
+  rollback(fromSlot: number): Promise<{ dropped: string[]; slot: number }>;
   /** The loopback chain's Pyth controls (dev_pyth); answers every feed's state after the action. */
   pyth(action: PythAction, symbol?: string, bps?: number): Promise<PythFeedStatus[]>;
 } {
@@ -212,6 +214,7 @@ export function loopbackDevChain(url: string): DevChain & {
       await rpc('dev_advanceClock', [seconds]);
     },
     clock: () => rpc('dev_clock', []),
+    rollback: (fromSlot) => rpc('dev_rollback', [fromSlot]),
     pyth: (action, symbol, bps) =>
       rpc('dev_pyth', [
         action,

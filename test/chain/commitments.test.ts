@@ -172,6 +172,78 @@ describe('an embedded chain that keeps real time', () => {
   });
 });
 
+describe('a rollback (a fork) on the chain that keeps real time', () => {
+  it('takes back every transaction from a confirmed, unfinalized slot on: records gone, accounts as before', () => {
+    const { ledger, slots } = chain();
+    const wallet = Keypair.generate().publicKey;
+    const kept = ledger.requestAirdrop(wallet, LAMPORTS);
+    slots(3);
+    const forked = ledger.requestAirdrop(wallet, 2n * LAMPORTS);
+    const fromSlot = ledger.transaction(forked)?.slot as number;
+    slots(1);
+    const later = ledger.requestAirdrop(wallet, 4n * LAMPORTS);
+    slots(2);
+    ledger.advanceClock(0); // what the slot timer does: tells confirmed of `forked`
+    expect(ledger.transaction(forked, 'confirmed')).not.toBeNull();
+    const heard: { commitment: string; signature: string | null; addresses: string[] }[] = [];
+    for (const commitment of ['processed', 'confirmed', 'finalized'] as const) {
+      ledger.onWrite((w) => heard.push({ commitment, ...w }), commitment);
+    }
+
+    expect(ledger.rollback(fromSlot).dropped).toEqual([forked, later]);
+    for (const signature of [forked, later]) expect(ledger.transaction(signature)).toBeNull();
+    expect(ledger.transaction(kept)).not.toBeNull();
+    expect(ledger.balance(wallet)).toBe(LAMPORTS);
+    expect(ledger.balance(wallet, 'confirmed')).toBe(LAMPORTS);
+    expect(ledger.transactionsForAddress(wallet.toBase58(), 10).map((r) => r.signature)).toEqual([kept]);
+    // Processed and confirmed saw those writes go: each hears the wallet restored; finalized never saw them.
+    expect(heard.map((h) => h.commitment).sort()).toEqual(['confirmed', 'processed']);
+    for (const h of heard) {
+      expect(h.signature).toBeNull();
+      expect(h.addresses).toContain(wallet.toBase58());
+    }
+    // The chain goes on from there: the kept one finalizes, a new transaction lands.
+    slots(40);
+    expect(ledger.transaction(kept, 'finalized')).not.toBeNull();
+    ledger.requestAirdrop(wallet, LAMPORTS);
+    expect(ledger.balance(wallet)).toBe(2n * LAMPORTS);
+  });
+
+  it('restores an account a rolled-back transaction created as absent, durably', () => {
+    const dir = tempDir('commitments-rollback');
+    const now = 1_800_000_000_000;
+    const open = () =>
+      new EmbeddedLedger({
+        dataDir: dir,
+        programId: DEFAULT_HTLC_PROGRAM_ID,
+        program: null,
+        mints: MINTS,
+        funding: [],
+        clock: () => now,
+        timing: TIMING,
+      });
+    let ledger = open();
+    ledger.requestAirdrop(Keypair.generate().publicKey, LAMPORTS);
+    const wallet = Keypair.generate().publicKey;
+    const signature = ledger.requestAirdrop(wallet, LAMPORTS);
+    ledger.rollback(ledger.transaction(signature)?.slot as number);
+    expect(ledger.getAccount(wallet)).toBeNull();
+    ledger.close();
+    ledger = open();
+    opened.push({ ledger, dir });
+    expect(ledger.getAccount(wallet)).toBeNull();
+    expect(ledger.transaction(signature)).toBeNull();
+  });
+
+  it('refuses a finalized slot', () => {
+    const { ledger, slots } = chain();
+    const signature = ledger.requestAirdrop(Keypair.generate().publicKey, LAMPORTS);
+    slots(32);
+    expect(() => ledger.rollback(ledger.transaction(signature)?.slot as number)).toThrow(/finalized up to/);
+    expect(ledger.transaction(signature)).not.toBeNull();
+  });
+});
+
 describe('the instant chain (no timing)', () => {
   it('shows every transaction at every commitment the moment it lands', () => {
     const { ledger } = chain(null);

@@ -128,6 +128,32 @@ describe('the loopback chain keeping real time', () => {
     for (const id of ids.slice(0, 2)) await connection.removeAccountChangeListener(id);
   });
 
+  it('rolls a confirmed slot back over dev_rollback: a fork its subscribers hear of', async () => {
+    const dev = loopbackDevChain(server.url);
+    const wallet = Keypair.generate().publicKey;
+    const restored = new Promise<number>((resolve) => {
+      let seen = 0;
+      connection.onAccountChange(
+        wallet,
+        (account) => {
+          // The airdrop first, then the fork taking it back.
+          if (++seen === 2) resolve(account.lamports);
+        },
+        { commitment: 'confirmed' },
+      );
+    });
+    await sleep(200);
+    const signature = await connection.requestAirdrop(wallet, 4_000_000);
+    await connection.confirmTransaction(signature, 'confirmed');
+    const { slot } = (await connection.getSignatureStatuses([signature])).value[0] as SignatureStatus;
+    expect((await dev.rollback(slot)).dropped).toEqual([signature]);
+    expect((await connection.getSignatureStatuses([signature])).value[0]).toBeNull();
+    expect(await connection.getBalance(wallet, 'confirmed')).toBe(0);
+    expect(await restored).toBe(0);
+    await eventually(async () => ((await connection.getSlot('finalized')) > slot ? true : undefined));
+    await expect(dev.rollback(slot)).rejects.toThrow(/finalized up to/);
+  });
+
   it('keeps its commitments behind the fault proxy: a slow cluster that also keeps real time', async () => {
     const through = new Connection(proxy.url, {
       commitment: 'confirmed',

@@ -162,6 +162,8 @@ export class Commitments {
    * states, then calls rolledBack() to tell the listeners.
    */
   rollback(fromSlot: number): RolledBack & { confirmedAddresses: string[] } {
+    // What the commitments see by now is told first: the rollback is then told to whoever heard of it.
+    this.advance();
     const signatures: string[] = [];
     const restored = new Map<string, StoredAccount | null>();
     const confirmedAddresses = new Set<string>();

@@ -441,6 +441,14 @@ export function createRpcMethods(ledger: EmbeddedLedger, pyth: PythPublisher | n
       );
       return ledger.airdrop(wallet, mint, BigInt(amount));
     },
+    /**
+     * [slot]: a fork — every transaction from that slot on is taken back, as if its blocks were never part
+     * of the chain (a chain that keeps real time, and a slot finalized does not cover). Answers them.
+     */
+    dev_rollback: (p) => {
+      const { dropped, slot } = ledger.rollback(param(p, 0, isNumber, 'slot'));
+      return { dropped, slot };
+    },
     dev_clock: () => {
       const { slot, unix } = ledger.tick();
       return { slot, unixTimestamp: n(unix) };
