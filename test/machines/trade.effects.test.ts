@@ -61,6 +61,7 @@ describe('a new trade', () => {
       lockSignature: null,
       lockSubmissions: [],
       takerLockTerms: null,
+      takerLockConfirmedOnly: false,
       assessment: null,
       makerExpiry: null,
       makerLockIntent: null,
