@@ -320,6 +320,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     minFeeLamports: MIN_FEE_BALANCE_LAMPORTS,
     prices: () => feedStates(config, prices, nowMs()),
     inventory: () => positions(inventorySources),
+    confirmedLocks: () => runtime.exposure.view(),
   });
 
   const app = await buildHttpApp(
@@ -336,6 +337,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       tradable: () => mints.checked,
       metrics,
       inventory: () => readInventory(inventorySources),
+      confirmedLocks: () => runtime.exposure.view(),
     },
     { logger: options.logger ?? false },
   );

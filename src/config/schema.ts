@@ -181,6 +181,35 @@ export const ConfigFileSchema = Type.Object(
               "how far the mid may have moved against the maker since the quote when it is about to lock (default 50); beyond it the maker declines and releases the taker's escrow at once",
           }),
         ),
+        confirmed_lock: Type.Optional(
+          Type.Object(
+            {
+              max_trade_usd: Type.Optional({
+                ...Decimal,
+                description:
+                  'the largest trade (its output, USD) the maker locks against a confirmed taker lock (default 250; "0": always wait for finality)',
+              }),
+              max_exposure_usd: Type.Optional({
+                ...Decimal,
+                description:
+                  'the most output (USD) locked against taker locks not final yet, all trades together (default 2500): what a fork can cost at most',
+              }),
+              max_drift_slots: Type.Optional(
+                Type.Integer({
+                  minimum: 0,
+                  maximum: 100_000,
+                  description:
+                    "confirmed and finalized slots further apart than this (finality stalling): every trade waits for finality (default 64, twice a healthy cluster's gap)",
+                }),
+              ),
+            },
+            {
+              additionalProperties: false,
+              description:
+                'the commitment policy: when the maker may lock against a confirmed (not final) taker lock',
+            },
+          ),
+        ),
       },
       { additionalProperties: false },
     ),

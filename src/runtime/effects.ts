@@ -31,7 +31,13 @@ import type {
   SignSourcingInput,
   SignSourcingOutput,
 } from '../../machines/index.ts';
-import type { ChainPort, EscrowState, LandResult, SignedMakerTransaction } from '../chain/index.ts';
+import type {
+  ChainPort,
+  Commitment,
+  EscrowState,
+  LandResult,
+  SignedMakerTransaction,
+} from '../chain/index.ts';
 import { isChainError, publicKey } from '../chain/index.ts';
 import { bytesOf } from '../vocabulary/index.ts';
 import { escrowEnding } from './endings.ts';
@@ -112,7 +118,8 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
     throw new NotYet(`${kind} ${tx.signature} not final (${describe(result)})`);
   }
 
-  const read = (address: string): Promise<EscrowState | null> => chain.readEscrow(key(address), 'finalized');
+  const read = (address: string, commitment: Commitment = 'finalized'): Promise<EscrowState | null> =>
+    chain.readEscrow(key(address), commitment);
 
   /** A redeem must land before the escrow expires, a maker lock before its lock deadline: its priority fee rises as that nears. */
   const untilDeadline = (deadline: number) => ({ secondsLeft: deadline - hooks.chainTime() });
@@ -182,6 +189,8 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
     kind: string,
     sign: (state: EscrowState) => Promise<SignedMakerTransaction>,
     outcome: (signature: string) => EscrowEnding,
+    /** What the escrow is read at before acting: finalized, or confirmed for the maker's own fresh lock. */
+    commitment: Commitment = 'finalized',
   ): Promise<EscrowEnding> {
     const { escrow } = input;
     const endedBefore = async (state: EscrowState | null) => {
@@ -189,12 +198,12 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
       await postFeeIfMakers(input.tradeId, ending.signature);
       return ending;
     };
-    const state = await read(escrow.address);
+    const state = await read(escrow.address, commitment);
     if (state === null || state.status !== 'locked') return endedBefore(state);
     try {
       return outcome(await land(input.tradeId, kind, await sign(state)));
     } catch (error) {
-      const after = await read(escrow.address);
+      const after = await read(escrow.address, commitment);
       if (after === null || after.status !== 'locked') return endedBefore(after);
       throw error;
     }
@@ -291,17 +300,20 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
       );
     }),
 
+    // Landed once confirmed: the taker checks the maker's escrow on chain, at the commitment it chooses,
+    // before it reveals; waiting for finality here would make every taker wait for it. (Its fee is posted once
+    // final, by the trade's closing if not here.)
     makerLock: effect<MakerLockOutput, MakerLockInput>(async (input) => {
       const { intent } = input;
       await hooks.recordIntent(input.tradeId, 'maker_lock', intent.signature, intent.lastValidBlockHeight);
-      const result: LandResult = await chain.land(intent, 'finalized', hooks.landTimeoutMs);
+      const result: LandResult = await chain.land(intent, 'confirmed', hooks.landTimeoutMs);
       if (result.status === 'finalized') void hooks.postFee(input.tradeId, intent.signature, result.fee);
-      if (result.status === 'finalized' && result.err === null)
-        return { landed: true, signature: intent.signature };
+      const landed = result.status === 'confirmed' || result.status === 'finalized';
+      if (landed && result.err === null) return { landed: true, signature: intent.signature };
       // Whatever happened to the transaction, the escrow decides: a maker escrow that exists came from this
       // intent (its address is unique to the trade, and a lock is signed again only once the last is proved
       // lapsed).
-      if (await read(input.makerEscrow)) {
+      if (await read(input.makerEscrow, 'confirmed')) {
         if (result.status !== 'finalized') await postFeeIfMakers(input.tradeId, intent.signature);
         return { landed: true, signature: intent.signature };
       }
@@ -311,7 +323,8 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
       throw new NotYet(`maker lock ${intent.signature} not final yet (${describe(result)})`);
     }),
 
-    // The maker escrow, redeemed for the taker with the preimage it handed over (funds go to it only).
+    // The maker escrow, redeemed for the taker with the preimage it handed over (funds go to it only); read
+    // at confirmed, as the maker lock was landed (a redeem of an escrow that is not there cannot land).
     takerRedeem: effect<EscrowEnding, RedeemEffectInput>((input) =>
       settle(
         input,
@@ -327,6 +340,7 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
             untilDeadline(Number(state.expiry)),
           ),
         (signature) => ({ kind: 'paid', signature, preimage: input.preimage }),
+        'confirmed',
       ),
     ),
 

@@ -14,6 +14,7 @@ import type { ClaimedTrade, GroupCommit, Store } from '../store/index.ts';
 import { ChainClock } from './clock.ts';
 import { TradeCommands } from './commands.ts';
 import { chainEffects } from './effects.ts';
+import { ConfirmedExposure } from './exposure.ts';
 import { TradeHost } from './host.ts';
 import { RunLease } from './lease.ts';
 import type { RuntimeLogger } from './logger.ts';
@@ -78,6 +79,8 @@ export class TradeRuntime {
   readonly commands: TradeCommands;
   readonly queries: TradeQueries;
   readonly clock: ChainClock;
+  /** The commitment policy's book: trades gone on a confirmed taker lock not final yet. */
+  readonly exposure: ConfirmedExposure;
   private readonly scheduler: DeadlineScheduler;
   readonly lease: RunLease;
   readonly reachability: ChainReachability;
@@ -103,6 +106,13 @@ export class TradeRuntime {
     this.reachability = reachability;
     const chain = options.reachability ? options.chain : meterChain(options.chain, reachability);
     this.clock = new ChainClock(chain, 30_000);
+    this.exposure = new ConfirmedExposure({
+      policy: config.risk.confirmedLock,
+      price: (mint) => quotes.usablePrice(mint),
+      decimals: (mint) => config.assets.find(mint)?.decimals ?? null,
+    });
+    // Confirmed differs from finalized only where finality lags: there the policy needs its own pushes.
+    const confirmedLocks = this.exposure.enabled && !instant;
     const effects = chainEffects(chain, {
       // After the transition that started the effect joined its commit (same turn), wait for that commit.
       barrier: () => new Promise<void>((resolve) => setImmediate(resolve)).then(() => durable.barrier()),
@@ -177,9 +187,16 @@ export class TradeRuntime {
       onFenced: () => this.lease.fenced(),
       onAcquired: () => options.onTakeover?.(1),
       onTransition: (transition) => {
+        // Out of the book once nothing of the trade rides on a lock not final: final, or the trade moved on.
+        this.exposure.moved(
+          transition.tradeId,
+          transition.to,
+          transition.context.takerLockConfirmedOnly === true,
+        );
         options.onTransition?.(transition);
         logTransition(transition);
       },
+      guards: { confirmedLockAdmitted: ({ context }) => this.exposure.admit(context) },
     });
     this.watcher = new ChainWatcher({
       chain,
@@ -191,6 +208,7 @@ export class TradeRuntime {
       },
       tickMs: this.tickMs,
       sweepIntervalMs: options.sweepIntervalMs ?? (embedded ? 60_000 : 30_000),
+      confirmedLocks: confirmedLocks ? { beforeConfirmedLock: () => this.readCommitments() } : null,
     });
     this.host.setObserver((trade) => this.watcher.observe(trade));
     this.queries = new TradeQueries({ store, host: this.host, chain, config, clock: this.clock, runId });
@@ -207,6 +225,7 @@ export class TradeRuntime {
       runId,
       lockWaitMs: options.lockWaitMs ?? (instant ? 3_000 : 45_000),
       pollIntervalMs: this.tickMs,
+      confirmedLocks,
     });
     this.scheduler = new DeadlineScheduler({
       store,
@@ -277,6 +296,7 @@ export class TradeRuntime {
         log.info({ run_id: runId, trades: claimed }, 'adopted the unclosed trades of earlier runs');
     }
     for (const entry of await store.restIndex(runId)) this.index(entry, entry.seen);
+    await this.rebuildExposure();
     this.watcher.start();
     for (const tradeId of await store.runningTrades(runId)) this.restartEffect(tradeId);
     // Events other instances make durable reach this instance's live streams too.
@@ -286,6 +306,38 @@ export class TradeRuntime {
     this.lease.start(this.options.lease?.confirmedAt?.());
     void this.lease.claim();
     this.schedule();
+  }
+
+  /**
+   * The commitment policy's book after a start: every trade of the run riding on a confirmed taker lock not
+   * final yet (what a fork could still cost), counted whatever the caps say now.
+   */
+  private async rebuildExposure(): Promise<void> {
+    for (const stored of await this.options.store.settlingSnapshots(this.options.runId)) {
+      const { value, context } = JSON.parse(stored) as {
+        value: unknown;
+        context: {
+          tradeId: string;
+          outputMint: string;
+          outputAmountRaw: string;
+          takerLockConfirmedOnly?: boolean;
+        };
+      };
+      const initiated = typeof value === 'object' && value !== null && 'initiated' in value;
+      if (initiated && context.takerLockConfirmedOnly === true) this.exposure.track(context);
+    }
+  }
+
+  /** How far finality trails, read for the exposure book when its last reading is getting old. */
+  private async readCommitments(): Promise<void> {
+    const { chain } = this.options;
+    if (!this.exposure.driftStale || !chain.commitmentSlots) return;
+    try {
+      this.exposure.noteCommitments(await chain.commitmentSlots());
+    } catch (error) {
+      // No reading: the book refuses (the trade waits for finality) until one is had.
+      this.options.log.warn({ err: (error as Error).message }, 'could not read the commitments’ slots');
+    }
   }
 
   /**
@@ -502,6 +554,9 @@ export class TradeRuntime {
     } catch (error) {
       this.options.log.warn({ err: (error as Error).message }, 'sweeping watched escrows failed');
     }
+    // A confirmed lock the maker went on is looked at every tick until final: a fork may take it back.
+    const riding = this.exposure.tradeIds();
+    if (riding.length > 0) await this.watcher.observeConfirmed(riding);
     try {
       await this.scheduler.wakeDue();
     } catch (error) {

@@ -7,7 +7,7 @@ import type { Config } from '../../config/index.ts';
 import type { InventoryReading } from '../../hedging/index.ts';
 import type { ServiceMetrics } from '../../metrics/index.ts';
 import type { PriceSource, QuoteDesk } from '../../quotes/index.ts';
-import type { TradeRuntime } from '../../runtime/index.ts';
+import type { ExposureView, TradeRuntime } from '../../runtime/index.ts';
 import type { TypeBoxApp } from '../typebox-app.ts';
 import { assetRoutes } from './assets.ts';
 import { devRoutes } from './dev.ts';
@@ -47,6 +47,8 @@ export interface HttpDeps {
   metrics: ServiceMetrics;
   /** The maker's inventory, targets and hedges (GET /v1/inventory); absent: the route is not served. */
   inventory?: () => Promise<InventoryReading>;
+  /** The commitment policy's book, shown with the inventory (GET /v1/inventory's confirmed_locks). */
+  confirmedLocks?: () => ExposureView;
 }
 
 /**
@@ -98,7 +100,13 @@ export async function registerRoutes(
     streams: metrics.eventStreams('runtime'),
   });
   if (deps.inventory) {
-    await app.register(inventoryRoutes, { prefix: '/v1/inventory', assets, read: deps.inventory, operator });
+    await app.register(inventoryRoutes, {
+      prefix: '/v1/inventory',
+      assets,
+      read: deps.inventory,
+      ...(deps.confirmedLocks ? { confirmedLocks: deps.confirmedLocks } : {}),
+      operator,
+    });
   }
   await app.register(vizRoutes, { prefix: '/v1/viz', operator });
   await app.register(metricsRoutes, { prefix: '/metrics', operator, metrics });
