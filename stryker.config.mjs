@@ -1,8 +1,10 @@
 // Mutation testing of the trade statechart and the pure core (`npm run test:mutation`; not part of CI).
 // Three runs share this file and together mutate the scope once:
 //   - this config: every mutant that runs per test — guard, action and effect-input bodies, the rules,
-//     snapshot and deadline readings, money, pricing, risk, ledger, TradeResponse rendering — against the
-//     fast suites listed in vitest.mutation.config.ts. Mutants evaluated at import ("static") are left to:
+//     snapshot and deadline readings, money, pricing (with the option term, volatility, last look and
+//     sourcing arithmetic), risk, the aggregator's checks and slippage, the hedger's and the venue's
+//     arithmetic, ledger, TradeResponse rendering — against the fast suites listed in
+//     vitest.mutation.config.ts. Mutants evaluated at import ("static") are left to:
 //   - stryker.statechart.config.mjs: the module-level code of machines/, above all the statechart's config
 //     (states, targets, which guard and action each transition names), against the machine suites only;
 //   - stryker.src-static.config.mjs: the module-level code of src/ (tables such as the ledger's flows and
@@ -59,6 +61,14 @@ const config = {
     'src/money/**/*.ts',
     'src/quotes/pricing.ts',
     'src/quotes/risk.ts',
+    'src/quotes/option.ts',
+    'src/quotes/volatility.ts',
+    'src/quotes/reprice.ts',
+    'src/quotes/sourcing.ts',
+    'src/aggregator/checks.ts',
+    'src/aggregator/slippage.ts',
+    'src/hedging/plan.ts',
+    'src/venue/math.ts',
     'src/ledger/**/*.ts',
     'src/http/trade-response.ts',
   ],

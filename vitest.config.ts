@@ -29,6 +29,7 @@ const PURE = [
   'test/metrics/recording.test.ts',
   'test/properties/option.test.ts',
   'test/runtime/hold.test.ts',
+  'test/runtime/lock-check.test.ts',
   'test/store/ids.test.ts',
   'test/venue/math.test.ts',
 ];
@@ -82,7 +83,9 @@ export default defineConfig({
         },
       },
       // Each in a fresh worker: they kill processes, spy on the PostgreSQL driver's prototype and run long.
-      { test: { name: 'e2e', include: E2E } },
+      // A test may start a service process two or three times (up to 45 s each before it gives up, a few
+      // seconds quiet and 20 s at load 19) and wait on it: 30 s timed out there before any wait of its own.
+      { test: { name: 'e2e', include: E2E, testTimeout: 180_000 } },
     ],
   },
 });

@@ -17,8 +17,17 @@ import { optionTermRow } from './rows/option-term.ts';
 import { rfqRow } from './rows/rfq.ts';
 import { settlementRow } from './rows/settlement.ts';
 import { swapsRow } from './rows/swaps.ts';
+import { takerReviewRow } from './rows/taker-review.ts';
 
-const ROWS: Row[] = [rfqRow, settlementRow, swapsRow, memoryRow, chainCallsRow, optionTermRow];
+const ROWS: Row[] = [
+  rfqRow,
+  settlementRow,
+  swapsRow,
+  memoryRow,
+  chainCallsRow,
+  optionTermRow,
+  takerReviewRow,
+];
 
 function positive(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);

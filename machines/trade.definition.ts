@@ -1,6 +1,7 @@
 // The trade machine's definition as plain data, read off the machine itself (never hand-written), and its
 // Mermaid rendering. Pure: GET /v1/runtime/machines/trade, the visualiser and docs/trade-machine.md all use it.
 import { and, not, or, type StateNode } from 'xstate';
+import { publicSubstate, type Substate } from '../src/vocabulary/index.ts';
 import { TRADE_MACHINE_VERSION, tradeMachine } from './trade.machine.ts';
 
 export type StateType = 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
@@ -10,8 +11,13 @@ export type TransitionKind = 'event' | 'always' | 'done' | 'error';
 export interface StateDefinition {
   /** The full id, e.g. `trade.initiated.redeeming.makerLocked`. */
   id: string;
-  /** The state path as TradeResponse.substate shows it, e.g. `initiated.redeeming.makerLocked` ('': root). */
+  /** The state path, e.g. `initiated.redeeming.makerLocked` ('': root). */
   path: string;
+  /**
+   * What TradeResponse.substate and the events say while a trade is in this state, e.g.
+   * `initiated.makerLocked`; null for the root and the states that only group others.
+   */
+  substate: Substate | null;
   key: string;
   parent: string | null;
   type: StateType;
@@ -116,6 +122,7 @@ export function machineDefinition(
     states.push({
       id: node.id,
       path: pathOf(node),
+      substate: children.length === 0 && node.parent ? publicSubstate(pathOf(node)) : null,
       key: node.key,
       parent: node.parent?.id ?? null,
       type: node.type,
@@ -235,14 +242,18 @@ export function diagramDocument(def: MachineDefinition = machineDefinition()): s
     '',
     '## States',
     '',
-    '| state | type | tags | invokes | description |',
-    '|---|---|---|---|---|',
+    '`substate`: what TradeResponse and the trade events say while a trade is in the state ' +
+      '([the public substates](interface.md#substates)).',
+    '',
+    '| state | substate | type | tags | invokes | description |',
+    '|---|---|---|---|---|---|',
   ];
   for (const s of def.states) {
     if (s.id === def.id) continue;
     const invokes = s.invoke.map((i) => i.src).join(', ');
+    const substate = s.substate === null ? '' : `\`${s.substate}\``;
     out.push(
-      `| \`${s.path}\` | ${s.type} | ${s.tags.join(', ')} | ${invokes} | ${cell(s.description ?? '')} |`,
+      `| \`${s.path}\` | ${substate} | ${s.type} | ${s.tags.join(', ')} | ${invokes} | ${cell(s.description ?? '')} |`,
     );
   }
   out.push('', '## Transitions', '', '| from | on | to | actions |', '|---|---|---|---|');

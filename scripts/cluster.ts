@@ -276,7 +276,7 @@ async function main(): Promise<void> {
   }
   say(`chain log: ${join(root, 'chain.log')}`);
   say();
-  say(`swap:      npm run demo -- --url ${second.url} --chain-url ${started.url}`);
+  say(`swap:      npm run demo -- --url ${second.url} --chain-url ${started.url} --maker ${started.maker}`);
   say(`runs:      curl -s ${first.url}/v1/runtime/runs`);
   const after = flags.restart ? '; --restart restarts it in place, and it takes them back at once' : '';
   say(

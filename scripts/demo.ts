@@ -8,13 +8,16 @@
 // sends each request to the next one in turn, as a load balancer in front of `npm run cluster` may, and the
 // trade's owner serves its commands wherever they arrive. A service on `npm run chain` (chain.kind = rpc) has
 // no dev airdrop and no dev RPC: `--chain-url http://127.0.0.1:8899` funds the taker through that chain's dev
-// methods and is the taker's RPC (`--program-id` when the program is not at its default address).
+// methods and is the taker's RPC (`--program-id` when the program is not at its default address). There the
+// taker does not take the service's word for the swap's terms: `--maker <public key>` pins the maker (npm run
+// cluster prints it), and the mints are the ones the loopback chain makes, at their mainnet addresses.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PublicKey } from '@solana/web3.js';
 import {
+  CANONICAL_MINTS,
   cryptoKeyWallet,
   DEFAULT_HTLC_PROGRAM_ID,
   FileSwapStore,
@@ -32,10 +35,15 @@ const { values: flags } = parseArgs({
     url: { type: 'string', multiple: true, default: [] },
     'chain-url': { type: 'string' },
     'program-id': { type: 'string', default: DEFAULT_HTLC_PROGRAM_ID },
+    maker: { type: 'string' },
   },
 });
 const targets = flags.url.length > 0 ? flags.url : process.env.RFQ_URL ? [process.env.RFQ_URL] : [];
 const chainUrl = flags['chain-url'];
+if (chainUrl !== undefined && flags.maker === undefined)
+  throw new Error(
+    '--chain-url needs --maker <the maker’s public key>: off the embedded chain the taker pins it',
+  );
 const dataDir =
   targets.length > 0
     ? null
@@ -99,6 +107,10 @@ try {
     store: new FileSwapStore(storeDir),
     programId: flags['program-id'],
     fetch: alternating,
+    // Off the service's embedded chain the taker pins who it swaps with and the mints it means.
+    ...(chainUrl !== undefined
+      ? { maker: flags.maker as string, mints: { ...CANONICAL_MINTS.mainnet } }
+      : {}),
   });
   const keys = await generateWalletKeys();
   if (!keys) throw new Error('this Node has no WebCrypto Ed25519');
@@ -139,6 +151,21 @@ try {
     trade_id: record.tradeId,
     lock_transaction: `${record.lockTransaction?.slice(0, 24)}…`,
   });
+
+  const review = await client.reviewLock(record);
+  step(
+    `Before the wallet sees it, the client decodes the lock and checks it (${review.check.checks.length} checks), then simulates it through ${rpcUrl} (${review.simulation.checks.length} more)`,
+    {
+      trust: review.summary.trust,
+      you_lock: `${review.summary.input.amountRaw} raw ${review.summary.input.asset} (mint ${review.summary.input.mint})`,
+      until: new Date(Number(review.summary.expiry) * 1000).toISOString(),
+      for: `${review.summary.output.amountRaw} raw ${review.summary.output.asset} (mint ${review.summary.output.mint})`,
+      from_maker: review.summary.maker,
+      balance_changes: review.simulation.changes.map(
+        (c) => `${c.mint ?? 'lamports'}: ${c.before} → ${c.after}`,
+      ),
+    },
+  );
 
   const locked = await client.lock(record, wallet);
   step('The wallet signs the lock; POST /lock: the taker escrow is on chain', {

@@ -8,7 +8,10 @@ import { storedExposure } from './metrics/index.ts';
 import type { MintCheck } from './mint-check.ts';
 import { feedStates, type PriceSource } from './quotes/index.ts';
 import type { ChainReachability, MakerInventory, TradeRuntime } from './runtime/index.ts';
-import type { Store } from './store/index.ts';
+import type { StorageWatch, Store } from './store/index.ts';
+
+/** The store part's reason while the disk is full: the error code commands answer then, too. */
+export const STORAGE_FULL = 'storage_full';
 
 export interface ReadinessVerdict {
   readonly ok: boolean;
@@ -42,10 +45,15 @@ const failing = (reason: string, detail: string): ReadinessVerdict => ({ ok: fal
 /** A probe must answer even when the database does not. */
 const STORE_PING_TIMEOUT_MS = 2_000;
 
-export function storePart(store: Store): ReadinessCheck {
+/**
+ * The store answers, and takes writes: while writes fail for lack of space (the StorageWatch) it fails with
+ * the reason `storage_full`, and passes again by itself once a write succeeds after the watch's hold.
+ */
+export function storePart(store: Store, storage?: Pick<StorageWatch, 'full' | 'detail'>): ReadinessCheck {
   return {
     name: 'store',
     async check() {
+      if (storage?.full) return failing(STORAGE_FULL, `${store.kind}: ${storage.detail}`);
       const answered = await Promise.race([
         store.ping().catch(() => false),
         new Promise<false>((resolve) => setTimeout(() => resolve(false), STORE_PING_TIMEOUT_MS).unref()),

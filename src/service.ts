@@ -44,7 +44,7 @@ import {
   storePart,
 } from './readiness.ts';
 import { ChainReachability, MakerInventory, StartupLease, TradeRuntime } from './runtime/index.ts';
-import { GroupCommit, openStore, type Store } from './store/index.ts';
+import { GroupCommit, isStorageFull, openStore, StorageWatch, type Store } from './store/index.ts';
 import { embeddedVenueOptions } from './venue/config.ts';
 import type { EmbeddedVenue } from './venue/embedded.ts';
 import { VenueGenesis } from './venue/genesis.ts';
@@ -81,6 +81,10 @@ export interface ServiceOptions {
   onMintRefused?: (error: ConfigError) => void;
   /** Wraps the chain the config opens (tests use it to make the chain unreachable for a while). */
   wrapChain?: (chain: ChainPort) => ChainPort;
+  /** Wraps the store it opens (tests use it to make its commits fail as on a full disk). */
+  wrapStore?: (store: Store) => Store;
+  /** How the storage watch probes a full store and how long it holds (storage-full.ts), for tests. */
+  storageWatch?: { probeMs?: number; holdMs?: number };
   /** Runtime tuning, for tests. */
   pollIntervalMs?: number;
   lockWaitMs?: number;
@@ -113,11 +117,25 @@ export interface Service {
 export async function createService(options: ServiceOptions): Promise<Service> {
   const config = options.config ?? loadConfig(options.configPath);
   const leaseTtlMs = config.cluster.leaseTtlSeconds * 1000;
-  const store = await openStore(
+  const openedStore = await openStore(
     options.databaseUrl !== undefined
       ? { databaseUrl: options.databaseUrl, leaseTtlMs }
       : { dataDir: options.dataDir },
   );
+  const store = options.wrapStore ? options.wrapStore(openedStore) : openedStore;
+  // Made before the run exists, as the chain is opened: the logger's first stack trace (pino reads its
+  // callers) parses the bundle's source map, and the embedded chain's genesis (programs, keys, the venue's
+  // pools) is synchronous; each holds the event loop for a second or more on a loaded machine, and a lease
+  // started before them could not be renewed meanwhile (a start that lost its 3 s test lease and exited).
+  const log = runtimeLogger(options.logger);
+  let opened: ChainPort;
+  let venue: EmbeddedVenue | null;
+  try {
+    ({ chain: opened, venue } = openChain(config, options.dataDir));
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const runId = randomUUID();
   const startedAt = new Date();
   // Before the insert: the lease it starts is counted from no later than this.
@@ -128,13 +146,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       leaseTtlMs,
     );
   } catch (error) {
+    await opened.close();
     await store.close();
     throw error;
   }
   // The rest of the start can outlast a lease on a slow chain: keep it alive until the runtime takes over.
   const startup = new StartupLease(store, runId, leaseTtlMs, insertedAt);
 
-  const { chain: opened, venue } = openChain(config, options.dataDir);
   const devChain = isEmbeddedChain(opened) ? opened : null;
   const chain = options.wrapChain ? options.wrapChain(opened) : opened;
   const metrics = new ServiceMetrics({ version: VERSION, chain: chain.kind });
@@ -153,7 +171,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     port,
     config.assets.list.map((asset) => asset.mint),
   );
-  const log = runtimeLogger(options.logger);
   // The chain is followed every second (embedded) or five (rpc): balances, and the mint check's retries.
   const followMs = port.kind === 'embedded' ? 1_000 : 5_000;
   const mints = new MintCheck(port, config, log, {
@@ -181,8 +198,30 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const prices = options.prices ?? openPriceSource(config, port, nowMs, log);
   await prices.start?.();
 
-  // Every durable write of the running service joins the group commit: one fsync per event-loop turn.
-  const durable = new GroupCommit(store, (stats) => metrics.storeCommitted(stats));
+  // Every durable write of the running service joins the group commit: one fsync per event-loop turn. Its
+  // outcomes tell whether the store takes writes (a full disk: readiness, new work refused, trades taken up
+  // again once a write succeeds).
+  const storage = new StorageWatch({
+    probe: () => durable.write({ kind: 'probe', runId, at: new Date().toISOString() }),
+    ...options.storageWatch,
+  });
+  const durable = new GroupCommit(
+    store,
+    (stats) => {
+      metrics.storeCommitted(stats);
+      storage.committed();
+    },
+    (failure) => {
+      metrics.storeFailed(failure);
+      storage.failed(failure.error);
+      if (isStorageFull(failure.error)) {
+        log.error(
+          { err: failure.error.message, writes: failure.size },
+          'the store cannot write: its disk is full',
+        );
+      }
+    },
+  );
   const quotes = await QuoteDesk.open({
     config,
     store,
@@ -236,6 +275,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     onTakeover: (count) => metrics.tradesTakenOver(count),
     reachability,
     aggregator,
+    storage,
     ...(options.onLeaseLost ? { onLeaseLost: options.onLeaseLost } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
@@ -289,7 +329,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
 
   // Small named parts, none of them a chain call: a probe reads what the timers following the chain know.
   const readinessChecks = [
-    storePart(store),
+    storePart(store, storage),
     chainPart({
       lastReadAtMs: () => inventory.lastReadAtMs,
       clockReading: (maxAgeMs) => runtime.clock.fresh(maxAgeMs),
@@ -321,6 +361,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     prices: () => feedStates(config, prices, nowMs()),
     inventory: () => positions(inventorySources),
     confirmedLocks: () => runtime.exposure.view(),
+    storageFull: () => storage.full,
   });
 
   const app = await buildHttpApp(
@@ -335,7 +376,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       devChain,
       readiness,
       tradable: () => mints.checked,
+      writable: () => !storage.full,
       metrics,
+      makerWallet: chain.makerWallet.toBase58(),
       inventory: () => readInventory(inventorySources),
       confirmedLocks: () => runtime.exposure.view(),
     },
@@ -366,10 +409,17 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       inventory.stop();
       await hedger?.stop();
       await runtime.stop();
+      storage.stop();
       await opened.close();
       await durable.close();
       if (store.isOpen) {
-        await store.stopRun(runId, new Date().toISOString());
+        // A full disk may refuse it: the next run retires this one all the same (SQLite at its start;
+        // PostgreSQL once the lease lapses).
+        await store
+          .stopRun(runId, new Date().toISOString())
+          .catch((error: unknown) =>
+            log.warn({ err: (error as Error).message }, 'could not mark the run stopped'),
+          );
         await store.close();
       }
     },
@@ -485,5 +535,8 @@ export function embeddedPyth(config: Config): PythPublisherOptions | null {
 /** The runtime logs through pino like the HTTP layer (silent when the service runs without logs). */
 function runtimeLogger(logger: ServiceOptions['logger']) {
   if (logger === false || logger === undefined) return pino({ level: 'silent' });
-  return pino(typeof logger === 'object' ? (logger as pino.LoggerOptions) : {});
+  if (typeof logger !== 'object') return pino({});
+  // Fastify takes the destination inside its options; pino beside them.
+  const { stream, ...options } = logger as pino.LoggerOptions & { stream?: pino.DestinationStream };
+  return stream ? pino(options, stream) : pino(options);
 }

@@ -41,6 +41,12 @@ export interface ThrowawayOptions {
   fsync?: boolean;
   /** Which binaries, as PG_BIN says it (a folder holding initdb, or `npm`); by default PG_BIN's, else found. */
   bin?: string;
+  /**
+   * Where the data directory goes (it must not exist yet; removed with the rest): a folder of the temp
+   * folder by default. A test puts it on a small filesystem of its own to fill the server's disk; the log and
+   * the socket stay in the temp folder.
+   */
+  dataDir?: string;
   log?: (line: string) => void;
 }
 
@@ -213,7 +219,7 @@ export async function startThrowawayPostgres(options: ThrowawayOptions = {}): Pr
   const bin = reachableBin(found.dir, as);
   const binaries: PostgresBinaries = { dir: bin, from: found.from };
   const root = await mkdtemp(join(tmpdir(), 'rfq-postgres-'));
-  const dataDir = join(root, 'data');
+  const dataDir = options.dataDir ?? join(root, 'data');
   const socketDir = join(root, 'socket');
   const logFile = join(root, 'server.log');
   // Commands run in the temp folder: the unprivileged user may not be able to enter the caller's working
@@ -226,7 +232,10 @@ export async function startThrowawayPostgres(options: ThrowawayOptions = {}): Pr
     const [file, argv] = as.argv(join(bin, 'pg_ctl'), args);
     return spawnSync(file, argv, { cwd: root, stdio: 'ignore' });
   };
-  const removeRoot = () => rmSync(root, { recursive: true, force: true });
+  const removeRoot = () => {
+    rmSync(root, { recursive: true, force: true });
+    if (options.dataDir !== undefined) rmSync(options.dataDir, { recursive: true, force: true });
+  };
   let started = false;
   let guard: ChildProcess | undefined;
   // A crashed or forgotten run must leave no postgres behind: 'exit' allows only synchronous work.
@@ -239,9 +248,12 @@ export async function startThrowawayPostgres(options: ThrowawayOptions = {}): Pr
 
   try {
     await mkdir(socketDir);
+    // initdb makes the data directory itself; one elsewhere is made here, for the server's user to own.
+    if (options.dataDir !== undefined) await mkdir(options.dataDir, { mode: 0o700 });
     if (as.owner) {
       await chown(root, as.owner.uid, as.owner.gid);
       await chown(socketDir, as.owner.uid, as.owner.gid);
+      if (options.dataDir !== undefined) await chown(options.dataDir, as.owner.uid, as.owner.gid);
     }
     const began = Date.now();
     await exec('initdb', ['-D', dataDir, ...INITDB]).catch((error: unknown) => {
@@ -299,6 +311,7 @@ export async function startThrowawayPostgres(options: ThrowawayOptions = {}): Pr
       guard?.kill('SIGKILL');
       process.off('exit', onExit);
       await rm(root, { recursive: true, force: true });
+      if (options.dataDir !== undefined) await rm(options.dataDir, { recursive: true, force: true });
       log(`postgres on port ${port} stopped`);
     };
     return {

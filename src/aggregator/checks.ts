@@ -188,6 +188,7 @@ function checkComputeBudget(budget: readonly Instruction[], others: number, limi
   }
 }
 
+// Stryker disable next-line EqualityOperator: when a = b either branch is the same value.
 const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
 
 /** Only the maker's own token accounts of the swap's two mints, created idempotently and paid by the maker; or a sync of its wrapped SOL. */

@@ -5,6 +5,7 @@ import type { Ratio } from '../money/ratio.ts';
 import { floorOut } from './checks.ts';
 
 const BPS = 10_000n;
+// Stryker disable next-line EqualityOperator: when a = b either branch is the same value.
 const least = (a: bigint, b: bigint) => (a < b ? a : b);
 
 /**

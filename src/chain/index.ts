@@ -13,6 +13,7 @@ import type { PythPublisherOptions } from './pyth/publisher.ts';
 import { createRpcChain } from './rpc/index.ts';
 
 export { decodeBase58, encodeBase58 } from '../vocabulary/base58.ts';
+export { blockhashRange, messageDifferences, messageShape, wireParts } from './built-message.ts';
 export {
   type ChainTiming,
   createEmbeddedChain,
@@ -34,6 +35,7 @@ export {
 export * from './htlc/index.ts';
 export { inspectTransaction, type LockInspection, type LockInstructionView } from './inspect.ts';
 export { keyBase58, publicKey } from './keys.ts';
+export { unsignedWire } from './message.ts';
 export {
   type ChainCallRecorder,
   type ChainFailure,
@@ -53,7 +55,15 @@ export {
   NATIVE_MINT,
   TOKEN_2022_PROGRAM_ID,
 } from './token.ts';
-export { summarizeTransaction, type TransactionSummary } from './wire.ts';
+export { takerLockTransaction } from './transactions.ts';
+export {
+  decodeBase64Transaction,
+  isZeroSignature,
+  parseWireTransaction,
+  summarizeTransaction,
+  type TransactionSummary,
+  type WireTransaction,
+} from './wire.ts';
 
 export type ChainOptions =
   | {

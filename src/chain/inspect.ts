@@ -1,6 +1,6 @@
-// Reads what a wallet-signed transaction would do before the service submits it: who signed, and the
-// HTLC lock it carries (if any), so POST /lock can answer 400 for a transaction that lacks the taker's
-// signature or does not lock the trade's escrow. Wallets may add instructions; only the lock matters.
+// Reads the HTLC locks a transaction carries, and who signed it: how the runtime learns the terms of a lock
+// that landed (a wallet may have sent one with other instructions itself). What POST /lock takes is checked
+// more strictly, against the lock the service built (built-message.ts).
 
 import { PublicKey } from '@solana/web3.js';
 import { encodeBase58 } from '../vocabulary/base58.ts';

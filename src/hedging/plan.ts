@@ -62,6 +62,7 @@ export type ClipPlan =
 export function planClip(holdings: Holdings, band: Band, mid: Ratio, continuing: boolean): ClipPlan {
   if (mid.num <= 0n || mid.den <= 0n) throw new RangeError('the mid must be positive');
   const d = deviation(holdings.assetBalanceRaw, band);
+  // Stryker disable next-line EqualityOperator: at d = 0 both branches are 0 (-0n is 0n).
   const distance = d < 0n ? -d : d;
   if (!continuing && distance <= band.bandRaw) return { kind: 'none', reason: 'inside_band' };
   if (distance < band.minClipRaw) return { kind: 'none', reason: 'at_target' };
@@ -81,6 +82,8 @@ export function planClip(holdings: Holdings, band: Band, mid: Ratio, continuing:
   return { kind: 'clip', side: 'buy', amountInRaw: amountIn, assetRaw };
 }
 
+// Stryker disable next-line EqualityOperator: at x = 0 both branches are 0.
 const positive = (x: bigint) => (x > 0n ? x : 0n);
 /** The smaller of two bigints (Math.min takes numbers only). */
+// Stryker disable next-line EqualityOperator: when a = b either branch is the same value.
 const least = (a: bigint, b: bigint) => (a < b ? a : b);

@@ -18,7 +18,16 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { TradeOwnedElsewhere } from '../runtime/errors.ts';
-import { ApiError, ERROR_CODES, type ErrorCode, envelope, fromRuntimeError, RuntimeError } from './errors.ts';
+import { isStorageFull } from '../store/index.ts';
+import {
+  ApiError,
+  ERROR_CODES,
+  type ErrorCode,
+  envelope,
+  fromRuntimeError,
+  RuntimeError,
+  STORAGE_FULL_RETRY_SECONDS,
+} from './errors.ts';
 import { forwardToOwner, originFormTarget } from './forward.ts';
 import { stringifyJson } from './json.ts';
 import { OwnerWatch } from './owner-watch.ts';
@@ -259,9 +268,15 @@ function handleError(
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  const error = thrown instanceof RuntimeError ? fromRuntimeError(thrown) : thrown;
+  const error =
+    thrown instanceof RuntimeError
+      ? fromRuntimeError(thrown)
+      : isStorageFull(thrown)
+        ? new ApiError('storage_full')
+        : thrown;
   if (error instanceof ApiError) {
     if (error.code === 'rate_limited') reply.header('retry-after', '60');
+    if (error.code === 'storage_full') reply.header('retry-after', String(STORAGE_FULL_RETRY_SECONDS));
     return reply.code(error.statusCode).send(envelope(error.code, error.message, error.details));
   }
   const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;

@@ -3,10 +3,15 @@
 // (docs/interface.md#errors).
 import Type from 'typebox';
 import { RuntimeError, type RuntimeInput } from '../runtime/errors.ts';
+import { STORAGE_HOLD_MS, STORAGE_PROBE_MS } from '../store/index.ts';
 
 export const ERROR_CODES = {
   invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
   validation_failed: { status: 400, message: 'The request does not match the schema.' },
+  lock_mismatch: {
+    status: 400,
+    message: 'The transaction is not the lock this service built for the trade.',
+  },
   unauthorized: { status: 401, message: 'This route needs the operator token.' },
   secret_hash_mismatch: { status: 403, message: 'secret_hash does not match the settlement.' },
   preimage_mismatch: {
@@ -37,6 +42,10 @@ export const ERROR_CODES = {
   not_ready: { status: 503, message: 'The service is not ready.' },
   runtime_unavailable: { status: 503, message: 'The runtime is not available for this action.' },
   chain_unavailable: { status: 503, message: 'The chain is not reachable.' },
+  storage_full: {
+    status: 503,
+    message: 'The maker cannot store anything right now (its disk is full); nothing changed. Retry later.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -61,12 +70,16 @@ const RUNTIME_INPUT_FIELDS: Record<RuntimeInput, string> = {
   cursor: 'querystring.cursor',
 };
 
-/** The runtime's domain error as the API answers it: its code, or a validation error naming the field. */
+/**
+ * The runtime's domain error as the API answers it: its code, or a validation error naming the field (a
+ * lock_mismatch names it too, with what differs from the lock the service built).
+ */
 export function fromRuntimeError(error: RuntimeError): ApiError {
-  if (error.code === 'invalid_input') {
+  if (error.code === 'invalid_input' || error.code === 'lock_mismatch') {
     const invalid = error.invalid ?? { input: 'transaction' as const, problem: error.message };
     const field = RUNTIME_INPUT_FIELDS[invalid.input];
-    return new ApiError('validation_failed', error.detail, [`${field}: ${invalid.problem}`]);
+    const code = error.code === 'invalid_input' ? 'validation_failed' : error.code;
+    return new ApiError(code, error.detail, [`${field}: ${invalid.problem}`]);
   }
   return new ApiError(error.code, error.detail);
 }
@@ -103,3 +116,9 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, typeof Err
   const statuses = new Set<number>([400, 429, ...codes.map((code) => ERROR_CODES[code].status)]);
   return Object.fromEntries([...statuses].sort().map((status) => [status, ErrorEnvelopeSchema]));
 }
+
+/**
+ * Retry-After of a 503 storage_full: until the store may count as writable again (its watch's hold, and a
+ * probe after it).
+ */
+export const STORAGE_FULL_RETRY_SECONDS = Math.ceil((STORAGE_HOLD_MS + STORAGE_PROBE_MS) / 1000);

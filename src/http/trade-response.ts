@@ -7,7 +7,12 @@ import { redeemBy as redeemByRule, substateOf, type TradeContext } from '../../m
 import type { AssetRegistry } from '../config/index.ts';
 import { amountView } from '../money/index.ts';
 import type { TradePage, TradeReading } from '../runtime/index.ts';
-import { INTEGRATION_STATUS, type NextActionType } from '../vocabulary/index.ts';
+import {
+  INTEGRATION_STATUS,
+  type NextActionType,
+  publicSubstate,
+  type Substate,
+} from '../vocabulary/index.ts';
 import { renderQuotePrices } from './routes/prices.ts';
 import type { TradePageSchema, TradeResponseSchema } from './routes/trades.schema.ts';
 import type { NextAction } from './schemas.ts';
@@ -18,7 +23,7 @@ const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 
 export function renderTrade(trade: TradeReading, assets: AssetRegistry): TradeResponse {
   const { context } = trade.snapshot;
-  const substate = substateOf(trade.snapshot);
+  const substate = publicSubstate(substateOf(trade.snapshot));
   const inputAsset = assets.find(context.inputMint);
   const outputAsset = assets.find(context.outputMint);
   const inputRaw = BigInt(context.inputAmountRaw);
@@ -76,7 +81,7 @@ export function renderTradePage(page: TradePage, assets: AssetRegistry): Static<
 
 /** The step a taker's front end takes next, from where the trade is. */
 export function nextAction(
-  substate: string,
+  substate: Substate,
   closed: boolean,
   context: TradeContext,
   chainNow: number,
@@ -97,18 +102,18 @@ export function nextAction(
       return post('submit_lock', 'lock');
     case 'pending.lockSubmitted':
     case 'pending.lockSeen':
-    case 'initiated.locking.assessing':
-    case 'initiated.locking.deciding':
-    case 'initiated.locking.signingMakerLock':
-    case 'initiated.locking.sendingMakerLock':
+    case 'initiated.assessing':
+    case 'initiated.deciding':
+    case 'initiated.signingMakerLock':
+    case 'initiated.sendingMakerLock':
       return get('await_maker_lock');
-    case 'initiated.redeeming.makerLocked':
+    case 'initiated.makerLocked':
       // Past redeem_by the runtime reclaims the maker escrow first (it expires before the taker's); a refund
       // is offered once the machine takes it, in awaitingTakerExpiry.
       if (redeemBy !== null && chainNow < redeemBy && !context.redeemRequested)
         return post('redeem', 'redeem');
       return get('await_settlement');
-    case 'initiated.unwinding.awaitingTakerExpiry':
+    case 'initiated.awaitingTakerExpiry':
       return takerRefundable && !context.refundRequested ? post('refund', 'refund') : get('await_settlement');
     default:
       return get('await_settlement');

@@ -31,8 +31,8 @@ import {
   type ExposureView,
   type TradeTransition,
 } from '../runtime/index.ts';
-import type { CommitStats, Store } from '../store/index.ts';
-import { RISK_CHECKS } from '../vocabulary/index.ts';
+import { type CommitFailure, type CommitStats, isStorageFull, type Store } from '../store/index.ts';
+import { publicSubstate, RISK_CHECKS } from '../vocabulary/index.ts';
 import { DEADLINES, ESCROW_SIDES, storedExposure } from './exposure.ts';
 import { processRegistry } from './process.ts';
 
@@ -85,6 +85,8 @@ export interface MetricsSources {
   inventory?(): InventoryAsset[];
   /** The commitment policy's book: what rides on confirmed taker locks not final yet. */
   confirmedLocks?(): ExposureView;
+  /** Whether the store cannot write for lack of space now (StorageWatch.full). */
+  storageFull?(): boolean;
 }
 
 export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
@@ -170,6 +172,16 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
     [],
     BATCH_BUCKETS,
   );
+  private readonly commitFailures = this.counter(
+    'store_commit_failures_total',
+    'Group commits that failed (nothing of their batch was stored), by reason: storage_full (the disk under the store is full: SQLITE_FULL, PostgreSQL 53100) or other.',
+    ['reason'],
+  );
+  private readonly storageFull = this.gauge(
+    'storage_full',
+    '1 while the store cannot write for lack of space (from the first commit that failed so until one succeeds at least 10 s after the last that did; GET /v1/health/ready answers 503 meanwhile), else 0.',
+    [],
+  );
   private readonly streams = this.gauge(
     'event_streams_open',
     'Server-Sent Event streams open now, by stream: trade (a taker following its trade, GET /v1/trades/{id}/stream; at most 8 per trade, 10,000 in all) or runtime (the operator log).',
@@ -198,7 +210,7 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
   );
   private readonly openTrades = this.gauge(
     'open_trades',
-    'Unclosed trades this run owns, by settlement_status and substate (the full state path).',
+    'Unclosed trades this run owns, by settlement_status and substate (as TradeResponse names it).',
     ['status', 'substate'],
   );
   private readonly actors = this.gauge(
@@ -363,6 +375,8 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
       this.effectRetries.inc({ effect }, 0);
     }
     this.losses.inc(0);
+    for (const reason of ['storage_full', 'other']) this.commitFailures.inc({ reason }, 0);
+    this.storageFull.set(0);
   }
 
   /** Connects the scrape-time gauges to the service's state, once it exists. */
@@ -469,6 +483,10 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
     this.commitSize.observe(stats.size);
   }
 
+  storeFailed(failure: CommitFailure): void {
+    this.commitFailures.inc({ reason: isStorageFull(failure.error) ? 'storage_full' : 'other' });
+  }
+
   // ── Exposition ─────────────────────────────────────────────────────────────────────────────────
 
   get contentType(): string {
@@ -494,8 +512,9 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
 
     this.openTrades.reset();
     let owned = 0;
+    // A record stored by machine version 4 and one stored since name one substate two ways: summed.
     for (const { status, substate, count } of ownedCounts) {
-      this.openTrades.set({ status, substate }, count);
+      this.openTrades.inc({ status, substate: publicSubstate(substate) }, count);
       owned += count;
     }
     const active = sources.activeActors();
@@ -539,6 +558,7 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
     this.leaseRemaining.set(sources.leaseRemainingSeconds());
     const confirmed = sources.confirmedLocks?.();
     if (confirmed) this.readConfirmedLocks(confirmed);
+    this.storageFull.set(sources.storageFull?.() ? 1 : 0);
 
     this.outsideBand.reset();
     this.inventoryDeviation.reset();

@@ -44,6 +44,7 @@ export function repriceCheck(input: RepriceInput): PriceCheck {
   const diff = quoted.num * current.den - current.num * quoted.den;
   const base = quoted.num * current.den;
   const scaled = diff * BPS;
+  // Stryker disable next-line EqualityOperator: at scaled = 0 both roundings are 0 (base > 0).
   const movedBps = Number(scaled >= 0n ? (scaled + base - 1n) / base : scaled / base);
   const holds = movedBps <= input.toleranceBps;
   return {

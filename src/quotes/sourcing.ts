@@ -42,6 +42,7 @@ export function sourcedOutput(routeMinOutRaw: bigint, midOutRaw: bigint, spreadB
   if (!Number.isInteger(spreadBps) || spreadBps < 0 || spreadBps > 10_000) {
     throw new RangeError(`spreadBps must be an integer 0..10000, got ${spreadBps}`);
   }
+  // Stryker disable next-line EqualityOperator: when the two are equal either branch is the same value.
   const basis = routeMinOutRaw < midOutRaw ? routeMinOutRaw : midOutRaw;
   if (basis <= 0n) return 0n;
   return (basis * (BPS - BigInt(spreadBps))) / BPS;

@@ -31,7 +31,7 @@ import { bytesOf, type Hash32, hashOfPreimage, type Preimage, sameHash32 } from 
 import type { ChainClock } from './clock.ts';
 import { invalidInput, RuntimeError, TradeOwnedElsewhere } from './errors.ts';
 import type { TradeHandle, TradeHost } from './host.ts';
-import { checkLockTransaction } from './lock-check.ts';
+import { checkLockTransaction, issuedLockShape } from './lock-check.ts';
 import type { TradeQueries, TradeReading } from './queries.ts';
 import { advanceRead } from './scheduler.ts';
 import { newTradeRecord, restColumns } from './trade-record.ts';
@@ -65,6 +65,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Blockhashes of the locks this run issued, with their last valid block height (the newest this many). */
 const ISSUED_BLOCKHASHES = 4_096;
+/** Trades whose issued lock's shape this run remembers (the newest this many; older ones are rebuilt). */
+const ISSUED_LOCKS = 4_096;
 
 export class TradeCommands {
   /** Quotes and commitments being turned into trades this turn, before their write is durable. */
@@ -77,6 +79,12 @@ export class TradeCommands {
    * lock window ends instead).
    */
   private readonly issuedBlockhashes = new Map<string, number>();
+  /**
+   * The shape (messageShape: the message with its blockhash blanked) of the lock handed out for each trade,
+   * so the lock handed back is checked against it without building it again. A trade not here (started by
+   * another instance or run, or pushed out) has its lock rebuilt from its terms: the same bytes, dearer.
+   */
+  private readonly issuedLocks = new Map<string, string>();
 
   constructor(private readonly deps: CommandDeps) {}
 
@@ -223,6 +231,13 @@ export class TradeCommands {
       if (issued.size >= ISSUED_BLOCKHASHES) issued.delete(issued.keys().next().value as string);
       issued.set(lock.recentBlockhash, lock.lastValidBlockHeight);
     }
+    const shape = issuedLockShape(lock.transactionBase64);
+    if (shape !== null) {
+      const locks = this.issuedLocks;
+      locks.delete(input.tradeId);
+      if (locks.size >= ISSUED_LOCKS) locks.delete(locks.keys().next().value as string);
+      locks.set(input.tradeId, shape);
+    }
     return lock;
   }
 
@@ -230,10 +245,12 @@ export class TradeCommands {
 
   /**
    * LOCK_SUBMITTED: the wallet-signed lock (or the signature of one the wallet sent itself), then
-   * TAKER_LOCK_SEEN / TAKER_LOCK_FINALIZED once the escrow is read on chain. A lock the chain refuses
-   * changes nothing. One the chain could not be asked about (unreachable, or a reply lost) is held all the
-   * same: it may have landed or may still land, so from then on a lock signature exists, and the trade
-   * broadcasts the bytes until they land or can no longer land. The same bytes posted again are broadcast
+   * TAKER_LOCK_SEEN / TAKER_LOCK_FINALIZED once the escrow is read on chain. Signed bytes that are not the
+   * lock handed out for this trade (lock_mismatch: another instruction, account, amount, fee payer, a lookup
+   * table…) are refused before anything is sent or stored. A lock the chain refuses changes nothing. One
+   * the chain could not be asked about (unreachable, or a reply lost) is held all the same: it may have
+   * landed or may still land, so from then on a lock signature exists, and the trade broadcasts the bytes
+   * until they land or can no longer land. The same bytes posted again are broadcast
    * once more at once. A crash between sending and recording loses nothing: the escrow on chain is what the
    * runtime watches. The answer waits (a bounded wait) for the lock on chain, through failed reads.
    */
@@ -245,7 +262,14 @@ export class TradeCommands {
       const { context } = trade;
       const transaction = body.transactionBase64 ?? null;
       const checked =
-        transaction !== null ? checkLockTransaction(context, transaction, this.deps.chain.programId) : null;
+        transaction !== null
+          ? checkLockTransaction(
+              context,
+              transaction,
+              this.deps.chain.programId,
+              this.issuedLocks.get(context.tradeId),
+            )
+          : null;
       const signature = checked?.signature ?? (body.signature as string);
       const command = {
         type: 'LOCK_SUBMITTED' as const,
@@ -409,7 +433,7 @@ export class TradeCommands {
     const { store, host, runId } = this.deps;
     const record = await store.getTrade(tradeId);
     if (!record) throw new RuntimeError('trade_not_found');
-    if (host.isBroken(tradeId)) host.forget(tradeId);
+    await host.retake(tradeId);
     if (record.closed) return this.deps.queries.trade(tradeId);
     if (record.ownerRunId !== runId) {
       // Another live instance's trade is resumed there; a gone owner's is taken here.

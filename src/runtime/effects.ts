@@ -1,7 +1,8 @@
 // The trade machine's effects, made real: each invoked actor of machines/trade.machine.ts on the chain
 // port. Every one
 // - waits for the durability barrier first: the transition that started it is on disk before anything
-//   is sent (and a maker-signed transaction's intent before it is sent);
+//   is sent (and a maker-signed transaction's intent before it is sent); if that transition could not be
+//   stored, the effect fails without acting (the trade is taken up again from what was stored);
 // - is idempotent: a re-run after a restart finds the movement done and answers it;
 // - answers what the chain proves (escrow endings), so a taker who settled an escrow first, in either
 //   direction, moves the trade to where the funds really went;
@@ -44,8 +45,11 @@ import { escrowEnding } from './endings.ts';
 import { landSourcingSwap, type PostSwap, type SourcingHooks, signSourcingSwap } from './sourcing.ts';
 
 export interface EffectHooks {
-  /** Resolves once everything the runtime has written so far is durable. */
-  barrier(): Promise<void>;
+  /**
+   * Resolves once everything the runtime has written so far is durable; rejects if a write of this trade
+   * failed (the transition that started the effect is not stored: nothing may act on it).
+   */
+  barrier(tradeId: string): Promise<void>;
   /** Durably records that a transaction of this kind and signature is about to be sent. */
   recordIntent(tradeId: string, kind: string, signature: string, lastValidBlockHeight: number): Promise<void>;
   /**
@@ -96,10 +100,14 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
    * Every effect: after the barrier; any failure becomes an EffectError stamped with chain time. `signal`
    * aborts once the trade left the effect's state (the actor stopped it): a long effect stops there.
    */
-  const effect = <TOutput, TInput>(run: (input: TInput, signal: AbortSignal) => Promise<TOutput>) =>
+  const effect = <TOutput, TInput extends { tradeId: string }>(
+    run: (input: TInput, signal: AbortSignal) => Promise<TOutput>,
+  ) =>
     fromPromise<TOutput, TInput>(async ({ input, signal }) => {
-      await hooks.barrier();
       try {
+        await hooks.barrier(input.tradeId);
+        // Stopped meanwhile (its trade left the state, or was dropped after a failed write): nothing to do.
+        if (signal.aborted) throw new Error('the effect was stopped before it began');
         return await run(input, signal);
       } catch (error) {
         throw new EffectError((error as Error).message ?? String(error), hooks.chainTime());
@@ -152,16 +160,21 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
   /**
    * Posts the fee of every intent of the trade the chain shows final and the ledger does not yet. An intent
    * still unknown to the chain never landed once the chain is past its last valid block height (read before
-   * its status, so a landing between the two reads is not missed). One that is not final yet, or could still
-   * land (a transaction a killed process recorded, sent or not), is waited for within the effect, as a
-   * landing is (up to landTimeoutMs): a wait the chain will end is not a failure. Past that the effect fails
-   * and retries.
+   * its status, so a landing between the two reads is not missed). Until then it could still land: a
+   * transaction a killed run recorded and perhaps sent, which the next run signed again — up to a
+   * blockhash's life (150 blocks: a minute) after it was signed. That wait, like a transaction's
+   * finalization, is one the chain ends as its blocks go by, so the effect waits for it as long as the
+   * block height moves (asking every second), whatever a landing's timeout is; it fails and retries only
+   * when the height stood still for landTimeoutMs (a stalled chain) or a read failed. Failing every few
+   * seconds instead counted and logged each attempt as a failure and backed off past the moment it could
+   * close.
    */
   async function settleFees(tradeId: string, signal: AbortSignal): Promise<void> {
-    const waitUntil = Date.now() + hooks.landTimeoutMs;
+    let progress = { height: Number.NEGATIVE_INFINITY, at: Date.now() };
     for (const { signature, lastValidBlockHeight } of await hooks.unpostedFees(tradeId)) {
       for (;;) {
         const height = await chain.blockHeight();
+        if (height > progress.height) progress = { height, at: Date.now() };
         const state = await chain.signatureState(signature);
         if (state.status === 'finalized') {
           await hooks.postFee(tradeId, signature, state.fee);
@@ -174,7 +187,11 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks) {
               ? `${signature} may still land (block height ${height} ≤ ${lastValidBlockHeight})`
               : null;
         if (pending === null) break;
-        if (signal.aborted || Date.now() >= waitUntil) throw new NotYet(pending);
+        if (signal.aborted) throw new NotYet(pending);
+        if (Date.now() - progress.at >= hooks.landTimeoutMs)
+          throw new NotYet(
+            `${pending}; the chain stayed at block height ${height} for ${hooks.landTimeoutMs} ms`,
+          );
         await sleep(FEE_WAIT_POLL_MS, undefined, { signal }).catch(() => undefined);
       }
     }

@@ -12,11 +12,12 @@ export type RuntimeErrorCode =
   | 'taker_wallet_mismatch'
   | 'secret_hash_reused'
   | 'lock_not_found'
+  | 'lock_mismatch'
   | 'runtime_unavailable'
   | 'chain_unavailable'
   | 'invalid_input';
 
-/** Which part of a command an `invalid_input` is about. */
+/** Which part of a command an `invalid_input` (or a `lock_mismatch`) is about. */
 export type RuntimeInput = 'transaction' | 'signature' | 'cursor';
 
 export class RuntimeError extends Error {
@@ -25,7 +26,7 @@ export class RuntimeError extends Error {
   constructor(
     readonly code: RuntimeErrorCode,
     detail?: string,
-    /** For `invalid_input`: the input and what is wrong with it. */
+    /** For `invalid_input` and `lock_mismatch`: the input and what is wrong with it. */
     readonly invalid?: { input: RuntimeInput; problem: string },
   ) {
     super(detail ?? code);

@@ -7,7 +7,10 @@
 // - a transition is written (snapshot, event, ledger entries) in the group commit of its turn, and whoever
 //   acts on it — an HTTP answer, an effect about to send — waits for that commit;
 // - one actor per trade, one operation on it at a time (a per-trade mutex);
-// - every actor runs the one provided machine; a live trade keeps one copy of its snapshot (the actor's).
+// - every actor runs the one provided machine; a live trade keeps one copy of its snapshot (the actor's);
+// - a trade whose write failed stops where it is ("broken"): nothing it does afterwards is stored or acted on,
+//   and it answers 503 until it is taken up again from its last stored snapshot, as a restart would take it up:
+//   by /resume, or by itself once a commit succeeded after the failure (a disk full for a while).
 import { type Actor, type AnyEventObject, createActor, type Snapshot } from 'xstate';
 import {
   isClosed,
@@ -22,6 +25,7 @@ import {
 import { rollbackPostings, transitionPostings } from '../ledger/index.ts';
 import {
   type GroupCommit,
+  isStorageFull,
   type NewTradeEvent,
   type Store,
   StoreConflict,
@@ -73,8 +77,10 @@ interface ActiveTrade {
   alert: boolean;
   /** The state value (as a key) the last observation of the chain was made in. */
   observedIn: string | null;
-  /** Set when a write failed: the trade answers 503 until resumed. */
+  /** Set when a write failed: the trade answers 503 until taken up again (see the invariants). */
   broken: string | null;
+  /** What failed the write (a StorageFull when the disk is full), and the commits that had succeeded then. */
+  brokenBy: { error: unknown; commits: number } | null;
   /** Writes queued and not yet durable. */
   pending: number;
 }
@@ -159,8 +165,11 @@ export class TradeHost {
   async use<T>(tradeId: string, fn: (trade: TradeHandle) => Promise<T>): Promise<T> {
     try {
       return await this.exclusive(tradeId, async () => {
-        const trade = this.active.get(tradeId);
-        const handle = trade ? this.liveHandle(trade) : await this.activate(tradeId);
+        let trade = this.active.get(tradeId);
+        // Broken, and the store took a commit since: taken up again from the store, as after a restart.
+        const retaken = trade !== undefined && this.retakable(trade);
+        if (retaken) trade = this.drop(tradeId);
+        const handle = trade ? this.liveHandle(trade) : await this.activate(tradeId, retaken);
         let value: T;
         try {
           value = await fn(handle);
@@ -176,12 +185,14 @@ export class TradeHost {
     }
   }
 
-  /** Resolves once the trade's queued writes are durable; throws if one failed. */
+  /**
+   * Resolves once the trade's queued writes are durable; throws if one failed. An effect waits on it before
+   * it acts: what started it is on disk (a transition that was not stored is never acted on).
+   */
   async settled(tradeId: string): Promise<void> {
     const trade = this.active.get(tradeId);
     if (trade && trade.pending > 0) await this.options.durable.barrier();
-    if (trade?.broken)
-      throw new RuntimeError('runtime_unavailable', 'The trade’s transition could not be stored.');
+    if (trade?.broken) throw unavailable(trade);
   }
 
   private async exclusive<T>(tradeId: string, fn: () => Promise<T>): Promise<T> {
@@ -195,10 +206,14 @@ export class TradeHost {
     }
   }
 
-  /** The trade's actor from its stored snapshot, adopted into this run the first time this run runs it. */
-  private async activate(tradeId: string): Promise<TradeHandle> {
+  /**
+   * The trade's actor from its stored snapshot, adopted into this run the first time this run runs it.
+   * `reindex`: the indexes are told the stored rest state first (they followed a transition that was not stored).
+   */
+  private async activate(tradeId: string, reindex = false): Promise<TradeHandle> {
     let record = await this.options.store.getTrade(tradeId);
     if (!record) throw new RuntimeError('trade_not_found');
+    if (reindex) this.options.onRest(storedRest(record), record.seen);
     if (!record.closed && record.ownerRunId !== this.runId) {
       // Another run's trade: taken over if that run is gone, else served by it (see TradeOwnedElsewhere).
       const acquired = await this.options.store.acquireTrade(tradeId, this.runId);
@@ -242,6 +257,7 @@ export class TradeHost {
       alert: snapshot.context.alert,
       observedIn: null,
       broken: null,
+      brokenBy: null,
       pending: 0,
     };
     this.active.set(meta.tradeId, trade);
@@ -287,13 +303,11 @@ export class TradeHost {
 
   private sendTo(trade: ActiveTrade, event: TradeEvent): void {
     trade.actor.send(event);
-    if (trade.broken)
-      throw new RuntimeError('runtime_unavailable', 'The trade’s transition could not be stored.');
+    if (trade.broken) throw unavailable(trade);
   }
 
   private liveHandle(trade: ActiveTrade): TradeHandle {
-    if (trade.broken)
-      throw new RuntimeError('runtime_unavailable', 'The trade’s transition could not be stored.');
+    if (trade.broken) throw unavailable(trade);
     return {
       tradeId: trade.meta.tradeId,
       meta: trade.meta,
@@ -342,21 +356,7 @@ export class TradeHost {
     const persisted = trade.actor.getPersistedSnapshot() as unknown as TradeSnapshotLike;
     const ledger = ledgerChange(trade.posted, context);
     trade.posted = context.signatures;
-    this.write(trade, {
-      kind: 'saveTransition',
-      update: tradeUpdate(trade.meta.tradeId, this.runId, persisted, rest, at),
-      events: [this.eventRecord(trade.meta.tradeId, event.type, rest, eventPayload(event), at)],
-      ledger,
-    });
-    this.options.onRest({
-      tradeId: trade.meta.tradeId,
-      closed: rest.closed,
-      takerEscrow: trade.meta.takerEscrow,
-      makerEscrow: trade.meta.makerEscrow,
-      watch: rest.watch,
-      hold: rest.hold,
-    });
-    this.options.onTransition?.({
+    const transition: TradeTransition = {
       tradeId: trade.meta.tradeId,
       event: event.type,
       from: trade.status,
@@ -365,6 +365,24 @@ export class TradeHost {
       context,
       alertedBefore: trade.alert,
       createdAt: trade.meta.createdAt,
+    };
+    this.write(
+      trade,
+      {
+        kind: 'saveTransition',
+        update: tradeUpdate(trade.meta.tradeId, this.runId, persisted, rest, at),
+        events: [this.eventRecord(trade.meta.tradeId, event.type, rest, eventPayload(event), at)],
+        ledger,
+      },
+      transition,
+    );
+    this.options.onRest({
+      tradeId: trade.meta.tradeId,
+      closed: rest.closed,
+      takerEscrow: trade.meta.takerEscrow,
+      makerEscrow: trade.meta.makerEscrow,
+      watch: rest.watch,
+      hold: rest.hold,
     });
     trade.status = rest.status;
     trade.alert ||= context.alert;
@@ -372,28 +390,43 @@ export class TradeHost {
     if (!effectRunning(snapshot)) this.schedulePassivation(trade.meta.tradeId);
   }
 
-  /** Queues a transition's write; a failed one breaks the trade (503 until resumed) and stops its actor. */
-  private write(trade: ActiveTrade, write: Extract<StoreWrite, { kind: 'saveTransition' }>): void {
+  /**
+   * Queues a transition's write; once it is stored its listeners hear of it (a transition that was not stored
+   * is neither logged nor counted: taken up again, the trade makes it anew). A failed one breaks the trade
+   * (503 until it is taken up again) and stops its actor.
+   */
+  private write(
+    trade: ActiveTrade,
+    write: Extract<StoreWrite, { kind: 'saveTransition' }>,
+    transition: TradeTransition,
+  ): void {
     const { tradeId } = trade.meta;
     trade.pending++;
     this.options.durable.write(write).then(
       () => {
         trade.pending--;
         this.options.onEventsStored(tradeId);
+        this.options.onTransition?.(transition);
       },
       (error: unknown) => {
         trade.pending--;
         trade.broken = (error as Error).message;
+        trade.brokenBy = { error, commits: this.options.durable.committed };
         if (error instanceof StoreConflict && error.conflict === 'fenced') {
           this.options.log.error(
             { trade_id: tradeId, err: error.message },
             'the store refused a transition: this run no longer owns the trade (its lease lapsed)',
           );
           this.options.onFenced();
+        } else if (isStorageFull(error)) {
+          this.options.log.error(
+            { trade_id: tradeId, err: error.message },
+            'could not persist a transition: the disk is full; the trade waits until a write succeeds again',
+          );
         } else {
           this.options.log.error(
             { trade_id: tradeId, err: error },
-            'could not persist a transition; the trade answers 503 until resumed',
+            'could not persist a transition; the trade answers 503 until taken up again',
           );
         }
         queueMicrotask(() => trade.actor.stop());
@@ -411,13 +444,19 @@ export class TradeHost {
     return { tradeId, runId: this.runId, at, type, status: rest.status, substate: rest.substate, payload };
   }
 
+  /** Where a trade is now: its actor's state, or, when it has none, the state its record was stored in. */
+  private async stateNow(tradeId: string): Promise<{ status: SettlementStatus; substate: string }> {
+    const snapshot = this.active.get(tradeId)?.actor.getSnapshot();
+    if (snapshot) return { status: settlementStatusOf(snapshot), substate: substateOf(snapshot) };
+    // An effect can outlive its actor (the run stopping); it never writes a state it does not know.
+    const record = await this.options.store.getTrade(tradeId);
+    if (!record) throw new Error(`trade ${tradeId} is not stored`);
+    return { status: record.status, substate: record.substate };
+  }
+
   /** A runtime note that changes no snapshot (the intent before a transaction is sent), durably. */
   async note(tradeId: string, type: string, payload: Record<string, unknown>): Promise<void> {
-    const trade = this.active.get(tradeId);
-    const snapshot = trade?.actor.getSnapshot();
-    const rest = snapshot
-      ? { status: settlementStatusOf(snapshot), substate: substateOf(snapshot) }
-      : { status: 'pending' as const, substate: 'unknown' };
+    const rest = await this.stateNow(tradeId);
     try {
       await this.options.durable.write({
         kind: 'appendEvents',
@@ -480,8 +519,36 @@ export class TradeHost {
     return this.active.get(tradeId)?.broken != null;
   }
 
-  /** Drops a broken actor so the next use activates the trade from the store again. */
-  forget(tradeId: string): void {
+  /** The trades broken by a failed write that may be taken up again (not those the fence refused). */
+  brokenTrades(): string[] {
+    return [...this.active.values()]
+      .filter((trade) => trade.brokenBy !== null && !isFenced(trade.brokenBy.error))
+      .map((trade) => trade.meta.tradeId);
+  }
+
+  /**
+   * Takes a broken trade up again from the store (POST /resume, the runtime once the store writes again):
+   * its actor dropped, the indexes told its stored rest state; its next use activates it from its stored
+   * snapshot, restarting an effect that snapshot has in flight, as a restart would. False if not broken.
+   */
+  retake(tradeId: string): Promise<boolean> {
+    return this.exclusive(tradeId, async () => {
+      if (!this.active.get(tradeId)?.broken) return false;
+      this.drop(tradeId);
+      const record = await this.options.store.getTrade(tradeId);
+      if (record) this.options.onRest(storedRest(record), record.seen);
+      return true;
+    });
+  }
+
+  /** Broken by a failure that a later commit proved passing, not by the fence (the run lost its trades). */
+  private retakable(trade: ActiveTrade): boolean {
+    const by = trade.brokenBy;
+    return by !== null && !isFenced(by.error) && this.options.durable.committed > by.commits;
+  }
+
+  /** Stops and forgets the trade's actor; answers undefined (no active trade any more). */
+  private drop(tradeId: string): undefined {
     const trade = this.active.get(tradeId);
     if (!trade) return;
     this.active.delete(tradeId);
@@ -516,4 +583,22 @@ export class TradeHost {
     for (const trade of this.active.values()) trade.actor.stop();
     this.active.clear();
   }
+}
+
+const isFenced = (error: unknown) => error instanceof StoreConflict && error.conflict === 'fenced';
+
+/**
+ * Why a broken trade answers 503: the disk is full (StorageFull, storage_full with Retry-After), or its write
+ * failed otherwise (runtime_unavailable).
+ */
+function unavailable(trade: ActiveTrade): Error {
+  const error = trade.brokenBy?.error;
+  if (isStorageFull(error)) return error;
+  return new RuntimeError('runtime_unavailable', 'The trade’s transition could not be stored.');
+}
+
+/** A stored trade's rest state, as the indexes take it. */
+function storedRest(record: TradeRecord): RestState {
+  const { tradeId, closed, takerEscrow, makerEscrow, watch, hold } = record;
+  return { tradeId, closed, takerEscrow, makerEscrow, watch, hold };
 }

@@ -6,7 +6,8 @@
 // confirmed before the lease would lapse by this process's own clock, means the trades may already be
 // someone else's: the run is lost and must stop acting (the store's fence refuses its writes anyway;
 // stopping keeps it from trying).
-// On SQLite (one instance) renewals always succeed and there are no orphans: the loop is cheap and inert.
+// On SQLite (one instance) renewals always succeed and there are no orphans: the loop is cheap and inert, and
+// a stall never gives the run up (`lapses: false`).
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ClaimedTrade, Store } from '../store/index.ts';
 import type { RuntimeLogger } from './logger.ts';
@@ -27,6 +28,13 @@ export interface LeaseOptions {
   canAct?(): Promise<boolean>;
   /** The lease is gone: stop acting (called once). */
   onLost(reason: string): void;
+  /**
+   * Whether a lapse can hand this run's trades to another run (a shared store: PostgreSQL). Without (SQLite:
+   * one process on the DATA_DIR, every renewal confirmed), this process's own clock gives nothing up: a
+   * stall of the event loop (a loaded machine) is only a stall, and giving the run up would only stop the
+   * service. Default: true.
+   */
+  lapses?: boolean;
 }
 
 export class RunLease {
@@ -61,7 +69,11 @@ export class RunLease {
 
   /** Whether the run still holds its lease as far as this process can tell. */
   get live(): boolean {
-    return !this.lost && performance.now() < this.validUntil;
+    return !this.lost && (!this.lapses || performance.now() < this.validUntil);
+  }
+
+  private get lapses(): boolean {
+    return this.options.lapses ?? true;
   }
 
   /** Seconds the lease has left as this process last confirmed it; 0 once lost. */
@@ -85,13 +97,14 @@ export class RunLease {
     const { store, runId, ttlMs, log } = this.options;
     const started = performance.now();
     try {
-      if (started >= this.validUntil) {
+      if (this.lapses && started >= this.validUntil) {
         this.lose(`no renewal confirmed within the lease (${ttlMs} ms)`);
         return;
       }
       // A renewal that has not answered when the lease would lapse (a hung connection, a partition) is as
       // good as refused: the trades may be someone else's from then on.
-      const answer = await beforeDeadline(store.renewLease(runId, ttlMs), this.validUntil - started);
+      const renewal = store.renewLease(runId, ttlMs);
+      const answer = this.lapses ? await beforeDeadline(renewal, this.validUntil - started) : await renewal;
       if (answer === LATE) {
         this.lose(`no renewal confirmed within the lease (${ttlMs} ms)`);
         return;

@@ -1,11 +1,27 @@
-// A taker lock seen two ways — in the wallet-signed transaction handed to POST /lock, and in the escrow
-// account on chain — turned into the machine's TakerLockTerms, so both are judged by one rule
-// (lockTermsMatch) and a lock with other terms is never this trade's.
+// The taker's lock, checked where it is seen: handed to POST /lock it must be the very lock the service built
+// for the trade (checkLockTransaction); read from an escrow on chain or a landed transaction, it is turned
+// into the machine's TakerLockTerms, judged by one rule (lockTermsMatch).
 import type { PublicKey } from '@solana/web3.js';
-import { lockTermsMatch, type TakerLockTerms, type TradeContext } from '../../machines/index.ts';
-import { type EscrowState, inspectTransaction, keyBase58, type LockInstructionView } from '../chain/index.ts';
-import { hash32FromBytes } from '../vocabulary/index.ts';
-import { invalidInput } from './errors.ts';
+import type { TakerLockTerms, TradeContext } from '../../machines/index.ts';
+import {
+  blockhashRange,
+  decodeBase64Transaction,
+  type EscrowState,
+  encodeBase58,
+  isZeroSignature,
+  keyBase58,
+  type LockInstructionView,
+  messageDifferences,
+  messageShape,
+  parseWireTransaction,
+  publicKey,
+  takerLockTransaction,
+  unsignedWire,
+  type WireTransaction,
+  wireParts,
+} from '../chain/index.ts';
+import { bytesOf, hash32FromBytes } from '../vocabulary/index.ts';
+import { invalidInput, RuntimeError } from './errors.ts';
 
 /** The terms a taker escrow account on chain holds. */
 export function escrowLockTerms(address: string, escrow: EscrowState): TakerLockTerms {
@@ -35,19 +51,58 @@ export function instructionLockTerms(lock: LockInstructionView): TakerLockTerms 
   };
 }
 
+/** The lock the service hands out for this trade (POST …/wallet-settlement), on `blockhash`, as wire bytes. */
+export function builtTakerLock(
+  context: TradeContext,
+  programId: PublicKey,
+  blockhash: string,
+): WireTransaction {
+  const lock = takerLockTransaction(
+    programId,
+    publicKey(context.makerWallet),
+    { blockhash, lastValidBlockHeight: 0 },
+    {
+      taker: publicKey(context.takerWallet),
+      inputMint: publicKey(context.inputMint),
+      outputMint: publicKey(context.outputMint),
+      amount: BigInt(context.inputAmountRaw),
+      hashlock: bytesOf(context.secretHash),
+      expiry: BigInt(context.takerExpiry),
+      lockDeadline: BigInt(context.lockDeadline),
+    },
+  );
+  return parseWireTransaction(unsignedWire(lock));
+}
+
+/** The shape of the lock this service handed out (messageShape), or null for bytes that are not one. */
+export function issuedLockShape(transactionBase64: string): string | null {
+  const parts = wireParts(Buffer.from(transactionBase64, 'base64'));
+  return parts && messageShape(parts.message);
+}
+
 /**
- * The wallet-signed lock must carry the taker's signature and lock this trade's escrow with exactly the
- * agreed terms; anything else is refused before it is submitted. (Wallets may add other instructions.)
- * Answers the transaction's signature and the blockhash it was signed with.
+ * The wallet-signed lock must be the lock the service built for this trade — the same message, instruction
+ * by instruction, on any blockhash (the chain judges whether that one is still recent) — and carry the
+ * taker's signature; anything else is refused before it is submitted. `issuedShape` is the shape of the lock
+ * handed out (when this run remembers it): then a matching lock costs no rebuild. Answers the transaction's
+ * signature and the blockhash it was signed with.
  */
 export function checkLockTransaction(
   context: TradeContext,
   transactionBase64: string,
   programId: PublicKey,
+  issuedShape?: string,
 ): { signature: string; recentBlockhash: string } {
-  let inspection: ReturnType<typeof inspectTransaction>;
+  const bytes = base64Bytes(transactionBase64);
+  const parts = bytes && wireParts(bytes);
+  const shape = parts && messageShape(parts.message);
+  // The message is the one handed out: only its signatures remain to be looked at.
+  if (parts && shape !== null && shape === issuedShape && parts.signatures.length === parts.message[0]) {
+    return signedLock(parts.signatures[0], parts.message);
+  }
+  let submitted: WireTransaction;
   try {
-    inspection = inspectTransaction(transactionBase64, programId);
+    submitted = decodeBase64Transaction(transactionBase64);
   } catch (error) {
     throw invalidInput(
       'transaction',
@@ -55,15 +110,28 @@ export function checkLockTransaction(
       'transaction_base64 is not a Solana transaction.',
     );
   }
-  const refuse = (problem: string): never => {
-    throw invalidInput('transaction', problem, `The transaction ${problem}.`);
-  };
-  const signed = inspection.signedBy.some((key) => keyBase58(key) === context.takerWallet);
-  if (!signed || inspection.signature === null) refuse('is not signed by taker_wallet');
-  const lock = inspection.locks.find((l) => keyBase58(l.escrow) === context.takerEscrow);
-  if (!lock || inspection.locks.length !== 1) return refuse('does not lock this trade’s escrow');
-  if (lock.kind !== 'taker' || !lockTermsMatch(context, instructionLockTerms(lock))) {
-    refuse('locks this trade’s escrow with other terms than agreed');
+  const built = builtTakerLock(context, programId, submitted.recentBlockhash);
+  const differences = messageDifferences(submitted, built, { [programId.toBase58()]: 'htlc' });
+  if (differences.length > 0) {
+    throw new RuntimeError(
+      'lock_mismatch',
+      `The transaction is not the lock this service built for the trade: it ${differences[0]}.`,
+      { input: 'transaction', problem: differences.join('; ') },
+    );
   }
-  return { signature: inspection.signature as string, recentBlockhash: inspection.recentBlockhash };
+  return signedLock(submitted.signatures[0], submitted.messageBytes);
+}
+
+/** The lock's own signature (the taker pays for it, so it is the first), which the wallet must have made. */
+function signedLock(signature: Uint8Array | undefined, message: Uint8Array) {
+  if (signature === undefined || isZeroSignature(signature)) {
+    const problem = 'is not signed by taker_wallet';
+    throw invalidInput('transaction', problem, `The transaction ${problem}.`);
+  }
+  const range = blockhashRange(message) as [number, number];
+  return { signature: encodeBase58(signature), recentBlockhash: encodeBase58(message.subarray(...range)) };
+}
+
+function base64Bytes(text: string): Uint8Array | null {
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(text) ? new Uint8Array(Buffer.from(text, 'base64')) : null;
 }

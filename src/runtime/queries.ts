@@ -29,7 +29,7 @@ import type {
   TradeFilter,
   TradeRecord,
 } from '../store/index.ts';
-import type { SettlementStatus } from '../vocabulary/index.ts';
+import { publicSubstate, type SettlementStatus } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import { invalidInput, RuntimeError } from './errors.ts';
 import type { TradeHost } from './host.ts';
@@ -79,13 +79,27 @@ export class TradeQueries {
     this.usdcUsd = (usdc && deps.config.prices.get(usdc.mint)?.usd) ?? { num: 1n, den: 1n };
   }
 
-  /** The trade's durable state now (its live actor's once that is on disk, else the stored one). */
+  /**
+   * The trade's durable state now (its live actor's once that is on disk, else the stored one). A trade whose
+   * write failed (a full disk) reads as stored: what its actor did past that is not the trade's.
+   */
   async current(tradeId: string): Promise<{ record: TradeRecord; snapshot: TradeSnapshotLike }> {
-    await this.deps.host.settled(tradeId);
-    const found = await this.deps.host.snapshotOf(tradeId);
+    const found = await this.durableSnapshotOf(tradeId).catch(() => this.deps.host.snapshotOf(tradeId));
     if (!found) throw new RuntimeError('trade_not_found');
     const { record, snapshot } = found;
     return { record, snapshot };
+  }
+
+  /**
+   * The trade's snapshot (the live actor's, else the stored one), answered once it is durable: a live actor
+   * may have moved while the trade's row was read (an effect finished), and its transition is then still in
+   * the turn's commit. Waiting for the trades' writes before reading let such a reading show a state a
+   * kill -9 took back (a trade shown redeemed came back initiated); waiting after it cannot.
+   */
+  private async durableSnapshotOf(tradeId: string) {
+    const found = await this.deps.host.snapshotOf(tradeId);
+    await this.deps.host.settled(tradeId);
+    return found;
   }
 
   /** Any trade as it is now; a trade this run could not adopt is unavailable. */
@@ -109,8 +123,7 @@ export class TradeQueries {
    * trade's terms, so a taker can leave even when this run could not adopt its trade.
    */
   async stored(tradeId: string): Promise<{ context: TradeContext; trade: TradeReading }> {
-    await this.deps.host.settled(tradeId).catch(() => undefined);
-    const found = await this.deps.host.snapshotOf(tradeId);
+    const found = await this.durableSnapshotOf(tradeId).catch(() => this.deps.host.snapshotOf(tradeId));
     if (!found) throw new RuntimeError('trade_not_found');
     const trade = await this.reading(found.record, found.snapshot, await this.chainNow());
     return { context: found.snapshot.context, trade };
@@ -240,10 +253,17 @@ export class TradeQueries {
     const now = await this.chainNow();
     return {
       trades: await Promise.all(
-        shown.map((record) => {
-          // A live actor's snapshot is newer than the page's row; a trade at rest is read from the row.
-          const snapshot = this.deps.host.liveSnapshot(record.tradeId) ?? storedSnapshot(record);
-          return this.reading(record, snapshot, now);
+        shown.map(async (record) => {
+          // A live actor's snapshot is newer than the page's row, shown once durable (see
+          // durableSnapshotOf); a trade at rest, or one whose write failed, is read from the row.
+          const live = this.deps.host.liveSnapshot(record.tradeId);
+          const durable =
+            live &&
+            (await this.deps.host.settled(record.tradeId).then(
+              () => true,
+              () => false,
+            ));
+          return this.reading(record, durable ? live : storedSnapshot(record), now);
         }),
       ),
       nextCursor: records.length > page.limit && last ? encodeCursor(last) : null,
@@ -312,7 +332,7 @@ export class TradeQueries {
         const error = (JSON.parse(record.snapshot) as TradeSnapshotLike).context.effectError;
         return {
           trade_id: record.tradeId,
-          substate: record.substate,
+          substate: publicSubstate(record.substate),
           effect: error?.effect ?? 'unknown',
           attempts: record.effectAttempts,
           message: error?.message ?? '',
@@ -321,7 +341,14 @@ export class TradeQueries {
       },
     );
     const total = owned.reduce((sum, row) => sum + row.count, 0);
-    return { owned, total, active: host.activeActors(), failing };
+    // Substates by their public names, as every view shows them; a record stored by machine version 4
+    // names the same one.
+    return {
+      owned: owned.map((row) => ({ ...row, substate: publicSubstate(row.substate) })),
+      total,
+      active: host.activeActors().map((actor) => ({ ...actor, substate: publicSubstate(actor.substate) })),
+      failing,
+    };
   }
 
   /** Chain, store and maker balances as this run sees them now; a part that cannot be read is reported. */
@@ -369,7 +396,8 @@ function eventView(event: TradeEventRecord) {
     at: event.at,
     type: event.type,
     settlement_status: event.status,
-    substate: event.substate,
+    // Stored as the machine's path when the event was written (version 4's flat one for older events).
+    substate: publicSubstate(event.substate),
     payload: event.payload,
   };
 }

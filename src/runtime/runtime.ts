@@ -10,7 +10,7 @@ import { postNetworkFee } from '../ledger/index.ts';
 import { dividePrices } from '../money/index.ts';
 import type { Ratio } from '../money/ratio.ts';
 import { type QuoteDesk, repriceCheck } from '../quotes/index.ts';
-import type { ClaimedTrade, GroupCommit, Store } from '../store/index.ts';
+import type { ClaimedTrade, GroupCommit, StorageWatch, Store } from '../store/index.ts';
 import { ChainClock } from './clock.ts';
 import { TradeCommands } from './commands.ts';
 import { chainEffects } from './effects.ts';
@@ -63,6 +63,11 @@ export interface RuntimeOptions {
    * trade whose quote sourced is declined at its sourcing step (the taker released at once).
    */
   aggregator?: AggregatorPort | null;
+  /**
+   * Tells when the store takes writes again after they failed for lack of space: the trades whose writes
+   * failed meanwhile are taken up again at once (see retakeBroken).
+   */
+  storage?: Pick<StorageWatch, 'onWritable'>;
 }
 
 /** Defaults of the lease (config: cluster.lease_ttl_seconds, cluster.claim_batch). */
@@ -86,6 +91,9 @@ export class TradeRuntime {
   readonly reachability: ChainReachability;
   private recovering: Promise<void> | null = null;
   private recoverAgain = false;
+  private retaking: Promise<void> | null = null;
+  private retakeAgain = false;
+  private stopWatchingStorage: (() => void) | null = null;
   private stopWatchingEvents: (() => Promise<void>) | null = null;
   private readonly eventListeners = new Set<(tradeId: string) => void>();
   private readonly tickMs: number;
@@ -114,8 +122,10 @@ export class TradeRuntime {
     // Confirmed differs from finalized only where finality lags: there the policy needs its own pushes.
     const confirmedLocks = this.exposure.enabled && !instant;
     const effects = chainEffects(chain, {
-      // After the transition that started the effect joined its commit (same turn), wait for that commit.
-      barrier: () => new Promise<void>((resolve) => setImmediate(resolve)).then(() => durable.barrier()),
+      // After the transition that started the effect joined its commit (same turn), wait for that commit; a
+      // transition of the trade that was not stored fails the effect before it acts.
+      barrier: (tradeId) =>
+        new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.host.settled(tradeId)),
       recordIntent: (tradeId, kind, signature, lastValidBlockHeight) =>
         this.host.note(tradeId, 'TX_INTENT', {
           kind,
@@ -261,6 +271,7 @@ export class TradeRuntime {
       onLost: (reason) => {
         void this.stop().finally(() => options.onLeaseLost?.(reason));
       },
+      lapses: store.kind === 'postgres',
     });
   }
 
@@ -284,6 +295,7 @@ export class TradeRuntime {
   async start(): Promise<void> {
     const { store, runId, log } = this.options;
     this.reachability.onRecovered(() => void this.recover());
+    this.stopWatchingStorage = this.options.storage?.onWritable(() => void this.retakeBroken()) ?? null;
     await this.clock.read().catch((error: unknown) => {
       log.warn(
         { err: (error as Error).message },
@@ -434,6 +446,7 @@ export class TradeRuntime {
 
   private async halt(): Promise<void> {
     this.stopped = true;
+    this.stopWatchingStorage?.();
     this.lease.stop();
     this.reachability.stop();
     if (this.timer) clearTimeout(this.timer);
@@ -487,6 +500,58 @@ export class TradeRuntime {
     this.watcher.sweepSoon();
     await this.watcher.checkAll(this.watcher.settlingTrades());
     await this.nudge(others);
+    await this.scheduler.wakeDue();
+  }
+
+  /**
+   * The store writes again after writes failed for lack of space: every trade whose write failed meanwhile is
+   * taken up again from its last stored snapshot, now rather than at the next command or deadline, and
+   * reconciled with the chain (POST /resume's work: its escrows read, what they show observed, its deadlines
+   * judged) — a trade whose preimage is public redeems at once. Then whatever fell due is woken. One pass at
+   * a time; asked again meanwhile, it runs once more after it.
+   */
+  private retakeBroken(): Promise<void> {
+    if (this.retaking) {
+      this.retakeAgain = true;
+      return this.retaking;
+    }
+    this.retaking = this.retakeOnce()
+      .catch((error: unknown) =>
+        this.options.log.warn({ err: (error as Error).message }, 'taking up trades after a full disk failed'),
+      )
+      .finally(() => {
+        this.retaking = null;
+        if (this.retakeAgain && !this.stopped) {
+          this.retakeAgain = false;
+          void this.retakeBroken();
+        }
+      });
+    return this.retaking;
+  }
+
+  private async retakeOnce(): Promise<void> {
+    const broken = this.host.brokenTrades();
+    if (this.stopped) return;
+    if (broken.length > 0) {
+      this.options.log.info(
+        { run_id: this.runId, trades: broken.length },
+        'the store writes again: taking up the trades whose writes failed',
+      );
+    }
+    for (let i = 0; i < broken.length && !this.stopped; i += RECOVERY_CONCURRENCY) {
+      await Promise.all(
+        broken.slice(i, i + RECOVERY_CONCURRENCY).map((tradeId) =>
+          this.commands.resume(tradeId).catch((error: unknown) =>
+            // Taken up from the store all the same: the scheduler and the watcher act on it from there.
+            this.options.log.warn(
+              { trade_id: tradeId, err: (error as Error).message },
+              'could not reconcile a trade after a full disk',
+            ),
+          ),
+        ),
+      );
+    }
+    this.watcher.sweepSoon();
     await this.scheduler.wakeDue();
   }
 

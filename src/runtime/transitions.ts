@@ -1,5 +1,5 @@
 // A stored transition of a trade, as the actor host tells its listeners (metrics, the hedger, the log) once
-// the transition has joined its commit, and the listener that logs what an operator must see of it.
+// the transition's commit is durable, and the listener that logs what an operator must see of it.
 import type { TradeContext } from '../../machines/index.ts';
 import type { SettlementStatus } from '../vocabulary/index.ts';
 import type { RuntimeLogger } from './logger.ts';

@@ -5,6 +5,10 @@
 // acts on a write a kill -9 could still take back. A write that throws rolls back to its own savepoint and
 // fails alone; a commit that fails fails the whole batch.
 //
+// When a commit fails, the writes queued before its writers could learn of it fail with it, untried: they may
+// follow a failed write of theirs (a trade's next transition after one that was not stored — stored alone, it
+// would leave the trade's history and ledger without the first).
+//
 // One commit is in flight at a time, in order: writes queued while it runs form the next batch. On SQLite
 // the commit is synchronous, so it holds the loop once per turn, not once per write (a writer thread, tried,
 // was slower here: on one core it only adds a thread switch to every commit's latency); on PostgreSQL the
@@ -25,6 +29,12 @@ interface Queued {
   reject: (error: unknown) => void;
 }
 
+/** A commit that failed: how many writes it held, and why (a StorageFull when the disk is full). */
+export interface CommitFailure {
+  size: number;
+  error: unknown;
+}
+
 export class GroupCommit {
   private batch: Queued[] = [];
   private waiters: (() => void)[] = [];
@@ -32,11 +42,18 @@ export class GroupCommit {
   private committing: Promise<void> | null = null;
   private scheduled = false;
   private closed = false;
+  private commits = 0;
 
   constructor(
     private readonly store: Store,
     private readonly onCommit: (stats: CommitStats) => void = () => {},
+    private readonly onFailure: (failure: CommitFailure) => void = () => {},
   ) {}
+
+  /** Commits that succeeded so far: a write failed before one of them could be tried again after it. */
+  get committed(): number {
+    return this.commits;
+  }
 
   /** Queues a write for the next commit; resolves once it is on disk. */
   write(write: StoreWrite): Promise<void> {
@@ -93,6 +110,7 @@ export class GroupCommit {
     const started = performance.now();
     try {
       const outcomes = await this.store.commit(batch.map((queued) => queued.write));
+      this.commits++;
       this.onCommit({ size: batch.length, ms: performance.now() - started });
       batch.forEach((queued, i) => {
         const outcome = outcomes[i];
@@ -102,7 +120,21 @@ export class GroupCommit {
       });
     } catch (error) {
       // Nothing of the batch reached the disk.
+      this.onFailure({ size: batch.length, error });
       for (const queued of batch) queued.reject(error);
+      // Queued after the rejections above: by then each writer has heard of its failure (its handler ran),
+      // and what was queued until now may follow a failed write.
+      queueMicrotask(() => this.failQueued(error));
     }
+  }
+
+  /** Fails every write queued now with the error of the commit before them, and wakes their barriers. */
+  private failQueued(error: unknown): void {
+    const behind = this.batch;
+    const waiters = this.waiters;
+    this.batch = [];
+    this.waiters = [];
+    for (const queued of behind) queued.reject(error);
+    for (const wake of waiters) wake();
   }
 }

@@ -2,11 +2,12 @@
 // two engines. SQLite (better-sqlite3, WAL, synchronous=FULL, under DATA_DIR) is the embedded default;
 // PostgreSQL is chosen by DATABASE_URL. Reads are async; writes go through the group commit (group-commit.ts), which hands a turn's
 // writes to `commit` as one transaction, so whatever a route acknowledges is on disk before its answer leaves.
+// A full disk is a StorageFull, followed by the StorageWatch (storage-full.ts).
 import type { Store } from './port.ts';
 import { openPostgresStore } from './postgres/index.ts';
 import { openSqliteStore } from './sqlite/index.ts';
 
-export { type CommitStats, GroupCommit } from './group-commit.ts';
+export { type CommitFailure, type CommitStats, GroupCommit } from './group-commit.ts';
 export {
   HEDGE_IN_FLIGHT,
   HEDGE_STATUSES,
@@ -35,6 +36,14 @@ export type {
 } from './records.ts';
 export { WATCH_MAKER, WATCH_TAKER } from './records.ts';
 export { openSqliteStore } from './sqlite/index.ts';
+export {
+  isStorageFull,
+  STORAGE_HOLD_MS,
+  STORAGE_PROBE_MS,
+  StorageFull,
+  StorageWatch,
+  type StorageWatchOptions,
+} from './storage-full.ts';
 export { type Conflict, StoreConflict, type StoreWrite, type WriteOutcome } from './writes.ts';
 
 /** Where the store lives: a PostgreSQL URL (postgres://…), else SQLite under dataDir (or at path). */

@@ -24,7 +24,8 @@ export interface Store {
   /**
    * Applies a batch of writes in one transaction, each in its own savepoint: a write that fails rolls back
    * alone and is reported so; the rest is durable once this resolves. Rejects (nothing stored) when the
-   * commit itself fails.
+   * commit itself fails — and with a StorageFull (storage-full.ts) when the disk is full, whichever write met
+   * it: a lack of space is no write's own failure.
    */
   commit(batch: readonly StoreWrite[]): Promise<WriteOutcome[]>;
 

@@ -37,7 +37,12 @@ export type StoreWrite =
    * A hedge's new state, by its owner run (fenced), with the ledger entries it posts to its trade (each
    * posted once): all or nothing.
    */
-  | { kind: 'updateHedge'; update: HedgeUpdate; ledger: LedgerEntry[] };
+  | { kind: 'updateHedge'; update: HedgeUpdate; ledger: LedgerEntry[] }
+  /**
+   * A write that changes nothing anyone reads (the run's row of store_probes): while the disk is full, the
+   * storage watch (storage-full.ts) asks with it whether the store takes writes again.
+   */
+  | { kind: 'probe'; runId: string; at: string };
 
 /** How each write of a committed batch went: a write that threw rolled back to its savepoint alone. */
 export type WriteOutcome = { ok: true } | { ok: false; message: string; conflict?: Conflict };

@@ -52,6 +52,9 @@ const OPTIONS: BuildOptions = {
   bundle: true,
   format: 'esm',
   platform: 'browser',
+  // The taker package by name, from its sources (its exports' `@rfq-maker/source` condition): no build of the
+  // package comes first. esbuild adds `browser`, `import` and `default` itself.
+  conditions: ['@rfq-maker/source'],
   // WebCrypto Ed25519 (the dev wallet) is what sets the floor, not the syntax.
   target: ['chrome110', 'firefox115', 'safari16'],
   minify: true,

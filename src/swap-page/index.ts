@@ -19,6 +19,18 @@ export interface SwapPageOptions {
   rpcUrl: string | null;
   /** The HTLC program the page's escrows are derived under. */
   programId: string;
+  /**
+   * Off the embedded chain: the maker's key and the mints of the configured assets, which the page's taker
+   * client pins (it holds the service's answers to them instead of taking its word). Null on the embedded chain,
+   * where the client knows the service's own chain by its genesis hash and trusts the service, and says so.
+   */
+  pins: SwapPagePins | null;
+}
+
+export interface SwapPagePins {
+  maker: string;
+  /** Mint by asset symbol. */
+  mints: Record<string, string>;
 }
 
 export interface SwapPageAssets {
@@ -49,6 +61,7 @@ export async function swapPageAssets(options: SwapPageOptions): Promise<SwapPage
     devWallet: options.devWallet,
     rpcUrl: options.rpcUrl,
     programId: options.programId,
+    pins: options.pins,
   }).replaceAll('</', '<\\/');
   return { html: template.replace('"@CONFIG@"', () => json), script: code, style };
 }

@@ -92,6 +92,7 @@ export function deviationBps(a: Ratio, b: Ratio): bigint {
   const x = a.num * b.den;
   const y = b.num * a.den;
   if (y === 0n) return U64_MAX;
+  // Stryker disable next-line EqualityOperator: at x = y both branches are 0.
   const diff = x > y ? x - y : y - x;
   return (diff * BPS) / y;
 }
@@ -109,7 +110,7 @@ export function amountInToReach(r: Reserves, target: Ratio, feeBps: number, maxI
     if (!s.ok) return s.error === 'ZeroOutput';
     return s.reserveOut * target.den >= target.num * s.reserveIn;
   };
-  if (r.reserveOut * target.den < target.num * r.reserveIn) return 0n;
+  if (r.reserveOut * target.den <= target.num * r.reserveIn) return 0n;
   let limit = maxIn;
   if (limit > U64_MAX - r.reserveIn) limit = U64_MAX - r.reserveIn;
   let lo = 0n;

@@ -18,7 +18,10 @@ export function vizPage(def: MachineDefinition, options: VizOptions = {}): strin
     machine: def.id,
     version: def.version,
     stepMs: options.stepMs ?? 700,
-    // The page matches history events to transitions by state path, as TradeResponse.substate writes them.
+    // Events name public substates; the chart draws state paths (initiated.makerLocked is drawn at
+    // initiated.redeeming.makerLocked).
+    paths: Object.fromEntries(def.states.flatMap((s) => (s.substate === null ? [] : [[s.substate, s.path]]))),
+    // The page matches history events to transitions by state path.
     transitions: def.transitions.map((t) => ({
       source: pathOf(def, t.source),
       event: t.event,

@@ -24,6 +24,9 @@
 
   // ── Chart ───────────────────────────────────────────────────────────────────────────────────────
 
+  /** The chart's state path of an event's substate: `initiated.makerLocked` → `initiated.redeeming.makerLocked`. */
+  const pathOf = (substate) => config.paths[substate] ?? substate;
+
   /** Marks the state at `path` and its ancestors active: `initiated.redeeming.makerLocked` lights all three. */
   function setActive(path) {
     for (const node of chart.querySelectorAll('[data-state-active]'))
@@ -69,8 +72,8 @@
     view.position = Math.max(0, Math.min(position, view.events.length - 1));
     const event = view.events[view.position];
     const before = view.events[view.position - 1];
-    setActive(event.substate);
-    setTransition(before ? transitionOf(before.substate, event.type, event.substate) : null);
+    setActive(pathOf(event.substate));
+    setTransition(before ? transitionOf(pathOf(before.substate), event.type, pathOf(event.substate)) : null);
     $('summary-status').textContent = event.settlement_status;
     $('summary-substate').textContent = event.substate;
     $('summary-step').textContent = `${view.position + 1} / ${view.events.length} · ${event.type}`;

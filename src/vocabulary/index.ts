@@ -72,3 +72,4 @@ export {
   preimageFromBytes,
   sameHash32,
 } from './hash.ts';
+export { isSubstate, publicSubstate, SUBSTATES, type Substate } from './substates.ts';

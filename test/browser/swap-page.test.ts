@@ -1,23 +1,27 @@
 // The taker's swap page (GET /) in Chromium, against the real service on the embedded chain: a whole swap
 // with the built-in dev wallet, a reload in the middle finished from IndexedDB, abandon before the lock, a
 // refund after expiry, the lock signed by a wallet registered through the Wallet Standard, and an axe-core
-// check. Each step's screenshot lands in reports/swap-page/ (git-ignored).
+// check; before any wallet is asked, the page shows the lock it will sign, decoded from its bytes. A dishonest
+// service is swap-page-dishonest.test.ts. Each step's screenshot lands in reports/swap-page/ (git-ignored).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
-import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CHECK_NAMES } from '../../packages/taker/src/index.ts';
 import { encodeBase58 } from '../../src/vocabulary/base58.ts';
-import { USDC_MINT, USDT_MINT } from '../support/mints.ts';
+import { SOL_MINT, USDC_MINT, USDT_MINT } from '../support/mints.ts';
 import { listenOnLoopback, SHORT_SETTLEMENT, startService, type TestService } from '../support/service.ts';
 import { launchChromium } from './support/chromium.ts';
+import { addTestWallet } from './support/wallet-standard.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = `${ROOT}reports/swap-page`;
 const LAMPORTS = 1_000_000_000n;
+
+/** A decimal amount without trailing zeros, as the page's review writes it ("1.500000000" → "1.5"). */
+const trimmed = (amount: string) => (amount.includes('.') ? amount.replace(/\.?0+$/, '') : amount);
 
 type Json = ReturnType<typeof JSON.parse>;
 
@@ -233,16 +237,40 @@ describe('the swap page', () => {
     // The preimage was in IndexedDB before the service heard of its hash.
     expect(settlements).toEqual([{ secretHash: expect.any(String), stored: true, status: 201 }]);
     const tradeId = (await page.locator('#trade-section').getAttribute('data-trade-id')) as string;
+    // Before the wallet is asked: what it will sign, decoded by the client from the lock's bytes, and whom
+    // the page trusts — on the embedded chain, the service's own chain, for the maker key and the mints.
+    const review = page.locator('#lock-review');
+    await review.waitFor();
+    const pending = await http('GET', `/v1/trades/${tradeId}`);
+    expect(await review.getAttribute('data-trust')).toBe('embedded-service');
+    expect(await review.locator('[data-field="input"]').textContent()).toBe('1.5 SOL');
+    expect(await review.locator('[data-field="input-mint"]').textContent()).toBe(SOL_MINT);
+    expect(await review.locator('[data-field="output"]').textContent()).toBe(
+      `${trimmed(q.output.amount)} USDC`,
+    );
+    expect(await review.locator('[data-field="output-mint"]').textContent()).toBe(USDC_MINT);
+    expect(await review.locator('[data-field="maker"]').textContent()).toBe(
+      service.chain.makerWallet.toBase58(),
+    );
+    expect(await review.locator('[data-field="expiry"]').getAttribute('datetime')).toBe(
+      new Date(pending.expires_at).toISOString(),
+    );
+    expect(await page.locator('#lock-trust').textContent()).toContain(
+      'trusts the service’s own chain for the maker key and the mints',
+    );
+    expect(await page.locator('#lock-changes li[data-mint="SOL"]').textContent()).toMatch(/^−1\.50\d* SOL/);
+    expect(await page.locator('#lock-refused').isHidden()).toBe(true);
     await shot('awaiting-lock');
+    // The README's picture of the page (docs/swap-page.png), refreshed on demand: the lock under review.
+    if (process.env.SWAP_PAGE_DOCS_SCREENSHOT)
+      await page.screenshot({ path: `${ROOT}docs/swap-page.png`, fullPage: true });
 
     await page.click('#sign-lock');
     await waitForStep(page, '#redeem:not([hidden])');
     expect(await page.locator('#steps li[data-step="taker_lock"][data-state="done"] code').count()).toBe(1);
     expect(await page.locator('#steps li[data-step="maker_lock"][data-state="done"] code').count()).toBe(1);
+    expect(await review.isHidden()).toBe(true);
     await shot('maker-locked');
-    // The README's picture of the page (docs/swap-page.png), refreshed on demand.
-    if (process.env.SWAP_PAGE_DOCS_SCREENSHOT)
-      await page.screenshot({ path: `${ROOT}docs/swap-page.png`, fullPage: true });
 
     await page.click('#redeem');
     await waitForStep(page, section('status', 'redeemed'));
@@ -376,7 +404,8 @@ describe('the swap page', () => {
     await shot('quote');
     await page.focus('#swap');
     await page.keyboard.press('Enter');
-    await page.waitForSelector('#abandon:not([hidden])');
+    // Enabled once the swap started and its lock was reviewed (a disabled button takes no focus).
+    await page.waitForSelector('#abandon:not([hidden]):enabled');
     await shot('awaiting-lock');
     await page.focus('#abandon');
     await page.keyboard.press('Enter');
@@ -448,23 +477,24 @@ describe('the swap page', () => {
     // The taker never redeems: the chain's clock passes the maker escrow's expiry, the runtime refunds it…
     await advanceChainTo(locked.maker_expires_at);
     await tickRuntime();
-    await page.waitForSelector(section('substate', 'initiated.unwinding.awaitingTakerExpiry'), {
-      timeout: 20_000,
+    await page.waitForSelector(section('substate', 'initiated.awaitingTakerExpiry'), {
+      timeout: 60_000,
     });
     expect(await page.locator('#refund').isHidden()).toBe(true);
     await shot('maker-refunded');
-    // …then the taker escrow's: the page offers the refund (it re-reads the trade, since only time changed).
+    // …then the taker escrow's: the page offers the refund (it re-reads the trade every 5 s, since only time
+    // changed; the ceilings are generous, a loaded machine once took over 20 s).
     const refunds: number[] = [];
     page.on('response', (response) => {
       if (response.url().endsWith('/refund')) refunds.push(response.status());
     });
     await advanceChainTo(locked.expires_at);
-    await page.waitForSelector('#refund:not([hidden])', { timeout: 20_000 });
+    await page.waitForSelector('#refund:not([hidden])', { timeout: 60_000 });
     expect(await page.locator('#redeem').isHidden()).toBe(true);
     await page.waitForSelector(`#my-trades li[data-trade-id="${tradeId}"] button[data-action="refund"]`);
     await shot('refundable');
     await page.click('#refund');
-    await page.waitForSelector(section('status', 'refunded'), { timeout: 20_000 });
+    await page.waitForSelector(section('status', 'refunded'), { timeout: 60_000 });
     await page.waitForSelector('#steps li[data-step="taker_refund"][data-state="done"] code');
     await shot('refunded');
 
@@ -487,32 +517,25 @@ describe('the swap page', () => {
     const before = await balances(address, [USDC_MINT, USDT_MINT]);
     const signed: string[] = [];
     const sent: string[] = [];
-    const script = await testWalletScript();
 
-    const { page, errors, shot } = await openPage('wallet-standard', undefined, async (p) => {
-      // The wallet's key stays here, in the test: the page only ever sees the wallet's standard features.
-      await p.exposeFunction('testWalletSign', (transactionBase64: string) => {
-        const tx = Transaction.from(Buffer.from(transactionBase64, 'base64'));
-        tx.partialSign(keypair);
-        signed.push(tx.signature ? encodeBase58(tx.signature) : '');
-        return tx.serialize({ requireAllSignatures: false }).toString('base64');
-      });
-      // Its own connection to the cluster: here, the embedded chain the service runs.
-      await p.exposeFunction('testWalletSend', async (transactionBase64: string) => {
-        const tx = Transaction.from(Buffer.from(transactionBase64, 'base64'));
-        tx.partialSign(keypair);
-        const { signature } = await service.chain.submitSigned(tx.serialize().toString('base64'));
-        sent.push(signature);
-        return Buffer.from(tx.signature as Uint8Array).toString('base64');
-      });
-      await p.addInitScript({
-        content: `window.testWallet = ${JSON.stringify({
-          name: 'Test Wallet',
-          address,
-          publicKeyBase64: Buffer.from(keypair.publicKey.toBytes()).toString('base64'),
-        })};\n${script}`,
-      });
-    });
+    const { page, errors, shot } = await openPage('wallet-standard', undefined, (p) =>
+      addTestWallet(p, 'Test Wallet', keypair, {
+        sign: (transactionBase64) => {
+          const tx = Transaction.from(Buffer.from(transactionBase64, 'base64'));
+          tx.partialSign(keypair);
+          signed.push(tx.signature ? encodeBase58(tx.signature) : '');
+          return tx.serialize({ requireAllSignatures: false }).toString('base64');
+        },
+        // Its own connection to the cluster: here, the embedded chain the service runs.
+        send: async (transactionBase64) => {
+          const tx = Transaction.from(Buffer.from(transactionBase64, 'base64'));
+          tx.partialSign(keypair);
+          const { signature } = await service.chain.submitSigned(tx.serialize().toString('base64'));
+          sent.push(signature);
+          return Buffer.from(tx.signature as Uint8Array).toString('base64');
+        },
+      }),
+    );
     await page.waitForSelector('#wallet-choice option[value="standard:Test Wallet"]', { state: 'attached' });
     await page.selectOption('#wallet-choice', 'standard:Test Wallet');
     await page.waitForFunction(
@@ -660,16 +683,3 @@ describe('the swap page', () => {
     expect(paths.filter((p) => !p.startsWith('/v1/') && p !== '/metrics')).toEqual([]);
   });
 });
-
-/** The test wallet (support/test-wallet.ts) bundled for the page, with the standard's registerWallet. */
-async function testWalletScript(): Promise<string> {
-  const result = await build({
-    entryPoints: [fileURLToPath(new URL('./support/test-wallet.ts', import.meta.url))],
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    write: false,
-    logLevel: 'warning',
-  });
-  return result.outputFiles[0]?.text ?? '';
-}

@@ -41,7 +41,7 @@ async function openPage(query: string): Promise<{ page: Page; errors: string[] }
 describe('the machine visualiser', () => {
   let tradeId: string;
 
-  test('follows a live swap: the newest trade, initiated.redeeming.makerLocked, then redeemed', async () => {
+  test('follows a live swap: the newest trade, initiated.makerLocked (drawn in its phase), then redeemed', async () => {
     const { page, errors } = await openPage('');
     await page.waitForSelector('#live[data-live="open"]');
     expect(await page.locator('g.state').count()).toBeGreaterThan(30);

@@ -30,7 +30,7 @@ const TOKEN_ACCOUNT_RENT = 2_039_280n;
 const feeOf = (s: SignatureState) => (s.status === 'finalized' ? s.fee : -1n);
 
 /** Waits for what arrives asynchronously (pushes over the rpc chain's websocket). */
-async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+async function eventually(check: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('not reached in time');

@@ -1,4 +1,4 @@
-// inspectTransaction reads the lock out of a wallet-signed transaction, whatever the wallet added.
+// inspectTransaction reads the lock out of a transaction, whatever a wallet added to it.
 
 import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -22,7 +22,7 @@ import { ata, TOKEN_PROGRAM_ID } from '../../src/chain/token.ts';
 import type { ChainServer } from '../../src/dev-chain/index.ts';
 import { type Harness, rpcHarness, SOL, secret, USDC, walletSign } from '../chain/fixtures.ts';
 
-async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+async function eventually(check: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('not reached in time');

@@ -47,7 +47,7 @@ test('the taker redeems on chain while no service runs, the next one starts duri
   expect((await taker.lock(tradeId, settlement.taker_lock_transaction.transaction_base64)).statusCode).toBe(
     202,
   );
-  await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+  await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
   // The taker's own redeem, built while the service ran; it reaches the chain only once the service is gone.
   const walletRedeem = await taker.post(`/v1/trades/${tradeId}/redeem?mode=wallet`, {
     preimage: secret.preimage,

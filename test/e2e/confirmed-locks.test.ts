@@ -38,7 +38,7 @@ async function lockedTrade(s: TestService, amount: string) {
   const tradeId = settlement.trade_id as string;
   const locked = await taker.lock(tradeId, settlement.taker_lock_transaction.transaction_base64);
   expect(locked.statusCode, locked.body).toBe(202);
-  const ready = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked', 30_000);
+  const ready = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked', 30_000);
   const signature = (kind: string) =>
     ready.tx_signature_kinds.find((s: { kind: string }) => s.kind === kind)?.signature as string;
   return { taker, quote, secret, tradeId, ready, takerLock: signature('taker_lock') };
@@ -95,7 +95,7 @@ describe('the commitment policy on a chain that keeps real time', () => {
     expect(dropped).toContain(takerLock);
     const forked = await taker.waitFor(
       tradeId,
-      (t) => t.substate === 'initiated.unwinding.takerLockRolledBack',
+      (t) => t.substate === 'initiated.takerLockRolledBack',
       30_000,
     );
     expect(forked.failure_reason).toBe('taker_lock_rolled_back');

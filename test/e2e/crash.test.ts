@@ -107,7 +107,7 @@ describe('kill -9 during a swap', () => {
       expect(locked.status, JSON.stringify(locked.json)).toBe(202);
       await crashIf('locked');
 
-      await waitFor(base, tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+      await waitFor(base, tradeId, (t) => t.substate === 'initiated.makerLocked');
       await crashIf('maker_locked');
 
       const redeem = await call(base, 'POST', `/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage });

@@ -231,7 +231,7 @@ async function openTrade(a: Arena, pair = USDC_FOR_USDT, spare = 0n): Promise<Op
   const { signedLock, lockDeadline: _, ...started } = await startTrade(a, pair, spare);
   const lock = await http(a, 'POST', `/v1/trades/${started.id}/lock`, { transaction_base64: signedLock });
   expect(lock.status, JSON.stringify(lock.body)).toBe(202);
-  const locked = await waitFor(a, started.id, (v) => v.substate === 'initiated.redeeming.makerLocked');
+  const locked = await waitFor(a, started.id, (v) => v.substate === 'initiated.makerLocked');
   return {
     ...started,
     makerExpiry: Math.round(Date.parse(locked.maker_expires_at) / 1000),
@@ -518,7 +518,7 @@ async function failingEffects(a: Arena): Promise<Json[]> {
 async function until(
   what: string,
   check: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
+  timeoutMs = 15_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -561,7 +561,7 @@ describe('case 2: a failing effect backs off, shows to operators, survives a res
         expect(visible, `listed in failing_effects after ${attempts} attempts`).toMatchObject({
           effect: 'makerRedeem',
           attempts,
-          substate: 'initiated.redeeming.makerRedeeming',
+          substate: 'initiated.makerRedeeming',
         });
         expect(Date.parse(visible.next_retry_at) / 1000).toBe(retryAt);
       } else {
@@ -711,7 +711,7 @@ describe('case 3: the taker escrow is paid to the maker and closed before the se
     expect(redeem.status).toBe(202);
     await until("the maker's redeem on chain", () => landedRedeem.signature !== null);
     const unrecorded = await view(a, t.id);
-    expect(unrecorded.substate).toBe('initiated.redeeming.makerRedeeming');
+    expect(unrecorded.substate).toBe('initiated.makerRedeeming');
     expect(kinds(unrecorded)).not.toContain('maker_redeem');
     await a.service.close();
     await withChainOnly(a, async (chain) => {
@@ -823,7 +823,7 @@ describe('case 5: tokens donated to the vaults never strand rent', () => {
     await landed(move(a, t, { kind: 'donate', escrow: 'maker', amount: 1n }));
     // The taker walks away: the maker escrow comes back at its expiry, the taker's at its own.
     await advanceTo(a, t.makerExpiry);
-    await waitFor(a, t.id, (v) => v.substate === 'initiated.unwinding.awaitingTakerExpiry');
+    await waitFor(a, t.id, (v) => v.substate === 'initiated.awaitingTakerExpiry');
     await advanceTo(a, t.takerExpiry);
     const done = await waitFor(a, t.id, closed);
     expect(done.substate).toBe('refunded.closed');

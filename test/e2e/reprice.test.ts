@@ -91,7 +91,7 @@ describe("the maker's last look before it locks", () => {
   test('SOL moves within the tolerance, or in the maker’s favour: the maker locks', async () => {
     for (const bps of [-30, 300]) {
       const { taker, tradeId } = await swapAfterMove(bps);
-      const locked = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+      const locked = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
       expect(locked.failure_reason, `${bps} bps`).toBeNull();
       await service?.dispose();
       service = undefined;

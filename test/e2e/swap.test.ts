@@ -41,7 +41,7 @@ describe('the atomic swap over HTTP', () => {
       path: `/v1/trades/${tradeId}/lock`,
     });
     expect(locked.settlement_status).toBe('initiated');
-    const ready = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+    const ready = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
     expect(ready.next_action).toEqual({
       type: 'redeem',
       method: 'POST',
@@ -79,11 +79,11 @@ describe('the atomic swap over HTTP', () => {
   test('refunded: the taker never redeems; both escrows return at their expiries', async () => {
     service = await start();
     const { taker, quote, tradeId } = await lockedTrade(service);
-    const locked = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+    const locked = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
     const makerUsdcBefore = await tokenBalance(service, service.chain.makerWallet.toBase58(), USDC);
     const toMakerExpiry = Date.parse(locked.maker_expires_at as string) / 1000 - Date.now() / 1000;
     await service.devChain?.advanceClock(Math.ceil(toMakerExpiry) + 1);
-    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.unwinding.awaitingTakerExpiry');
+    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.awaitingTakerExpiry');
     expect(await tokenBalance(service, service.chain.makerWallet.toBase58(), USDC)).toBe(
       makerUsdcBefore + BigInt(quote.output.amount_raw),
     );
@@ -183,7 +183,7 @@ describe('the atomic swap over HTTP', () => {
   test('restart mid-trade: a new process adopts the trade with its run_id and finishes it', async () => {
     service = await start();
     const { taker, secret, tradeId } = await lockedTrade(service);
-    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
     const firstRun = service.runId;
     const { dataDir, config } = service;
     await service.close();
@@ -193,7 +193,7 @@ describe('the atomic swap over HTTP', () => {
       const adopted = await t2.trade(tradeId);
       expect(adopted.run_id).toBe(firstRun);
       expect(adopted.current_run).toBe(true);
-      expect(adopted.substate).toBe('initiated.redeeming.makerLocked');
+      expect(adopted.substate).toBe('initiated.makerLocked');
       // The trade rests until something wakes it; the adoption enters its history when the new run first
       // runs it — here the redeem command.
       expect((await t2.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage })).statusCode).toBe(

@@ -55,21 +55,23 @@ describe('POST /v1/trades/{id}/lock', () => {
     expect(trade.tx_signatures).toEqual([]);
   });
 
-  test('a lock of this escrow with other terms is a 400 and is never submitted', async () => {
+  test('a lock of this escrow with other terms is a 400 lock_mismatch and is never submitted', async () => {
     service = await start();
     const { taker, tradeId, settlement } = await settledTrade(service);
     const tx = Transaction.from(Buffer.from(settlement.taker_lock_transaction.transaction_base64, 'base64'));
     const lock = tx.instructions.find((ix) => ix.programId.toBase58() === settlement.program_id);
     if (!lock) throw new Error('no lock instruction');
-    // One raw unit less than agreed (amount: u64 at byte 66 of the lock data).
+    // One raw unit less than agreed (amount: u64 at byte 66 of the lock data, whose lowest byte always changes).
     lock.data.writeBigUInt64LE(lock.data.readBigUInt64LE(66) - 1n, 66);
     tx.partialSign(taker.wallet);
     const res = await taker.post(`/v1/trades/${tradeId}/lock`, {
       transaction_base64: tx.serialize().toString('base64'),
     });
     expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('lock_mismatch');
     expect(res.json().error.details).toEqual([
-      'body.transaction_base64: locks this trade’s escrow with other terms than agreed',
+      // SOL in: the output account, the wrapped-SOL account, the transfer and the sync come first.
+      'body.transaction_base64: changes instruction 4 (htlc): data differs from byte 66',
     ]);
     expect(await service.chain.readEscrow(new PublicKey(settlement.taker_escrow), 'confirmed')).toBeNull();
     expect((await taker.trade(tradeId)).substate).toBe('pending.awaitingLock');
@@ -103,7 +105,7 @@ describe('wallet-mode exits', () => {
     service = await start();
     const { taker, tradeId, settlement, secret, quote } = await settledTrade(service);
     await taker.lock(tradeId, settlement.taker_lock_transaction.transaction_base64);
-    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
     const wrong = await taker.post(`/v1/trades/${tradeId}/redeem?mode=wallet`, {
       preimage: newSecret().preimage,
     });
@@ -111,7 +113,7 @@ describe('wallet-mode exits', () => {
     expect(wrong.json().error.code).toBe('preimage_mismatch');
     const res = await taker.post(`/v1/trades/${tradeId}/redeem?mode=wallet`, { preimage: secret.preimage });
     expect(res.statusCode).toBe(200);
-    expect(res.json().trade.substate).toBe('initiated.redeeming.makerLocked');
+    expect(res.json().trade.substate).toBe('initiated.makerLocked');
     await service.chain.submitSigned(signAsWallet(res.json().transaction.transaction_base64, taker.wallet));
     const done = await taker.waitFor(tradeId, (t) => t.settlement_status === 'redeemed');
     expect(done.tx_signature_kinds.map((s: { kind: string }) => s.kind)).toEqual([
@@ -129,7 +131,7 @@ describe('wallet-mode exits', () => {
     service = await start();
     const { taker, tradeId, settlement } = await settledTrade(service);
     await taker.lock(tradeId, settlement.taker_lock_transaction.transaction_base64);
-    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
     for (const url of [`/v1/trades/${tradeId}/refund`, `/v1/trades/${tradeId}/refund?mode=wallet`]) {
       const res = await taker.post(url);
       expect(res.statusCode, url).toBe(409);
@@ -141,7 +143,7 @@ describe('wallet-mode exits', () => {
     service = await start();
     const { taker, tradeId, settlement, quote } = await settledTrade(service);
     await taker.lock(tradeId, settlement.taker_lock_transaction.transaction_base64);
-    const locked = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+    const locked = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
     // The runtime would refund by itself; stopped (as if the service were down), the wallet still can.
     await service.runtime.stop();
     await service.devChain?.advanceClock(

@@ -92,6 +92,36 @@ describe('worked examples on the shipped SOL band', () => {
     expect(routeSlippageBps(4_700_000_000n, floor, 100)).toBe(100);
   });
 
+  test('a balance past the band’s edge, on either side, is outside', () => {
+    expect(outsideBand(10_050n * SOL + 1n, SHIPPED)).toBe(true);
+    expect(outsideBand(9_950n * SOL - 1n, SHIPPED)).toBe(true);
+    expect(outsideBand(10_060n * SOL, SHIPPED)).toBe(true);
+    expect(outsideBand(0n, SHIPPED)).toBe(true);
+  });
+
+  test('a clip is planned at a positive mid only', () => {
+    for (const mid of [
+      { num: 0n, den: 1n },
+      { num: 1n, den: 0n },
+      { num: -1n, den: 1n },
+    ]) {
+      expect(() => planClip(holding(9_940n * SOL), SHIPPED, mid, false)).toThrow(
+        new RangeError('the mid must be positive'),
+      );
+    }
+  });
+
+  test('a route paying exactly the floor may slip nothing; one paying nothing is no route', () => {
+    expect(routeSlippageBps(4_638_645_000n, 4_638_645_000n, 100)).toBe(0);
+    expect(routeSlippageBps(0n, 0n, 100)).toBeNull();
+    expect(routeSlippageBps(-1n, -5n, 100)).toBeNull();
+  });
+
+  test('a swap too small to be worth a raw unit at the mid has no slippage in bps', () => {
+    expect(slippageOf(1n, 0n, SOL_MID)).toEqual({ midOutRaw: 0n, slippageRaw: 0n, slippageBps: 0 });
+    expect(slippageOf(1n, 1n, SOL_MID)).toEqual({ midOutRaw: 0n, slippageRaw: -1n, slippageBps: 0 });
+  });
+
   test('slippage of a landed swap against the mid, either way', () => {
     expect(slippageOf(25n * SOL, 4_670_000_000n, SOL_MID)).toEqual({
       midOutRaw: 4_685_500_000n,

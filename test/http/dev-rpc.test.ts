@@ -3,13 +3,15 @@
 // none of the dev controls; and no such route on an rpc chain, like the dev airdrop.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Keypair } from '@solana/web3.js';
+import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEFAULT_HTLC_PROGRAM_ID } from '../../src/chain/htlc/index.ts';
 import { resolveConfig } from '../../src/config/index.ts';
 import { configGenesis, startChainServer } from '../../src/dev-chain/index.ts';
 import { createService } from '../../src/service.ts';
 import { defaultConfigDocument, startService, type TestService, tempDir } from '../support/service.ts';
+
+const SOL_MINT_KEY = new PublicKey('So11111111111111111111111111111111111111112');
 
 let service: TestService;
 beforeAll(async () => {
@@ -48,6 +50,62 @@ describe('the dev RPC on the embedded chain', () => {
     expect(blockhash.result.value.blockhash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
     const height = (await rpc({ jsonrpc: '2.0', id: null, method: 'getBlockHeight' })).json();
     expect(height.result).toBeGreaterThanOrEqual(0);
+  });
+
+  test('simulates an unsigned transaction as it would run now, answering the accounts asked for as it leaves them, and changes nothing', async () => {
+    const from = Keypair.generate().publicKey;
+    const to = Keypair.generate().publicKey;
+    const devChain = service.devChain;
+    if (!devChain) throw new Error('no dev chain');
+    await devChain.airdrop({ wallet: from, mint: SOL_MINT_KEY, amount: 2_000_000_000n });
+    const funded = (
+      await rpc({ jsonrpc: '2.0', id: 1, method: 'getBalance', params: [from.toBase58()] })
+    ).json().result.value;
+    // An old blockhash of nowhere, and no signature: replaceRecentBlockhash and sigVerify false run it anyway.
+    const tx = new Transaction({ feePayer: from, blockhash: to.toBase58(), lastValidBlockHeight: 1 }).add(
+      SystemProgram.transfer({ fromPubkey: from, toPubkey: to, lamports: 5_000_000 }),
+    );
+    const unsigned = tx.serialize({ requireAllSignatures: false }).toString('base64');
+    const simulated = await rpc({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'simulateTransaction',
+      params: [
+        unsigned,
+        {
+          encoding: 'base64',
+          sigVerify: false,
+          replaceRecentBlockhash: true,
+          accounts: { encoding: 'base64', addresses: [to.toBase58(), from.toBase58()] },
+        },
+      ],
+    });
+    const { value } = simulated.json().result;
+    expect(value.err).toBeNull();
+    expect(value.accounts[0]).toMatchObject({
+      lamports: 5_000_000,
+      owner: SystemProgram.programId.toBase58(),
+    });
+    expect(value.accounts[1].lamports).toBeLessThanOrEqual(funded - 5_000_000);
+    // Nothing landed.
+    const after = await rpc({ jsonrpc: '2.0', id: 3, method: 'getBalance', params: [to.toBase58()] });
+    expect(after.json().result.value).toBe(0);
+    // Without replaceRecentBlockhash the unknown blockhash fails it, as on a cluster.
+    const stale = await rpc({
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'simulateTransaction',
+      params: [unsigned, { encoding: 'base64' }],
+    });
+    expect(stale.json().result.value).toMatchObject({ err: 'BlockhashNotFound', accounts: null });
+  });
+
+  test('answers the chain’s genesis hash, the same every time', async () => {
+    const first = (await rpc({ jsonrpc: '2.0', id: 1, method: 'getGenesisHash' })).json().result;
+    expect(first).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    expect((await rpc({ jsonrpc: '2.0', id: 2, method: 'getGenesisHash', params: [] })).json().result).toBe(
+      first,
+    );
   });
 
   test('refuses the dev controls and what a cluster would not offer the public: method not found', async () => {

@@ -8,7 +8,7 @@ import { type Asset, AssetRegistry } from '../../src/config/index.ts';
 import { nextAction, renderTrade, type TradeResponse } from '../../src/http/trade-response.ts';
 import type { LedgerSummary } from '../../src/ledger/index.ts';
 import type { TradeReading } from '../../src/runtime/index.ts';
-import { TRADE_SIGNATURE_KINDS } from '../../src/vocabulary/index.ts';
+import { type Substate, TRADE_SIGNATURE_KINDS } from '../../src/vocabulary/index.ts';
 import { SOL_MINT, USDC_MINT } from '../support/mints.ts';
 import { SOL_PYTH_PRICE } from '../support/prices.ts';
 import {
@@ -285,9 +285,15 @@ describe('renderTrade: every TradeResponse field of the interface, with its type
 // ── Extensions ────────────────────────────────────────────────────────────────────────────────────
 
 describe('renderTrade: the extensions', () => {
-  test('substate is the full state path', () => {
+  test('substate is the status and the state’s own name: the machine’s phases stay inside it', () => {
     expect(render(LOCK_SUBMITTED, lockSubmittedContext()).substate).toBe('pending.lockSubmitted');
-    expect(render(MAKER_LOCKED, makerLockedContext()).substate).toBe('initiated.redeeming.makerLocked');
+    expect(render(MAKER_LOCKED, makerLockedContext()).substate).toBe('initiated.makerLocked');
+    expect(render({ initiated: { locking: 'sendingMakerLock' } }, takerLockedContext()).substate).toBe(
+      'initiated.sendingMakerLock',
+    );
+    expect(render({ initiated: { unwinding: 'awaitingTakerExpiry' } }, makerLockedContext()).substate).toBe(
+      'initiated.awaitingTakerExpiry',
+    );
   });
 
   test('escrows, program id and lock deadline are shown from the start', () => {
@@ -404,7 +410,7 @@ describe('next_action: the taker front end’s next step', () => {
     });
   });
 
-  describe('initiated.redeeming.makerLocked', () => {
+  describe('initiated.makerLocked', () => {
     const at = (chainNow: number, overrides: Partial<TradeContext> = {}) =>
       render(MAKER_LOCKED, makerLockedContext(overrides), { chainNow }).next_action;
 
@@ -448,11 +454,11 @@ describe('next_action: the taker front end’s next step', () => {
         .reduceRight<StateValue | null>((inner, key) => (inner === null ? key : { [key]: inner }), null) ??
       '';
     let offered = 0;
-    for (const { path } of leaves) {
+    for (const { path, substate } of leaves) {
       for (const chainNow of [TAKER_EXPIRY - 1, TAKER_EXPIRY, TAKER_EXPIRY + 3_600]) {
         const context = makerLockedContext();
         const value = stateValueOf(path);
-        const next = nextAction(path, false, context, chainNow, REDEEM_BY);
+        const next = nextAction(substate as Substate, false, context, chainNow, REDEEM_BY);
         if (next?.type !== 'refund') continue;
         offered++;
         const outcome = commandOutcome({ value, context }, { type: 'REFUND_REQUESTED', now: chainNow });
@@ -501,9 +507,9 @@ describe('next_action: the taker front end’s next step', () => {
 
   test('nextAction is the same function renderTrade uses', () => {
     const context = makerLockedContext();
-    expect(nextAction('initiated.redeeming.makerLocked', false, context, T0 + 100, REDEEM_BY)).toEqual(
+    expect(nextAction('initiated.makerLocked', false, context, T0 + 100, REDEEM_BY)).toEqual(
       render(MAKER_LOCKED, context, { chainNow: T0 + 100 }).next_action,
     );
-    expect(nextAction('initiated.redeeming.makerLocked', true, context, T0 + 100, REDEEM_BY)).toBeUndefined();
+    expect(nextAction('initiated.makerLocked', true, context, T0 + 100, REDEEM_BY)).toBeUndefined();
   });
 });

@@ -215,7 +215,7 @@ describe('diagramDocument', () => {
   const doc = () => diagramDocument(definition()).split('\n');
 
   test('tables escape pipes, show targetless and re-entering transitions and root transitions as (any)', () => {
-    expect(doc()).toContain('| `other` | compound |  |  | a \\| b |');
+    expect(doc()).toContain('| `other` |  | compound |  |  | a \\| b |');
     expect(doc()).toContain('| `outer.a` | `GO [plain]` | (stays) |  |');
     expect(doc()).toContain('| `outer.a` | `GO [and(withParams)]` | `outer.a` (re-enters) |  |');
     expect(doc()).toContain('| (any) | `RESET:ALL;NOW` | `outer` |  |');
@@ -225,8 +225,14 @@ describe('diagramDocument', () => {
     expect(doc()[0]).toBe('# The trade machine');
   });
 
+  test('names the substate of each state that groups no others: its top-level state and its own name', () => {
+    expect(doc()).toContain('| `other.deep.leaf` | `other.leaf` | atomic |  |  |  |');
+    expect(doc()).toContain('| `outer.b` | `outer.b` | final |  |  |  |');
+    expect(doc()).toContain('| `other.deep` |  | compound |  |  |  |');
+  });
+
   test('lists several tags, invoked actors and targets comma-separated', () => {
-    expect(doc()).toContain('| `both` | parallel | t1, t2 | x, y |  |');
+    expect(doc()).toContain('| `both` |  | parallel | t1, t2 | x, y |  |');
     expect(doc()).toContain('| `both.left.l1` | `SPLIT` | `both.left.l2`, `both.right.r2` |  |');
   });
 });

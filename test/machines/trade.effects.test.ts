@@ -6,6 +6,7 @@ import {
   effectRetryDelay,
   makerEscrowTerms,
   TRADE_EFFECTS,
+  type TradeContext,
   takerEscrowTerms,
   tradeMachine,
 } from '../../machines/index.ts';
@@ -29,6 +30,7 @@ import {
   SECRET_HASH,
   SIG,
   startTrade,
+  step,
   TAKER_EXPIRY,
   takerEscrowOf,
   tradeInput,
@@ -124,6 +126,50 @@ describe('effect inputs and the signatures kept from their answers', () => {
       { kind: 'taker_redeem', signature: SIG.takerRedeem },
       { kind: 'maker_redeem', signature: SIG.makerRedeem },
     ]);
+  });
+
+  it('sourcing: the swap is signed from the quote’s plan and sent as signed, then the maker assesses again and locks', async () => {
+    const plan = {
+      sellMint: input.inputMint,
+      sellRaw: '400000',
+      buyMint: input.outputMint,
+      minBuyRaw: '3000000',
+    };
+    const sourcedInput = tradeInput({ sourcing: plan });
+    const { actor, calls } = startTrade({}, sourcedInput);
+    actor.send(finalizedLock(sourcedInput));
+    const locked = await reach(actor, 'initiated.redeeming.makerLocked');
+    expect(calls.signSourcing).toEqual([{ tradeId: input.tradeId, ...plan }]);
+    const swapIntent = {
+      signature: SIG.swap,
+      lastValidBlockHeight: 900,
+      transactionBase64: 'BAUG',
+      lapsed: false,
+    };
+    expect(calls.sendSourcing).toEqual([{ tradeId: input.tradeId, plan, intent: swapIntent }]);
+    expect(locked.context.sourced).toEqual({ signature: SIG.swap, soldRaw: '400000', boughtRaw: '3000000' });
+    expect(calls.checkInventory).toHaveLength(2);
+    expect(calls.makerLock).toEqual([{ tradeId: input.tradeId, makerEscrow: input.makerEscrow, intent }]);
+  });
+
+  it('a signed lock handed over with its bytes is broadcast, the latest one held replacing the last', async () => {
+    const { actor, calls } = startTrade({ broadcastTakerLock: () => deferred<never>().promise });
+    const held = [1, 2, 3].map((n) => ({
+      signature: `${SIG.takerLock}-${n}`,
+      lastValidBlockHeight: 500 + n,
+      transactionBase64: `AQID${n}`,
+    }));
+    for (const submission of held) actor.send({ type: 'LOCK_SUBMITTED', ...submission });
+    expect(actor.getSnapshot().value).toEqual({ pending: 'broadcastingLock' });
+    expect(calls.broadcastTakerLock).toEqual(
+      held.map((submission) => ({
+        tradeId: input.tradeId,
+        takerEscrow: input.takerEscrow,
+        lockDeadline: LOCK_DEADLINE,
+        submission,
+      })),
+    );
+    actor.stop();
   });
 
   it('no redeem: the maker refunds its escrow at its expiry, the runtime refunds the taker at the taker expiry', async () => {
@@ -295,5 +341,79 @@ describe('effect retries', () => {
     const logic = tradeMachine.implementations.actors[effect] as AnyActorLogic;
     const run = createActor(logic, { input: {} }).start();
     await expect(toPromise(run)).rejects.toThrow(`trade effect ${effect} is not provided by the runtime`);
+  });
+});
+
+describe('an effect state never runs its effect on an input it cannot build', () => {
+  // A context without what the state acts on (a snapshot edited by hand, a bug elsewhere) stops the trade
+  // with the reason named when the effect is (re)started: no transaction of nulls is signed or sent.
+  const plan = {
+    sellMint: input.inputMint,
+    sellRaw: '400000',
+    buyMint: input.outputMint,
+    minBuyRaw: '3000000',
+  };
+  const swapIntent = {
+    signature: SIG.swap,
+    lastValidBlockHeight: 900,
+    transactionBase64: 'BAUG',
+    lapsed: false,
+  };
+  const submitted = { signature: SIG.takerLock, lastValidBlockHeight: 500, transactionBase64: 'AQID' };
+  const fresh = () => ({ ...createActor(tradeMachine, { input }).getSnapshot().context, sourcing: plan });
+  const cases: [
+    phase: 'pending' | 'locking',
+    state: string,
+    missing: Partial<TradeContext>,
+    message: string,
+  ][] = [
+    ['pending', 'broadcastingLock', { lockSubmissions: [] }, 'broadcastingLock without a held lock'],
+    [
+      'pending',
+      'broadcastingLock',
+      { lockSubmissions: [{ ...submitted, transactionBase64: null }] },
+      'broadcastingLock without a held lock',
+    ],
+    ['locking', 'signingSourcing', { sourcing: null }, 'signingSourcing without a sourcing plan'],
+    ['locking', 'sendingSourcing', { sourcingIntent: null }, 'sendingSourcing without a plan and an intent'],
+    [
+      'locking',
+      'sendingSourcing',
+      { sourcing: null, sourcingIntent: swapIntent },
+      'sendingSourcing without a plan and an intent',
+    ],
+    ['locking', 'sendingMakerLock', { makerLockIntent: null }, 'sendingMakerLock without an intent'],
+  ];
+
+  it.each(cases)('%s.%s with %j: "%s"', (phase, state, missing, message) => {
+    const value = phase === 'pending' ? { pending: state } : { initiated: { locking: state } };
+    const failing = tradeMachine.resolveState({
+      value,
+      context: {
+        ...fresh(),
+        ...missing,
+        effectError: { effect: 'checkInventory', message: 'rpc down', attempts: 1, retryAt: DECIDED_AT },
+      },
+    });
+    expect(() => step(failing, { type: 'RETRY_EFFECT', now: DECIDED_AT })).toThrow(new Error(message));
+  });
+
+  it('with what it acts on, the same retry starts the effect again', () => {
+    for (const [phase, state] of cases) {
+      const value = phase === 'pending' ? { pending: state } : { initiated: { locking: state } };
+      const failing = tradeMachine.resolveState({
+        value,
+        context: {
+          ...fresh(),
+          lockSubmissions: [submitted],
+          sourcingIntent: swapIntent,
+          makerLockIntent: intent,
+          effectError: { effect: 'checkInventory', message: 'rpc down', attempts: 1, retryAt: DECIDED_AT },
+        },
+      });
+      const retried = step(failing, { type: 'RETRY_EFFECT', now: DECIDED_AT });
+      expect(retried.value, state).toEqual(value);
+      expect(retried.context.effectError?.retryAt, state).toBeNull();
+    }
   });
 });

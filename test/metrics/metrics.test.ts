@@ -201,7 +201,7 @@ describe('GET /metrics', () => {
     expect(repeated.statusCode).toBe(200);
     const locked = await taker.lock(tradeId, settlement.taker_lock_transaction.transaction_base64);
     expect(locked.statusCode, locked.body).toBe(202);
-    const ready = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+    const ready = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
 
     const inFlight = await scrapeUntil(
       service,
@@ -217,7 +217,7 @@ describe('GET /metrics', () => {
     expect(
       num(inFlight, 'rfq_maker_open_trades', {
         status: 'initiated',
-        substate: 'initiated.redeeming.makerLocked',
+        substate: 'initiated.makerLocked',
       }),
     ).toBe(1);
     expect(num(inFlight, 'rfq_maker_escrow_funds_raw', { asset: 'SOL', side: 'taker' })).toBe(
@@ -360,12 +360,12 @@ describe('GET /metrics', () => {
       num(failing, 'rfq_maker_chain_call_errors_total', { method: 'tokenBalance', code: 'unavailable' }),
     ).toBeGreaterThanOrEqual(5);
     expect(
-      num(failing, 'rfq_maker_open_trades', { status: 'initiated', substate: 'initiated.locking.assessing' }),
+      num(failing, 'rfq_maker_open_trades', { status: 'initiated', substate: 'initiated.assessing' }),
     ).toBe(1);
 
     outage.on = false;
     await service.devChain?.advanceClock(90);
-    await taker.waitFor(settlement.trade_id, (t) => t.substate === 'initiated.redeeming.makerLocked');
+    await taker.waitFor(settlement.trade_id, (t) => t.substate === 'initiated.makerLocked');
     const recovered = await scrape(service);
     expect(num(recovered, 'rfq_maker_failing_effect_trades', { effect: 'checkInventory' })).toBe(0);
     expect(num(recovered, 'rfq_maker_effect_retries_total', { effect: 'checkInventory' })).toBeGreaterThan(

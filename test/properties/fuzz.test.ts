@@ -37,7 +37,7 @@ interface Fixtures {
   /** redeemed, closed, with ledger entries. */
   redeemed: DrivenTrade;
   redeemedLockSignature: string;
-  /** initiated.redeeming.makerLocked, live; its next deadline (the maker expiry) is five minutes away. */
+  /** initiated.makerLocked, live; its next deadline (the maker expiry) is five minutes away. */
   makerLocked: DrivenTrade;
   /** pending.awaitingLock, live; its lock window lasts an hour. */
   pending: DrivenTrade;

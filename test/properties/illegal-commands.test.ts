@@ -48,7 +48,7 @@ function corruptSignature(signedBase64: string): string {
   return bytes.toString('base64');
 }
 
-/** The trade's lock signed by a stranger: the taker's signature is missing. */
+/** The trade's lock paid for and signed by a stranger: not the lock the service built (the taker's is missing). */
 function strangerSigned(unsignedBase64: string): string {
   const tx = Transaction.from(Buffer.from(unsignedBase64, 'base64'));
   const stranger = Keypair.generate();
@@ -198,7 +198,7 @@ const NO_ESCROWS: Partial<Record<CommandName, Expected>> = {
   'redeem?mode=wallet: wrong preimage': refused('preimage_mismatch'),
   refund: refused('not_refundable'),
   'refund?mode=wallet': refused('not_refundable'),
-  'lock: signed by a stranger': refused('validation_failed'),
+  'lock: signed by a stranger': refused('lock_mismatch'),
   resume: ok(202),
 };
 
@@ -318,15 +318,15 @@ describe('every trade command in every state reachable over HTTP', { concurrent:
 
   describe('one trade the maker locked, redeemed and closed', { shuffle: false }, () => {
     let locked: Subject;
-    test('initiated.redeeming.makerLocked: refusals, the lock replay and the wallet redeem change nothing', async () => {
+    test('initiated.makerLocked: refusals, the lock replay and the wallet redeem change nothing', async () => {
       locked = subject(await makerLockedTrade(service));
-      await expectMatrix(locked, 'initiated.redeeming.makerLocked', {
+      await expectMatrix(locked, 'initiated.makerLocked', {
         'abandon: right hash': refused('not_abandonable'),
         'abandon: wrong hash': refused('secret_hash_mismatch'),
         'lock: the signed lock': ok(202),
         'lock: its signature': ok(202),
         'lock: corrupted signature': refused('lock_signature_exists'),
-        'lock: signed by a stranger': refused('validation_failed'),
+        'lock: signed by a stranger': refused('lock_mismatch'),
         'lock: a signature never sent': refused('lock_signature_exists'),
         'redeem: wrong preimage': refused('preimage_mismatch'),
         'redeem?mode=wallet: right preimage': ok(200),
@@ -338,7 +338,7 @@ describe('every trade command in every state reachable over HTTP', { concurrent:
       });
     });
 
-    test('initiated.redeeming.makerLocked → redeemed: five concurrent identical redeems all answer 202, one transition is stored', async () => {
+    test('initiated.makerLocked → redeemed: five concurrent identical redeems all answer 202, one transition is stored', async () => {
       const answers = await Promise.all(
         Array.from({ length: 5 }, () => send(locked, 'redeem: right preimage')),
       );
@@ -365,7 +365,7 @@ describe('every trade command in every state reachable over HTTP', { concurrent:
         'lock: the signed lock': ok(202),
         'lock: its signature': ok(202),
         'lock: a signature never sent': refused('lock_signature_exists'),
-        'lock: signed by a stranger': refused('validation_failed'),
+        'lock: signed by a stranger': refused('lock_mismatch'),
         refund: refused('not_refundable'),
         'refund?mode=wallet': refused('not_refundable'),
         resume: ok(202),
@@ -392,11 +392,11 @@ describe('every trade command in every state reachable over HTTP', { concurrent:
     });
   });
 
-  test('initiated.unwinding.awaitingTakerExpiry, then refunded.closed: refunds by the runtime are not replays of a refund', async () => {
+  test('initiated.awaitingTakerExpiry, then refunded.closed: refunds by the runtime are not replays of a refund', async () => {
     const t = subject(await makerLockedTrade(service));
     const view = await t.taker.trade(t.tradeId);
     await advancePast(service, view.maker_expires_at);
-    await waitUntil(t, (v) => v.substate === 'initiated.unwinding.awaitingTakerExpiry');
+    await waitUntil(t, (v) => v.substate === 'initiated.awaitingTakerExpiry');
     const afterMakerRefund = {
       'abandon: right hash': refused('not_abandonable'),
       'abandon: wrong hash': refused('secret_hash_mismatch'),
@@ -412,7 +412,7 @@ describe('every trade command in every state reachable over HTTP', { concurrent:
       'settlement retry': refused('lock_window_closed'),
     } satisfies Partial<Record<CommandName, Expected>>;
     // the taker escrow has not expired yet
-    await expectMatrix(t, 'initiated.unwinding.awaitingTakerExpiry', afterMakerRefund);
+    await expectMatrix(t, 'initiated.awaitingTakerExpiry', afterMakerRefund);
     await advancePast(service, view.expires_at);
     await waitUntil(t, (v) => v.settlement_status === 'refunded');
     await waitClosed(t);

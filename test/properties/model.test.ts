@@ -14,6 +14,7 @@ import {
   type ClockJump,
   Concurrent,
   commandArbitraries,
+  IntentNeverSent,
   LateLock,
   Lock,
   LockAfterAbandon,
@@ -150,6 +151,17 @@ describe('model-based: directed sequences', () => {
     [
       'a refused command leaves no actor in memory: the trade is at rest after the 403',
       () => [new NewTrade(1, 0), new Settle(0), new Lock(0), new AbandonWrong(0), new RedeemWrong(0, false)],
+    ],
+    [
+      "a run stopped between a redeem's intent and its send: the next run redeems again, and the trade closes once the first can no longer land",
+      () => [
+        new NewTrade(1, 0),
+        new Settle(0),
+        new Lock(0),
+        new IntentNeverSent(0),
+        new Restart(),
+        new RedeemService(0),
+      ],
     ],
     // The maker never assumes its own move happened: the taker ends escrows on chain in every way the
     // program allows.

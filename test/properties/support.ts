@@ -175,14 +175,14 @@ export async function pendingTrade(service: TestService, amount = '0.5'): Promis
 export const signedLock = (trade: DrivenTrade, unsigned?: string): string =>
   signAsWallet(unsigned ?? trade.settlement.taker_lock_transaction.transaction_base64, trade.taker.wallet);
 
-/** Lock handed over, taker lock final, maker lock final: initiated.redeeming.makerLocked. */
+/** Lock handed over, taker lock final, maker lock final: initiated.makerLocked. */
 export async function makerLockedTrade(service: TestService): Promise<DrivenTrade> {
   const trade = await pendingTrade(service);
   const locked = await trade.taker.post(`/v1/trades/${trade.tradeId}/lock`, {
     transaction_base64: signedLock(trade),
   });
   if (locked.statusCode !== 202) throw new Error(`lock: ${locked.statusCode} ${locked.body}`);
-  await trade.taker.waitFor(trade.tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+  await trade.taker.waitFor(trade.tradeId, (t) => t.substate === 'initiated.makerLocked');
   return trade;
 }
 

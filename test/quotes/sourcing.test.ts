@@ -27,12 +27,35 @@ describe('freeInput', () => {
   });
 });
 
+describe('freeInput at its edges', () => {
+  test('all of it when its price fills the room exactly; nothing without room', () => {
+    const price = (x: bigint) => x * 2n;
+    expect(freeInput(100n, 200n, price)).toBe(100n);
+    expect(freeInput(100n, 199n, price)).toBe(99n);
+    expect(freeInput(100n, 0n, price)).toBe(0n);
+  });
+});
+
 describe('sourcedOutput', () => {
   test('the route’s minimum less the spread, floored; never above the mid value', () => {
     expect(sourcedOutput(1_000_000n, 2_000_000n, 10)).toBe(999_000n);
     expect(sourcedOutput(3_000_000n, 2_000_000n, 10)).toBe(1_998_000n);
     expect(sourcedOutput(0n, 2_000_000n, 10)).toBe(0n);
     expect(() => sourcedOutput(1n, 1n, 10_001)).toThrow(RangeError);
+  });
+
+  test('takes a spread of 0 to 10000 whole bps, and names a refused one', () => {
+    expect(sourcedOutput(1_000_000n, 2_000_000n, 0)).toBe(1_000_000n);
+    expect(sourcedOutput(1_000_000n, 2_000_000n, 10_000)).toBe(0n);
+    for (const spread of [-1, 0.5, 10_001, Number.NaN]) {
+      expect(() => sourcedOutput(1n, 1n, spread)).toThrow(
+        new RangeError(`spreadBps must be an integer 0..10000, got ${spread}`),
+      );
+    }
+  });
+
+  test('nothing is owed on a basis below zero', () => {
+    expect(sourcedOutput(1_000n, -1n, 0)).toBe(0n);
   });
 
   test.prop([
@@ -64,6 +87,14 @@ describe('spreadAgainstMid', () => {
   test('0 at or above the mid', () => {
     expect(spreadAgainstMid(100n, 200n, { num: 2n, den: 1n })).toBe(0);
     expect(spreadAgainstMid(100n, 199n, { num: 2n, den: 1n })).toBe(50);
+    expect(spreadAgainstMid(100n, 300n, { num: 2n, den: 1n })).toBe(0);
+  });
+
+  test('against a mid of any denominator, never more than the whole output', () => {
+    // 100 input at 4/2 is worth 200; 199 out is 50 bps short.
+    expect(spreadAgainstMid(100n, 199n, { num: 4n, den: 2n })).toBe(50);
+    expect(spreadAgainstMid(100n, 0n, { num: 4n, den: 2n })).toBe(10_000);
+    expect(spreadAgainstMid(100n, -1n, { num: 4n, den: 2n })).toBe(10_000);
   });
 });
 
@@ -73,5 +104,9 @@ describe('sourcingCostBps', () => {
     expect(sourcingCostBps(2_000_000n, 1_000_000n, 990_000n, 0)).toBe(50);
     expect(sourcingCostBps(2_000_000n, 1_000_000n, 1_000_000n, 0)).toBe(0);
     expect(sourcingCostBps(0n, 1_000_000n, 990_000n, 0)).toBe(0);
+    // The spread is the taker's cost, not the route's: 10,000 short less 1 % is 9,900, i.e. 49.5 bps.
+    expect(sourcingCostBps(2_000_000n, 1_000_000n, 990_000n, 100)).toBe(49);
+    // A route whose minimum pays above the mid costs nothing.
+    expect(sourcingCostBps(2_000_000n, 1_000_000n, 1_100_000n, 0)).toBe(0);
   });
 });

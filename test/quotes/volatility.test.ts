@@ -92,6 +92,29 @@ describe('VolatilityEstimate', () => {
     expect(calm).toBeGreaterThan(0.15);
   });
 
+  test('ln of a price scaled by its exponent', () => {
+    expect(logPrice(18_742_000_000n, -8)).toBeCloseTo(Math.log(187.42), 12);
+    expect(logPrice(5n, 2)).toBeCloseTo(Math.log(500), 12);
+  });
+
+  test('a price whose log is not finite (zero, or out of range) is no sample and no reference', () => {
+    const v = new VolatilityEstimate(900);
+    v.observe(1_000, Math.log(100));
+    v.observe(1_001, logPrice(0n, -8));
+    v.observe(1_002, Number.NaN);
+    expect(v.perSqrtSecond).toBeNull();
+    v.observe(1_004, Math.log(102));
+    expect(v.perSqrtSecond).toBeCloseTo(Math.abs(Math.log(1.02)) / Math.sqrt(4), 12);
+  });
+
+  test('a half-life must be positive', () => {
+    for (const halfLife of [0, -1, Number.NaN]) {
+      expect(() => new VolatilityEstimate(halfLife)).toThrow(
+        new RangeError(`half-life must be positive, got ${halfLife}`),
+      );
+    }
+  });
+
   test('annual and per-second units convert through the seconds of a Julian year', () => {
     expect(SECONDS_PER_YEAR).toBe(365.25 * 86_400);
     expect(annualised(perSqrtSecond(0.8))).toBeCloseTo(0.8, 12);
@@ -129,5 +152,9 @@ describe('optionTermBps', () => {
       expect(optionTermBps({ sigmaPerSqrtSecond: s, windowSeconds: t, k, maxBps: 100 })).toBe(0);
     }
     expect(optionTermBps({ sigmaPerSqrtSecond: sigma, windowSeconds: 420, k: 0.4, maxBps: 0 })).toBe(0);
+    // Negative inputs (a misread config) are no term either, never a cap nor a discount.
+    expect(optionTermBps({ sigmaPerSqrtSecond: sigma, windowSeconds: -1, k: 0.4, maxBps: 100 })).toBe(0);
+    expect(optionTermBps({ sigmaPerSqrtSecond: sigma, windowSeconds: 420, k: -0.4, maxBps: 100 })).toBe(0);
+    expect(optionTermBps({ sigmaPerSqrtSecond: sigma, windowSeconds: 420, k: 0.4, maxBps: -1 })).toBe(0);
   });
 });

@@ -91,11 +91,11 @@ describe('settlement start', () => {
 
 describe('POST /lock: the wallet-signed lock is checked before anything is sent', () => {
   test.each([
-    ['another amount', (t: LockTerms) => ({ ...t, amount: t.amount + 1n }), 'other terms than agreed'],
-    ['another expiry', (t: LockTerms) => ({ ...t, expiry: t.expiry + 60n }), 'other terms than agreed'],
-    ['another lock deadline', (t: LockTerms) => ({ ...t, lockDeadline: t.lockDeadline - 1n }), 'other terms'],
-    ['another hashlock', (t: LockTerms) => ({ ...t, hashlock: Buffer.alloc(32, 7) }), 'does not lock this'],
-  ])('a lock with %s is refused as invalid_input, and nothing is submitted', async (_, change, problem) => {
+    ['another amount', (t: LockTerms) => ({ ...t, amount: t.amount + 1n }), 'data differs from byte 66'],
+    ['another expiry', (t: LockTerms) => ({ ...t, expiry: t.expiry + 60n }), 'data differs from byte 74'],
+    ['another lock deadline', (t: LockTerms) => ({ ...t, lockDeadline: t.lockDeadline - 1n }), 'byte 82'],
+    ['another hashlock', (t: LockTerms) => ({ ...t, hashlock: Buffer.alloc(32, 7) }), 'account 1 is'],
+  ])('a lock with %s is refused as lock_mismatch, and nothing is submitted', async (_, change, problem) => {
     const harness = await started();
     const trade = await harness.startTrade();
     const before = await stored(harness, trade.tradeId);
@@ -105,27 +105,41 @@ describe('POST /lock: the wallet-signed lock is checked before anything is sent'
         transactionBase64: lockWith(harness, trade, change),
       }),
     );
-    expect(error.code).toBe('invalid_input');
+    expect(error.code).toBe('lock_mismatch');
     expect(error.invalid?.input).toBe('transaction');
+    expect(error.invalid?.problem).toMatch(/changes instruction \d \(htlc\)/);
     expect(error.invalid?.problem).toContain(problem);
     expect(harness.chain.calls.submitSigned ?? 0).toBe(0);
     expect(harness.chain.totalCalls).toBe(0);
     expect(await stored(harness, trade.tradeId)).toEqual(before);
   });
 
-  test('a lock not signed by the taker is refused as invalid_input, and nothing is submitted', async () => {
+  test('the lock as handed out but unsigned is refused as invalid_input, and nothing is submitted', async () => {
+    const harness = await started();
+    const trade = await harness.startTrade();
+    harness.chain.resetCounts();
+    const error = await refusal(
+      harness.runtime.commands.submitLock(trade.tradeId, { transactionBase64: trade.lock }),
+    );
+    expect(error.code).toBe('invalid_input');
+    expect(error.invalid).toEqual({ input: 'transaction', problem: 'is not signed by taker_wallet' });
+    expect(harness.chain.totalCalls).toBe(0);
+  });
+
+  test('the lock paid for and signed by a stranger is refused as lock_mismatch, and nothing is submitted', async () => {
     const harness = await started();
     const trade = await harness.startTrade();
     const tx = Transaction.from(Buffer.from(trade.lock, 'base64'));
     const stranger = Keypair.generate();
     tx.feePayer = stranger.publicKey;
     tx.partialSign(stranger);
-    const unsigned = tx.serialize({ requireAllSignatures: false }).toString('base64');
+    const strangers = tx.serialize({ requireAllSignatures: false }).toString('base64');
     harness.chain.resetCounts();
     const error = await refusal(
-      harness.runtime.commands.submitLock(trade.tradeId, { transactionBase64: unsigned }),
+      harness.runtime.commands.submitLock(trade.tradeId, { transactionBase64: strangers }),
     );
-    expect(error.invalid).toEqual({ input: 'transaction', problem: 'is not signed by taker_wallet' });
+    expect(error.code).toBe('lock_mismatch');
+    expect(error.invalid?.problem).toContain(`is paid for by ${stranger.publicKey.toBase58()}`);
     expect(harness.chain.totalCalls).toBe(0);
   });
 

@@ -678,7 +678,7 @@ export async function openHarness(
 export async function until(
   done: () => boolean | Promise<boolean>,
   what = 'condition',
-  timeoutMs = 2_000,
+  timeoutMs = 15_000,
 ): Promise<void> {
   const limit = Date.now() + timeoutMs;
   while (!(await done())) {

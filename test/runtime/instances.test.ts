@@ -119,7 +119,8 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
     );
     expect(Date.now() - stoppedAt).toBeLessThan(BATCHES_LEASE_MS * 5);
     expect(b.runtime.watcher.size).toBe(count);
-  });
+    // Making the 3,000 trades first takes most of it: over 30 s on a loaded machine.
+  }, 120_000);
 
   test('what the chain did while a trade had no live owner is read as soon as a run takes it over', async () => {
     const { chain, instances } = await cluster(2);
@@ -191,7 +192,9 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
   });
 
   test('a settlement start by a run whose lease the store no longer honours answers 503 and stops the run', async () => {
-    const { instances } = await cluster(2);
+    // A lease whose next renewal is far off: the refused write is what notices (with the usual 600 ms lease a
+    // renewal could come first on a loaded machine, and give a up for the store's answer instead).
+    const { instances } = await cluster(2, new FakeChain('rpc'), () => {}, 30_000);
     const a = nth(instances, 0);
     // The store ends a's lease (as a lapse would) while a still believes in it.
     await a.store.stopRun(a.runId, new Date().toISOString());

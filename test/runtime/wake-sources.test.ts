@@ -16,7 +16,7 @@ afterEach(async () => {
 const start = () => startService(undefined, { pollIntervalMs: 50, lockWaitMs: 3_000 });
 
 /** Polls until the trade's actor has gone to rest (passivated), or fails. */
-async function atRest(s: Service, tradeId: string, timeoutMs = 5_000): Promise<void> {
+async function atRest(s: Service, tradeId: string, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (s.runtime.host.isActive(tradeId)) {
     if (Date.now() > until) throw new Error(`trade ${tradeId} never went to rest`);
@@ -24,7 +24,7 @@ async function atRest(s: Service, tradeId: string, timeoutMs = 5_000): Promise<v
   }
 }
 
-/** A trade in initiated.redeeming.makerLocked, at rest: both escrows funded, waiting for the taker's redeem. */
+/** A trade in initiated.makerLocked, at rest: both escrows funded, waiting for the taker's redeem. */
 async function makerLockedTrade(s: Service) {
   const taker = new Taker(s.app);
   await taker.airdrop('SOL', '3');
@@ -35,7 +35,7 @@ async function makerLockedTrade(s: Service) {
   expect((await taker.lock(tradeId, settlement.taker_lock_transaction.transaction_base64)).statusCode).toBe(
     202,
   );
-  const locked = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+  const locked = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
   await atRest(s, tradeId);
   return { taker, tradeId, secret, locked };
 }
@@ -53,7 +53,7 @@ describe('virtual actors: each wake source activates a trade at rest', () => {
     expect((await taker.lock(tradeId, settlement.taker_lock_transaction.transaction_base64)).statusCode).toBe(
       202,
     );
-    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.redeeming.makerLocked');
+    await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked');
     await atRest(service, tradeId);
     expect(service.runtime.host.activeCount).toBe(0);
     const events = (await taker.get(`/v1/trades/${tradeId}/events`))

@@ -3,9 +3,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import {
+  type CommitFailure,
   type CommitStats,
   GroupCommit,
   type QuoteRecord,
+  StorageFull,
   type Store,
   StoreConflict,
 } from '../../src/store/index.ts';
@@ -140,6 +142,47 @@ describe.each(STORE_ENGINES)('group commit on the $name store', (engine) => {
     expect(commits).toHaveLength(0);
     store = await database.open();
     expect(await store.getQuote(q.quoteId)).toBeUndefined();
+  });
+
+  test('a commit that fails takes with it the writes queued before their writers heard of it; later ones commit', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const full = new StorageFull(engine.name, 'test', 'the disk is full');
+    let failNext = true;
+    const failures: CommitFailure[] = [];
+    const failing: Pick<Store, 'commit'> = {
+      async commit(batch) {
+        await gate;
+        if (failNext) {
+          failNext = false;
+          throw full;
+        }
+        return store.commit(batch);
+      },
+    };
+    const group = new GroupCommit(
+      failing as Store,
+      (stats) => commits.push(stats),
+      (failure) => failures.push(failure),
+    );
+    const [a, b, c] = [quote(), quote(), quote()];
+    const first = group.write({ kind: 'insertQuote', quote: a });
+    await nextTurn();
+    // Queued while the first batch commits: it may follow a write of the first (a trade's next transition).
+    const behind = group.write({ kind: 'insertQuote', quote: b });
+    open();
+    await expect(first).rejects.toBe(full);
+    await expect(behind).rejects.toBe(full);
+    // Queued once the failure was heard: committed.
+    await group.write({ kind: 'insertQuote', quote: c });
+    expect(failures).toEqual([{ size: 1, error: full }]);
+    expect(commits.map((stats) => stats.size)).toEqual([1]);
+    expect(group.committed).toBe(1);
+    expect(await store.getQuote(a.quoteId)).toBeUndefined();
+    expect(await store.getQuote(b.quoteId)).toBeUndefined();
+    expect(await store.getQuote(c.quoteId)).toBeDefined();
   });
 
   test('the barrier waits for what was queued before it, and never rejects', async () => {

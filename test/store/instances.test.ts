@@ -486,11 +486,21 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
       const thawed = new Promise<void>((resolve) => {
         thaw = resolve;
       });
-      beforeNextCommit(() => thawed);
-      // Frozen before its COMMIT, holding the event log's lock every transition needs.
+      let froze = () => {};
+      const frozenBeforeCommit = new Promise<void>((resolve) => {
+        froze = resolve;
+      });
+      beforeNextCommit(() => {
+        froze();
+        return thawed;
+      });
+      // Frozen before its COMMIT, holding the event log's lock every transition needs: the other instance
+      // commits only once it is there (a fixed pause could end before it got there on a loaded machine, and
+      // the test would then prove nothing).
       const stuck = frozen.commit([transition(stuckTrade, runF)]);
-      await sleep(200);
-      const stalled = sleep(8_000).then(() => 'stalled');
+      await frozenBeforeCommit;
+      // The server ends the idle transaction after a second; the ceiling is for a loaded server.
+      const stalled = sleep(15_000).then(() => 'stalled');
       const result = await Promise.race([
         commitAll(other, transition(otherTrade, runO)).then(() => 'committed'),
         stalled,
@@ -501,7 +511,7 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
       await expect(stuck).rejects.toBeDefined();
       expect((await other.getTrade(stuckTrade.tradeId))?.status).toBe('pending');
       expect((await other.getTrade(otherTrade.tradeId))?.status).toBe('failed');
-    }, 20_000);
+    }, 30_000);
 
     /** Every write's outcome is a refusal by the fence. */
     const fenced = (outcomes: WriteOutcome[]) => {
@@ -836,7 +846,8 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
         ),
         { numRuns: 40 },
       );
-    });
+      // Forty runs of PostgreSQL writes: well over 30 s on a loaded machine.
+    }, 120_000);
 
     test('batches quoting several mints in opposite orders on two instances never deadlock', async () => {
       const [a, b] = [await instance(), await instance()];
@@ -886,16 +897,18 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
         ledger: [],
       });
       // The database as the build before the running sums left it (and so before every later migration:
-      // the hedges, the quotes' sourcing plans); the next instance to open it migrates.
+      // the hedges, the quotes' sourcing plans, the storage watch's probes); the next instance to open it migrates.
       const buckets =
         POSTGRES_MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE reservation_buckets')) + 1;
       expect(POSTGRES_MIGRATIONS.slice(buckets)).toEqual([
         expect.stringContaining('CREATE TABLE hedges'),
         expect.stringContaining('ADD COLUMN sourcing'),
+        expect.stringContaining('CREATE TABLE store_probes'),
       ]);
       await sql(
         databaseUrl,
-        'DROP TABLE hedges; DROP TABLE reservation_buckets; ALTER TABLE quotes DROP COLUMN sourcing; ' +
+        'DROP TABLE store_probes; DROP TABLE hedges; DROP TABLE reservation_buckets; ' +
+          'ALTER TABLE quotes DROP COLUMN sourcing; ' +
           `DELETE FROM schema_migrations WHERE version >= ${buckets}`,
       );
       await instance();
@@ -912,7 +925,7 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
     /** Waits until the condition holds (notifications are asynchronous), looking again after each poll. */
     async function until(
       condition: () => boolean,
-      timeoutMs = 5_000,
+      timeoutMs = 15_000,
       poll: () => Promise<unknown> = () => sleep(10),
     ): Promise<void> {
       const deadline = Date.now() + timeoutMs;

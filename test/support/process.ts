@@ -2,6 +2,7 @@
 // DATA_DIR and port, wait until it answers, and kill it with SIGKILL.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVICE_BUNDLE } from '../../scripts/build-service.ts';
@@ -59,6 +60,8 @@ export async function startServiceProcess(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const disarm = killWhenOrphaned(child);
+  child.once('exit', disarm);
   let output = '';
   child.stdout?.on('data', (chunk) => {
     output += String(chunk);
@@ -94,5 +97,24 @@ export async function startServiceProcess(
       child.kill('SIGTERM');
       await exited;
     },
+  };
+}
+
+/**
+ * Kills the service should this test process end without killing it (a test that timed out, its worker torn
+ * down; a run stopped early): a shell in a session of its own waits on a pipe from this process, and once the
+ * pipe closes — however this process ended — kills the service. Left running, a service kept its port and
+ * its ticks' share of a loaded machine for the rest of the run. Disarmed when the service exits first.
+ */
+function killWhenOrphaned(child: ChildProcess): () => void {
+  if (child.pid === undefined) return () => {};
+  const guard = spawn('/bin/sh', ['-c', 'read -r _; kill -9 "$0" 2>/dev/null', String(child.pid)], {
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  guard.unref();
+  (guard.stdin as Socket | null)?.unref();
+  return () => {
+    guard.kill('SIGKILL');
   };
 }

@@ -303,7 +303,7 @@ export class StrategicMarket {
         const view = await until(
           trade.taker,
           trade.tradeId,
-          (t) => t.substate === 'initiated.redeeming.makerLocked' || t.failure_reason !== null,
+          (t) => t.substate === 'initiated.makerLocked' || t.failure_reason !== null,
         );
         if (view.failure_reason !== null) {
           // The maker's last look: the only way the service may end a trade the taker locked in time.

@@ -118,3 +118,133 @@ describe('amountInToReach', () => {
     expect(amountInToReach(r, { num: 1n, den: 1n }, 30, 1_000n)).toBe(1_000n);
   });
 });
+
+describe('the program’s refusals and rounding, at their edges', () => {
+  it('takes the fee off the input rounded in the pool’s favour', () => {
+    expect(amountAfterFee(10_000n, 30)).toBe(9_970n);
+    expect(amountAfterFee(1n, 1)).toBe(0n);
+    expect(amountAfterFee(1n, 0)).toBe(1n);
+  });
+
+  it('refuses in the program’s order, and only past each bound', () => {
+    expect(swapExactIn({ reserveIn: 0n, reserveOut: 0n }, U64_MAX + 1n, 0)).toEqual({
+      ok: false,
+      error: 'ArithmeticOverflow',
+    });
+    expect(swapExactIn({ reserveIn: 0n, reserveOut: 10n }, U64_MAX, 0)).toEqual({
+      ok: false,
+      error: 'InsufficientLiquidity',
+    });
+    expect(swapExactIn({ reserveIn: 10n, reserveOut: 0n }, 5n, 30)).toEqual({
+      ok: false,
+      error: 'InsufficientLiquidity',
+    });
+    // The input vault may fill up to u64::MAX exactly.
+    const full = swapExactIn({ reserveIn: U64_MAX - 1_000n, reserveOut: 10n ** 18n }, 1_000n, 0);
+    expect(full.ok && full.reserveIn).toBe(U64_MAX);
+    expect(swapExactIn({ reserveIn: U64_MAX - 999n, reserveOut: 10n ** 18n }, 1_000n, 0)).toEqual({
+      ok: false,
+      error: 'ArithmeticOverflow',
+    });
+    expect(swapExactIn({ reserveIn: 1_000n, reserveOut: 1_000n }, U64_MAX - 1_000n, 0).ok).toBe(true);
+  });
+
+  it('pays out and keeps exactly what the constant product gives', () => {
+    expect(swapExactIn({ reserveIn: 1_000_000n, reserveOut: 2_000_000n }, 10_000n, 30)).toEqual({
+      ok: true,
+      amountIn: 10_000n,
+      // 2,000,000 × 9,970 / 1,009,970 = 19,743.16…
+      amountOut: 19_743n,
+      feeAmount: 30n,
+      reserveIn: 1_010_000n,
+      reserveOut: 1_980_257n,
+    });
+  });
+});
+
+describe('priceImpact, as a decimal fraction', () => {
+  const r = { reserveIn: 10n ** 12n, reserveOut: 10n ** 12n };
+
+  it('keeps its significant digits and drops trailing zeros', () => {
+    // 10^6 in: 999,999 out, a millionth short of the spot price.
+    const out = swapExactIn(r, 1_000_000n, 0);
+    expect(out.ok && out.amountOut).toBe(999_999n);
+    expect(priceImpact(r, 1_000_000n, 999_999n, 0)).toBe('0.000001');
+    expect(priceImpact(r, 1_000_000n, 999_999n, 0, 5)).toBe('0');
+    expect(priceImpact(r, 1_000_000n, 750_000n, 0, 2)).toBe('0.25');
+    expect(priceImpact(r, 1_000_000n, 0n, 0)).toBe('1');
+  });
+
+  it('measures against the input after the fee', () => {
+    // 30 bps of fee: 997 of 1,000 count; 990 out of those is 7/997 short.
+    expect(priceImpact(r, 1_000n, 990n, 30, 6)).toBe('0.007021');
+  });
+
+  it('is 0 when the swap paid the spot price or better, or nothing counts', () => {
+    expect(priceImpact(r, 1_000n, 1_000n, 0)).toBe('0');
+    expect(priceImpact(r, 1_000n, 1_001n, 0)).toBe('0');
+    expect(priceImpact({ reserveIn: 1_000n, reserveOut: 0n }, 1_000n, 0n, 0)).toBe('0');
+    expect(priceImpact(r, 1n, 0n, 30)).toBe('0');
+  });
+});
+
+describe('deviationBps', () => {
+  it('is |a / b − 1| in bps, floored, from either side', () => {
+    expect(deviationBps({ num: 101n, den: 100n }, { num: 1n, den: 1n })).toBe(100n);
+    // 100/101 is 99.0099… bps below 1.
+    expect(deviationBps({ num: 1n, den: 1n }, { num: 101n, den: 100n })).toBe(99n);
+    expect(deviationBps({ num: 3n, den: 2n }, { num: 3n, den: 2n })).toBe(0n);
+  });
+
+  it('is as far as can be from a zero price', () => {
+    expect(deviationBps({ num: 1n, den: 1n }, { num: 0n, den: 1n })).toBe(U64_MAX);
+  });
+});
+
+describe('amountInToReach, at its bounds', () => {
+  const r = { reserveIn: 1_000_000n, reserveOut: 2_000_000n };
+
+  it('never more than the budget, nothing without one', () => {
+    expect(amountInToReach(r, { num: 1n, den: 1n }, 30, 0n)).toBe(0n);
+    expect(amountInToReach(r, { num: 1n, den: 1n }, 30, 1n)).toBe(1n);
+  });
+
+  it('never more than the input vault can still take', () => {
+    const nearlyFull = { reserveIn: U64_MAX - 10n, reserveOut: 10n ** 19n };
+    expect(amountInToReach(nearlyFull, { num: 0n, den: 1n }, 0, U64_MAX)).toBe(10n);
+  });
+
+  it('lands exactly on a target it can reach exactly, given as any fraction', () => {
+    // 3,000 in pays 3,000 of 4,000: the pool is left at 4,000 / 1,000, a quarter exactly.
+    const r4 = { reserveIn: 1_000n, reserveOut: 4_000n };
+    expect(amountInToReach(r4, { num: 1n, den: 4n }, 0, U64_MAX)).toBe(3_000n);
+    expect(amountInToReach(r4, { num: 2n, den: 8n }, 0, U64_MAX)).toBe(3_000n);
+  });
+
+  it('already at the target: nothing to do', () => {
+    expect(amountInToReach({ reserveIn: 1_000n, reserveOut: 1_000n }, { num: 1n, den: 1n }, 0, U64_MAX)).toBe(
+      0n,
+    );
+  });
+
+  it('an empty input vault takes nothing; amounts too small to pay anything never overshoot', () => {
+    expect(amountInToReach({ reserveIn: 0n, reserveOut: 1_000n }, { num: 1n, den: 1n }, 0, 1_000n)).toBe(0n);
+    // 10 out for 1,000,000 in: any swap that pays a unit lands below 9 per million, so only the
+    // amounts that pay nothing (up to 111,111) keep the price where it is.
+    const thin = { reserveIn: 1_000_000n, reserveOut: 10n };
+    expect(amountInToReach(thin, { num: 9n, den: 1_000_000n }, 0, U64_MAX)).toBe(111_111n);
+  });
+
+  it('stops at the exact amount that lands the price on its target', () => {
+    // Selling x at no fee leaves 2,000,000 · 1,000,000 / (1,000,000 + x)² per unit: 1 at x ≈ 414,214 (the payout floored).
+    const x = amountInToReach(r, { num: 1n, den: 1n }, 0, U64_MAX);
+    const at = (amountIn: bigint) => {
+      const s = swapExactIn(r, amountIn, 0);
+      if (!s.ok) throw new Error('expected a swap');
+      return s.reserveOut >= s.reserveIn;
+    };
+    expect(at(x)).toBe(true);
+    expect(at(x + 1n)).toBe(false);
+    expect(x).toBe(414_214n);
+  });
+});

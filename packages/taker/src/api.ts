@@ -25,6 +25,8 @@ export type AmountView = Quote['input'];
 export type Settlement = Answer<'startWalletSettlement', 201>;
 export type Trade = Answer<'getTrade', 200>;
 export type SettlementStatus = Trade['settlement_status'];
+/** One of the published substates (the service's docs/interface.md#substates); changes are in its CHANGELOG.md. */
+export type Substate = Trade['substate'];
 export type NextAction = NonNullable<Trade['next_action']>;
 export type TradeEvent = Answer<'listTradeEvents', 200>['events'][number];
 
@@ -107,5 +109,30 @@ export function serviceApi(options: ServiceOptions) {
         )
       ).data,
     streamUrl: (id: string) => `${baseUrl}/v1/trades/${encodeURIComponent(id)}/stream`,
+    /**
+     * The genesis hash of the service's embedded chain, from its dev RPC; null when it has none (a service on
+     * a real cluster answers 404 there). How a client knows its RPC is the service's own chain.
+     */
+    devRpcGenesisHash: async (): Promise<string | null> => {
+      let response: Response;
+      try {
+        response = await send(`${baseUrl}/v1/dev/rpc`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getGenesisHash' }),
+        });
+      } catch (error) {
+        throw new NetworkError(error);
+      }
+      const text = await response.text();
+      if (response.status === 404) return null;
+      if (!response.ok) throw new HttpError(response.status, text.slice(0, 500));
+      try {
+        const result = (JSON.parse(text) as { result?: unknown }).result;
+        return typeof result === 'string' ? result : null;
+      } catch {
+        return null;
+      }
+    },
   };
 }

@@ -1,8 +1,10 @@
 // The taker's client: a swap from quote to redeem or refund, with the guarantees the HTLC promises kept on
 // the taker's side. The secret is made here and stored durably before the service hears of the swap; the
-// maker's lock is read through the taker's own RPC and checked before the secret is revealed; the redeem and
-// the refund are built here and sent by the taker's wallet, so the taker never needs the service to finish.
-import { getBase58Decoder } from '@solana/kit';
+// service's lock is decoded, checked against what the taker agreed to and simulated on the taker's own RPC
+// before the wallet sees it; the maker's lock is read through that RPC and checked before the secret is
+// revealed; the redeem and the refund are built (and checked) here and sent by the taker's wallet, so the
+// taker never needs the service to finish — and a redeem left to the service is watched, and done from the
+// wallet if the service does not do it in time.
 import {
   type AmountView,
   FINAL_STATUSES,
@@ -14,55 +16,42 @@ import {
   type Trade,
   type TradeEvent,
 } from './api.ts';
-import { fromHex, sha256 } from './bytes.ts';
+import { fromBase64, fromHex, sameBytes, sha256 } from './bytes.ts';
 import {
   isMakerError,
   LockNotVerifiedError,
+  LockRefusedError,
   MakerError,
-  NotRefundableError,
   TakerStateError,
+  TrustNotPinnedError,
 } from './errors.ts';
 import { type Follower, type FollowMode, followTrade } from './follow.ts';
+import { DEFAULT_HTLC_PROGRAM_ID, makerEscrowAddress, takerEscrowAddress, vaultAddress } from './htlc.ts';
 import {
-  DEFAULT_HTLC_PROGRAM_ID,
-  decodeEscrow,
-  makerEscrowAddress,
-  takerEscrowAddress,
-  vaultAddress,
-} from './htlc.ts';
+  checkLockTransaction,
+  type LockAgreement,
+  lockAgreement,
+  type TransactionCheck,
+} from './lock-check.ts';
+import { decodeMessage } from './message.ts';
+import {
+  DEFAULT_MAX_COMPUTE_UNIT_LIMIT,
+  DEFAULT_MAX_LOCK_SECONDS,
+  DEFAULT_MAX_PRIORITY_FEE_LAMPORTS,
+  DEFAULT_SERVICE_REDEEM_SECONDS,
+  EMBEDDED_REVEAL_MARGIN_SECONDS,
+  REAL_CLUSTER_REVEAL_MARGIN_SECONDS,
+  type TakerClientOptions,
+} from './options.ts';
+import { type LockReview, lockSummary, watchedAccounts } from './review.ts';
 import { type TakerRpc, takerRpc } from './rpc.ts';
 import { newSecret } from './secret.ts';
+import { checkLockSimulation } from './simulation-check.ts';
 import type { SwapRecord, SwapStore, WalletRef } from './store.ts';
-import { redeemTransaction, refundTransaction, transactionSignature } from './transactions.ts';
+import { decideTrust, knownMints, missingPins, type Trust, type TrustInfo } from './trust.ts';
 import { checkMakerLock, type LockTerms, type Verification } from './verify.ts';
 import type { TakerWallet } from './wallet.ts';
-
-export interface TakerClientOptions {
-  /** The maker service's origin. */
-  serviceUrl: string;
-  /** The taker's own Solana JSON-RPC endpoint: what the maker's lock is verified through. */
-  rpcUrl: string;
-  /** Where secrets live: IndexedDbSwapStore in a browser, FileSwapStore on Node. */
-  store: SwapStore;
-  /** The HTLC program the taker trusts (default: the repository's program id). */
-  programId?: string;
-  /** The maker's public key, when known: the maker escrow must then be the maker's own. */
-  maker?: string | null;
-  /**
-   * The mints the taker knows its assets by (symbol → mint, e.g. from its wallet's token list). A quote whose
-   * input or output names another mint for the symbol is refused, and the maker's lock must hold this mint.
-   * Without it the quote's own mints are taken as the agreed ones.
-   */
-  mints?: Record<string, string>;
-  /** Chain seconds the maker escrow must have left before its expiry for the client to reveal (30). */
-  revealMarginSeconds?: number;
-  /** What chain reads wait for (default 'finalized': a lock that cannot be rolled back). */
-  commitment?: 'processed' | 'confirmed' | 'finalized';
-  /** An unsigned lock older than this is rebuilt on a fresh blockhash before signing (30 s). */
-  lockFreshMs?: number;
-  fetch?: typeof fetch;
-  rpcPollMs?: number;
-}
+import { redeemFromWallet, refundFromWallet, type WalletSteps, watchServiceRedeem } from './wallet-steps.ts';
 
 /** Settlement refusals after which the quote can never settle with this commitment. */
 const NEVER_STARTED = [
@@ -71,6 +60,10 @@ const NEVER_STARTED = [
   'quote_not_found',
   'lock_window_closed',
 ] as const;
+
+/** Whether two transactions carry the same message (signatures aside). */
+const sameMessage = (a: string, b: string): boolean =>
+  sameBytes(decodeMessage(fromBase64(a)).messageBytes, decodeMessage(fromBase64(b)).messageBytes);
 
 const STATUS_RANK = { pending: 0, initiated: 1, redeemed: 2, refunded: 2, failed: 2 } as const;
 
@@ -83,10 +76,22 @@ export function isOlder(trade: Trade, seen: Trade): boolean {
   return a < b || (a === b && STATUS_RANK[trade.settlement_status] < STATUS_RANK[seen.settlement_status]);
 }
 
-export type Route = { via: 'chain'; wallet: TakerWallet } | { via: 'service' };
+/**
+ * Where a redeem goes. `chain` (the default, also given as a bare wallet): built here, signed by the wallet,
+ * the preimage goes to the chain only. `service`: POST /redeem hands the service the preimage — a
+ * convenience with a deadline: the client watches the maker escrow and redeems from `fallback` if the service
+ * has not redeemed in time.
+ */
+export type Route = { via: 'chain'; wallet: TakerWallet } | { via: 'service'; fallback: TakerWallet };
+
+/** What a redeem is doing, for a front end to show: the preimage handed out, the service overtaken. */
+export type RedeemStep = 'revealed' | 'fallback';
 
 export interface RedeemOutcome {
+  /** Who landed the redeem: the taker's wallet ('chain') or the service. */
   via: 'chain' | 'service';
+  /** The service was asked to redeem, was not in time, and the client redeemed from the wallet. */
+  fellBack: boolean;
   /** The redeem's signature, when the taker sent it. */
   signature: string | null;
   verification: Verification;
@@ -94,15 +99,30 @@ export interface RedeemOutcome {
   trade: Trade | null;
 }
 
+export type { LockReview };
+
 export class TakerClient {
   readonly service: ServiceApi;
   readonly rpc: TakerRpc;
   readonly store: SwapStore;
   readonly programId: string;
   readonly maker: string | null;
-  readonly revealMarginSeconds: number;
+  /** The reveal margin configured; null: the cluster's default (see `revealMargin`). */
+  readonly revealMarginSeconds: number | null;
   private readonly lockFreshMs: number;
   private readonly mints: Record<string, string>;
+  private readonly programIdPinned: boolean;
+  private readonly serviceRedeemSeconds: number;
+  private readonly maxLockSeconds: number;
+  private readonly maxPriorityFeeLamports: bigint;
+  private readonly maxComputeUnitLimit: number;
+  private readonly trustEmbeddedService: boolean;
+  private readonly pollMs: number;
+  private trustInfo: TrustInfo | null = null;
+  private trustPending: Promise<TrustInfo> | null = null;
+  /** The last lock each swap's review passed (by secret hash): the only bytes `lock` hands the wallet. */
+  private readonly reviews = new Map<string, LockReview>();
+  private readonly steps: WalletSteps;
 
   constructor(options: TakerClientOptions) {
     this.service = serviceApi({
@@ -115,10 +135,82 @@ export class TakerClient {
     });
     this.store = options.store;
     this.programId = options.programId ?? DEFAULT_HTLC_PROGRAM_ID;
+    this.programIdPinned = options.programId !== undefined;
     this.maker = options.maker ?? null;
-    this.revealMarginSeconds = options.revealMarginSeconds ?? 30;
+    this.revealMarginSeconds = options.revealMarginSeconds ?? null;
+    this.serviceRedeemSeconds = options.serviceRedeemSeconds ?? DEFAULT_SERVICE_REDEEM_SECONDS;
+    this.maxLockSeconds = options.maxLockSeconds ?? DEFAULT_MAX_LOCK_SECONDS;
+    this.maxPriorityFeeLamports = options.maxPriorityFeeLamports ?? DEFAULT_MAX_PRIORITY_FEE_LAMPORTS;
+    this.maxComputeUnitLimit = options.maxComputeUnitLimit ?? DEFAULT_MAX_COMPUTE_UNIT_LIMIT;
+    this.trustEmbeddedService = options.trustEmbeddedService ?? true;
     this.lockFreshMs = options.lockFreshMs ?? 30_000;
+    this.pollMs = options.rpcPollMs ?? 500;
     this.mints = options.mints ?? {};
+    this.steps = {
+      rpc: this.rpc,
+      store: this.store,
+      programId: this.programId,
+      maxPriorityFeeLamports: this.maxPriorityFeeLamports,
+      maxComputeUnitLimit: this.maxComputeUnitLimit,
+    };
+  }
+
+  // ── Trust ────────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Whom this client trusts for program, maker and mints, once known (`resolveTrust`): 'pinned' (its own
+   * configuration) or 'embedded-service' (the service is the chain too). Null before the first swap starts.
+   */
+  get trust(): Trust | null {
+    return this.trustInfo?.trust ?? null;
+  }
+
+  /**
+   * Which chain the taker's RPC serves (its genesis hash) and, unless it is a public cluster, whether it is the
+   * service's own embedded chain (the service's dev RPC answers the same genesis hash). Asked once.
+   */
+  async resolveTrust(): Promise<TrustInfo> {
+    if (this.trustInfo) return this.trustInfo;
+    this.trustPending ??= (async () => {
+      const rpcGenesisHash = await this.rpc.genesisHash();
+      const serviceGenesisHash = this.trustEmbeddedService ? await this.service.devRpcGenesisHash() : null;
+      return decideTrust({
+        rpcGenesisHash,
+        serviceGenesisHash,
+        trustEmbeddedService: this.trustEmbeddedService,
+      });
+    })();
+    try {
+      this.trustInfo = await this.trustPending;
+      return this.trustInfo;
+    } finally {
+      this.trustPending = null;
+    }
+  }
+
+  /** Refuses (TrustNotPinnedError) a swap of these assets whose terms the client cannot pin on this cluster. */
+  private async requirePins(assets: readonly string[]): Promise<TrustInfo> {
+    const info = await this.resolveTrust();
+    const missing = missingPins(
+      info,
+      {
+        programId: this.programIdPinned ? this.programId : null,
+        maker: this.maker,
+        mints: knownMints(info, this.mints),
+      },
+      assets,
+    );
+    if (missing.length > 0) throw new TrustNotPinnedError(missing, info.cluster);
+    return info;
+  }
+
+  /** The reveal margin in force: configured, else what a landing needs on this cluster. */
+  async revealMargin(): Promise<number> {
+    if (this.revealMarginSeconds !== null) return this.revealMarginSeconds;
+    const info = await this.resolveTrust();
+    return info.trust === 'embedded-service'
+      ? EMBEDDED_REVEAL_MARGIN_SECONDS
+      : REAL_CLUSTER_REVEAL_MARGIN_SECONDS;
   }
 
   // ── Quote and settlement ─────────────────────────────────────────────────────────────────────
@@ -147,6 +239,8 @@ export class TakerClient {
    * front end that shows the swap before the settlement answers calls this, then `settle`.
    */
   async prepare(quote: Quote, wallet: WalletRef): Promise<SwapRecord> {
+    // Before any secret is made: a swap whose terms this client cannot pin does not start.
+    await this.requirePins([quote.input.asset, quote.output.asset]);
     this.agreedMint(quote.input);
     this.agreedMint(quote.output);
     const secret = await newSecret();
@@ -162,6 +256,7 @@ export class TakerClient {
       tradeId: null,
       lockIssuedAt: null,
       lockTransaction: null,
+      lockDeadline: null,
       status: null,
       substate: null,
       trade: null,
@@ -197,6 +292,8 @@ export class TakerClient {
     record.tradeId = settlement.trade_id;
     record.lockTransaction = settlement.taker_lock_transaction.transaction_base64;
     record.lockIssuedAt = Date.now();
+    const deadline = Date.parse(settlement.lock_deadline);
+    record.lockDeadline = Number.isFinite(deadline) ? Math.floor(deadline / 1000) : null;
     if (record.status === null) {
       record.status = 'pending';
       record.substate = 'pending.awaitingLock';
@@ -205,9 +302,139 @@ export class TakerClient {
     return settlement;
   }
 
+  // ── Check before signing ─────────────────────────────────────────────────────────────────────
+
   /**
-   * The wallet signs the lock (rebuilt first when old), the service sends it and answers once it is on chain.
-   * `onStep` hears when the wallet is asked and when the service has the signed lock.
+   * Reviews the service's lock before any wallet sees it: settles first when there is no lock yet or it is
+   * older than `lockFreshMs` (a fresh blockhash), decodes it, runs every check against what the taker agreed
+   * to (`checkLockTransaction`), then simulates it on the taker's own RPC and holds the balance changes to the
+   * agreement (`checkLockSimulation`). A lock that fails any check throws LockRefusedError (`.checks`: the
+   * failed ones); nothing is signed or sent. Answers the checks, the simulation and the summary a person must
+   * see, all decoded from the transaction's bytes.
+   */
+  async reviewLock(record: SwapRecord): Promise<LockReview> {
+    const info = await this.requirePins([record.input.asset, record.output.asset]);
+    if (!record.tradeId || !record.lockTransaction || this.lockIsStale(record)) await this.settle(record);
+    const transactionBase64 = record.lockTransaction as string;
+    const agreement = await this.lockAgreement(record);
+    const check = checkLockTransaction(transactionBase64, agreement);
+    if (!check.ok || !check.lock)
+      throw new LockRefusedError(
+        check.checks.filter((c) => !c.ok),
+        check,
+      );
+    const simulation = await this.simulateChecked(transactionBase64, agreement, check);
+    const review: LockReview = {
+      transactionBase64,
+      agreement,
+      check,
+      simulation,
+      summary: lockSummary({
+        lock: check.lock,
+        input: record.input,
+        output: record.output,
+        agreement,
+        trust: info.trust,
+      }),
+      at: Date.now(),
+    };
+    this.reviews.set(record.secretHash, review);
+    return review;
+  }
+
+  /**
+   * What the taker agreed to lock, from its own record and configuration: the quoted input of the agreed
+   * mint, under its own commitment, for the pinned maker and program, with an expiry no earlier than the lock
+   * window's end plus the reveal margin (so that a maker lock placed at the window's end still leaves the
+   * taker time to redeem) and no later than `maxLockSeconds` from the chain's clock now.
+   */
+  async lockAgreement(record: SwapRecord): Promise<LockAgreement> {
+    await this.requirePins([record.input.asset, record.output.asset]);
+    const margin = await this.revealMargin();
+    const { clock } = await this.rpc.read([]);
+    const windowEnd = BigInt(record.lockDeadline ?? clock.unixTimestamp);
+    return lockAgreement({
+      programId: this.programId,
+      taker: record.wallet.address,
+      maker: this.maker,
+      inputMint: this.agreedMint(record.input),
+      outputMint: this.agreedMint(record.output),
+      amountRaw: BigInt(record.input.amount_raw),
+      hashlock: await sha256(fromHex(record.preimage)),
+      minExpiry: windowEnd + BigInt(margin),
+      maxExpiry: clock.unixTimestamp + BigInt(this.maxLockSeconds),
+      maxPriorityFeeLamports: this.maxPriorityFeeLamports,
+      maxComputeUnitLimit: this.maxComputeUnitLimit,
+    });
+  }
+
+  private lockIsStale(record: SwapRecord): boolean {
+    return Date.now() - (record.lockIssuedAt ?? 0) > this.lockFreshMs;
+  }
+
+  /** The reviewed lock to sign: the last review's, unless the record's lock changed or grew old since. */
+  private async reviewedLock(record: SwapRecord): Promise<LockReview> {
+    const last = this.reviews.get(record.secretHash);
+    if (
+      last &&
+      last.transactionBase64 === record.lockTransaction &&
+      record.tradeId &&
+      !this.lockIsStale(record)
+    )
+      return last;
+    return this.reviewLock(record);
+  }
+
+  /**
+   * The lock simulated on the taker's RPC (the wallet, its token accounts and every account the transaction
+   * may write watched) and its effects held to the agreement; LockRefusedError when they are not.
+   */
+  private async simulateChecked(
+    transactionBase64: string,
+    agreement: LockAgreement,
+    check: TransactionCheck,
+  ): Promise<LockReview['simulation']> {
+    const simulated = await this.rpc.simulate(transactionBase64, watchedAccounts(agreement, check));
+    const simulation = checkLockSimulation(agreement, {
+      ...simulated,
+      baseFeeLamports: check.lock?.baseFeeLamports ?? 0n,
+      priorityFeeLamports: check.lock?.priorityFeeLamports ?? 0n,
+    });
+    if (!simulation.ok)
+      throw new LockRefusedError(
+        simulation.checks.filter((c) => !c.ok),
+        check,
+        simulation,
+      );
+    return { ...simulation, logs: simulated.logs, unitsConsumed: simulated.unitsConsumed };
+  }
+
+  /**
+   * Has the wallet sign the reviewed bytes, and holds what it hands back to the same checks before anything is
+   * sent. The same message signed is posted for the service to send. A wallet that changed what it signed
+   * (some add a priority fee) is held to the checks and the simulation again, and its lock is sent here through
+   * the taker's RPC and its signature posted: the service takes back only the lock it built.
+   */
+  private async signedLock(
+    review: LockReview,
+    wallet: TakerWallet,
+  ): Promise<{ transaction_base64: string } | { signature: string }> {
+    const signed = await wallet.signTransaction(review.transactionBase64);
+    const again = checkLockTransaction(signed, review.agreement);
+    if (!again.ok)
+      throw new LockRefusedError(
+        again.checks.filter((c) => !c.ok),
+        again,
+      );
+    if (sameMessage(signed, review.transactionBase64)) return { transaction_base64: signed };
+    await this.simulateChecked(signed, review.agreement, again);
+    return { signature: await this.rpc.send(signed) };
+  }
+
+  /**
+   * The wallet signs the lock — only bytes `reviewLock` passed (reviewed here when the lock to sign is not the
+   * reviewed one, also after a re-settle for a fresh blockhash) — the service sends it and answers once it is
+   * on chain. `onStep` hears when the wallet is asked and when the service has the signed lock.
    */
   async lock(
     record: SwapRecord,
@@ -216,27 +443,23 @@ export class TakerClient {
   ): Promise<Trade> {
     if (wallet.address !== record.wallet.address)
       throw new TakerStateError(`this swap is ${record.wallet.address}'s, not ${wallet.address}'s`);
-    if (
-      !record.tradeId ||
-      !record.lockTransaction ||
-      Date.now() - (record.lockIssuedAt ?? 0) > this.lockFreshMs
-    )
-      await this.settle(record);
+    const review = await this.reviewedLock(record);
     onStep?.('signing');
-    let signed = await wallet.signTransaction(record.lockTransaction as string);
+    let signed = await this.signedLock(review, wallet);
     onStep?.('submitting');
     for (let attempt = 1; ; attempt++) {
       try {
-        const trade = await this.service.lock(record.tradeId as string, { transaction_base64: signed });
+        const trade = await this.service.lock(record.tradeId as string, signed);
         await this.apply(record, trade, null);
         return trade;
       } catch (error) {
         if (!(error instanceof MakerError) || attempt >= 4) throw error;
         if (error.code === 'lock_not_found') continue; // not on chain yet: the same transaction again
         if (error.status !== 400 || attempt > 1) throw error;
-        // Refused as sent (its blockhash expired while the wallet was asking): a fresh lock, signed again.
+        // Refused as sent (its blockhash expired while the wallet was asking): a fresh lock, reviewed and
+        // signed again.
         await this.settle(record);
-        signed = await wallet.signTransaction(record.lockTransaction as string);
+        signed = await this.signedLock(await this.reviewLock(record), wallet);
       }
     }
   }
@@ -259,7 +482,8 @@ export class TakerClient {
   // ── Verify before reveal ─────────────────────────────────────────────────────────────────────
 
   /** The terms the maker's lock must meet, from the taker's own record and configuration. */
-  async lockTerms(record: SwapRecord): Promise<LockTerms> {
+  async lockTerms(record: SwapRecord, marginSeconds?: number): Promise<LockTerms> {
+    await this.resolveTrust();
     const hashlock = await sha256(fromHex(record.preimage));
     const takerEscrow = await takerEscrowAddress(this.programId, record.wallet.address, hashlock);
     const makerEscrow = await makerEscrowAddress(this.programId, takerEscrow);
@@ -273,7 +497,7 @@ export class TakerClient {
       takerEscrow,
       makerEscrow,
       vault: await vaultAddress(this.programId, makerEscrow),
-      marginSeconds: this.revealMarginSeconds,
+      marginSeconds: marginSeconds ?? (await this.revealMargin()),
     };
   }
 
@@ -282,66 +506,82 @@ export class TakerClient {
     return (await this.check(record)).verification;
   }
 
-  private async check(record: SwapRecord): Promise<{ terms: LockTerms; verification: Verification }> {
-    const terms = await this.lockTerms(record);
+  private async check(
+    record: SwapRecord,
+    marginSeconds?: number,
+  ): Promise<{ terms: LockTerms; verification: Verification }> {
+    const terms = await this.lockTerms(record, marginSeconds);
     const read = await this.rpc.read([terms.makerEscrow, terms.vault]);
     return { terms, verification: checkMakerLock(terms, read, record.trade) };
   }
 
   /**
    * Redeems the maker escrow — only after `verify` passed, else LockNotVerifiedError and the secret stays.
-   * `via: 'chain'`: the client builds the redeem and the wallet signs it; the preimage goes to the chain and
-   * nowhere else. `via: 'service'`: POST /redeem with the preimage, and the service submits it.
+   * The default, `{ via: 'chain', wallet }` or the wallet itself: the client builds the redeem, checks it
+   * (`checkRedeemTransaction`) and the wallet signs it; the preimage goes to the chain and nowhere else.
+   * `{ via: 'service', fallback }`: POST /redeem with the preimage; the client then watches the maker escrow
+   * and, if the service has not redeemed it `serviceRedeemSeconds` after the reveal — or once the escrow has
+   * only the reveal margin left — redeems it from `fallback` itself. Once the secret has left, the margin no
+   * longer holds the redeem back: redeeming as soon as possible is all that is left to do.
    */
-  async redeem(record: SwapRecord, route: Route): Promise<RedeemOutcome> {
+  async redeem(
+    record: SwapRecord,
+    route: Route | TakerWallet,
+    onStep?: (step: RedeemStep) => void,
+  ): Promise<RedeemOutcome> {
+    const chosen: Route = 'via' in route ? route : { via: 'chain', wallet: route };
     const tradeId = this.tradeId(record);
-    const { terms, verification } = await this.check(record);
+    const { terms, verification } = await this.check(record, record.revealed ? 1 : undefined);
     if (!verification.ok) {
       // Asked again after its own redeem landed (a crash before the answer, a second click): done already.
       if (await this.redeemLanded(record))
         return {
-          via: record.revealed?.via ?? route.via,
+          via: record.revealed?.signature ? 'chain' : (record.revealed?.via ?? chosen.via),
+          fellBack: false,
           signature: record.revealed?.signature ?? null,
           verification,
           trade: await this.refresh(record).catch(() => null),
         };
       throw new LockNotVerifiedError(verification);
     }
-    // Durable before the preimage may leave (to the service, or inside a transaction handed to the wallet): a
-    // crash after this still knows where the secret may have gone.
-    record.revealed = { via: route.via, at: new Date().toISOString() };
-    await this.store.put(record);
-    if (route.via === 'service') {
+    if (chosen.via === 'chain') {
+      const signature = await redeemFromWallet(this.steps, record, terms, chosen.wallet, () =>
+        onStep?.('revealed'),
+      );
+      return {
+        via: 'chain',
+        fellBack: false,
+        signature,
+        verification,
+        trade: await this.refresh(record).catch(() => null),
+      };
+    }
+    // Durable before the preimage may leave: a crash after this still knows where the secret may have gone.
+    if (!record.revealed) {
+      record.revealed = { via: 'service', at: new Date().toISOString() };
+      await this.store.put(record);
+    }
+    const revealedAt = (await this.rpc.read([])).clock.unixTimestamp;
+    try {
       const trade = await this.service.redeem(tradeId, record.preimage);
       await this.apply(record, trade, null);
-      return { via: 'service', signature: null, verification, trade };
+    } catch {
+      // Whatever the service answered, the preimage may have reached it: the watch below decides.
     }
-    const lifetime = await this.rpc.latestBlockhash();
-    const unsigned = await redeemTransaction({
-      programId: this.programId,
-      taker: record.wallet.address,
-      makerEscrow: terms.makerEscrow,
-      outputMint: terms.outputMint,
-      preimage: fromHex(record.preimage),
-      lifetime,
-    });
-    const at = record.revealed.at;
-    const signature = await this.sendFromWallet(
-      route.wallet,
+    onStep?.('revealed');
+    // The service's time runs out after serviceRedeemSeconds, or when the escrow has only the margin left.
+    const margin = BigInt(await this.revealMargin());
+    const expiry = verification.escrow?.expiry ?? revealedAt;
+    const serviceDeadline = revealedAt + BigInt(this.serviceRedeemSeconds);
+    const landed = await watchServiceRedeem(this.steps, {
       record,
-      unsigned,
-      lifetime.lastValidBlockHeight,
-      {
-        // The redeem's id, stored before it is sent: a crash while it lands still finds it (redeemLanded).
-        onSigned: async (id) => {
-          record.revealed = { via: 'chain', at, signature: id };
-          await this.store.put(record);
-        },
-      },
-    );
-    record.revealed = { via: 'chain', at, signature };
-    await this.store.put(record);
-    return { via: 'chain', signature, verification, trade: await this.refresh(record).catch(() => null) };
+      terms,
+      fallback: chosen.fallback,
+      deadline: serviceDeadline < expiry - margin ? serviceDeadline : expiry - margin,
+      pollMs: this.pollMs,
+      onFallback: () => onStep?.('fallback'),
+    });
+    return { ...landed, verification, trade: await this.refresh(record).catch(() => null) };
   }
 
   /** Whether a redeem of this swap already landed: the taker's own (its signature) or the service's. */
@@ -354,68 +594,21 @@ export class TakerClient {
 
   /**
    * Refunds the taker escrow once the chain's clock passed its expiry. `via: 'chain'`: a refund built here,
-   * signed by the wallet, sent through the taker's RPC — the taker needs nothing of the service for it.
+   * checked, signed by the wallet, sent through the taker's RPC — the taker needs nothing of the service.
+   * NotRefundableError before the expiry, or when nothing is locked.
    */
-  async refund(record: SwapRecord, route: Route): Promise<{ signature: string | null; trade: Trade | null }> {
+  async refund(
+    record: SwapRecord,
+    route: { via: 'chain'; wallet: TakerWallet } | { via: 'service' },
+  ): Promise<{ signature: string | null; trade: Trade | null }> {
     if (route.via === 'service') {
       const trade = await this.service.refund(this.tradeId(record));
       await this.apply(record, trade, null);
       return { signature: null, trade };
     }
     const terms = await this.lockTerms(record);
-    const read = await this.rpc.read([terms.takerEscrow]);
-    const account = read.accounts[0];
-    if (!account || account.owner !== this.programId)
-      throw new NotRefundableError(`no taker escrow at ${terms.takerEscrow}: nothing is locked to refund`);
-    const escrow = decodeEscrow(account.data);
-    if (escrow.status !== 'locked')
-      throw new NotRefundableError(
-        `the taker escrow is ${escrow.status}, not locked`,
-        escrow.expiry,
-        read.clock.unixTimestamp,
-      );
-    if (read.clock.unixTimestamp < escrow.expiry)
-      throw new NotRefundableError(
-        `the taker escrow expires at ${escrow.expiry}; the chain's time is ${read.clock.unixTimestamp}`,
-        escrow.expiry,
-        read.clock.unixTimestamp,
-      );
-    const lifetime = await this.rpc.latestBlockhash();
-    const unsigned = await refundTransaction({
-      programId: this.programId,
-      taker: record.wallet.address,
-      takerEscrow: terms.takerEscrow,
-      inputMint: escrow.mint,
-      lifetime,
-    });
-    const signature = await this.sendFromWallet(
-      route.wallet,
-      record,
-      unsigned,
-      lifetime.lastValidBlockHeight,
-    );
+    const signature = await refundFromWallet(this.steps, record, terms, route.wallet);
     return { signature, trade: record.tradeId ? await this.refresh(record).catch(() => null) : null };
-  }
-
-  private async sendFromWallet(
-    wallet: TakerWallet,
-    record: SwapRecord,
-    unsigned: string,
-    lastValidBlockHeight: bigint,
-    hooks: { onSigned?(signature: string): Promise<void> } = {},
-  ): Promise<string> {
-    if (wallet.address !== record.wallet.address)
-      throw new TakerStateError(`this swap is ${record.wallet.address}'s, not ${wallet.address}'s`);
-    let signature: string;
-    if (wallet.signAndSend) signature = await wallet.signAndSend(unsigned);
-    else {
-      const signed = await wallet.signTransaction(unsigned);
-      signature = getBase58Decoder().decode(transactionSignature(signed));
-      await hooks.onSigned?.(signature);
-      await this.rpc.send(signed);
-    }
-    await this.rpc.confirm(signature, lastValidBlockHeight);
-    return signature;
   }
 
   // ── Following and the store ──────────────────────────────────────────────────────────────────
@@ -481,13 +674,20 @@ export class TakerClient {
     await this.store.delete(record.secretHash);
   }
 
-  /** The mint the taker agreed to for one side: its own for the symbol when it has one, else the quote's. */
+  /**
+   * The mint the taker agreed to for one side: the one it knows the asset by (its config, the cluster's
+   * built-in table); on the embedded service's chain, else the quote's. Call after `resolveTrust`.
+   */
   private agreedMint(view: AmountView): string {
-    const own = this.mints[view.asset];
+    const info = this.trustInfo;
+    if (!info) throw new TakerStateError('the client has not resolved whom it trusts yet (resolveTrust)');
+    const own = knownMints(info, this.mints)[view.asset];
     if (own !== undefined && view.mint !== undefined && view.mint !== own)
       throw new TakerStateError(
         `the quote's ${view.asset} is mint ${view.mint}; this taker knows ${view.asset} as ${own}`,
       );
+    if (own === undefined && info.trust !== 'embedded-service')
+      throw new TrustNotPinnedError([`mints.${view.asset}`], info.cluster);
     const mint = own ?? view.mint;
     if (mint === undefined) throw new TakerStateError(`the quote names no mint for ${view.asset}`);
     return mint;

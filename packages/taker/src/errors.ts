@@ -3,6 +3,9 @@
 // answer that is not the envelope, an unreachable service, the taker's own RPC, and a maker lock that did not
 // pass the checks before reveal.
 import type { operations } from './generated/openapi.ts';
+import type { TransactionCheck, TransactionCheckResult } from './lock-check.ts';
+import type { SimulationCheck, SimulationCheckResult } from './simulation-check.ts';
+import type { Verification } from './verification.ts';
 
 /** The service's error body: `{error: {code, message, details}}`. */
 export type ErrorEnvelope = operations['getTrade']['responses'][404]['content']['application/json'];
@@ -80,7 +83,7 @@ export class TakerStateError extends Error {
 /** The maker's lock did not pass every check before reveal: the preimage was not handed out. */
 export class LockNotVerifiedError extends Error {
   override readonly name = 'LockNotVerifiedError';
-  constructor(readonly verification: import('./verify.ts').Verification) {
+  constructor(readonly verification: Verification) {
     super(
       `The maker's lock did not pass the checks, so the secret stays here: ${verification.checks
         .filter((c) => !c.ok)
@@ -100,5 +103,56 @@ export class NotRefundableError extends Error {
     readonly chainTime: bigint | null = null,
   ) {
     super(message);
+  }
+}
+
+/** A check of a transaction before its wallet sees it, or of the lock's simulated effects. */
+export type ReviewCheck = TransactionCheckResult | SimulationCheckResult;
+
+/**
+ * A transaction the client was to have the wallet sign failed a check: nothing was signed, nothing sent.
+ * `checks` are the failed ones; the message names each.
+ */
+export class TransactionRefusedError extends Error {
+  override readonly name: string = 'TransactionRefusedError';
+  constructor(
+    readonly what: string,
+    readonly checks: readonly ReviewCheck[],
+    readonly check: TransactionCheck | null = null,
+    readonly simulation: SimulationCheck | null = null,
+  ) {
+    super(
+      `The ${what} was refused before the wallet saw it: ${checks.map((c) => `${c.name} (${c.detail})`).join('; ')}`,
+    );
+  }
+}
+
+/** The service's lock is not what the taker agreed to (its bytes, or what it does when simulated). */
+export class LockRefusedError extends TransactionRefusedError {
+  override readonly name = 'LockRefusedError';
+  constructor(
+    checks: readonly ReviewCheck[],
+    check: TransactionCheck | null,
+    simulation: SimulationCheck | null = null,
+  ) {
+    super('lock', checks, check, simulation);
+  }
+}
+
+/**
+ * On a cluster other than the service's own embedded chain, the client has no pinned program id, maker key
+ * or mint for an asset of the quote, and will not take the service's word for them: no swap starts.
+ */
+export class TrustNotPinnedError extends Error {
+  override readonly name = 'TrustNotPinnedError';
+  constructor(
+    /** What is missing: `programId`, `maker`, `mints.<symbol>`. */
+    readonly missing: readonly string[],
+    /** The cluster the taker's RPC serves ('mainnet', 'devnet', 'testnet', 'other'). */
+    readonly cluster: string,
+  ) {
+    super(
+      `This client is on ${cluster === 'other' ? 'a cluster other than the service’s embedded chain' : cluster} and does not take the service’s word for the swap’s terms; configure ${missing.join(', ')}.`,
+    );
   }
 }

@@ -35,6 +35,16 @@ export interface TakerRpcOptions {
   pollMs?: number;
 }
 
+/** A transaction simulated on the taker's RPC, with the watched accounts before and after it. */
+export interface Simulated {
+  err: unknown;
+  logs: string[];
+  unitsConsumed: bigint | null;
+  /** The slot the accounts were read at before the simulation (which runs at it or later). */
+  slot: bigint;
+  accounts: { address: string; before: AccountView | null; after: AccountView | null }[];
+}
+
 export type TakerRpc = ReturnType<typeof takerRpc>;
 
 /** JSON of an RPC answer, whose integers kit hands over as bigints. */
@@ -74,6 +84,60 @@ export function takerRpc(url: string, options: TakerRpcOptions = {}) {
     const clock = views.pop();
     if (!clock) throw new RpcCallError('getMultipleAccounts', 'the Clock sysvar is missing');
     return { accounts: views, clock: decodeClock(clock.data) };
+  }
+
+  /** The cluster's genesis hash: which chain this RPC serves (mainnet, devnet, a local one …). */
+  async function genesisHash(): Promise<string> {
+    return wrap('getGenesisHash', () => rpc.getGenesisHash().send());
+  }
+
+  /**
+   * Simulates a transaction as it would run now — its blockhash replaced by a recent one, its signatures not
+   * checked, so an unsigned one runs — and answers the watched accounts before (read first, at the slot the
+   * simulation may not go behind) and after. Reads at 'confirmed' when the client's commitment is 'finalized':
+   * a simulation runs on the newest state anyway, and both sides must see the same.
+   */
+  async function simulate(transactionBase64: string, addresses: readonly string[]): Promise<Simulated> {
+    const at: Commitment = commitment === 'finalized' ? 'confirmed' : commitment;
+    const keys = addresses.map((a) => address(a));
+    const before = await wrap('getMultipleAccounts', () =>
+      rpc.getMultipleAccounts(keys, { encoding: 'base64', commitment: at }).send(),
+    );
+    const { value } = await wrap('simulateTransaction', () =>
+      rpc
+        .simulateTransaction(transactionBase64 as Base64EncodedWireTransaction, {
+          encoding: 'base64',
+          sigVerify: false,
+          replaceRecentBlockhash: true,
+          commitment: at,
+          minContextSlot: before.context.slot,
+          accounts: { encoding: 'base64', addresses: keys },
+        })
+        .send(),
+    );
+    const view = (
+      key: string,
+      account: { owner: string; lamports: bigint | number; data: readonly [string, string] } | null,
+    ): AccountView | null =>
+      account
+        ? {
+            address: key,
+            owner: account.owner,
+            lamports: BigInt(account.lamports),
+            data: fromBase64(account.data[0]),
+          }
+        : null;
+    return {
+      err: value.err,
+      logs: value.logs ?? [],
+      unitsConsumed: value.unitsConsumed ?? null,
+      slot: BigInt(before.context.slot),
+      accounts: keys.map((key, i) => ({
+        address: key,
+        before: view(key, before.value[i] ?? null),
+        after: view(key, value.accounts?.[i] ?? null),
+      })),
+    };
   }
 
   async function latestBlockhash() {
@@ -125,5 +189,16 @@ export function takerRpc(url: string, options: TakerRpcOptions = {}) {
     return !!status && !status.err && !!status.confirmationStatus && reached(status.confirmationStatus);
   }
 
-  return { url, commitment, read, latestBlockhash, blockHeight, send, confirm, landed };
+  return {
+    url,
+    commitment,
+    read,
+    genesisHash,
+    simulate,
+    latestBlockhash,
+    blockHeight,
+    send,
+    confirm,
+    landed,
+  };
 }

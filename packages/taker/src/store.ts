@@ -26,6 +26,8 @@ export interface SwapRecord {
   /** When the last unsigned lock was handed out (ms since the epoch): an old one is refreshed before signing. */
   lockIssuedAt: number | null;
   lockTransaction: string | null;
+  /** The lock window's end (unix seconds, chain time), as the settlement answered; absent in older records. */
+  lockDeadline?: number | null;
   /** The trade as last seen, and the seq of the last event seen. */
   status: SettlementStatus | null;
   substate: string | null;

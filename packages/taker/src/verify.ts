@@ -13,6 +13,9 @@ import {
   type TokenAccount,
 } from './htlc.ts';
 import type { ChainRead } from './rpc.ts';
+import type { Check, CheckName, Verification } from './verification.ts';
+
+export { CHECK_NAMES, type Check, type CheckName, type Verification } from './verification.ts';
 
 /** What the taker agreed to and expects to find locked for it. */
 export interface LockTerms {
@@ -31,47 +34,6 @@ export interface LockTerms {
   vault: string;
   /** The least time (chain seconds) the maker escrow must still have before its expiry. */
   marginSeconds: number;
-}
-
-export const CHECK_NAMES = [
-  'service_program_id',
-  'service_addresses',
-  'maker_escrow_exists',
-  'maker_escrow_owner',
-  'maker_escrow_layout',
-  'maker_escrow_kind',
-  'maker_escrow_taker_escrow',
-  'maker_escrow_status',
-  'recipient',
-  'initializer',
-  'mint',
-  'amount',
-  'hashlock',
-  'expiry_margin',
-  'vault_address',
-  'vault_exists',
-  'vault_token_account',
-  'vault_mint',
-  'vault_authority',
-  'vault_not_frozen',
-  'vault_balance',
-] as const;
-
-export type CheckName = (typeof CHECK_NAMES)[number];
-
-export interface Check {
-  name: CheckName;
-  ok: boolean;
-  /** What was found, in words. */
-  detail: string;
-}
-
-export interface Verification {
-  ok: boolean;
-  checks: Check[];
-  /** The chain's time the lock was judged at (unix seconds). */
-  chainTime: bigint;
-  escrow: Escrow | null;
 }
 
 /** The maker's lock as the chain shows it (`read`: the maker escrow, then its vault, plus the clock). */

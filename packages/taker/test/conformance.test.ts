@@ -3,8 +3,11 @@
 // service, and refunded on chain after the taker escrow's expiry.
 
 import { createHash } from 'node:crypto';
-import { PublicKey } from '@solana/web3.js';
+import { createApproveInstruction } from '@solana/spl-token';
+import { ComputeBudgetProgram, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ata } from '../../../src/chain/token.ts';
+import { unsignedBase64 } from '../../../src/chain/transactions.ts';
 import { USDC_MINT, USDT_MINT } from '../../../test/support/mints.ts';
 import {
   listenOnLoopback,
@@ -188,7 +191,7 @@ describe('the taker client against the running service', () => {
         async () => record.trade,
         (t) => t?.next_action?.type === 'redeem',
       );
-      const outcome = await client.redeem(record, { via: 'service' });
+      const outcome = await client.redeem(record, { via: 'service', fallback: wallet });
       expect(outcome.via).toBe('service');
       await until(
         async () => record.status,
@@ -199,6 +202,113 @@ describe('the taker client against the running service', () => {
     } finally {
       follower.stop();
     }
+  });
+
+  test('the lock is reviewed before the wallet signs it: on the service’s own chain, trusting the service, and saying so', async () => {
+    const { client, wallet } = await taker();
+    expect(client.trust).toBeNull();
+    const q = await quote(client, wallet, '7');
+    const record = await client.start(q, { address: wallet.address });
+    expect(client.trust).toBe('embedded-service');
+    const review = await client.reviewLock(record);
+    expect(review.check.checks.filter((c) => !c.ok)).toEqual([]);
+    expect(review.check.lock?.counterparty).toBe(review.summary.maker);
+    expect(review.check.checks.find((c) => c.name === 'counterparty')?.detail).toContain('embedded service');
+    expect(review.simulation.ok).toBe(true);
+    expect(review.summary).toMatchObject({
+      input: { amountRaw: BigInt(q.input.amount_raw), asset: 'USDC', mint: USDC_MINT },
+      output: { amountRaw: BigInt(q.output.amount_raw), asset: 'USDT', mint: USDT_MINT },
+      trust: 'embedded-service',
+    });
+    await client.lock(record, wallet);
+    expect(record.status).toBe('initiated');
+  });
+
+  test('SOL as the input: the wrap into the wallet’s own account passes the checks and the simulation', async () => {
+    const { client, wallet } = await taker();
+    await client.service.airdrop({ wallet: wallet.address, asset: 'SOL', amount: '3' });
+    const q = await client.quote({
+      input_asset: 'SOL',
+      output_asset: 'USDC',
+      amount: '1.5',
+      taker_wallet: wallet.address,
+    });
+    if (q.status !== 'accepted') throw new Error(`rejected: ${JSON.stringify(q.reasons)}`);
+    const record = await client.start(q, { address: wallet.address });
+    const review = await client.reviewLock(record);
+    expect(review.check.checks.find((c) => c.name === 'wrap')).toMatchObject({ ok: true });
+    expect(review.simulation.checks.find((c) => c.name === 'sol_spent')).toMatchObject({ ok: true });
+    const lamports = review.simulation.changes.find((c) => c.mint === null);
+    expect((lamports?.before ?? 0n) - (lamports?.after ?? 0n)).toBeGreaterThanOrEqual(
+      BigInt(q.input.amount_raw),
+    );
+    await client.lock(record, wallet);
+  });
+
+  test('a wallet that changes what it signs: within the checks its own lock is sent and its signature posted; beyond them nothing is sent', async () => {
+    /** The taker's wallet, which adds an instruction of its own to whatever it signs. */
+    const adding = (wallet: TakerWallet, ix: (owner: PublicKey) => TransactionInstruction): TakerWallet => ({
+      address: wallet.address,
+      signTransaction: async (unsigned) => {
+        const tx = Transaction.from(Buffer.from(unsigned, 'base64'));
+        tx.instructions.unshift(ix(new PublicKey(wallet.address)));
+        return wallet.signTransaction(unsignedBase64(tx));
+      },
+    });
+    const posted: string[] = [];
+    const { wallet } = await taker();
+    const client = new TakerClient({
+      serviceUrl: base,
+      rpcUrl: `${base}/v1/dev/rpc`,
+      store: new MemorySwapStore(),
+      rpcPollMs: 50,
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        if (request.url.endsWith('/lock')) posted.push(await request.clone().text());
+        return fetch(request);
+      },
+    });
+    const before = await balance(wallet.address, USDC_MINT);
+
+    const priced = await client.start(await quote(client, wallet, '4'), { address: wallet.address });
+    await client.lock(
+      priced,
+      adding(wallet, () => ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 })),
+    );
+    expect(priced.status).toBe('initiated');
+    expect(posted.map((body) => Object.keys(JSON.parse(body)))).toEqual([['signature']]);
+    expect(before - (await balance(wallet.address, USDC_MINT))).toBe(4_000_000n);
+
+    const approving = await client.start(await quote(client, wallet, '4'), { address: wallet.address });
+    const refused = await client
+      .lock(
+        approving,
+        adding(wallet, (owner) =>
+          createApproveInstruction(ata(owner, new PublicKey(USDC_MINT)), owner, owner, 1n),
+        ),
+      )
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ name: 'LockRefusedError' });
+    expect((refused as { checks: { name: string }[] }).checks.map((c) => c.name)).toEqual(['no_delegate']);
+    expect(posted).toHaveLength(1);
+    expect(before - (await balance(wallet.address, USDC_MINT))).toBe(4_000_000n);
+  });
+
+  test('a client that will not trust the service refuses to start without its own pins, even on the service’s chain', async () => {
+    const { wallet } = await taker();
+    const client = new TakerClient({
+      serviceUrl: base,
+      rpcUrl: `${base}/v1/dev/rpc`,
+      store: new MemorySwapStore(),
+      trustEmbeddedService: false,
+    });
+    await expect(
+      client.start(await quote(client, wallet, '2'), { address: wallet.address }),
+    ).rejects.toMatchObject({
+      name: 'TrustNotPinnedError',
+      missing: ['programId', 'maker', 'mints.USDC', 'mints.USDT'],
+    });
+    expect(client.trust).toBe('pinned');
   });
 
   test('refund on chain after the taker escrow expired, refused before', async () => {

@@ -75,15 +75,25 @@ console.log(JSON.stringify({
 `;
 
 const CONSUMER = `
-import { TakerClient, isMakerError, type ErrorCode, type Verification } from '@rfq-maker/taker';
+import {
+  TakerClient, isMakerError, LockRefusedError, type ErrorCode, type LockReview, type TakerWallet, type Verification,
+} from '@rfq-maker/taker';
 import { FileSwapStore } from '@rfq-maker/taker/node';
 const client: TakerClient = new TakerClient({ serviceUrl: 'http://x', rpcUrl: 'http://y', store: new FileSwapStore('s') });
 export const code: ErrorCode = 'lock_not_found';
-export async function redeem(secretHash: string): Promise<Verification | string> {
+export async function redeem(secretHash: string, wallet: TakerWallet): Promise<Verification | string> {
   try {
-    return (await client.redeem(await client.resume(secretHash), { via: 'service' })).verification;
+    return (await client.redeem(await client.resume(secretHash), { via: 'service', fallback: wallet })).verification;
   } catch (error) {
     if (isMakerError(error, 'not_redeemable')) return error.code;
+    throw error;
+  }
+}
+export async function review(secretHash: string): Promise<LockReview | string[]> {
+  try {
+    return await client.reviewLock(await client.resume(secretHash));
+  } catch (error) {
+    if (error instanceof LockRefusedError) return error.checks.map((c) => c.name);
     throw error;
   }
 }

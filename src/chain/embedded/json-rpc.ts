@@ -409,11 +409,21 @@ export function createRpcMethods(ledger: EmbeddedLedger, pyth: PythPublisher | n
     simulateTransaction: (p) => {
       const config = configOf(p, 1);
       const bytes = decodeWire(param(p, 0, isString, 'transaction'), config?.encoding ?? 'base58');
-      const sim = ledger.simulate(bytes, { sigVerify: config?.sigVerify === true });
+      if (config?.sigVerify === true && config?.replaceRecentBlockhash === true)
+        throw new RpcError(INVALID_PARAMS, 'sigVerify may not be used with replaceRecentBlockhash');
+      const wanted = (config?.accounts as { addresses?: unknown; encoding?: unknown } | undefined) ?? null;
+      if (wanted !== null && !isStringArray(wanted.addresses))
+        throw new RpcError(INVALID_PARAMS, 'accounts.addresses must be an array of addresses');
+      const addresses = wanted ? (wanted.addresses as string[]).map((a) => pubkey(a).toBase58()) : [];
+      const sim = ledger.simulate(bytes, {
+        sigVerify: config?.sigVerify === true,
+        replaceRecentBlockhash: config?.replaceRecentBlockhash === true,
+        accounts: addresses,
+      });
       return withContext({
         err: sim.err,
         logs: sim.logs,
-        accounts: null,
+        accounts: wanted ? sim.accounts.map((a) => accountJson(a, wanted.encoding ?? 'base64')) : null,
         unitsConsumed: n(sim.computeUnits),
         returnData: null,
       });

@@ -93,6 +93,16 @@ export interface SimulationOutcome {
   err: TransactionErrorJson | null;
   logs: string[];
   computeUnits: bigint;
+  /** The accounts asked for, as the simulation left them (null: none, or closed); empty when none were asked. */
+  accounts: (StoredAccount | null)[];
+}
+
+export interface SimulateOptions {
+  sigVerify: boolean;
+  /** Run whatever the transaction's blockhash (a cluster's `replaceRecentBlockhash`). */
+  replaceRecentBlockhash?: boolean;
+  /** The accounts to answer after the simulation (a cluster's `accounts.addresses`). */
+  accounts?: readonly string[];
 }
 
 /** The Clock sysvar's layout: slot, epoch start, epoch, leader schedule epoch, unix timestamp. */
@@ -629,17 +639,18 @@ export class EmbeddedLedger {
   }
 
   /** Runs the transaction without committing anything (preflight, simulateTransaction). */
-  simulate(bytes: Uint8Array, opts: { sigVerify: boolean } = { sigVerify: true }): SimulationOutcome {
+  simulate(bytes: Uint8Array, opts: SimulateOptions = { sigVerify: true }): SimulationOutcome {
     this.assertUsable();
     const tx = parseWireTransaction(bytes);
+    const none = { logs: [], computeUnits: 0n, accounts: [] };
     if (opts.sigVerify && missingSigners(tx).length > 0) {
       throw new ChainError('missing_signature', 'transaction lacks a signature');
     }
     if (this.store.transaction(signatureOf(tx)) && opts.sigVerify) {
-      return { err: 'AlreadyProcessed', logs: [], computeUnits: 0n };
+      return { err: 'AlreadyProcessed', ...none };
     }
-    if (this.blockhashSlot(tx.recentBlockhash) === null)
-      return { err: 'BlockhashNotFound', logs: [], computeUnits: 0n };
+    if (!opts.replaceRecentBlockhash && this.blockhashSlot(tx.recentBlockhash) === null)
+      return { err: 'BlockhashNotFound', ...none };
     this.tick();
     if (!opts.sigVerify) this.svm.setSigverify(false);
     try {
@@ -649,10 +660,40 @@ export class EmbeddedLedger {
           : this.svm.simulateVersionedTransaction(bytes);
       if (r instanceof FailedTransactionMetadata) {
         const m = r.meta();
-        return { err: liteErrorToJson(r.err()), logs: m.logs(), computeUnits: m.computeUnitsConsumed() };
+        return {
+          err: liteErrorToJson(r.err()),
+          logs: m.logs(),
+          computeUnits: m.computeUnitsConsumed(),
+          accounts: (opts.accounts ?? []).map((a) => this.getAccount(a)),
+        };
       }
       const m = r.meta();
-      return { err: null, logs: m.logs(), computeUnits: m.computeUnitsConsumed() };
+      // What the simulation wrote, by address; an account it did not touch is as the ledger holds it.
+      const post = new Map<string, StoredAccount | null>();
+      for (const entry of r.postAccounts()) {
+        const account = entry.account();
+        const address = encodeBase58(entry.address);
+        post.set(
+          address,
+          account.lamports() === 0n
+            ? null
+            : {
+                address,
+                lamports: account.lamports(),
+                owner: encodeBase58(account.owner()),
+                executable: account.executable(),
+                data: account.data(),
+              },
+        );
+      }
+      return {
+        err: null,
+        logs: m.logs(),
+        computeUnits: m.computeUnitsConsumed(),
+        accounts: (opts.accounts ?? []).map((a) =>
+          post.has(a) ? (post.get(a) ?? null) : this.getAccount(a),
+        ),
+      };
     } finally {
       if (!opts.sigVerify) this.svm.setSigverify(true);
     }

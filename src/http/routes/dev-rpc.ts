@@ -12,7 +12,11 @@ import { EmbeddedLedger } from '../../chain/index.ts';
 import { errorResponses } from '../errors.ts';
 import { PUBLIC_SECURITY } from './operator.ts';
 
-/** The methods a taker client needs: reads, the clock's sysvar among the accounts, and sending. */
+/**
+ * The methods a taker client needs: reads, the clock's sysvar among the accounts, sending, simulating a lock
+ * before its wallet signs it (with the accounts it watches), and the genesis hash by which a client knows it
+ * reads the service's own embedded chain.
+ */
 export const DEV_RPC_METHODS = [
   'getAccountInfo',
   'getMultipleAccounts',
@@ -25,6 +29,8 @@ export const DEV_RPC_METHODS = [
   'getSignatureStatuses',
   'getMinimumBalanceForRentExemption',
   'sendTransaction',
+  'simulateTransaction',
+  'getGenesisHash',
   'getHealth',
   'getVersion',
 ] as const;
@@ -80,7 +86,8 @@ export const devRpcRoutes: FastifyPluginAsyncTypebox<DevRpcRoutesOptions> = asyn
           'Present only when the service runs its embedded chain (404 route_not_found on a real cluster, where ' +
           'a taker uses its own RPC). Answers JSON-RPC 2.0 as a validator does — 200 with `result` or a ' +
           `JSON-RPC \`error\` — for ${DEV_RPC_METHODS.join(', ')}: what a taker client needs to read the ` +
-          'escrows and the Clock sysvar, and to send its own redeem or refund. Every answer is at finalized.',
+          'escrows and the Clock sysvar, to simulate a lock before signing it, to send its own redeem or refund, ' +
+          'and to know this chain by its genesis hash. Every answer is at finalized.',
         security: PUBLIC_SECURITY,
         body: JsonRpcRequestSchema,
         response: { 200: JsonRpcResponseSchema, ...errorResponses('validation_failed') },

@@ -52,7 +52,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
           'the parts read what the service learnt from the chain lately. The prices part names every feed ' +
           'that is not fresh (stale, wide or deviating: RFQs on its pairs are refused) and fails only when no ' +
           'pair has two fresh prices: settling running trades needs no price. The mints part fails until every ' +
-          'configured mint was checked on the chain (no quote is given meanwhile).',
+          'configured mint was checked on the chain (no quote is given meanwhile). The store part fails with ' +
+          'storage_full while writes fail for lack of space, and passes again by itself once they succeed.',
         security: PUBLIC_SECURITY,
         response: { 200: ReadySchema, ...errorResponses(), 503: ErrorEnvelopeSchema },
       },

@@ -43,8 +43,15 @@ export interface HttpDeps {
   readiness: () => Promise<ReadinessPart[]>;
   /** Whether new quotes and settlements may start (every configured mint checked on the chain). */
   tradable: () => boolean;
+  /**
+   * Whether the store takes writes (its disk is not full): new work (an RFQ, a settlement start, a taker's
+   * lock) waits meanwhile. Default: always.
+   */
+  writable?: () => boolean;
   /** This service's metrics: routes record into them, GET /metrics serves them. */
   metrics: ServiceMetrics;
+  /** The maker's public key (base58): the swap page pins it off the embedded chain. */
+  makerWallet: string;
   /** The maker's inventory, targets and hedges (GET /v1/inventory); absent: the route is not served. */
   inventory?: () => Promise<InventoryReading>;
   /** The commitment policy's book, shown with the inventory (GET /v1/inventory's confirmed_locks). */
@@ -63,6 +70,7 @@ export async function registerRoutes(
 ): Promise<void> {
   const { config, version, run, quotes, prices, runtime, devChain, readiness, tradable, metrics } = deps;
   const { assets, pairs } = config;
+  const writable = deps.writable ?? (() => true);
   const operator: OperatorAccess = { token: config.http.operatorToken, routes: operatorRoutes };
 
   // Public: the interface's routes.
@@ -74,13 +82,22 @@ export async function registerRoutes(
     quotes,
     metrics,
     tradable,
+    writable,
     ...(clientOf ? { clientOf } : {}),
   });
-  await app.register(settlementRoutes, { prefix: '/v1/quotes', runtime, assets, metrics, tradable });
+  await app.register(settlementRoutes, {
+    prefix: '/v1/quotes',
+    runtime,
+    assets,
+    metrics,
+    tradable,
+    writable,
+  });
   await app.register(tradeRoutes, {
     prefix: '/v1/trades',
     runtime,
     assets,
+    writable,
     streams: metrics.eventStreams('trade'),
   });
   // The operator's: each group guarded by the operator token.
@@ -110,10 +127,16 @@ export async function registerRoutes(
   }
   await app.register(vizRoutes, { prefix: '/v1/viz', operator });
   await app.register(metricsRoutes, { prefix: '/metrics', operator, metrics });
-  // The taker's swap page, static, at the root.
+  // The taker's swap page, static, at the root. Off the embedded chain its client pins the maker and the mints.
   await app.register(swapPageRoutes, {
     devWallet: devChain !== null,
     rpcUrl: ledger ? '/v1/dev/rpc' : config.swapPage.rpcUrl,
     programId: config.chain.programId ?? DEFAULT_HTLC_PROGRAM_ID.toBase58(),
+    pins: ledger
+      ? null
+      : {
+          maker: deps.makerWallet,
+          mints: Object.fromEntries(assets.list.map((asset) => [asset.symbol, asset.mint])),
+        },
   });
 }

@@ -28,12 +28,15 @@ import {
   type RiskRejectionSchema,
   type SpreadBreakdownSchema,
 } from './rfq.schema.ts';
+import { assertWritable } from './writable.ts';
 
 export interface RfqRoutesOptions {
   quotes: QuoteDesk;
   metrics: ServiceMetrics;
   /** False until every configured mint is checked on the chain: no quote is given meanwhile. */
   tradable: () => boolean;
+  /** False while the store cannot write (its disk is full): no quote is given meanwhile. Default: always true. */
+  writable?: () => boolean;
   /**
    * The client a request comes from, as the rate limit counts it (src/http/app.ts): its unfunded holds are
    * budgeted. Default: the connection's address (or X-Forwarded-For's, per http.trust_proxy).
@@ -126,6 +129,7 @@ export function renderRejection(rejection: RejectedQuote): Static<typeof RiskRej
 
 export const rfqRoutes: FastifyPluginAsyncTypebox<RfqRoutesOptions> = async (app, opts) => {
   const { quotes, metrics, tradable } = opts;
+  const writable = opts.writable ?? (() => true);
   const clientOf = opts.clientOf ?? ((request: FastifyRequest) => request.ip);
   app.post(
     '/rfq',
@@ -148,6 +152,7 @@ export const rfqRoutes: FastifyPluginAsyncTypebox<RfqRoutesOptions> = async (app
             'payload_too_large',
             'unsupported_media_type',
             'chain_unavailable',
+            'storage_full',
           ),
         },
       },
@@ -157,6 +162,7 @@ export const rfqRoutes: FastifyPluginAsyncTypebox<RfqRoutesOptions> = async (app
       const body = request.body;
       assertWallet(body.taker_wallet, 'body.taker_wallet');
       assertTradable(tradable, reply);
+      assertWritable(writable);
       let outcome: AcceptedQuote | RejectedQuote;
       try {
         outcome = await quotes.requestQuote({

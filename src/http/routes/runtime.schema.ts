@@ -4,7 +4,7 @@ import Type from 'typebox';
 import { SETTLEMENT_STATUSES } from '../../vocabulary/index.ts';
 import { DateTime, eventStreamResponse, Nullable, RawAmountString, SeqCursor, Uuid } from '../schemas.ts';
 import { AccessTokenQuery } from './operator.ts';
-import { TradeEventSchema, TradePageQuery } from './trades.schema.ts';
+import { SubstateSchema, TradeEventSchema, TradePageQuery } from './trades.schema.ts';
 
 export const RuntimeSchema = Type.Object(
   {
@@ -27,13 +27,13 @@ export const RuntimeSchema = Type.Object(
           description: 'owned unclosed trades per settlement_status (every status listed)',
         }),
         by_substate: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
-          description: 'owned unclosed trades per full state path',
+          description: 'owned unclosed trades per substate (as TradeResponse.substate names it)',
         }),
         list: Type.Array(
           Type.Object({
             trade_id: Uuid,
             settlement_status: Type.Enum(SETTLEMENT_STATUSES),
-            substate: Type.String(),
+            substate: SubstateSchema,
           }),
           { description: 'the active actors (bounded by activity, not by the number of trades)' },
         ),
@@ -41,7 +41,7 @@ export const RuntimeSchema = Type.Object(
           Type.Object(
             {
               trade_id: Uuid,
-              substate: Type.String(),
+              substate: SubstateSchema,
               effect: Type.String(),
               attempts: Type.Integer({ minimum: 1 }),
               message: Type.String(),
@@ -202,7 +202,12 @@ export const EventStreamResponse = eventStreamResponse('text/event-stream of Tra
 const StateSchema = Type.Object(
   {
     id: Type.String({ description: 'full id, e.g. trade.initiated.redeeming.makerLocked' }),
-    path: Type.String({ description: 'as TradeResponse.substate writes it; "" for the machine' }),
+    path: Type.String({
+      description: 'the state path, e.g. initiated.redeeming.makerLocked; "" for the machine',
+    }),
+    substate: Type.Union([SubstateSchema, Type.Null()], {
+      description: 'what TradeResponse.substate and the events say in this state; null for grouping states',
+    }),
     key: Type.String(),
     parent: Nullable(Type.String()),
     type: Type.Enum(['atomic', 'compound', 'parallel', 'final', 'history']),

@@ -291,7 +291,7 @@ export const runtimeRoutes: FastifyPluginAsyncTypebox<RuntimeRoutesOptions> = as
         summary: 'The trade machine’s definition, for visualisers',
         description:
           'Operator route. Generated from the machine: states with full ids, transitions with guards by name; ' +
-          'TradeResponse.substate and the event log’s substates are paths into it.',
+          'each state that is not a group of others names the substate TradeResponse and the events show in it.',
         security: OPERATOR_SECURITY,
         querystring: OperatorQuery,
         response: { 200: MachineSchema, ...errorResponses('unauthorized') },

@@ -14,6 +14,7 @@ import {
   WalletSettlementRequestSchema,
   WalletSettlementResponseSchema,
 } from './settlement.schema.ts';
+import { assertWritable } from './writable.ts';
 
 export interface SettlementRoutesOptions {
   runtime: TradeRuntime;
@@ -21,10 +22,13 @@ export interface SettlementRoutesOptions {
   metrics: ServiceMetrics;
   /** False until every configured mint is checked on the chain. */
   tradable: () => boolean;
+  /** False while the store cannot write (its disk is full): no settlement starts. Default: always true. */
+  writable?: () => boolean;
 }
 
 export const settlementRoutes: FastifyPluginAsyncTypebox<SettlementRoutesOptions> = async (app, opts) => {
   const { runtime, assets, metrics, tradable } = opts;
+  const writable = opts.writable ?? (() => true);
 
   app.post(
     '/:quote_id/wallet-settlement',
@@ -50,6 +54,7 @@ export const settlementRoutes: FastifyPluginAsyncTypebox<SettlementRoutesOptions
             'taker_wallet_mismatch',
             'runtime_unavailable',
             'chain_unavailable',
+            'storage_full',
           ),
         },
       },
@@ -58,6 +63,7 @@ export const settlementRoutes: FastifyPluginAsyncTypebox<SettlementRoutesOptions
       const started = performance.now();
       assertWallet(request.body.taker_wallet, 'body.taker_wallet');
       assertTradable(tradable, reply);
+      assertWritable(writable);
       const result = await runtime.commands.startSettlement(
         request.params.quote_id,
         request.body.taker_wallet,

@@ -2,7 +2,7 @@
 // not part of the API, so hidden from the OpenAPI document; the page itself speaks only the public /v1
 // routes. Its script is bundled on the first request when the service runs from its sources.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { type SwapPageAssets, swapPageAssets } from '../../swap-page/index.ts';
+import { type SwapPageAssets, type SwapPagePins, swapPageAssets } from '../../swap-page/index.ts';
 
 export interface SwapPageRoutesOptions {
   /** The embedded chain's faucet is registered: the page offers its dev wallet. */
@@ -10,6 +10,8 @@ export interface SwapPageRoutesOptions {
   /** The RPC the page verifies the maker's lock through (see SwapPageOptions). */
   rpcUrl: string | null;
   programId: string;
+  /** What the page's client pins off the embedded chain (see SwapPageOptions). */
+  pins: SwapPagePins | null;
 }
 
 export const SWAP_PAGE_SCRIPT_PATH = '/swap-page/swap.js';
@@ -37,7 +39,12 @@ function rpcOrigin(rpcUrl: string | null): string | null {
 export const swapPageRoutes: FastifyPluginAsyncTypebox<SwapPageRoutesOptions> = async (app, opts) => {
   let assets: Promise<SwapPageAssets> | undefined;
   const load = () => {
-    assets ??= swapPageAssets({ devWallet: opts.devWallet, rpcUrl: opts.rpcUrl, programId: opts.programId });
+    assets ??= swapPageAssets({
+      devWallet: opts.devWallet,
+      rpcUrl: opts.rpcUrl,
+      programId: opts.programId,
+      pins: opts.pins,
+    });
     assets.catch(() => {
       assets = undefined;
     });

@@ -2,7 +2,12 @@
 // (docs/interface.md#extensions), the trade commands' bodies, and the pages of trades and of events the
 // runtime group shows too.
 import Type from 'typebox';
-import { INTEGRATION_STATUS, SETTLEMENT_STATUSES, TRADE_SIGNATURE_KINDS } from '../../vocabulary/index.ts';
+import {
+  INTEGRATION_STATUS,
+  SETTLEMENT_STATUSES,
+  SUBSTATES,
+  TRADE_SIGNATURE_KINDS,
+} from '../../vocabulary/index.ts';
 import {
   AmountViewSchema,
   DateTime,
@@ -34,6 +39,13 @@ export const LedgerSummarySchema = Type.Object(
   { title: 'LedgerSummary' },
 );
 
+/** TradeResponse.substate and every trade event's: an enum of the contract (docs/interface.md#substates). */
+export const SubstateSchema = Type.Enum(SUBSTATES, {
+  description:
+    'Extension: where the trade is within its settlement_status, `<settlement_status>.<state>`. ' +
+    'Values are added or removed only with an entry in CHANGELOG.md',
+});
+
 export const TradeResponseSchema = Type.Object(
   {
     trade_id: Uuid,
@@ -60,7 +72,7 @@ export const TradeResponseSchema = Type.Object(
     ledger_summary: LedgerSummarySchema,
     quote_prices: QuotePricesSchema,
     integration_status: Type.Literal(INTEGRATION_STATUS),
-    substate: Type.String(ext('the actor’s full state path, e.g. initiated.redeeming.makerLocked')),
+    substate: SubstateSchema,
     failure_reason: Nullable(Type.String(ext('why a trade failed or was refunded'))),
     lock_deadline: Type.String({ format: 'date-time', ...ext('the end of the lock window') }),
     maker_expires_at: Nullable(
@@ -155,7 +167,7 @@ export const TradeEventSchema = Type.Object(
     at: DateTime,
     type: Type.String(),
     settlement_status: Type.Enum(SETTLEMENT_STATUSES),
-    substate: Type.String(),
+    substate: SubstateSchema,
     payload: Type.Record(Type.String(), Type.Unknown()),
   },
   { title: 'TradeEvent' },

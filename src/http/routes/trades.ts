@@ -30,6 +30,7 @@ import {
   WalletModeQuery,
   WalletTransactionResponseSchema,
 } from './trades.schema.ts';
+import { assertWritable } from './writable.ts';
 
 export interface TradeRoutesOptions {
   runtime: TradeRuntime;
@@ -39,9 +40,16 @@ export interface TradeRoutesOptions {
 export interface PublicTradeRoutesOptions extends TradeRoutesOptions {
   /** Counts the trade streams open (event_streams_open{stream="trade"}). */
   streams?: StreamCounter;
+  /** False while the store cannot write (its disk is full): a taker's lock is not broadcast. Default: true. */
+  writable?: () => boolean;
 }
 
-const COMMAND_ERRORS = ['trade_not_found', 'runtime_unavailable', 'chain_unavailable'] as const;
+const COMMAND_ERRORS = [
+  'trade_not_found',
+  'runtime_unavailable',
+  'chain_unavailable',
+  'storage_full',
+] as const;
 
 /** Open streams allowed per trade (a taker's tabs and reconnects) and in all: each holds a socket. */
 const STREAMS_PER_TRADE = 8;
@@ -51,6 +59,7 @@ const STREAMS_IN_ALL = 10_000;
 export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = async (app, opts) => {
   const { commands, queries } = opts.runtime;
   const { assets } = opts;
+  const writable = opts.writable ?? (() => true);
   const streams = new EventStreams(opts.streams);
   const listeners = new Map<string, Set<() => void>>();
   const unsubscribe = opts.runtime.onEvents((tradeId) => {
@@ -148,7 +157,11 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = 
         summary: 'Hand over the wallet-signed lock (or its signature)',
         description:
           '202 once the transaction is on chain and this trade’s escrow holds the agreed terms; 409 lock_not_found ' +
-          '(retryable) if it has not appeared within a bounded wait.',
+          '(retryable) if it has not appeared within a bounded wait. transaction_base64 must be the lock this ' +
+          'trade’s settlement start (or its retry) handed out, signed by taker_wallet and otherwise unchanged ' +
+          '(any blockhash; the chain judges whether it is recent): 400 lock_mismatch, with what differs in ' +
+          'details, for anything else (an added, removed or changed instruction, another fee payer, a lookup ' +
+          'table, a compute-budget instruction), and nothing is sent.',
         security: PUBLIC_SECURITY,
         params: TradeIdParams,
         body: LockRequestSchema,
@@ -156,6 +169,7 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = 
           202: TradeResponseSchema,
           ...errorResponses(
             ...COMMAND_ERRORS,
+            'lock_mismatch',
             'lock_not_found',
             'lock_window_closed',
             'lock_signature_exists',
@@ -164,6 +178,7 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = 
       },
     },
     async (request, reply) => {
+      assertWritable(writable);
       const body = request.body as { transaction_base64?: string; signature?: string };
       const trade = await commands.submitLock(request.params.trade_id, {
         ...(body.transaction_base64 !== undefined ? { transactionBase64: body.transaction_base64 } : {}),
@@ -284,9 +299,10 @@ export const tradeRoutes: FastifyPluginAsyncTypebox<PublicTradeRoutesOptions> = 
         summary: 'Reconcile a trade with the chain now',
         description:
           'Reads the trade’s escrows and judges its due deadlines now; takes the trade up again after a write of ' +
-          'it failed (it answered 503 runtime_unavailable), or from an instance that is gone. 202 once ' +
-          'reconciled; 503 chain_unavailable while the chain cannot be reached (nothing changes). Idempotent. ' +
-          'Never needed after an outage: the service acts on every trade the moment the chain answers again.',
+          'it failed (it answered 503 runtime_unavailable or storage_full), or from an instance that is gone. 202 ' +
+          'once reconciled; 503 chain_unavailable while the chain cannot be reached (nothing changes). ' +
+          'Idempotent. Never needed after an outage, nor after a full disk: the service acts on every trade the ' +
+          'moment the chain answers again, and takes up every trade whose write failed once a write succeeds.',
         security: PUBLIC_SECURITY,
         params: TradeIdParams,
         response: { 202: TradeResponseSchema, ...errorResponses(...COMMAND_ERRORS) },

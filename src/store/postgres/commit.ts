@@ -17,6 +17,7 @@ import type { NewTradeEvent, QuoteRecord, TradeRecord, TradeUpdate } from '../re
 import { currentSecond, holdReservation, ReservationDeltas } from '../reservation-buckets.ts';
 import { holdFromRow, priceText, type TradeRow } from '../rows.ts';
 import { StoreConflict, type StoreWrite, type WriteOutcome } from '../writes.ts';
+import { postgresNoSpace } from './no-space.ts';
 import { EVENTS_CHANNEL, eventsNotices, tradesWithEvents } from './notifications.ts';
 import { EVENT_LOG_LOCK, liveRow, runStatement, type Statement } from './sql.ts';
 
@@ -47,6 +48,7 @@ function fencedRuns(write: StoreWrite): string[] {
       return [write.update.ownerRunId];
     case 'insertQuote':
     case 'appendLedger':
+    case 'probe':
       return [];
   }
 }
@@ -95,7 +97,8 @@ export class BatchCommit {
     } catch (error) {
       failed = true;
       await client.query('ROLLBACK').catch(() => {});
-      throw error;
+      // A full disk fails the whole batch, whichever statement met it (see attempt).
+      throw postgresNoSpace(error) ?? error;
     } finally {
       // A destroyed client may still report its end: leave it the listener.
       if (!failed) client.off('error', onError);
@@ -144,6 +147,8 @@ export class BatchCommit {
         for (const tradeId of tradesWithEvents(write)) notified.add(tradeId);
         used = true;
       } catch (error) {
+        // A full disk is no write's own failure: the others would meet it too, or take space one needs.
+        if (postgresNoSpace(error)) throw error;
         if (!savepoints) {
           await client.query('ROLLBACK');
           return null;
@@ -249,6 +254,9 @@ export class BatchCommit {
         }
         return;
       }
+      case 'probe':
+        await this.query('probe', [write.runId, write.at], client);
+        return;
       case 'insertHedge':
         return this.insertHedge(client, write.hedge);
       case 'updateHedge':

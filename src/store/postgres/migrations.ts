@@ -204,6 +204,8 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
   // A quote that sources part of its output just in time keeps its plan (JSON of SourcingPlan; NULL: none).
   `ALTER TABLE quotes ADD COLUMN sourcing TEXT COLLATE "C";`,
+  // Each run's latest probe of whether the store takes writes (only while its disk is full: storage-full.ts).
+  `CREATE TABLE store_probes (run_id TEXT COLLATE "C" PRIMARY KEY, at TEXT COLLATE "C" NOT NULL);`,
 ];
 
 /**

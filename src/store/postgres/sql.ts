@@ -266,6 +266,9 @@ export const SQL = {
     FOR SHARE OF t`,
   setWake: `UPDATE trades t SET next_deadline = $3 WHERE ${FENCE}`,
   setSeen: `UPDATE trades t SET seen = $3 WHERE ${FENCE}`,
+  probe: `
+    INSERT INTO store_probes (run_id, at) VALUES ($1, $2)
+    ON CONFLICT (run_id) DO UPDATE SET at = excluded.at`,
   // POST /resume: the run takes the trade if it is its own or an orphan (and the run is live).
   claimTrade: `
     UPDATE trades t SET owner_run_id = $2, adoption_error = NULL

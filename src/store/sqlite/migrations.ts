@@ -177,4 +177,6 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // A quote that sources part of its output just in time keeps its plan (JSON of SourcingPlan; NULL: none).
   `ALTER TABLE quotes ADD COLUMN sourcing TEXT;`,
+  // Each run's latest probe of whether the store takes writes (only while its disk is full: storage-full.ts).
+  `CREATE TABLE store_probes (run_id TEXT PRIMARY KEY, at TEXT NOT NULL);`,
 ];

@@ -94,6 +94,9 @@ export function prepareStatements(db: Database.Database) {
       WHERE closed = 0 AND next_deadline IS NOT NULL AND adoption_error IS NULL
       ORDER BY next_deadline LIMIT 1`),
     setWake: db.prepare('UPDATE trades SET next_deadline = ? WHERE trade_id = ?'),
+    probe: db.prepare(
+      'INSERT INTO store_probes (run_id, at) VALUES (?, ?) ON CONFLICT (run_id) DO UPDATE SET at = excluded.at',
+    ),
     setSeen: db.prepare('UPDATE trades SET seen = ? WHERE trade_id = ?'),
     liveTradeCount: db.prepare(
       "SELECT count(*) AS n FROM trades WHERE taker_wallet = ? AND status IN ('pending', 'initiated')",

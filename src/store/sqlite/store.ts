@@ -47,6 +47,7 @@ import {
 } from '../rows.ts';
 import { StoreConflict, type StoreWrite, type WriteOutcome } from '../writes.ts';
 import { MIGRATIONS } from './migrations.ts';
+import { sqliteNoSpace } from './no-space.ts';
 import { prepareStatements, type Statements } from './sql.ts';
 
 export class SqliteStore implements Store {
@@ -79,20 +80,33 @@ export class SqliteStore implements Store {
     }
   }
 
+  /**
+   * A full disk fails the whole batch, as a StorageFull: SQLite may have rolled the transaction back already
+   * (SQLITE_FULL can end it), and the writes after it would then each commit on their own — as after any error
+   * that ends the transaction, which fails the batch too. The connection stays usable: once space is back the
+   * next batch commits (tried on a full tmpfs).
+   */
   async commit(batch: readonly StoreWrite[]): Promise<WriteOutcome[]> {
-    return this.db.transaction(() =>
-      batch.map((write): WriteOutcome => {
-        try {
-          this.db.transaction(() => this.apply(write))();
-          return { ok: true };
-        } catch (error) {
-          const { message } = error as Error;
-          return error instanceof StoreConflict
-            ? { ok: false, message, conflict: error.conflict }
-            : { ok: false, message };
-        }
-      }),
-    )();
+    try {
+      return this.db.transaction(() =>
+        batch.map((write): WriteOutcome => {
+          try {
+            this.db.transaction(() => this.apply(write))();
+            return { ok: true };
+          } catch (error) {
+            // No write's own failure: a full disk, or any error after which SQLite ended the transaction
+            // itself (the writes after it would each commit alone).
+            if (sqliteNoSpace(error, this.location) || !this.db.inTransaction) throw error;
+            const { message } = error as Error;
+            return error instanceof StoreConflict
+              ? { ok: false, message, conflict: error.conflict }
+              : { ok: false, message };
+          }
+        }),
+      )();
+    } catch (error) {
+      throw sqliteNoSpace(error, this.location) ?? error;
+    }
   }
 
   private apply(write: StoreWrite): void {
@@ -121,6 +135,9 @@ export class SqliteStore implements Store {
         break;
       case 'claimTrade':
         this.statements.claimTrade.run({ tradeId: write.tradeId, runId: write.runId });
+        break;
+      case 'probe':
+        this.statements.probe.run(write.runId, write.at);
         break;
       case 'insertHedge':
         this.insertHedge(write.hedge);

@@ -1,5 +1,5 @@
 // The page's small DOM and wording helpers, shared by its parts.
-import { LockNotVerifiedError, MakerError } from '../../../packages/taker/src/index.ts';
+import { LockNotVerifiedError, MakerError } from '@rfq-maker/taker';
 
 export const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
   const element = document.getElementById(id);

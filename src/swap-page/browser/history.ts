@@ -1,6 +1,6 @@
 // "My trades": this browser's swaps from IndexedDB, each with what it allows; after a reload every unfinished
 // one is read again from the service.
-import { FINAL_STATUSES, type SwapRecord } from '../../../packages/taker/src/index.ts';
+import { FINAL_STATUSES, type SwapRecord } from '@rfq-maker/taker';
 import { type Command, client, state } from './context.ts';
 import { $, amount, show } from './dom.ts';
 import { actions } from './render.ts';

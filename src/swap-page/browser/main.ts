@@ -1,8 +1,10 @@
 // The swap page's script: a firm quote for a pair and amount, then the swap itself — driven by the taker
-// client package (packages/taker): a secret made here and stored (IndexedDB, durably) before the service hears
-// of the swap, the lock signed by the chosen wallet, progress followed live, the maker's lock checked on chain
-// before the secret leaves, redeem or refund — and "my trades", this browser's swaps with what each allows.
-// Its parts: context (config, client, state), wallets and wallet-panel, quote, swap, render, history.
+// client package (@rfq-maker/taker): a secret made here and stored (IndexedDB, durably) before the service
+// hears of the swap, the lock reviewed (decoded, checked, simulated, shown) and only then signed by the chosen
+// wallet, progress followed live, the maker's lock checked on chain before the secret leaves, redeem or refund
+// — and "my trades", this browser's swaps with what each allows. Its parts: context (config, client, state),
+// wallets and wallet-panel, quote, swap, review (what the wallet will sign, before it is asked), render,
+// history.
 
 import type { Command } from './context.ts';
 import { client, config, state } from './context.ts';

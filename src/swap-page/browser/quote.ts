@@ -1,6 +1,6 @@
 // The quote part of the page: pair and amount to a firm quote (output, spread, a countdown to its expiry, a
 // refresh), or the maker's risk rejection in words.
-import type { Quote } from '../../../packages/taker/src/index.ts';
+import type { Quote } from '@rfq-maker/taker';
 import { client, state } from './context.ts';
 import { $, amount, describe, show, time } from './dom.ts';
 

@@ -1,8 +1,13 @@
 // Rendering the active swap: its steps (each with its transaction), what the taker may do now, and the
 // message that says so.
-import { FINAL_STATUSES, type SwapRecord } from '../../../packages/taker/src/index.ts';
+import { FINAL_STATUSES, type Substate, type SwapRecord } from '@rfq-maker/taker';
 import { type Command, rpcConfigured, state } from './context.ts';
 import { $, amount, short, show, time } from './dom.ts';
+import { lockRefused, renderReview } from './review.ts';
+
+/** Whether the swap's trade is in one of these substates: typed, so a name the API does not publish fails to compile. */
+export const inSubstate = (record: SwapRecord, ...substates: Substate[]): boolean =>
+  substates.some((substate) => substate === record.substate);
 
 interface Step {
   id: string;
@@ -17,8 +22,7 @@ function steps(record: SwapRecord): Step[] {
   const status = record.status;
   const refunding =
     status === 'refunded' ||
-    record.substate === 'initiated.unwinding.refundingMakerEscrow' ||
-    record.substate === 'initiated.unwinding.awaitingTakerExpiry' ||
+    inSubstate(record, 'initiated.refundingMakerEscrow', 'initiated.awaitingTakerExpiry') ||
     trade?.next_action?.type === 'refund' ||
     signature('taker_refund') !== undefined;
   const list: Omit<Step, 'state'>[] = [
@@ -85,7 +89,7 @@ const STATE_WORDS = { done: 'done', current: 'in progress', todo: 'to come', fai
 export function actions(record: SwapRecord): Command[] {
   if (!record.tradeId) return record.status === 'failed' ? ['forget'] : ['resume'];
   const trade = record.trade;
-  if (record.substate === 'pending.awaitingLock') return ['resume', 'abandon'];
+  if (inSubstate(record, 'pending.awaitingLock')) return ['resume', 'abandon'];
   if (trade?.next_action?.type === 'redeem') return ['redeem'];
   if (trade?.next_action?.type === 'refund') return ['refund'];
   if (record.status !== null && FINAL_STATUSES.includes(record.status))
@@ -110,20 +114,19 @@ function message(record: SwapRecord): string {
     default:
       break;
   }
-  if (record.substate === 'pending.awaitingLock')
-    return `Sign the lock with ${wallet}: ${amount(record.input)} goes into an escrow only you can refund after ${time(trade?.expires_at)}, unless the maker receives your secret. The lock must land by ${time(trade?.lock_deadline)}.`;
+  if (inSubstate(record, 'pending.awaitingLock') && lockRefused(record))
+    return `The lock the service handed out is not what you agreed to, so ${wallet} was not asked to sign it.`;
+  if (inSubstate(record, 'pending.awaitingLock'))
+    return `Read what ${wallet} will sign below, then sign the lock; it must land by ${time(trade?.lock_deadline)}.`;
   if (trade?.next_action?.type === 'redeem')
     return rpcConfigured
       ? `The maker has locked ${amount(record.output)} for you. Redeem it before ${time(trade.redeem_by)}: this page checks the maker’s lock on chain before your secret leaves. After that your input comes back at ${time(trade.expires_at)}.`
       : `The service says the maker has locked ${amount(record.output)}, but this page has no RPC to check it on chain (swap_page.rpc_url), so it will not reveal your secret; your input comes back at ${time(trade.expires_at)}.`;
   if (trade?.next_action?.type === 'refund')
     return `Your escrow has expired: refund ${amount(record.input)} to your wallet.`;
-  if (
-    record.substate === 'initiated.unwinding.awaitingTakerExpiry' ||
-    record.substate === 'initiated.unwinding.refundingMakerEscrow'
-  )
+  if (inSubstate(record, 'initiated.awaitingTakerExpiry', 'initiated.refundingMakerEscrow'))
     return `The maker’s escrow expired unredeemed; your ${amount(record.input)} can be refunded from ${time(trade?.expires_at)}.`;
-  if (record.substate === 'initiated.redeeming.makerLocked')
+  if (inSubstate(record, 'initiated.makerLocked'))
     return 'Redeeming: the maker pays you as soon as it lands…';
   return 'Your lock is on its way; waiting for the maker to lock your output…';
 }
@@ -144,6 +147,7 @@ export function renderActive(): void {
   section.dataset.tradeId = record.tradeId ?? '';
   section.dataset.status = record.status ?? '';
   section.dataset.substate = record.substate ?? '';
+  section.dataset.busy = String(state.busy);
   $('trade-summary').textContent =
     `${amount(record.input)} for ${amount(record.output)} with ${record.wallet.name}${
       record.tradeId ? ` · trade ${record.tradeId}` : ''
@@ -181,7 +185,7 @@ export function renderActive(): void {
   else
     button(
       'sign-lock',
-      record.substate === 'pending.awaitingLock' && allowed.includes('resume'),
+      inSubstate(record, 'pending.awaitingLock') && allowed.includes('resume') && !lockRefused(record),
       `Sign the lock with ${record.wallet.name}`,
     );
   button('abandon', allowed.includes('abandon'), 'Cancel the swap');
@@ -193,4 +197,5 @@ export function renderActive(): void {
   button('refund', allowed.includes('refund'), `Refund ${amount(record.input)}`);
   const final = record.status !== null && FINAL_STATUSES.includes(record.status);
   button('new-swap', final, 'New swap');
+  renderReview(record);
 }

@@ -1,19 +1,21 @@
 // The swap part of the page: a swap started from the quote (the secret stored in IndexedDB first, by the
-// taker client), the lock signed by the swap's wallet, progress followed live, and each command on a swap —
-// resume, abandon, redeem (after the maker's lock passed every check on chain), refund, forget.
+// taker client), the lock reviewed (review.ts) and signed by the swap's wallet only once it passed, progress
+// followed live, and each command on a swap — resume, abandon, redeem (after the maker's lock passed every
+// check on chain), refund, forget.
 import {
   isMakerError,
   LockNotVerifiedError,
   type SwapRecord,
   type Trade,
   type TradeEvent,
-} from '../../../packages/taker/src/index.ts';
-import type { Verification } from '../../../packages/taker/src/verify.ts';
+  type Verification,
+} from '@rfq-maker/taker';
 import { type Command, client, rpcConfigured, state } from './context.ts';
 import { $, describe, short, show, time } from './dom.ts';
 import { renderHistory } from './history.ts';
-import { clearQuote } from './quote.ts';
-import { renderActive, setMessage, showTradeError } from './render.ts';
+import { clearQuote, showQuoteError } from './quote.ts';
+import { inSubstate, renderActive, setMessage, showTradeError } from './render.ts';
+import { reviewLock } from './review.ts';
 import { walletFor } from './wallet-panel.ts';
 import { walletRef } from './wallets.ts';
 
@@ -27,13 +29,19 @@ export async function startSwap(): Promise<void> {
   if (!quote || !wallet || state.busy) return;
   state.busy = true;
   $<HTMLButtonElement>('swap').disabled = true;
+  let record: SwapRecord | null = null;
   try {
-    const record = await client.prepare(quote, walletRef(wallet));
+    // No secret is made for a swap whose terms the client cannot pin (a maker key or mint missing off the
+    // embedded chain, a quote naming another mint than the one pinned): it is refused at the quote.
+    record = await client.prepare(quote, walletRef(wallet));
     clearQuote();
     activate(record);
     await settle(record);
+    // What the wallet will sign, shown before it is asked; a lock that fails a check is refused here.
+    await reviewLock(record);
   } catch (error) {
-    showTradeError(describe(error));
+    if (record) showTradeError(describe(error));
+    else showQuoteError(`The swap did not start: ${describe(error)}`);
   } finally {
     state.busy = false;
     renderActive();
@@ -66,7 +74,11 @@ export async function command(target: SwapRecord, name: Command): Promise<void> 
     switch (name) {
       case 'resume':
         if (!record.tradeId) await settle(record);
-        else if (record.substate === 'pending.awaitingLock') {
+        else if (inSubstate(record, 'pending.awaitingLock')) {
+          // Reviewed again right before signing (a stale lock is settled afresh): the summary on the page is
+          // the lock the wallet gets; a refused one never reaches the wallet.
+          setMessage('Checking the lock before your wallet sees it…');
+          if (!(await reviewLock(record))) break;
           const wallet = await walletFor(record);
           const hadTrade = record.tradeId !== null;
           await client.lock(record, wallet, (step) =>
@@ -84,11 +96,22 @@ export async function command(target: SwapRecord, name: Command): Promise<void> 
         if (!state.follower) follow(record);
         break;
       case 'redeem': {
+        // The service redeems for the taker; should it not in time, the wallet redeems (the client watches).
         requireRpc();
+        const wallet = await walletFor(record);
         setMessage('Checking the maker’s lock on chain before revealing your secret…');
-        const outcome = await verified(() => client.redeem(record, { via: 'service' }));
-        $('trade-notice').textContent =
-          `The maker’s lock passed all ${outcome.verification.checks.length} checks on chain; the service is redeeming for you.`;
+        const outcome = await verified(() =>
+          client.redeem(record, { via: 'service', fallback: wallet }, (step) =>
+            setMessage(
+              step === 'revealed'
+                ? 'The service is redeeming for you; if it does not in time, your wallet will.'
+                : `The service did not redeem in time: ${wallet.name} signs and sends the redeem…`,
+            ),
+          ),
+        );
+        $('trade-notice').textContent = outcome.fellBack
+          ? `The maker’s lock passed all ${outcome.verification.checks.length} checks on chain; the service did not redeem in time, so ${wallet.name} did.`
+          : `The maker’s lock passed all ${outcome.verification.checks.length} checks on chain; the service redeemed for you.`;
         break;
       }
       case 'redeem-wallet': {
@@ -180,9 +203,14 @@ export function activate(record: SwapRecord): void {
   show($('trade-section'), true);
   show($('trade-error'), false);
   show($('verification'), false);
+  if (state.review?.secretHash !== record.secretHash) state.review = null;
   renderActive();
   if (record.tradeId) follow(record);
   $('trade-heading').focus();
+  // A swap opened while its lock waits to be signed (after a reload, from "my trades"): its lock reviewed now,
+  // so that what the wallet would sign is on the page before anyone asks it to.
+  if (record.tradeId && inSubstate(record, 'pending.awaitingLock'))
+    void reviewLock(record).then(renderActive, (error: unknown) => showTradeError(describe(error)));
 }
 
 function follow(record: SwapRecord): void {

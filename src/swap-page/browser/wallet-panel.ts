@@ -1,6 +1,6 @@
 // The wallet part of the page: choose and connect a wallet (the dev wallet, or one registered through the
 // Wallet Standard), find a swap's wallet again after a reload, and fund the dev wallet with the airdrop.
-import type { SwapRecord } from '../../../packages/taker/src/index.ts';
+import type { SwapRecord } from '@rfq-maker/taker';
 import { client, type SwapWallet, state } from './context.ts';
 import { $, describe, show } from './dom.ts';
 import { clearQuote, updateQuoteButton } from './quote.ts';

@@ -2,6 +2,15 @@
 // Backpack, … and any test wallet), used only through `standard:connect`, `solana:signTransaction` and, when
 // offered, `solana:signAndSendTransaction`; and, on the embedded chain, a built-in dev wallet whose ed25519
 // keypair is a non-extractable WebCrypto key kept in IndexedDB, funded through the dev airdrop.
+
+import {
+  cryptoKeyWallet,
+  fromBase64,
+  generateWalletKeys,
+  isSignedBy,
+  toBase64,
+  type WalletRef,
+} from '@rfq-maker/taker';
 import {
   SolanaSignAndSendTransaction,
   type SolanaSignAndSendTransactionFeature,
@@ -11,14 +20,6 @@ import {
 import { getWallets } from '@wallet-standard/app';
 import type { Wallet, WalletAccount } from '@wallet-standard/base';
 import { StandardConnect, type StandardConnectFeature } from '@wallet-standard/features';
-import {
-  cryptoKeyWallet,
-  fromBase64,
-  generateWalletKeys,
-  isSignedBy,
-  toBase64,
-  type WalletRef,
-} from '../../../packages/taker/src/index.ts';
 import { decodeBase58, encodeBase58 } from '../../vocabulary/base58.ts';
 import { type SwapWallet, store } from './context.ts';
 

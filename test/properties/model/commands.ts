@@ -493,7 +493,7 @@ function redeemExpectations(t: MTrade, now: number) {
   if (t.redeemRequested) return [E(202)];
   const e = expected(t, now);
   if (
-    e?.substate === 'initiated.redeeming.makerLocked' &&
+    e?.substate === 'initiated.makerLocked' &&
     t.makerExpiry !== null &&
     now < t.makerExpiry - TIMING.landing_margin_seconds
   )
@@ -556,7 +556,7 @@ async function walletRedeem(
   const redeemable = (now: number) =>
     !t.redeemRequested &&
     !t.takerRedeemed &&
-    expected(t, now)?.substate === 'initiated.redeeming.makerLocked' &&
+    expected(t, now)?.substate === 'initiated.makerLocked' &&
     t.makerExpiry !== null &&
     now < t.makerExpiry;
   const allowed = [redeemable(before), redeemable(after)].map((ok) =>
@@ -631,7 +631,7 @@ function nextExpiry(m: Model, now: number): number | null {
     const e = expected(t, now);
     if (!e || isFinal(e.status)) continue;
     if (e.status === 'pending') consider(t.lockDeadline + 1);
-    if (e.substate === 'initiated.redeeming.makerLocked' && t.makerExpiry !== null) {
+    if (e.substate === 'initiated.makerLocked' && t.makerExpiry !== null) {
       consider(t.makerExpiry - TIMING.landing_margin_seconds);
       consider(t.makerExpiry);
     }
@@ -938,6 +938,38 @@ export class Restart implements Cmd {
   toString = () => 'Restart';
 }
 
+/**
+ * What a run killed between an intent and its send leaves behind (the kill -9 property meets it by timing,
+ * mostly on a loaded machine): the maker's redeem of the taker escrow signed with the trade's preimage, its
+ * intent durably recorded as the runtime records one (signature, last valid block height), and the
+ * transaction never sent. The next run signs that redeem again; until the chain passes the first one's last
+ * valid block height it could still land (a fee the books must show), so the trade closes only then.
+ */
+export class IntentNeverSent implements Cmd {
+  constructor(readonly pick: number) {}
+  private target = (m: Model) =>
+    choose(m, this.pick, (t) => started(t) && t.locked && t.makerExpiry !== null && !t.chainMoved);
+  check = (m: Model) => this.target(m) !== undefined;
+  async run(m: Model, w: World) {
+    const t = this.target(m) as MTrade;
+    const tx = await w.service.chain.signMakerRedeem({
+      takerEscrow: new PublicKey(t.takerEscrow),
+      inputMint: new PublicKey(t.inputMint),
+      preimage: Buffer.from(t.secret.preimage, 'hex'),
+    });
+    await w.service.runtime.host.note(t.tradeId as string, 'TX_INTENT', {
+      kind: 'maker_redeem',
+      signature: tx.signature,
+      last_valid_block_height: tx.lastValidBlockHeight,
+    });
+    w.note(
+      `trade #${t.n}: maker_redeem ${tx.signature} recorded, never sent (valid to ${tx.lastValidBlockHeight})`,
+    );
+    await finish(m, w);
+  }
+  toString = () => `IntentNeverSent(${this.pick})`;
+}
+
 // ── the adversarial taker ─────────────────────────────────────────────────────────────────────────
 
 /** Locks after its window: the program must refuse the lock, and the trade stays failed. */
@@ -1066,11 +1098,7 @@ export class WrongTerms implements Cmd {
       w.note(
         `wrong-terms lock via service: ${res.status} ${res.body?.settlement_status ?? JSON.stringify(res.body?.error)}`,
       );
-      expectReply(
-        res,
-        [E(400, 'validation_failed'), E(202), E(409, 'lock_window_closed')],
-        'wrong-terms lock',
-      );
+      expectReply(res, [E(400, 'lock_mismatch'), E(202), E(409, 'lock_window_closed')], 'wrong-terms lock');
       expect(
         !(res.status === 202 && res.body.settlement_status !== 'failed'),
         `the service accepted a lock with another ${this.variant} as the trade's: ${res.status} ${res.body.settlement_status}`,

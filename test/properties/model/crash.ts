@@ -118,7 +118,7 @@ export async function runCrashCase(c: CrashCase, log: string[]): Promise<void> {
         const until = Date.now() + 15_000;
         for (;;) {
           const view = (await child.get(`/v1/trades/${settlement.trade_id}`)).body;
-          if (view.substate === 'initiated.redeeming.makerLocked') {
+          if (view.substate === 'initiated.makerLocked') {
             makerExpiry = isoSeconds(view.maker_expires_at);
             return;
           }
@@ -308,13 +308,31 @@ export async function runCrashCase(c: CrashCase, log: string[]): Promise<void> {
     // Time runs out: the trade closes, recording what the chain shows.
     await finale(model, w);
   } catch (error) {
-    throw new Error(`${(error as Error).message}\n-- child output --\n${child.output().slice(-3000)}`, {
-      cause: error,
-    });
+    const stored = world && settlement ? await storedHistory(world, settlement.trade_id) : '';
+    throw new Error(
+      `${(error as Error).message}${stored}\n-- child output --\n${child.output().slice(-3000)}`,
+      { cause: error },
+    );
   } finally {
     await child.kill9().catch(() => undefined);
     if (world) await world.service.close().catch(() => undefined);
     dir.remove();
+  }
+}
+
+/** The trade's stored events and the new run's failing effects, for a failure's report. */
+async function storedHistory(w: World, tradeId: string): Promise<string> {
+  try {
+    const events = await w.events(tradeId);
+    const runtime = (await w.get('/v1/runtime')).body;
+    const height = await w.service.chain.blockHeight();
+    return (
+      `\n-- stored events (block height now ${height}) --\n` +
+      events.map((e) => `${e.seq} ${e.type} ${e.settlement_status} ${JSON.stringify(e.payload)}`).join('\n') +
+      `\n-- failing effects --\n${JSON.stringify(runtime.actors?.failing_effects)}`
+    );
+  } catch (error) {
+    return `\n-- stored events unreadable: ${(error as Error).message}`;
   }
 }
 

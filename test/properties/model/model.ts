@@ -4,6 +4,7 @@
 // service after every command; and the end of every run, when time runs out (finale).
 import type { Keypair } from '@solana/web3.js';
 import { PublicKey } from '@solana/web3.js';
+import { SLOT_MS } from '../../../src/chain/embedded/ledger.ts';
 import { ESCROW_MOVEMENTS } from '../../../src/ledger/index.ts';
 import { escrowOutcome, makerLost, type TradeOutcome } from './oracle.ts';
 import { type Json, type Secret, SOL, SOL_FEE_TOLERANCE, TIMING, type World } from './world.ts';
@@ -149,12 +150,11 @@ function chainExpected(t: MTrade, now: number): Expected | null {
     if (M.state === 'returned')
       return beforeTakerExpiry
         ? {
-            ...state('initiated', 'initiated.unwinding.awaitingTakerExpiry'),
+            ...state('initiated', 'initiated.awaitingTakerExpiry'),
             or: [state('redeemed', 'redeemed.closed')],
           }
         : state('redeemed', 'redeemed.closed');
-    if (M.state === 'locked')
-      return beforeMakerExpiry ? state('initiated', 'initiated.redeeming.makerLocked') : null;
+    if (M.state === 'locked') return beforeMakerExpiry ? state('initiated', 'initiated.makerLocked') : null;
     // No maker lock: a late or mismatched lock the trade released, or a lock the maker never matched.
     return { ...state('failed', 'failed.released'), or: [state('redeemed', 'redeemed.closed')] };
   }
@@ -166,10 +166,9 @@ function chainExpected(t: MTrade, now: number): Expected | null {
     return { ...state('failed', 'failed.released'), or: [state('refunded', 'refunded.closed')] };
   }
   if (T.state === 'locked') {
-    if (M.state === 'locked')
-      return beforeMakerExpiry ? state('initiated', 'initiated.redeeming.makerLocked') : null;
+    if (M.state === 'locked') return beforeMakerExpiry ? state('initiated', 'initiated.makerLocked') : null;
     if (M.state === 'returned' && M.how === 'refunded' && beforeTakerExpiry)
-      return state('initiated', 'initiated.unwinding.awaitingTakerExpiry');
+      return state('initiated', 'initiated.awaitingTakerExpiry');
     return null;
   }
   // No escrow ever reached the chain (a lock in flight when the process died, or moves that were refused):
@@ -268,13 +267,13 @@ function plainExpected(t: MTrade, now: number): Expected | null {
   if (now >= t.makerExpiry)
     return {
       status: 'initiated',
-      substate: 'initiated.unwinding.awaitingTakerExpiry',
+      substate: 'initiated.awaitingTakerExpiry',
       reasons: ['maker_escrow_expired'],
       kinds: [['taker_lock', 'maker_lock', 'maker_refund']],
     };
   return {
     status: 'initiated',
-    substate: 'initiated.redeeming.makerLocked',
+    substate: 'initiated.makerLocked',
     reasons: [null],
     kinds: [['taker_lock', 'maker_lock']],
   };
@@ -321,38 +320,106 @@ export async function tradeOutcome(world: World, t: MTrade): Promise<TradeOutcom
 
 /**
  * Polls every started trade until it shows what the model expects at the current chain time (the runtime
- * acts on its own timer), then records the views. Fails with the trades that never got there.
+ * acts on its own timer), then records the views. Fails with the trades that never got there within
+ * `timeoutMs` — counted, for a trade whose close waits on the chain (closeAwaits), from the block its wait
+ * ends at: that wait is the chain's, not the runtime's. When every trade is final and those still pending
+ * wait only for that, nothing else hangs on chain time: the clock is moved past it rather than waiting
+ * a minute for its blocks.
  */
 export async function settle(model: Model, world: World, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
+  let until = Date.now() + timeoutMs;
   for (;;) {
     const before = await world.now();
     const pending: string[] = [];
+    let allFinal = true;
+    /** The blocks the pending trades' closes await (NaN once one pending trade awaits something else). */
+    let blocksAwaited = 0;
     for (const t of model.trades) {
-      if (t.tradeId === null) continue;
+      if (t.tradeId === null) {
+        allFinal = false;
+        continue;
+      }
       if (t.chainMoved) t.outcome = await tradeOutcome(world, t);
       const view = await world.trade(t.tradeId);
       if (t.makerExpiry === null && view.maker_expires_at) t.makerExpiry = isoSeconds(view.maker_expires_at);
       const after = await world.now();
+      const e = expected(t, after);
+      if (e === null || !isFinal(e.status)) allFinal = false;
       const ok = [before, after].some((now) => {
-        const e = expected(t, now);
-        return e !== null && matches(view, e);
+        const at = expected(t, now);
+        return at !== null && matches(view, at);
       });
       if (ok) {
         t.lastView = view;
-      } else {
-        pending.push(
-          `trade #${t.n}: is ${view.settlement_status}/${view.substate} reason=${view.failure_reason} kinds=${kindsOf(view).join(',')}; ` +
-            `expected ${JSON.stringify(expected(t, after))} (now=${after}, lockDeadline=${t.lockDeadline}, makerExpiry=${t.makerExpiry}, takerExpiry=${t.takerExpiry})` +
-            (t.chainMoved ? ` chain: ${JSON.stringify(t.outcome)}` : ''),
-        );
+        continue;
       }
+      const awaited = await closeAwaits(world, t, view, e);
+      if (awaited === null) blocksAwaited = Number.NaN;
+      else {
+        const blocksLeft = awaited.lastValidBlockHeight - awaited.height + 1;
+        blocksAwaited = Math.max(blocksAwaited, blocksLeft);
+        until = Math.max(until, Date.now() + blocksLeft * SLOT_MS + timeoutMs);
+      }
+      pending.push(
+        `trade #${t.n}: is ${view.settlement_status}/${view.substate} reason=${view.failure_reason} kinds=${kindsOf(view).join(',')}; ` +
+          `expected ${JSON.stringify(e)} (now=${after}, lockDeadline=${t.lockDeadline}, makerExpiry=${t.makerExpiry}, takerExpiry=${t.takerExpiry})` +
+          (t.chainMoved ? ` chain: ${JSON.stringify(t.outcome)}` : '') +
+          (awaited ? ` its close awaits ${JSON.stringify(awaited)}` : ''),
+      );
     }
     if (pending.length === 0) return;
+    if (allFinal && blocksAwaited > 0) {
+      const seconds = Math.ceil((blocksAwaited * SLOT_MS) / 1000);
+      world.note(
+        `closing awaits a transaction that may land for ${blocksAwaited} more blocks: advance ${seconds}s`,
+      );
+      await world.advance(seconds);
+      continue;
+    }
     if (Date.now() > until)
       throw new Error(`trades did not settle as the model expects:\n${pending.join('\n')}`);
     await sleep(40);
   }
+}
+
+/**
+ * A trade that is where the model expects it but still closing (`<status>.closingEscrows` for
+ * `<status>.closed`) may be waiting for the chain: its books close only once every maker transaction it
+ * recorded an intent for has landed (its fee posted) or can no longer land. A run killed between an intent
+ * and its send leaves one the chain does not know, and the next run signs that move again; the dead run's
+ * transaction could still land until the chain passes its last valid block height — up to a blockhash's
+ * life (150 blocks, a minute on the embedded chain) after it was signed, however fast the runtime is. Answers
+ * the latest such height and the chain's height now, or null when the close waits for nothing of the kind.
+ */
+async function closeAwaits(
+  world: World,
+  t: MTrade,
+  view: Json,
+  e: Expected | null,
+): Promise<{ signature: string; lastValidBlockHeight: number; height: number } | null> {
+  const closing = typeof view.substate === 'string' && view.substate.endsWith('.closingEscrows');
+  if (e === null || !closing) return null;
+  if (!matches({ ...view, substate: view.substate.replace(/closingEscrows$/, 'closed') }, e)) return null;
+  const chain = world.service.chain;
+  const height = await chain.blockHeight();
+  const fees = new Set(
+    (await world.ledger())
+      .filter((entry) => entry.trade_id === t.tradeId && entry.movement === 'network_fee')
+      .map((entry) => entry.signature),
+  );
+  let latest: { signature: string; lastValidBlockHeight: number; height: number } | null = null;
+  for (const event of await world.events(t.tradeId as string)) {
+    if (event.type !== 'TX_INTENT') continue;
+    const { signature, last_valid_block_height: lastValid } = event.payload as {
+      signature: string;
+      last_valid_block_height?: number;
+    };
+    if (fees.has(signature) || lastValid === undefined || lastValid < height) continue;
+    if ((await chain.signatureState(signature)).status !== 'unknown') continue;
+    if (latest === null || lastValid > latest.lastValidBlockHeight)
+      latest = { signature, lastValidBlockHeight: lastValid, height };
+  }
+  return latest;
 }
 
 /**
