@@ -86,7 +86,11 @@ describe('the commitment policy on a chain that keeps real time', () => {
     const chain = embedded(s);
     const maker = s.chain.makerWallet;
     const before = await chain.ledger.tokenAmount(maker, new PublicKey(USDC), 'processed');
-    const { taker, secret, tradeId, takerLock } = await lockedTrade(s, '0.5');
+    const { taker, secret, tradeId, takerLock, ready } = await lockedTrade(s, '0.5');
+    const makerLock = ready.tx_signature_kinds.find(
+      (k: { kind: string }) => k.kind === 'maker_lock',
+    ).signature;
+    const signedMakerLock = chain.ledger.transaction(makerLock)?.bytes as Uint8Array;
     const lockSlot = chain.ledger.transaction(takerLock)?.slot as number;
     expect(chain.ledger.commitmentOf(lockSlot)).toBe('confirmed');
 
@@ -104,6 +108,12 @@ describe('the commitment policy on a chain that keeps real time', () => {
     expect(await chain.ledger.tokenAmount(maker, new PublicKey(USDC), 'processed')).toBe(before);
     const redeem = await taker.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage });
     expect(redeem.statusCode).toBe(409);
+    // Anyone who saw the maker's signed lock may send it again on the new fork: the program refuses it, as
+    // no taker escrow stands behind it, and nothing of the maker's moves.
+    await expect(s.chain.submitSigned(Buffer.from(signedMakerLock).toString('base64'))).rejects.toThrow(
+      /InvalidTakerEscrow/,
+    );
+    expect(await chain.ledger.tokenAmount(maker, new PublicKey(USDC), 'processed')).toBe(before);
     // Still counted as riding until the maker escrow is proved empty for good (its lock could land again).
     expect((await inventory(s)).trades).toBe(1);
 

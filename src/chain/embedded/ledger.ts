@@ -47,6 +47,9 @@ import {
 } from './time.ts';
 
 const SLOTS_PER_EPOCH = 432_000n;
+
+/** Signatures litesvm remembers to refuse a duplicate in flight (the store answers any older one). */
+const LITESVM_HISTORY = 500n;
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
 const SYSVAR_OWNER = 'Sysvar1111111111111111111111111111111111111';
 export const CLOCK_SYSVAR = 'SysvarC1ock11111111111111111111111111111111';
@@ -147,6 +150,7 @@ export class EmbeddedLedger {
     this.faucet = fastSigner(Keypair.fromSeed(this.hash('faucet')));
 
     this.svm = new LiteSvm();
+    this.svm.setTransactionHistory(LITESVM_HISTORY);
     this.svm.setSigverify(true);
     // litesvm accepts only its single latest blockhash; we check recent blockhashes like a cluster.
     this.svm.setBlockhashCheck(false);
@@ -595,6 +599,11 @@ export class EmbeddedLedger {
       );
     }
     const { signatures, restored, confirmedAddresses } = this.commitments.rollback(fromSlot);
+    // A transaction the fork took back may land again on the new fork while its blockhash lives (anyone who
+    // saw it may send it): litesvm's own record of processed signatures would refuse it (AlreadyProcessed).
+    // Emptied here; the store is the record of what is on chain (admit() answers a duplicate from it).
+    this.svm.setTransactionHistory(0n);
+    this.svm.setTransactionHistory(LITESVM_HISTORY);
     for (const [address, account] of restored) {
       this.setAccount(account ?? emptyAccount(address));
       this.mintDecimals.delete(address);
