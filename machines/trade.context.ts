@@ -42,6 +42,7 @@ export function initialContext(input: TradeInput): TradeContext {
     lockSignature: null,
     lockSubmissions: [],
     takerLockTerms: null,
+    takerLockConfirmedOnly: false,
     assessment: null,
     makerExpiry: null,
     makerLockIntent: null,

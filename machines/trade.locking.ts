@@ -8,7 +8,7 @@ import { effectState, tradeSetup } from './trade.setup.ts';
 
 export const locking = tradeSetup.createStateConfig({
   description:
-    'Making the maker lock: assess, buy any part of the output the quote sourced, sign the lock and send it until final.',
+    'Making the maker lock: assess, buy any part of the output the quote sourced, sign the lock and send it until confirmed.',
   initial: 'assessing',
   states: {
     assessing: effectState('assessing', {
@@ -166,7 +166,7 @@ export const locking = tradeSetup.createStateConfig({
     }),
     sendingMakerLock: effectState('sendingMakerLock', {
       description:
-        'Send the intent’s maker lock until final, or until proved lapsed; an expired one is signed afresh while it can still land in time.',
+        'Send the intent’s maker lock until confirmed, or until proved lapsed; an expired one is signed afresh while it can still land in time.',
       src: 'makerLock',
       input: ({ context }) => {
         if (context.makerLockIntent === null) throw new Error('sendingMakerLock without an intent');

@@ -19,7 +19,7 @@ import { locking } from './trade.locking.ts';
 import { type EffectDone, effectState, type TradeTransitions, tradeSetup } from './trade.setup.ts';
 
 /** Persisted with every snapshot; bump whenever states, events or context change shape. */
-export const TRADE_MACHINE_VERSION = 5;
+export const TRADE_MACHINE_VERSION = 6;
 
 // ── Transitions and states that several states share ────────────────────────────────────────────────
 
@@ -104,6 +104,13 @@ export const tradeMachine = tradeSetup.createMachine({
           target: '#trade.failed',
           actions: 'recordAbandon',
         },
+        // The commitment policy: a small trade, while finality keeps up, goes on a confirmed lock (the
+        // runtime's exposure book admits it); any other waits for the lock to be final, as above the cap.
+        TAKER_LOCK_CONFIRMED: {
+          guard: and(['lockTermsMatch', 'confirmedLockAdmitted']),
+          target: '#trade.initiated',
+          actions: ['recordTakerLock', 'markTakerLockConfirmedOnly'],
+        },
         TAKER_LOCK_FINALIZED: [
           { guard: 'lockTermsMatch', target: '#trade.initiated', actions: 'recordTakerLock' },
           {
@@ -164,9 +171,38 @@ export const tradeMachine = tradeSetup.createMachine({
     // one in another phase is named from the root. Only locking is ever entered as a whole: every way into
     // the others names its state (their initial states are xstate's requirement, not a way in).
     initiated: {
-      description: 'The taker lock is final with the agreed terms.',
+      description:
+        'The taker lock is final with the agreed terms (or confirmed, for a trade the commitment policy admits).',
       initial: 'locking',
       on: {
+        // A lock the maker went on at confirmed becomes final: no fork can take it back now.
+        TAKER_LOCK_FINALIZED: {
+          guard: and(['takerLockConfirmedOnly', 'isRecordedTakerLock']),
+          actions: 'markTakerLockFinal',
+        },
+        // A fork took back the confirmed lock the maker went on. With no maker lock signed, nothing of the
+        // maker's can move: the trade fails (a lock that lands again is released as a late one). Otherwise the
+        // maker's lock, landed or not, can move only against a lock at the taker escrow's address: no redeem
+        // is served, and the maker escrow goes back at its expiry.
+        TAKER_LOCK_ROLLED_BACK: [
+          {
+            guard: and(['takerLockConfirmedOnly', 'hasNoMakerLockIntent']),
+            target: '#trade.failed',
+            actions: [
+              'forgetRolledBack',
+              'leaveConfirmedLock',
+              { type: 'recordFailure', params: { reason: 'taker_lock_rolled_back' } },
+            ],
+          },
+          {
+            guard: 'takerLockConfirmedOnly',
+            target: '.unwinding.takerLockRolledBack',
+            actions: [
+              'forgetRolledBack',
+              { type: 'recordFailure', params: { reason: 'taker_lock_rolled_back' } },
+            ],
+          },
+        ],
         // Taken even while the maker lock is being sent, so the maker redeems at once. A maker escrow the taker
         // redeemed was locked, and only by the intent's transaction (its address is unique to the trade): the
         // lock is recorded here too, for a process that died between the lock landing and recording it.
@@ -239,7 +275,7 @@ export const tradeMachine = tradeSetup.createMachine({
               meta: { wakeAt: 'makerExpiry' },
               on: {
                 REDEEM_REQUESTED: {
-                  guard: and(['preimageMatchesSecretHash', 'makerLockIsFinal', 'redeemWindowOpen']),
+                  guard: and(['preimageMatchesSecretHash', 'makerLockOnChain', 'redeemWindowOpen']),
                   target: 'redeemingForTaker',
                   actions: 'recordRedeemRequest',
                 },
@@ -389,6 +425,70 @@ export const tradeMachine = tradeSetup.createMachine({
               src: 'makerCancel',
               input: takerEscrowInput,
               onDone: takerEscrowEnded({ paid: '#trade.redeemed', returned: '#trade.refunded' }),
+            }),
+            takerLockRolledBack: {
+              description:
+                'A fork took back the confirmed taker lock the maker went on: no redeem is served; the maker escrow, if a lock landed or lands there, goes back to the maker at its expiry.',
+              meta: { wakeAt: 'makerExpiry' },
+              on: {
+                CHAIN_TIME_ADVANCED: { guard: 'makerEscrowExpired', target: 'reclaimingAfterRollback' },
+                // The taker cancelled the maker escrow (or it was refunded): a lock standing again at the taker
+                // escrow is released at once; without one the trade is over.
+                MAKER_ESCROW_RETURNED: [
+                  {
+                    guard: and(['makerEscrowUnsettled', 'takerEscrowHoldsFunds']),
+                    target: 'releasingTaker',
+                    actions: { type: 'recordMakerRefund', params: signatureOfEvent },
+                  },
+                  {
+                    guard: 'makerEscrowUnsettled',
+                    target: '#trade.refunded',
+                    actions: { type: 'recordMakerRefund', params: signatureOfEvent },
+                  },
+                ],
+                // A lock at the taker escrow's address landed again and is final: it is released once the
+                // maker escrow is back.
+                TAKER_LOCK_FINALIZED: {
+                  guard: 'hasNoTakerLock',
+                  actions: ['recordTakerLock', 'markTakerLockFinal'],
+                },
+              },
+            },
+            reclaimingAfterRollback: effectState('reclaimingAfterRollback', {
+              description:
+                'After the rollback, at the maker expiry: the maker escrow back to the maker (absent when its lock never landed again).',
+              src: 'makerRefund',
+              input: makerEscrowInput,
+              onDone: [
+                {
+                  // The taker redeemed it (a lock stood at its escrow's address): the maker redeems in turn.
+                  guard: { type: 'endingRevealsPreimage', params: endingOfOutput },
+                  target: '#trade.initiated.redeeming.makerRedeeming',
+                  actions: [
+                    'recordMakerLockOfIntent',
+                    { type: 'recordMakerEscrowPaid', params: endingOfOutput },
+                  ],
+                },
+                {
+                  guard: { type: 'endedPaid', params: endingOfOutput },
+                  target: '#trade.initiated.redeeming.takerRedeemLanded',
+                  actions: [
+                    'recordMakerLockOfIntent',
+                    { type: 'recordTakerRedeem', params: signatureOfOutput },
+                  ],
+                },
+                {
+                  // A lock landed again at the taker escrow: released now that the maker's output is back.
+                  guard: 'takerEscrowHoldsFunds',
+                  target: 'releasingTaker',
+                  actions: { type: 'recordMakerEscrowBack', params: endingOfOutput },
+                },
+                // Back with the maker, or its lock never landed again (none can past the maker expiry).
+                {
+                  target: '#trade.refunded',
+                  actions: { type: 'recordMakerEscrowBack', params: endingOfOutput },
+                },
+              ],
             }),
           },
         },

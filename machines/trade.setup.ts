@@ -1,7 +1,7 @@
 // The trade machine's vocabulary for xstate: its types, every named guard and action, and placeholders for
 // the effects the runtime provides; `effectState` builds the states that run one. trade.machine.ts arranges
 // them into the statechart.
-import { assertEvent, assign, enqueueActions, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, fromPromise, setup } from 'xstate';
 import { isPreimage, sameHash32 } from '../src/vocabulary/index.ts';
 import {
   effectRetryDelay,
@@ -113,9 +113,26 @@ export const tradeSetup = setup({
     },
     lockWindowClosed: ({ context, event }) => nowOf(event) > context.lockDeadline,
     lockTermsMatch: ({ context, event }) => {
-      assertEvent(event, 'TAKER_LOCK_FINALIZED');
+      assertEvent(event, ['TAKER_LOCK_FINALIZED', 'TAKER_LOCK_CONFIRMED']);
       return lockTermsMatch(context, event.terms);
     },
+    /**
+     * The commitment policy admits the trade on a confirmed taker lock: its notional under the per-trade cap,
+     * the notional locked against locks not final yet under the total cap, finality keeping up. The runtime
+     * provides it (its exposure book, which counts the trade once it says yes); the bare machine always waits
+     * for finality.
+     */
+    confirmedLockAdmitted: () => false,
+    /** The maker went on the taker lock at confirmed and it is not final yet: a fork may still take it back. */
+    takerLockConfirmedOnly: ({ context }) => context.takerLockConfirmedOnly,
+    /** The lock now final is the one the maker went on at confirmed. */
+    isRecordedTakerLock: ({ context, event }) => {
+      assertEvent(event, 'TAKER_LOCK_FINALIZED');
+      return context.signatures.some((s) => s.kind === 'taker_lock' && s.signature === event.signature);
+    },
+    /** No taker lock is recorded (a fork took the one the maker went on back). */
+    hasNoTakerLock: ({ context }) => !hasSignature(context, 'taker_lock'),
+
     // the maker's decision to lock
     hasFinalMatchingTakerLock: ({ context }) =>
       hasSignature(context, 'taker_lock') &&
@@ -174,7 +191,7 @@ export const tradeSetup = setup({
       assertEvent(event, 'REDEEM_REQUESTED');
       return isPreimage(event.preimage) && sameHash32(event.preimageHash, context.secretHash);
     },
-    makerLockIsFinal: ({ context }) => hasSignature(context, 'maker_lock'),
+    makerLockOnChain: ({ context }) => hasSignature(context, 'maker_lock'),
     redeemWindowOpen: ({ context, event }) =>
       context.makerExpiry !== null && nowOf(event) < context.makerExpiry - context.landingMargin,
     makerEscrowRedeemNotSeen: ({ context }) => !context.makerEscrowRedeemSeen,
@@ -252,11 +269,31 @@ export const tradeSetup = setup({
       return { lockSignature: event.signature };
     }),
     recordTakerLock: assign(({ context, event }) => {
-      assertEvent(event, 'TAKER_LOCK_FINALIZED');
+      assertEvent(event, ['TAKER_LOCK_FINALIZED', 'TAKER_LOCK_CONFIRMED']);
       return {
         lockSignature: event.signature,
         takerLockTerms: event.terms,
         ...signed(context, 'taker_lock', event.signature),
+      };
+    }),
+    /** The maker goes on this lock at confirmed: a fork may take it back until it is final. */
+    markTakerLockConfirmedOnly: assign({ takerLockConfirmedOnly: true }),
+    markTakerLockFinal: assign({ takerLockConfirmedOnly: false }),
+    /** Nothing of the maker's rides on the lock a fork took back (no maker lock was signed): the trade fails. */
+    leaveConfirmedLock: assign({ takerLockConfirmedOnly: false }),
+    /**
+     * A fork took these movements back: they leave the trade's signatures (the ledger reverses them), and the
+     * taker lock's terms go with the lock; the lock held or seen may land again, and is looked for afresh.
+     */
+    forgetRolledBack: assign(({ context, event }) => {
+      assertEvent(event, 'TAKER_LOCK_ROLLED_BACK');
+      const dropped = (s: TradeSignature) =>
+        event.dropped.some((d) => d.kind === s.kind && d.signature === s.signature);
+      const signatures = context.signatures.filter((s) => !dropped(s));
+      const lockGone = !signatures.some((s) => s.kind === 'taker_lock');
+      return {
+        signatures,
+        ...(lockGone ? { takerLockTerms: null, lockSignature: null } : {}),
       };
     }),
     recordAssessment: assign((_, params: CheckInventoryOutput) => ({
@@ -315,6 +352,19 @@ export const tradeSetup = setup({
         ? {}
         : signed(context, 'maker_lock', context.makerLockIntent.signature),
     ),
+    /**
+     * The maker escrow is back with the maker (its lock, landed, and its refund or the taker's cancel), or
+     * never held anything: the lock signed is then proved lapsed.
+     */
+    recordMakerEscrowBack: assign(({ context }, params: { ending: EscrowEnding | { kind: 'absent' } }) => {
+      const { ending } = params;
+      if (ending.kind === 'absent') {
+        return { makerLockIntent: context.makerLockIntent && { ...context.makerLockIntent, lapsed: true } };
+      }
+      if (ending.kind !== 'returned' || context.makerLockIntent === null) return {};
+      const locked = withSignature(context.signatures, 'maker_lock', context.makerLockIntent.signature);
+      return { signatures: withSignature(locked, 'maker_refund', ending.signature) };
+    }),
     recordRedeemRequest: assign(({ event }) => {
       assertEvent(event, 'REDEEM_REQUESTED');
       return { preimage: event.preimage, redeemRequested: true };
@@ -370,10 +420,9 @@ export const tradeSetup = setup({
     })),
     // On leaving an effect's state, however it is left, its failures go with it — but not when the state
     // is re-entered by its own retry (when due, or once the chain answers again), which counts on.
-    forgetEffectFailure: enqueueActions(({ enqueue, event }) => {
-      if (event.type !== 'RETRY_EFFECT' && event.type !== 'CHAIN_REACHABLE')
-        enqueue.assign({ effectError: null });
-    }),
+    forgetEffectFailure: assign(({ event }) =>
+      event.type === 'RETRY_EFFECT' || event.type === 'CHAIN_REACHABLE' ? {} : { effectError: null },
+    ),
   },
 });
 

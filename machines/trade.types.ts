@@ -121,6 +121,8 @@ export const FAILURE_REASONS = [
   'maker_escrow_expired',
   'taker_cancelled',
   'maker_missed_redeem',
+  // failed, or refunded once the maker escrow is back: the confirmed taker lock the maker went on vanished
+  'taker_lock_rolled_back',
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
@@ -133,8 +135,14 @@ export interface TradeContext extends TradeInput {
   /** The taker lock signature known to exist: the one seen on chain, else the latest one held. */
   lockSignature: string | null;
   lockSubmissions: LockSubmission[];
-  /** Terms of the taker lock that landed, as read at finality (matching or not). */
+  /** Terms of the taker lock that landed, as read at finality (matching or not), or at confirmed (below). */
   takerLockTerms: TakerLockTerms | null;
+  /**
+   * The maker went on the taker lock at confirmed, not final yet (the commitment policy: a small trade, a
+   * cluster whose finality keeps up): the lock may still be rolled back (a fork) until TAKER_LOCK_FINALIZED
+   * clears this. Always false on the usual path, which waits for the lock to be final.
+   */
+  takerLockConfirmedOnly: boolean;
   /** The maker's decision inputs: inventory, the trade re-priced now, and the chain time it was taken at. */
   assessment: CheckInventoryOutput | null;
   makerExpiry: ChainTime | null;
@@ -211,12 +219,23 @@ export type TradeCommand =
    */
   | { type: 'RETRY_EFFECT'; now: ChainTime };
 
-/** Facts the runtime observed on chain (finalized on real clusters). */
+/** Facts the runtime observed on chain (finalized on real clusters, unless a fact says confirmed). */
 export type ChainFact =
   /** A lock of the taker escrow landed, not final yet. */
   | { type: 'TAKER_LOCK_SEEN'; signature: string }
+  /**
+   * The taker lock is confirmed (not final), with the terms read from the escrow at confirmed: the maker may go
+   * on it when the commitment policy admits the trade (guard confirmedLockAdmitted), else waits for finality.
+   */
+  | { type: 'TAKER_LOCK_CONFIRMED'; signature: string; terms: TakerLockTerms }
   /** The taker lock is final, with the terms read from the escrow (matching the agreed ones or not). */
   | { type: 'TAKER_LOCK_FINALIZED'; signature: string; terms: TakerLockTerms }
+  /**
+   * A taker lock the maker went on at confirmed is no longer on chain (a fork took its block back): `dropped`
+   * are the trade's movements the chain no longer knows, the lock among them (the maker lock too, when it was
+   * built on that fork).
+   */
+  | { type: 'TAKER_LOCK_ROLLED_BACK'; dropped: TradeSignature[] }
   /** The lock window is over and the taker escrow absent at finalized: the lock held can no longer land. */
   | { type: 'TAKER_LOCK_DROPPED'; now: ChainTime }
   /** The maker escrow was paid to the taker, revealing the preimage the maker redeems with. */
@@ -253,7 +272,9 @@ export const TRADE_EVENT_TYPES = [
   'ADOPTED',
   'RETRY_EFFECT',
   'TAKER_LOCK_SEEN',
+  'TAKER_LOCK_CONFIRMED',
   'TAKER_LOCK_FINALIZED',
+  'TAKER_LOCK_ROLLED_BACK',
   'TAKER_LOCK_DROPPED',
   'MAKER_ESCROW_REDEEMED',
   'MAKER_ESCROW_RETURNED',
@@ -282,7 +303,7 @@ export type TradeTag = 'closed' | 'effect';
  * The effects the machine invokes, by name, each with its input and what it resolves with; the runtime
  * provides them (`tradeMachine.provide({ actors })`); the bare machine's placeholders fail by name.
  *
- * - An effect resolves only once its transaction is final, and answers what the chain proves (an
+ * - An effect resolves only once its transaction is final (the maker lock: once confirmed), and answers what the chain proves (an
  *   EscrowEnding: paid to the recipient or returned to the initializer, whoever settled the escrow).
  * - A rejection (an EffectFailure) means "try again later": the state records `effectError` with a retry
  *   time (exponential backoff in chain seconds) and the runtime sends RETRY_EFFECT { now } once it is due.
@@ -309,8 +330,9 @@ export interface TradeEffects {
   /** Sign the maker lock without sending it; the machine persists the result as the intent. */
   signMakerLock(input: SignMakerLockInput): Promise<SignMakerLockOutput>;
   /**
-   * Send the intent's maker lock until final, or until proved unable to land: then whether it expired
-   * unseen (a fresh signature may still land in time) and the chain time that was proved at.
+   * Send the intent's maker lock until confirmed (the taker reveals only after checking it on chain, at the
+   * commitment it chooses), or until proved unable to land: then whether it expired unseen (a fresh signature
+   * may still land in time) and the chain time that was proved at.
    */
   makerLock(input: MakerLockInput): Promise<MakerLockOutput>;
   /** Redeem the maker escrow for the taker with the preimage it revealed. */
@@ -441,9 +463,9 @@ export interface MakerLockInput {
   intent: MakerLockIntent;
 }
 /**
- * Final on chain, or proved unable to land: `expired` when its blockhash passed with the signature unknown
- * to the chain (a lock signed afresh may still land), not when the chain refused it; `now` is the chain
- * time of that proof.
+ * Landed (confirmed: what the taker checks before it reveals), or proved unable to land: `expired` when its
+ * blockhash passed with the signature unknown to the chain (a lock signed afresh may still land), not when
+ * the chain refused it; `now` is the chain time of that proof.
  */
 export type MakerLockOutput =
   | { landed: true; signature: string }

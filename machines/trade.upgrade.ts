@@ -63,6 +63,9 @@ const STEPS: Readonly<Record<number, Step>> = {
       throw new Error(`snapshot of machine version 4 in unknown initiated.${value.initiated}`);
     return { ...snapshot, value: { initiated: { [phase]: value.initiated } } };
   },
+  // Version 6 may go on a taker lock at confirmed (the commitment policy) and knows a fork can take it back:
+  // every trade before it went on final locks only.
+  5: (snapshot) => ({ ...snapshot, context: { ...snapshot.context, takerLockConfirmedOnly: false } }),
 };
 
 export function upgradeSnapshot(version: number, snapshot: TradeSnapshotLike): TradeSnapshotLike {

@@ -13,6 +13,7 @@ import {
   createChain,
   DEFAULT_FEED_SEEDS,
   type DevChain,
+  finalOnLanding,
   isEmbeddedChain,
   loadOrCreateKeypairFile,
   meterChain,
@@ -320,7 +321,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       runId,
       log,
       observer: metrics,
-      landTimeoutMs: port.kind === 'embedded' ? 5_000 : 90_000,
+      landTimeoutMs: finalOnLanding(port) ? 5_000 : 90_000,
       tickMs: followMs,
       onFenced: () => runtime.lease.fenced(),
       nowMs,
@@ -396,6 +397,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       paused: control.current.paused,
       pausedPairs: control.livePairs().filter((pair) => pair.paused).length,
     }),
+    confirmedLocks: () => runtime.exposure.view(),
     storageFull: () => storage.full,
   });
 
@@ -416,6 +418,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       makerWallet: chain.makerWallet.toBase58(),
       inventory: () => readInventory(inventorySources),
       control,
+      confirmedLocks: () => runtime.exposure.view(),
     },
     { logger: options.logger ?? false },
   );
@@ -525,6 +528,7 @@ export function embeddedChainOptions(
       symbol: asset.symbol,
     })),
     makerInventory: [...config.inventory].map(([mint, amount]) => ({ mint, amount })),
+    ...(config.chain.kind === 'embedded' && config.chain.timing ? { timing: config.chain.timing } : {}),
     ...(pyth ? { pyth } : {}),
     ...(venue ? { extensions: [venue] } : {}),
   };

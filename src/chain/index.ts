@@ -2,7 +2,12 @@
 // cluster; the port's types and the HTLC client are re-exported from here.
 
 import { type Keypair, PublicKey } from '@solana/web3.js';
-import { createEmbeddedChain, type EmbeddedChain, type GenesisExtension } from './embedded/index.ts';
+import {
+  type ChainTiming,
+  createEmbeddedChain,
+  type EmbeddedChain,
+  type GenesisExtension,
+} from './embedded/index.ts';
 import type { ChainPort } from './port.ts';
 import type { PythPublisherOptions } from './pyth/publisher.ts';
 import { createRpcChain } from './rpc/index.ts';
@@ -10,7 +15,9 @@ import { createRpcChain } from './rpc/index.ts';
 export { decodeBase58, encodeBase58 } from '../vocabulary/base58.ts';
 export { blockhashRange, messageDifferences, messageShape, wireParts } from './built-message.ts';
 export {
+  type ChainTiming,
   createEmbeddedChain,
+  DEFAULT_TIMING,
   type EmbeddedChain,
   type EmbeddedChainOptions,
   EmbeddedLedger,
@@ -73,6 +80,8 @@ export type ChainOptions =
       pyth?: PythPublisherOptions;
       /** What the chain carries from genesis for what is built on it (the embedded venue: src/venue/genesis.ts). */
       extensions?: readonly GenesisExtension[];
+      /** Keep real time (slots on the clock, commitments lagging the tip); absent: instant finality. */
+      timing?: ChainTiming | null;
     }
   | {
       kind: 'rpc';
@@ -122,6 +131,13 @@ export function createChain(options: ChainOptions): ChainPort {
     ...(makerLamports !== undefined ? { makerLamports } : {}),
   });
 }
+
+/**
+ * Whether a transaction is final the moment the chain shows it: the instant embedded chain's (a port that
+ * does not say is judged by its kind), never a cluster's or an embedded chain keeping real time.
+ */
+export const finalOnLanding = (chain: Pick<ChainPort, 'kind' | 'instantFinality'>): boolean =>
+  chain.instantFinality ?? chain.kind === 'embedded';
 
 /** Narrowing helper: the dev controls exist only on the embedded chain. */
 export const isEmbeddedChain = (chain: ChainPort): chain is EmbeddedChain => chain.kind === 'embedded';

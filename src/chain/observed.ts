@@ -40,12 +40,15 @@ export type ChainMethod = (typeof METERED_CHAIN_METHODS)[number];
 
 /**
  * What is not metered, named so that a method added to the port without a decision here fails to compile:
- * constants, the push feed (a subscription, not a call) and close.
+ * constants, the push feed (a subscription, not a call), close, and the optional probe of how far finality
+ * trails (absent on some ports, so it stays absent here).
  */
 const PASSED_THROUGH: Record<Exclude<keyof ChainPort, ChainMethod>, true> = {
   kind: true,
   programId: true,
   makerWallet: true,
+  instantFinality: true,
+  commitmentSlots: true,
   watchAccounts: true,
   close: true,
 };

@@ -88,10 +88,20 @@ export interface ChainPort {
   readonly kind: 'embedded' | 'rpc';
   readonly programId: PublicKey;
   readonly makerWallet: PublicKey;
+  /**
+   * Every commitment sees a transaction the moment it lands (the instant embedded chain): a lock seen at
+   * confirmed is final. Absent or false: finalized lags (a cluster, or an embedded chain keeping real time).
+   */
+  readonly instantFinality?: boolean;
 
   /** Chain clock, unix seconds (Clock sysvar). */
   now(): Promise<bigint>;
   blockHeight(): Promise<number>;
+  /**
+   * The slots the cluster's confirmed and finalized commitments have reached: how far finality trails
+   * (about 30 slots on a healthy cluster). Absent on a port that cannot tell.
+   */
+  commitmentSlots?(): Promise<{ confirmed: number; finalized: number }>;
   latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }>;
 
   /**
@@ -250,13 +260,13 @@ export interface ChainPort {
    */
   readPriceUpdates(accounts: readonly PublicKey[], commitment: Commitment): Promise<PriceUpdates>;
   /**
-   * Pushes the addresses of accounts that changed. Embedded: every writable account of each executed
-   * transaction, always live, called synchronously inside the send (keep onChange cheap: note, don't
-   * read). Rpc: programSubscribe (finalized) on the HTLC program over the cluster's websocket — an
-   * escrow that a transaction CLOSES is not pushed there (see rpc/feed.ts), so the watcher keeps a
-   * periodic batched sweep.
+   * Pushes the addresses of accounts that changed as the commitment (default finalized) sees them. Embedded:
+   * every writable account of each executed transaction once the commitment sees it (at once on the instant
+   * chain), always live, called synchronously (keep onChange cheap: note, don't read). Rpc: programSubscribe
+   * at the commitment on the HTLC program over the cluster's websocket — an escrow that a transaction
+   * CLOSES is not pushed there (see rpc/feed.ts), so the watcher keeps a periodic batched sweep.
    */
-  watchAccounts(onChange: (addresses: readonly string[]) => void): AccountFeed;
+  watchAccounts(onChange: (addresses: readonly string[]) => void, commitment?: Commitment): AccountFeed;
 }
 
 /** Dev-only controls, offered by the embedded chain (and the loopback server's dev_* methods). */

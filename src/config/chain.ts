@@ -2,14 +2,18 @@
 // key and its priority fees.
 import { ConfigError, checkAddress } from './fields.ts';
 import type { ConfigFile } from './schema.ts';
-import type { ChainConfig } from './types.ts';
+import type { ChainConfig, ChainTimingConfig } from './types.ts';
 
 /** The chain block: the embedded chain, or an rpc cluster with its endpoints and fees. */
 export function resolveChain(raw: ConfigFile['chain']): ChainConfig {
   const chainUrls = raw.kind === 'rpc' ? rpcUrls(raw) : [];
   const chain: ChainConfig =
     raw.kind === 'embedded'
-      ? { kind: 'embedded', programId: checkAddress(raw.program_id ?? null, 'chain.program_id') }
+      ? {
+          kind: 'embedded',
+          programId: checkAddress(raw.program_id ?? null, 'chain.program_id'),
+          timing: raw.timing ? resolveTiming(raw.timing) : null,
+        }
       : {
           kind: 'rpc',
           url: chainUrls[0] as string,
@@ -30,6 +34,26 @@ export function resolveChain(raw: ConfigFile['chain']): ChainConfig {
     );
   }
   return chain;
+}
+
+/** chain.timing: a cluster's lags by default (400 ms slots, confirmed 2 slots on, finalized 32 on). */
+function resolveTiming(raw: {
+  slot_ms?: number;
+  confirmation_slots?: number;
+  finalization_slots?: number;
+}): ChainTimingConfig {
+  const timing = {
+    slotMs: raw.slot_ms ?? 400,
+    confirmationSlots: raw.confirmation_slots ?? 2,
+    finalizationSlots: raw.finalization_slots ?? 32,
+  };
+  if (timing.finalizationSlots < timing.confirmationSlots) {
+    throw new ConfigError(
+      'chain.timing.finalization_slots',
+      'must not be below confirmation_slots: nothing is finalized before it is confirmed',
+    );
+  }
+  return timing;
 }
 
 /** chain.url or chain.urls (not both), each a URL, none twice. */

@@ -28,7 +28,9 @@ export { REAL_CLUSTER_FLOORS, RESERVATION_DEFAULTS } from './timing.ts';
 export type {
   AggregatorConfig,
   ChainConfig,
+  ChainTimingConfig,
   Config,
+  ConfirmedLockConfig,
   HedgedAsset,
   HedgingConfig,
   OptionPricing,
@@ -43,6 +45,15 @@ export type {
 } from './types.ts';
 
 export const DEFAULT_CONFIG_PATH = rootPath('config', 'default.json');
+
+/**
+ * The commitment policy's defaults (risk.confirmed_lock), safety first: a fork of a confirmed block costs the
+ * maker at most the output of the trades it locked against confirmed taker locks (a lock placed again at the
+ * escrow's address with less in it lets the maker's signed lock land against it), so the total is capped at
+ * $2,500 — ten trades at the $250 per-trade cap — and a cluster whose finality trails its confirmations by
+ * more than 64 slots (twice the usual ~30) gets no such trade at all. docs/operations.md#the-commitment-policy.
+ */
+export const CONFIRMED_LOCK_DEFAULTS = { maxTradeUsd: '250', maxExposureUsd: '2500', maxDriftSlots: 64 };
 
 export function loadConfig(path: string = DEFAULT_CONFIG_PATH): Config {
   let text: string;
@@ -141,7 +152,24 @@ export function resolveConfig(raw: unknown): Config {
     maxPriceAgeSeconds: file.risk.max_price_age_seconds,
     maxOpenPerWallet: file.risk.max_open_per_wallet,
     makerLockPriceToleranceBps: file.risk.maker_lock_price_tolerance_bps ?? 50,
+    confirmedLock: {
+      maxTradeMicroUsd: usd(
+        file.risk.confirmed_lock?.max_trade_usd ?? CONFIRMED_LOCK_DEFAULTS.maxTradeUsd,
+        'risk.confirmed_lock.max_trade_usd',
+      ),
+      maxExposureMicroUsd: usd(
+        file.risk.confirmed_lock?.max_exposure_usd ?? CONFIRMED_LOCK_DEFAULTS.maxExposureUsd,
+        'risk.confirmed_lock.max_exposure_usd',
+      ),
+      maxDriftSlots: file.risk.confirmed_lock?.max_drift_slots ?? CONFIRMED_LOCK_DEFAULTS.maxDriftSlots,
+    },
   };
+  if (risk.confirmedLock.maxExposureMicroUsd < risk.confirmedLock.maxTradeMicroUsd) {
+    throw new ConfigError(
+      'risk.confirmed_lock.max_exposure_usd',
+      'must not be below max_trade_usd: one trade at the cap would already exceed it',
+    );
+  }
   if (risk.maxNotionalMicroUsd < risk.minNotionalMicroUsd) {
     throw new ConfigError('risk.max_notional_usd', 'must not be below min_notional_usd');
   }

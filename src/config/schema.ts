@@ -205,6 +205,35 @@ export const ConfigFileSchema = Type.Object(
               "how far the mid may have moved against the maker since the quote when it is about to lock (default 50); beyond it the maker declines and releases the taker's escrow at once",
           }),
         ),
+        confirmed_lock: Type.Optional(
+          Type.Object(
+            {
+              max_trade_usd: Type.Optional({
+                ...Decimal,
+                description:
+                  'the largest trade (its output, USD) the maker locks against a confirmed taker lock (default 250; "0": always wait for finality)',
+              }),
+              max_exposure_usd: Type.Optional({
+                ...Decimal,
+                description:
+                  'the most output (USD) locked against taker locks not final yet, all trades together (default 2500): what a fork can cost at most',
+              }),
+              max_drift_slots: Type.Optional(
+                Type.Integer({
+                  minimum: 0,
+                  maximum: 100_000,
+                  description:
+                    "confirmed and finalized slots further apart than this (finality stalling): every trade waits for finality (default 64, twice a healthy cluster's gap)",
+                }),
+              ),
+            },
+            {
+              additionalProperties: false,
+              description:
+                'the commitment policy: when the maker may lock against a confirmed (not final) taker lock',
+            },
+          ),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -331,7 +360,44 @@ export const ConfigFileSchema = Type.Object(
     ),
     chain: Type.Union([
       Type.Object(
-        { kind: Type.Literal('embedded'), program_id: Type.Optional(Base58Address) },
+        {
+          kind: Type.Literal('embedded'),
+          program_id: Type.Optional(Base58Address),
+          timing: Type.Optional(
+            Type.Object(
+              {
+                slot_ms: Type.Optional(
+                  Type.Integer({
+                    minimum: 10,
+                    maximum: 10_000,
+                    description: 'how long a slot lasts on the clock (default 400)',
+                  }),
+                ),
+                confirmation_slots: Type.Optional(
+                  Type.Integer({
+                    minimum: 0,
+                    maximum: 1_000,
+                    description:
+                      'slots after the one a transaction landed in until confirmed sees it (default 2)',
+                  }),
+                ),
+                finalization_slots: Type.Optional(
+                  Type.Integer({
+                    minimum: 0,
+                    maximum: 10_000,
+                    description:
+                      'slots after the one a transaction landed in until finalized sees it (default 32); at least confirmation_slots',
+                  }),
+                ),
+              },
+              {
+                additionalProperties: false,
+                description:
+                  'keep real time: slots on the clock and commitments that lag the tip, as a cluster’s do; absent: every transaction is final the moment it lands',
+              },
+            ),
+          ),
+        },
         { additionalProperties: false },
       ),
       Type.Object(

@@ -78,8 +78,27 @@ export type PriceSourceConfig =
       readonly embeddedPublisher: { readonly seed: number; readonly intervalMs: number } | null;
     };
 
+/** The commitment policy's caps in micro-USD and its finality bound (docs/operations.md#the-commitment-policy). */
+export interface ConfirmedLockConfig {
+  readonly maxTradeMicroUsd: bigint;
+  readonly maxExposureMicroUsd: bigint;
+  readonly maxDriftSlots: number;
+}
+
+/** An embedded chain that keeps real time (src/chain/embedded/time.ts): slot length and commitment lags. */
+export interface ChainTimingConfig {
+  readonly slotMs: number;
+  readonly confirmationSlots: number;
+  readonly finalizationSlots: number;
+}
+
 export type ChainConfig =
-  | { readonly kind: 'embedded'; readonly programId: string | null }
+  | {
+      readonly kind: 'embedded';
+      readonly programId: string | null;
+      /** null: the instant chain, every transaction final the moment it lands. */
+      readonly timing: ChainTimingConfig | null;
+    }
   | {
       readonly kind: 'rpc';
       /** The primary JSON-RPC endpoint: urls[0]. */
@@ -186,6 +205,8 @@ export interface Config {
     readonly maxOpenPerWallet: number;
     /** The maker's last look: how far the mid may have moved against it since the quote when it locks. */
     readonly makerLockPriceToleranceBps: number;
+    /** The commitment policy (src/runtime/exposure.ts): when the maker locks against a confirmed taker lock. */
+    readonly confirmedLock: ConfirmedLockConfig;
   };
   readonly pricing: {
     readonly sizeSpreadMaxBps: number;

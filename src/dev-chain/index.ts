@@ -5,7 +5,7 @@
 import { type Keypair, PublicKey } from '@solana/web3.js';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { answerJsonRpc, createRpcMethods, type JsonRpcRequest } from '../chain/embedded/json-rpc.ts';
-import { EmbeddedLedger, type MintConfig } from '../chain/embedded/ledger.ts';
+import { type ChainTiming, EmbeddedLedger, type MintConfig } from '../chain/embedded/ledger.ts';
 import { DEFAULT_HTLC_PROGRAM_ID, loadHtlcProgram } from '../chain/htlc/index.ts';
 import type { DevChain } from '../chain/port.ts';
 import { PythPublisher, type PythPublisherOptions } from '../chain/pyth/publisher.ts';
@@ -33,6 +33,11 @@ export interface ChainServerOptions {
   /** Wallets funded once at genesis (the maker's inventory and fee SOL). */
   funding: { owner: PublicKey; lamports: bigint; tokens: { mint: PublicKey; amount: bigint }[] }[];
   clock?: () => number;
+  /**
+   * Keep real time: slots on the clock, confirmed and finalized lagging the tip, each read and subscription
+   * at its commitment (`npm run chain -- --slot-ms 400`). Absent: the instant chain.
+   */
+  timing?: ChainTiming | null;
   /** Log each request's method (never params: they can carry signed transactions). */
   logRequests?: boolean;
   /** Pyth price accounts to publish and keep moving (sponsoredFeedSpecs() for the real feeds); none by default. */
@@ -83,6 +88,7 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
     mints: options.mints,
     funding: options.funding,
     ...(options.clock ? { clock: options.clock } : {}),
+    timing: options.timing ?? null,
   });
   const pyth = options.pyth ? new PythPublisher(ledger, options.pyth) : null;
   pyth?.start();
@@ -184,6 +190,8 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
 /** DevChain over a loopback chain's dev_* methods (tests, demos, the service's airdrop in rpc mode). */
 export function loopbackDevChain(url: string): DevChain & {
   clock(): Promise<{ slot: number; unixTimestamp: number }>;
+  /** A fork (dev_rollback): every transaction from the slot on is taken back; answers them, oldest first. */
+  rollback(fromSlot: number): Promise<{ dropped: string[]; slot: number }>;
   /** The loopback chain's Pyth controls (dev_pyth); answers every feed's state after the action. */
   pyth(action: PythAction, symbol?: string, bps?: number): Promise<PythFeedStatus[]>;
 } {
@@ -206,6 +214,7 @@ export function loopbackDevChain(url: string): DevChain & {
       await rpc('dev_advanceClock', [seconds]);
     },
     clock: () => rpc('dev_clock', []),
+    rollback: (fromSlot) => rpc('dev_rollback', [fromSlot]),
     pyth: (action, symbol, bps) =>
       rpc('dev_pyth', [
         action,

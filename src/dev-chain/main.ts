@@ -5,6 +5,9 @@
 // repeatable: --pyth-freeze SOL, --pyth-stale SOL, --pyth-jump SOL:+500 (bps, once at start),
 // --pyth-seed <text> (default 1), --pyth-interval-ms <ms> (default 1000), --no-pyth. While it runs,
 // the dev_pyth method (loopbackDevChain(url).pyth) does the same.
+// --slot-ms <ms> [--confirmation-slots N] [--finalization-slots N]: the chain keeps real time — slots on the
+// clock, confirmed N (2) and finalized N (32) slots behind the tip, every read and subscription at its
+// commitment (without a flag, the CONFIG's chain.timing when its chain is embedded; else instant finality).
 // --faults <none|mild|harsh> [--faults-seed N] [--faults-set knob=value]…: the chain comes up behind the
 // fault proxy (src/dev-chain/faults/). The proxy takes CHAIN_PORT and CHAIN_PORT + 1, the addresses to give
 // the service; the chain itself listens on free ports, printed as upstreamUrl / upstreamWsUrl (for takers
@@ -13,10 +16,11 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PublicKey } from '@solana/web3.js';
+import { type ChainTiming, DEFAULT_TIMING } from '../chain/embedded/ledger.ts';
 import { DEFAULT_HTLC_PROGRAM_ID } from '../chain/htlc/index.ts';
 import { type PythPublisher, sponsoredFeedSpecs } from '../chain/pyth/publisher.ts';
 import { loadOrCreateKeypairFile } from '../chain/signer.ts';
-import { loadConfig } from '../config/index.ts';
+import { type Config, loadConfig } from '../config/index.ts';
 import { embeddedVenueOptions } from '../venue/config.ts';
 import {
   type FaultProxy,
@@ -39,6 +43,9 @@ const readFlags = () =>
       faults: { type: 'string' },
       'faults-seed': { type: 'string', default: '1' },
       'faults-set': { type: 'string', multiple: true, default: [] },
+      'slot-ms': { type: 'string' },
+      'confirmation-slots': { type: 'string' },
+      'finalization-slots': { type: 'string' },
     },
   }).values;
 type Flags = ReturnType<typeof readFlags>;
@@ -48,6 +55,39 @@ function parseJump(text: string): [string, number] {
   const match = /^([A-Za-z0-9]+):([+-]?\d+)$/.exec(text);
   if (!match) throw new Error(`--pyth-jump ${text}: expected SYMBOL:±BPS, e.g. SOL:+500`);
   return [match[1] as string, Number(match[2])];
+}
+
+/** The timing the flags ask for (each unset one at a cluster's default), else the config's, else none. */
+function timingOf(flags: Flags, config: Config): ChainTiming | null {
+  const asked = [flags['slot-ms'], flags['confirmation-slots'], flags['finalization-slots']];
+  if (asked.every((flag) => flag === undefined)) {
+    return config.chain.kind === 'embedded' ? config.chain.timing : null;
+  }
+  const whole = (text: string | undefined, name: string, fallback: number, min: number) => {
+    if (text === undefined) return fallback;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min) throw new Error(`--${name}: a whole number ≥ ${min}`);
+    return value;
+  };
+  const timing = {
+    slotMs: whole(flags['slot-ms'], 'slot-ms', DEFAULT_TIMING.slotMs, 10),
+    confirmationSlots: whole(
+      flags['confirmation-slots'],
+      'confirmation-slots',
+      DEFAULT_TIMING.confirmationSlots,
+      0,
+    ),
+    finalizationSlots: whole(
+      flags['finalization-slots'],
+      'finalization-slots',
+      DEFAULT_TIMING.finalizationSlots,
+      0,
+    ),
+  };
+  if (timing.finalizationSlots < timing.confirmationSlots) {
+    throw new Error('--finalization-slots: at least --confirmation-slots');
+  }
+  return timing;
 }
 
 function applyPythFlags(pyth: PythPublisher, flags: Flags): void {
@@ -75,6 +115,7 @@ async function main() {
   }
   const host = process.env.CHAIN_HOST ?? '127.0.0.1';
   const port = Number(process.env.CHAIN_PORT ?? 8899);
+  const timing = timingOf(flags, config);
 
   const server = await startChainServer({
     dataDir: join(dataDir, 'chain'),
@@ -83,6 +124,7 @@ async function main() {
     port: faults === undefined ? port : 0,
     programId,
     ...configGenesis(config, maker),
+    timing,
     ...(venue ? { venue } : {}),
     ...(flags['no-pyth']
       ? {}
@@ -126,6 +168,7 @@ async function main() {
       makerKeypairPath: keypairPath,
       faucet: server.ledger.faucet.publicKey.toBase58(),
       slot: server.ledger.slot(),
+      timing,
       pyth: server.pyth?.symbols.map((symbol) => ({ symbol, mode: server.pyth?.mode(symbol) })) ?? [],
       jupiterUrl: server.jupiterUrl,
     }),

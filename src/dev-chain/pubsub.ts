@@ -1,14 +1,21 @@
-// The loopback chain's websocket side: Solana PubSub JSON-RPC (account and program subscriptions) as a
-// validator serves it next to its HTTP port, notifications shaped as web3.js 1.x parses them
-// (AccountNotificationResult, ProgramAccountNotificationResult), driven by the ledger's writes. A
-// transaction here is final when it lands, so notifications go out at once whatever the commitment.
-// Like a validator, a program subscription is told only about accounts the program still owns after
-// the write: an escrow that a transaction closed is not notified (see src/chain/rpc/feed.ts).
+// The loopback chain's websocket side: Solana PubSub JSON-RPC (account, program and signature
+// subscriptions) as a validator serves it next to its HTTP port, notifications shaped as web3.js 1.x parses
+// them (AccountNotificationResult, ProgramAccountNotificationResult, SignatureNotification), driven by the
+// ledger's writes at each subscription's commitment (finalized when none is given): on the instant chain
+// every commitment hears of a write as it lands; on a chain that keeps real time, confirmed and finalized a
+// few and some thirty slots later, and a rollback is told at processed and confirmed with the accounts as
+// restored. Like a validator, a program subscription is told only about accounts the program still owns
+// after the write: an escrow that a transaction closed is not notified (see src/chain/rpc/feed.ts).
 
 import { PublicKey, SystemProgram } from '@solana/web3.js';
 import WebSocket, { WebSocketServer } from 'ws';
 import { accountJson } from '../chain/embedded/json-rpc.ts';
-import type { EmbeddedLedger, LedgerWrite } from '../chain/embedded/ledger.ts';
+import {
+  COMMITMENTS,
+  type CommitmentLevel,
+  type EmbeddedLedger,
+  type LedgerWrite,
+} from '../chain/embedded/ledger.ts';
 import type { StoredAccount } from '../chain/embedded/store.ts';
 import { decodeBase58 } from '../vocabulary/base58.ts';
 
@@ -33,7 +40,11 @@ interface Subscription {
   id: number;
   socket: WebSocket;
   encoding: string;
-  target: { kind: 'account'; address: string } | { kind: 'program'; programId: string; filters: Filter[] };
+  commitment: CommitmentLevel;
+  target:
+    | { kind: 'account'; address: string }
+    | { kind: 'program'; programId: string; filters: Filter[] }
+    | { kind: 'signature'; signature: string };
 }
 
 class InvalidParams extends Error {}
@@ -44,8 +55,9 @@ const SYSTEM_PROGRAM = SystemProgram.programId.toBase58();
 const subscribeMethods = {
   accountSubscribe: 'account',
   programSubscribe: 'program',
+  signatureSubscribe: 'signature',
 } as const;
-const unsubscribeMethods = new Set(['accountUnsubscribe', 'programUnsubscribe']);
+const unsubscribeMethods = new Set(['accountUnsubscribe', 'programUnsubscribe', 'signatureUnsubscribe']);
 
 function address(v: unknown): string {
   try {
@@ -64,6 +76,21 @@ function encodingOf(config: Record<string, unknown>): string {
     );
   }
   return encoding;
+}
+
+function commitmentOf(config: Record<string, unknown>): CommitmentLevel {
+  const asked = config.commitment ?? 'finalized';
+  if (typeof asked !== 'string' || !(COMMITMENTS as readonly string[]).includes(asked)) {
+    throw new InvalidParams(`Invalid params: commitment ${String(asked)}`);
+  }
+  return asked as CommitmentLevel;
+}
+
+function signatureParam(v: unknown): string {
+  if (typeof v !== 'string' || v.length < 64 || v.length > 90) {
+    throw new InvalidParams('Invalid Request: Invalid signature provided');
+  }
+  return v;
 }
 
 function filtersOf(raw: unknown): Filter[] {
@@ -126,11 +153,26 @@ export async function startPubSub(options: PubSubOptions): Promise<PubSub> {
     });
   };
 
-  const onWrite = (write: LedgerWrite) => {
+  /** A signature subscription is told once, when its transaction reaches the commitment, then dropped. */
+  const notifySignature = (sub: Subscription, signature: string) => {
+    const record = ledger.transaction(signature, sub.commitment);
+    if (!record) return false;
+    subscriptions.delete(sub.id);
+    bySocket.get(sub.socket)?.delete(sub.id);
+    notify(sub, 'signatureNotification', ledger.slotAt(sub.commitment), { err: record.err });
+    return true;
+  };
+
+  const onWrite = (commitment: CommitmentLevel, write: LedgerWrite) => {
     if (subscriptions.size === 0) return;
-    const accounts = new Map(write.addresses.map((a) => [a, ledger.getAccount(a)]));
+    const accounts = new Map(write.addresses.map((a) => [a, ledger.getAccount(a, commitment)]));
     for (const sub of subscriptions.values()) {
+      if (sub.commitment !== commitment) continue;
       const t = sub.target;
+      if (t.kind === 'signature') {
+        if (t.signature === write.signature) notifySignature(sub, t.signature);
+        continue;
+      }
       if (t.kind === 'account') {
         if (!accounts.has(t.address)) continue;
         const account = accounts.get(t.address) ?? deletedAccount(t.address);
@@ -146,19 +188,38 @@ export async function startPubSub(options: PubSubOptions): Promise<PubSub> {
       }
     }
   };
-  const stopListening = ledger.onWrite(onWrite);
+  const stops = COMMITMENTS.map((commitment) =>
+    ledger.onWrite((write) => onWrite(commitment, write), commitment),
+  );
+  const stopListening = () => {
+    for (const stop of stops) stop();
+  };
 
   const call = (socket: WebSocket, method: string, params: unknown[]): unknown => {
-    const kind = (subscribeMethods as Record<string, 'account' | 'program'>)[method];
+    const kind = (subscribeMethods as Record<string, 'account' | 'program' | 'signature'>)[method];
     if (kind) {
       const config = (params[1] && typeof params[1] === 'object' ? params[1] : {}) as Record<string, unknown>;
       const target: Subscription['target'] =
         kind === 'account'
           ? { kind, address: address(params[0]) }
-          : { kind, programId: address(params[0]), filters: filtersOf(config.filters) };
-      const sub: Subscription = { id: nextId++, socket, encoding: encodingOf(config), target };
+          : kind === 'program'
+            ? { kind, programId: address(params[0]), filters: filtersOf(config.filters) }
+            : { kind, signature: signatureParam(params[0]) };
+      const sub: Subscription = {
+        id: nextId++,
+        socket,
+        encoding: kind === 'signature' ? 'base64' : encodingOf(config),
+        commitment: commitmentOf(config),
+        target,
+      };
       subscriptions.set(sub.id, sub);
       bySocket.get(socket)?.add(sub.id);
+      // Already there: told at once, after the answer that names the subscription.
+      if (target.kind === 'signature') {
+        setImmediate(() => {
+          if (subscriptions.has(sub.id)) notifySignature(sub, target.signature);
+        });
+      }
       return sub.id;
     }
     if (unsubscribeMethods.has(method)) {

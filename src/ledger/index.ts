@@ -26,7 +26,12 @@ export const ESCROW_MOVEMENTS = [
 ] as const;
 export type EscrowMovement = (typeof ESCROW_MOVEMENTS)[number];
 
-export const LEDGER_MOVEMENTS = [...ESCROW_MOVEMENTS, 'aggregator_swap', 'network_fee'] as const;
+export const LEDGER_MOVEMENTS = [
+  ...ESCROW_MOVEMENTS,
+  'aggregator_swap',
+  'network_fee',
+  'rolled_back',
+] as const;
 export type LedgerMovement = (typeof LEDGER_MOVEMENTS)[number];
 
 /** Native SOL (lamports) for network fees; fees are paid in SOL whatever the trade's assets. */
@@ -180,6 +185,22 @@ export function transitionPostings(
     entries.push(...postMovement(kind as EscrowMovement, signature, mint, amount));
   }
   return entries;
+}
+
+/**
+ * Movements a fork took back (a confirmed taker lock the maker went on, and what was built on it): each is
+ * reversed under its own signature — movement `rolled_back`, the original's debit and credit swapped — so
+ * every account nets to what the chain still shows.
+ */
+export function rollbackPostings(
+  removed: readonly { kind: TradeSignatureKind; signature: string }[],
+  trade: Parameters<typeof transitionPostings>[1],
+): LedgerEntry[] {
+  return transitionPostings(removed, trade).map((entry) => ({
+    ...entry,
+    movement: 'rolled_back',
+    side: entry.side === 'debit' ? 'credit' : 'debit',
+  }));
 }
 
 export interface AssetPricing {

@@ -23,8 +23,14 @@ import {
   type HedgeObserver,
   type InventoryAsset,
 } from '../hedging/index.ts';
+import { formatUsd } from '../money/index.ts';
 import { type AcceptedQuote, FEED_STATUSES, type FeedState, type RejectedQuote } from '../quotes/index.ts';
-import type { TradeTransition } from '../runtime/index.ts';
+import {
+  CONFIRMED_LOCK_REFUSALS,
+  type ConfirmedLockRefusal,
+  type ExposureView,
+  type TradeTransition,
+} from '../runtime/index.ts';
 import { type CommitFailure, type CommitStats, isStorageFull, type Store } from '../store/index.ts';
 import { publicSubstate, RISK_CHECKS } from '../vocabulary/index.ts';
 import { DEADLINES, ESCROW_SIDES, storedExposure } from './exposure.ts';
@@ -79,6 +85,8 @@ export interface MetricsSources {
   inventory?(): InventoryAsset[];
   /** The control plane's pauses in force here: the desk's kill switch, and the pairs stopped by any pause. */
   desk?(): { paused: boolean; pausedPairs: number };
+  /** The commitment policy's book: what rides on confirmed taker locks not final yet. */
+  confirmedLocks?(): ExposureView;
   /** Whether the store cannot write for lack of space now (StorageWatch.full). */
   storageFull?(): boolean;
 }
@@ -343,6 +351,34 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
     ['asset'],
   );
 
+  private readonly confirmedExposure = this.gauge(
+    'confirmed_lock_exposure_usd',
+    'The commitment policy: output (USD at the live prices) of the trades the maker locked against a confirmed taker lock not final yet — what a fork could cost at most — and its cap (risk.confirmed_lock.max_exposure_usd), by kind: riding or cap.',
+    ['kind'],
+  );
+  private readonly confirmedTrades = this.gauge(
+    'confirmed_lock_trades',
+    'Trades the maker locked (or is locking) against a confirmed taker lock that is not final yet.',
+    [],
+  );
+  private readonly finalityLag = this.gauge(
+    'finality_lag_slots',
+    "How far the cluster's finalized slot trails its confirmed slot, as last read for the commitment policy (about 30 when healthy); beyond risk.confirmed_lock.max_drift_slots every trade waits for finality.",
+    [],
+  );
+  private readonly confirmedDecisions = this.counter(
+    'confirmed_lock_decisions_total',
+    'The commitment policy asked about a confirmed taker lock, by outcome: admitted (the maker locks against it), or why the trade waits for finality instead — trade_cap, exposure_cap, drift (finality stalling) or price (a price not usable).',
+    ['outcome'],
+  );
+  private confirmedCounted: Record<'admitted' | ConfirmedLockRefusal, number> = {
+    admitted: 0,
+    trade_cap: 0,
+    exposure_cap: 0,
+    drift: 0,
+    price: 0,
+  };
+
   private readonly chainCalls = new Map<ChainMethod, Histogram.Internal<string>>();
 
   constructor(info: { version: string; chain: ChainPort['kind'] }) {
@@ -550,6 +586,8 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
     };
     this.deskPaused.set(desk.paused ? 1 : 0);
     this.pausedPairs.set(desk.pausedPairs);
+    const confirmed = sources.confirmedLocks?.();
+    if (confirmed) this.readConfirmedLocks(confirmed);
     this.storageFull.set(sources.storageFull?.() ? 1 : 0);
 
     this.outsideBand.reset();
@@ -574,6 +612,21 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
       for (const status of FEED_STATUSES)
         this.priceStatus.set({ asset, status }, state.status === status ? 1 : 0);
     }
+  }
+
+  private readConfirmedLocks(view: ExposureView): void {
+    const usd = (microUsd: bigint) => Number(formatUsd(microUsd));
+    this.confirmedExposure.set({ kind: 'cap' }, usd(view.policy.maxExposureMicroUsd));
+    if (view.microUsd !== null) this.confirmedExposure.set({ kind: 'riding' }, usd(view.microUsd));
+    this.confirmedTrades.set(view.trades);
+    if (view.drift !== null) this.finalityLag.set(view.drift.slots);
+    const totals = { admitted: view.admitted, ...view.refused };
+    for (const outcome of ['admitted', ...CONFIRMED_LOCK_REFUSALS] as const) {
+      const grown = totals[outcome] - this.confirmedCounted[outcome];
+      // Created at 0 so every outcome shows; grown by what the book counted since the last scrape.
+      this.confirmedDecisions.inc({ outcome }, Math.max(0, grown));
+    }
+    this.confirmedCounted = totals;
   }
 
   // ── Definitions ────────────────────────────────────────────────────────────────────────────────

@@ -57,6 +57,8 @@ export interface CommandDeps {
   /** How long POST /lock waits for the lock to appear on chain before answering lock_not_found. */
   lockWaitMs: number;
   pollIntervalMs: number;
+  /** The commitment policy is on where finality lags: a lock is looked for at confirmed first. */
+  confirmedLocks?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -319,7 +321,9 @@ export class TradeCommands {
     let answered = false;
     while (trade.status === 'pending' && Date.now() < deadline) {
       try {
-        await this.deps.watcher.observe(trade);
+        // At confirmed first: a trade the commitment policy admits goes on at once.
+        if (this.deps.confirmedLocks) await this.deps.watcher.observe(trade, { commitment: 'confirmed' });
+        if (trade.status === 'pending') await this.deps.watcher.observe(trade);
         answered = true;
       } catch (error) {
         if (!isChainError(error, 'unavailable')) throw error;

@@ -18,10 +18,11 @@ import {
   substateOf,
   type TradeContext,
   type TradeEvent,
+  type TradeSignature,
   type TradeSnapshotLike,
   tradeMachine,
 } from '../../machines/index.ts';
-import { transitionPostings } from '../ledger/index.ts';
+import { rollbackPostings, transitionPostings } from '../ledger/index.ts';
 import {
   type GroupCommit,
   isStorageFull,
@@ -70,7 +71,8 @@ interface ActiveTrade {
   readonly actor: TradeActor;
   /** The snapshot last written (by reference): a macrostep that changed nothing is not written again. */
   written: unknown;
-  signatureCount: number;
+  /** The movements the ledger has posted (a fork may take some back: they are then reversed). */
+  posted: readonly TradeSignature[];
   status: SettlementStatus;
   alert: boolean;
   /** The state value (as a key) the last observation of the chain was made in. */
@@ -105,6 +107,25 @@ export interface HostOptions {
   onAcquired?(tradeId: string): void;
   /** Every stored transition, for its listeners (the log, metrics, the hedger). */
   onTransition?(transition: TradeTransition): void;
+  /** The guards the runtime decides (the commitment policy's exposure book); absent: the machine's own. */
+  guards?: Partial<RuntimeGuards>;
+}
+
+/** The machine's guards whose answer the runtime gives: the commitment policy's admission. */
+export interface RuntimeGuards {
+  confirmedLockAdmitted: (args: { context: TradeContext }) => boolean;
+}
+
+/**
+ * What a stored transition posts to the ledger: a movement for each signature it added, and the reversal of
+ * each one a fork took back (gone from the trade's signatures since the last transition).
+ */
+function ledgerChange(posted: readonly TradeSignature[], context: TradeContext) {
+  const same = (a: TradeSignature) => (b: TradeSignature) => a.kind === b.kind && a.signature === b.signature;
+  const added = context.signatures.filter((s) => !posted.some(same(s)));
+  const removed = posted.filter((s) => !context.signatures.some(same(s)));
+  const postings = transitionPostings(added, context);
+  return removed.length === 0 ? postings : [...postings, ...rollbackPostings(removed, context)];
 }
 
 const valueKey = (snapshot: Pick<TradeSnapshotLike, 'value'>) => JSON.stringify(snapshot.value);
@@ -118,7 +139,10 @@ export class TradeHost {
   private stopped = false;
 
   constructor(private readonly options: HostOptions) {
-    this.machine = tradeMachine.provide({ actors: options.effects });
+    this.machine = tradeMachine.provide({
+      actors: options.effects,
+      ...(options.guards ? { guards: options.guards } : {}),
+    });
   }
 
   get runId(): string {
@@ -228,7 +252,7 @@ export class TradeHost {
       meta,
       actor,
       written: null,
-      signatureCount: snapshot.context.signatures.length,
+      posted: snapshot.context.signatures,
       status: settlementStatusOf(snapshot),
       alert: snapshot.context.alert,
       observedIn: null,
@@ -330,8 +354,8 @@ export class TradeHost {
     );
     const at = new Date().toISOString();
     const persisted = trade.actor.getPersistedSnapshot() as unknown as TradeSnapshotLike;
-    const ledger = transitionPostings(context.signatures.slice(trade.signatureCount), context);
-    trade.signatureCount = context.signatures.length;
+    const ledger = ledgerChange(trade.posted, context);
+    trade.posted = context.signatures;
     const transition: TradeTransition = {
       tradeId: trade.meta.tradeId,
       event: event.type,

@@ -1,9 +1,17 @@
 // The trade runtime: trades as virtual actors (host.ts), the chain watcher (watcher.ts), deadlines from an
 // index (scheduler.ts), the commands (commands.ts) and the read-only views (queries.ts), composed per run
-// in runtime.ts; effects/ makes the machine's effects real on the chain port (one file each).
+// in runtime.ts; effects/ makes the machine's effects real on the chain port (one file each); exposure.ts keeps
+// the commitment policy's book of trades gone on a confirmed taker lock.
 
 export type { SettlementResult } from './commands.ts';
 export { isRuntimeError, RuntimeError, type RuntimeErrorCode, type RuntimeInput } from './errors.ts';
+export {
+  CONFIRMED_LOCK_REFUSALS,
+  ConfirmedExposure,
+  type ConfirmedLockPolicy,
+  type ConfirmedLockRefusal,
+  type ExposureView,
+} from './exposure.ts';
 export { MakerInventory } from './inventory.ts';
 export { StartupLease } from './lease.ts';
 export type { RuntimeLogger } from './logger.ts';

@@ -4,7 +4,7 @@
 // what happens at start (claiming earlier runs' trades) and stop.
 import { knowsPreimageToRedeem, type PriceCheck } from '../../machines/index.ts';
 import { type AggregatorPort, rawMid } from '../aggregator/index.ts';
-import { type ChainPort, meterChain } from '../chain/index.ts';
+import { type ChainPort, finalOnLanding, meterChain } from '../chain/index.ts';
 import type { Config } from '../config/index.ts';
 import { postNetworkFee } from '../ledger/index.ts';
 import { dividePrices } from '../money/index.ts';
@@ -14,6 +14,7 @@ import type { ClaimedTrade, GroupCommit, StorageWatch, Store } from '../store/in
 import { ChainClock } from './clock.ts';
 import { TradeCommands } from './commands.ts';
 import { chainEffects } from './effects/index.ts';
+import { ConfirmedExposure } from './exposure.ts';
 import { TradeHost } from './host.ts';
 import { RunLease } from './lease.ts';
 import type { RuntimeLogger } from './logger.ts';
@@ -84,6 +85,8 @@ export class TradeRuntime {
   readonly commands: TradeCommands;
   readonly queries: TradeQueries;
   readonly clock: ChainClock;
+  /** The commitment policy's book: trades gone on a confirmed taker lock not final yet. */
+  readonly exposure: ConfirmedExposure;
   private readonly scheduler: DeadlineScheduler;
   readonly lease: RunLease;
   readonly reachability: ChainReachability;
@@ -103,6 +106,8 @@ export class TradeRuntime {
   constructor(private readonly options: RuntimeOptions) {
     const { store, durable, config, quotes, runId, log } = options;
     const embedded = options.chain.kind === 'embedded';
+    // Waits that a chain keeping real time makes long (finality ~13 s) are sized as on a cluster.
+    const instant = finalOnLanding(options.chain);
     this.tickMs = options.pollIntervalMs ?? (embedded ? 250 : 2_000);
     const reachability =
       options.reachability ??
@@ -110,6 +115,13 @@ export class TradeRuntime {
     this.reachability = reachability;
     const chain = options.reachability ? options.chain : meterChain(options.chain, reachability);
     this.clock = new ChainClock(chain, 30_000);
+    this.exposure = new ConfirmedExposure({
+      policy: config.risk.confirmedLock,
+      price: (mint) => quotes.usablePrice(mint),
+      decimals: (mint) => config.assets.find(mint)?.decimals ?? null,
+    });
+    // Confirmed differs from finalized only where finality lags: there the policy needs its own pushes.
+    const confirmedLocks = this.exposure.enabled && !instant;
     const effects = chainEffects(chain, {
       // After the transition that started the effect joined its commit (same turn), wait for that commit; a
       // transition of the trade that was not stored fails the effect before it acts.
@@ -156,7 +168,7 @@ export class TradeRuntime {
         await durable.write({ kind: 'appendLedger', tradeId, at: new Date().toISOString(), entries });
       },
       minRedeemWindowSeconds: config.settlement.minRedeemWindowSeconds,
-      landTimeoutMs: options.landTimeoutMs ?? (embedded ? 5_000 : 90_000),
+      landTimeoutMs: options.landTimeoutMs ?? (instant ? 5_000 : 90_000),
     });
     const logTransition = transitionLog(log);
     this.host = new TradeHost({
@@ -175,9 +187,16 @@ export class TradeRuntime {
       onFenced: () => this.lease.fenced(),
       onAcquired: () => options.onTakeover?.(1),
       onTransition: (transition) => {
+        // Out of the book once nothing of the trade rides on a lock not final: final, or the trade moved on.
+        this.exposure.moved(
+          transition.tradeId,
+          transition.to,
+          transition.context.takerLockConfirmedOnly === true,
+        );
         options.onTransition?.(transition);
         logTransition(transition);
       },
+      guards: { confirmedLockAdmitted: ({ context }) => this.exposure.admit(context) },
     });
     this.watcher = new ChainWatcher({
       chain,
@@ -189,6 +208,7 @@ export class TradeRuntime {
       },
       tickMs: this.tickMs,
       sweepIntervalMs: options.sweepIntervalMs ?? (embedded ? 60_000 : 30_000),
+      confirmedLocks: confirmedLocks ? { beforeConfirmedLock: () => this.readCommitments() } : null,
     });
     this.host.setObserver((trade) => this.watcher.observe(trade));
     this.queries = new TradeQueries({ store, host: this.host, chain, config, clock: this.clock, runId });
@@ -203,8 +223,9 @@ export class TradeRuntime {
       config,
       quotes,
       runId,
-      lockWaitMs: options.lockWaitMs ?? (embedded ? 3_000 : 45_000),
+      lockWaitMs: options.lockWaitMs ?? (instant ? 3_000 : 45_000),
       pollIntervalMs: this.tickMs,
+      confirmedLocks,
     });
     this.scheduler = new DeadlineScheduler({
       store,
@@ -277,6 +298,7 @@ export class TradeRuntime {
         log.info({ run_id: runId, trades: claimed }, 'adopted the unclosed trades of earlier runs');
     }
     for (const entry of await store.restIndex(runId)) this.index(entry, entry.seen);
+    await this.rebuildExposure();
     this.watcher.start();
     for (const tradeId of await store.runningTrades(runId)) this.restartEffect(tradeId);
     // Events other instances make durable reach this instance's live streams too.
@@ -286,6 +308,38 @@ export class TradeRuntime {
     this.lease.start(this.options.lease?.confirmedAt?.());
     void this.lease.claim();
     this.schedule();
+  }
+
+  /**
+   * The commitment policy's book after a start: every trade of the run riding on a confirmed taker lock not
+   * final yet (what a fork could still cost), counted whatever the caps say now.
+   */
+  private async rebuildExposure(): Promise<void> {
+    for (const stored of await this.options.store.settlingSnapshots(this.options.runId)) {
+      const { value, context } = JSON.parse(stored) as {
+        value: unknown;
+        context: {
+          tradeId: string;
+          outputMint: string;
+          outputAmountRaw: string;
+          takerLockConfirmedOnly?: boolean;
+        };
+      };
+      const initiated = typeof value === 'object' && value !== null && 'initiated' in value;
+      if (initiated && context.takerLockConfirmedOnly === true) this.exposure.track(context);
+    }
+  }
+
+  /** How far finality trails, read for the exposure book when its last reading is getting old. */
+  private async readCommitments(): Promise<void> {
+    const { chain } = this.options;
+    if (!this.exposure.driftStale || !chain.commitmentSlots) return;
+    try {
+      this.exposure.noteCommitments(await chain.commitmentSlots());
+    } catch (error) {
+      // No reading: the book refuses (the trade waits for finality) until one is had.
+      this.options.log.warn({ err: (error as Error).message }, 'could not read the commitments’ slots');
+    }
   }
 
   /**
@@ -555,6 +609,9 @@ export class TradeRuntime {
     } catch (error) {
       this.options.log.warn({ err: (error as Error).message }, 'sweeping watched escrows failed');
     }
+    // A confirmed lock the maker went on is looked at every tick until final: a fork may take it back.
+    const riding = this.exposure.tradeIds();
+    if (riding.length > 0) await this.watcher.observeConfirmed(riding);
     try {
       await this.scheduler.wakeDue();
     } catch (error) {

@@ -13,7 +13,7 @@ export interface TradeTransition {
   to: SettlementStatus;
   substate: string;
   context: Pick<TradeContext, 'alert' | 'effectError' | 'assessment' | 'inputMint' | 'outputMint'> &
-    Partial<Pick<TradeContext, 'tradeId' | 'failureReason'>>;
+    Partial<Pick<TradeContext, 'tradeId' | 'failureReason' | 'takerLockConfirmedOnly'>>;
   /** The maker-loss alert was raised for this trade before. */
   alertedBefore: boolean;
   /** When the trade was created (settlement start), ISO. */

@@ -5,18 +5,22 @@
 // watched escrow over `sweepIntervalMs` — or on every tick while pushes are not flowing. An idle tick
 // therefore costs at most one call per 100 watched escrows, and usually a fraction of one.
 //
-// It also turns what the chain shows of a trade's escrows into the machine's chain facts (observe()).
+// It also turns what the chain shows of a trade's escrows into the machine's chain facts (observe()). Under
+// the commitment policy it watches taker escrows at confirmed too: a lock there may let the maker go on it
+// (TAKER_LOCK_CONFIRMED), and a confirmed lock the maker went on is watched until it is final — or gone,
+// taken back by a fork (TAKER_LOCK_ROLLED_BACK).
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   type ChainFact,
   hasSignature,
   makerEscrowTerms,
   makerEscrowUnsettled,
+  type TradeSignature,
   takerEscrowHoldsFunds,
   takerEscrowTerms,
 } from '../../machines/index.ts';
 import type { AccountFeed, ChainPort, Commitment, EscrowState } from '../chain/index.ts';
-import { publicKey } from '../chain/index.ts';
+import { finalOnLanding, publicKey } from '../chain/index.ts';
 import { WATCH_MAKER, WATCH_TAKER } from '../store/index.ts';
 import { preimageFromBytes } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
@@ -44,6 +48,12 @@ export interface WatcherOptions {
   tickMs: number;
   /** How long one pass of the safety-net sweep over every watched escrow takes while pushes flow. */
   sweepIntervalMs: number;
+  /**
+   * The commitment policy is on and finality lags on this chain: taker escrows are also pushed at confirmed,
+   * and `beforeConfirmedLock` runs before a confirmed lock is reported (the exposure book reads how far
+   * finality trails).
+   */
+  confirmedLocks?: { beforeConfirmedLock(): Promise<void> } | null;
 }
 
 const STATUS_MARK: Record<EscrowState['status'], string> = {
@@ -80,7 +90,11 @@ export function watchedEscrows(rest: Pick<RestState, 'watch' | 'takerEscrow' | '
 export class ChainWatcher {
   private readonly byTrade = new Map<string, Watched>();
   private readonly byAddress = new Map<string, string>();
+  /** The taker escrow of each watched trade that still waits on it: what a confirmed push is about. */
+  private readonly byTakerEscrow = new Map<string, string>();
   private feed: AccountFeed | null = null;
+  private confirmedFeed: AccountFeed | null = null;
+  private readonly confirmedPushed = new Set<string>();
   private feedGeneration = -1;
   private readonly pushed = new Set<string>();
   private pushScheduled = false;
@@ -108,11 +122,23 @@ export class ChainWatcher {
       // Without pushes the watcher polls every tick.
       this.options.log.warn({ err: (error as Error).message }, 'no push feed of account changes');
     }
+    if (this.options.confirmedLocks) {
+      try {
+        this.confirmedFeed = this.options.chain.watchAccounts(
+          (addresses) => this.onConfirmedPush(addresses),
+          'confirmed',
+        );
+      } catch (error) {
+        // Without it a lock is seen at confirmed only when POST /lock or a tick looks.
+        this.options.log.warn({ err: (error as Error).message }, 'no push feed of confirmed changes');
+      }
+    }
   }
 
   stop(): void {
     this.stopped = true;
     this.feed?.close();
+    this.confirmedFeed?.close();
   }
 
   /** Indexes a trade at rest (or forgets it once it is closed or waits on nothing). */
@@ -120,11 +146,13 @@ export class ChainWatcher {
     const escrows = rest.closed ? [] : watchedEscrows(rest);
     const previous = this.byTrade.get(rest.tradeId);
     if (previous) for (const address of previous.escrows) this.byAddress.delete(address);
+    this.byTakerEscrow.delete(rest.takerEscrow);
     if (escrows.length === 0) {
       this.byTrade.delete(rest.tradeId);
       return;
     }
     for (const address of escrows) this.byAddress.set(address, rest.tradeId);
+    if (escrows.includes(rest.takerEscrow)) this.byTakerEscrow.set(rest.takerEscrow, rest.tradeId);
     const kept = previous && sameList(previous.escrows, escrows) ? previous.seen : undefined;
     this.byTrade.set(rest.tradeId, { escrows, seen: seen ?? kept ?? '' });
   }
@@ -145,6 +173,47 @@ export class ChainWatcher {
         );
       });
     }
+  }
+
+  /**
+   * A taker escrow changed at confirmed: its trade is observed at confirmed — a pending one may go on the
+   * lock there, and one riding on a confirmed lock learns whether a fork took it back.
+   */
+  private onConfirmedPush(addresses: readonly string[]): void {
+    const first = this.confirmedPushed.size === 0;
+    for (const address of addresses) {
+      const tradeId = this.byTakerEscrow.get(address);
+      if (tradeId !== undefined) this.confirmedPushed.add(tradeId);
+    }
+    if (!first || this.confirmedPushed.size === 0) return;
+    setImmediate(() => {
+      const ids = [...this.confirmedPushed];
+      this.confirmedPushed.clear();
+      void this.observeConfirmed(ids);
+    });
+  }
+
+  /**
+   * Observes at confirmed the trades that care: pending ones (a lock may be there to go on) and those riding
+   * on a confirmed lock (it may be gone). Others wait for what finalized shows.
+   */
+  async observeConfirmed(tradeIds: readonly string[]): Promise<void> {
+    await Promise.all(
+      tradeIds.map((tradeId) =>
+        this.options.host
+          .use(tradeId, async (trade) => {
+            if (trade.status === 'pending' || trade.context.takerLockConfirmedOnly) {
+              await this.observe(trade, { commitment: 'confirmed' });
+            }
+          })
+          .catch((error: unknown) =>
+            this.options.log.warn(
+              { trade_id: tradeId, err: (error as Error).message },
+              'confirmed observation failed',
+            ),
+          ),
+      ),
+    );
   }
 
   /** The next tick sweeps every watched escrow (pushes may have been missed, e.g. during an outage). */
@@ -328,6 +397,42 @@ export class ChainWatcher {
     ];
   }
 
+  /**
+   * A trade riding on a confirmed taker lock: the lock the maker went on gone from the chain (a fork) is
+   * reported with every recorded movement the chain no longer knows; the lock final, or (after a fork) a lock
+   * final at the escrow's address again, is reported as final. Answers false when that could not be told yet.
+   */
+  private async reportConfirmedLock(
+    trade: TradeHandle,
+    taker: EscrowState | null,
+    commitment: Commitment,
+  ): Promise<boolean | null> {
+    const { chain } = this.options;
+    const { context } = trade;
+    const lock = context.signatures.find((s) => s.kind === 'taker_lock');
+    if (lock) {
+      const dropped = await unknownToChain(chain, context.signatures);
+      if (dropped.some((s) => s.kind === 'taker_lock')) {
+        trade.send({ type: 'TAKER_LOCK_ROLLED_BACK', dropped });
+        return true;
+      }
+    }
+    if (commitment !== 'finalized' || taker === null) return true;
+    const signature =
+      lock && (await chain.signatureState(lock.signature)).status === 'finalized'
+        ? lock.signature
+        : lock
+          ? null
+          : await lockingSignature(chain, trade.meta.takerEscrow, 'finalized');
+    if (signature === null) return null;
+    trade.send({
+      type: 'TAKER_LOCK_FINALIZED',
+      signature,
+      terms: escrowLockTerms(trade.meta.takerEscrow, taker),
+    });
+    return true;
+  }
+
   /** Sends the facts the readings prove; false when something could not be resolved yet (look again). */
   private async report(trade: TradeHandle, readings: Readings, commitment: Commitment): Promise<boolean> {
     const { chain } = this.options;
@@ -350,9 +455,17 @@ export class ChainWatcher {
         if (signature === null) complete = false;
         else {
           if (context().lockSignature === null) trade.send({ type: 'TAKER_LOCK_SEEN', signature });
-          if (commitment === 'finalized' || chain.kind === 'embedded') {
+          if (commitment === 'finalized' || finalOnLanding(chain)) {
             trade.send({
               type: 'TAKER_LOCK_FINALIZED',
+              signature,
+              terms: escrowLockTerms(takerEscrow, taker),
+            });
+          } else if (trade.status === 'pending' && taker.status === 'locked' && this.options.confirmedLocks) {
+            // The commitment policy decides (the machine asks the exposure book): on it at confirmed, or wait.
+            await this.options.confirmedLocks.beforeConfirmedLock();
+            trade.send({
+              type: 'TAKER_LOCK_CONFIRMED',
               signature,
               terms: escrowLockTerms(takerEscrow, taker),
             });
@@ -370,6 +483,15 @@ export class ChainWatcher {
       } else if (trade.status === 'failed' && takerEscrowHoldsFunds(context())) {
         await reportTakerEnding(null); // settled, then closed by the taker
       }
+    }
+
+    if (trade.status === 'initiated' && context().takerLockConfirmedOnly) {
+      const settled = await this.reportConfirmedLock(trade, taker, commitment);
+      if (settled === null) complete = false;
+      // What maker-escrow facts say is acted on from finalized readings only.
+      if (commitment !== 'finalized' && !finalOnLanding(chain)) return complete;
+    } else if (trade.status === 'initiated' && commitment !== 'finalized' && !finalOnLanding(chain)) {
+      return complete;
     }
 
     if (trade.status === 'initiated') {
@@ -409,6 +531,15 @@ export class ChainWatcher {
     }
     return complete;
   }
+}
+
+/** The recorded movements the chain no longer knows (a fork took their blocks back). */
+async function unknownToChain(
+  chain: ChainPort,
+  signatures: readonly TradeSignature[],
+): Promise<TradeSignature[]> {
+  const states = await Promise.all(signatures.map((s) => chain.signatureState(s.signature)));
+  return signatures.filter((_, i) => states[i]?.status === 'unknown');
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

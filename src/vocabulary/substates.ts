@@ -25,6 +25,8 @@ export const SUBSTATES = [
   'initiated.awaitingTakerExpiry',
   'initiated.refundingTakerEscrow',
   'initiated.releasingTaker',
+  'initiated.takerLockRolledBack',
+  'initiated.reclaimingAfterRollback',
   'redeemed.closingEscrows',
   'redeemed.closed',
   'refunded.settling',

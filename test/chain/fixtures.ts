@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ComputeBudgetProgram, Keypair, PublicKey, Transaction } from '@solana/web3.js';
-import { createEmbeddedChain, type EmbeddedChain } from '../../src/chain/embedded/index.ts';
+import { type ChainTiming, createEmbeddedChain, type EmbeddedChain } from '../../src/chain/embedded/index.ts';
 import { DEFAULT_HTLC_PROGRAM_ID } from '../../src/chain/htlc/index.ts';
 import type { ChainPort, DevChain, UnsignedTransaction } from '../../src/chain/port.ts';
 import type { PythPublisherOptions } from '../../src/chain/pyth/publisher.ts';
@@ -43,10 +43,11 @@ export interface Harness {
 
 export const tempDir = (label: string) => mkdtempSync(join(tmpdir(), `chain-${label}-`));
 
-/** What a test may add to the standard chain: a clock it moves, Pyth feeds to publish. */
+/** What a test may add to the standard chain: a clock it moves, Pyth feeds to publish, real time kept. */
 export interface ChainOptions {
   clock?: () => number;
   pyth?: PythPublisherOptions;
+  timing?: ChainTiming | null;
 }
 
 /** The embedded chain every chain test starts from: the test mints, the maker funded. */

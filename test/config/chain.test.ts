@@ -76,3 +76,45 @@ describe('the rpc chain section', () => {
     expect(refusal(onRpc(chain))).toMatch(message);
   });
 });
+
+describe('the embedded chain’s timing', () => {
+  const onEmbedded = (timing?: Record<string, unknown>) => {
+    const doc = defaultConfigDocument();
+    doc.chain = { kind: 'embedded', ...(timing ? { timing } : {}) };
+    return doc;
+  };
+  const embedded = (doc: ConfigDocument) => {
+    const { chain } = resolveConfig(doc);
+    if (chain.kind !== 'embedded') throw new Error('not an embedded chain');
+    return chain;
+  };
+
+  test('is off by default: the instant chain, every transaction final as it lands', () => {
+    expect(embedded(onEmbedded()).timing).toBeNull();
+  });
+
+  test('keeps a cluster’s lags unless told otherwise: 400 ms slots, confirmed 2 slots on, finalized 32 on', () => {
+    expect(embedded(onEmbedded({})).timing).toEqual({
+      slotMs: 400,
+      confirmationSlots: 2,
+      finalizationSlots: 32,
+    });
+    expect(embedded(onEmbedded({ slot_ms: 100, finalization_slots: 8 })).timing).toEqual({
+      slotMs: 100,
+      confirmationSlots: 2,
+      finalizationSlots: 8,
+    });
+  });
+
+  test.each<[string, Record<string, unknown>, RegExp]>([
+    [
+      'finality before confirmation',
+      { confirmation_slots: 4, finalization_slots: 3 },
+      /chain\.timing\.finalization_slots: must not be below confirmation_slots/,
+    ],
+    ['a slot too short to keep', { slot_ms: 1 }, /config chain/],
+    ['an unknown knob', { slot_millis: 400 }, /config chain/],
+  ])('refuses %s', (_, timing, message) => {
+    expect(refusal(onEmbedded(timing))).toMatch(message);
+  });
+});

@@ -14,6 +14,7 @@ import {
   postMovement,
   postNetworkFee,
   postSwap,
+  rollbackPostings,
   summarize,
   transitionPostings,
 } from '../../src/ledger/index.ts';
@@ -326,6 +327,24 @@ describe('the postings of a transition', () => {
     expect(makerNet(entries).size).toBe(0);
   });
 
+  test('a movement a fork took back is reversed under its signature: the accounts net to nothing', () => {
+    const moved = [
+      { kind: 'taker_lock' as const, signature: 'lock-sig' },
+      { kind: 'maker_lock' as const, signature: 'maker-lock-sig' },
+    ];
+    const reversed = rollbackPostings(moved, trade);
+    expect(reversed.map((e) => e.movement)).toEqual(reversed.map(() => 'rolled_back'));
+    const entries = [...transitionPostings(moved, trade), ...reversed];
+    expect(isBalanced(entries)).toBe(true);
+    expect(makerNet(entries)).toEqual(new Map([[USDC_MINT, 0n]]));
+    for (const account of ['taker', 'taker_escrow', 'maker_escrow']) {
+      const net = entries
+        .filter((e) => e.account === account)
+        .reduce((sum, e) => sum + (e.side === 'debit' ? e.amountRaw : -e.amountRaw), 0n);
+      expect(net, account).toBe(0n);
+    }
+  });
+
   test('kinds that move nothing of the trade post nothing', () => {
     expect(transitionPostings([{ kind: 'gateway_mint', signature: 'x' }], trade)).toEqual([]);
   });
@@ -336,9 +355,16 @@ describe('the postings of a transition', () => {
 describe('ledger vocabulary', () => {
   const everyPosting = () => [
     ...LEDGER_MOVEMENTS.filter(
-      (m): m is Exclude<LedgerMovement, 'network_fee' | 'aggregator_swap'> =>
-        m !== 'network_fee' && m !== 'aggregator_swap',
+      (m): m is Exclude<LedgerMovement, 'network_fee' | 'aggregator_swap' | 'rolled_back'> =>
+        m !== 'network_fee' && m !== 'aggregator_swap' && m !== 'rolled_back',
     ).flatMap((movement) => postMovement(movement, `sig-${movement}`, USDC_MINT, 1n)),
+    ...rollbackPostings([{ kind: 'taker_lock', signature: 'sig-rolled-back' }], {
+      inputMint: SOL_MINT,
+      inputAmountRaw: '5000',
+      outputMint: USDC_MINT,
+      outputAmountRaw: '700',
+      takerLockTerms: null,
+    }),
     ...postSwap('sig-swap', {
       inputMint: SOL_MINT,
       amountInRaw: 2n,
@@ -350,7 +376,7 @@ describe('ledger vocabulary', () => {
 
   test('LEDGER_MOVEMENTS is exactly the movements postings record', () => {
     expect(new Set(everyPosting().map((e) => e.movement))).toEqual(new Set(LEDGER_MOVEMENTS));
-    expect(new Set(LEDGER_MOVEMENTS).size).toBe(8);
+    expect(new Set(LEDGER_MOVEMENTS).size).toBe(9);
   });
 
   test('LEDGER_ACCOUNTS is exactly the accounts postings touch', () => {

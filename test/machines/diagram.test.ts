@@ -88,7 +88,7 @@ describe('the trade machine definition', () => {
     expect(mermaid).toContain('state initiated {');
     expect(mermaid).toContain('    state initiated_redeeming {');
     expect(mermaid).toContain(
-      'initiated_redeeming_makerLocked --> initiated_redeeming_redeemingForTaker : REDEEM_REQUESTED [and(preimageMatchesSecretHash, makerLockIsFinal, redeemWindowOpen)]',
+      'initiated_redeeming_makerLocked --> initiated_redeeming_redeemingForTaker : REDEEM_REQUESTED [and(preimageMatchesSecretHash, makerLockOnChain, redeemWindowOpen)]',
     );
     // A transition leaving its composite is drawn at the level that holds both ends.
     expect(mermaid).toMatch(

@@ -63,6 +63,7 @@ describe('a new trade', () => {
       lockSignature: null,
       lockSubmissions: [],
       takerLockTerms: null,
+      takerLockConfirmedOnly: false,
       assessment: null,
       makerExpiry: null,
       makerLockIntent: null,

@@ -146,6 +146,19 @@ export const failureAt = (message: string, at: number) => Object.assign(new Erro
 
 export const finalizedLock = (input = tradeInput(), terms: Partial<TakerLockTerms> = {}) =>
   ({ type: 'TAKER_LOCK_FINALIZED', signature: SIG.takerLock, terms: lockTerms(input, terms) }) as const;
+/** The same lock read at confirmed: the commitment policy may let the maker go on it. */
+export const confirmedLock = (input = tradeInput(), terms: Partial<TakerLockTerms> = {}) =>
+  ({ type: 'TAKER_LOCK_CONFIRMED', signature: SIG.takerLock, terms: lockTerms(input, terms) }) as const;
+/** A fork took back the taker lock (and the maker lock, when it landed on that fork). */
+export const rolledBack = (
+  withMakerLock: boolean,
+): Extract<TradeEvent, { type: 'TAKER_LOCK_ROLLED_BACK' }> => ({
+  type: 'TAKER_LOCK_ROLLED_BACK',
+  dropped: [
+    { kind: 'taker_lock', signature: SIG.takerLock },
+    ...(withMakerLock ? [{ kind: 'maker_lock' as const, signature: SIG.makerLock }] : []),
+  ],
+});
 export const redeemRequest = (now: number, preimageHash = SECRET_HASH) =>
   ({ type: 'REDEEM_REQUESTED', preimage: PREIMAGE, preimageHash, now }) as const;
 export const chainTime = (now: number) => ({ type: 'CHAIN_TIME_ADVANCED', now }) as const;
@@ -222,8 +235,11 @@ export const DEFAULT_EFFECTS: FakeEffects = {
 
 export type EffectCalls = { [K in keyof FakeEffects]: unknown[] };
 
-/** The machine with fake effects; `calls` records each effect's inputs in order. */
-export function fakeMachine(overrides: Partial<FakeEffects> = {}) {
+/**
+ * The machine with fake effects; `calls` records each effect's inputs in order. `admitConfirmed`: the
+ * commitment policy's answer the runtime would give (the bare machine's: never).
+ */
+export function fakeMachine(overrides: Partial<FakeEffects> = {}, admitConfirmed = false) {
   const effects = { ...DEFAULT_EFFECTS, ...overrides };
   const calls: EffectCalls = {
     broadcastTakerLock: [],
@@ -259,6 +275,7 @@ export function fakeMachine(overrides: Partial<FakeEffects> = {}) {
       takerRefund: fake('takerRefund', effects.takerRefund),
       closeEscrows: fake('closeEscrows', effects.closeEscrows),
     },
+    ...(admitConfirmed ? { guards: { confirmedLockAdmitted: () => true } } : {}),
   });
   return { machine, calls };
 }
@@ -266,8 +283,12 @@ export function fakeMachine(overrides: Partial<FakeEffects> = {}) {
 export type TradeActor = Actor<typeof tradeMachine>;
 export type TradeSnapshot = SnapshotFrom<typeof tradeMachine>;
 
-export function startTrade(overrides: Partial<FakeEffects> = {}, input: TradeInput = tradeInput()) {
-  const { machine, calls } = fakeMachine(overrides);
+export function startTrade(
+  overrides: Partial<FakeEffects> = {},
+  input: TradeInput = tradeInput(),
+  admitConfirmed = false,
+) {
+  const { machine, calls } = fakeMachine(overrides, admitConfirmed);
   const actor = createActor(machine, { input }).start();
   return { actor, calls, machine };
 }

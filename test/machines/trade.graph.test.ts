@@ -32,6 +32,7 @@ import { FINAL_SETTLEMENT_STATUSES, type Preimage, SETTLEMENT_STATUSES } from '.
 import {
   ABSENT,
   chainTime,
+  confirmedLock,
   DECIDED_AT,
   finalizedLock,
   LOCK_DEADLINE,
@@ -42,6 +43,7 @@ import {
   REDEEM_BY,
   redeemRequest,
   returned,
+  rolledBack,
   SECRET_HASH,
   SIG,
   T0,
@@ -62,6 +64,12 @@ const SOURCING_PLAN = {
   minBuyRaw: '3000000000000000000',
 };
 const input = tradeInput({ sourcing: SOURCING_PLAN });
+/**
+ * The machine walked: the commitment policy's guard (the runtime's exposure book) admits every trade, so the
+ * path through a confirmed taker lock — and a fork taking it back — is walked too. Walked for the trade
+ * without a sourcing plan only, which is enough to reach every state that path adds.
+ */
+const machine = tradeMachine.provide({ guards: { confirmedLockAdmitted: () => true } });
 const inventoryInput = tradeInput();
 const FOREIGN_EXPIRY = TAKER_EXPIRY + 600;
 const UPPER_PREIMAGE = 'EF'.repeat(32);
@@ -142,6 +150,10 @@ const EVENTS = [
   { type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500, transactionBase64: null },
   { type: 'LOCK_SUBMITTED', signature: SIG.takerLock, lastValidBlockHeight: 500, transactionBase64: 'AQID' },
   { type: 'TAKER_LOCK_SEEN', signature: SIG.takerLock },
+  confirmedLock(input),
+  confirmedLock(input, { amountRaw: '1' }),
+  rolledBack(false),
+  rolledBack(true),
   finalizedLock(input),
   finalizedLock(input, { amountRaw: '1' }),
   finalizedLock(input, { recipient: 'SomeoneElse1111111111111111111111111111111', expiry: FOREIGN_EXPIRY }),
@@ -239,6 +251,8 @@ const CHECK_ONLY_EVENTS = [
     transactionBase64: null,
   },
   { type: 'TAKER_LOCK_SEEN', signature: 'sig-taker-lock-2' },
+  // Final, but not the lock recorded: taken only where a fork took that one back (then it is recorded).
+  { ...finalizedLock(input), signature: 'sig-taker-lock-2' },
   { type: 'ADOPTED', runId: 'run-2', now: T0 + 30 },
   { type: 'ADOPTED', runId: input.runId, now: T0 + 30 },
   { ...redeemRequest(REDEEM_BY - 1), preimage: UPPER_PREIMAGE },
@@ -321,8 +335,42 @@ const walksFailure = (state: TradeSnapshot) => {
   if (!walkedFailing.has(sub)) walkedFailing.set(sub, first);
   return walkedFailing.get(sub) === first && (state.context.effectError?.attempts ?? 0) < WALK_ATTEMPTS;
 };
+/**
+ * Where a fork is walked: before any maker lock is signed, while one is being sent, and once it landed — the
+ * three ways the maker can stand when its confirmed taker lock goes (every state is still offered it).
+ */
+const FORKED_IN = [
+  'initiated.locking.assessing',
+  'initiated.locking.sendingMakerLock',
+  'initiated.redeeming.makerLocked',
+];
+/**
+ * What a trade riding on a confirmed taker lock is walked with: its way along the main line (effects
+ * answering, the taker redeeming), the lock turning final — the states it then reaches are the usual path's
+ * own — and the fork. Everything else is walked on the usual path and after the fork (and still offered).
+ */
+const walkedWhileConfirmed = (e: TradeEvent) =>
+  e.type === 'TAKER_LOCK_FINALIZED' ||
+  e.type === 'TAKER_LOCK_ROLLED_BACK' ||
+  e.type === 'REDEEM_REQUESTED' ||
+  e.type.startsWith('xstate.done.');
 const possibleEvents = (state: TradeSnapshot) => [
   ...EVENTS.filter((e) => {
+    const c = state.context;
+    // A confirmed lock is walked for the trade without a sourcing plan (every state it leads to is reached).
+    if (e.type === 'TAKER_LOCK_CONFIRMED') return c.sourcing === null;
+    if (c.takerLockConfirmedOnly && c.failureReason !== 'taker_lock_rolled_back' && !walkedWhileConfirmed(e))
+      return false;
+    // A fork takes back what the trade recorded of it: its taker lock, and its maker lock when it landed.
+    if (e.type === 'TAKER_LOCK_ROLLED_BACK') {
+      const dropsMakerLock = e.dropped.some((d) => d.kind === 'maker_lock');
+      return (
+        FORKED_IN.includes(substateOf(state)) &&
+        c.effectError === null &&
+        has(c, 'taker_lock') &&
+        dropsMakerLock === has(c, 'maker_lock')
+      );
+    }
     // The walk follows what the chain can show: only a maker escrow that holds (or may hold) funds, not
     // yet returned, can be seen redeemed.
     if (e.type === 'MAKER_ESCROW_REDEEMED')
@@ -342,7 +390,7 @@ const notBare = (_: TradeSnapshot, event: TradeEvent) => Object.keys(event).leng
 let walkError: unknown = null;
 const walk = (from: typeof input, label: string) => {
   try {
-    return getShortestPaths(tradeMachine, { input: from, events: possibleEvents, filterEvents: notBare }).map(
+    return getShortestPaths(machine, { input: from, events: possibleEvents, filterEvents: notBare }).map(
       (p) => ({ ...p, label }),
     );
   } catch (error) {
@@ -376,7 +424,7 @@ const movesFrom = (state: TradeSnapshot): Move[] => {
   return eventsIn(state).map((event) => {
     const accepted = state.can(event);
     if (!handled.has(event.type)) return { event, accepted, next: state, actions: [] };
-    const [next, actions] = transition(tradeMachine, state, event);
+    const [next, actions] = transition(machine, state, event);
     return { event, accepted, next, actions: actions as Move['actions'] };
   });
 };
@@ -487,6 +535,7 @@ const AWAITING_TAKER_EXPIRY = [
 function acceptedBySpec(state: TradeSnapshot, event: TradeEvent): boolean | undefined {
   const c = state.context;
   const status = settlementStatusOf(state);
+  const sub = substateOf(state);
   switch (event.type) {
     case 'ABANDON':
       return (
@@ -505,11 +554,21 @@ function acceptedBySpec(state: TradeSnapshot, event: TradeEvent): boolean | unde
         'failed.lockWindowOpen',
         'failed.noLock',
       ]);
+    case 'TAKER_LOCK_CONFIRMED':
+      // Admitted by the commitment policy (the walk's guard), the agreed terms go on at confirmed.
+      return status === 'pending' && lockTermsMatch(c, event.terms);
     case 'TAKER_LOCK_FINALIZED':
       return (
         status === 'pending' ||
-        oneOf(state, ['failed.lockWindowOpen', 'failed.noLock', 'failed.lateLockSeen'])
+        oneOf(state, ['failed.lockWindowOpen', 'failed.noLock', 'failed.lateLockSeen']) ||
+        // The confirmed lock the maker went on is final; or, after a fork, a lock at its address is.
+        (status === 'initiated' &&
+          c.takerLockConfirmedOnly &&
+          (c.signatures.some((s) => s.kind === 'taker_lock' && s.signature === event.signature) ||
+            (sub === 'initiated.unwinding.takerLockRolledBack' && !has(c, 'taker_lock'))))
       );
+    case 'TAKER_LOCK_ROLLED_BACK':
+      return status === 'initiated' && c.takerLockConfirmedOnly;
     case 'TAKER_LOCK_DROPPED':
       return (
         (status === 'pending' && event.now > c.lockDeadline && c.lockSignature !== null) ||
@@ -533,7 +592,11 @@ function acceptedBySpec(state: TradeSnapshot, event: TradeEvent): boolean | unde
     case 'CHAIN_TIME_ADVANCED':
       return (
         (status === 'pending' && event.now > c.lockDeadline && c.lockSignature === null) ||
-        (oneOf(state, ['initiated.redeeming.makerLocked', 'initiated.redeeming.redeemingForTaker']) &&
+        (oneOf(state, [
+          'initiated.redeeming.makerLocked',
+          'initiated.redeeming.redeemingForTaker',
+          'initiated.unwinding.takerLockRolledBack',
+        ]) &&
           event.now >= (c.makerExpiry ?? Infinity)) ||
         (oneOf(state, AWAITING_TAKER_EXPIRY) && event.now >= c.takerExpiry) ||
         (oneOf(state, ['failed.lockWindowOpen']) && event.now > c.lockDeadline) ||
@@ -595,9 +658,30 @@ function acceptedExactlyWhenTheSpecSays(state: TradeSnapshot, path: string, move
       case 'TAKER_LOCK_SEEN':
         expect(after.lockSignature, where).toBe(event.signature);
         break;
-      case 'TAKER_LOCK_FINALIZED':
+      case 'TAKER_LOCK_CONFIRMED':
         expect(after.takerLockTerms, where).toEqual(event.terms);
         expect(after.signatures, where).toContainEqual({ kind: 'taker_lock', signature: event.signature });
+        expect(after.takerLockConfirmedOnly, where).toBe(true);
+        break;
+      case 'TAKER_LOCK_FINALIZED':
+        // The lock the maker went on at confirmed keeps the terms it was read with (the same transaction);
+        // any other is recorded as read at finality.
+        expect(after.takerLockTerms, where).toEqual(
+          settlementStatusOf(state) === 'initiated' && has(before, 'taker_lock')
+            ? before.takerLockTerms
+            : event.terms,
+        );
+        expect(after.signatures, where).toContainEqual({ kind: 'taker_lock', signature: event.signature });
+        expect(after.takerLockConfirmedOnly, where).toBe(false);
+        break;
+      case 'TAKER_LOCK_ROLLED_BACK':
+        // The movements a fork took back leave the trade's record (the ledger reverses them).
+        expect(after.signatures, where).toEqual(
+          before.signatures.filter(
+            (s) => !event.dropped.some((d) => d.kind === s.kind && d.signature === s.signature),
+          ),
+        );
+        expect([after.takerLockTerms, after.lockSignature], where).toEqual([null, null]);
         break;
       case 'REDEEM_REQUESTED':
         expect([after.preimage, after.redeemRequested], where).toEqual([event.preimage, true]);
@@ -657,7 +741,17 @@ function landingBySpec(state: TradeSnapshot, event: TradeEvent): Landing {
       return land(event.transactionBase64 === null ? 'pending.lockSubmitted' : 'pending.broadcastingLock');
     case 'TAKER_LOCK_SEEN':
       return land(status === 'pending' ? 'pending.lockSeen' : 'failed.lateLockSeen');
+    case 'TAKER_LOCK_CONFIRMED':
+      return land('initiated.locking.assessing');
+    case 'TAKER_LOCK_ROLLED_BACK':
+      // No maker lock ever signed: nothing of the maker's can move, and the trade fails. Else the maker
+      // escrow waits for its expiry, serving no redeem.
+      return c.makerLockIntent === null
+        ? land('failed.lockWindowOpen', { failureReason: 'taker_lock_rolled_back' })
+        : land('initiated.unwinding.takerLockRolledBack', { failureReason: 'taker_lock_rolled_back' });
     case 'TAKER_LOCK_FINALIZED': {
+      // Final at last: the trade goes on where it was.
+      if (status === 'initiated') return land(sub);
       if (status === 'pending' && lockTermsMatch(c, event.terms)) return land('initiated.locking.assessing');
       // Never this trade's: release it at once if it is a lock of our escrow paying us, else wait it out.
       const cancellable = event.terms.escrow === c.takerEscrow && event.terms.recipient === c.makerWallet;
@@ -673,6 +767,12 @@ function landingBySpec(state: TradeSnapshot, event: TradeEvent): Landing {
     case 'MAKER_ESCROW_REDEEMED':
       return land('initiated.redeeming.makerRedeeming');
     case 'MAKER_ESCROW_RETURNED':
+      // After a fork: a lock standing again at the taker escrow is released at once; else it is over.
+      if (sub === 'initiated.unwinding.takerLockRolledBack') {
+        return takerEscrowHolds(c)
+          ? land('initiated.unwinding.releasingTaker')
+          : land('refunded.closingEscrows');
+      }
       // The taker cancelled the maker escrow: the maker releases the taker escrow at once. Refunded after
       // its expiry: the taker escrow goes back at its own.
       return event.how === 'cancelled'
@@ -695,6 +795,9 @@ function landingBySpec(state: TradeSnapshot, event: TradeEvent): Landing {
       if (sub === 'failed.awaitingLateLockExpiry') return land('failed.refundingLateLock', requested);
       if (sub === 'initiated.redeeming.makerLocked' || sub === 'initiated.redeeming.redeemingForTaker') {
         return land('initiated.unwinding.refundingMakerEscrow', { failureReason: 'maker_escrow_expired' });
+      }
+      if (sub === 'initiated.unwinding.takerLockRolledBack') {
+        return land('initiated.unwinding.reclaimingAfterRollback');
       }
       // Past the taker expiry the taker escrow goes back; only the refund's ending can prove a loss.
       return land('initiated.unwinding.refundingTakerEscrow', requested);
@@ -733,6 +836,7 @@ const RETRIED_EFFECT: Record<string, TradeEffect> = {
   'initiated.unwinding.refundingMakerEscrow': 'makerRefund',
   'initiated.unwinding.refundingTakerEscrow': 'takerRefund',
   'initiated.unwinding.releasingTaker': 'makerCancel',
+  'initiated.unwinding.reclaimingAfterRollback': 'makerRefund',
   'refunded.reclaimingMakerEscrow': 'makerRefund',
   'failed.releasingLateLock': 'makerCancel',
   'failed.refundingLateLock': 'takerRefund',
@@ -775,7 +879,7 @@ function failedEffectsAreRetriedInPlace(state: TradeSnapshot, path: string, move
     ['boom', 0],
   ];
   for (const [error, failedAt] of rejections) {
-    const [failed, onError] = transition(tradeMachine, state, failure(effect, error));
+    const [failed, onError] = transition(machine, state, failure(effect, error));
     expect(substateOf(failed), where).toBe(sub);
     expect(failed.context.effectError, where).toEqual({
       effect,
@@ -787,10 +891,10 @@ function failedEffectsAreRetriedInPlace(state: TradeSnapshot, path: string, move
     expect(onError, where).toEqual([]);
   }
 
-  const [failed] = transition(tradeMachine, state, failure(effect));
+  const [failed] = transition(machine, state, failure(effect));
   const retryAt = failed.context.effectError?.retryAt ?? Number.NaN;
   expect(failed.can(retry(retryAt - 1)), where).toBe(false);
-  const [retried, onRetry] = transition(tradeMachine, failed, retry(retryAt));
+  const [retried, onRetry] = transition(machine, failed, retry(retryAt));
   expect(substateOf(retried), where).toBe(sub);
   expect(retried.context.effectError, where).toEqual({ ...failed.context.effectError, retryAt: null });
   expect(onRetry, where).toContainEqual(
@@ -801,7 +905,7 @@ function failedEffectsAreRetriedInPlace(state: TradeSnapshot, path: string, move
   );
   expect(retried.can(retry(FOREIGN_EXPIRY)), where).toBe(false);
   // The chain answering again after an outage retries it at once, long before its retry time.
-  const [reached, onReached] = transition(tradeMachine, failed, { type: 'CHAIN_REACHABLE' });
+  const [reached, onReached] = transition(machine, failed, { type: 'CHAIN_REACHABLE' });
   expect([substateOf(reached), reached.context.effectError], where).toEqual([
     sub,
     retried.context.effectError,
@@ -812,11 +916,11 @@ function failedEffectsAreRetriedInPlace(state: TradeSnapshot, path: string, move
   expect(retried.can({ type: 'CHAIN_REACHABLE' }), where).toBe(false);
 
   // Long failing: the delay is the capped one, with the jitter this trade gets at that attempt.
-  const longFailing = tradeMachine.resolveState({
+  const longFailing = machine.resolveState({
     value: state.value,
     context: { ...c, effectError: { effect, message: 'boom', attempts: LONG_FAILING, retryAt: null } },
   });
-  const [capped] = transition(tradeMachine, longFailing, failure(effect));
+  const [capped] = transition(machine, longFailing, failure(effect));
   expect(capped.context.effectError, where).toEqual({
     effect,
     message: 'boom',
@@ -1017,6 +1121,32 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
     case 'failed.releasingLateLock':
     case 'failed.refundingLateLock':
       return land('failed.released', {}, moved);
+    case 'initiated.unwinding.reclaimingAfterRollback': {
+      // At the maker expiry after a fork: a maker escrow found on chain can only be the intent's lock.
+      const lock: TradeSignature[] =
+        ending.kind !== 'absent' && c.makerLockIntent !== null && !has(c, 'maker_lock')
+          ? [{ kind: 'maker_lock', signature: c.makerLockIntent.signature }]
+          : [];
+      if (ending.kind === 'paid') {
+        // The taker redeemed it (a lock stood at its escrow's address then): the maker redeems in turn.
+        const preimage = ending.preimage !== null && /^[0-9a-f]{64}$/.test(ending.preimage);
+        return preimage
+          ? land('initiated.redeeming.makerRedeeming', {}, [...lock, ...moved], {
+              preimage: ending.preimage,
+              makerEscrowRedeemSeen: true,
+            })
+          : land('initiated.redeeming.takerRedeemLanded', {}, [...lock, ...moved]);
+      }
+      // Back with the maker, or never there (then its lock is proved lapsed): a lock standing again at
+      // the taker escrow is released, else the trade is over.
+      const context =
+        ending.kind === 'absent'
+          ? { makerLockIntent: c.makerLockIntent && { ...c.makerLockIntent, lapsed: true } }
+          : {};
+      return takerEscrowHolds(c)
+        ? land('initiated.unwinding.releasingTaker', {}, [...lock, ...moved], context)
+        : land('refunded.closingEscrows', {}, [...lock, ...moved], context);
+    }
     case 'refunded.reclaimingMakerEscrow': {
       if (ending.kind === 'absent') {
         return land('refunded.closingEscrows', {}, [], {
@@ -1077,7 +1207,13 @@ function safetyInvariantsHold(state: TradeSnapshot, path: string) {
   }
   // The taker escrow ends once: paid to the maker or back to the taker, never both.
   expect(count(context, 'maker_redeem') + count(context, 'taker_refund'), path).toBeLessThanOrEqual(1);
-  if (count(context, 'maker_lock') > 0 || context.makerLockIntent !== null || state.matches('initiated')) {
+  // Never a maker lock but against a lock of the agreed terms — unless a fork took that lock back since (then
+  // its terms are forgotten, or those of a lock placed at its address again, whatever they are).
+  const rolledBackSince = path.includes('"TAKER_LOCK_ROLLED_BACK"');
+  if (
+    !rolledBackSince &&
+    (count(context, 'maker_lock') > 0 || context.makerLockIntent !== null || state.matches('initiated'))
+  ) {
     expect(context.takerLockTerms && lockTermsMatch(context, context.takerLockTerms), path).toBe(true);
   }
   if (context.makerExpiry !== null) {
@@ -1096,7 +1232,8 @@ function safetyInvariantsHold(state: TradeSnapshot, path: string) {
   if (state.matches('redeemed')) {
     expect([has(context, 'maker_redeem'), has(context, 'taker_refund')], path).toEqual([true, false]);
   }
-  if (state.matches('refunded')) {
+  // (After a fork the taker escrow may never have held anything: nothing went back then.)
+  if (state.matches('refunded') && !rolledBackSince) {
     expect([has(context, 'taker_refund'), has(context, 'maker_redeem')], path).toEqual([true, false]);
   }
   // Alerts only on proven loss: the taker got its escrow back and was paid from the maker escrow too.

@@ -8,7 +8,9 @@ import {
   settlementStatusOf,
 } from '../../machines/index.ts';
 import {
+  ABSENT,
   chainTime,
+  confirmedLock,
   DECIDED_AT,
   deferred,
   effectFailed,
@@ -23,6 +25,7 @@ import {
   redeemRequest,
   retryWhenDue,
   returned,
+  rolledBack,
   SECRET_HASH,
   SIG,
   startTrade,
@@ -303,5 +306,109 @@ describe('trade lifecycle (docs/lifecycle.md)', () => {
     expect(calls.makerRefund).toHaveLength(3);
     expect(waiting.context.effectError).toBeNull();
     expect(nextDeadline(waiting)).toBe(TAKER_EXPIRY);
+  });
+});
+
+describe('the commitment policy: a trade gone on a confirmed taker lock (docs/operations.md#the-commitment-policy)', () => {
+  const admitted = (overrides: Parameters<typeof startTrade>[0] = {}) =>
+    startTrade(overrides, undefined, true);
+
+  it('a trade the policy admits goes on the confirmed lock; the lock turns final on the way; redeemed as usual', async () => {
+    const { actor, calls } = admitted();
+    actor.send(confirmedLock());
+    const locked = await reach(actor, 'initiated.redeeming.makerLocked');
+    expect(calls.signMakerLock).toHaveLength(1);
+    expect(locked.context.takerLockConfirmedOnly).toBe(true);
+    actor.send(finalizedLock());
+    expect(actor.getSnapshot().context.takerLockConfirmedOnly).toBe(false);
+    actor.send(redeemRequest(REDEEM_BY - 1));
+    await reach(actor, 'initiated.redeeming.takerRedeemLanded');
+    actor.send({ type: 'MAKER_ESCROW_REDEEMED', signature: SIG.takerRedeem, preimage: PREIMAGE });
+    const done = await reach(actor, 'redeemed.closed');
+    expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'taker_redeem', 'maker_redeem']);
+  });
+
+  it('one it does not admit (above the cap, finality stalling) only sees the lock, and waits for it to be final', async () => {
+    const { actor, calls } = startTrade();
+    actor.send({ type: 'TAKER_LOCK_SEEN', signature: SIG.takerLock });
+    actor.send(confirmedLock());
+    expect(actor.getSnapshot().matches({ pending: 'lockSeen' })).toBe(true);
+    expect(calls.checkInventory).toEqual([]);
+    actor.send(finalizedLock());
+    const locked = await reach(actor, 'initiated.redeeming.makerLocked');
+    expect(locked.context.takerLockConfirmedOnly).toBe(false);
+  });
+
+  it('a confirmed lock with other terms than agreed is never gone on, admitted or not', () => {
+    const { actor, calls } = admitted();
+    actor.send(confirmedLock(undefined, { amountRaw: '1' }));
+    expect(settlementStatusOf(actor.getSnapshot())).toBe('pending');
+    expect(calls.checkInventory).toEqual([]);
+  });
+
+  it('a fork takes the lock back before any maker lock is signed: failed (taker_lock_rolled_back); a lock landing again is released as a late one', async () => {
+    const assessing = deferred<never>();
+    const { actor, calls } = admitted({ checkInventory: () => assessing.promise });
+    actor.send(confirmedLock());
+    await reach(actor, 'initiated.locking.assessing');
+    actor.send(rolledBack(false));
+    const failed = await reach(actor, 'failed.lockWindowOpen');
+    expect(failed.context.failureReason).toBe('taker_lock_rolled_back');
+    expect(failed.context.signatures).toEqual([]);
+    expect([failed.context.takerLockTerms, failed.context.takerLockConfirmedOnly]).toEqual([null, false]);
+    // The same lock lands again (its blockhash still valid): the maker, its recipient, releases it at once.
+    actor.send({ type: 'TAKER_LOCK_SEEN', signature: SIG.takerLock });
+    actor.send(finalizedLock());
+    const released = await reach(actor, 'failed.released');
+    expect(calls.makerCancel).toHaveLength(1);
+    expect(kinds(released)).toEqual(['taker_lock', 'taker_refund']);
+    expect(calls.signMakerLock).toEqual([]);
+  });
+
+  it('a fork takes back the lock and the maker lock built on it: no redeem is served, and at the maker expiry the maker escrow is found never refilled → refunded', async () => {
+    const { actor, calls } = admitted({ makerRefund: () => ABSENT });
+    actor.send(confirmedLock());
+    await reach(actor, 'initiated.redeeming.makerLocked');
+    actor.send(rolledBack(true));
+    const forked = await reach(actor, 'initiated.unwinding.takerLockRolledBack');
+    expect(forked.context.signatures).toEqual([]);
+    expect(nextDeadline(forked)).toBe(MAKER_EXPIRY);
+    // The taker knows its preimage: the service must not pay it the maker's output with no taker escrow.
+    actor.send(redeemRequest(REDEEM_BY - 1));
+    expect(actor.getSnapshot().matches({ initiated: { unwinding: 'takerLockRolledBack' } })).toBe(true);
+    expect(calls.takerRedeem).toEqual([]);
+    actor.send(chainTime(MAKER_EXPIRY - 1));
+    expect(calls.makerRefund).toEqual([]);
+    actor.send(chainTime(MAKER_EXPIRY));
+    const done = await reach(actor, 'refunded.closed');
+    expect(calls.makerRefund).toHaveLength(1);
+    expect(done.context.failureReason).toBe('taker_lock_rolled_back');
+    expect(done.context.makerLockIntent?.lapsed).toBe(true);
+    expect(kinds(done)).toEqual([]);
+    expect(done.context.alert).toBe(false);
+  });
+
+  it('after the fork a lock lands again at the escrow: once the maker escrow is refunded it is released at once', async () => {
+    const sending = deferred<MakerLockOutput>();
+    const { actor, calls } = admitted({ makerLock: () => sending.promise });
+    actor.send(confirmedLock());
+    await reach(actor, 'initiated.locking.sendingMakerLock');
+    actor.send(rolledBack(false));
+    await reach(actor, 'initiated.unwinding.takerLockRolledBack');
+    actor.send(finalizedLock());
+    expect(kinds(actor.getSnapshot())).toEqual(['taker_lock']);
+    actor.send(chainTime(MAKER_EXPIRY));
+    const done = await reach(actor, 'refunded.closed');
+    expect(calls.makerCancel).toHaveLength(1);
+    expect(kinds(done)).toEqual(['taker_lock', 'maker_lock', 'maker_refund', 'taker_refund']);
+    expect(done.context.failureReason).toBe('taker_lock_rolled_back');
+  });
+
+  it('a lock that was final is never taken back by a report of a fork', async () => {
+    const { actor } = startTrade();
+    actor.send(finalizedLock());
+    const locked = await reach(actor, 'initiated.redeeming.makerLocked');
+    actor.send(rolledBack(true));
+    expect(actor.getSnapshot().context).toEqual(locked.context);
   });
 });

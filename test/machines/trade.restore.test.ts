@@ -60,8 +60,16 @@ async function runDeadlines(actor: TradeActor, now: number) {
 }
 
 describe('restore', () => {
-  it('the version persisted with snapshots is 5: initiated’s states sit in phases', () => {
-    expect(TRADE_MACHINE_VERSION).toBe(5);
+  it('the version persisted with snapshots is 6: a taker lock may be gone on at confirmed', () => {
+    expect(TRADE_MACHINE_VERSION).toBe(6);
+  });
+
+  it('a version 5 snapshot went on a final taker lock, whatever state it is in', () => {
+    const { context } = drive([]);
+    const { takerLockConfirmedOnly: _, ...v5Context } = context;
+    const v5 = { value: { initiated: { redeeming: 'makerLocked' } }, context: v5Context };
+    const upgraded = upgradeSnapshot(5, v5 as unknown as TradeSnapshotLike);
+    expect(upgraded).toEqual({ ...v5, context: { ...v5Context, takerLockConfirmedOnly: false } });
   });
 
   it('upgrades snapshots of earlier versions step by step, and refuses one from a later build', () => {
@@ -88,7 +96,7 @@ describe('restore', () => {
     ).toEqual([{ ...held, transactionBase64: null }]);
     const current = drive([]);
     expect(upgradeSnapshot(TRADE_MACHINE_VERSION, current)).toBe(current);
-    expect(() => upgradeSnapshot(TRADE_MACHINE_VERSION + 1, current)).toThrow(/machine version 6/);
+    expect(() => upgradeSnapshot(TRADE_MACHINE_VERSION + 1, current)).toThrow(/machine version 7/);
     expect(() => upgradeSnapshot(1, current)).toThrow(/no upgrade from 1/);
   });
 
@@ -106,7 +114,7 @@ describe('restore', () => {
     // Outside initiated nothing moved.
     for (const value of [{ pending: 'lockSubmitted' }, { refunded: 'closed' }, { failed: 'noLock' }]) {
       const v4 = { value, context } as unknown as TradeSnapshotLike;
-      expect(upgradeSnapshot(4, v4)).toBe(v4);
+      expect(upgradeSnapshot(4, v4)).toEqual(v4);
     }
     expect(() =>
       upgradeSnapshot(4, { value: { initiated: 'elsewhere' }, context } as unknown as TradeSnapshotLike),

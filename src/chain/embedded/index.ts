@@ -1,5 +1,7 @@
 // The embedded chain port: the default chain, litesvm in this process, durable under DATA_DIR.
-// Everything happens synchronously, so a transaction is final the moment send() returns.
+// Everything happens synchronously: on the instant chain (the default) a transaction is final the moment
+// send() returns; on one that keeps real time (options.timing) it is processed then, and each read sees it
+// once its commitment does.
 
 import { AddressLookupTableAccount, type Keypair, PublicKey } from '@solana/web3.js';
 import { escrowFromAccount, nameError, pollSignature } from '../common.ts';
@@ -23,11 +25,11 @@ import { classifyMint } from '../token.ts';
 import { signMakerInstructions } from '../v0.ts';
 import { parseWireTransaction } from '../wire.ts';
 import { closeExtensions, type GenesisExtension, startExtensions } from './extension.ts';
-import { ADDRESS_LOOKUP_TABLE_PROGRAM, EmbeddedLedger, type MintConfig } from './ledger.ts';
+import { ADDRESS_LOOKUP_TABLE_PROGRAM, type ChainTiming, EmbeddedLedger, type MintConfig } from './ledger.ts';
 import type { StoredTokenBalance, StoredTransaction } from './store.ts';
 
 export type { GenesisContext, GenesisExtension, GenesisProgram } from './extension.ts';
-export { EmbeddedLedger } from './ledger.ts';
+export { type ChainTiming, DEFAULT_TIMING, EmbeddedLedger } from './ledger.ts';
 
 const DEFAULT_MAKER_LAMPORTS = 100n * 1_000_000_000n;
 
@@ -43,6 +45,8 @@ export interface EmbeddedChainOptions {
   makerLamports?: bigint;
   /** Wall clock in ms; the chain clock follows it (plus advanceClock). */
   clock?: () => number;
+  /** Keep real time (slots on the clock, commitments lagging the tip); absent or null: instant finality. */
+  timing?: ChainTiming | null;
   /** The HTLC program binary; defaults to the built programs/htlc/htlc.so. */
   program?: Uint8Array;
   priorityFee?: PriorityFeePolicy;
@@ -61,19 +65,26 @@ export interface EmbeddedChain extends ChainPort, DevChain {
   readonly ledger: EmbeddedLedger;
   /** The Pyth publisher when options.pyth was given: its feeds are published from creation until close. */
   readonly pyth: PythPublisher | null;
+  /** A fork: every transaction from the slot on is taken back (a chain that keeps real time, unfinalized slots only). */
+  rollback(fromSlot: number): Promise<{ dropped: string[] }>;
 }
 
 const key = (k: PublicKey | string) => (typeof k === 'string' ? new PublicKey(k) : k);
 
-export function stateOf(record: StoredTransaction | null, programId: PublicKey): SignatureState {
+/** The signature's state as the ledger's commitments see its transaction (final at once on the instant chain). */
+export function stateOf(
+  record: StoredTransaction | null,
+  programId: PublicKey,
+  ledger: Pick<EmbeddedLedger, 'commitmentOf'>,
+): SignatureState {
   if (!record) return { status: 'unknown' };
-  const err = record.err as TransactionErrorJson | null;
-  return {
-    status: 'finalized',
-    slot: record.slot,
-    err: err === null ? null : nameError(err, programId, parseWireTransaction(record.bytes)).name,
-    fee: record.fee,
-  };
+  const txError = record.err as TransactionErrorJson | null;
+  const err =
+    txError === null ? null : nameError(txError, programId, parseWireTransaction(record.bytes)).name;
+  const status = ledger.commitmentOf(record.slot);
+  return status === 'finalized'
+    ? { status, slot: record.slot, err, fee: record.fee }
+    : { status, slot: record.slot, err };
 }
 
 export function chainTransactionOf(record: StoredTransaction, programId: PublicKey): ChainTransaction {
@@ -124,6 +135,7 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
       },
     ],
     ...(options.clock ? { clock: options.clock } : {}),
+    timing: options.timing ?? null,
   });
   let closed = false;
   const pyth = options.pyth ? new PythPublisher(ledger, options.pyth) : null;
@@ -142,6 +154,9 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     ...(options.priorityFee ? { priorityFee: options.priorityFee } : {}),
     lifetime: async () => ledger.latestBlockhash(),
   });
+  /** What a read at a commitment sees: the escrows (and the clock) as of that commitment's slot. */
+  const escrowAt = (address: PublicKey, commitment: 'confirmed' | 'finalized') =>
+    escrowFromAccount(programId, ledger.getAccount(address, commitment));
 
   /**
    * Executes; a transaction that ran and failed is on chain (fee paid) and is reported as `rejected` —
@@ -165,7 +180,8 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     return record.signature;
   }
 
-  const signatureState = async (signature: string) => stateOf(ledger.transaction(signature), programId);
+  const signatureState = async (signature: string) =>
+    stateOf(ledger.transaction(signature), programId, ledger);
 
   const chain: EmbeddedChain = {
     kind: 'embedded',
@@ -174,8 +190,14 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     ledger,
     pyth,
 
-    now: async () => ledger.tick().unix,
+    instantFinality: ledger.timing === null,
+    // As the rpc port reads them: the clock at confirmed; block height and blockhashes at the tip.
+    now: async () => ledger.clockAt('confirmed').unix,
     blockHeight: async () => ledger.slot(),
+    commitmentSlots: async () => ({
+      confirmed: ledger.slotAt('confirmed'),
+      finalized: ledger.slotAt('finalized'),
+    }),
     latestBlockhash: async () => {
       const { blockhash, lastValidBlockHeight } = ledger.latestBlockhash();
       return { blockhash, lastValidBlockHeight };
@@ -213,22 +235,22 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
       return chain.confirm(tx.signature, commitment, timeoutMs);
     },
 
-    readEscrow: async (address) => escrowFromAccount(programId, ledger.getAccount(address)),
-    readEscrows: async (addresses) =>
-      addresses.map((a) => escrowFromAccount(programId, ledger.getAccount(a))),
-    readEscrowsAndClock: async (addresses) => {
-      const { slot, unix } = ledger.tick();
-      const escrows = addresses.map((a) => escrowFromAccount(programId, ledger.getAccount(a)));
+    readEscrow: async (address, commitment) => escrowAt(address, commitment),
+    readEscrows: async (addresses, commitment) => addresses.map((a) => escrowAt(a, commitment)),
+    readEscrowsAndClock: async (addresses, commitment) => {
+      const { slot, unix } = ledger.clockAt(commitment);
+      const escrows = addresses.map((a) => escrowAt(a, commitment));
       return { escrows, now: unix, slot };
     },
-    readPriceUpdates: async (accounts) => {
-      const { slot, unix } = ledger.tick();
-      const updates = accounts.map((a) => priceUpdateFromAccount(ledger.getAccount(a)));
+    readPriceUpdates: async (accounts, commitment) => {
+      const { slot, unix } = ledger.clockAt(commitment);
+      const updates = accounts.map((a) => priceUpdateFromAccount(ledger.getAccount(a, commitment)));
       return { updates, clockUnix: Number(unix), slot };
     },
-    watchAccounts: (onChange) => {
-      // Every transaction is final when it lands here, so the feed is live until the chain closes.
-      const stop = ledger.onWrite((write) => onChange(write.addresses));
+    watchAccounts: (onChange, commitment = 'finalized') => {
+      // Told as the commitment comes to see each write (at once on the instant chain), and of what a
+      // rollback restored; the feed is live until the chain closes.
+      const stop = ledger.onWrite((write) => onChange(write.addresses), commitment);
       let open = true;
       const feed: AccountFeed = {
         get live() {
@@ -242,21 +264,21 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
       };
       return feed;
     },
-    signaturesForAddress: async (address, _commitment, limit = 100, before) =>
-      ledger.transactionsForAddress(address.toBase58(), limit, before).map((r) => {
+    signaturesForAddress: async (address, commitment, limit = 100, before) =>
+      ledger.transactionsForAddress(address.toBase58(), limit, before, commitment).map((r) => {
         const t = chainTransactionOf(r, programId);
         return { signature: t.signature, slot: t.slot, err: t.err, blockTime: t.blockTime };
       }),
-    getTransaction: async (signature) => {
-      const r = ledger.transaction(signature);
+    getTransaction: async (signature, commitment) => {
+      const r = ledger.transaction(signature, commitment);
       return r ? chainTransactionOf(r, programId) : null;
     },
     readMint: async (mint) => {
       const account = ledger.getAccount(mint);
       return account ? classifyMint(account.owner, account.data) : null;
     },
-    tokenBalance: async (owner, mint) => ledger.tokenAmount(owner, mint),
-    solBalance: async (owner) => ledger.balance(owner),
+    tokenBalance: async (owner, mint) => ledger.tokenAmount(owner, mint, 'confirmed'),
+    solBalance: async (owner) => ledger.balance(owner, 'confirmed'),
     health: async () =>
       closed
         ? { ok: false, detail: 'embedded chain closed' }
@@ -277,6 +299,7 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
 
     airdrop: async ({ wallet, mint, amount }) => ({ signature: ledger.airdrop(wallet, mint, amount) }),
     advanceClock: async (seconds) => ledger.advanceClock(seconds),
+    rollback: async (fromSlot) => ({ dropped: ledger.rollback(fromSlot).dropped }),
   };
   return chain;
 }

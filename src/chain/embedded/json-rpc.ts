@@ -1,6 +1,8 @@
 // The Solana JSON-RPC methods the embedded ledger answers, shaped exactly as @solana/web3.js 1.x parses
 // them (its superstruct result schemas), plus dev_* methods: the loopback chain server (src/dev-chain/)
-// serves them all, the service's /v1/dev/rpc a taker's few (src/http/routes/dev-rpc.ts).
+// serves them all, the service's /v1/dev/rpc a taker's few (src/http/routes/dev-rpc.ts). Every read
+// honours its commitment as a validator does (finalized when none is given): on a chain that keeps real
+// time, confirmed and finalized lag the tip (ledger.ts); on the instant chain they are all the tip.
 
 import { PublicKey } from '@solana/web3.js';
 import { decodeBase58, encodeBase58 } from '../../vocabulary/base58.ts';
@@ -8,8 +10,8 @@ import { ChainError, type TransactionErrorJson } from '../errors.ts';
 import type { PythPublisher } from '../pyth/publisher.ts';
 import { readTokenAccount, TOKEN_PROGRAM_ID } from '../token.ts';
 import { parseWireTransaction, signatureOf } from '../wire.ts';
-import type { EmbeddedLedger } from './ledger.ts';
-import { LAMPORTS_PER_SIGNATURE } from './ledger.ts';
+import type { CommitmentLevel, EmbeddedLedger } from './ledger.ts';
+import { COMMITMENTS, LAMPORTS_PER_SIGNATURE } from './ledger.ts';
 import type { StoredAccount, StoredTokenBalance, StoredTransaction } from './store.ts';
 
 export class RpcError extends Error {
@@ -46,6 +48,16 @@ const configOf = (params: Params, i: number): Config => {
   const c = params[i];
   return c && typeof c === 'object' && !Array.isArray(c) ? (c as Record<string, unknown>) : undefined;
 };
+
+/** The commitment a call's config asks for; a validator's default is finalized. */
+function commitmentOf(config: Config): CommitmentLevel {
+  const asked = config?.commitment;
+  if (asked === undefined) return 'finalized';
+  if (typeof asked === 'string' && (COMMITMENTS as readonly string[]).includes(asked)) {
+    return asked as CommitmentLevel;
+  }
+  throw new RpcError(INVALID_PARAMS, `Invalid params: commitment ${String(asked)}`);
+}
 
 function pubkey(s: string): PublicKey {
   try {
@@ -122,13 +134,15 @@ function decodeWire(encoded: string, encoding: unknown): Uint8Array {
   }
 }
 
-function statusJson(r: StoredTransaction) {
+/** A signature's status as the tip sees it: confirmations counted until it is finalized (then null). */
+function statusJson(ledger: EmbeddedLedger, r: StoredTransaction) {
+  const level = ledger.commitmentOf(r.slot);
   return {
     slot: r.slot,
-    confirmations: null,
+    confirmations: level === 'finalized' ? null : ledger.slot() - r.slot,
     err: r.err,
     status: r.err === null ? { Ok: null } : { Err: r.err },
-    confirmationStatus: 'finalized',
+    confirmationStatus: level,
   };
 }
 
@@ -224,19 +238,26 @@ function feeForMessage(messageBytes: Uint8Array): bigint {
 }
 
 export function createRpcMethods(ledger: EmbeddedLedger, pyth: PythPublisher | null = null) {
-  const context = () => ({ slot: ledger.slot(), apiVersion: CORE_VERSION });
-  const withContext = (value: unknown) => ({ context: context(), value });
+  const withContext = (value: unknown, commitment: CommitmentLevel = 'processed') => ({
+    context: { slot: ledger.slotAt(commitment), apiVersion: CORE_VERSION },
+    value,
+  });
+  /** The account as the call's commitment sees it, with that commitment's context. */
+  const accountAt = (p: Params, at: number) => {
+    const commitment = commitmentOf(configOf(p, at));
+    return { commitment, read: (key: string) => ledger.getAccount(pubkey(key), commitment) };
+  };
 
   const methods: Record<string, (params: Params) => unknown> = {
     getHealth: () => 'ok',
     getVersion: () => ({ 'solana-core': `${CORE_VERSION}-embedded`, 'feature-set': 0 }),
     getGenesisHash: () => ledger.genesisHash,
     getIdentity: () => ({ identity: ledger.faucet.publicKey.toBase58() }),
-    getSlot: () => ledger.slot(),
-    getBlockHeight: () => ledger.slot(),
+    getSlot: (p) => ledger.slotAt(commitmentOf(configOf(p, 0))),
+    getBlockHeight: (p) => ledger.slotAt(commitmentOf(configOf(p, 0))),
     getTransactionCount: () => ledger.transactionCount(),
-    getEpochInfo: () => {
-      const slot = ledger.slot();
+    getEpochInfo: (p) => {
+      const slot = ledger.slotAt(commitmentOf(configOf(p, 0)));
       return {
         absoluteSlot: slot,
         blockHeight: slot,
@@ -246,11 +267,16 @@ export function createRpcMethods(ledger: EmbeddedLedger, pyth: PythPublisher | n
         transactionCount: ledger.transactionCount(),
       };
     },
-    getLatestBlockhash: () => {
-      const { blockhash, lastValidBlockHeight } = ledger.latestBlockhash();
-      return withContext({ blockhash, lastValidBlockHeight });
+    getLatestBlockhash: (p) => {
+      const commitment = commitmentOf(configOf(p, 0));
+      const { blockhash, lastValidBlockHeight } = ledger.latestBlockhash(commitment);
+      return withContext({ blockhash, lastValidBlockHeight }, commitment);
     },
-    isBlockhashValid: (p) => withContext(ledger.blockhashSlot(param(p, 0, isString, 'blockhash')) !== null),
+    isBlockhashValid: (p) => {
+      const commitment = commitmentOf(configOf(p, 1));
+      const hash = param(p, 0, isString, 'blockhash');
+      return withContext(ledger.blockhashSlot(hash, commitment) !== null, commitment);
+    },
     getMinimumBalanceForRentExemption: (p) =>
       n(ledger.minimumBalanceForRentExemption(param(p, 0, isNumber, 'data length'))),
     getFeeForMessage: (p) => {
@@ -268,29 +294,38 @@ export function createRpcMethods(ledger: EmbeddedLedger, pyth: PythPublisher | n
         throw new RpcError(INVALID_PARAMS, 'invalid message');
       }
     },
-    getBalance: (p) => withContext(n(ledger.balance(pubkey(param(p, 0, isString, 'pubkey'))))),
-    getAccountInfo: (p) =>
-      withContext(
-        accountJson(ledger.getAccount(pubkey(param(p, 0, isString, 'pubkey'))), configOf(p, 1)?.encoding),
-      ),
+    getBalance: (p) => {
+      const { commitment, read } = accountAt(p, 1);
+      return withContext(n(read(param(p, 0, isString, 'pubkey'))?.lamports ?? 0n), commitment);
+    },
+    getAccountInfo: (p) => {
+      const { commitment, read } = accountAt(p, 1);
+      return withContext(
+        accountJson(read(param(p, 0, isString, 'pubkey')), configOf(p, 1)?.encoding),
+        commitment,
+      );
+    },
     getMultipleAccounts: (p) => {
       const keys = param(p, 0, isStringArray, 'pubkeys');
       if (keys.length > 100) throw new RpcError(INVALID_PARAMS, 'Too many inputs provided; max 100');
+      const { commitment, read } = accountAt(p, 1);
       const encoding = configOf(p, 1)?.encoding;
-      return withContext(keys.map((k) => accountJson(ledger.getAccount(pubkey(k)), encoding)));
+      return withContext(
+        keys.map((k) => accountJson(read(k), encoding)),
+        commitment,
+      );
     },
     getTokenAccountBalance: (p) => {
-      const acc = ledger.getAccount(pubkey(param(p, 0, isString, 'pubkey')));
+      const { commitment, read } = accountAt(p, 1);
+      const acc = read(param(p, 0, isString, 'pubkey'));
       const token = acc && acc.owner === TOKEN_PROGRAM_ID.toBase58() ? readTokenAccount(acc.data) : null;
       if (!token) throw new RpcError(INVALID_PARAMS, 'Invalid param: not a Token account');
       const decimals = ledger.decimalsOf(token.mint) ?? 0;
       const ui = uiAmountString(token.amount, decimals);
-      return withContext({
-        amount: token.amount.toString(),
-        decimals,
-        uiAmount: Number(ui),
-        uiAmountString: ui,
-      });
+      return withContext(
+        { amount: token.amount.toString(), decimals, uiAmount: Number(ui), uiAmountString: ui },
+        commitment,
+      );
     },
     getSignatureStatuses: (p) => {
       const sigs = param(p, 0, isStringArray, 'signatures');
@@ -298,13 +333,17 @@ export function createRpcMethods(ledger: EmbeddedLedger, pyth: PythPublisher | n
       return withContext(
         sigs.map((s) => {
           const r = ledger.transaction(s);
-          return r ? statusJson(r) : null;
+          return r ? statusJson(ledger, r) : null;
         }),
       );
     },
     getTransaction: (p) => {
-      const r = ledger.transaction(param(p, 0, isString, 'signature'));
       const config = configOf(p, 1);
+      const commitment = commitmentOf(config);
+      if (commitment === 'processed') {
+        throw new RpcError(INVALID_PARAMS, 'Method does not support commitment below `confirmed`');
+      }
+      const r = ledger.transaction(param(p, 0, isString, 'signature'), commitment);
       return r ? transactionJson(r, config?.encoding ?? (isString(p[1]) ? p[1] : 'json')) : null;
     },
     getSignaturesForAddress: (p) => {
@@ -313,8 +352,9 @@ export function createRpcMethods(ledger: EmbeddedLedger, pyth: PythPublisher | n
       const limit = Math.min(isNumber(config?.limit) ? config.limit : 1000, 1000);
       const before = isString(config?.before) ? config.before : undefined;
       const until = isString(config?.until) ? config.until : undefined;
+      const commitment = commitmentOf(config);
       const out = [];
-      for (const r of ledger.transactionsForAddress(address, limit, before)) {
+      for (const r of ledger.transactionsForAddress(address, limit, before, commitment)) {
         if (r.signature === until) break;
         out.push({
           signature: r.signature,
@@ -322,7 +362,7 @@ export function createRpcMethods(ledger: EmbeddedLedger, pyth: PythPublisher | n
           err: r.err,
           memo: null,
           blockTime: r.blockTime,
-          confirmationStatus: 'finalized',
+          confirmationStatus: ledger.commitmentOf(r.slot),
         });
       }
       return out;
@@ -410,6 +450,14 @@ export function createRpcMethods(ledger: EmbeddedLedger, pyth: PythPublisher | n
         'amount (integer string)',
       );
       return ledger.airdrop(wallet, mint, BigInt(amount));
+    },
+    /**
+     * [slot]: a fork — every transaction from that slot on is taken back, as if its blocks were never part
+     * of the chain (a chain that keeps real time, and a slot finalized does not cover). Answers them.
+     */
+    dev_rollback: (p) => {
+      const { dropped, slot } = ledger.rollback(param(p, 0, isNumber, 'slot'));
+      return { dropped, slot };
     },
     dev_clock: () => {
       const { slot, unix } = ledger.tick();

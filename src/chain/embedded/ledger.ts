@@ -1,14 +1,11 @@
 // The embedded chain itself: litesvm plus the things a cluster has and litesvm lacks — a clock that
 // follows wall time, slots and expiring blockhashes, a transaction history, a faucet, and durable
 // state. Shared by the in-process ChainPort and the loopback JSON-RPC server. Its clock and blockhashes
-// are time.ts's; the mints and funds it places at start, genesis.ts's.
+// are time.ts's; the mints and funds it places at start, genesis.ts's; what each commitment sees on a
+// chain that keeps real time, and what a rollback takes back, commitments.ts's.
 
 import { randomBytes } from 'node:crypto';
-import {
-  createAssociatedTokenAccountIdempotentInstruction,
-  createMintToInstruction,
-} from '@solana/spl-token';
-import { AddressLookupTableAccount, Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
+import { AddressLookupTableAccount, Keypair, PublicKey } from '@solana/web3.js';
 import {
   Account,
   Clock,
@@ -19,8 +16,8 @@ import {
 import { encodeBase58 } from '../../vocabulary/base58.ts';
 import { ChainError, type ChainErrorCode, liteErrorToJson, type TransactionErrorJson } from '../errors.ts';
 import { keyBase58, keyBytes, publicKey } from '../keys.ts';
-import { type FastSigner, fastSigner, signWith } from '../signer.ts';
-import { ata, decodeMint, isNativeMint, readTokenAccount, TOKEN_PROGRAM_ID } from '../token.ts';
+import { type FastSigner, fastSigner } from '../signer.ts';
+import { ata, decodeMint, readTokenAccount, TOKEN_PROGRAM_ID } from '../token.ts';
 import {
   isWritableIndex,
   missingSigners,
@@ -28,6 +25,8 @@ import {
   signatureOf,
   type WireTransaction,
 } from '../wire.ts';
+import { Commitments, type WriteListener } from './commitments.ts';
+import { airdrop, requestAirdrop } from './faucet.ts';
 import { type GenesisFunding, genesisWrites, type MintConfig } from './genesis.ts';
 import {
   ChainStore,
@@ -37,20 +36,38 @@ import {
   type StoredTokenSide,
   type StoredTransaction,
 } from './store.ts';
-import { ChainTime, type SeedHash, seedHash } from './time.ts';
+import {
+  BLOCKHASH_VALIDITY,
+  ChainTime,
+  type ChainTiming,
+  type CommitmentLevel,
+  type SeedHash,
+  SLOT_MS,
+  seedHash,
+} from './time.ts';
 
 const SLOTS_PER_EPOCH = 432_000n;
+
+/** Signatures litesvm remembers to refuse a duplicate in flight (the store answers any older one). */
+const LITESVM_HISTORY = 500n;
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
-/** What an airdrop tops a wallet up to: fees plus rent of the token accounts and escrow a swap creates. */
-export const AIRDROP_SOL_RESERVE = 50_000_000n;
 const SYSVAR_OWNER = 'Sysvar1111111111111111111111111111111111111';
 export const CLOCK_SYSVAR = 'SysvarC1ock11111111111111111111111111111111';
 export const ADDRESS_LOOKUP_TABLE_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
 /** Recent slots the SlotHashes sysvar names: a lookup table is created against one of them. */
 export const SLOT_HASHES_KEPT = 32;
 
+export type { LedgerWrite } from './commitments.ts';
+export { AIRDROP_SOL_RESERVE } from './faucet.ts';
 export type { GenesisFunding, MintConfig } from './genesis.ts';
-export { BLOCKHASH_VALIDITY, SLOT_MS } from './time.ts';
+export {
+  BLOCKHASH_VALIDITY,
+  type ChainTiming,
+  COMMITMENTS,
+  type CommitmentLevel,
+  DEFAULT_TIMING,
+  SLOT_MS,
+} from './time.ts';
 
 export interface LedgerOptions {
   dataDir: string;
@@ -64,6 +81,11 @@ export interface LedgerOptions {
   funding: GenesisFunding[];
   /** Wall clock in milliseconds (Date.now by default). */
   clock?: () => number;
+  /**
+   * Keep real time: slots of timing.slotMs, each commitment lagging the tip (time.ts). Absent or null: the
+   * instant chain, where every commitment sees a transaction the moment it lands.
+   */
+  timing?: ChainTiming | null;
 }
 
 export type ExecuteOutcome =
@@ -86,13 +108,8 @@ export interface SimulateOptions {
   accounts?: readonly string[];
 }
 
-/** What an executed transaction wrote, told to onWrite listeners once it is durable. */
-export interface LedgerWrite {
-  signature: string;
-  slot: number;
-  /** The writable accounts it changed (of a failed transaction: the fee payer), closed ones included. */
-  addresses: string[];
-}
+/** The Clock sysvar's layout: slot, epoch start, epoch, leader schedule epoch, unix timestamp. */
+const CLOCK_SYSVAR_SIZE = 40;
 
 export class EmbeddedLedger {
   readonly programId: PublicKey;
@@ -106,7 +123,8 @@ export class EmbeddedLedger {
   private clockSet = { slot: -1, unix: -1n };
   private readonly mintDecimals = new Map<string, number>();
   private broken: Error | null = null;
-  private readonly writeListeners = new Set<(write: LedgerWrite) => void>();
+  private readonly commitments: Commitments;
+  private slotTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: LedgerOptions) {
     this.programId = options.programId;
@@ -124,12 +142,15 @@ export class EmbeddedLedger {
       });
     }
     this.hash = seedHash(Buffer.from(this.store.meta('seed') ?? '', 'hex'));
-    this.time = new ChainTime(this.store, this.wallMs, this.hash);
+    const timing = options.timing ?? null;
+    this.time = new ChainTime(this.store, this.wallMs, this.hash, timing?.slotMs ?? SLOT_MS);
+    this.commitments = new Commitments(timing, () => this.slot(), this.store.maxSlot() ?? -1);
     this.genesisHash = encodeBase58(this.hash('genesis'));
     // The faucet is derived from the data dir's seed, so it is the same key after every restart.
     this.faucet = fastSigner(Keypair.fromSeed(this.hash('faucet')));
 
     this.svm = new LiteSvm();
+    this.svm.setTransactionHistory(LITESVM_HISTORY);
     this.svm.setSigverify(true);
     // litesvm accepts only its single latest blockhash; we check recent blockhashes like a cluster.
     this.svm.setBlockhashCheck(false);
@@ -139,13 +160,47 @@ export class EmbeddedLedger {
     for (const a of this.store.accounts()) this.setAccount(a);
     this.tick();
     this.genesis(fresh);
+    if (timing) this.followSlots();
+  }
+
+  /** The chain keeps real time (its commitments lag the tip); null: instant, everything final on landing. */
+  get timing(): ChainTiming | null {
+    return this.commitments.timing;
+  }
+
+  /** Wakes at each slot's start: what became confirmed or finalized is told to its listeners then. */
+  private followSlots(): void {
+    this.slotTimer = setTimeout(() => {
+      this.tick();
+      this.commitments.advance();
+      this.followSlots();
+    }, this.time.msToNextSlot() + 1);
+    this.slotTimer.unref?.();
   }
 
   // ---------------------------------------------------------------- time, slots, blockhashes
 
-  /** The slot (= block height: no slot is ever skipped) the chain is at now. */
+  /** The slot (= block height: no slot is ever skipped) the chain is at now: its tip, what processed sees. */
   slot(): number {
     return this.time.slot();
+  }
+
+  /** The slot (= block height) a commitment has reached: the tip, less its lag on a chain keeping real time. */
+  slotAt(commitment: CommitmentLevel): number {
+    return Math.max(0, this.commitments.slotAt(commitment));
+  }
+
+  /** The strongest commitment that sees a transaction of this slot (every one, on the instant chain). */
+  commitmentOf(slot: number): CommitmentLevel {
+    return this.commitments.levelOf(slot);
+  }
+
+  /** The Clock sysvar as a commitment sees it: its slot, and the unix time that slot began at. */
+  clockAt(commitment: CommitmentLevel): { slot: number; unix: bigint } {
+    const now = this.tick();
+    const slot = this.slotAt(commitment);
+    if (slot === now.slot) return now;
+    return { slot, unix: this.commitments.unixAt(slot) ?? now.unix };
   }
 
   unixTime(): bigint {
@@ -170,6 +225,7 @@ export class EmbeddedLedger {
         this.svm.setSlotHashes(hashes);
       }
       this.clockSet = { slot, unix };
+      this.commitments.recordUnix(slot, unix);
     }
     return { slot, unix };
   }
@@ -195,13 +251,23 @@ export class EmbeddedLedger {
     return this.time.blockhashAt(slot);
   }
 
-  latestBlockhash(): { blockhash: string; lastValidBlockHeight: number; slot: number } {
-    return this.time.latestBlockhash();
+  /** The blockhash of the slot the commitment has reached, valid for BLOCKHASH_VALIDITY blocks after it. */
+  latestBlockhash(commitment: CommitmentLevel = 'processed'): {
+    blockhash: string;
+    lastValidBlockHeight: number;
+    slot: number;
+  } {
+    if (commitment === 'processed') return this.time.latestBlockhash();
+    const slot = this.slotAt(commitment);
+    return { blockhash: this.blockhashAt(slot), lastValidBlockHeight: slot + BLOCKHASH_VALIDITY, slot };
   }
 
-  /** The slot a still-valid blockhash names, or null when it is unknown or expired. */
-  blockhashSlot(blockhash: string): number | null {
-    return this.time.blockhashSlot(blockhash);
+  /**
+   * The slot a blockhash names when it is valid at the commitment's block height, or null when it is unknown
+   * there or expired (a transaction is admitted at processed).
+   */
+  blockhashSlot(blockhash: string, commitment: CommitmentLevel = 'processed'): number | null {
+    return this.time.blockhashSlot(blockhash, this.slotAt(commitment));
   }
 
   /** Moves chain time forward; slots move with it, so blockhashes older than the jump expire. */
@@ -209,6 +275,7 @@ export class EmbeddedLedger {
     this.time.advance(seconds);
     this.tick();
     this.store.setMeta(this.time.meta());
+    this.commitments.advance();
   }
 
   // ---------------------------------------------------------------- accounts
@@ -220,10 +287,20 @@ export class EmbeddedLedger {
     );
   }
 
-  getAccount(address: string | PublicKey): StoredAccount | null {
+  /**
+   * The account as the commitment sees it (default: the tip). Accounts placed outside transactions (the
+   * Pyth publisher's) are the same at every commitment.
+   */
+  getAccount(address: string | PublicKey, commitment: CommitmentLevel = 'processed'): StoredAccount | null {
     const key = typeof address === 'string' ? publicKey(address) : address;
     const b58 = keyBase58(key);
     if (b58 === CLOCK_SYSVAR) this.tick();
+    if (commitment === 'processed' || !this.commitments.keepsHistory) return this.currentAccount(key, b58);
+    if (b58 === CLOCK_SYSVAR) return this.clockAccount(commitment);
+    return this.commitments.accountAt(b58, commitment, () => this.currentAccount(key, b58));
+  }
+
+  private currentAccount(key: PublicKey, b58: string): StoredAccount | null {
     const acc = this.svm.getAccount(keyBytes(key));
     if (!acc) return null;
     const lamports = acc.lamports();
@@ -235,6 +312,21 @@ export class EmbeddedLedger {
       executable: acc.executable(),
       data: acc.data(),
     };
+  }
+
+  /** The Clock sysvar as it stood at the commitment's slot (layout: docs of the Clock sysvar). */
+  private clockAccount(commitment: CommitmentLevel): StoredAccount | null {
+    const tip = this.currentAccount(publicKey(CLOCK_SYSVAR), CLOCK_SYSVAR);
+    if (!tip) return null;
+    const { slot, unix } = this.clockAt(commitment);
+    const data = Buffer.alloc(CLOCK_SYSVAR_SIZE);
+    const epoch = BigInt(slot) / SLOTS_PER_EPOCH;
+    data.writeBigUInt64LE(BigInt(slot), 0);
+    data.writeBigInt64LE(BigInt(this.store.meta('genesis_unix') ?? '0'), 8);
+    data.writeBigUInt64LE(epoch, 16);
+    data.writeBigUInt64LE(epoch + 1n, 24);
+    data.writeBigInt64LE(unix, 32);
+    return { ...tip, data: new Uint8Array(data) };
   }
 
   /**
@@ -253,12 +345,12 @@ export class EmbeddedLedger {
     });
   }
 
-  balance(address: PublicKey | string): bigint {
-    return this.getAccount(address)?.lamports ?? 0n;
+  balance(address: PublicKey | string, commitment: CommitmentLevel = 'processed'): bigint {
+    return this.getAccount(address, commitment)?.lamports ?? 0n;
   }
 
-  tokenAmount(owner: PublicKey, mint: PublicKey): bigint {
-    const acc = this.getAccount(ata(owner, mint));
+  tokenAmount(owner: PublicKey, mint: PublicKey, commitment: CommitmentLevel = 'processed'): bigint {
+    const acc = this.getAccount(ata(owner, mint), commitment);
     if (!acc || acc.owner !== TOKEN_PROGRAM_ID.toBase58()) return 0n;
     return readTokenAccount(acc.data)?.amount ?? 0n;
   }
@@ -395,6 +487,8 @@ export class EmbeddedLedger {
     const writableAt = (i: number) =>
       i < tx.accountKeys.length ? isWritableIndex(tx, i) : i < loadedWritableEnd;
     const keys = allKeys.map((k) => new PublicKey(k).toBytes());
+    // A chain whose commitments lag keeps what the transaction overwrites until it is final.
+    const before = this.commitments.keepsHistory ? this.writableBefore(allKeys, writableAt) : null;
     const preBalances = keys.map((k) => this.svm.getBalance(k) ?? 0n);
     // Invoked programs are never token accounts, and reading one copies its whole binary.
     const programs = new Set(tx.instructions.map((ix) => ix.programIdIndex));
@@ -459,29 +553,79 @@ export class EmbeddedLedger {
       );
     }
     const written = err === null ? accounts : accounts.filter((a) => a.address === tx.accountKeys[0]);
-    this.tellWrite({ signature, slot, addresses: written.map((a) => a.address) });
+    this.commitments.landed({ signature, slot, addresses: written.map((a) => a.address) }, before);
     return { kind: 'landed', record };
   }
 
-  /**
-   * Tells the listener, synchronously after each executed transaction is persisted, which accounts it
-   * wrote. Answers the unsubscribe function.
-   */
-  onWrite(listener: (write: LedgerWrite) => void): () => void {
-    this.writeListeners.add(listener);
-    return () => {
-      this.writeListeners.delete(listener);
-    };
+  /** The transaction's writable accounts as they are before it runs (programs and sysvars aside). */
+  private writableBefore(
+    keys: readonly string[],
+    writableAt: (i: number) => boolean,
+  ): Map<string, StoredAccount | null> {
+    const before = new Map<string, StoredAccount | null>();
+    keys.forEach((address, i) => {
+      if (!writableAt(i) || before.has(address)) return;
+      const account = this.getAccount(address);
+      if (account && (account.executable || account.owner === SYSVAR_OWNER)) return;
+      before.set(address, account);
+    });
+    return before;
   }
 
-  private tellWrite(write: LedgerWrite): void {
-    for (const listener of this.writeListeners) {
-      try {
-        listener(write);
-      } catch {
-        // The transaction is durable and landed whatever a listener does; its failure stays its own.
-      }
+  /**
+   * Tells the listener, synchronously, which accounts each executed transaction wrote once the commitment
+   * sees it (default processed: as soon as it is persisted; on the instant chain every commitment sees it
+   * then), and which accounts a rollback restored (signature null). Answers the unsubscribe function.
+   */
+  onWrite(listener: WriteListener, commitment: CommitmentLevel = 'processed'): () => void {
+    return this.commitments.onWrite(listener, commitment);
+  }
+
+  /**
+   * A fork: takes back every transaction from `fromSlot` on, as if the blocks from that slot were never
+   * part of the chain — their accounts as they were before, their records gone. Only on a chain that keeps
+   * real time, and only slots no finalized block covers. Answers the signatures taken back, oldest first.
+   */
+  rollback(fromSlot: number): { dropped: string[]; slot: number } {
+    this.assertUsable();
+    if (!this.commitments.keepsHistory) {
+      throw new ChainError('not_supported', 'an instant chain finalizes every transaction as it lands');
     }
+    const finalized = this.commitments.slotAt('finalized');
+    if (!Number.isInteger(fromSlot) || fromSlot <= finalized) {
+      throw new ChainError(
+        'invalid_transaction',
+        `slot ${fromSlot} cannot be rolled back: the chain is finalized up to slot ${finalized}`,
+      );
+    }
+    const { signatures, restored, confirmedAddresses } = this.commitments.rollback(fromSlot);
+    // A transaction the fork took back may land again on the new fork while its blockhash lives (anyone who
+    // saw it may send it): litesvm's own record of processed signatures would refuse it (AlreadyProcessed).
+    // Emptied here; the store is the record of what is on chain (admit() answers a duplicate from it).
+    this.svm.setTransactionHistory(0n);
+    this.svm.setTransactionHistory(LITESVM_HISTORY);
+    for (const [address, account] of restored) {
+      this.setAccount(account ?? emptyAccount(address));
+      this.mintDecimals.delete(address);
+    }
+    try {
+      this.store.commit({
+        accounts: [...restored].map(([address, account]) => ({ address, account })),
+        dropped: signatures,
+      });
+    } catch (e) {
+      this.broken = e as Error;
+      throw new ChainError(
+        'unavailable',
+        `embedded chain could not persist a rollback: ${(e as Error).message}`,
+        {
+          cause: e,
+        },
+      );
+    }
+    const slot = this.slot();
+    this.commitments.rolledBack(slot, [...restored.keys()], confirmedAddresses);
+    return { dropped: signatures, slot };
   }
 
   /** The classic SPL token account (initialized) at each key as it is now; null where there is none. */
@@ -564,12 +708,22 @@ export class EmbeddedLedger {
     }
   }
 
-  transaction(signature: string): StoredTransaction | null {
-    return this.store.transaction(signature);
+  /** The transaction when the commitment sees it (default: once it landed). */
+  transaction(signature: string, commitment: CommitmentLevel = 'processed'): StoredTransaction | null {
+    const record = this.store.transaction(signature);
+    return record && record.slot <= this.commitments.slotAt(commitment) ? record : null;
   }
 
-  transactionsForAddress(address: string, limit: number, before?: string): StoredTransaction[] {
-    return this.store.transactionsForAddress(address, limit, before);
+  /** Newest first, those the commitment sees (default: every landed one). */
+  transactionsForAddress(
+    address: string,
+    limit: number,
+    before?: string,
+    commitment: CommitmentLevel = 'processed',
+  ): StoredTransaction[] {
+    const records = this.store.transactionsForAddress(address, limit, before);
+    const seen = this.commitments.slotAt(commitment);
+    return records.filter((record) => record.slot <= seen);
   }
 
   transactionCount(): number {
@@ -578,29 +732,9 @@ export class EmbeddedLedger {
 
   // ---------------------------------------------------------------- faucet
 
-  private faucetSend(instructions: Transaction['instructions']): string {
-    const { blockhash, lastValidBlockHeight } = this.latestBlockhash();
-    const tx = new Transaction({ feePayer: this.faucet.publicKey, blockhash, lastValidBlockHeight }).add(
-      ...instructions,
-    );
-    const { bytes } = signWith(tx, this.faucet);
-    const out = this.execute(bytes);
-    if (out.record.err !== null) {
-      throw new ChainError('rejected', `faucet transaction failed: ${JSON.stringify(out.record.err)}`, {
-        signature: out.record.signature,
-        txError: out.record.err as TransactionErrorJson,
-        logs: out.record.logs,
-      });
-    }
-    return out.record.signature;
-  }
-
   /** Plain SOL from the faucet (requestAirdrop). */
   requestAirdrop(wallet: PublicKey, lamports: bigint): string {
-    if (lamports <= 0n) throw new ChainError('invalid_transaction', 'airdrop amount must be positive');
-    return this.faucetSend([
-      SystemProgram.transfer({ fromPubkey: this.faucet.publicKey, toPubkey: wallet, lamports }),
-    ]);
+    return requestAirdrop(this, wallet, lamports);
   }
 
   /**
@@ -608,30 +742,25 @@ export class EmbeddedLedger {
    * by MintTo from the faucet) plus a top-up to AIRDROP_SOL_RESERVE for fees and rent.
    */
   airdrop(wallet: PublicKey, mint: PublicKey, amount: bigint): string {
-    if (amount <= 0n) throw new ChainError('invalid_transaction', 'airdrop amount must be positive');
-    const balance = this.balance(wallet);
-    const topUp = balance < AIRDROP_SOL_RESERVE ? AIRDROP_SOL_RESERVE - balance : 0n;
-    const faucet = this.faucet.publicKey;
-    if (isNativeMint(mint)) {
-      return this.faucetSend([
-        SystemProgram.transfer({ fromPubkey: faucet, toPubkey: wallet, lamports: amount + topUp }),
-      ]);
-    }
-    if (this.decimalsOf(mint) === null)
-      throw new ChainError('not_supported', `no mint ${mint.toBase58()} on this chain`);
-    const ixs = [
-      createAssociatedTokenAccountIdempotentInstruction(faucet, ata(wallet, mint), wallet, mint),
-      createMintToInstruction(mint, ata(wallet, mint), faucet, amount),
-    ];
-    if (topUp > 0n)
-      ixs.push(SystemProgram.transfer({ fromPubkey: faucet, toPubkey: wallet, lamports: topUp }));
-    return this.faucetSend(ixs);
+    return airdrop(this, wallet, mint, amount);
   }
 
   close(): void {
+    if (this.slotTimer) clearTimeout(this.slotTimer);
+    this.slotTimer = null;
     this.store.close();
   }
 }
+
+/** An account a rollback takes back to before its creation: no lamports, which reads as no account. */
+const emptyAccount = (address: string): StoredAccount => ({
+  address,
+  lamports: 0n,
+  owner: SYSTEM_PROGRAM_ID,
+  executable: false,
+  data: new Uint8Array(),
+});
+const SYSTEM_PROGRAM_ID = '11111111111111111111111111111111';
 
 /** A transaction litesvm refused before running it: nothing landed, nothing is charged. */
 function refusal(code: number, json: TransactionErrorJson, signature: string, logs: string[]): ChainError {

@@ -158,6 +158,10 @@ export class ChainStore {
       ),
       seqOf: this.db.prepare<[string], { seq: number }>('SELECT seq FROM transactions WHERE signature = ?'),
       maxSlot: this.db.prepare<[], { slot: number | null }>('SELECT MAX(slot) AS slot FROM transactions'),
+      dropAddressTx: this.db.prepare<[string, number]>(
+        'DELETE FROM address_transactions WHERE address = ? AND seq = ?',
+      ),
+      dropTx: this.db.prepare<[number]>('DELETE FROM transactions WHERE seq = ?'),
       txCount: this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM transactions'),
     };
   }
@@ -191,13 +195,25 @@ export class ChainStore {
     }));
   }
 
-  /** Writes accounts (null = deleted), an optional transaction record and meta entries atomically. */
+  /**
+   * Writes accounts (null = deleted), an optional transaction record and meta entries atomically; `dropped`
+   * are transactions a rollback took back (a fork): their records go, the accounts given are their state
+   * before them.
+   */
   commit(a: {
     accounts: { address: string; account: StoredAccount | null }[];
     transaction?: StoredTransaction;
+    dropped?: readonly string[];
     meta?: Record<string, string>;
   }): void {
     this.db.transaction(() => {
+      for (const signature of a.dropped ?? []) {
+        const seq = this.stmt.seqOf.get(signature)?.seq;
+        const record = this.transaction(signature);
+        if (seq === undefined || record === null) continue;
+        for (const key of new Set(keysOf(record))) this.stmt.dropAddressTx.run(key, seq);
+        this.stmt.dropTx.run(seq);
+      }
       for (const { address, account } of a.accounts) {
         if (account) {
           this.stmt.upsertAccount.run(
@@ -228,12 +244,7 @@ export class ChainStore {
           t.loadedAddresses === null ? null : JSON.stringify(t.loadedAddresses),
           Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength),
         );
-        const keys = [
-          ...t.accountKeys,
-          ...(t.loadedAddresses?.writable ?? []),
-          ...(t.loadedAddresses?.readonly ?? []),
-        ];
-        for (const key of new Set(keys)) this.stmt.insertAddressTx.run(key, info.lastInsertRowid);
+        for (const key of new Set(keysOf(t))) this.stmt.insertAddressTx.run(key, info.lastInsertRowid);
       }
       for (const [k, v] of Object.entries(a.meta ?? {})) this.stmt.setMeta.run(k, v);
     })();
@@ -264,6 +275,13 @@ export class ChainStore {
     if (this.db.open) this.db.close();
   }
 }
+
+/** Every key the transaction names: static, then loaded from lookup tables. */
+const keysOf = (t: StoredTransaction) => [
+  ...t.accountKeys,
+  ...(t.loadedAddresses?.writable ?? []),
+  ...(t.loadedAddresses?.readonly ?? []),
+];
 
 function fromRow(r: TxRow): StoredTransaction {
   return {

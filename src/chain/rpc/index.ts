@@ -336,6 +336,12 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
     now: async () =>
       decodeClock(await readAccount('getAccountInfo(clock)', SYSVAR_CLOCK_PUBKEY, 'confirmed')).unix,
     blockHeight: () => blockHeight('confirmed'),
+    commitmentSlots: async () => {
+      const slotAt = (commitment: Commitment) =>
+        endpoints.read('getSlot', async (c) => noSlot(await c.getSlot(commitment)), { commitment });
+      const [confirmed, finalized] = await Promise.all([slotAt('confirmed'), slotAt('finalized')]);
+      return { confirmed, finalized };
+    },
     latestBlockhash,
 
     ...builders,
@@ -514,14 +520,10 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
       );
       return { updates, clockUnix: Number(clock.unix), slot: clock.slot };
     },
-    watchAccounts: (onChange) => {
-      // Finalized: a pushed change is one the watcher may act on, as with every escrow read it does.
-      const feed = openProgramFeed({
-        wsUrls,
-        programId: programId.toBase58(),
-        commitment: 'finalized',
-        onChange,
-      });
+    watchAccounts: (onChange, commitment = 'finalized') => {
+      // At the commitment the watcher reads at for what it acts on: finalized, or confirmed for the taker
+      // locks the maker may trust at confirmed (runtime/exposure.ts).
+      const feed = openProgramFeed({ wsUrls, programId: programId.toBase58(), commitment, onChange });
       feeds.add(feed);
       return {
         get live() {

@@ -8,7 +8,7 @@ import type { ControlPlane } from '../../control/index.ts';
 import type { InventoryReading } from '../../hedging/index.ts';
 import type { ServiceMetrics } from '../../metrics/index.ts';
 import type { PriceSource, QuoteDesk } from '../../quotes/index.ts';
-import type { TradeRuntime } from '../../runtime/index.ts';
+import type { ExposureView, TradeRuntime } from '../../runtime/index.ts';
 import type { TypeBoxApp } from '../typebox-app.ts';
 import { assetRoutes } from './assets.ts';
 import { deskRoutes } from './desk.ts';
@@ -58,6 +58,8 @@ export interface HttpDeps {
   inventory?: () => Promise<InventoryReading>;
   /** The control plane (/v1/desk): the settings changed live; absent: the config's, and no route. */
   control?: ControlPlane;
+  /** The commitment policy's book, shown with the inventory (GET /v1/inventory's confirmed_locks). */
+  confirmedLocks?: () => ExposureView;
 }
 
 /**
@@ -128,7 +130,13 @@ export async function registerRoutes(
     streams: metrics.eventStreams('runtime'),
   });
   if (deps.inventory) {
-    await app.register(inventoryRoutes, { prefix: '/v1/inventory', assets, read: deps.inventory, operator });
+    await app.register(inventoryRoutes, {
+      prefix: '/v1/inventory',
+      assets,
+      read: deps.inventory,
+      ...(deps.confirmedLocks ? { confirmedLocks: deps.confirmedLocks } : {}),
+      operator,
+    });
   }
   if (control) {
     await app.register(deskRoutes, {

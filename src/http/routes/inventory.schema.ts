@@ -56,6 +56,62 @@ export const HedgeSchema = Type.Object(
   { title: 'Hedge' },
 );
 
+const Usd = (description: string) =>
+  Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', description: `${description}, USD` });
+
+/** The commitment policy's book (src/runtime/exposure.ts): what rides on confirmed taker locks not final yet. */
+export const ConfirmedLocksSchema = Type.Object(
+  {
+    max_trade_usd: Usd('the largest trade (its output) the maker locks against a confirmed taker lock'),
+    max_exposure_usd: Usd('the most output locked against taker locks not final yet: what a fork can cost'),
+    max_drift_slots: Type.Integer({
+      description: 'finality trailing confirmations by more slots than this: every trade waits for finality',
+    }),
+    trades: Type.Integer({
+      minimum: 0,
+      description: 'trades locked (or locking) against a confirmed taker lock not final yet',
+    }),
+    exposure_usd: Nullable(
+      Usd('their output at the live prices, what a fork could cost now (null: a price is not usable)'),
+    ),
+    assets: Type.Array(
+      Type.Object(
+        {
+          asset: Type.String({ description: 'symbol' }),
+          amount_raw: RawAmountString,
+          amount: Decimal('their output in this asset'),
+        },
+        { title: 'ConfirmedLockAsset' },
+      ),
+    ),
+    drift_slots: Nullable(
+      Type.Integer({
+        minimum: 0,
+        description: "how far the cluster's finalized slot trailed its confirmed one, as last read",
+      }),
+    ),
+    drift_read_at: Nullable({ ...DateTime, description: 'when that was read' }),
+    admitted: Type.Integer({
+      minimum: 0,
+      description: 'trades locked against a confirmed lock since the start',
+    }),
+    refused: Type.Object(
+      {
+        trade_cap: Type.Integer({ minimum: 0 }),
+        exposure_cap: Type.Integer({ minimum: 0 }),
+        drift: Type.Integer({ minimum: 0 }),
+        price: Type.Integer({ minimum: 0 }),
+      },
+      { description: 'confirmed locks the maker waited to be final instead, since the start, by why' },
+    ),
+  },
+  {
+    title: 'ConfirmedLocks',
+    description:
+      'the commitment policy (risk.confirmed_lock): trades the maker locked against a confirmed, not yet final taker lock',
+  },
+);
+
 export const InventorySchema = Type.Object(
   {
     balances_read_at: Nullable({
@@ -122,6 +178,7 @@ export const InventorySchema = Type.Object(
     recent_hedges: Type.Array(HedgeSchema, {
       description: 'the latest hedges of every instance, newest first',
     }),
+    confirmed_locks: Nullable(ConfirmedLocksSchema),
   },
   { title: 'Inventory' },
 );

@@ -1,19 +1,23 @@
 // Inventory group (/v1/inventory): the operator's view of the maker's inventory — balances, reservations,
-// hedging targets and bands, and hedges in flight and lately made (src/hedging/view.ts reads them). Takes the
-// operator token (docs/interface.md#guards).
+// hedging targets and bands, and hedges in flight and lately made (src/hedging/view.ts reads them), and what
+// rides on confirmed taker locks not final yet (the commitment policy's book). Takes the operator token
+// (docs/interface.md#guards).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
 import type { AssetRegistry } from '../../config/index.ts';
 import { hedgeSlippage, type InventoryReading } from '../../hedging/index.ts';
-import { formatDecimal } from '../../money/index.ts';
+import { formatDecimal, formatUsd } from '../../money/index.ts';
+import type { ExposureView } from '../../runtime/index.ts';
 import type { HedgeRecord } from '../../store/index.ts';
 import { errorResponses } from '../errors.ts';
-import { type HedgeSchema, InventorySchema } from './inventory.schema.ts';
+import { type ConfirmedLocksSchema, type HedgeSchema, InventorySchema } from './inventory.schema.ts';
 import { OPERATOR_SECURITY, type OperatorAccess, OperatorQuery, requireOperator } from './operator.ts';
 
 export interface InventoryRoutesOptions {
   assets: AssetRegistry;
   read: () => Promise<InventoryReading>;
+  /** The commitment policy's book; absent: confirmed_locks is null. */
+  confirmedLocks?: () => ExposureView;
   operator: OperatorAccess;
 }
 
@@ -47,9 +51,38 @@ export function renderHedge(hedge: HedgeRecord, assets: AssetRegistry): Static<t
   };
 }
 
+/** Micro-USD as a dollar amount without trailing zeros ("2500", "12.5"). */
+const dollars = (microUsd: bigint) => formatUsd(microUsd).replace(/\.?0+$/, '') || '0';
+
+export function renderConfirmedLocks(
+  view: ExposureView,
+  assets: AssetRegistry,
+): Static<typeof ConfirmedLocksSchema> {
+  return {
+    max_trade_usd: dollars(view.policy.maxTradeMicroUsd),
+    max_exposure_usd: dollars(view.policy.maxExposureMicroUsd),
+    max_drift_slots: view.policy.maxDriftSlots,
+    trades: view.trades,
+    exposure_usd: view.microUsd === null ? null : dollars(view.microUsd),
+    assets: [...view.byMint].map(([mint, raw]) => {
+      const asset = assets.find(mint);
+      return {
+        asset: asset?.symbol ?? mint,
+        amount_raw: raw.toString(),
+        amount: formatDecimal(raw, asset?.decimals ?? 0),
+      };
+    }),
+    drift_slots: view.drift?.slots ?? null,
+    drift_read_at: view.drift === null ? null : new Date(view.drift.atMs).toISOString(),
+    admitted: view.admitted,
+    refused: { ...view.refused },
+  };
+}
+
 export function renderInventory(
   reading: InventoryReading,
   assets: AssetRegistry,
+  confirmedLocks: ExposureView | null = null,
 ): Static<typeof InventorySchema> {
   const { hedging } = reading;
   return {
@@ -95,6 +128,7 @@ export function renderInventory(
     }),
     hedges_in_flight: reading.inFlight.map((hedge) => renderHedge(hedge, assets)),
     recent_hedges: reading.recent.map((hedge) => renderHedge(hedge, assets)),
+    confirmed_locks: confirmedLocks === null ? null : renderConfirmedLocks(confirmedLocks, assets),
   };
 }
 
@@ -113,14 +147,16 @@ export const inventoryRoutes: FastifyPluginAsyncTypebox<InventoryRoutesOptions> 
           'trades and hedges in flight reserve of it, and — for an asset with a hedging target — its target, ' +
           'band and clip sizes, how far it is from the target, whether it is outside the band, and why its ' +
           'last hedge could not be made. Then the hedges in flight and the latest ones, each with its swap ' +
-          '(aggregator_swap), amounts and slippage against the live Pyth mid. Costs no chain call.',
+          '(aggregator_swap), amounts and slippage against the live Pyth mid. Then the commitment policy: the ' +
+          'trades locked against a confirmed taker lock not final yet, what a fork could cost, and its caps. ' +
+          'Costs no chain call.',
         security: OPERATOR_SECURITY,
         querystring: OperatorQuery,
         response: { 200: InventorySchema, ...errorResponses('unauthorized') },
       },
     },
     async function getInventory() {
-      return renderInventory(await opts.read(), opts.assets);
+      return renderInventory(await opts.read(), opts.assets, opts.confirmedLocks?.() ?? null);
     },
   );
 };

@@ -1,14 +1,15 @@
 // The trade's escrows as the settling effects see them: read at finalized, how one ended, the fee of a
 // transaction that settled one without this attempt seeing it land, and a maker transaction landed.
 import type { EscrowEnding, EscrowTerms } from '../../../machines/index.ts';
-import type { ChainPort, EscrowState, SignedMakerTransaction } from '../../chain/index.ts';
+import type { ChainPort, Commitment, EscrowState, SignedMakerTransaction } from '../../chain/index.ts';
 import { escrowEnding } from '../endings.ts';
 import { describe, key, NotYet } from './effect.ts';
 import type { EffectHooks } from './hooks.ts';
 
 /** Reads of the trade's escrows on `chain`; `hooks` posts the fees it finds the maker paid. */
 export function escrowReads(chain: ChainPort, hooks: Pick<EffectHooks, 'postFee'>) {
-  const read = (address: string): Promise<EscrowState | null> => chain.readEscrow(key(address), 'finalized');
+  const read = (address: string, commitment: Commitment = 'finalized'): Promise<EscrowState | null> =>
+    chain.readEscrow(key(address), commitment);
 
   /** The escrow's ending as the chain shows it now; throws while it shows none (the effect retries). */
   async function ended(terms: EscrowTerms, state?: EscrowState | null): Promise<EscrowEnding> {

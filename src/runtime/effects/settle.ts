@@ -1,6 +1,6 @@
 // Settling a locked escrow with a maker transaction, the shared step of the redeem, refund and cancel effects.
 import type { EscrowEffectInput, EscrowEnding } from '../../../machines/index.ts';
-import type { ChainPort, EscrowState, SignedMakerTransaction } from '../../chain/index.ts';
+import type { ChainPort, Commitment, EscrowState, SignedMakerTransaction } from '../../chain/index.ts';
 import { escrowReads, landing } from './escrows.ts';
 import type { EffectHooks } from './hooks.ts';
 
@@ -20,6 +20,8 @@ export function settling(chain: ChainPort, hooks: SettleHooks) {
     kind: string,
     sign: (state: EscrowState) => Promise<SignedMakerTransaction>,
     outcome: (signature: string) => EscrowEnding,
+    /** What the escrow is read at before acting: finalized, or confirmed for the maker's own fresh lock. */
+    commitment: Commitment = 'finalized',
   ): Promise<EscrowEnding> {
     const { escrow } = input;
     const endedBefore = async (state: EscrowState | null) => {
@@ -27,12 +29,12 @@ export function settling(chain: ChainPort, hooks: SettleHooks) {
       await postFeeIfMakers(input.tradeId, ending.signature);
       return ending;
     };
-    const state = await read(escrow.address);
+    const state = await read(escrow.address, commitment);
     if (state === null || state.status !== 'locked') return endedBefore(state);
     try {
       return outcome(await land(input.tradeId, kind, await sign(state)));
     } catch (error) {
-      const after = await read(escrow.address);
+      const after = await read(escrow.address, commitment);
       if (after === null || after.status !== 'locked') return endedBefore(after);
       throw error;
     }

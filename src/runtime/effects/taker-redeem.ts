@@ -8,7 +8,8 @@ import { type SettleHooks, settling } from './settle.ts';
 
 export type TakerRedeemHooks = Pick<EffectHooks, 'barrier' | 'chainTime'> & SettleHooks;
 
-// The maker escrow, redeemed for the taker with the preimage it handed over (funds go to it only).
+// The maker escrow, redeemed for the taker with the preimage it handed over (funds go to it only); read at
+// confirmed, as the maker lock was landed (a redeem of an escrow that is not there cannot land).
 export function takerRedeem(chain: ChainPort, hooks: TakerRedeemHooks) {
   const settle = settling(chain, hooks);
   const untilDeadline = deadlineOf(hooks);
@@ -27,6 +28,7 @@ export function takerRedeem(chain: ChainPort, hooks: TakerRedeemHooks) {
           untilDeadline(Number(state.expiry)),
         ),
       (signature) => ({ kind: 'paid', signature, preimage: input.preimage }),
+      'confirmed',
     ),
   );
 }

@@ -1,0 +1,139 @@
+// The commitment policy end to end, on an embedded chain that keeps real time (100 ms slots, confirmed 2
+// slots and finalized 30 slots behind the tip): under the cap the maker locks against the taker's confirmed
+// lock before it is final; above it, it waits for finality as before; and a confirmed lock that a fork takes
+// back ends the trade with taker_lock_rolled_back, the maker's output back with it, the books reversed.
+import { PublicKey } from '@solana/web3.js';
+import { afterEach, describe, expect, test } from 'vitest';
+import type { EmbeddedChain } from '../../src/chain/index.ts';
+import { USDC_MINT as USDC } from '../support/mints.ts';
+import { SHORT_SETTLEMENT, startService, type TestService } from '../support/service.ts';
+import { newSecret, Taker } from '../support/taker.ts';
+
+let service: TestService | undefined;
+afterEach(async () => {
+  await service?.dispose();
+  service = undefined;
+});
+
+const TIMING = { slot_ms: 100, confirmation_slots: 2, finalization_slots: 30 };
+
+const start = () =>
+  startService(
+    (doc) => {
+      doc.chain = { kind: 'embedded', timing: TIMING };
+      doc.settlement = { ...SHORT_SETTLEMENT };
+    },
+    { pollIntervalMs: 50 },
+  );
+
+const embedded = (s: TestService) => s.devChain as EmbeddedChain;
+
+/** A trade of `amount` SOL for USDC, its lock handed over; answers once the maker's lock is there. */
+async function lockedTrade(s: TestService, amount: string) {
+  const taker = new Taker(s.app);
+  await taker.airdrop('SOL', '10');
+  const quote = await taker.quote('SOL', 'USDC', amount);
+  const secret = newSecret();
+  const settlement = (await taker.settle(quote.quote_id, secret)).json();
+  const tradeId = settlement.trade_id as string;
+  const locked = await taker.lock(tradeId, settlement.taker_lock_transaction.transaction_base64);
+  expect(locked.statusCode, locked.body).toBe(202);
+  const ready = await taker.waitFor(tradeId, (t) => t.substate === 'initiated.makerLocked', 30_000);
+  const signature = (kind: string) =>
+    ready.tx_signature_kinds.find((s: { kind: string }) => s.kind === kind)?.signature as string;
+  return { taker, quote, secret, tradeId, ready, takerLock: signature('taker_lock') };
+}
+
+const inventory = async (s: TestService) => (await s.app.inject('/v1/inventory')).json().confirmed_locks;
+
+describe('the commitment policy on a chain that keeps real time', () => {
+  test('under the cap the maker locks against the confirmed taker lock before it is final; redeemed as usual', async () => {
+    service = await start();
+    const s = service;
+    const { taker, secret, tradeId, takerLock } = await lockedTrade(s, '0.5');
+    // The maker's lock is there while the taker's is not final yet: one finalization saved.
+    expect((await s.chain.signatureState(takerLock)).status).toBe('confirmed');
+    const riding = await inventory(s);
+    expect(riding).toMatchObject({ trades: 1, admitted: 1, max_trade_usd: '250', max_exposure_usd: '2500' });
+    expect(Number(riding.exposure_usd)).toBeGreaterThan(50);
+    expect(riding.assets).toEqual([expect.objectContaining({ asset: 'USDC' })]);
+
+    const redeem = await taker.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage });
+    expect(redeem.statusCode, redeem.body).toBe(202);
+    const done = await taker.waitFor(
+      tradeId,
+      (t) => t.settlement_status === 'redeemed' && !t.next_action,
+      60_000,
+    );
+    expect(done.ledger_summary.balanced).toBe(true);
+    // Once the lock is final nothing rides on it.
+    expect((await inventory(s)).trades).toBe(0);
+    const metrics = (await s.app.inject('/metrics')).body;
+    expect(metrics).toMatch(/rfq_maker_confirmed_lock_decisions_total\{outcome="admitted"\} 1/);
+  }, 90_000);
+
+  test('above the cap the maker waits for the taker lock to be final, as before', async () => {
+    service = await start();
+    const s = service;
+    const { takerLock } = await lockedTrade(s, '2');
+    expect((await s.chain.signatureState(takerLock)).status).toBe('finalized');
+    expect(await inventory(s)).toMatchObject({ trades: 0, admitted: 0, refused: { trade_cap: 1 } });
+  }, 90_000);
+
+  test('a fork takes the confirmed taker lock back: the maker escrow is reclaimed at its expiry, the trade ends refunded (taker_lock_rolled_back)', async () => {
+    service = await start();
+    const s = service;
+    const chain = embedded(s);
+    const maker = s.chain.makerWallet;
+    const before = await chain.ledger.tokenAmount(maker, new PublicKey(USDC), 'processed');
+    const { taker, secret, tradeId, takerLock, ready } = await lockedTrade(s, '0.5');
+    const makerLock = ready.tx_signature_kinds.find(
+      (k: { kind: string }) => k.kind === 'maker_lock',
+    ).signature;
+    const signedMakerLock = chain.ledger.transaction(makerLock)?.bytes as Uint8Array;
+    const lockSlot = chain.ledger.transaction(takerLock)?.slot as number;
+    expect(chain.ledger.commitmentOf(lockSlot)).toBe('confirmed');
+
+    // The block the taker lock landed in, and every later one (the maker's lock among them), are gone.
+    const { dropped } = await chain.rollback(lockSlot);
+    expect(dropped).toContain(takerLock);
+    const forked = await taker.waitFor(
+      tradeId,
+      (t) => t.substate === 'initiated.takerLockRolledBack',
+      30_000,
+    );
+    expect(forked.failure_reason).toBe('taker_lock_rolled_back');
+    expect(forked.tx_signature_kinds).toEqual([]);
+    // The maker's output is back with it already; the service pays the taker nothing now.
+    expect(await chain.ledger.tokenAmount(maker, new PublicKey(USDC), 'processed')).toBe(before);
+    const redeem = await taker.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage });
+    expect(redeem.statusCode).toBe(409);
+    // Anyone who saw the maker's signed lock may send it again on the new fork: the program refuses it, as
+    // no taker escrow stands behind it, and nothing of the maker's moves.
+    await expect(s.chain.submitSigned(Buffer.from(signedMakerLock).toString('base64'))).rejects.toThrow(
+      /InvalidTakerEscrow/,
+    );
+    expect(await chain.ledger.tokenAmount(maker, new PublicKey(USDC), 'processed')).toBe(before);
+    // Still counted as riding until the maker escrow is proved empty for good (its lock could land again).
+    expect((await inventory(s)).trades).toBe(1);
+
+    // At the maker expiry its escrow is found never refilled: the trade ends, nothing moved.
+    await chain.advanceClock(SHORT_SETTLEMENT.maker_timelock_seconds + 1);
+    const done = await taker.waitFor(tradeId, (t) => t.substate === 'refunded.closed', 30_000);
+    expect(done.failure_reason).toBe('taker_lock_rolled_back');
+    expect(done.ledger_summary.balanced).toBe(true);
+    expect((await inventory(s)).trades).toBe(0);
+    const ledger = (await s.app.inject(`/v1/runtime/ledger?trade_id=${tradeId}`)).json();
+    const movements = ledger.entries.map((e: { movement: string }) => e.movement);
+    expect(movements).toEqual(expect.arrayContaining(['taker_lock', 'maker_lock', 'rolled_back']));
+    // Every account nets to nothing: the fork took back what the books had posted.
+    const net = new Map<string, bigint>();
+    for (const e of ledger.entries as { account: string; mint: string; side: string; amount_raw: string }[]) {
+      if (e.account === 'network') continue;
+      const key = `${e.account}:${e.mint}`;
+      const signed = e.side === 'debit' ? BigInt(e.amount_raw) : -BigInt(e.amount_raw);
+      net.set(key, (net.get(key) ?? 0n) + signed);
+    }
+    for (const [key, value] of net) if (!key.startsWith('maker:So1')) expect(value, key).toBe(0n);
+  }, 120_000);
+});
