@@ -139,7 +139,8 @@ describe('effect inputs and the signatures kept from their answers', () => {
     const { actor, calls } = startTrade({}, sourcedInput);
     actor.send(finalizedLock(sourcedInput));
     const locked = await reach(actor, 'initiated.redeeming.makerLocked');
-    expect(calls.signSourcing).toEqual([{ tradeId: input.tradeId, ...plan }]);
+    // The first attempt: no failed swap of this trade's to re-quote after.
+    expect(calls.signSourcing).toEqual([{ tradeId: input.tradeId, ...plan, failedSwaps: [] }]);
     const swapIntent = {
       signature: SIG.swap,
       lastValidBlockHeight: 900,
