@@ -280,6 +280,14 @@ describe.skipIf(!POSTGRES_TESTS)('failover drill: three instances, one PostgreSQ
       45_000,
     );
 
+    // The drill's premise: every instance still runs the run it started (a run stalled past its lease on a
+    // loaded runner exits by design, and its trades went elsewhere): say so, with its last words.
+    for (const instance of cluster.instances) {
+      if (!instance.child?.isRunning())
+        throw new Error(
+          `${instance.name} exited before the kill:\n${instance.child?.output().slice(-2_000)}`,
+        );
+    }
     const killedAt = Date.now();
     await cluster.kill9(victim);
     gate.open();
