@@ -83,7 +83,13 @@ async function settle(client: ClusterClient, taker: Taker, settleAt: Instance): 
   const path = `/v1/quotes/${quote.json.quote_id}/wallet-settlement`;
   const body = { taker_wallet: address, secret_hash: taker.secret.secretHash };
   // Asked again anywhere if its instance gives no answer: the same commitment again is the same trade (200).
-  const settled = await client.to(settleAt, 'POST', path, body).catch(() => client.call('POST', path, body));
+  const settled = await client.to(settleAt, 'POST', path, body).catch((error: unknown) => {
+    // The trade is then another instance's: a drill that finds its victim owning fewer trades says why.
+    console.warn(
+      `the settlement start at ${settleAt.name} got no answer (${(error as Error).message}): asked again`,
+    );
+    return client.call('POST', path, body);
+  });
   if (settled.status !== 201 && settled.status !== 200)
     throw new Error(`wallet-settlement: ${settled.status} ${JSON.stringify(settled.json)}`);
   return settled.json;
