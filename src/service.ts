@@ -80,6 +80,11 @@ export interface ServiceOptions {
    * the service takes no quote; main.ts exits.
    */
   onMintRefused?: (error: ConfigError) => void;
+  /**
+   * The embedded chain's wall clock in ms (Date.now by default; its clock follows it plus advanceClock):
+   * a fixed one for tests whose chain time moves only when they warp it, whatever the machine's load.
+   */
+  chainClock?: () => number;
   /** Wraps the chain the config opens (tests use it to make the chain unreachable for a while). */
   wrapChain?: (chain: ChainPort) => ChainPort;
   /** Wraps the store it opens (tests use it to make its commits fail as on a full disk). */
@@ -134,7 +139,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   let opened: ChainPort;
   let venue: EmbeddedVenue | null;
   try {
-    ({ chain: opened, venue } = openChain(config, options.dataDir));
+    ({ chain: opened, venue } = openChain(config, options.dataDir, options.chainClock));
   } catch (error) {
     await store.close();
     throw error;
@@ -485,7 +490,11 @@ function openPriceSource(
   });
 }
 
-function openChain(config: Config, dataDir: string): { chain: ChainPort; venue: EmbeddedVenue | null } {
+function openChain(
+  config: Config,
+  dataDir: string,
+  clock?: () => number,
+): { chain: ChainPort; venue: EmbeddedVenue | null } {
   const chain = config.chain;
   if (chain.kind === 'rpc') {
     const rpc = createChain({
@@ -502,7 +511,8 @@ function openChain(config: Config, dataDir: string): { chain: ChainPort; venue: 
     return { chain: rpc, venue: null };
   }
   const venue = embeddedVenueGenesis(config);
-  return { chain: createChain(embeddedChainOptions(dataDir, config, venue)), venue: venue?.venue ?? null };
+  const options = embeddedChainOptions(dataDir, config, venue);
+  return { chain: createChain(clock ? { ...options, clock } : options), venue: venue?.venue ?? null };
 }
 
 /**

@@ -96,9 +96,20 @@ export function startWatchdog(
   });
   guard.unref();
   (guard.stdin as Socket | null)?.unref();
+  let armed = true;
   return {
-    track: (pids) => writeFileSync(pidFile, `${pids.join('\n')}\n`),
+    // A child that exits after the cluster was torn down (its folder removed, the guard disarmed) has nothing
+    // left to guard: the list is not written again, and a folder removed meanwhile is no failure.
+    track: (pids) => {
+      if (!armed) return;
+      try {
+        writeFileSync(pidFile, `${pids.join('\n')}\n`);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    },
     disarm: () => {
+      armed = false;
       guard.kill('SIGKILL');
     },
   };

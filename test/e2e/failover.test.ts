@@ -1,5 +1,5 @@
 // The failover drill: three instances of the built service over one PostgreSQL and one chain,
-// with a 2 s lease, while takers swap through whichever instance a request lands on. One instance is killed
+// with a 4 s lease, while takers swap through whichever instance a request lands on. One instance is killed
 // (SIGKILL) or frozen (SIGSTOP) with trades in flight: a live run owns its trades within a lease of its lease
 // lapsing, every acknowledged swap ends redeemed with one maker lock and a balanced ledger, and a frozen
 // instance that wakes up is refused by the store's fence and exits with 75, having stored nothing after its
@@ -23,7 +23,12 @@ import { POSTGRES_TESTS } from '../support/postgres.ts';
 import { nth } from '../support/service.ts';
 import { newSecret, type Secret, signAsWallet } from '../support/taker.ts';
 
-const LEASE_SECONDS = 2;
+/**
+ * Short, for a drill of seconds, yet long enough that no live instance stalls past it on a loaded runner (2 s
+ * did at load 20 on 2 cores: a survivor's trades went to the others before the kill). What the drill asserts
+ * is counted in leases, whatever their length.
+ */
+const LEASE_SECONDS = 4;
 const LEASE_MS = LEASE_SECONDS * 1000;
 
 /** Where a paused taker waits for the drill: after the step named. */
@@ -78,7 +83,13 @@ async function settle(client: ClusterClient, taker: Taker, settleAt: Instance): 
   const path = `/v1/quotes/${quote.json.quote_id}/wallet-settlement`;
   const body = { taker_wallet: address, secret_hash: taker.secret.secretHash };
   // Asked again anywhere if its instance gives no answer: the same commitment again is the same trade (200).
-  const settled = await client.to(settleAt, 'POST', path, body).catch(() => client.call('POST', path, body));
+  const settled = await client.to(settleAt, 'POST', path, body).catch((error: unknown) => {
+    // The trade is then another instance's: a drill that finds its victim owning fewer trades says why.
+    console.warn(
+      `the settlement start at ${settleAt.name} got no answer (${(error as Error).message}): asked again`,
+    );
+    return client.call('POST', path, body);
+  });
   if (settled.status !== 201 && settled.status !== 200)
     throw new Error(`wallet-settlement: ${settled.status} ${JSON.stringify(settled.json)}`);
   return settled.json;
@@ -280,6 +291,14 @@ describe.skipIf(!POSTGRES_TESTS)('failover drill: three instances, one PostgreSQ
       45_000,
     );
 
+    // The drill's premise: every instance still runs the run it started (a run stalled past its lease on a
+    // loaded runner exits by design, and its trades went elsewhere): say so, with its last words.
+    for (const instance of cluster.instances) {
+      if (!instance.child?.isRunning())
+        throw new Error(
+          `${instance.name} exited before the kill:\n${instance.child?.output().slice(-2_000)}`,
+        );
+    }
     const killedAt = Date.now();
     await cluster.kill9(victim);
     gate.open();

@@ -27,6 +27,8 @@ import { type ConfigDocument, defaultConfigDocument } from './service.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const READY_TIMEOUT_MS = 45_000;
+/** Starts of an instance whose process lost its lease while starting, before the cluster gives up. */
+const START_ATTEMPTS = 5;
 /** The instances' shared secret: they sign the commands they forward to each other. */
 export const CLUSTER_SECRET = randomBytes(32).toString('hex');
 
@@ -134,7 +136,7 @@ export async function startCluster(options: ClusterOptions): Promise<TestCluster
       });
     }
 
-    const start = async (instance: Instance) => {
+    const launch = async (instance: Instance) => {
       instance.child = startChild({
         name: `[${instance.name}]`,
         argv: [process.execPath, '--enable-source-maps', SERVICE_BUNDLE],
@@ -153,6 +155,22 @@ export async function startCluster(options: ClusterOptions): Promise<TestCluster
       void instance.child.exited.then(track);
       instance.runId = await untilReady(instance, instance.child);
       instance.reachable = true;
+    };
+    // As an operator's supervisor does: a process stalled past its lease while it started (a loaded runner)
+    // exits by design ("lease lost", code 75) so that a new run takes over; it is started again, a new run.
+    // Only at a start: once ready, an instance that loses its lease is what a drill is about.
+    const start = async (instance: Instance) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await launch(instance);
+        } catch (error) {
+          const child = instance.child;
+          const exit = child && !child.isRunning() ? await child.exited : null;
+          // 75 (EX_TEMPFAIL) is src/main.ts's exit on a lost lease, and only that; its stderr may still be in flight.
+          if (attempt >= START_ATTEMPTS || exit?.code !== 75) throw error;
+          console.warn(`${instance.name} lost its lease while starting (attempt ${attempt}): started again`);
+        }
+      }
     };
     // The first start exchanges a port something else took since freePort saw it free (another test's
     // server, an outgoing connection): a test is not about which port an instance gets.

@@ -5,7 +5,8 @@
 // on the trade whose mid moved its way since the quote, walking away from the other and leaving both escrows
 // to refund at their expiries. Chain time is warped, never slept: the clock moves in steps of STEP_SECONDS,
 // each step one publish of the embedded Pyth publisher and one refresh of the service's prices (so the
-// service's volatility estimate follows the walk as it would in production).
+// service's volatility estimate follows the walk as it would in production). The chains' clock does not
+// follow wall time (CHAIN_WALL_MS): however slow the machine, both markets see the same chain times.
 //
 // The maker's result of each trade is read from the service's ledger (GET /v1/runtime/ledger, the operator's
 // view) and valued at the mid at the end of the trade — when the taker decided — with the ledger's own
@@ -35,6 +36,14 @@ export const STEP_SECONDS = 4;
  * ~81 % a year, the order of its realised volatility.
  */
 export const SOL_STEP_BPS = 5;
+
+/**
+ * The chains' wall clock, fixed and the same for both markets: their time moves only when a step warps it, so
+ * a run is a function of its seeds. A clock that followed wall time moved each chain by however long the
+ * machine took meanwhile: on a loaded one a market held a step more before redeem_by than its twin, and
+ * their walks — and every trade after — parted.
+ */
+const CHAIN_WALL_MS = Date.now();
 
 /** Chain seconds an unsigned lock's blockhash surely stays valid (150 slots of 400 ms, with room). */
 const LOCK_BLOCKHASH_SECONDS = 40;
@@ -155,6 +164,7 @@ export class StrategicMarket {
     const service = await createService({
       dataDir: dir.path,
       config,
+      chainClock: () => CHAIN_WALL_MS,
       pollIntervalMs: 25,
       lockWaitMs: 1_500,
       ...(await testStore(dir.path)),
