@@ -150,7 +150,14 @@ export const ChangeAnswerSchema = Type.Object({
 
 export const ChangeLogQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-  before: Type.Optional(Type.Integer({ minimum: 1, description: 'changes before this seq (the next page)' })),
+  // At most 2^53 − 1: exact as a JSON number, and within PostgreSQL's bigint (a larger one was a 500 there).
+  before: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'changes before this seq (the next page)',
+    }),
+  ),
   ...AccessTokenQuery,
 });
 
