@@ -1,9 +1,11 @@
 // The commitment policy's book: a trade goes on a confirmed taker lock only while its output is under the
 // per-trade cap, all that rides on locks not final stays under the total cap, the prices are usable, and the
 // cluster's finality keeps up; it rides until its lock is final or it leaves initiated.
-import { describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { parsePrice } from '../../src/money/index.ts';
 import { ConfirmedExposure, DRIFT_READING_MAX_AGE_MS } from '../../src/runtime/exposure.ts';
+import { confirmedLock, finalizedLock } from '../machines/trade.fixtures.ts';
+import { FakeChain, type Harness, openHarness } from './fake-chain.ts';
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const SOL = 'So11111111111111111111111111111111111111112';
@@ -117,5 +119,30 @@ describe('the confirmed-lock exposure book', () => {
     exposure.track(trade('old', 500));
     expect(exposure.view()).toMatchObject({ trades: 1, microUsd: usd(500) });
     expect(exposure.admit(trade('new', 5))).toBe(false);
+  });
+});
+
+describe('the book of a run that takes over stored trades', () => {
+  let harness: Harness | undefined;
+  afterEach(async () => {
+    await harness?.close();
+    harness = undefined;
+  });
+
+  test('a trade the previous run went on at a confirmed lock is counted again by the next; a final one is not', async () => {
+    harness = await openHarness(new FakeChain('rpc'));
+    const h = harness;
+    // Made by the run before: the first went on its lock at confirmed (that run's book said yes), the second
+    // on a final lock. Neither lock is final in this run's book until the chain says so.
+    const riding = await h.insertTrade({
+      events: (input) => [confirmedLock(input)],
+      guards: { confirmedLockAdmitted: () => true },
+    });
+    const onFinal = await h.insertTrade({ events: (input) => [finalizedLock(input)] });
+    for (const { record } of [riding, onFinal]) expect(record.status).toBe('initiated');
+
+    const runtime = await h.start();
+    expect(runtime.exposure.tradeIds()).toEqual([riding.input.tradeId]);
+    expect(runtime.exposure.view()).toMatchObject({ trades: 1, admitted: 0 });
   });
 });

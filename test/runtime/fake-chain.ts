@@ -486,7 +486,14 @@ export interface Harness {
   quotes: QuoteDesk;
   /** Inserts a trade at rest for `runId` (default: the next run), as commands.ts creates one, then runs
    * the machine through `events` (a trade further along than its first state). */
-  insertTrade(options?: { runId?: string; events?: TradeEvent[]; now?: number }): Promise<{
+  insertTrade(options?: {
+    runId?: string;
+    /** The events, or a function of the trade's input that gives them (events naming its escrow, say). */
+    events?: TradeEvent[] | ((input: TradeInput) => TradeEvent[]);
+    now?: number;
+    /** The machine's guards the runtime decides, as the run that made the trade answered them. */
+    guards?: { confirmedLockAdmitted?: () => boolean };
+  }): Promise<{
     input: TradeInput;
     taker: Keypair;
     secret: TakerSecret;
@@ -598,10 +605,12 @@ export async function openHarness(
       const runId = options.runId ?? harness.runId;
       const { input, taker, secret } = tradeInput(chain, { runId, now: options.now ?? chain.time });
       let snapshot: TradeSnapshotLike = initialSnapshot(input);
-      if (options.events?.length) {
-        const actor = createActor(tradeMachine, { input });
+      const events = typeof options.events === 'function' ? options.events(input) : options.events;
+      if (events?.length) {
+        const machine = options.guards ? tradeMachine.provide({ guards: options.guards }) : tradeMachine;
+        const actor = createActor(machine, { input });
         actor.start();
-        for (const event of options.events) actor.send(event);
+        for (const event of events) actor.send(event);
         snapshot = actor.getPersistedSnapshot() as unknown as TradeSnapshotLike;
         actor.stop();
       }
