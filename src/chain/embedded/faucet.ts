@@ -8,7 +8,7 @@ import { type PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import { ChainError, type TransactionErrorJson } from '../errors.ts';
 import { type FastSigner, signWith } from '../signer.ts';
 import { ata, isNativeMint } from '../token.ts';
-import type { ExecuteOutcome } from './ledger.ts';
+import type { StoredTransaction } from './store.ts';
 
 /** What an airdrop tops a wallet up to: fees plus rent of the token accounts and escrow a swap creates. */
 export const AIRDROP_SOL_RESERVE = 50_000_000n;
@@ -17,7 +17,8 @@ export const AIRDROP_SOL_RESERVE = 50_000_000n;
 export interface FaucetLedger {
   readonly faucet: FastSigner;
   latestBlockhash(): { blockhash: string; lastValidBlockHeight: number };
-  execute(bytes: Uint8Array): ExecuteOutcome;
+  /** Runs a signed transaction (the ledger's own execute): the faucet reads only what was recorded. */
+  execute(bytes: Uint8Array): { record: StoredTransaction };
   balance(address: PublicKey): bigint;
   decimalsOf(mint: PublicKey): number | null;
 }
