@@ -48,6 +48,7 @@ export const PROGRAMS: readonly ProgramSource[] = [
   program('htlc'),
   program('amm'),
   program('gateway-minter'),
+  program('gateway-wallet'),
 ];
 
 export function clangVersion(): string {

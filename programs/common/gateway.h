@@ -8,11 +8,10 @@
 #ifndef GATEWAY_COMMON_H
 #define GATEWAY_COMMON_H
 
-/* runtime.h serves several programs; the helpers a Gateway program leaves unused are not a mistake here. */
+/* runtime.h and this header serve several programs; a helper one program leaves unused is no mistake. */
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wunused-function"
 #include "runtime.h"
-#pragma clang diagnostic pop
 
 /* anchor_lang::error::ErrorCode: the framework's own refusals, with the numbers Anchor gives them. */
 enum {
@@ -111,5 +110,7 @@ static uint64_t check_event_accounts(const RawAccount *authority, const RawAccou
   if (!key_eq(program->key, program_id)) return ANCHOR_INVALID_PROGRAM_ID;
   return 0;
 }
+
+#pragma clang diagnostic pop
 
 #endif
