@@ -4,7 +4,17 @@
 
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
-import { type Address, createTestClient, type Hex, hashTypedData, hexToBytes, http } from 'viem';
+import {
+  type Address,
+  bytesToHex,
+  createTestClient,
+  type Hex,
+  hashTypedData,
+  hexToBytes,
+  http,
+  recoverTypedDataAddress,
+  zeroAddress,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -17,6 +27,7 @@ import {
 } from '../../src/gateway/evm/index.ts';
 import {
   burnIntentDigest,
+  burnIntentTypedData,
   recoverBurnIntentSigner,
   signBurnIntent,
 } from '../../src/gateway/formats/eip712.ts';
@@ -415,6 +426,32 @@ describe('TypeScript and Solidity agree', () => {
       intent.spec.hookData = hookData;
       expect(await evm.transferSpecHash(intent.spec)).toBe(specHashHex(intent));
     }
+  });
+
+  test('the malleable twin of a valid signature (s above n/2) is refused on chain and off', async () => {
+    const depositor = await depositorWith(5n * USDC);
+    await evm.deposit(depositor.key, 5n * USDC);
+    const intent = intentFor(depositor.address, USDC);
+    const signature = hexToBytes(await signBurnIntent(intent, depositor.key));
+    // secp256k1's order n: (r, n − s) with the other recovery id is a second signature of the same key.
+    const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+    const s = BigInt(`0x${Buffer.from(signature.subarray(32, 64)).toString('hex')}`);
+    const twin = new Uint8Array(signature);
+    twin.set(hexToBytes(`0x${(n - s).toString(16).padStart(64, '0')}`), 32);
+    twin[64] = signature[64] === 27 ? 28 : 27;
+    expect(
+      await recoverTypedDataAddress({ ...burnIntentTypedData(intent), signature: bytesToHex(twin) }),
+    ).toBe(depositor.address);
+
+    const onChain = await refusal(
+      evm.gatewayBurn(operatorKey, [{ intent, signature: bytesToHex(twin), fee: 0n }]),
+    );
+    expect(onChain.code).toBe('invalid_signature');
+    expect(onChain.args).toEqual([depositor.address, zeroAddress]);
+    await expect(recoverBurnIntentSigner(intent, twin)).rejects.toMatchObject({ code: 'bad_signature' });
+
+    await evm.gatewayBurn(operatorKey, [{ intent, signature: bytesToHex(signature), fee: 0n }]);
+    expect(await evm.availableBalance(depositor.address)).toBe(4n * USDC);
   });
 
   test("a burn intent's signer is recovered off chain as on chain", async () => {
