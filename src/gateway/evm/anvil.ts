@@ -87,15 +87,20 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   const onExit = () => child.kill('SIGKILL');
   process.on('exit', onExit);
   const guard = child.pid === undefined ? undefined : watchdog(child.pid);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A process that could not be spawned emits 'error' and may never emit 'exit'.
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
   const stderr: string[] = [];
   createInterface({ input: child.stderr as NonNullable<typeof child.stderr> }).on('line', (line) => {
-    stderr.push(line);
+    // The last few lines only, for the error of a start that fails.
+    if (stderr.push(line) > 20) stderr.shift();
     log(line);
   });
 
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
       const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
       await exited;
