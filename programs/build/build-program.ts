@@ -1,4 +1,5 @@
-// Builds the on-chain programs (programs/htlc/htlc.so, programs/amm/amm.so): clang-14 compiles each
+// Builds the on-chain programs (programs/htlc/htlc.so, programs/amm/amm.so, programs/gateway-minter/
+// gateway_minter.so, programs/gateway-wallet/gateway_wallet.so): clang-14 compiles each
 // program's C to a BPF relocatable object, then our own packager (sbpf-link.ts) writes the SBPF v0
 // shared object.
 //   npm run build:program                rebuild every program and write the committed .so files
@@ -8,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { linkSbpf } from './sbpf-link.ts';
@@ -35,13 +36,20 @@ export interface ProgramSource {
 
 const programsDir = fileURLToPath(new URL('../', import.meta.url));
 
+/** A program in programs/<folder>/<stem>.c; the stem is the folder's name with '-' as '_' (gateway-minter). */
 const program = (name: string): ProgramSource => {
   const dir = join(programsDir, name);
-  return { name, dir, source: join(dir, `${name}.c`), output: join(dir, `${name}.so`) };
+  const stem = name.replaceAll('-', '_');
+  return { name, dir, source: join(dir, `${stem}.c`), output: join(dir, `${stem}.so`) };
 };
 
 /** Every program the repository commits a binary of (shared headers live in programs/common/). */
-export const PROGRAMS: readonly ProgramSource[] = [program('htlc'), program('amm')];
+export const PROGRAMS: readonly ProgramSource[] = [
+  program('htlc'),
+  program('amm'),
+  program('gateway-minter'),
+  program('gateway-wallet'),
+];
 
 export function clangVersion(): string {
   try {
@@ -64,7 +72,7 @@ export function buildProgram(source: ProgramSource = PROGRAMS[0] as ProgramSourc
   try {
     const object = join(dir, `${source.name}.o`);
     // Compile from the program folder with a relative name so nothing machine-specific enters the object.
-    execFileSync(CLANG, [...CLANG_FLAGS, '-c', `${source.name}.c`, '-o', object], {
+    execFileSync(CLANG, [...CLANG_FLAGS, '-c', basename(source.source), '-o', object], {
       cwd: source.dir,
       stdio: 'inherit',
     });
@@ -77,7 +85,7 @@ export function buildProgram(source: ProgramSource = PROGRAMS[0] as ProgramSourc
 
 /** Rebuilds and compares with the committed binary; answers whether they are the same bytes. */
 function check(source: ProgramSource, so: Uint8Array): boolean {
-  const relative = `programs/${source.name}/${source.name}.so`;
+  const relative = `programs/${source.name}/${basename(source.output)}`;
   let committed: Buffer;
   try {
     committed = readFileSync(source.output);

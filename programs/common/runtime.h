@@ -214,6 +214,22 @@ static __attribute__((noinline)) uint64_t token_transfer(RawAccount *from, RawAc
   return sol_invoke_signed_c(&ix, infos, 3, signer, signer ? 1 : 0);
 }
 
+/* SPL Token MintTo (7): `amount` of `mint` into `to`, the mint authority signing as the calling program's
+ * PDA (signer seeds given). */
+static __attribute__((noinline, unused)) uint64_t token_mint_to(RawAccount *mint, RawAccount *to, RawAccount *authority,
+                                                         uint64_t amount, const SolSignerSeeds *signer) {
+  uint8_t data[9];
+  data[0] = 7;
+  write_u64(data + 1, amount);
+  SolAccountMeta metas[3] = {{mint->key, true, false}, {to->key, true, false}, {authority->key, false, true}};
+  SolAccountInfo infos[3];
+  account_info(mint, &infos[0]);
+  account_info(to, &infos[1]);
+  account_info(authority, &infos[2]);
+  SolInstruction ix = {TOKEN_PROGRAM_ID, metas, 3, data, sizeof(data)};
+  return sol_invoke_signed_c(&ix, infos, 3, signer, signer ? 1 : 0);
+}
+
 /* SPL Token InitializeAccount3 (18): `account`, of `mint`, whose owner (authority) is `owner`. */
 static __attribute__((noinline)) uint64_t token_initialize_account(RawAccount *account, RawAccount *mint,
                                                                     const uint8_t *owner) {

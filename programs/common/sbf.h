@@ -1,6 +1,7 @@
 /*
  * Minimal Solana SBPF v0 ABI for a program built with stock clang (-target bpf -mcpu=v1):
- * the serialized input layout, the C CPI structures and the syscalls the programs use (programs/htlc, programs/amm).
+ * the serialized input layout, the C CPI structures and the syscalls the programs use (programs/htlc, programs/amm,
+ * programs/gateway-minter, programs/gateway-wallet).
  * Written from the public ABI; no Solana SDK header is needed.
  */
 #ifndef SBF_H
@@ -97,6 +98,12 @@ uint64_t sol_invoke_signed_c(const SolInstruction *instruction, const SolAccount
 void sol_set_return_data(const uint8_t *data, uint64_t len);
 uint64_t sol_try_find_program_address(const SolBytes *seeds, uint64_t seeds_len, const uint8_t *program_id,
                                       uint8_t *address, uint8_t *bump);
+uint64_t sol_create_program_address(const SolBytes *seeds, uint64_t seeds_len, const uint8_t *program_id,
+                                    uint8_t *address);
+uint64_t sol_keccak256(const SolBytes *slices, uint64_t count, uint8_t *result);
+/* `result` receives the 64-byte uncompressed public key (x ‖ y) of the signer of `hash`. */
+uint64_t sol_secp256k1_recover(const uint8_t *hash, uint64_t recovery_id, const uint8_t *signature,
+                               uint8_t *result);
 
 #define LOG(literal) sol_log_((literal), sizeof(literal) - 1)
 

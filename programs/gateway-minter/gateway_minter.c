@@ -1,0 +1,603 @@
+/*
+ * GatewayMinter of our own, for the embedded chain: the Solana destination of Circle Gateway as
+ * circlefin/solana-gateway-contracts programs/gateway-minter defines it. Same instruction discriminators,
+ * Borsh arguments, account orders, PDA seeds, state layout and error numbers, so that the bytes a client
+ * builds for Circle's minter mint here too. gatewayMint verifies a reduced attestation set signed by an
+ * enabled attester (secp256k1 recovery of the EIP-191 hash of keccak256(attestation)), and for each element
+ * moves `value` from the token's custody account to the attested recipient, marking the transfer spec hash
+ * used in a PDA so that no attestation mints twice. What is left out, and why: README.md.
+ *
+ * Built like programs/htlc (stock clang, -mcpu=v1, our own packager): no writable globals, at most 5
+ * arguments per call, 512-byte stack frames. Checks run in the order Circle's handler makes them.
+ */
+#define MAX_ACCOUNTS 16
+#include "../common/gateway.h"
+
+/* Instruction discriminators (programs/gateway-minter/src/lib.rs) and ours beyond Circle's. */
+#define IX_NAMESPACE 12
+#define IX_GATEWAY_MINT 0
+#define IX_INITIALIZE 2
+#define IX_ADD_ATTESTER 7
+#define IX_ADD_TOKEN 9
+/* Ours: the token controller mints into a custody account, the minter PDA being the mint's authority. */
+#define IX_MINT_CUSTODY 100
+
+/* Account discriminators (state.rs). */
+static const uint8_t MINTER_DISCRIMINATOR[2] = {11, 0};
+static const uint8_t USED_HASH_DISCRIMINATOR[2] = {11, 1};
+
+static const uint8_t SEED_MINTER[] = {'g', 'a', 't', 'e', 'w', 'a', 'y', '_', 'm', 'i', 'n', 't', 'e', 'r'};
+static const uint8_t SEED_CUSTODY[] = {'g', 'a', 't', 'e', 'w', 'a', 'y', '_', 'm', 'i', 'n', 't',
+                                       'e', 'r', '_', 'c', 'u', 's', 't', 'o', 'd', 'y'};
+static const uint8_t SEED_USED_HASH[] = {'u', 's', 'e', 'd', '_', 't', 'r', 'a', 'n', 's', 'f', 'e',
+                                         'r', '_', 's', 'p', 'e', 'c', '_', 'h', 'a', 's', 'h'};
+
+#define MAX_ATTESTERS 10
+#define MAX_TOKENS 10
+/* 2 (discriminator) + GatewayMinter::INIT_SPACE: bump, four keys, paused, Vec<Pubkey>[10], two u32,
+ * Vec<Pubkey>[10], Vec<u8>[10]. */
+#define MINTER_SPACE (2 + 1 + 4 * 32 + 1 + (4 + 32 * MAX_ATTESTERS) + 4 + 4 + (4 + 32 * MAX_TOKENS) + (4 + MAX_TOKENS))
+#define USED_HASH_SPACE 2
+#define MINTER_VERSION 1
+
+/* Fixed offsets of the state (Borsh; the vectors make everything after the attesters move). */
+#define S_BUMP 2
+#define S_OWNER 3
+#define S_PENDING_OWNER 35
+#define S_PAUSER 67
+#define S_TOKEN_CONTROLLER 99
+#define S_PAUSED 131
+#define S_ATTESTERS 132
+
+/* Reduced attestation set (attestation.rs), big-endian. */
+#define ATTESTATION_SET_MAGIC 0x10cbb1ecu
+#define A_VERSION 4
+#define A_DESTINATION_DOMAIN 8
+#define A_DESTINATION_CONTRACT 12
+#define A_DESTINATION_CALLER 44
+#define A_MAX_BLOCK_HEIGHT 76
+#define A_NUM_ATTESTATIONS 84
+#define A_ATTESTATIONS 88
+#define E_DESTINATION_TOKEN 0
+#define E_DESTINATION_RECIPIENT 32
+#define E_VALUE 64
+#define E_TRANSFER_SPEC_HASH 72
+#define E_HOOK_DATA_LENGTH 104
+#define E_HOOK_DATA 108
+
+#define SIGNATURE_LENGTH 65
+
+/* GatewayMinterError (error.rs): Anchor numbers custom errors from 6000 in declaration order. */
+enum {
+  ERR_INVALID_AUTHORITY = 6000,
+  ERR_INVALID_PAUSER,
+  ERR_INVALID_TOKEN_CONTROLLER,
+  ERR_PROGRAM_PAUSED,
+  ERR_INVALID_ATTESTER,
+  ERR_ATTESTER_LIMIT_EXCEEDED,
+  ERR_MAX_TOKENS_SUPPORTED,
+  ERR_TOKEN_NOT_SUPPORTED,
+  ERR_INVALID_BURN_AMOUNT,
+  ERR_MALFORMED_MINT_ATTESTATION,
+  ERR_ATTESTATION_MAGIC_MISMATCH,
+  ERR_ATTESTATION_TOO_SHORT,
+  ERR_ATTESTATION_TOO_LONG,
+  ERR_EMPTY_ATTESTATION_SET,
+  ERR_INVALID_ATTESTER_SIGNATURE,
+  ERR_VERSION_MISMATCH,
+  ERR_ATTESTATION_EXPIRED,
+  ERR_INVALID_ATTESTATION_VALUE,
+  ERR_DESTINATION_DOMAIN_MISMATCH,
+  ERR_DESTINATION_CONTRACT_MISMATCH,
+  ERR_DESTINATION_TOKEN_MISMATCH,
+  ERR_DESTINATION_CALLER_MISMATCH,
+  ERR_DESTINATION_RECIPIENT_MISMATCH,
+  ERR_REMAINING_ACCOUNTS_LENGTH_MISMATCH,
+  ERR_INVALID_TRANSFER_SPEC_HASH_ACCOUNT,
+  ERR_TRANSFER_SPEC_HASH_ALREADY_USED,
+  ERR_INVALID_CUSTODY_TOKEN_ACCOUNT,
+  ERR_INVALID_DESTINATION_TOKEN_ACCOUNT,
+  ERR_END
+};
+
+#define ERROR_NAME_WIDTH 36
+static const char ERROR_NAMES[ERR_END - ERR_INVALID_AUTHORITY][ERROR_NAME_WIDTH] = {
+    "InvalidAuthority",
+    "InvalidPauser",
+    "InvalidTokenController",
+    "ProgramPaused",
+    "InvalidAttester",
+    "AttesterLimitExceeded",
+    "MaxTokensSupported",
+    "TokenNotSupported",
+    "InvalidBurnAmount",
+    "MalformedMintAttestation",
+    "AttestationMagicMismatch",
+    "AttestationTooShort",
+    "AttestationTooLong",
+    "EmptyAttestationSet",
+    "InvalidAttesterSignature",
+    "VersionMismatch",
+    "AttestationExpired",
+    "InvalidAttestationValue",
+    "DestinationDomainMismatch",
+    "DestinationContractMismatch",
+    "DestinationTokenMismatch",
+    "DestinationCallerMismatch",
+    "DestinationRecipientMismatch",
+    "RemainingAccountsLengthMismatch",
+    "InvalidTransferSpecHashAccount",
+    "TransferSpecHashAlreadyUsed",
+    "InvalidCustodyTokenAccount",
+    "InvalidDestinationTokenAccount",
+};
+
+/* "\x19Ethereum Signed Message:\n32" (EIP-191 for a 32-byte message). */
+static const uint8_t EIP191_PREFIX[28] = {0x19, 'E', 't', 'h', 'e', 'r', 'e', 'u', 'm', ' ', 'S', 'i', 'g', 'n',
+                                          'e',  'd', ' ', 'M', 'e', 's', 's', 'a', 'g', 'e', ':', '\n', '3', '2'};
+/* secp256k1's n / 2: a larger s is the malleable twin of a valid signature and is refused. */
+static const uint8_t HALF_N[32] = {0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                   0xff, 0xff, 0xff, 0xff, 0xff, 0x5d, 0x57, 0x6e, 0x73, 0x57, 0xa4,
+                                   0x50, 0x1d, 0xdf, 0xe9, 0x2f, 0x46, 0x68, 0x1b, 0x20, 0xa0};
+
+static void log_error(uint64_t code) {
+  static const char prefix[] = "gateway_minter: error ";
+  char line[sizeof(prefix) + ERROR_NAME_WIDTH];
+  uint64_t n = 0;
+  for (; n < sizeof(prefix) - 1; n++) line[n] = prefix[n];
+  const char *name = ERROR_NAMES[code - ERR_INVALID_AUTHORITY];
+  for (int i = 0; i < ERROR_NAME_WIDTH && name[i] != 0; i++) line[n++] = name[i];
+  sol_log_(line, n);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * State
+ * ---------------------------------------------------------------------------------------------- */
+
+typedef struct {
+  uint8_t *data;
+  uint64_t capacity;
+  uint32_t attester_count;
+  uint64_t local_domain_at;
+  uint32_t local_domain;
+  uint32_t version;
+  uint64_t tokens_at; /* the Vec<Pubkey> of supported mints: u32 length, then keys */
+  uint32_t token_count;
+  uint64_t bumps_at; /* the Vec<u8> of custody bumps, one per supported mint */
+  uint64_t end;
+} Minter;
+
+/* Reads the state's variable part; false when its vectors run past the account. */
+static bool parse_minter(uint8_t *data, uint64_t capacity, Minter *m) {
+  m->data = data;
+  m->capacity = capacity;
+  if (capacity < S_ATTESTERS + 4) return false;
+  m->attester_count = read_u32_le(data + S_ATTESTERS);
+  if (m->attester_count > MAX_ATTESTERS) return false;
+  m->local_domain_at = S_ATTESTERS + 4 + (uint64_t)m->attester_count * PUBKEY_BYTES;
+  m->tokens_at = m->local_domain_at + 8;
+  if (m->tokens_at + 4 > capacity) return false;
+  m->local_domain = read_u32_le(data + m->local_domain_at);
+  m->version = read_u32_le(data + m->local_domain_at + 4);
+  m->token_count = read_u32_le(data + m->tokens_at);
+  if (m->token_count > MAX_TOKENS) return false;
+  m->bumps_at = m->tokens_at + 4 + (uint64_t)m->token_count * PUBKEY_BYTES;
+  if (m->bumps_at + 4 > capacity || read_u32_le(data + m->bumps_at) != m->token_count) return false;
+  m->end = m->bumps_at + 4 + m->token_count;
+  return m->end <= capacity;
+}
+
+/* Account<GatewayMinter> with seeds = [b"gateway_minter"], bump = state.bump: owned by us, our
+ * discriminator, at the PDA of its stored bump. */
+static __attribute__((noinline)) uint64_t load_minter(RawAccount *a, const uint8_t *program_id, Minter *m) {
+  if (!key_eq(a->owner, program_id)) return ANCHOR_ACCOUNT_OWNED_BY_WRONG_PROGRAM;
+  if (a->data_len < 2) return ANCHOR_ACCOUNT_NOT_INITIALIZED;
+  if (a->data[0] != MINTER_DISCRIMINATOR[0] || a->data[1] != MINTER_DISCRIMINATOR[1])
+    return ANCHOR_ACCOUNT_DISCRIMINATOR_MISMATCH;
+  if (!parse_minter(a->data, a->data_len, m)) return ANCHOR_ACCOUNT_DISCRIMINATOR_MISMATCH;
+  uint8_t address[PUBKEY_BYTES];
+  SolBytes seeds[2] = {{SEED_MINTER, sizeof(SEED_MINTER)}, {a->data + S_BUMP, 1}};
+  if (sol_create_program_address(seeds, 2, program_id, address) != 0 || !key_eq(address, a->key))
+    return ANCHOR_CONSTRAINT_SEEDS;
+  return 0;
+}
+
+static uint64_t check_signer(const RawAccount *a) { return a->is_signer ? 0 : ANCHOR_ACCOUNT_NOT_SIGNER; }
+
+static uint64_t check_writable(const RawAccount *a) { return a->is_writable ? 0 : ANCHOR_CONSTRAINT_MUT; }
+
+static uint64_t check_program(const RawAccount *a, const uint8_t *id) {
+  return key_eq(a->key, id) ? 0 : ANCHOR_INVALID_PROGRAM_ID;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * initialize — accounts: 0 payer (s, w), 1 upgrade authority (s), 2 gateway_minter (w, PDA created
+ * here), 3 program data, 4 this program, 5 system program, 6 event authority, 7 this program
+ * data: [12, 2], local_domain u32
+ * Circle's checks 1 against the ProgramData's upgrade authority; ours, placed without the upgradeable
+ * loader, has no ProgramData, and the first caller becomes owner (the embedded chain calls it at genesis).
+ * ---------------------------------------------------------------------------------------------- */
+
+static __attribute__((noinline)) uint64_t process_initialize(const Input *in) {
+  if (in->data_len != 2 + 4) return ANCHOR_INSTRUCTION_DID_NOT_DESERIALIZE;
+  if (in->account_count < 8) return ANCHOR_ACCOUNT_NOT_ENOUGH_KEYS;
+  RawAccount *payer = in->accounts[0];
+  RawAccount *authority = in->accounts[1];
+  RawAccount *state = in->accounts[2];
+  TRY(check_signer(payer));
+  TRY(check_writable(payer));
+  TRY(check_signer(authority));
+  TRY(check_writable(state));
+  TRY(check_program(in->accounts[4], in->program_id));
+  TRY(check_program(in->accounts[5], SYSTEM_PROGRAM_ID));
+  TRY(check_event_accounts(in->accounts[6], in->accounts[7], in->program_id));
+  uint8_t address[PUBKEY_BYTES];
+  uint8_t bump;
+  SolBytes seed; /* field by field: see check_event_accounts */
+  seed.addr = SEED_MINTER;
+  seed.len = sizeof(SEED_MINTER);
+  if (sol_try_find_program_address(&seed, 1, in->program_id, address, &bump) != 0 || !key_eq(address, state->key))
+    return ANCHOR_CONSTRAINT_SEEDS;
+  /* Anchor's `init`: the account must not exist yet (a second initialize fails in the System program). */
+  if (!is_unused(state)) return ANCHOR_CONSTRAINT_SEEDS;
+  SolBytes seeds[2] = {seed, {&bump, 1}};
+  SolSignerSeeds signer = {seeds, 2};
+  SystemCall create = {payer, state, &signer};
+  TRY(create_pda_account(&create, MINTER_SPACE, in->program_id, ANCHOR_CONSTRAINT_SEEDS));
+  uint8_t *d = state->data;
+  d[0] = MINTER_DISCRIMINATOR[0];
+  d[1] = MINTER_DISCRIMINATOR[1];
+  d[S_BUMP] = bump;
+  copy32(d + S_OWNER, authority->key);
+  copy32(d + S_PAUSER, authority->key);
+  copy32(d + S_TOKEN_CONTROLLER, authority->key);
+  d[S_PAUSED] = 0;
+  /* attesters: empty vec at S_ATTESTERS; then local_domain, version, two empty vecs. */
+  write_u32_le(d + S_ATTESTERS + 4, read_u32_le(in->data + 2));
+  write_u32_le(d + S_ATTESTERS + 8, MINTER_VERSION);
+  LOG("gateway_minter: initialized");
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * add_attester — accounts: 0 owner (s), 1 gateway_minter (w), 2 event authority, 3 this program
+ * data: [12, 7], attester [32] (an EVM address, left-padded with 12 zero bytes)
+ * ---------------------------------------------------------------------------------------------- */
+
+static __attribute__((noinline)) uint64_t process_add_attester(const Input *in) {
+  if (in->data_len != 2 + PUBKEY_BYTES) return ANCHOR_INSTRUCTION_DID_NOT_DESERIALIZE;
+  if (in->account_count < 4) return ANCHOR_ACCOUNT_NOT_ENOUGH_KEYS;
+  RawAccount *owner = in->accounts[0];
+  RawAccount *state = in->accounts[1];
+  const uint8_t *attester = in->data + 2;
+  Minter m;
+  TRY(check_signer(owner));
+  TRY(check_writable(state));
+  TRY(load_minter(state, in->program_id, &m));
+  if (!key_eq(owner->key, m.data + S_OWNER)) return ERR_INVALID_AUTHORITY;
+  TRY(check_event_accounts(in->accounts[2], in->accounts[3], in->program_id));
+  if (is_zero32(attester)) return ERR_INVALID_ATTESTER;
+  if (key_index(m.data + S_ATTESTERS + 4, m.attester_count, attester) >= 0) return 0;
+  if (m.attester_count >= MAX_ATTESTERS) return ERR_ATTESTER_LIMIT_EXCEEDED;
+  Serialized s = {m.data, m.capacity, m.end};
+  if (!vec_push(&s, S_ATTESTERS, PUBKEY_BYTES, attester)) return ERR_ATTESTER_LIMIT_EXCEEDED;
+  LOG("gateway_minter: attester added");
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * add_token — accounts: 0 payer (s, w), 1 token controller (s), 2 gateway_minter (w), 3 token mint,
+ * 4 custody token account (w, PDA ["gateway_minter_custody", mint], created here if absent),
+ * 5 token program, 6 system program, 7 event authority, 8 this program
+ * data: [12, 9]
+ * ---------------------------------------------------------------------------------------------- */
+
+typedef struct {
+  const Input *in;
+  uint8_t bump;
+} CustodyCreation;
+
+static __attribute__((noinline)) uint64_t create_custody(const CustodyCreation *c) {
+  const Input *in = c->in;
+  RawAccount *mint = in->accounts[3];
+  RawAccount *custody = in->accounts[4];
+  if (key_eq(custody->owner, TOKEN_PROGRAM_ID)) {
+    /* init_if_needed: an existing custody must already be what `init` would have made. */
+    if (!is_token_account(custody) || !key_eq(custody->data + TOKEN_ACCOUNT_MINT, mint->key) ||
+        !key_eq(custody->data + TOKEN_ACCOUNT_OWNER, in->accounts[2]->key))
+      return ERR_INVALID_CUSTODY_TOKEN_ACCOUNT;
+    return 0;
+  }
+  SolBytes seeds[3] = {{SEED_CUSTODY, sizeof(SEED_CUSTODY)}, {mint->key, PUBKEY_BYTES}, {&c->bump, 1}};
+  SolSignerSeeds signer = {seeds, 3};
+  SystemCall create = {in->accounts[0], custody, &signer};
+  TRY(create_pda_account(&create, TOKEN_ACCOUNT_LEN, TOKEN_PROGRAM_ID, ERR_INVALID_CUSTODY_TOKEN_ACCOUNT));
+  return token_initialize_account(custody, mint, in->accounts[2]->key);
+}
+
+static __attribute__((noinline)) uint64_t process_add_token(const Input *in) {
+  if (in->data_len != 2) return ANCHOR_INSTRUCTION_DID_NOT_DESERIALIZE;
+  if (in->account_count < 9) return ANCHOR_ACCOUNT_NOT_ENOUGH_KEYS;
+  RawAccount *controller = in->accounts[1];
+  RawAccount *state = in->accounts[2];
+  RawAccount *mint = in->accounts[3];
+  RawAccount *custody = in->accounts[4];
+  Minter m;
+  TRY(check_signer(in->accounts[0]));
+  TRY(check_writable(in->accounts[0]));
+  TRY(check_signer(controller));
+  TRY(check_writable(state));
+  TRY(load_minter(state, in->program_id, &m));
+  if (!key_eq(controller->key, m.data + S_TOKEN_CONTROLLER)) return ERR_INVALID_AUTHORITY;
+  if (!is_mint(mint)) return ANCHOR_ACCOUNT_OWNED_BY_WRONG_PROGRAM;
+  TRY(check_writable(custody));
+  TRY(check_program(in->accounts[5], TOKEN_PROGRAM_ID));
+  TRY(check_program(in->accounts[6], SYSTEM_PROGRAM_ID));
+  TRY(check_event_accounts(in->accounts[7], in->accounts[8], in->program_id));
+  CustodyCreation c = {in, 0};
+  uint8_t address[PUBKEY_BYTES];
+  SolBytes seeds[2] = {{SEED_CUSTODY, sizeof(SEED_CUSTODY)}, {mint->key, PUBKEY_BYTES}};
+  if (sol_try_find_program_address(seeds, 2, in->program_id, address, &c.bump) != 0 ||
+      !key_eq(address, custody->key))
+    return ANCHOR_CONSTRAINT_SEEDS;
+  TRY(create_custody(&c));
+  if (key_index(m.data + m.tokens_at + 4, m.token_count, mint->key) >= 0) return 0;
+  if (m.token_count >= MAX_TOKENS) return ERR_MAX_TOKENS_SUPPORTED;
+  Serialized s = {m.data, m.capacity, m.end};
+  if (!vec_push(&s, m.tokens_at, PUBKEY_BYTES, mint->key)) return ERR_MAX_TOKENS_SUPPORTED;
+  /* The tokens vector grew by one key: the bumps vector now starts 32 bytes later. */
+  s.end += PUBKEY_BYTES;
+  if (!vec_push(&s, m.bumps_at + PUBKEY_BYTES, 1, &c.bump)) return ERR_MAX_TOKENS_SUPPORTED;
+  LOG("gateway_minter: token added");
+  return 0;
+}
+
+/* The custody account of `mint` as gatewayMint and mint_custody accept it: a token account whose
+ * authority is the minter, of a supported mint, at the PDA of the bump recorded for that mint. */
+static __attribute__((noinline)) uint64_t check_custody(const Minter *m, const RawAccount *custody,
+                                                       const uint8_t *minter_key, const uint8_t *program_id) {
+  if (!is_token_account(custody)) return ERR_INVALID_CUSTODY_TOKEN_ACCOUNT;
+  if (!key_eq(custody->data + TOKEN_ACCOUNT_OWNER, minter_key)) return ERR_INVALID_CUSTODY_TOKEN_ACCOUNT;
+  const uint8_t *mint = custody->data + TOKEN_ACCOUNT_MINT;
+  int64_t index = key_index(m->data + m->tokens_at + 4, m->token_count, mint);
+  if (index < 0) return ERR_TOKEN_NOT_SUPPORTED;
+  uint8_t address[PUBKEY_BYTES];
+  SolBytes seeds[3] = {
+      {SEED_CUSTODY, sizeof(SEED_CUSTODY)}, {mint, PUBKEY_BYTES}, {m->data + m->bumps_at + 4 + index, 1}};
+  if (sol_create_program_address(seeds, 3, program_id, address) != 0 || !key_eq(address, custody->key))
+    return ERR_INVALID_CUSTODY_TOKEN_ACCOUNT;
+  return 0;
+}
+
+/* The minter PDA's signature: ["gateway_minter", bump]. */
+typedef struct {
+  SolBytes seeds[2];
+  SolSignerSeeds signer;
+} MinterSigner;
+
+static void minter_signer(const Minter *m, MinterSigner *s) {
+  s->seeds[0].addr = SEED_MINTER;
+  s->seeds[0].len = sizeof(SEED_MINTER);
+  s->seeds[1].addr = m->data + S_BUMP;
+  s->seeds[1].len = 1;
+  s->signer.addr = s->seeds;
+  s->signer.len = 2;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * mint_custody (ours) — accounts: 0 token controller (s), 1 gateway_minter, 2 token mint (w),
+ * 3 custody token account (w), 4 token program
+ * data: [12, 100], amount u64
+ * The embedded USDC's mint authority is the minter PDA; the token controller (the dev Gateway) mints
+ * the custody float that gatewayMint pays from, as Circle funds its custody off-chain.
+ * ---------------------------------------------------------------------------------------------- */
+
+static __attribute__((noinline)) uint64_t process_mint_custody(const Input *in) {
+  if (in->data_len != 2 + 8) return ANCHOR_INSTRUCTION_DID_NOT_DESERIALIZE;
+  if (in->account_count < 5) return ANCHOR_ACCOUNT_NOT_ENOUGH_KEYS;
+  RawAccount *controller = in->accounts[0];
+  RawAccount *state = in->accounts[1];
+  RawAccount *mint = in->accounts[2];
+  RawAccount *custody = in->accounts[3];
+  uint64_t amount = read_u64(in->data + 2);
+  Minter m;
+  TRY(check_signer(controller));
+  TRY(load_minter(state, in->program_id, &m));
+  if (!key_eq(controller->key, m.data + S_TOKEN_CONTROLLER)) return ERR_INVALID_AUTHORITY;
+  TRY(check_writable(mint));
+  TRY(check_writable(custody));
+  TRY(check_program(in->accounts[4], TOKEN_PROGRAM_ID));
+  TRY(check_custody(&m, custody, state->key, in->program_id));
+  if (!key_eq(custody->data + TOKEN_ACCOUNT_MINT, mint->key)) return ERR_TOKEN_NOT_SUPPORTED;
+  if (amount == 0) return ERR_INVALID_BURN_AMOUNT;
+  MinterSigner s;
+  minter_signer(&m, &s);
+  TRY(token_mint_to(mint, custody, state, amount, &s.signer));
+  LOG("gateway_minter: custody minted");
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * gateway_mint — accounts: 0 payer (s, w), 1 destination caller (s), 2 gateway_minter, 3 system
+ * program, 4 token program, 5 event authority, 6 this program; then per attestation element:
+ * custody token account (w), recipient token account (w), used transfer spec hash PDA (w)
+ * data: [12, 0], attestation Vec<u8>, signature Vec<u8> (Borsh: u32 LE length, bytes)
+ * ---------------------------------------------------------------------------------------------- */
+
+static bool is_high_s(const uint8_t *s) {
+  for (int i = 0; i < 32; i++) {
+    if (s[i] != HALF_N[i]) return s[i] > HALF_N[i];
+  }
+  return false;
+}
+
+/* The signer of keccak256("\x19Ethereum Signed Message:\n32" ‖ keccak256(attestation)) is an enabled
+ * attester (recover_evm_signer in shared/src/lib.rs: v 27 or 28, low s, the address in a bytes32). */
+static __attribute__((noinline)) uint64_t verify_attester(const Minter *m, const SolBytes *attestation,
+                                                          const uint8_t *signature, uint64_t signature_len) {
+  if (signature_len != SIGNATURE_LENGTH) return ERR_INVALID_ATTESTER_SIGNATURE;
+  uint8_t v = signature[64];
+  if (v != 27 && v != 28) return ERR_INVALID_ATTESTER_SIGNATURE;
+  if (is_high_s(signature + 32)) return ERR_INVALID_ATTESTER_SIGNATURE;
+  uint8_t hash[32];
+  sol_keccak256(attestation, 1, hash);
+  SolBytes prefixed[2] = {{EIP191_PREFIX, sizeof(EIP191_PREFIX)}, {hash, 32}};
+  uint8_t digest[32];
+  sol_keccak256(prefixed, 2, digest);
+  uint8_t public_key[64];
+  if (sol_secp256k1_recover(digest, v - 27, signature, public_key) != 0) return ERR_INVALID_ATTESTER_SIGNATURE;
+  SolBytes key = {public_key, 64};
+  uint8_t signer[32];
+  sol_keccak256(&key, 1, signer);
+  for (int i = 0; i < 12; i++) signer[i] = 0;
+  if (key_index(m->data + S_ATTESTERS + 4, m->attester_count, signer) < 0) return ERR_INVALID_ATTESTER_SIGNATURE;
+  return 0;
+}
+
+/* Marks the element's transfer spec hash used: its PDA must be the one the hash derives, must not carry
+ * the used marker, and is created (rent from the payer) with the marker written. A second mint of the
+ * same transfer spec fails here, on chain, whoever submits it. */
+static __attribute__((noinline)) uint64_t use_transfer_spec_hash(const Input *in, const uint8_t *hash,
+                                                                 RawAccount *account) {
+  uint8_t address[PUBKEY_BYTES];
+  uint8_t bump;
+  SolBytes seeds[3] = {{SEED_USED_HASH, sizeof(SEED_USED_HASH)}, {hash, 32}, {&bump, 1}};
+  if (sol_try_find_program_address(seeds, 2, in->program_id, address, &bump) != 0 || !key_eq(address, account->key))
+    return ERR_INVALID_TRANSFER_SPEC_HASH_ACCOUNT;
+  if (account->data_len >= 2 && account->data[0] == USED_HASH_DISCRIMINATOR[0] &&
+      account->data[1] == USED_HASH_DISCRIMINATOR[1])
+    return ERR_TRANSFER_SPEC_HASH_ALREADY_USED;
+  SolSignerSeeds signer = {seeds, 3};
+  SystemCall create = {in->accounts[0], account, &signer};
+  TRY(create_pda_account(&create, USED_HASH_SPACE, in->program_id, ERR_INVALID_TRANSFER_SPEC_HASH_ACCOUNT));
+  account->data[0] = USED_HASH_DISCRIMINATOR[0];
+  account->data[1] = USED_HASH_DISCRIMINATOR[1];
+  return 0;
+}
+
+typedef struct {
+  const Input *in;
+  const Minter *m;
+  const uint8_t *element;
+  uint64_t accounts_at; /* index of the element's custody account */
+} Element;
+
+static __attribute__((noinline)) uint64_t mint_element(const Element *e) {
+  const Input *in = e->in;
+  RawAccount *state = in->accounts[2];
+  RawAccount *custody = in->accounts[e->accounts_at];
+  RawAccount *recipient = in->accounts[e->accounts_at + 1];
+  RawAccount *used = in->accounts[e->accounts_at + 2];
+  const uint8_t *token = e->element + E_DESTINATION_TOKEN;
+  TRY(check_custody(e->m, custody, state->key, in->program_id));
+  if (!is_token_account(recipient)) return ERR_INVALID_DESTINATION_TOKEN_ACCOUNT;
+  TRY(use_transfer_spec_hash(in, e->element + E_TRANSFER_SPEC_HASH, used));
+  if (!key_eq(custody->data + TOKEN_ACCOUNT_MINT, token)) return ERR_DESTINATION_TOKEN_MISMATCH;
+  if (!key_eq(recipient->data + TOKEN_ACCOUNT_MINT, token)) return ERR_DESTINATION_TOKEN_MISMATCH;
+  if (!key_eq(recipient->key, e->element + E_DESTINATION_RECIPIENT)) return ERR_DESTINATION_RECIPIENT_MISMATCH;
+  uint64_t value = read_u64_be(e->element + E_VALUE);
+  if (value == 0) return ERR_INVALID_ATTESTATION_VALUE;
+  MinterSigner s;
+  minter_signer(e->m, &s);
+  TRY(token_transfer(custody, recipient, state, value, &s.signer));
+  sol_log_64_(value, token_amount(custody), token_amount(recipient), 0, 0);
+  return 0;
+}
+
+/* The attestation set's header checks, in Circle's order, after the signature. */
+static __attribute__((noinline)) uint64_t check_header(const Input *in, const Minter *m, const uint8_t *a,
+                                                       uint64_t len) {
+  if (len < A_ATTESTATIONS + E_HOOK_DATA) return ERR_ATTESTATION_TOO_SHORT;
+  if (read_u32_be(a) != ATTESTATION_SET_MAGIC) return ERR_ATTESTATION_MAGIC_MISMATCH;
+  if (read_u32_be(a + A_NUM_ATTESTATIONS) == 0) return ERR_EMPTY_ATTESTATION_SET;
+  if (read_u32_be(a + A_VERSION) != m->version) return ERR_VERSION_MISMATCH;
+  SolClock clock;
+  sol_get_clock_sysvar(&clock);
+  if (read_u64_be(a + A_MAX_BLOCK_HEIGHT) < clock.slot) return ERR_ATTESTATION_EXPIRED;
+  const uint8_t *caller = a + A_DESTINATION_CALLER;
+  if (!is_zero32(caller) && !key_eq(caller, in->accounts[1]->key)) return ERR_DESTINATION_CALLER_MISMATCH;
+  if (read_u32_be(a + A_DESTINATION_DOMAIN) != m->local_domain) return ERR_DESTINATION_DOMAIN_MISMATCH;
+  if (!key_eq(a + A_DESTINATION_CONTRACT, in->program_id)) return ERR_DESTINATION_CONTRACT_MISMATCH;
+  return 0;
+}
+
+static __attribute__((noinline)) uint64_t process_gateway_mint(const Input *in) {
+  if (in->account_count < 7) return ANCHOR_ACCOUNT_NOT_ENOUGH_KEYS;
+  RawAccount *payer = in->accounts[0];
+  RawAccount *state = in->accounts[2];
+  Minter m;
+  TRY(check_signer(payer));
+  TRY(check_writable(payer));
+  TRY(check_signer(in->accounts[1]));
+  TRY(load_minter(state, in->program_id, &m));
+  if (m.data[S_PAUSED] != 0) return ERR_PROGRAM_PAUSED;
+  TRY(check_program(in->accounts[3], SYSTEM_PROGRAM_ID));
+  TRY(check_program(in->accounts[4], TOKEN_PROGRAM_ID));
+  TRY(check_event_accounts(in->accounts[5], in->accounts[6], in->program_id));
+
+  /* GatewayMintParams { attestation: Vec<u8>, signature: Vec<u8> }, nothing after. */
+  if (in->data_len < 2 + 4) return ANCHOR_INSTRUCTION_DID_NOT_DESERIALIZE;
+  uint64_t attestation_len = read_u32_le(in->data + 2);
+  if (in->data_len < 2 + 4 + attestation_len + 4) return ANCHOR_INSTRUCTION_DID_NOT_DESERIALIZE;
+  const uint8_t *attestation = in->data + 2 + 4;
+  uint64_t signature_len = read_u32_le(attestation + attestation_len);
+  const uint8_t *signature = attestation + attestation_len + 4;
+  if (in->data_len != 2 + 4 + attestation_len + 4 + signature_len) return ANCHOR_INSTRUCTION_DID_NOT_DESERIALIZE;
+
+  SolBytes message = {attestation, attestation_len};
+  TRY(verify_attester(&m, &message, signature, signature_len));
+  TRY(check_header(in, &m, attestation, attestation_len));
+  uint64_t count = read_u32_be(attestation + A_NUM_ATTESTATIONS);
+  /* Every element needs its three accounts and no account is left over; Input holds MAX_ACCOUNTS. */
+  if (in->account_count != 7 + 3 * count || in->account_count > MAX_ACCOUNTS)
+    return ERR_REMAINING_ACCOUNTS_LENGTH_MISMATCH;
+
+  uint64_t offset = A_ATTESTATIONS;
+  for (uint64_t i = 0; i < count; i++) {
+    /* The element's fixed part and its hook data lie inside the attestation (the iterator's checks). */
+    if (attestation_len - offset < E_HOOK_DATA) return ERR_ATTESTATION_TOO_SHORT;
+    uint64_t length = E_HOOK_DATA + (uint64_t)read_u32_be(attestation + offset + E_HOOK_DATA_LENGTH);
+    if (attestation_len - offset < length) return ERR_ATTESTATION_TOO_SHORT;
+    if (i + 1 == count && offset + length != attestation_len) return ERR_ATTESTATION_TOO_LONG;
+    Element e = {in, &m, attestation + offset, 7 + 3 * i};
+    TRY(mint_element(&e));
+    offset += length;
+  }
+  LOG("gateway_minter: minted");
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Entrypoint
+ * ---------------------------------------------------------------------------------------------- */
+
+static uint64_t dispatch(const Input *in) {
+  if (in->data_len < 2 || in->data[0] != IX_NAMESPACE) return ANCHOR_INSTRUCTION_FALLBACK_NOT_FOUND;
+  switch (in->data[1]) {
+    case IX_GATEWAY_MINT:
+      return process_gateway_mint(in);
+    case IX_INITIALIZE:
+      return process_initialize(in);
+    case IX_ADD_ATTESTER:
+      return process_add_attester(in);
+    case IX_ADD_TOKEN:
+      return process_add_token(in);
+    case IX_MINT_CUSTODY:
+      return process_mint_custody(in);
+    default:
+      return ANCHOR_INSTRUCTION_FALLBACK_NOT_FOUND;
+  }
+}
+
+uint64_t entrypoint(const uint8_t *input) {
+  Input in;
+  parse_input(input, &in);
+  uint64_t err = dispatch(&in);
+  if (err >= ERR_INVALID_AUTHORITY && err < ERR_END) {
+    log_error(err);
+  } else if (err != 0) {
+    sol_log_64_(err, 0, 0, 0, 0);
+    LOG("gateway_minter: error Anchor");
+  }
+  return err;
+}
