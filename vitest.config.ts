@@ -16,6 +16,7 @@ const PURE = [
   'test/visualiser/**/*.test.ts',
   'test/aggregator/checks.test.ts',
   'test/aggregator/config.test.ts',
+  'test/gateway/evm-contracts.test.ts',
   'test/gateway/formats.test.ts',
   'test/http/json.test.ts',
   'test/http/logging.test.ts',
