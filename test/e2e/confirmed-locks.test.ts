@@ -1,5 +1,5 @@
 // The commitment policy end to end, on an embedded chain that keeps real time (100 ms slots, confirmed 2
-// slots and finalized 30 slots behind the tip): under the cap the maker locks against the taker's confirmed
+// slots and finalized 30 — or 100 — slots behind the tip): under the cap the maker locks against the taker's confirmed
 // lock before it is final; above it, it waits for finality as before; and a confirmed lock that a fork takes
 // back ends the trade with taker_lock_rolled_back, the maker's output back with it, the books reversed.
 import { PublicKey } from '@solana/web3.js';
@@ -16,12 +16,19 @@ afterEach(async () => {
 });
 
 const TIMING = { slot_ms: 100, confirmation_slots: 2, finalization_slots: 30 };
+/**
+ * Finality 10 s behind, for the tests that look at a lock while it is confirmed only: what they do between
+ * the maker's lock and their look can take longer than 3 s on a loaded machine. The drift bound is raised
+ * with it (the policy would otherwise wait for finality at so wide a gap, as it should).
+ */
+const SLOW_FINALITY = { timing: { ...TIMING, finalization_slots: 100 }, maxDriftSlots: 128 };
 
-const start = () =>
+const start = (slow?: typeof SLOW_FINALITY) =>
   startService(
     (doc) => {
-      doc.chain = { kind: 'embedded', timing: TIMING };
+      doc.chain = { kind: 'embedded', timing: slow?.timing ?? TIMING };
       doc.settlement = { ...SHORT_SETTLEMENT };
+      if (slow) doc.risk.confirmed_lock = { max_drift_slots: slow.maxDriftSlots };
     },
     { pollIntervalMs: 50 },
   );
@@ -48,7 +55,7 @@ const inventory = async (s: TestService) => (await s.app.inject('/v1/inventory')
 
 describe('the commitment policy on a chain that keeps real time', () => {
   test('under the cap the maker locks against the confirmed taker lock before it is final; redeemed as usual', async () => {
-    service = await start();
+    service = await start(SLOW_FINALITY);
     const s = service;
     const { taker, secret, tradeId, takerLock } = await lockedTrade(s, '0.5');
     // The maker's lock is there while the taker's is not final yet: one finalization saved.
@@ -63,14 +70,14 @@ describe('the commitment policy on a chain that keeps real time', () => {
     const done = await taker.waitFor(
       tradeId,
       (t) => t.settlement_status === 'redeemed' && !t.next_action,
-      60_000,
+      120_000,
     );
     expect(done.ledger_summary.balanced).toBe(true);
     // Once the lock is final nothing rides on it.
     expect((await inventory(s)).trades).toBe(0);
     const metrics = (await s.app.inject('/metrics')).body;
     expect(metrics).toMatch(/rfq_maker_confirmed_lock_decisions_total\{outcome="admitted"\} 1/);
-  }, 90_000);
+  }, 180_000);
 
   test('above the cap the maker waits for the taker lock to be final, as before', async () => {
     service = await start();
@@ -81,7 +88,7 @@ describe('the commitment policy on a chain that keeps real time', () => {
   }, 90_000);
 
   test('a fork takes the confirmed taker lock back: the maker escrow is reclaimed at its expiry, the trade ends refunded (taker_lock_rolled_back)', async () => {
-    service = await start();
+    service = await start(SLOW_FINALITY);
     const s = service;
     const chain = embedded(s);
     const maker = s.chain.makerWallet;
@@ -120,7 +127,7 @@ describe('the commitment policy on a chain that keeps real time', () => {
 
     // At the maker expiry its escrow is found never refilled: the trade ends, nothing moved.
     await chain.advanceClock(SHORT_SETTLEMENT.maker_timelock_seconds + 1);
-    const done = await taker.waitFor(tradeId, (t) => t.substate === 'refunded.closed', 30_000);
+    const done = await taker.waitFor(tradeId, (t) => t.substate === 'refunded.closed', 90_000);
     expect(done.failure_reason).toBe('taker_lock_rolled_back');
     expect(done.ledger_summary.balanced).toBe(true);
     expect((await inventory(s)).trades).toBe(0);
@@ -136,5 +143,5 @@ describe('the commitment policy on a chain that keeps real time', () => {
       net.set(key, (net.get(key) ?? 0n) + signed);
     }
     for (const [key, value] of net) if (!key.startsWith('maker:So1')) expect(value, key).toBe(0n);
-  }, 120_000);
+  }, 240_000);
 });
