@@ -123,11 +123,14 @@ export class ConfirmedExposure {
   }
 
   /**
-   * A trade moved: once its lock is final, or it left initiated, nothing of it rides on a lock not final;
-   * once it left pending, it is never asked again.
+   * A trade's transition, once stored: once its lock is final, or it left initiated, nothing of it rides on
+   * a lock not final; once it left pending, it is never asked again. Transitions are told when their write
+   * is durable, after the guard that admitted a later one may have run: a transition still in pending was
+   * made before the admission (which leaves pending), so it takes nothing out of the book.
    */
   moved(tradeId: string, status: SettlementStatus, takerLockConfirmedOnly: boolean): void {
-    if (status !== 'initiated' || !takerLockConfirmedOnly) this.riding.delete(tradeId);
+    const rides = status === 'initiated' && takerLockConfirmedOnly;
+    if (status !== 'pending' && !rides) this.riding.delete(tradeId);
     if (status !== 'pending') this.refusedTrades.delete(tradeId);
   }
 

@@ -114,6 +114,20 @@ describe('the confirmed-lock exposure book', () => {
     expect(exposure.view()).toMatchObject({ trades: 0, refused: { trade_cap: 0 } });
   });
 
+  test('a transition stored before the admission and told after it takes nothing out of the book', () => {
+    // The host tells a transition once its write is durable; the guard admits synchronously, in the next
+    // transition. A pending transition (the lock seen) whose write finished after that admission was
+    // taking the trade out while its lock was confirmed only: the cap undercounted (two CI runs saw it).
+    const { exposure } = book();
+    expect(exposure.admit(trade('a', 100))).toBe(true);
+    exposure.moved('a', 'pending', false);
+    expect(exposure.view()).toMatchObject({ trades: 1, microUsd: usd(100) });
+    exposure.moved('a', 'initiated', true);
+    expect(exposure.has('a')).toBe(true);
+    exposure.moved('a', 'initiated', false);
+    expect(exposure.has('a')).toBe(false);
+  });
+
   test('a restart counts again every trade found riding, whatever the caps say now', () => {
     const { exposure } = book({ maxTrade: 10, maxTotal: 10 });
     exposure.track(trade('old', 500));
