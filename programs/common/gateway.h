@@ -111,6 +111,51 @@ static uint64_t check_event_accounts(const RawAccount *authority, const RawAccou
   return 0;
 }
 
+/* "\x19Ethereum Signed Message:\n32" (EIP-191 for a 32-byte message). */
+static const uint8_t EIP191_PREFIX[28] = {0x19, 'E', 't', 'h', 'e', 'r', 'e', 'u', 'm', ' ', 'S', 'i', 'g', 'n',
+                                          'e',  'd', ' ', 'M', 'e', 's', 's', 'a', 'g', 'e', ':', '\n', '3', '2'};
+/* secp256k1's n / 2: a larger s is the malleable twin of a valid signature and is refused. */
+static const uint8_t HALF_N[32] = {0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                   0xff, 0xff, 0xff, 0xff, 0xff, 0x5d, 0x57, 0x6e, 0x73, 0x57, 0xa4,
+                                   0x50, 0x1d, 0xdf, 0xe9, 0x2f, 0x46, 0x68, 0x1b, 0x20, 0xa0};
+
+#define EVM_SIGNATURE_LENGTH 65
+
+static bool is_high_s(const uint8_t *s) {
+  for (int i = 0; i < 32; i++) {
+    if (s[i] != HALF_N[i]) return s[i] > HALF_N[i];
+  }
+  return false;
+}
+
+/*
+ * recover_evm_signer (shared/src/lib.rs) over ethereum_signed_message_hash(keccak256(message)): the EVM
+ * address, as a bytes32 with 12 leading zero bytes, of the key that signed `message`. False for a signature
+ * that is not 65 bytes, has v other than 27/28, a high s, or recovers no key.
+ */
+static __attribute__((noinline)) bool recover_evm_signer(const SolBytes *message, const uint8_t *signature,
+                                                         uint64_t signature_len, uint8_t *signer) {
+  if (signature_len != EVM_SIGNATURE_LENGTH) return false;
+  uint8_t v = signature[64];
+  if (v != 27 && v != 28) return false;
+  if (is_high_s(signature + 32)) return false;
+  uint8_t hash[32];
+  sol_keccak256(message, 1, hash);
+  SolBytes prefixed[2];
+  prefixed[0].addr = EIP191_PREFIX;
+  prefixed[0].len = sizeof(EIP191_PREFIX);
+  prefixed[1].addr = hash;
+  prefixed[1].len = 32;
+  uint8_t digest[32];
+  sol_keccak256(prefixed, 2, digest);
+  uint8_t public_key[64];
+  if (sol_secp256k1_recover(digest, v - 27, signature, public_key) != 0) return false;
+  SolBytes key = {public_key, 64};
+  sol_keccak256(&key, 1, signer);
+  for (int i = 0; i < 12; i++) signer[i] = 0;
+  return true;
+}
+
 #pragma clang diagnostic pop
 
 #endif

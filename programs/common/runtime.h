@@ -230,6 +230,22 @@ static __attribute__((noinline, unused)) uint64_t token_mint_to(RawAccount *mint
   return sol_invoke_signed_c(&ix, infos, 3, signer, signer ? 1 : 0);
 }
 
+/* SPL Token Burn (8): `amount` out of `from` (and the mint's supply), `authority` signing as the calling
+ * program's PDA. */
+static __attribute__((noinline, unused)) uint64_t token_burn(RawAccount *from, RawAccount *mint, RawAccount *authority,
+                                                             uint64_t amount, const SolSignerSeeds *signer) {
+  uint8_t data[9];
+  data[0] = 8;
+  write_u64(data + 1, amount);
+  SolAccountMeta metas[3] = {{from->key, true, false}, {mint->key, true, false}, {authority->key, false, true}};
+  SolAccountInfo infos[3];
+  account_info(from, &infos[0]);
+  account_info(mint, &infos[1]);
+  account_info(authority, &infos[2]);
+  SolInstruction ix = {TOKEN_PROGRAM_ID, metas, 3, data, sizeof(data)};
+  return sol_invoke_signed_c(&ix, infos, 3, signer, signer ? 1 : 0);
+}
+
 /* SPL Token InitializeAccount3 (18): `account`, of `mint`, whose owner (authority) is `owner`. */
 static __attribute__((noinline)) uint64_t token_initialize_account(RawAccount *account, RawAccount *mint,
                                                                     const uint8_t *owner) {

@@ -65,8 +65,6 @@ static const uint8_t SEED_USED_HASH[] = {'u', 's', 'e', 'd', '_', 't', 'r', 'a',
 #define E_HOOK_DATA_LENGTH 104
 #define E_HOOK_DATA 108
 
-#define SIGNATURE_LENGTH 65
-
 /* GatewayMinterError (error.rs): Anchor numbers custom errors from 6000 in declaration order. */
 enum {
   ERR_INVALID_AUTHORITY = 6000,
@@ -131,14 +129,6 @@ static const char ERROR_NAMES[ERR_END - ERR_INVALID_AUTHORITY][ERROR_NAME_WIDTH]
     "InvalidCustodyTokenAccount",
     "InvalidDestinationTokenAccount",
 };
-
-/* "\x19Ethereum Signed Message:\n32" (EIP-191 for a 32-byte message). */
-static const uint8_t EIP191_PREFIX[28] = {0x19, 'E', 't', 'h', 'e', 'r', 'e', 'u', 'm', ' ', 'S', 'i', 'g', 'n',
-                                          'e',  'd', ' ', 'M', 'e', 's', 's', 'a', 'g', 'e', ':', '\n', '3', '2'};
-/* secp256k1's n / 2: a larger s is the malleable twin of a valid signature and is refused. */
-static const uint8_t HALF_N[32] = {0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-                                   0xff, 0xff, 0xff, 0xff, 0xff, 0x5d, 0x57, 0x6e, 0x73, 0x57, 0xa4,
-                                   0x50, 0x1d, 0xdf, 0xe9, 0x2f, 0x46, 0x68, 0x1b, 0x20, 0xa0};
 
 static void log_error(uint64_t code) {
   static const char prefix[] = "gateway_minter: error ";
@@ -424,32 +414,12 @@ static __attribute__((noinline)) uint64_t process_mint_custody(const Input *in) 
  * data: [12, 0], attestation Vec<u8>, signature Vec<u8> (Borsh: u32 LE length, bytes)
  * ---------------------------------------------------------------------------------------------- */
 
-static bool is_high_s(const uint8_t *s) {
-  for (int i = 0; i < 32; i++) {
-    if (s[i] != HALF_N[i]) return s[i] > HALF_N[i];
-  }
-  return false;
-}
-
 /* The signer of keccak256("\x19Ethereum Signed Message:\n32" ‖ keccak256(attestation)) is an enabled
  * attester (recover_evm_signer in shared/src/lib.rs: v 27 or 28, low s, the address in a bytes32). */
 static __attribute__((noinline)) uint64_t verify_attester(const Minter *m, const SolBytes *attestation,
                                                           const uint8_t *signature, uint64_t signature_len) {
-  if (signature_len != SIGNATURE_LENGTH) return ERR_INVALID_ATTESTER_SIGNATURE;
-  uint8_t v = signature[64];
-  if (v != 27 && v != 28) return ERR_INVALID_ATTESTER_SIGNATURE;
-  if (is_high_s(signature + 32)) return ERR_INVALID_ATTESTER_SIGNATURE;
-  uint8_t hash[32];
-  sol_keccak256(attestation, 1, hash);
-  SolBytes prefixed[2] = {{EIP191_PREFIX, sizeof(EIP191_PREFIX)}, {hash, 32}};
-  uint8_t digest[32];
-  sol_keccak256(prefixed, 2, digest);
-  uint8_t public_key[64];
-  if (sol_secp256k1_recover(digest, v - 27, signature, public_key) != 0) return ERR_INVALID_ATTESTER_SIGNATURE;
-  SolBytes key = {public_key, 64};
   uint8_t signer[32];
-  sol_keccak256(&key, 1, signer);
-  for (int i = 0; i < 12; i++) signer[i] = 0;
+  if (!recover_evm_signer(attestation, signature, signature_len, signer)) return ERR_INVALID_ATTESTER_SIGNATURE;
   if (key_index(m->data + S_ATTESTERS + 4, m->attester_count, signer) < 0) return ERR_INVALID_ATTESTER_SIGNATURE;
   return 0;
 }

@@ -13,10 +13,12 @@ import {
   decodeBurnIntent,
   decodeBurnIntentSet,
   decodeMintAttestationSet,
+  decodeSolanaBurnData,
   decodeTransferSpec,
   encodeBurnIntent,
   encodeBurnIntentSet,
   encodeMintAttestationSet,
+  encodeSolanaBurnData,
   encodeTransferSpec,
   evmAddressBytes32,
   GATEWAY_DOMAINS,
@@ -257,6 +259,37 @@ describe('BurnIntent', () => {
     expect(
       verifySolanaBurnIntent({ ...intent, spec: { ...intent.spec, sourceSigner: filled(7) } }, signature),
     ).toBe(false);
+  });
+});
+
+describe('Solana burn data (what gateway_burn takes)', () => {
+  test.prop([intentArb, u64, fc.uint8Array({ minLength: 64, maxLength: 64 })])(
+    'decode inverts encode',
+    (intent, fee, userSignature) => {
+      expect(decodeSolanaBurnData(encodeSolanaBurnData({ fee, userSignature, intent }))).toEqual({
+        fee,
+        userSignature,
+        intent,
+      });
+    },
+  );
+
+  it('lays out fee, user signature, prefix and intent at the published offsets', () => {
+    // circlefin/solana-gateway-contracts programs/gateway-wallet/src/burn_data.rs: fee (u64) 0, user
+    // signature 8, prefix 72, BurnIntent 88; the TransferSpec's source signer at 368, hook data at 500.
+    const intent: BurnIntent = { maxBlockHeight: 77n, maxFee: 9n, spec: sampleSpec() };
+    const b = Buffer.from(
+      encodeSolanaBurnData({ fee: 5n, userSignature: new Uint8Array(64).fill(0xee), intent }),
+    );
+    expect(b.readBigUInt64BE(0)).toBe(5n);
+    expect(b.subarray(8, 72)).toEqual(Buffer.alloc(64, 0xee));
+    expect([...b.subarray(72, 88)]).toEqual([0xff, ...new Array(15).fill(0)]);
+    expect(b.readUInt32BE(88)).toBe(0x070afbc2);
+    expect(b.subarray(368, 400)).toEqual(Buffer.alloc(32, 7));
+    expect([...b.subarray(500)]).toEqual([0xaa, 0xbb, 0xcc]);
+    refusedWith('wrong_magic', () =>
+      decodeSolanaBurnData(Uint8Array.from(b.map((x, i) => (i === 72 ? 0xfe : x)))),
+    );
   });
 });
 

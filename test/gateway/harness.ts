@@ -35,6 +35,8 @@ import { expectOk, HtlcChain, type Outcome } from '../programs/harness.ts';
 /** Anvil's second and third dev keys: a known attester and a key the minter does not know. */
 export const ATTESTER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' as const;
 export const STRANGER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a' as const;
+/** Anvil's fourth dev key: Gateway's burn signer on the wallet. */
+export const BURN_SIGNER_KEY = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6' as const;
 export const attesterBytes32 = (key: `0x${string}`) => evmAddressBytes32(privateKeyToAccount(key).address);
 
 export const CUSTODY_FLOAT = 1_000_000_000_000n;
@@ -111,6 +113,19 @@ export class GatewayChain extends HtlcChain {
       ),
       'wallet setup',
     );
+  }
+
+  /** Sets a mint's supply, for tests that place token balances directly and then burn. */
+  setSupply(mint: PublicKey, supply: bigint): void {
+    const account = this.account(mint);
+    if (!account) throw new Error('no such mint');
+    const data = Buffer.from(account.data);
+    data.writeBigUInt64LE(supply, 36);
+    this.place(mint, data, account.owner, account.lamports);
+  }
+
+  supply(mint: PublicKey): bigint {
+    return Buffer.from(this.account(mint)?.data ?? Buffer.alloc(44)).readBigUInt64LE(36);
   }
 
   custody(): PublicKey {

@@ -10,10 +10,9 @@
 // decoder's rules), tests/attestation.ts (offsets); the signature: programs/gateway-minter/src/
 // instructions/gateway_mint.rs and shared/src/lib.rs (ethereum_signed_message_hash, recover_evm_signer).
 
-import { hashMessage, keccak256, recoverAddress, toHex } from 'viem';
-import { sign } from 'viem/accounts';
 import { concatBytes, FieldReader, FieldWriter } from './codec.ts';
 import { formatFail } from './errors.ts';
+import { EVM_SIGNATURE_LENGTH, eip191Digest, recoverEvmSigner, signEvm } from './evm-signature.ts';
 
 /** bytes4(keccak256("circle.gateway.ReducedAttestationSet")). */
 export const ATTESTATION_SET_MAGIC = 0x10cbb1ec;
@@ -39,10 +38,7 @@ export const ATTESTATION_ELEMENT_OFFSETS = {
   hookData: 108,
 } as const;
 
-export const ATTESTATION_SIGNATURE_LENGTH = 65;
-
-/** secp256k1's group order halved: a signature with s above it is refused (malleability), as by the minter. */
-const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
+export const ATTESTATION_SIGNATURE_LENGTH = EVM_SIGNATURE_LENGTH;
 
 export interface MintAttestationElement {
   destinationToken: Uint8Array;
@@ -138,47 +134,13 @@ export function decodeMintAttestationSet(bytes: Uint8Array): MintAttestationSet 
 }
 
 /** The 32 bytes the attester signs: keccak256("\x19Ethereum Signed Message:\n32" ‖ keccak256(attestation)). */
-export function attestationDigest(attestation: Uint8Array): Uint8Array {
-  return hashMessage({ raw: keccak256(attestation, 'bytes') }, 'bytes');
-}
+export const attestationDigest = (attestation: Uint8Array): Uint8Array => eip191Digest(attestation);
 
-/** An EVM address (20 bytes) as the minter holds an attester: a bytes32 with 12 leading zero bytes. */
-export function evmAddressBytes32(address: string): Uint8Array {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) formatFail('out_of_range', `${address} is not an EVM address`);
-  const out = new Uint8Array(32);
-  out.set(Buffer.from(address.slice(2), 'hex'), 12);
-  return out;
-}
-
-/**
- * The attester (bytes32, as the minter compares it) whose signature `signature` is over `attestation`,
- * refusing what the minter refuses: not 65 bytes, v other than 27/28, a high s. Any other signature
- * recovers some key, so the caller compares the answer with the attesters it trusts.
- */
-export async function recoverAttester(attestation: Uint8Array, signature: Uint8Array): Promise<Uint8Array> {
-  if (signature.length !== ATTESTATION_SIGNATURE_LENGTH) {
-    formatFail('bad_signature', `an attester signature is 65 bytes, not ${signature.length}`);
-  }
-  const v = signature[64];
-  if (v !== 27 && v !== 28) formatFail('bad_signature', `recovery id ${v}, not 27 or 28`);
-  const s = new FieldReader(signature).u256(32);
-  if (s > SECP256K1_HALF_N) formatFail('bad_signature', 'the signature has a high s');
-  let address: string;
-  try {
-    address = await recoverAddress({
-      hash: toHex(attestationDigest(attestation)),
-      signature: toHex(signature),
-    });
-  } catch {
-    return formatFail('bad_signature', 'no key recovers from this signature');
-  }
-  return evmAddressBytes32(address);
-}
+/** The attester (bytes32, as the minter compares it) whose signature `signature` is over `attestation`;
+ * a GatewayFormatError for what the minter refuses outright (length, v, high s). */
+export const recoverAttester = (attestation: Uint8Array, signature: Uint8Array): Promise<Uint8Array> =>
+  recoverEvmSigner(attestation, signature);
 
 /** The attester's signature of `attestation` (65 bytes, v = 27/28, low s): what the dev attester hands out. */
-export async function signAttestation(
-  attestation: Uint8Array,
-  privateKey: `0x${string}`,
-): Promise<Uint8Array> {
-  return sign({ hash: toHex(attestationDigest(attestation)), privateKey, to: 'bytes' });
-}
+export const signAttestation = (attestation: Uint8Array, privateKey: `0x${string}`): Promise<Uint8Array> =>
+  signEvm(attestation, privateKey);

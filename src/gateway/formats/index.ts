@@ -10,12 +10,17 @@ export {
   attestationDigest,
   decodeMintAttestationSet,
   encodeMintAttestationSet,
-  evmAddressBytes32,
   type MintAttestationElement,
   type MintAttestationSet,
   recoverAttester,
   signAttestation,
 } from './attestation.ts';
+export {
+  BURN_DATA_OFFSETS,
+  decodeSolanaBurnData,
+  encodeSolanaBurnData,
+  type SolanaBurnData,
+} from './burn-data.ts';
 export {
   BURN_INTENT_MAGIC,
   BURN_INTENT_OFFSETS,
@@ -39,6 +44,13 @@ export {
   SOLANA_DOMAIN,
 } from './domains.ts';
 export { GatewayFormatError, type GatewayFormatErrorCode } from './errors.ts';
+export {
+  EVM_SIGNATURE_LENGTH,
+  eip191Digest,
+  evmAddressBytes32,
+  recoverEvmSigner,
+  signEvm,
+} from './evm-signature.ts';
 export {
   GATEWAY_MINTER_ACCOUNTS,
   GATEWAY_MINTER_INSTRUCTIONS,

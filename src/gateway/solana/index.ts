@@ -31,13 +31,16 @@ export {
 export {
   type DepositArgs,
   depositInstruction,
+  type GatewayBurnArgs,
   type GatewayMintArgs,
+  gatewayBurnInstructions,
   gatewayMintInstruction,
   MINT_CUSTODY_DISCRIMINATOR,
   minterAddAttesterInstruction,
   minterAddTokenInstruction,
   minterInitializeInstruction,
   minterMintCustodyInstruction,
+  walletAddBurnSignerInstruction,
   walletAddTokenInstruction,
   walletInitializeInstruction,
 } from './instructions.ts';

@@ -3,12 +3,27 @@
 // and the IDL in circlefin/skills use-gateway/references/solana-to-solana.md (gatewayMint and its
 // remaining accounts: custody, recipient, used-hash PDA per attestation element).
 
-import { TOKEN_PROGRAM_ID } from '@solana/spl-token';
-import { type AccountMeta, PublicKey, SystemProgram, TransactionInstruction } from '@solana/web3.js';
 import {
+  ASSOCIATED_TOKEN_PROGRAM_ID,
+  getAssociatedTokenAddressSync,
+  TOKEN_PROGRAM_ID,
+} from '@solana/spl-token';
+import {
+  type AccountMeta,
+  PublicKey,
+  SYSVAR_INSTRUCTIONS_PUBKEY,
+  SystemProgram,
+  TransactionInstruction,
+} from '@solana/web3.js';
+import {
+  BURN_DATA_OFFSETS,
+  BURN_INTENT_OFFSETS,
   decodeMintAttestationSet,
+  decodeSolanaBurnData,
   GATEWAY_MINTER_INSTRUCTIONS,
   GATEWAY_WALLET_INSTRUCTIONS,
+  TRANSFER_SPEC_OFFSETS,
+  transferSpecHash,
 } from '../formats/index.ts';
 import {
   denylistAddress,
@@ -237,4 +252,85 @@ export function depositInstruction(a: DepositArgs): TransactionInstruction {
     ],
     data: data(GATEWAY_WALLET_INSTRUCTIONS.deposit, amount),
   });
+}
+
+/** `signer`: the burn signer's EVM address as a bytes32. */
+export function walletAddBurnSignerInstruction(a: {
+  wallet: PublicKey;
+  owner: PublicKey;
+  signer: Uint8Array;
+}): TransactionInstruction {
+  return new TransactionInstruction({
+    programId: a.wallet,
+    keys: [signer(a.owner), w(walletStateAddress(a.wallet)), ...eventAccounts(a.wallet)],
+    data: data(GATEWAY_WALLET_INSTRUCTIONS.addBurnSigner, a.signer),
+  });
+}
+
+const ED25519_PROGRAM_ID = new PublicKey('Ed25519SigVerify111111111111111111111111111');
+/** Where the burn data starts in gateway_burn's data: the discriminator, then the Vec's u32 length. */
+const BURN_DATA_IN_INSTRUCTION = 6;
+
+export interface GatewayBurnArgs {
+  wallet: PublicKey;
+  payer: PublicKey;
+  mint: PublicKey;
+  /** The wallet's fee recipient: the fee goes to its associated token account of `mint`. */
+  feeRecipient: PublicKey;
+  /** Encoded SolanaBurnData (fee, the depositor's signature, prefix, BurnIntent). */
+  burnData: Uint8Array;
+  /** The burn signer's EVM signature of the burn data. */
+  burnSignature: Uint8Array;
+  /** Where gateway_burn sits in its transaction; the Ed25519 check sits right before it. Default 1. */
+  index?: number;
+}
+
+/**
+ * gateway_burn and the Ed25519 precompile instruction before it, whose offsets point into gateway_burn's own
+ * data (the depositor's signature, the spec's source signer, prefix ‖ BurnIntent), as Circle's wallet
+ * requires (programs/gateway-wallet/src/instructions/gateway_burn.rs).
+ */
+export function gatewayBurnInstructions(
+  a: GatewayBurnArgs,
+): [TransactionInstruction, TransactionInstruction] {
+  const burn = decodeSolanaBurnData(a.burnData);
+  const depositor = new PublicKey(burn.intent.spec.sourceDepositor);
+  const index = a.index ?? 1;
+  const header = Buffer.alloc(16);
+  header.writeUInt8(1, 0);
+  header.writeUInt8(0, 1);
+  header.writeUInt16LE(BURN_DATA_IN_INSTRUCTION + BURN_DATA_OFFSETS.userSignature, 2);
+  header.writeUInt16LE(index, 4);
+  header.writeUInt16LE(
+    BURN_DATA_IN_INSTRUCTION +
+      BURN_DATA_OFFSETS.burnIntent +
+      BURN_INTENT_OFFSETS.transferSpec +
+      TRANSFER_SPEC_OFFSETS.sourceSigner,
+    6,
+  );
+  header.writeUInt16LE(index, 8);
+  header.writeUInt16LE(BURN_DATA_IN_INSTRUCTION + BURN_DATA_OFFSETS.prefix, 10);
+  header.writeUInt16LE(a.burnData.length - BURN_DATA_OFFSETS.prefix, 12);
+  header.writeUInt16LE(index, 14);
+  const ed25519 = new TransactionInstruction({ programId: ED25519_PROGRAM_ID, keys: [], data: header });
+  const gatewayBurn = new TransactionInstruction({
+    programId: a.wallet,
+    keys: [
+      signerW(a.payer),
+      r(walletStateAddress(a.wallet)),
+      w(a.mint),
+      w(walletCustodyAddress(a.wallet, a.mint)),
+      w(getAssociatedTokenAddressSync(a.mint, a.feeRecipient, true)),
+      w(depositAddress(a.wallet, a.mint, depositor)),
+      r(a.wallet), // the optional delegate account, absent: Anchor reads the program id as None
+      r(SYSVAR_INSTRUCTIONS_PUBKEY),
+      r(SystemProgram.programId),
+      r(TOKEN_PROGRAM_ID),
+      r(ASSOCIATED_TOKEN_PROGRAM_ID),
+      ...eventAccounts(a.wallet),
+      w(usedTransferSpecHashAddress(a.wallet, transferSpecHash(burn.intent.spec))),
+    ],
+    data: data(GATEWAY_WALLET_INSTRUCTIONS.gatewayBurn, borshBytes(a.burnData), borshBytes(a.burnSignature)),
+  });
+  return [ed25519, gatewayBurn];
 }
