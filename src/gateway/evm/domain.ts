@@ -13,7 +13,7 @@ import {
   type PublicClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { evmAddressBytes32 } from '../formats/attestation.ts';
+import { evmAddressBytes32 } from '../formats/evm-signature.ts';
 import type { BurnIntent } from '../formats/burn-intent.ts';
 import { burnIntentMessage, transferSpecMessage } from '../formats/eip712.ts';
 import type { TransferSpec } from '../formats/transfer-spec.ts';
