@@ -18,7 +18,7 @@ const PURE = [
   'test/aggregator/config.test.ts',
   'test/http/json.test.ts',
   'test/http/logging.test.ts',
-  'test/http/peer.test.ts',
+  'test/cluster/peer.test.ts',
   'test/http/trade-response.test.ts',
   'test/chain/pda.test.ts',
   'test/chain/priority.test.ts',

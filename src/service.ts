@@ -20,6 +20,7 @@ import {
   type PythFeedSpec,
   type PythPublisherOptions,
 } from './chain/index.ts';
+import { StartupLease } from './cluster/index.ts';
 import { type Config, type ConfigError, loadConfig } from './config/index.ts';
 import { ControlPlane } from './control/index.ts';
 import { Hedger, positions, readInventory } from './hedging/index.ts';
@@ -44,7 +45,7 @@ import {
   runtimePart,
   storePart,
 } from './readiness.ts';
-import { ChainReachability, MakerInventory, StartupLease, TradeRuntime } from './runtime/index.ts';
+import { ChainReachability, MakerInventory, TradeRuntime } from './runtime/index.ts';
 import { GroupCommit, isStorageFull, openStore, StorageWatch, type Store } from './store/index.ts';
 import { embeddedVenueOptions } from './venue/config.ts';
 import type { EmbeddedVenue } from './venue/embedded.ts';

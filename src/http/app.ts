@@ -17,7 +17,13 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
-import { TradeOwnedElsewhere } from '../runtime/errors.ts';
+import {
+  ClusterPeers,
+  forwardToOwner,
+  OwnerWatch,
+  originFormTarget,
+  TradeOwnedElsewhere,
+} from '../cluster/index.ts';
 import { isStorageFull } from '../store/index.ts';
 import {
   ApiError,
@@ -28,10 +34,7 @@ import {
   RuntimeError,
   STORAGE_FULL_RETRY_SECONDS,
 } from './errors.ts';
-import { forwardToOwner, originFormTarget } from './forward.ts';
 import { stringifyJson } from './json.ts';
-import { OwnerWatch } from './owner-watch.ts';
-import { ClusterPeers } from './peer.ts';
 import { type HttpDeps, registerRoutes } from './routes/index.ts';
 import { OPERATOR_SECURITY_SCHEMES, OperatorRoutes } from './routes/operator.ts';
 import type { TypeBoxApp } from './typebox-app.ts';
@@ -87,7 +90,7 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
     return payload;
   });
   const peers = new ClusterPeers(deps.config.cluster.secret, Date.now, (message) => app.log.warn(message));
-  peers.install(app);
+  peers.install(app, (message) => new ApiError('validation_failed', message));
   // The client a request counts for — the rate limit's key, and the holder of the holds an RFQ makes: the
   // connection's address (or X-Forwarded-For's, per http.trust_proxy), or for a command another instance
   // forwarded, the client that instance vouches for under the cluster secret.
@@ -104,6 +107,7 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
     retryAfterSeconds: deps.config.cluster.leaseTtlSeconds,
     peers,
     owners,
+    unavailable: (message: string) => envelope('runtime_unavailable', message),
     onOutcome: (outcome: Parameters<typeof deps.metrics.commandForwarded>[0]) =>
       deps.metrics.commandForwarded(outcome),
   };

@@ -18,6 +18,7 @@ import {
   takerEscrowAddress,
   type UnsignedTransaction,
 } from '../chain/index.ts';
+import { TradeOwnedElsewhere } from '../cluster/index.ts';
 import type { Config } from '../config/index.ts';
 import type { QuoteDesk } from '../quotes/index.ts';
 import {
@@ -29,7 +30,7 @@ import {
 } from '../store/index.ts';
 import { bytesOf, type Hash32, hashOfPreimage, type Preimage, sameHash32 } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
-import { invalidInput, RuntimeError, TradeOwnedElsewhere } from './errors.ts';
+import { invalidInput, RuntimeError } from './errors.ts';
 import type { TradeHandle, TradeHost } from './host.ts';
 import { checkLockTransaction, issuedLockShape } from './lock-check.ts';
 import type { TradeQueries, TradeReading } from './queries.ts';

@@ -22,6 +22,7 @@ import {
   type TradeSnapshotLike,
   tradeMachine,
 } from '../../machines/index.ts';
+import { TradeOwnedElsewhere } from '../cluster/index.ts';
 import { rollbackPostings, transitionPostings } from '../ledger/index.ts';
 import {
   type GroupCommit,
@@ -35,7 +36,7 @@ import {
 import type { SettlementStatus } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import type { EffectActors } from './effects/index.ts';
-import { RuntimeError, TradeOwnedElsewhere } from './errors.ts';
+import { RuntimeError } from './errors.ts';
 import type { RuntimeLogger } from './logger.ts';
 import {
   effectRunning,

@@ -5,6 +5,7 @@
 import { knowsPreimageToRedeem, type PriceCheck } from '../../machines/index.ts';
 import { type AggregatorPort, rawMid } from '../aggregator/index.ts';
 import { type ChainPort, finalOnLanding, meterChain } from '../chain/index.ts';
+import { RunLease } from '../cluster/index.ts';
 import type { Config } from '../config/index.ts';
 import { postNetworkFee } from '../ledger/index.ts';
 import { dividePrices } from '../money/index.ts';
@@ -16,7 +17,6 @@ import { TradeCommands } from './commands.ts';
 import { chainEffects } from './effects/index.ts';
 import { ConfirmedExposure } from './exposure.ts';
 import { TradeHost } from './host.ts';
-import { RunLease } from './lease.ts';
 import type { RuntimeLogger } from './logger.ts';
 import { TradeQueries } from './queries.ts';
 import { ChainReachability } from './reachability.ts';

@@ -5,7 +5,7 @@
 import { Keypair } from '@solana/web3.js';
 import fc from 'fast-check';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { TradeOwnedElsewhere } from '../../src/runtime/errors.ts';
+import { TradeOwnedElsewhere } from '../../src/cluster/index.ts';
 import { POSTGRES_TESTS, testDatabaseUrl } from '../support/postgres.ts';
 import type { ConfigDocument } from '../support/service.ts';
 import {

@@ -3,7 +3,7 @@
 // up — once — when the store says the lease lapsed, when no renewal was confirmed within a lease, or when a
 // write was fenced.
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
-import { RunLease, StartupLease } from '../../src/runtime/lease.ts';
+import { RunLease, StartupLease } from '../../src/cluster/index.ts';
 import type { ClaimedTrade, Store } from '../../src/store/index.ts';
 
 const TTL = 300;

@@ -10,7 +10,7 @@
 // a stall never gives the run up (`lapses: false`).
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ClaimedTrade, Store } from '../store/index.ts';
-import type { RuntimeLogger } from './logger.ts';
+import type { ClusterLog } from './port.ts';
 
 export interface LeaseOptions {
   store: Store;
@@ -18,7 +18,7 @@ export interface LeaseOptions {
   ttlMs: number;
   /** Orphans taken per statement (a drain takes batch after batch). */
   claimBatch: number;
-  log: RuntimeLogger;
+  log: ClusterLog;
   /** Trades this run just took over: index them and restart what a crash interrupted. */
   adopt(claimed: readonly ClaimedTrade[]): void;
   /**
