@@ -1,15 +1,18 @@
-// Several instances over one store, in one room: which run owns which trade (the ownership port, port.ts),
-// the run's lease and its orphan claims (lease.ts), forwarding a command to its trade's owner (forward.ts),
-// signed by its peer (peer.ts), and the watch on owners a forward waits on (owner-watch.ts). Nothing outside
-// this folder needs to know what a lease is.
+// Several instances over one store, in one room: which run owns which trade (the ownership port, port.ts: one
+// instance on SQLite, single-instance.ts; leases on PostgreSQL, leased.ts over lease.ts), the run's record from
+// start to end (run.ts), and the doors on the HTTP app (doors.ts): a command relayed to its trade's owner
+// (forward.ts), signed for it (peer.ts), waiting on it with the other forwards (owner-watch.ts). Nothing
+// outside this folder needs to know what a lease is.
+export { ClusterDoors, type DoorOptions } from './doors.ts';
+export { forwardTarget, forwardToOwner, originFormTarget } from './forward.ts';
+export { RunLease, StartupLease } from './lease.ts';
+export { OwnerWatch } from './owner-watch.ts';
+export { ClusterPeers, FORWARDED_BY, PEER_WINDOW_MS } from './peer.ts';
 export {
-  FORWARD_MAX_ANSWER_BYTES,
-  type ForwardOptions,
-  forwardTarget,
-  forwardToOwner,
-  originFormTarget,
-} from './forward.ts';
-export { type LeaseOptions, RunLease, StartupLease } from './lease.ts';
-export { OwnerWatch, type OwnerWatchOptions } from './owner-watch.ts';
-export { ClusterPeers, FORWARDED_BY, PEER_HEADERS, PEER_WINDOW_MS, type PeerRequest } from './peer.ts';
-export { type ClusterLog, TradeOwnedElsewhere } from './port.ts';
+  type ClusterLog,
+  isFenced,
+  type OwnedRun,
+  type Ownership,
+  TradeOwnedElsewhere,
+} from './port.ts';
+export { DEFAULT_LEASE, type OwnershipOptions, ownershipOf, startRun } from './run.ts';

@@ -13,7 +13,7 @@ import type { ClaimedTrade, Store } from '../store/index.ts';
 import type { ClusterLog } from './port.ts';
 
 export interface LeaseOptions {
-  store: Store;
+  store: Pick<Store, 'renewLease' | 'claimOrphans'>;
   runId: string;
   ttlMs: number;
   /** Orphans taken per statement (a drain takes batch after batch). */

@@ -37,6 +37,7 @@ import {
 } from '../../src/chain/index.ts';
 import type { PriceUpdate } from '../../src/chain/pyth/index.ts';
 import { takerLockTransaction, unsignedBase64 } from '../../src/chain/transactions.ts';
+import { ownershipOf } from '../../src/cluster/index.ts';
 import { type Config, resolveConfig } from '../../src/config/index.ts';
 import { QuoteDesk, StaticPriceSource } from '../../src/quotes/index.ts';
 import { MakerInventory, TradeRuntime } from '../../src/runtime/index.ts';
@@ -587,8 +588,8 @@ export async function openHarness(
         log,
         pollIntervalMs: options.pollIntervalMs ?? 60_000,
         lockWaitMs: options.lockWaitMs ?? 0,
-        lease: { ttlMs: leaseTtlMs, claimBatch: 100 },
-        onLeaseLost: (reason) => harness.leaseLost.push(reason),
+        ownership: ownershipOf(store, nextRunId, { ttlMs: leaseTtlMs, claimBatch: 100, log }),
+        onOwnershipLost: (reason) => harness.leaseLost.push(reason),
       });
       await runtime.start();
       return runtime;
