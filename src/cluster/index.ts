@@ -1,6 +1,6 @@
 // Several instances over one store, in one room: which run owns which trade (the ownership port, port.ts: one
-// instance on SQLite, single-instance.ts; leases on PostgreSQL, leased.ts over lease.ts), the run's record from
-// start to end (run.ts), and the doors on the HTTP app (doors.ts): a command relayed to its trade's owner
+// instance on SQLite, single-instance.ts; leases on PostgreSQL, leased.ts over lease.ts), a run's start and
+// end (start.ts, run.ts), and the doors on the HTTP app (doors.ts): a command relayed to its trade's owner
 // (forward.ts), signed for it (peer.ts), waiting on it with the other forwards (owner-watch.ts). Nothing
 // outside this folder needs to know what a lease is.
 export { ClusterDoors, type DoorOptions } from './doors.ts';
@@ -15,4 +15,6 @@ export {
   type Ownership,
   TradeOwnedElsewhere,
 } from './port.ts';
-export { DEFAULT_LEASE, type OwnershipOptions, ownershipOf, startRun } from './run.ts';
+export type { OwnershipOptions } from './run.ts';
+export { SingleInstance } from './single-instance.ts';
+export { ownershipOf, startRun } from './start.ts';

@@ -2,13 +2,13 @@
 // of its TTL, orphans drained on each renewal), takes a trade whose owner is gone when it must act on it,
 // and is lost — it stops acting — when the store refuses a renewal or a write (the fence), or no renewal is
 // confirmed before the lease would lapse by this process's own clock.
-import type { HedgeRecord, Store } from '../store/index.ts';
+import type { HedgeRecord, SharedStore } from '../store/index.ts';
 import { RunLease, StartupLease } from './lease.ts';
 import { type OwnedRun, type Ownership, TradeOwnedElsewhere } from './port.ts';
 import { endRun, type OwnershipOptions, retireEarlierRuns } from './run.ts';
 
 type LeaseStore = Pick<
-  Store,
+  SharedStore,
   'renewLease' | 'claimOrphans' | 'acquireTrade' | 'getTrade' | 'claimHedges' | 'retireRuns' | 'stopRun'
 >;
 

@@ -1,10 +1,7 @@
-// A run, from its record to its end: recorded in the store when the service starts, owning its trades through
-// the ownership port in the store's shape (one instance on SQLite, leases on PostgreSQL), retiring runs that
-// held its address before it, and marked stopped when the service closes.
-import type { NewRun, Store } from '../store/index.ts';
-import { LeasedOwnership } from './leased.ts';
-import type { ClusterLog, Ownership } from './port.ts';
-import { SingleInstance } from './single-instance.ts';
+// What both shapes of ownership do with a run's record: how it owns (the options), retiring the runs that held
+// its address before it, and marking it stopped when the service closes.
+import type { Store } from '../store/index.ts';
+import type { ClusterLog } from './port.ts';
 
 /** How a run owns its trades over a shared store (config: cluster.lease_ttl_seconds, cluster.claim_batch). */
 export interface OwnershipOptions {
@@ -13,35 +10,6 @@ export interface OwnershipOptions {
   /** Orphans taken per statement (a drain takes batch after batch). */
   claimBatch: number;
   log: ClusterLog;
-}
-
-/** Defaults of the lease (config: cluster.lease_ttl_seconds, cluster.claim_batch). */
-export const DEFAULT_LEASE = { ttlMs: 10_000, claimBatch: 500 } as const;
-
-/**
- * Records a new run and starts owning for it: on PostgreSQL its lease runs from the insert, kept alive until
- * the runtime keeps it (a start on a slow chain can outlast a lease).
- */
-export async function startRun(store: Store, run: NewRun, options: OwnershipOptions): Promise<Ownership> {
-  // Before the insert: the lease it starts is counted from no later than this.
-  const insertedAt = performance.now();
-  await store.insertRun(run, options.ttlMs);
-  return ownershipOf(store, run.runId, options, insertedAt);
-}
-
-/**
- * The ownership of a run the store has recorded already; `confirmedAt`: when (performance.now()) its lease was
- * last confirmed (default: now).
- */
-export function ownershipOf(
-  store: Store,
-  runId: string,
-  options: OwnershipOptions,
-  confirmedAt: number = performance.now(),
-): Ownership {
-  return store.kind === 'postgres'
-    ? new LeasedOwnership(store, runId, options, confirmedAt)
-    : new SingleInstance(store, runId, options);
 }
 
 /**

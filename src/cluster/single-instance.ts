@@ -1,7 +1,7 @@
 // One instance on its own store (SQLite, one process per DATA_DIR): the running run owns every unclosed trade,
 // implicitly and for as long as it runs. Nothing lapses, nobody else can orphan a trade, and no row changes
 // hands: a new run takes its predecessors' trades by starting.
-import type { HedgeRecord, Store } from '../store/index.ts';
+import type { HedgeRecord, SingleInstanceStore } from '../store/index.ts';
 import type { ClusterLog, OwnedRun, Ownership } from './port.ts';
 import type { OwnershipOptions } from './run.ts';
 import { endRun, retireEarlierRuns } from './run.ts';
@@ -15,7 +15,7 @@ export class SingleInstance implements Ownership {
   private stopped = false;
 
   constructor(
-    private readonly store: Pick<Store, 'claimUnclosed' | 'retireRuns' | 'stopRun'>,
+    private readonly store: Pick<SingleInstanceStore, 'adoptUnclosed' | 'retireRuns' | 'stopRun'>,
     readonly runId: string,
     options: Pick<OwnershipOptions, 'ttlMs' | 'log'>,
   ) {
@@ -33,7 +33,7 @@ export class SingleInstance implements Ownership {
 
   /** Every unclosed trade is the new run's by one statement (earlier unadoptable marks are cleared). */
   async takeOver(): Promise<void> {
-    const owned = await this.store.claimUnclosed(this.runId);
+    const owned = await this.store.adoptUnclosed();
     if (owned > 0)
       this.log.info({ run_id: this.runId, trades: owned }, 'adopted the unclosed trades of earlier runs');
   }

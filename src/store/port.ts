@@ -18,8 +18,9 @@ import type {
 } from './records.ts';
 import type { StoreWrite, WriteOutcome } from './writes.ts';
 
-export interface Store {
-  readonly kind: 'sqlite' | 'postgres';
+/** What both engines answer; the service sees one of the two shapes below (Store). */
+export interface StoreBase {
+  readonly kind: Store['kind'];
   /** Where it lives, for logs: a file path, or a database URL without its password. */
   readonly location: string;
   /**
@@ -30,25 +31,10 @@ export interface Store {
    */
   commit(batch: readonly StoreWrite[]): Promise<WriteOutcome[]>;
 
-  // ── Runs, leases and ownership ──
-  //
-  // SQLite serves one instance: the running run owns every unclosed trade it could adopt (ownership is
-  // implicit, no row is rewritten), leases always renew, and nobody else can orphan a trade. PostgreSQL
-  // serves several: every unclosed trade names its owner run (owner_run_id); a run owns its trades while its
-  // lease (on its runs row, renewed by the run) lives; a trade whose owner stopped or let its lease lapse is
-  // an orphan that any live run may claim. Every write of a trade is fenced: it names the run writing
-  // (TradeUpdate.ownerRunId, an event's runId, setSeen/setWake's runId), and the store refuses it — a
-  // StoreConflict 'fenced' — unless that run owns the trade and its lease is live at the write, so a paused
-  // or partitioned former owner can never write after losing the lease.
+  // ── Runs: one start of one service process each. Whether a run owns its trades implicitly (one instance)
+  // or by a lease (several) is the engine's shape: SingleInstanceStore, SharedStore below. ──
 
-  /** Records a run (not stopped); its lease runs leaseTtlMs from now (the store's clock). */
-  insertRun(run: NewRun, leaseTtlMs: number): Promise<void>;
-  /**
-   * Extends the run's lease to leaseTtlMs from now if it is still live. false: it had lapsed (or the run was
-   * stopped) — its trades may already be another run's, and the run must stop acting.
-   */
-  renewLease(runId: string, leaseTtlMs: number): Promise<boolean>;
-  /** Marks the run stopped and ends its lease at once: its unclosed trades become orphans right away. */
+  /** Marks the run stopped (and ends its lease, where it has one): its unclosed trades are free at once. */
   stopRun(runId: string, stoppedAt: string): Promise<void>;
   /**
    * Marks stopped (lease ended) every other unstopped run that advertised `url`, and answers how many: a
@@ -60,26 +46,6 @@ export interface Store {
   retireRuns(url: string, runId: string, stoppedAt: string): Promise<number>;
   /** Every run of every instance, oldest first. */
   listRuns(): Promise<RunRecord[]>;
-  /**
-   * What a new run takes at once. SQLite: every unclosed trade (and earlier unadoptable marks are
-   * cleared), which the runtime does at start. PostgreSQL: every orphan in one statement, as claimOrphans
-   * does without a limit; the runtime drains them with claimOrphans instead, since this one statement
-   * rewrites every index entry of every trade it moves (~5.5 s at 100,000) before the run could answer.
-   * Answers how many trades the run owns now. (Each trade's history records ADOPTED when its actor first
-   * runs in the new run.)
-   */
-  claimUnclosed(runId: string): Promise<number>;
-  /**
-   * While running: takes up to `limit` orphans for runId (FOR UPDATE SKIP LOCKED: instances claiming at
-   * the same time share them, none waits on another), oldest first, and answers them. SQLite: none.
-   */
-  claimOrphans(runId: string, limit: number): Promise<ClaimedTrade[]>;
-  /**
-   * Before a run acts on a trade its record says another run owns: takes it if that owner is gone (the
-   * trade's owner becomes runId), else names the live owner. SQLite: always acquired (implicit ownership).
-   * A closed or unknown trade is "acquired" (nothing to own; the caller reads it again).
-   */
-  acquireTrade(tradeId: string, runId: string): Promise<Acquired>;
 
   getQuote(quoteId: string): Promise<QuoteRecord | undefined>;
   /** Quotes not used by a trade whose expiry is after nowMs: what the reservation book holds at start. */
@@ -134,11 +100,6 @@ export interface Store {
   hedgesInFlight(owner: string | null): Promise<HedgeRecord[]>;
   /** The newest hedges of every instance, newest first. */
   recentHedges(limit: number): Promise<HedgeRecord[]>;
-  /**
-   * Takes for runId (live) every hedge in flight whose owner run is gone (stopped or its lease lapsed), and
-   * answers them: the orphans of a lost instance, resumed here. SQLite: none (the running run owns them all).
-   */
-  claimHedges(runId: string): Promise<HedgeRecord[]>;
 
   // ── The desk's live settings (src/control/): the overrides in force over the config file, and the log of
   // every change made to them (written by the changeDesk write). ──
@@ -165,3 +126,62 @@ export interface Store {
   readonly isOpen: boolean;
   close(): Promise<void>;
 }
+
+/**
+ * One instance on its own store (SQLite): the running run owns every unclosed trade it could adopt, implicitly
+ * (no row is rewritten); nobody else can orphan a trade, and no write is fenced.
+ */
+export interface SingleInstanceStore extends StoreBase {
+  readonly kind: 'sqlite';
+  /** Records a run (not stopped). */
+  insertRun(run: NewRun): Promise<void>;
+  /**
+   * The new run takes every unclosed trade by starting: earlier unadoptable marks are cleared. Answers how
+   * many trades it owns now. (Each trade's history records ADOPTED when its actor first runs in the new run.)
+   */
+  adoptUnclosed(): Promise<number>;
+}
+
+/**
+ * Several instances over one store (PostgreSQL): every unclosed trade names its owner run (owner_run_id); a
+ * run owns its trades while its lease (on its runs row, renewed by the run) lives; a trade whose owner
+ * stopped or let its lease lapse is an orphan that any live run may claim. Every write of a trade is fenced:
+ * it names the run writing (TradeUpdate.ownerRunId, an event's runId, setSeen/setWake's runId), and the store
+ * refuses it — a StoreConflict 'fenced' — unless that run owns the trade and its lease is live at the write,
+ * so a paused or partitioned former owner can never write after losing the lease.
+ */
+export interface SharedStore extends StoreBase {
+  readonly kind: 'postgres';
+  /** Records a run (not stopped); its lease runs leaseTtlMs from now (the store's clock). */
+  insertRun(run: NewRun, leaseTtlMs: number): Promise<void>;
+  /**
+   * Extends the run's lease to leaseTtlMs from now if it is still live. false: it had lapsed (or the run was
+   * stopped) — its trades may already be another run's, and the run must stop acting.
+   */
+  renewLease(runId: string, leaseTtlMs: number): Promise<boolean>;
+  /**
+   * Every orphan for runId in one statement, as claimOrphans does without a limit, answering how many trades
+   * the run owns now. A run drains them with claimOrphans instead: this one statement rewrites every index
+   * entry of every trade it moves (~5.5 s at 100,000) before the run could answer.
+   */
+  claimUnclosed(runId: string): Promise<number>;
+  /**
+   * While running: takes up to `limit` orphans for runId (FOR UPDATE SKIP LOCKED: instances claiming at
+   * the same time share them, none waits on another), oldest first, and answers them.
+   */
+  claimOrphans(runId: string, limit: number): Promise<ClaimedTrade[]>;
+  /**
+   * Before a run acts on a trade its record says another run owns: takes it if that owner is gone (the
+   * trade's owner becomes runId), else names the live owner. A closed or unknown trade is "acquired"
+   * (nothing to own; the caller reads it again).
+   */
+  acquireTrade(tradeId: string, runId: string): Promise<Acquired>;
+  /**
+   * Takes for runId (live) every hedge in flight whose owner run is gone (stopped or its lease lapsed), and
+   * answers them: the orphans of a lost instance, resumed here.
+   */
+  claimHedges(runId: string): Promise<HedgeRecord[]>;
+}
+
+/** The store, in the shape of its engine: the ownership port (src/cluster/) tells the two apart. */
+export type Store = SingleInstanceStore | SharedStore;

@@ -533,11 +533,15 @@ export async function openHarness(
   let runtime: TradeRuntime | null = null;
   let quotes: QuoteDesk | null = null;
   let nextRunId = randomUUID();
-  const newRun = (runId: string) =>
-    store.insertRun(
-      { runId, version: 'test', startedAt: new Date().toISOString(), url: `http://run-${runId}.test` },
-      leaseTtlMs,
-    );
+  const newRun = (runId: string) => {
+    const run = {
+      runId,
+      version: 'test',
+      startedAt: new Date().toISOString(),
+      url: `http://run-${runId}.test`,
+    };
+    return store.kind === 'postgres' ? store.insertRun(run, leaseTtlMs) : store.insertRun(run);
+  };
   await newRun(nextRunId);
 
   const harness: Harness = {

@@ -13,6 +13,7 @@ import {
   type NewTradeEvent,
   openStore,
   type QuoteRecord,
+  type SharedStore,
   type Store,
   type StoreWrite,
   type TradeRecord,
@@ -51,6 +52,14 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
     opened.push(next);
     return next;
   };
+  /** The store as several instances share it: the PostgreSQL cases' leases, claims and acquisitions. */
+  const shared = (): SharedStore => {
+    if (store.kind !== 'postgres') throw new Error('only several instances share a store');
+    return store;
+  };
+  /** What a new run takes at its start: one instance every unclosed trade, several every orphan at once. */
+  const takeUnclosed = (runId: string) =>
+    store.kind === 'sqlite' ? store.adoptUnclosed() : store.claimUnclosed(runId);
 
   beforeEach(async (context) => {
     if (!engine.available) context.skip();
@@ -135,18 +144,17 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       }
     });
 
-    test('a live lease renews, to the new length from now', async () => {
+    test.runIf(leases)('a live lease renews, to the new length from now', async () => {
       const first = await leaseOf(RUN);
-      expect(await store.renewLease(RUN, 10 * LEASE_TTL_MS)).toBe(true);
-      if (leases) expect(await leaseOf(RUN)).toBeGreaterThan((first as number) + 8 * LEASE_TTL_MS);
-      else expect(await leaseOf(RUN)).toBeNull();
+      expect(await shared().renewLease(RUN, 10 * LEASE_TTL_MS)).toBe(true);
+      expect(await leaseOf(RUN)).toBeGreaterThan((first as number) + 8 * LEASE_TTL_MS);
     });
 
-    test('a lapsed lease cannot be renewed: its run must stop acting (SQLite: leases never lapse)', async () => {
+    test.runIf(leases)('a lapsed lease cannot be renewed: its run must stop acting', async () => {
       const brief = await startRun(store, randomUUID(), 1);
       await sleep(20);
-      expect(await store.renewLease(brief, LEASE_TTL_MS)).toBe(!leases);
-      if (leases) expect(await leaseOf(brief)).toBeLessThan(Date.now() + SLACK_MS);
+      expect(await shared().renewLease(brief, LEASE_TTL_MS)).toBe(false);
+      expect(await leaseOf(brief)).toBeLessThan(Date.now() + SLACK_MS);
     });
 
     test('a run listening at an address retires the earlier unstopped runs that advertised it, and only those', async () => {
@@ -167,10 +175,13 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       expect(await store.retireRuns(at, successor.runId, stoppedAt)).toBe(0);
     });
 
-    test('stopping a run ends its lease at once (SQLite: leases never lapse)', async () => {
-      await store.stopRun(RUN, new Date().toISOString());
-      if (leases) expect(await leaseOf(RUN)).toBeLessThanOrEqual(Date.now() + SLACK_MS);
-      expect(await store.renewLease(RUN, LEASE_TTL_MS)).toBe(!leases);
+    test('stopping a run ends its lease at once (SQLite: it has none)', async () => {
+      const stoppedAt = new Date().toISOString();
+      await store.stopRun(RUN, stoppedAt);
+      expect((await store.listRuns()).find((run) => run.runId === RUN)?.stoppedAt).toBe(stoppedAt);
+      if (store.kind === 'sqlite') return;
+      expect(await leaseOf(RUN)).toBeLessThanOrEqual(Date.now() + SLACK_MS);
+      expect(await store.renewLease(RUN, LEASE_TTL_MS)).toBe(false);
     });
   });
 
@@ -332,7 +343,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       const trade = await storedTrade();
       await store.stopRun(RUN, new Date().toISOString());
       const next = await startRun(store);
-      await store.claimUnclosed(next);
+      await takeUnclosed(next);
       const after = await moved(trade, { ownerRunId: next, watch: 3, running: true, nextDeadline: NOW + 5 });
       expect(await store.getTrade(trade.tradeId)).toEqual(after);
     });
@@ -675,9 +686,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         await moved(closed, { status: 'redeemed', substate: 'redeemed', closed: true });
         await store.stopRun(RUN, new Date().toISOString());
         const next = await startRun(store);
-        expect(await store.claimUnclosed(next)).toBe(1);
-        expect(await store.claimOrphans(next, 10)).toEqual([]);
-        expect(await store.acquireTrade(earlier.tradeId, next)).toEqual({ acquired: true });
+        expect(await takeUnclosed(next)).toBe(1);
         expect((await store.restIndex(next)).map((e) => e.tradeId)).toEqual([earlier.tradeId]);
         // No row was rewritten: the record still names the run that last wrote it.
         expect((await store.getTrade(earlier.tradeId))?.ownerRunId).toBe(RUN);
@@ -1008,7 +1017,6 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         await commitAll(store, insert(hedge));
         await store.stopRun(RUN, new Date().toISOString());
         const next = await startRun(store);
-        expect(await store.claimHedges(next)).toEqual([]);
         expect((await store.hedgesInFlight(next)).map((h) => h.hedgeId)).toEqual([hedge.hedgeId]);
         await commitAll(store, update({ ...hedge, ownerRunId: next, attempt: 2 }));
         expect((await store.getHedge(hedge.hedgeId))?.ownerRunId).toBe(next);
@@ -1029,7 +1037,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         });
         await commitAll(store, insert(inFlight), insert(done));
         // Its owner is live: nobody may take it, and only the owner writes it.
-        expect(await store.claimHedges(RUN)).toEqual([]);
+        expect(await shared().claimHedges(RUN)).toEqual([]);
         expect(await conflictOf(update({ ...inFlight, ownerRunId: RUN, attempt: 2 }))).toEqual(['fenced']);
         expect((await store.hedgesInFlight(gone)).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
         expect(await store.hedgesInFlight(RUN)).toEqual([]);
@@ -1043,9 +1051,9 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
           await conflictOf(insert(hedgeOf(trade, { runId: gone, ownerRunId: gone, asset: 'x' }))),
         ).toEqual(['fenced']);
         // A live run takes the one in flight (not the landed one), once.
-        const claimed = await store.claimHedges(RUN);
+        const claimed = await shared().claimHedges(RUN);
         expect(claimed).toEqual([{ ...inFlight, ownerRunId: RUN }]);
-        expect(await store.claimHedges(RUN)).toEqual([]);
+        expect(await shared().claimHedges(RUN)).toEqual([]);
         expect((await store.hedgesInFlight(RUN)).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
         await commitAll(store, update({ ...inFlight, ownerRunId: RUN, attempt: 2 }));
         expect((await store.getHedge(inFlight.hedgeId))?.attempt).toBe(2);
@@ -1053,7 +1061,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         const other = await startRun(store);
         await lapseLease(database.url as string, RUN);
         await lapseLease(database.url as string, other);
-        expect(await store.claimHedges(other)).toEqual([]);
+        expect(await shared().claimHedges(other)).toEqual([]);
       },
     );
   });
@@ -1177,7 +1185,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       expect(before.trade).toEqual(later);
       // New rows continue the sequences after a reopen, written by the run that took the trade over.
       const next = await startRun(store);
-      await store.claimUnclosed(next);
+      await takeUnclosed(next);
       await commitAll(store, {
         kind: 'appendEvents',
         events: [{ ...startedEvent(trade), runId: next, type: 'AFTER_REOPEN' }],

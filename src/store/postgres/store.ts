@@ -11,7 +11,7 @@ import type pg from 'pg';
 import type { Hash32, SettlementStatus } from '../../vocabulary/index.ts';
 import type { DeskChange, DeskOverride } from '../desk.ts';
 import { type HedgeRecord, type HedgeRow, hedgeFromRow } from '../hedges.ts';
-import type { Store } from '../port.ts';
+import type { SharedStore } from '../port.ts';
 import type {
   Acquired,
   ClaimedTrade,
@@ -49,7 +49,7 @@ import { runStatement, SQL, type Statement, TRADE_SELECT } from './sql.ts';
 /** How often an instance deletes reservation buckets long past (each instance: any one of them would do). */
 const PRUNE_EVERY_MS = 30_000;
 
-export class PostgresStore implements Store {
+export class PostgresStore implements SharedStore {
   readonly kind = 'postgres' as const;
   private open = true;
   /** Tags this instance's notifications, so its own watchers skip them. */

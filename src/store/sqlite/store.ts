@@ -16,10 +16,8 @@ import {
   hedgeRow,
   hedgeUpdateRow,
 } from '../hedges.ts';
-import type { Store } from '../port.ts';
+import type { SingleInstanceStore } from '../port.ts';
 import type {
-  Acquired,
-  ClaimedTrade,
   NewRun,
   NewTradeEvent,
   QuoteRecord,
@@ -52,7 +50,7 @@ import { MIGRATIONS } from './migrations.ts';
 import { sqliteNoSpace } from './no-space.ts';
 import { prepareStatements, type Statements } from './sql.ts';
 
-export class SqliteStore implements Store {
+export class SqliteStore implements SingleInstanceStore {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly statements: Statements;
@@ -219,23 +217,13 @@ export class SqliteStore implements Store {
     return (this.statements.recentHedges.all(limit) as HedgeRow[]).map(hedgeFromRow);
   }
 
-  /** No other instance: nothing is ever orphaned. */
-  async claimHedges(_runId: string): Promise<HedgeRecord[]> {
-    return [];
-  }
-
-  async insertRun(run: NewRun, _leaseTtlMs: number): Promise<void> {
+  async insertRun(run: NewRun): Promise<void> {
     this.statements.insertRun.run({
       runId: run.runId,
       version: run.version,
       startedAt: run.startedAt,
       url: run.url,
     });
-  }
-
-  /** One instance: nobody else can take its trades, so its lease never lapses. */
-  async renewLease(_runId: string, _leaseTtlMs: number): Promise<boolean> {
-    return true;
   }
 
   async stopRun(runId: string, stoppedAt: string): Promise<void> {
@@ -444,18 +432,9 @@ export class SqliteStore implements Store {
   }
 
   /** The new run adopts every unclosed trade by starting: only earlier unadoptable marks are cleared. */
-  async claimUnclosed(_runId: string): Promise<number> {
+  async adoptUnclosed(): Promise<number> {
     this.statements.clearUnadoptable.run();
     return (this.statements.countOwned.get() as { n: number }).n;
-  }
-
-  /** No other instance: there are never orphans. */
-  async claimOrphans(_runId: string, _limit: number): Promise<ClaimedTrade[]> {
-    return [];
-  }
-
-  async acquireTrade(_tradeId: string, _runId: string): Promise<Acquired> {
-    return { acquired: true };
   }
 
   // The runtime's indexes: the owner is the running run, which owns every unclosed adoptable trade.
