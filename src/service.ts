@@ -314,7 +314,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       config: control.current.config.hedging ?? config.hedging,
       aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
       routeToleranceBps: config.aggregator.routeToleranceBps,
-      store,
       durable,
       chain: port,
       aggregator,
@@ -372,7 +371,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       clockReading: (maxAgeMs) => runtime.clock.fresh(maxAgeMs),
       staleAfterMs: 3 * followMs + 2_000,
       reachability,
-      settlingSnapshots: () => store.settlingSnapshots(runId),
+      settlingSnapshots: () => ownership.trades.settlingSnapshots(),
       chainNow: () => runtime.clock.estimate(),
     }),
     runtimePart(runtime),
@@ -384,8 +383,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const readiness = () => evaluateReadiness(readinessChecks);
   metrics.watch({
     config,
-    store,
-    runId,
+    owned: ownership.trades,
     activeActors: () => runtime.host.activeCount,
     feedLive: () => runtime.watcher.live,
     leaseRemainingSeconds: () => ownership.remainingSeconds,

@@ -2,17 +2,25 @@
 // of its TTL, orphans drained on each renewal), takes a trade whose owner is gone when it must act on it,
 // and is lost — it stops acting — when the store refuses a renewal or a write (the fence), or no renewal is
 // confirmed before the lease would lapse by this process's own clock.
-import type { HedgeRecord, SharedStore } from '../store/index.ts';
+import type { HedgeRecord, OwnedTrades, SharedStore } from '../store/index.ts';
 import { RunLease, StartupLease } from './lease.ts';
 import { type OwnedRun, type Ownership, TradeOwnedElsewhere } from './port.ts';
 import { endRun, type OwnershipOptions, retireEarlierRuns } from './run.ts';
 
 type LeaseStore = Pick<
   SharedStore,
-  'renewLease' | 'claimOrphans' | 'acquireTrade' | 'getTrade' | 'claimHedges' | 'retireRuns' | 'stopRun'
+  | 'ownedBy'
+  | 'renewLease'
+  | 'claimOrphans'
+  | 'acquireTrade'
+  | 'getTrade'
+  | 'claimHedges'
+  | 'retireRuns'
+  | 'stopRun'
 >;
 
 export class LeasedOwnership implements Ownership {
+  readonly trades: OwnedTrades;
   private readonly lease: RunLease;
   /** Renews the lease from the run's insert until the runtime keeps it. */
   private readonly startup: StartupLease;
@@ -25,6 +33,7 @@ export class LeasedOwnership implements Ownership {
     confirmedAt: number,
   ) {
     const { ttlMs, claimBatch, log } = options;
+    this.trades = store.ownedBy(runId);
     this.startup = new StartupLease(store, runId, ttlMs, confirmedAt);
     this.lease = new RunLease({
       store,
@@ -44,6 +53,11 @@ export class LeasedOwnership implements Ownership {
 
   get remainingSeconds(): number {
     return this.lease.remainingSeconds;
+  }
+
+  /** The trade its row names this run's owner. */
+  owns(record: { readonly ownerRunId: string }): boolean {
+    return record.ownerRunId === this.runId;
   }
 
   /** Nothing at once: one statement taking every orphan would keep the run from answering; keep drains them. */

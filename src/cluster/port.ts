@@ -4,7 +4,7 @@
 // over the orphans of runs that are gone, and gives everything up once the lease is lost. The runtime asks
 // it before acting on another run's trade, tells it of a write the store's fence refused, and hears from it
 // what it took over; how any of that is done stays in this folder.
-import { type ClaimedTrade, type HedgeRecord, StoreConflict } from '../store/index.ts';
+import { type ClaimedTrade, type HedgeRecord, type OwnedTrades, StoreConflict } from '../store/index.ts';
 
 export interface Ownership {
   readonly runId: string;
@@ -12,6 +12,10 @@ export interface Ownership {
   readonly live: boolean;
   /** Seconds the run is sure to own its trades without another word from the store; 0 once lost. */
   readonly remainingSeconds: number;
+  /** The store's indexes over the trades (and hedges in flight) this run owns. */
+  readonly trades: OwnedTrades;
+  /** Whether an unclosed trade is this run's by its record (a single instance's: every one). */
+  owns(record: { readonly ownerRunId: string }): boolean;
   /**
    * At the run's start, before it indexes its trades: takes at once what earlier runs left that can be taken
    * at once (a single instance: every unclosed trade; a cluster drains its orphans once the run acts, keep).

@@ -1,7 +1,7 @@
 // One instance on its own store (SQLite, one process per DATA_DIR): the running run owns every unclosed trade,
 // implicitly and for as long as it runs. Nothing lapses, nobody else can orphan a trade, and no row changes
 // hands: a new run takes its predecessors' trades by starting.
-import type { HedgeRecord, SingleInstanceStore } from '../store/index.ts';
+import type { HedgeRecord, OwnedTrades, SingleInstanceStore } from '../store/index.ts';
 import type { ClusterLog, OwnedRun, Ownership } from './port.ts';
 import type { OwnershipOptions } from './run.ts';
 import { endRun, retireEarlierRuns } from './run.ts';
@@ -15,7 +15,7 @@ export class SingleInstance implements Ownership {
   private stopped = false;
 
   constructor(
-    private readonly store: Pick<SingleInstanceStore, 'adoptUnclosed' | 'retireRuns' | 'stopRun'>,
+    private readonly store: Pick<SingleInstanceStore, 'owned' | 'adoptUnclosed' | 'retireRuns' | 'stopRun'>,
     readonly runId: string,
     options: Pick<OwnershipOptions, 'ttlMs' | 'log'>,
   ) {
@@ -29,6 +29,15 @@ export class SingleInstance implements Ownership {
 
   get remainingSeconds(): number {
     return this.lost ? 0 : this.heldSeconds;
+  }
+
+  get trades(): OwnedTrades {
+    return this.store.owned;
+  }
+
+  /** Every unclosed trade it could adopt, whichever run's record it was written by. */
+  owns(): boolean {
+    return true;
   }
 
   /** Every unclosed trade is the new run's by one statement (earlier unadoptable marks are cleared). */

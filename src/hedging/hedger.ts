@@ -50,7 +50,6 @@ export interface HedgerOptions {
   aggregatorMaxSlippageBps: number;
   /** aggregator.route_tolerance_bps: a swap's minimum is the route's quoted out less this. */
   routeToleranceBps: number;
-  store: Pick<import('../store/index.ts').Store, 'hedgesInFlight'>;
   durable: Pick<GroupCommit, 'write'>;
   chain: Pick<ChainPort, 'tokenBalance' | 'makerWallet' | 'land' | 'getTransaction'>;
   aggregator: AggregatorPort;
@@ -70,7 +69,7 @@ export interface HedgerOptions {
   /** How often it takes over gone instances' hedges and retries assets left outside their band. */
   tickMs: number;
   /** Which hedges the run owns: those of gone runs it takes over, and a write the store refused it. */
-  ownership: Pick<Ownership, 'takeOrphanedHedges' | 'fenced'>;
+  ownership: Pick<Ownership, 'trades' | 'takeOrphanedHedges' | 'fenced'>;
   nowMs?: () => number;
 }
 
@@ -122,7 +121,7 @@ export class Hedger {
   async start(): Promise<void> {
     if (!this.enabled || this.started) return;
     this.started = true;
-    for (const hedge of await this.options.store.hedgesInFlight(this.options.runId)) this.resume(hedge);
+    for (const hedge of await this.options.ownership.trades.hedgesInFlight()) this.resume(hedge);
     this.schedule();
   }
 

@@ -205,7 +205,15 @@ export class TradeRuntime {
       confirmedLocks: confirmedLocks ? { beforeConfirmedLock: () => this.readCommitments() } : null,
     });
     this.host.setObserver((trade) => this.watcher.observe(trade));
-    this.queries = new TradeQueries({ store, host: this.host, chain, config, clock: this.clock, runId });
+    this.queries = new TradeQueries({
+      store,
+      ownership: this.ownership,
+      host: this.host,
+      chain,
+      config,
+      clock: this.clock,
+      runId,
+    });
     this.commands = new TradeCommands({
       host: this.host,
       watcher: this.watcher,
@@ -223,7 +231,7 @@ export class TradeRuntime {
       confirmedLocks,
     });
     this.scheduler = new DeadlineScheduler({
-      store,
+      trades: this.ownership.trades,
       runId,
       durable,
       host: this.host,
@@ -251,7 +259,7 @@ export class TradeRuntime {
    * watched are seen.
    */
   async start(): Promise<void> {
-    const { store, runId, log } = this.options;
+    const { store, log } = this.options;
     this.reachability.onRecovered(() => void this.recover());
     this.stopWatchingStorage = this.options.storage?.onWritable(() => void this.retakeBroken()) ?? null;
     await this.clock.read().catch((error: unknown) => {
@@ -261,10 +269,10 @@ export class TradeRuntime {
       );
     });
     await this.ownership.takeOver();
-    for (const entry of await store.restIndex(runId)) this.index(entry, entry.seen);
+    for (const entry of await this.ownership.trades.restIndex()) this.index(entry, entry.seen);
     await this.rebuildExposure();
     this.watcher.start();
-    for (const tradeId of await store.runningTrades(runId)) this.restartEffect(tradeId);
+    for (const tradeId of await this.ownership.trades.runningTrades()) this.restartEffect(tradeId);
     // Events other instances make durable reach this instance's live streams too.
     this.stopWatchingEvents = await store.watchEvents((tradeIds) => {
       for (const tradeId of tradeIds) this.eventsStored(tradeId);
@@ -290,7 +298,7 @@ export class TradeRuntime {
    * final yet (what a fork could still cost), counted whatever the caps say now.
    */
   private async rebuildExposure(): Promise<void> {
-    for (const stored of await this.options.store.settlingSnapshots(this.options.runId)) {
+    for (const stored of await this.ownership.trades.settlingSnapshots()) {
       const { value, context } = JSON.parse(stored) as {
         value: unknown;
         context: {
@@ -427,9 +435,9 @@ export class TradeRuntime {
   }
 
   private async recoverOnce(): Promise<void> {
-    const { store, runId, log } = this.options;
+    const { runId, log } = this.options;
     if (this.stopped) return;
-    const failing = await store.failingTrades(runId, 1, RECOVERY_BATCH);
+    const failing = await this.ownership.trades.failingTrades(1, RECOVERY_BATCH);
     const urgent = failing.filter((trade) => knowsPreimageToRedeem(trade.substate)).map((t) => t.tradeId);
     const others = failing.filter((trade) => !knowsPreimageToRedeem(trade.substate)).map((t) => t.tradeId);
     log.info(

@@ -18,7 +18,7 @@ export {
   isHedgeInFlight,
 } from './hedges.ts';
 export { timeOrderedUuid } from './ids.ts';
-export type { SharedStore, SingleInstanceStore, Store, StoreBase } from './port.ts';
+export type { OwnedTrades, SharedStore, SingleInstanceStore, Store, StoreBase } from './port.ts';
 export type {
   Acquired,
   ClaimedTrade,

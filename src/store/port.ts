@@ -1,6 +1,9 @@
-// The store's port: the one interface both engines implement (sqlite/ is the reference for every query's
-// meaning; postgres/ serves several instances over one database), over the records of records.ts. Writes
-// reach it as a turn's batch through the group commit (group-commit.ts), reads directly.
+// The store's port, over the records of records.ts: what both engines answer (StoreBase; sqlite/ is the
+// reference for every query's meaning), in the shape of each engine's ownership — one instance whose run
+// owns every unclosed trade (SingleInstanceStore, SQLite), or several instances over one database whose runs
+// own trades by leases (SharedStore, PostgreSQL). The indexes over a run's own trades (OwnedTrades) come
+// from that shape, so neither engine takes an owner it has no use for. Writes reach it as a turn's batch
+// through the group commit (group-commit.ts), reads directly.
 import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
 import type { DeskChange, DeskOverride } from './desk.ts';
 import type { HedgeRecord } from './hedges.ts';
@@ -55,28 +58,8 @@ export interface StoreBase {
   findTradeByQuote(quoteId: string): Promise<TradeRecord | undefined>;
   listTrades(filter: TradeFilter): Promise<TradeRecord[]>;
 
-  // ── The virtual-actor runtime's indexes (each one statement); "owned": by the run `owner` ──
-  /** The owned (unclosed, adoptable) trades without their snapshots: what the watcher and the book index. */
-  restIndex(owner: string): Promise<RestEntry[]>;
-  /** Owned trades stored with an effect in flight (a crash interrupted them). */
-  runningTrades(owner: string): Promise<string[]>;
-  /** Owned trades whose wake time has come, earliest first. */
-  dueTrades(owner: string, now: number, limit: number): Promise<string[]>;
-  /** The earliest wake time among owned trades. */
-  earliestWake(owner: string): Promise<number | null>;
   /** Pending and initiated trades of a wallet (they count against its limit). */
   liveTradeCount(wallet: string): Promise<number>;
-  /** Owned trades per status and substate. */
-  ownedTradeCounts(owner: string): Promise<{ status: SettlementStatus; substate: string; count: number }[]>;
-  /** Owned trades whose current effect failed at least minAttempts times in a row, worst first. */
-  failingTrades(owner: string, minAttempts: number, limit: number): Promise<TradeRecord[]>;
-  /** failingTrades counted by effect (metrics); bounded by the failing trades, not by the trades at rest. */
-  failingEffectCounts(owner: string, minAttempts: number): Promise<{ effect: string; count: number }[]>;
-  /**
-   * Snapshots of the unclosed trades past pending, the only ones whose escrows can hold funds (a trade leaves
-   * pending once its taker lock is final): as many as trades in settlement, not as trades waiting for a lock.
-   */
-  settlingSnapshots(owner: string): Promise<string[]>;
   tradeEvents(tradeId: string): Promise<TradeEventRecord[]>;
   /** The runtime event log in stable order: events with seq > afterSeq. */
   events(afterSeq: number, limit: number): Promise<TradeEventRecord[]>;
@@ -93,11 +76,8 @@ export interface StoreBase {
   getHedge(hedgeId: string): Promise<HedgeRecord | undefined>;
   /** The hedges these trades triggered, oldest first (what their TradeResponses show). */
   hedgesOfTrades(tradeIds: readonly string[]): Promise<HedgeRecord[]>;
-  /**
-   * The hedges in flight (sending, requoting) the run owns — or, with null, every instance's — oldest first.
-   * SQLite: every one either way.
-   */
-  hedgesInFlight(owner: string | null): Promise<HedgeRecord[]>;
+  /** Every instance's hedges in flight (sending, requoting), oldest first (the operator's view). */
+  hedgesInFlight(): Promise<HedgeRecord[]>;
   /** The newest hedges of every instance, newest first. */
   recentHedges(limit: number): Promise<HedgeRecord[]>;
 
@@ -128,11 +108,42 @@ export interface StoreBase {
 }
 
 /**
+ * The virtual-actor runtime's indexes over the trades one run owns (each one statement), and its hedges in
+ * flight. Which run that is, and so which trades, the store's shape says: SingleInstanceStore.owned,
+ * SharedStore.ownedBy.
+ */
+export interface OwnedTrades {
+  /** The owned (unclosed, adoptable) trades without their snapshots: what the watcher and the book index. */
+  restIndex(): Promise<RestEntry[]>;
+  /** Owned trades stored with an effect in flight (a crash interrupted them). */
+  runningTrades(): Promise<string[]>;
+  /** Owned trades whose wake time has come, earliest first. */
+  dueTrades(now: number, limit: number): Promise<string[]>;
+  /** The earliest wake time among owned trades. */
+  earliestWake(): Promise<number | null>;
+  /** Owned trades per status and substate. */
+  ownedTradeCounts(): Promise<{ status: SettlementStatus; substate: string; count: number }[]>;
+  /** Owned trades whose current effect failed at least minAttempts times in a row, worst first. */
+  failingTrades(minAttempts: number, limit: number): Promise<TradeRecord[]>;
+  /** failingTrades counted by effect (metrics); bounded by the failing trades, not by the trades at rest. */
+  failingEffectCounts(minAttempts: number): Promise<{ effect: string; count: number }[]>;
+  /**
+   * Snapshots of the owned trades past pending, the only ones whose escrows can hold funds (a trade leaves
+   * pending once its taker lock is final): as many as trades in settlement, not as trades waiting for a lock.
+   */
+  settlingSnapshots(): Promise<string[]>;
+  /** The owned hedges in flight (sending, requoting), oldest first. */
+  hedgesInFlight(): Promise<HedgeRecord[]>;
+}
+
+/**
  * One instance on its own store (SQLite): the running run owns every unclosed trade it could adopt, implicitly
  * (no row is rewritten); nobody else can orphan a trade, and no write is fenced.
  */
 export interface SingleInstanceStore extends StoreBase {
   readonly kind: 'sqlite';
+  /** What the running run owns: every unclosed adoptable trade, and every hedge in flight. */
+  readonly owned: OwnedTrades;
   /** Records a run (not stopped). */
   insertRun(run: NewRun): Promise<void>;
   /**
@@ -152,6 +163,8 @@ export interface SingleInstanceStore extends StoreBase {
  */
 export interface SharedStore extends StoreBase {
   readonly kind: 'postgres';
+  /** What the run owns: the trades and hedges naming it their owner (every index leads with the owner). */
+  ownedBy(runId: string): OwnedTrades;
   /** Records a run (not stopped); its lease runs leaseTtlMs from now (the store's clock). */
   insertRun(run: NewRun, leaseTtlMs: number): Promise<void>;
   /**

@@ -114,7 +114,7 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
     await a.runtime.stop();
     const stoppedAt = Date.now();
     await until(
-      async () => (await b.store.restIndex(b.runId)).length === count,
+      async () => (await b.runtime.ownership.trades.restIndex()).length === count,
       'b owns every one of them',
       BATCHES_LEASE_MS * 10,
     );

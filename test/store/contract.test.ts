@@ -11,6 +11,7 @@ import {
   type HedgeRecord,
   type NewDeskChange,
   type NewTradeEvent,
+  type OwnedTrades,
   openStore,
   type QuoteRecord,
   type SharedStore,
@@ -57,6 +58,9 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
     if (store.kind !== 'postgres') throw new Error('only several instances share a store');
     return store;
   };
+  /** The indexes over the trades a run owns: on SQLite the running run owns them all. */
+  const owned = (runId: string): OwnedTrades =>
+    store.kind === 'sqlite' ? store.owned : store.ownedBy(runId);
   /** What a new run takes at its start: one instance every unclosed trade, several every orphan at once. */
   const takeUnclosed = (runId: string) =>
     store.kind === 'sqlite' ? store.adoptUnclosed() : store.claimUnclosed(runId);
@@ -217,7 +221,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         inputPrice: { price: huge, conf: huge, emaPrice: huge },
       });
       expect((await store.getTrade(trade.tradeId))?.hold?.raw).toBe(2n ** 64n - 1n);
-      expect((await store.restIndex(RUN))[0]?.hold?.raw).toBe(2n ** 64n - 1n);
+      expect((await owned(RUN).restIndex())[0]?.hold?.raw).toBe(2n ** 64n - 1n);
       const entry: LedgerEntry = {
         movement: 'taker_lock',
         signature: 'sig',
@@ -547,21 +551,21 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         { kind: 'setWake', tradeId: (trades[3] as TradeRecord).tradeId, runId: RUN, at: null },
       );
       const [t30, t10, t20] = ids(trades);
-      expect(await store.dueTrades(RUN, 35, 10)).toEqual([t10, t20, t30]);
-      expect(await store.dueTrades(RUN, 35, 2)).toEqual([t10, t20]);
-      expect(await store.dueTrades(RUN, 9, 10)).toEqual([]);
-      expect(await store.earliestWake(RUN)).toBe(10);
+      expect(await owned(RUN).dueTrades(35, 10)).toEqual([t10, t20, t30]);
+      expect(await owned(RUN).dueTrades(35, 2)).toEqual([t10, t20]);
+      expect(await owned(RUN).dueTrades(9, 10)).toEqual([]);
+      expect(await owned(RUN).earliestWake()).toBe(10);
     });
 
     test('closed trades are never due, and no wake at all reads as null', async () => {
       const [open, closing] = [await storedTrade(), await storedTrade()];
       await moved(closing, { status: 'failed', substate: 'failed', closed: true, nextDeadline: 5 });
       await commitAll(store, { kind: 'setWake', tradeId: open.tradeId, runId: RUN, at: 7 });
-      expect(await store.dueTrades(RUN, NOW, 10)).toEqual([open.tradeId]);
-      expect(await store.earliestWake(RUN)).toBe(7);
+      expect(await owned(RUN).dueTrades(NOW, 10)).toEqual([open.tradeId]);
+      expect(await owned(RUN).earliestWake()).toBe(7);
       await commitAll(store, { kind: 'setWake', tradeId: open.tradeId, runId: RUN, at: null });
-      expect(await store.dueTrades(RUN, NOW, 10)).toEqual([]);
-      expect(await store.earliestWake(RUN)).toBeNull();
+      expect(await owned(RUN).dueTrades(NOW, 10)).toEqual([]);
+      expect(await owned(RUN).earliestWake()).toBeNull();
     });
 
     test('the rest index has what the watcher and the book need of every owned trade, without snapshots', async () => {
@@ -569,7 +573,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       const closed = await storedTrade();
       await moved(closed, { status: 'failed', substate: 'failed', closed: true, hold: null });
       await commitAll(store, { kind: 'setSeen', tradeId: trade.tradeId, runId: RUN, seen: 'fingerprint' });
-      expect(await store.restIndex(RUN)).toEqual([
+      expect(await owned(RUN).restIndex()).toEqual([
         {
           tradeId: trade.tradeId,
           takerEscrow: trade.takerEscrow,
@@ -585,7 +589,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       const [running, idle, closed] = [await storedTrade(), await storedTrade(), await storedTrade()];
       await moved(running, { running: true });
       await moved(closed, { running: true, closed: true, status: 'redeemed', substate: 'redeemed' });
-      expect(await store.runningTrades(RUN)).toEqual([running.tradeId]);
+      expect(await owned(RUN).runningTrades()).toEqual([running.tradeId]);
       expect(idle.running).toBe(false);
     });
 
@@ -611,7 +615,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       await moved(a, { status: 'initiated', substate: 'initiated.redeeming.makerLocked' });
       await moved(b, { status: 'initiated', substate: 'initiated.awaitingMakerLock' });
       await moved(c, { status: 'redeemed', substate: 'redeemed', closed: true });
-      expect(await store.ownedTradeCounts(RUN)).toEqual([
+      expect(await owned(RUN).ownedTradeCounts()).toEqual([
         { status: 'initiated', substate: 'initiated.awaitingMakerLock', count: 1 },
         { status: 'initiated', substate: 'initiated.redeeming.makerLocked', count: 1 },
         { status: 'pending', substate: d.substate, count: 1 },
@@ -635,18 +639,18 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       const closedFailing = await failing(closed, 'makerRefund', 9);
       await moved(closedFailing, { closed: true, status: 'refunded', substate: 'refunded' });
 
-      const worst = await store.failingTrades(RUN, 2, 10);
+      const worst = await owned(RUN).failingTrades(2, 10);
       expect(ids(worst)).toEqual([...sorted([often.tradeId, oftenToo.tradeId]), twice.tradeId]);
       expect(worst[2]?.effectAttempts).toBe(2);
       expect(JSON.parse(worst[2]?.snapshot ?? '{}').context.effectError.effect).toBe('makerLock');
-      expect(await store.failingTrades(RUN, 2, 1)).toHaveLength(1);
+      expect(await owned(RUN).failingTrades(2, 1)).toHaveLength(1);
       const byEffect = async (min: number) =>
-        (await store.failingEffectCounts(RUN, min)).sort((a, b) => a.effect.localeCompare(b.effect));
+        (await owned(RUN).failingEffectCounts(min)).sort((a, b) => a.effect.localeCompare(b.effect));
       expect(await byEffect(2)).toEqual([
         { effect: 'makerLock', count: 2 },
         { effect: 'makerRedeem', count: 1 },
       ]);
-      expect(await store.failingEffectCounts(RUN, 8)).toEqual([]);
+      expect(await owned(RUN).failingEffectCounts(8)).toEqual([]);
     });
 
     test('settling snapshots are those of unclosed trades past pending, as written', async () => {
@@ -672,7 +676,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         snapshot: snapshotOf(closed),
       });
       expect(pending.status).toBe('pending');
-      expect(sorted(await store.settlingSnapshots(RUN))).toEqual(
+      expect(sorted(await owned(RUN).settlingSnapshots())).toEqual(
         sorted([snapshotOf(initiated), snapshotOf(failedOpen)]),
       );
     });
@@ -687,12 +691,12 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         await store.stopRun(RUN, new Date().toISOString());
         const next = await startRun(store);
         expect(await takeUnclosed(next)).toBe(1);
-        expect((await store.restIndex(next)).map((e) => e.tradeId)).toEqual([earlier.tradeId]);
+        expect((await owned(next).restIndex()).map((e) => e.tradeId)).toEqual([earlier.tradeId]);
         // No row was rewritten: the record still names the run that last wrote it.
         expect((await store.getTrade(earlier.tradeId))?.ownerRunId).toBe(RUN);
         // Writes name the running run, and nothing fences them.
         await commitAll(store, { kind: 'setWake', tradeId: earlier.tradeId, runId: next, at: NOW });
-        expect(await store.dueTrades(next, NOW, 10)).toEqual([earlier.tradeId]);
+        expect(await owned(next).dueTrades(NOW, 10)).toEqual([earlier.tradeId]);
       });
 
       test('per run: trades it created, and trades it owns (the running run: every unclosed adoptable one) or owned last', async () => {
@@ -918,7 +922,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         }),
       );
       expect(await conflictOf(insert(second))).toEqual(['ok']);
-      expect((await store.hedgesInFlight(RUN)).map((h) => h.hedgeId)).toEqual(
+      expect((await owned(RUN).hedgesInFlight()).map((h) => h.hedgeId)).toEqual(
         expect.arrayContaining([second.hedgeId]),
       );
     });
@@ -1007,7 +1011,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       ]);
       expect(await store.hedgesOfTrades([])).toEqual([]);
       expect((await store.recentHedges(2)).map((h) => h.hedgeId)).toEqual([h3.hedgeId, h2.hedgeId]);
-      expect((await store.hedgesInFlight(RUN)).map((h) => h.hedgeId)).toEqual([h3.hedgeId]);
+      expect((await owned(RUN).hedgesInFlight()).map((h) => h.hedgeId)).toEqual([h3.hedgeId]);
     });
 
     test.runIf(engine.name === 'sqlite')(
@@ -1017,7 +1021,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         await commitAll(store, insert(hedge));
         await store.stopRun(RUN, new Date().toISOString());
         const next = await startRun(store);
-        expect((await store.hedgesInFlight(next)).map((h) => h.hedgeId)).toEqual([hedge.hedgeId]);
+        expect((await owned(next).hedgesInFlight()).map((h) => h.hedgeId)).toEqual([hedge.hedgeId]);
         await commitAll(store, update({ ...hedge, ownerRunId: next, attempt: 2 }));
         expect((await store.getHedge(hedge.hedgeId))?.ownerRunId).toBe(next);
       },
@@ -1039,10 +1043,10 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         // Its owner is live: nobody may take it, and only the owner writes it.
         expect(await shared().claimHedges(RUN)).toEqual([]);
         expect(await conflictOf(update({ ...inFlight, ownerRunId: RUN, attempt: 2 }))).toEqual(['fenced']);
-        expect((await store.hedgesInFlight(gone)).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
-        expect(await store.hedgesInFlight(RUN)).toEqual([]);
+        expect((await owned(gone).hedgesInFlight()).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
+        expect(await owned(RUN).hedgesInFlight()).toEqual([]);
         // Every instance's, for the operator's view.
-        expect((await store.hedgesInFlight(null)).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
+        expect((await store.hedgesInFlight()).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
 
         await lapseLease(database.url as string, gone);
         // The gone run can neither write the hedge nor record a new one.
@@ -1054,7 +1058,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         const claimed = await shared().claimHedges(RUN);
         expect(claimed).toEqual([{ ...inFlight, ownerRunId: RUN }]);
         expect(await shared().claimHedges(RUN)).toEqual([]);
-        expect((await store.hedgesInFlight(RUN)).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
+        expect((await owned(RUN).hedgesInFlight()).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
         await commitAll(store, update({ ...inFlight, ownerRunId: RUN, attempt: 2 }));
         expect((await store.getHedge(inFlight.hedgeId))?.attempt).toBe(2);
         // A run whose lease lapsed claims nothing.
@@ -1332,7 +1336,7 @@ describe.skipIf(!POSTGRES_TESTS)("the postgres store on a database with a locale
       expect((await store.listTrades({ limit: 10 })).map((t) => t.tradeId)).toEqual(bytewise);
       const page = await store.listTrades({ after: { createdAt, tradeId: 'B-2' }, limit: 2 });
       expect(page.map((t) => t.tradeId)).toEqual(['_5', 'a-6']);
-      expect((await store.ownedTradeCounts(RUN)).map((c) => c.substate)).toEqual(
+      expect((await store.ownedBy(RUN).ownedTradeCounts()).map((c) => c.substate)).toEqual(
         bytewise.map((id) => `pending.${id}`),
       );
     } finally {
