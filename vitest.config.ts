@@ -20,7 +20,7 @@ const PURE = [
   'test/gateway/formats.test.ts',
   'test/http/json.test.ts',
   'test/http/logging.test.ts',
-  'test/http/peer.test.ts',
+  'test/cluster/peer.test.ts',
   'test/http/trade-response.test.ts',
   'test/chain/pda.test.ts',
   'test/chain/priority.test.ts',

@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     url: advertiseUrl,
     // Crash-only: a run that lost its lease may no longer own its trades; a new process is a new run that
     // claims what is orphaned. (The runtime has stopped acting already; the store's fence refuses its writes.)
-    onLeaseLost: (reason) => {
+    onOwnershipLost: (reason) => {
       process.stderr.write(`lease lost (${reason}): exiting so a new run takes over\n`);
       process.exit(75);
     },
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   });
   await service.app.listen({ host, port });
   // Listening at its address proves earlier runs there are gone: their trades are this run's at once.
-  if (advertiseUrl !== undefined) await service.runtime.listeningAt(advertiseUrl);
+  if (advertiseUrl !== undefined) await service.ownership.listeningAt(advertiseUrl);
   log.info(
     { run_id: service.runId, data_dir: dataDir, store: service.store.location, config: configPath },
     'maker service ready',

@@ -146,12 +146,12 @@ export function makerBalancesPart(inventory: Pick<MakerInventory, 'read'>): Read
   };
 }
 
-export function runtimePart(runtime: Pick<TradeRuntime, 'lease' | 'watcher' | 'host'>): ReadinessCheck {
+export function runtimePart(runtime: Pick<TradeRuntime, 'ownership' | 'watcher' | 'host'>): ReadinessCheck {
   return {
     name: 'runtime',
     check() {
       const counts = `${runtime.watcher.size} trades watched, ${runtime.host.activeCount} actors active`;
-      return runtime.lease.live
+      return runtime.ownership.live
         ? ok('running', counts)
         : failing('lease not held', `the run's lease is not live (lapsed or lost); ${counts}`);
     },

@@ -20,6 +20,7 @@ import {
   type PythFeedSpec,
   type PythPublisherOptions,
 } from './chain/index.ts';
+import { type Ownership, startRun } from './cluster/index.ts';
 import { type Config, type ConfigError, loadConfig } from './config/index.ts';
 import { ControlPlane } from './control/index.ts';
 import { Hedger, positions, readInventory } from './hedging/index.ts';
@@ -44,7 +45,7 @@ import {
   runtimePart,
   storePart,
 } from './readiness.ts';
-import { ChainReachability, MakerInventory, StartupLease, TradeRuntime } from './runtime/index.ts';
+import { ChainReachability, MakerInventory, TradeRuntime } from './runtime/index.ts';
 import { GroupCommit, isStorageFull, openStore, StorageWatch, type Store } from './store/index.ts';
 import { embeddedVenueOptions } from './venue/config.ts';
 import type { EmbeddedVenue } from './venue/embedded.ts';
@@ -68,7 +69,7 @@ export interface ServiceOptions {
    */
   url?: string | undefined;
   /** This run lost its lease (another instance may own its trades now): the runtime stopped; exit. */
-  onLeaseLost?: (reason: string) => void;
+  onOwnershipLost?: (reason: string) => void;
   config?: Config;
   configPath?: string;
   logger?: FastifyServerOptions['logger'] | false;
@@ -119,6 +120,8 @@ export interface Service {
   /** The desk's live settings (/v1/desk): the config's pairs, hedging and sourcing, changed by an operator. */
   readonly control: ControlPlane;
   readonly runId: string;
+  /** Which trades this run owns (src/cluster/); told where the service listens once it does. */
+  readonly ownership: Ownership;
   close(): Promise<void>;
 }
 
@@ -146,20 +149,20 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   }
   const runId = randomUUID();
   const startedAt = new Date();
-  // Before the insert: the lease it starts is counted from no later than this.
-  const insertedAt = performance.now();
+  // The rest of the start can outlast a lease on a slow chain: the run's ownership keeps it alive until the
+  // runtime keeps it.
+  let ownership: Ownership;
   try {
-    await store.insertRun(
+    ownership = await startRun(
+      store,
       { runId, version: VERSION, startedAt: startedAt.toISOString(), url: options.url ?? null },
-      leaseTtlMs,
+      { ttlMs: leaseTtlMs, claimBatch: config.cluster.claimBatch, log },
     );
   } catch (error) {
     await opened.close();
     await store.close();
     throw error;
   }
-  // The rest of the start can outlast a lease on a slow chain: keep it alive until the runtime takes over.
-  const startup = new StartupLease(store, runId, leaseTtlMs, insertedAt);
 
   const devChain = isEmbeddedChain(opened) ? opened : null;
   const chain = options.wrapChain ? options.wrapChain(opened) : opened;
@@ -189,7 +192,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     await mints.start();
   } catch (error) {
     mints.stop();
-    startup.handOver();
+    ownership.stop();
     await opened.close();
     await store.close();
     throw error;
@@ -291,16 +294,12 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         });
       }
     },
-    lease: {
-      ttlMs: leaseTtlMs,
-      claimBatch: config.cluster.claimBatch,
-      confirmedAt: () => startup.handOver(),
-    },
+    ownership,
     onTakeover: (count) => metrics.tradesTakenOver(count),
     reachability,
     aggregator,
     storage,
-    ...(options.onLeaseLost ? { onLeaseLost: options.onLeaseLost } : {}),
+    ...(options.onOwnershipLost ? { onOwnershipLost: options.onOwnershipLost } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
   });
@@ -315,7 +314,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       config: control.current.config.hedging ?? config.hedging,
       aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
       routeToleranceBps: config.aggregator.routeToleranceBps,
-      store,
       durable,
       chain: port,
       aggregator,
@@ -328,7 +326,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       observer: metrics,
       landTimeoutMs: finalOnLanding(port) ? 5_000 : 90_000,
       tickMs: followMs,
-      onFenced: () => runtime.lease.fenced(),
+      ownership,
       nowMs,
     });
     await hedger.start();
@@ -373,7 +371,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       clockReading: (maxAgeMs) => runtime.clock.fresh(maxAgeMs),
       staleAfterMs: 3 * followMs + 2_000,
       reachability,
-      settlingSnapshots: () => store.settlingSnapshots(runId),
+      settlingSnapshots: () => ownership.trades.settlingSnapshots(),
       chainNow: () => runtime.clock.estimate(),
     }),
     runtimePart(runtime),
@@ -385,11 +383,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const readiness = () => evaluateReadiness(readinessChecks);
   metrics.watch({
     config,
-    store,
-    runId,
+    owned: ownership.trades,
     activeActors: () => runtime.host.activeCount,
     feedLive: () => runtime.watcher.live,
-    leaseRemainingSeconds: () => runtime.lease.remainingSeconds,
+    leaseRemainingSeconds: () => ownership.remainingSeconds,
     chainNow: () => runtime.clock.estimate(),
     chainUnreachableSeconds: () => reachability.unreachableSeconds,
     balance: (mint) => inventory.balance(mint),
@@ -443,10 +440,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     hedger,
     control,
     runId,
+    ownership,
     async close() {
       if (closed) return;
       closed = true;
-      startup.handOver();
       mints.stop();
       await app.close();
       prices.stop?.();
@@ -460,11 +457,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       if (store.isOpen) {
         // A full disk may refuse it: the next run retires this one all the same (SQLite at its start;
         // PostgreSQL once the lease lapses).
-        await store
-          .stopRun(runId, new Date().toISOString())
-          .catch((error: unknown) =>
-            log.warn({ err: (error as Error).message }, 'could not mark the run stopped'),
-          );
+        await ownership.end();
         await store.close();
       }
     },

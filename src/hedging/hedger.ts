@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AggregatorPort } from '../aggregator/index.ts';
 import { landSwap, type SwapLanding, swapLedger } from '../aggregator/index.ts';
 import type { ChainPort } from '../chain/port.ts';
+import { isFenced, type Ownership } from '../cluster/index.ts';
 import type { HedgedAsset, HedgingConfig } from '../config/index.ts';
 import type { LedgerEntry } from '../ledger/index.ts';
 import type { Price } from '../money/index.ts';
@@ -49,7 +50,6 @@ export interface HedgerOptions {
   aggregatorMaxSlippageBps: number;
   /** aggregator.route_tolerance_bps: a swap's minimum is the route's quoted out less this. */
   routeToleranceBps: number;
-  store: Pick<import('../store/index.ts').Store, 'hedgesInFlight' | 'claimHedges' | 'kind'>;
   durable: Pick<GroupCommit, 'write'>;
   chain: Pick<ChainPort, 'tokenBalance' | 'makerWallet' | 'land' | 'getTransaction'>;
   aggregator: AggregatorPort;
@@ -68,8 +68,8 @@ export interface HedgerOptions {
   landTimeoutMs: number;
   /** How often it takes over gone instances' hedges and retries assets left outside their band. */
   tickMs: number;
-  /** A write of this run was fenced: its lease is gone. */
-  onFenced?(): void;
+  /** Which hedges the run owns: those of gone runs it takes over, and a write the store refused it. */
+  ownership: Pick<Ownership, 'trades' | 'takeOrphanedHedges' | 'fenced'>;
   nowMs?: () => number;
 }
 
@@ -121,7 +121,7 @@ export class Hedger {
   async start(): Promise<void> {
     if (!this.enabled || this.started) return;
     this.started = true;
-    for (const hedge of await this.options.store.hedgesInFlight(this.options.runId)) this.resume(hedge);
+    for (const hedge of await this.options.ownership.trades.hedgesInFlight()) this.resume(hedge);
     this.schedule();
   }
 
@@ -230,16 +230,14 @@ export class Hedger {
   /** Takes over gone instances' hedges (PostgreSQL), and retries assets whose wait after a failure is over. */
   private async tick(): Promise<void> {
     try {
-      if (this.options.store.kind === 'postgres') {
-        for (const hedge of await this.options.store.claimHedges(this.options.runId)) {
-          this.options.log.info(
-            { hedge_id: hedge.hedgeId, owner_was: hedge.ownerRunId },
-            'took over a hedge in flight',
-          );
-          const taken = { ...hedge, ownerRunId: this.options.runId };
-          if (this.workers.has(hedge.asset)) this.toResume.set(hedge.asset, taken);
-          else this.resume(taken);
-        }
+      for (const hedge of await this.options.ownership.takeOrphanedHedges()) {
+        this.options.log.info(
+          { hedge_id: hedge.hedgeId, owner_was: hedge.ownerRunId },
+          'took over a hedge in flight',
+        );
+        const taken = { ...hedge, ownerRunId: this.options.runId };
+        if (this.workers.has(hedge.asset)) this.toResume.set(hedge.asset, taken);
+        else this.resume(taken);
       }
     } catch (error) {
       this.options.log.warn({ err: (error as Error).message }, 'claiming hedges of gone runs failed');
@@ -336,8 +334,8 @@ export class Hedger {
         this.options.log.info({ asset: this.symbol(mint) }, 'another hedge of the asset is in flight');
         return null;
       }
-      if (error instanceof StoreConflict && error.conflict === 'fenced') {
-        this.options.onFenced?.();
+      if (isFenced(error)) {
+        this.options.ownership.fenced();
         return null;
       }
       throw new Refusal('store', `could not record the hedge: ${(error as Error).message}`);
@@ -515,7 +513,7 @@ export class Hedger {
         ledger,
       });
     } catch (error) {
-      if (error instanceof StoreConflict && error.conflict === 'fenced') this.options.onFenced?.();
+      if (isFenced(error)) this.options.ownership.fenced();
       this.options.log.error(
         { hedge_id: hedge.hedgeId, err: (error as Error).message },
         'could not store a hedge’s state: this run stops working on it (it resumes from the store)',

@@ -69,7 +69,7 @@ export async function readInventory(sources: InventorySources): Promise<Inventor
   // Every instance's (a hedge whose instance is gone shows here until another takes it over). Two reads, not
   // one snapshot (PostgreSQL answers them on different connections): a hedge recorded or settled between them
   // is shown as the later read has it, so a hedge listed as sending is always among those in flight.
-  const earlier = await sources.store.hedgesInFlight(null);
+  const earlier = await sources.store.hedgesInFlight();
   const recent = await sources.store.recentHedges(RECENT);
   const latest = new Set(recent.map((hedge) => hedge.hedgeId));
   const inFlight = [

@@ -17,7 +17,7 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
-import { TradeOwnedElsewhere } from '../runtime/errors.ts';
+import { ClusterDoors, originFormTarget, TradeOwnedElsewhere } from '../cluster/index.ts';
 import { isStorageFull } from '../store/index.ts';
 import {
   ApiError,
@@ -28,10 +28,7 @@ import {
   RuntimeError,
   STORAGE_FULL_RETRY_SECONDS,
 } from './errors.ts';
-import { forwardToOwner, originFormTarget } from './forward.ts';
 import { stringifyJson } from './json.ts';
-import { OwnerWatch } from './owner-watch.ts';
-import { ClusterPeers } from './peer.ts';
 import { type HttpDeps, registerRoutes } from './routes/index.ts';
 import { OPERATOR_SECURITY_SCHEMES, OperatorRoutes } from './routes/operator.ts';
 import type { TypeBoxApp } from './typebox-app.ts';
@@ -86,30 +83,21 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
     reply.header('x-request-id', request.id);
     return payload;
   });
-  const peers = new ClusterPeers(deps.config.cluster.secret, Date.now, (message) => app.log.warn(message));
-  peers.install(app);
-  // The client a request counts for — the rate limit's key, and the holder of the holds an RFQ makes: the
-  // connection's address (or X-Forwarded-For's, per http.trust_proxy), or for a command another instance
-  // forwarded, the client that instance vouches for under the cluster secret.
-  const clientOf = (request: FastifyRequest) => peers.vouchedClient(request) ?? request.ip;
-  // One poll for every forward waiting on an owner, a third of a lease apart.
-  const owners = new OwnerWatch({
-    takeIfOwnerGone: (tradeId) => deps.runtime.takeIfOwnerGone(tradeId),
-    pollMs: Math.max(100, Math.floor((deps.config.cluster.leaseTtlSeconds * 1000) / 3)),
-  });
-  app.addHook('onClose', async () => owners.stop());
-  const forwarding = {
+  const cluster = new ClusterDoors({
+    settings: deps.config.cluster,
     runId: deps.run.runId,
-    timeoutMs: 60_000,
-    retryAfterSeconds: deps.config.cluster.leaseTtlSeconds,
-    peers,
-    owners,
-    onOutcome: (outcome: Parameters<typeof deps.metrics.commandForwarded>[0]) =>
-      deps.metrics.commandForwarded(outcome),
-  };
+    ownership: deps.runtime.ownership,
+    unavailable: (message) => envelope('runtime_unavailable', message),
+    tampered: (message) => new ApiError('validation_failed', message),
+    warn: (message) => app.log.warn(message),
+    onOutcome: (outcome) => deps.metrics.commandForwarded(outcome),
+  });
+  cluster.install(app);
+  // The client a request counts for: the rate limit's key, and the holder of the holds an RFQ makes.
+  const clientOf = (request: FastifyRequest) => cluster.clientOf(request);
   app.setErrorHandler(function (this: FastifyInstance, thrown, request, reply) {
     // A command for a trade another live instance owns is that instance's to serve.
-    if (thrown instanceof TradeOwnedElsewhere) return forwardToOwner(thrown, request, reply, forwarding);
+    if (thrown instanceof TradeOwnedElsewhere) return cluster.forward(thrown, request, reply);
     return handleError.call(this, thrown as FastifyError, request, reply);
   });
   app.setNotFoundHandler((request, reply) => {

@@ -31,7 +31,7 @@ import {
   type ExposureView,
   type TradeTransition,
 } from '../runtime/index.ts';
-import { type CommitFailure, type CommitStats, isStorageFull, type Store } from '../store/index.ts';
+import { type CommitFailure, type CommitStats, isStorageFull, type OwnedTrades } from '../store/index.ts';
 import { publicSubstate, RISK_CHECKS } from '../vocabulary/index.ts';
 import { DEADLINES, ESCROW_SIDES, storedExposure } from './exposure.ts';
 import { processRegistry } from './process.ts';
@@ -59,9 +59,8 @@ export type SettlementStartOutcome = 'created' | 'repeated';
 /** What the scrape-time gauges read. */
 export interface MetricsSources {
   config: Config;
-  store: Pick<Store, 'ownedTradeCounts' | 'failingEffectCounts' | 'settlingSnapshots'>;
-  /** The run (this instance) whose trades the gauges count. */
-  runId: string;
+  /** The trades of the run (this instance) the gauges count. */
+  owned: Pick<OwnedTrades, 'ownedTradeCounts' | 'failingEffectCounts' | 'settlingSnapshots'>;
   /** Actors in memory now. */
   activeActors(): number;
   /** Whether the chain pushes account changes right now (else the watcher polls). */
@@ -524,14 +523,14 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
   }
 
   private async readState(sources: MetricsSources): Promise<void> {
-    const { config, store } = sources;
+    const { config, owned: trades } = sources;
     const symbol = (mint: string) => config.assets.find(mint)?.symbol ?? UNLISTED_ASSET;
     const [feeLamports, health, ownedCounts, failingCounts, settling] = await Promise.all([
       withTimeout(sources.chain.solBalance(sources.chain.makerWallet)).catch(() => null),
       withTimeout(sources.chain.health()).catch(() => ({ ok: false })),
-      store.ownedTradeCounts(sources.runId),
-      store.failingEffectCounts(sources.runId, EFFECT_RETRY.visibleAfterAttempts),
-      store.settlingSnapshots(sources.runId),
+      trades.ownedTradeCounts(),
+      trades.failingEffectCounts(EFFECT_RETRY.visibleAfterAttempts),
+      trades.settlingSnapshots(),
     ]);
 
     this.openTrades.reset();

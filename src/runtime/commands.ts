@@ -18,6 +18,7 @@ import {
   takerEscrowAddress,
   type UnsignedTransaction,
 } from '../chain/index.ts';
+import { isFenced, type Ownership } from '../cluster/index.ts';
 import type { Config } from '../config/index.ts';
 import type { QuoteDesk } from '../quotes/index.ts';
 import {
@@ -29,7 +30,7 @@ import {
 } from '../store/index.ts';
 import { bytesOf, type Hash32, hashOfPreimage, type Preimage, sameHash32 } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
-import { invalidInput, RuntimeError, TradeOwnedElsewhere } from './errors.ts';
+import { invalidInput, RuntimeError } from './errors.ts';
 import type { TradeHandle, TradeHost } from './host.ts';
 import { checkLockTransaction, issuedLockShape } from './lock-check.ts';
 import type { TradeQueries, TradeReading } from './queries.ts';
@@ -54,6 +55,8 @@ export interface CommandDeps {
   config: Config;
   quotes: QuoteDesk;
   runId: string;
+  /** Asked before resuming a trade another run's record names. */
+  ownership: Pick<Ownership, 'acquire'>;
   /** How long POST /lock waits for the lock to appear on chain before answering lock_not_found. */
   lockWaitMs: number;
   pollIntervalMs: number;
@@ -179,11 +182,11 @@ export class TradeCommands {
       try {
         await this.deps.host.create(record, snapshot, event);
       } catch (error) {
+        // This run lost its trades (it stops now): nothing was stored, and another instance serves a retry.
+        if (isFenced(error)) {
+          throw new RuntimeError('runtime_unavailable', 'This instance no longer holds its lease; retry.');
+        }
         if (error instanceof StoreConflict) {
-          // This run's lease lapsed (it stops now): nothing was stored, and another instance serves a retry.
-          if (error.conflict === 'fenced') {
-            throw new RuntimeError('runtime_unavailable', 'This instance no longer holds its lease; retry.');
-          }
           // Another start (another request, or another instance) took the quote or the commitment first.
           throw new RuntimeError(
             error.conflict === 'quote_used' ? 'quote_already_used' : 'secret_hash_reused',
@@ -446,11 +449,8 @@ export class TradeCommands {
     if (!record) throw new RuntimeError('trade_not_found');
     await host.retake(tradeId);
     if (record.closed) return this.deps.queries.trade(tradeId);
-    if (record.ownerRunId !== runId) {
-      // Another live instance's trade is resumed there; a gone owner's is taken here.
-      const acquired = await store.acquireTrade(tradeId, runId);
-      if (!acquired.acquired) throw new TradeOwnedElsewhere(tradeId, acquired.ownerRunId, acquired.ownerUrl);
-    }
+    // Another live instance's trade is resumed there (TradeOwnedElsewhere); a gone owner's is taken here.
+    if (record.ownerRunId !== runId) await this.deps.ownership.acquire(tradeId);
     const { watcher, clock } = this.deps;
     // Read before the trade is touched: while the chain cannot be reached, resuming changes nothing.
     const now = await this.chainCall(() => clock.read());

@@ -36,21 +36,6 @@ export class RuntimeError extends Error {
   }
 }
 
-/**
- * A command for a trade another live run (instance) owns: it is served there (the HTTP layer forwards the
- * request to ownerUrl), never here — only the owner may act on a trade while its lease lives.
- */
-export class TradeOwnedElsewhere extends Error {
-  constructor(
-    readonly tradeId: string,
-    readonly ownerRunId: string,
-    readonly ownerUrl: string | null,
-  ) {
-    super(`trade ${tradeId} is owned by run ${ownerRunId}`);
-    this.name = 'TradeOwnedElsewhere';
-  }
-}
-
 export const invalidInput = (input: RuntimeInput, problem: string, message?: string) =>
   new RuntimeError('invalid_input', message ?? problem, { input, problem });
 

@@ -22,20 +22,20 @@ import {
   type TradeSnapshotLike,
   tradeMachine,
 } from '../../machines/index.ts';
+import { isFenced, type Ownership } from '../cluster/index.ts';
 import { rollbackPostings, transitionPostings } from '../ledger/index.ts';
 import {
   type GroupCommit,
   isStorageFull,
   type NewTradeEvent,
   type Store,
-  StoreConflict,
   type StoreWrite,
   type TradeRecord,
 } from '../store/index.ts';
 import type { SettlementStatus } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import type { EffectActors } from './effects/index.ts';
-import { RuntimeError, TradeOwnedElsewhere } from './errors.ts';
+import { RuntimeError } from './errors.ts';
 import type { RuntimeLogger } from './logger.ts';
 import {
   effectRunning,
@@ -101,8 +101,11 @@ export interface HostOptions {
   onRest(rest: RestState, seen?: string): void;
   /** New events of this trade are durable (live streams read them). */
   onEventsStored(tradeId: string): void;
-  /** A write of this run was refused by the store's fence: the run no longer owns its trades. */
-  onFenced(): void;
+  /**
+   * Which trades the run owns: asked before acting on a trade another run's record names, told of a write
+   * the store refused because the run no longer owns its trades.
+   */
+  ownership: Pick<Ownership, 'acquire' | 'fenced'>;
   /** A command took over a trade whose owner run was gone (several instances). */
   onAcquired?(tradeId: string): void;
   /** Every stored transition, for its listeners (the log, metrics, the hedger). */
@@ -214,16 +217,15 @@ export class TradeHost {
     let record = await this.options.store.getTrade(tradeId);
     if (!record) throw new RuntimeError('trade_not_found');
     if (reindex) this.options.onRest(storedRest(record), record.seen);
-    if (!record.closed && record.ownerRunId !== this.runId) {
-      // Another run's trade: taken over if that run is gone, else served by it (see TradeOwnedElsewhere).
-      const acquired = await this.options.store.acquireTrade(tradeId, this.runId);
-      if (!acquired.acquired) throw new TradeOwnedElsewhere(tradeId, acquired.ownerRunId, acquired.ownerUrl);
-      // On SQLite every unclosed trade is the running run's already: nothing changed hands, the row is as
-      // read. On PostgreSQL it did (or the trade closed meanwhile): read the row the store has now.
-      if (this.options.store.kind === 'postgres') {
-        this.options.onAcquired?.(tradeId);
-        record = (await this.options.store.getTrade(tradeId)) ?? record;
-      }
+    // Another run's trade: taken over if that run is gone, else served by it (acquire throws
+    // TradeOwnedElsewhere). Taken, it changed hands (or closed meanwhile): read the row the store has now.
+    if (
+      !record.closed &&
+      record.ownerRunId !== this.runId &&
+      (await this.options.ownership.acquire(tradeId)) === 'taken'
+    ) {
+      this.options.onAcquired?.(tradeId);
+      record = (await this.options.store.getTrade(tradeId)) ?? record;
     }
     if (record.closed) return this.closedHandle(record);
     const snapshot = storedSnapshot(record);
@@ -412,12 +414,12 @@ export class TradeHost {
         trade.pending--;
         trade.broken = (error as Error).message;
         trade.brokenBy = { error, commits: this.options.durable.committed };
-        if (error instanceof StoreConflict && error.conflict === 'fenced') {
+        if (isFenced(error)) {
           this.options.log.error(
             { trade_id: tradeId, err: error.message },
             'the store refused a transition: this run no longer owns the trade (its lease lapsed)',
           );
-          this.options.onFenced();
+          this.options.ownership.fenced();
         } else if (isStorageFull(error)) {
           this.options.log.error(
             { trade_id: tradeId, err: error.message },
@@ -464,7 +466,7 @@ export class TradeHost {
       });
     } catch (error) {
       // An intent the store refused is never acted on (the effect fails before it sends).
-      if (error instanceof StoreConflict && error.conflict === 'fenced') this.options.onFenced();
+      if (isFenced(error)) this.options.ownership.fenced();
       throw error;
     }
     this.options.onEventsStored(tradeId);
@@ -488,8 +490,8 @@ export class TradeHost {
       await this.options.durable.write({ kind: 'createTrade', trade: record, event });
     } catch (error) {
       this.options.onRest({ ...state, closed: true, watch: 0, hold: null });
-      // The store refused it for want of a live lease: this run has lost its trades, whatever it thought.
-      if (error instanceof StoreConflict && error.conflict === 'fenced') this.options.onFenced();
+      // The store refused it for want of ownership: this run has lost its trades, whatever it thought.
+      if (isFenced(error)) this.options.ownership.fenced();
       throw error;
     }
     this.options.onEventsStored(record.tradeId);
@@ -584,8 +586,6 @@ export class TradeHost {
     this.active.clear();
   }
 }
-
-const isFenced = (error: unknown) => error instanceof StoreConflict && error.conflict === 'fenced';
 
 /**
  * Why a broken trade answers 503: the disk is full (StorageFull, storage_full with Retry-After), or its write

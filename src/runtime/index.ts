@@ -13,7 +13,6 @@ export {
   type ExposureView,
 } from './exposure.ts';
 export { MakerInventory } from './inventory.ts';
-export { StartupLease } from './lease.ts';
 export type { RuntimeLogger } from './logger.ts';
 export type { TradePage, TradeReading } from './queries.ts';
 export { ChainReachability, type Outage } from './reachability.ts';

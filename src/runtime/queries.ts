@@ -11,6 +11,7 @@ import {
 } from '../../machines/index.ts';
 import type { ChainPort } from '../chain/index.ts';
 import { keyBase58, publicKey } from '../chain/index.ts';
+import type { Ownership } from '../cluster/index.ts';
 import type { Config } from '../config/index.ts';
 import {
   type AssetPricing,
@@ -65,6 +66,8 @@ export interface TradePage {
 
 export interface QueryDeps {
   store: Store;
+  /** Which trades the run owns: their counts, the failing ones, and whether a record names one. */
+  ownership: Pick<Ownership, 'trades' | 'owns'>;
   host: TradeHost;
   chain: ChainPort;
   config: Config;
@@ -138,11 +141,10 @@ export class TradeQueries {
     known?: { entries: LedgerEntry[]; quote: QuoteRecord },
   ): Promise<TradeReading> {
     const { chain, runId, store } = this.deps;
-    // A closed trade belongs to the run it closed in. An unclosed one: on SQLite (one instance) the running
-    // run owns every trade it could adopt; on PostgreSQL the one its row names.
+    // A closed trade belongs to the run it closed in; an unclosed one it could adopt, as its ownership says.
     const owned = record.closed
       ? record.ownerRunId === runId
-      : record.adoptionError === null && (store.kind === 'sqlite' || record.ownerRunId === runId);
+      : record.adoptionError === null && this.deps.ownership.owns(record);
     const quote = known ? known.quote : await this.deps.store.getQuote(snapshot.context.quoteId);
     const status = settlementStatusOf(snapshot);
     // Only a redeemed trade triggers hedges: no read for the others.
@@ -331,21 +333,20 @@ export class TradeQueries {
    * actors active in memory now, and the trades whose effect keeps failing.
    */
   async actors() {
-    const { store, host } = this.deps;
-    const owned = await store.ownedTradeCounts(this.deps.runId);
-    const failing = (await store.failingTrades(this.deps.runId, EFFECT_RETRY.visibleAfterAttempts, 100)).map(
-      (record) => {
-        const error = (JSON.parse(record.snapshot) as TradeSnapshotLike).context.effectError;
-        return {
-          trade_id: record.tradeId,
-          substate: publicSubstate(record.substate),
-          effect: error?.effect ?? 'unknown',
-          attempts: record.effectAttempts,
-          message: error?.message ?? '',
-          next_retry_at: error?.retryAt ?? null,
-        };
-      },
-    );
+    const { host } = this.deps;
+    const { trades } = this.deps.ownership;
+    const owned = await trades.ownedTradeCounts();
+    const failing = (await trades.failingTrades(EFFECT_RETRY.visibleAfterAttempts, 100)).map((record) => {
+      const error = (JSON.parse(record.snapshot) as TradeSnapshotLike).context.effectError;
+      return {
+        trade_id: record.tradeId,
+        substate: publicSubstate(record.substate),
+        effect: error?.effect ?? 'unknown',
+        attempts: record.effectAttempts,
+        message: error?.message ?? '',
+        next_retry_at: error?.retryAt ?? null,
+      };
+    });
     const total = owned.reduce((sum, row) => sum + row.count, 0);
     // Substates by their public names, as every view shows them; a record stored by machine version 4
     // names the same one.

@@ -1,10 +1,11 @@
 // The trade runtime of one run, composed: the actor host (virtual actors), the chain watcher, the deadline
 // scheduler, the commands and the queries, over one group-committed store and one chain. It owns the run's
-// ticker, its lease (with several instances: renewals, and trades taken over from runs that are gone), and
-// what happens at start (claiming earlier runs' trades) and stop.
+// ticker and what happens at start (taking up the trades the run owns) and stop; which trades those are,
+// and the ones it takes over from runs that are gone, its ownership (src/cluster/) tells it.
 import { knowsPreimageToRedeem, type PriceCheck } from '../../machines/index.ts';
 import { type AggregatorPort, rawMid } from '../aggregator/index.ts';
 import { type ChainPort, finalOnLanding, meterChain } from '../chain/index.ts';
+import type { Ownership } from '../cluster/index.ts';
 import type { Config } from '../config/index.ts';
 import { postNetworkFee } from '../ledger/index.ts';
 import { dividePrices } from '../money/index.ts';
@@ -16,7 +17,6 @@ import { TradeCommands } from './commands.ts';
 import { chainEffects } from './effects/index.ts';
 import { ConfirmedExposure } from './exposure.ts';
 import { TradeHost } from './host.ts';
-import { RunLease } from './lease.ts';
 import type { RuntimeLogger } from './logger.ts';
 import { TradeQueries } from './queries.ts';
 import { ChainReachability } from './reachability.ts';
@@ -44,14 +44,10 @@ export interface RuntimeOptions {
   sweepIntervalMs?: number;
   /** Records each stored transition of a trade (the service's metrics). */
   onTransition?: (transition: TradeTransition) => void;
-  /**
-   * The run's lease (several instances over PostgreSQL): its TTL, the orphans taken per statement of a
-   * drain, and when it was last confirmed before the runtime started (the start-up keeper's hand-over;
-   * default: construction).
-   */
-  lease?: { ttlMs: number; claimBatch: number; confirmedAt?: () => number };
-  /** The run lost its lease: the runtime has stopped acting; the process should exit (a new run restarts). */
-  onLeaseLost?: (reason: string) => void;
+  /** Which trades the run owns (src/cluster/): kept from the runtime's start until it stops. */
+  ownership: Ownership;
+  /** The run lost its trades: the runtime has stopped acting; the process should exit (a new run restarts). */
+  onOwnershipLost?: (reason: string) => void;
   /** Trades this run took over from runs that were gone (the service's metrics). */
   onTakeover?: (count: number) => void;
   /**
@@ -71,9 +67,6 @@ export interface RuntimeOptions {
   storage?: Pick<StorageWatch, 'onWritable'>;
 }
 
-/** Defaults of the lease (config: cluster.lease_ttl_seconds, cluster.claim_batch). */
-export const DEFAULT_LEASE = { ttlMs: 10_000, claimBatch: 500 } as const;
-
 /** Trades whose failed effects are retried at once when an outage ends, per store query. */
 const RECOVERY_BATCH = 10_000;
 /** Trades nudged at once after an outage (each may activate an actor and send a transaction). */
@@ -88,7 +81,7 @@ export class TradeRuntime {
   /** The commitment policy's book: trades gone on a confirmed taker lock not final yet. */
   readonly exposure: ConfirmedExposure;
   private readonly scheduler: DeadlineScheduler;
-  readonly lease: RunLease;
+  readonly ownership: Ownership;
   readonly reachability: ChainReachability;
   private recovering: Promise<void> | null = null;
   private recoverAgain = false;
@@ -105,6 +98,7 @@ export class TradeRuntime {
 
   constructor(private readonly options: RuntimeOptions) {
     const { store, durable, config, quotes, runId, log } = options;
+    this.ownership = options.ownership;
     const embedded = options.chain.kind === 'embedded';
     // Waits that a chain keeping real time makes long (finality ~13 s) are sized as on a cluster.
     const instant = finalOnLanding(options.chain);
@@ -184,7 +178,7 @@ export class TradeRuntime {
       },
       onRest: (rest, seen) => this.index(rest, seen),
       onEventsStored: (tradeId) => this.eventsStored(tradeId),
-      onFenced: () => this.lease.fenced(),
+      ownership: this.ownership,
       onAcquired: () => options.onTakeover?.(1),
       onTransition: (transition) => {
         // Out of the book once nothing of the trade rides on a lock not final: final, or the trade moved on.
@@ -211,7 +205,15 @@ export class TradeRuntime {
       confirmedLocks: confirmedLocks ? { beforeConfirmedLock: () => this.readCommitments() } : null,
     });
     this.host.setObserver((trade) => this.watcher.observe(trade));
-    this.queries = new TradeQueries({ store, host: this.host, chain, config, clock: this.clock, runId });
+    this.queries = new TradeQueries({
+      store,
+      ownership: this.ownership,
+      host: this.host,
+      chain,
+      config,
+      clock: this.clock,
+      runId,
+    });
     this.commands = new TradeCommands({
       host: this.host,
       watcher: this.watcher,
@@ -223,12 +225,13 @@ export class TradeRuntime {
       config,
       quotes,
       runId,
+      ownership: this.ownership,
       lockWaitMs: options.lockWaitMs ?? (instant ? 3_000 : 45_000),
       pollIntervalMs: this.tickMs,
       confirmedLocks,
     });
     this.scheduler = new DeadlineScheduler({
-      store,
+      trades: this.ownership.trades,
       runId,
       durable,
       host: this.host,
@@ -238,31 +241,6 @@ export class TradeRuntime {
       recheckSeconds: Math.max(1, Math.ceil(this.tickMs / 1000)),
     });
     quotes.setExposure({ liveTradesOf: (wallet) => this.commands.liveTradesOf(wallet) });
-    const lease = options.lease ?? DEFAULT_LEASE;
-    this.lease = new RunLease({
-      store,
-      runId,
-      ttlMs: lease.ttlMs,
-      claimBatch: lease.claimBatch,
-      log,
-      adopt: (claimed) => this.adopt(claimed),
-      // The chain answered within a lease (the watcher's reads keep the clock fresh), or answers now. SQLite
-      // has no orphans: nothing to ask the chain for.
-      ...(store.kind === 'postgres'
-        ? {
-            canAct: async () =>
-              this.clock.fresh(lease.ttlMs) !== null ||
-              (await this.clock.read().then(
-                () => true,
-                () => false,
-              )),
-          }
-        : {}),
-      onLost: (reason) => {
-        void this.stop().finally(() => options.onLeaseLost?.(reason));
-      },
-      lapses: store.kind === 'postgres',
-    });
   }
 
   get runId(): string {
@@ -273,17 +251,15 @@ export class TradeRuntime {
    * Takes over the trades earlier runs left unclosed, indexes the run's trades at rest, restarts the effects
    * a crash interrupted, and starts the ticker — whether or not the chain answers: a run started during an
    * outage watches every trade, wakes every deadline and acts the moment the chain answers (see recover),
-   * so no trade waits for a command to be taken up. SQLite: the run owns every unclosed trade by one
-   * statement. PostgreSQL: the orphans are drained batch by batch once the run is started (the lease's
-   * claim), and only by a run that reaches the chain (a lost instance's trades go to one that can act on
-   * them); that statement would rewrite every index entry of every trade it moves (~5.5 s at 100,000), while
-   * batches let the run answer meanwhile; a command for a trade not taken yet takes it itself. No actor is
+   * so no trade waits for a command to be taken up. What earlier runs left is taken as its ownership says
+   * (one instance: every unclosed trade at once; several: orphans drained once the run acts, and only by a run
+   * that reaches the chain; a command for a trade not taken yet takes it itself). No actor is
    * made here: a trade records its adoption (ADOPTED, in its context and its history) when its actor first
    * runs in this run, and the first tick sweeps every watched escrow once, so changes made while no run
    * watched are seen.
    */
   async start(): Promise<void> {
-    const { store, runId, log } = this.options;
+    const { store, log } = this.options;
     this.reachability.onRecovered(() => void this.recover());
     this.stopWatchingStorage = this.options.storage?.onWritable(() => void this.retakeBroken()) ?? null;
     await this.clock.read().catch((error: unknown) => {
@@ -292,21 +268,28 @@ export class TradeRuntime {
         'chain unreachable at start: the run takes up its trades and acts once the chain answers',
       );
     });
-    if (store.kind === 'sqlite') {
-      const claimed = await store.claimUnclosed(runId);
-      if (claimed > 0)
-        log.info({ run_id: runId, trades: claimed }, 'adopted the unclosed trades of earlier runs');
-    }
-    for (const entry of await store.restIndex(runId)) this.index(entry, entry.seen);
+    await this.ownership.takeOver();
+    for (const entry of await this.ownership.trades.restIndex()) this.index(entry, entry.seen);
     await this.rebuildExposure();
     this.watcher.start();
-    for (const tradeId of await store.runningTrades(runId)) this.restartEffect(tradeId);
+    for (const tradeId of await this.ownership.trades.runningTrades()) this.restartEffect(tradeId);
     // Events other instances make durable reach this instance's live streams too.
     this.stopWatchingEvents = await store.watchEvents((tradeIds) => {
       for (const tradeId of tradeIds) this.eventsStored(tradeId);
     });
-    this.lease.start(this.options.lease?.confirmedAt?.());
-    void this.lease.claim();
+    this.ownership.keep({
+      adopt: (claimed) => this.adopt(claimed),
+      // The chain answered within the time asked (the watcher's reads keep the clock fresh), or answers now.
+      reachesChain: async (withinMs) =>
+        this.clock.fresh(withinMs) !== null ||
+        (await this.clock.read().then(
+          () => true,
+          () => false,
+        )),
+      lost: (reason) => {
+        void this.stop().finally(() => this.options.onOwnershipLost?.(reason));
+      },
+    });
     this.schedule();
   }
 
@@ -315,7 +298,7 @@ export class TradeRuntime {
    * final yet (what a fork could still cost), counted whatever the caps say now.
    */
   private async rebuildExposure(): Promise<void> {
-    for (const stored of await this.options.store.settlingSnapshots(this.options.runId)) {
+    for (const stored of await this.ownership.trades.settlingSnapshots()) {
       const { value, context } = JSON.parse(stored) as {
         value: unknown;
         context: {
@@ -340,31 +323,6 @@ export class TradeRuntime {
       // No reading: the book refuses (the trade waits for finality) until one is had.
       this.options.log.warn({ err: (error as Error).message }, 'could not read the commitments’ slots');
     }
-  }
-
-  /**
-   * Called once the service listens at url: earlier runs that advertised the same address are gone (a live
-   * one would hold it), so they are retired and their trades taken now rather than a lease later — a
-   * crashed instance restarted in place resumes its trades at once. Resolves once they are taken.
-   */
-  async listeningAt(url: string): Promise<void> {
-    const { store, runId, log } = this.options;
-    const retired = await store.retireRuns(url, runId, new Date().toISOString());
-    if (retired === 0) return;
-    log.info({ run_id: runId, runs: retired, url }, 'retired earlier runs at this address');
-    await this.lease.claim();
-  }
-
-  /**
-   * While a command for another instance's trade waits on that owner: takes the trade if the owner is gone
-   * (its lease lapsed), so the caller's retry is served here; false while the owner lives.
-   */
-  async takeIfOwnerGone(tradeId: string): Promise<boolean> {
-    const { store, runId } = this.options;
-    if (!(await store.acquireTrade(tradeId, runId)).acquired) return false;
-    const record = await store.getTrade(tradeId);
-    if (record && !record.closed && record.ownerRunId === runId) this.adopt([record]);
-    return true;
   }
 
   /** Trades taken over while running (a lost instance's): indexed, interrupted effects restarted. */
@@ -428,7 +386,7 @@ export class TradeRuntime {
     return rawMid(dividePrices(sellUsd, buyUsd), sell.decimals, buy.decimals);
   }
 
-  /** Stops acting: no tick, no renewal, no actor; idempotent (a lost lease and a shutdown may both ask). */
+  /** Stops acting: no tick, no renewal, no actor; idempotent (lost ownership and a shutdown may both ask). */
   stop(): Promise<void> {
     this.stopping ??= this.halt();
     return this.stopping;
@@ -437,7 +395,7 @@ export class TradeRuntime {
   private async halt(): Promise<void> {
     this.stopped = true;
     this.stopWatchingStorage?.();
-    this.lease.stop();
+    this.ownership.stop();
     this.reachability.stop();
     if (this.timer) clearTimeout(this.timer);
     await this.stopWatchingEvents?.();
@@ -477,9 +435,9 @@ export class TradeRuntime {
   }
 
   private async recoverOnce(): Promise<void> {
-    const { store, runId, log } = this.options;
+    const { runId, log } = this.options;
     if (this.stopped) return;
-    const failing = await store.failingTrades(runId, 1, RECOVERY_BATCH);
+    const failing = await this.ownership.trades.failingTrades(1, RECOVERY_BATCH);
     const urgent = failing.filter((trade) => knowsPreimageToRedeem(trade.substate)).map((t) => t.tradeId);
     const others = failing.filter((trade) => !knowsPreimageToRedeem(trade.substate)).map((t) => t.tradeId);
     log.info(

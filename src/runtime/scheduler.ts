@@ -4,7 +4,7 @@
 // does it read the chain's clock and wake the due trades: their escrows read in one batch first (a
 // deadline is never judged on a stale view of the escrows), then CHAIN_TIME_ADVANCED / RETRY_EFFECT.
 import { nextDeadline } from '../../machines/index.ts';
-import type { GroupCommit, Store } from '../store/index.ts';
+import type { GroupCommit, OwnedTrades } from '../store/index.ts';
 import type { ChainClock } from './clock.ts';
 import type { TradeHandle, TradeHost } from './host.ts';
 import type { RuntimeLogger } from './logger.ts';
@@ -46,7 +46,8 @@ export async function advanceRead(
 }
 
 export interface SchedulerOptions {
-  store: Store;
+  /** The trades of the run it wakes (their wake times). */
+  trades: Pick<OwnedTrades, 'dueTrades' | 'earliestWake'>;
   /** The run whose trades it wakes. */
   runId: string;
   durable: GroupCommit;
@@ -66,16 +67,14 @@ export class DeadlineScheduler {
 
   /** Wakes every trade whose time has come; reads the chain clock only when one may have. */
   async wakeDue(): Promise<void> {
-    const { store, clock } = this.options;
-    const earliest = await store.earliestWake(this.options.runId);
+    const { trades, clock } = this.options;
+    const earliest = await trades.earliestWake();
     if (earliest === null) return;
     const known = clock.fresh();
     const now = known !== null && clock.estimate() + 1 < earliest ? clock.estimate() : await clock.read();
     if (now < earliest) return;
     for (;;) {
-      const due = (await store.dueTrades(this.options.runId, now, DUE_BATCH)).filter(
-        (id) => !this.waking.has(id),
-      );
+      const due = (await trades.dueTrades(now, DUE_BATCH)).filter((id) => !this.waking.has(id));
       if (due.length === 0) return;
       await this.wake(due, now);
       if (due.length < DUE_BATCH) return;

@@ -3,7 +3,7 @@
 // PostgreSQL is chosen by DATABASE_URL. Reads are async; writes go through the group commit (group-commit.ts), which hands a turn's
 // writes to `commit` as one transaction, so whatever a route acknowledges is on disk before its answer leaves.
 // A full disk is a StorageFull, followed by the StorageWatch (storage-full.ts).
-import type { Store } from './port.ts';
+import type { SharedStore, SingleInstanceStore, Store } from './port.ts';
 import { openPostgresStore } from './postgres/index.ts';
 import { openSqliteStore } from './sqlite/index.ts';
 
@@ -18,7 +18,7 @@ export {
   isHedgeInFlight,
 } from './hedges.ts';
 export { timeOrderedUuid } from './ids.ts';
-export type { Store } from './port.ts';
+export type { OwnedTrades, SharedStore, SingleInstanceStore, Store, StoreBase } from './port.ts';
 export type {
   Acquired,
   ClaimedTrade,
@@ -53,6 +53,11 @@ export type StoreLocation =
   | { dataDir: string }
   | { path: string };
 
+export async function openStore(location: { databaseUrl: string; leaseTtlMs?: number }): Promise<SharedStore>;
+export async function openStore(
+  location: { dataDir: string } | { path: string },
+): Promise<SingleInstanceStore>;
+export async function openStore(location: StoreLocation): Promise<Store>;
 export async function openStore(location: StoreLocation): Promise<Store> {
   if ('databaseUrl' in location) {
     return openPostgresStore(

@@ -21,12 +21,11 @@ function watched(balances: Map<string, bigint>) {
   const metrics = new ServiceMetrics({ version: 'test', chain: 'embedded' });
   const sources: MetricsSources = {
     config,
-    store: {
+    owned: {
       ownedTradeCounts: async () => [],
       failingEffectCounts: async () => [],
       settlingSnapshots: async () => [],
     },
-    runId: 'run',
     activeActors: () => 0,
     feedLive: () => true,
     leaseRemainingSeconds: () => 10,

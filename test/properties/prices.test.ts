@@ -68,10 +68,12 @@ beforeAll(async () => {
   config = resolveConfig(doc);
   dir = tempDir('rfq-prices-');
   store = await openStore({ dataDir: dir.path });
-  await store.insertRun(
-    { runId: RUN, version: 'test', startedAt: new Date(NOW_MS).toISOString(), url: null },
-    60_000,
-  );
+  await store.insertRun({
+    runId: RUN,
+    version: 'test',
+    startedAt: new Date(NOW_MS).toISOString(),
+    url: null,
+  });
   durable = new GroupCommit(store);
   if (config.priceSource.kind !== 'pyth') throw new Error('expected the Pyth source');
   const feeds = config.priceSource.feeds;

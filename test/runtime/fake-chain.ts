@@ -37,6 +37,7 @@ import {
 } from '../../src/chain/index.ts';
 import type { PriceUpdate } from '../../src/chain/pyth/index.ts';
 import { takerLockTransaction, unsignedBase64 } from '../../src/chain/transactions.ts';
+import { ownershipOf } from '../../src/cluster/index.ts';
 import { type Config, resolveConfig } from '../../src/config/index.ts';
 import { QuoteDesk, StaticPriceSource } from '../../src/quotes/index.ts';
 import { MakerInventory, TradeRuntime } from '../../src/runtime/index.ts';
@@ -539,11 +540,15 @@ export async function openHarness(
   let runtime: TradeRuntime | null = null;
   let quotes: QuoteDesk | null = null;
   let nextRunId = randomUUID();
-  const newRun = (runId: string) =>
-    store.insertRun(
-      { runId, version: 'test', startedAt: new Date().toISOString(), url: `http://run-${runId}.test` },
-      leaseTtlMs,
-    );
+  const newRun = (runId: string) => {
+    const run = {
+      runId,
+      version: 'test',
+      startedAt: new Date().toISOString(),
+      url: `http://run-${runId}.test`,
+    };
+    return store.kind === 'postgres' ? store.insertRun(run, leaseTtlMs) : store.insertRun(run);
+  };
   await newRun(nextRunId);
 
   const harness: Harness = {
@@ -594,8 +599,8 @@ export async function openHarness(
         log,
         pollIntervalMs: options.pollIntervalMs ?? 60_000,
         lockWaitMs: options.lockWaitMs ?? 0,
-        lease: { ttlMs: leaseTtlMs, claimBatch: 100 },
-        onLeaseLost: (reason) => harness.leaseLost.push(reason),
+        ownership: ownershipOf(store, nextRunId, { ttlMs: leaseTtlMs, claimBatch: 100, log }),
+        onOwnershipLost: (reason) => harness.leaseLost.push(reason),
       });
       await runtime.start();
       return runtime;

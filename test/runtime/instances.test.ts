@@ -5,7 +5,8 @@
 import { Keypair } from '@solana/web3.js';
 import fc from 'fast-check';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { TradeOwnedElsewhere } from '../../src/runtime/errors.ts';
+import { TradeOwnedElsewhere } from '../../src/cluster/index.ts';
+import type { SharedStore } from '../../src/store/index.ts';
 import { POSTGRES_TESTS, testDatabaseUrl } from '../support/postgres.ts';
 import type { ConfigDocument } from '../support/service.ts';
 import {
@@ -113,7 +114,7 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
     await a.runtime.stop();
     const stoppedAt = Date.now();
     await until(
-      async () => (await b.store.restIndex(b.runId)).length === count,
+      async () => (await b.runtime.ownership.trades.restIndex()).length === count,
       'b owns every one of them',
       BATCHES_LEASE_MS * 10,
     );
@@ -167,7 +168,7 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
     const [a, b] = [nth(instances, 0), nth(instances, 1)];
     const trade = await a.startTrade();
     // a freezes where it renews (SIGSTOP, a partition): its lease lapses while it holds the trade's actor.
-    vi.spyOn(a.store, 'renewLease').mockImplementation(() => new Promise(() => {}));
+    vi.spyOn(a.store as SharedStore, 'renewLease').mockImplementation(() => new Promise(() => {}));
     const command = a.runtime.host.use(trade.tradeId, async (handle) => {
       await until(
         async () => (await b.store.getTrade(trade.tradeId))?.ownerRunId === b.runId,

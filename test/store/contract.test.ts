@@ -11,8 +11,10 @@ import {
   type HedgeRecord,
   type NewDeskChange,
   type NewTradeEvent,
+  type OwnedTrades,
   openStore,
   type QuoteRecord,
+  type SharedStore,
   type Store,
   type StoreWrite,
   type TradeRecord,
@@ -51,6 +53,17 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
     opened.push(next);
     return next;
   };
+  /** The store as several instances share it: the PostgreSQL cases' leases, claims and acquisitions. */
+  const shared = (): SharedStore => {
+    if (store.kind !== 'postgres') throw new Error('only several instances share a store');
+    return store;
+  };
+  /** The indexes over the trades a run owns: on SQLite the running run owns them all. */
+  const owned = (runId: string): OwnedTrades =>
+    store.kind === 'sqlite' ? store.owned : store.ownedBy(runId);
+  /** What a new run takes at its start: one instance every unclosed trade, several every orphan at once. */
+  const takeUnclosed = (runId: string) =>
+    store.kind === 'sqlite' ? store.adoptUnclosed() : store.claimUnclosed(runId);
 
   beforeEach(async (context) => {
     if (!engine.available) context.skip();
@@ -135,18 +148,17 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       }
     });
 
-    test('a live lease renews, to the new length from now', async () => {
+    test.runIf(leases)('a live lease renews, to the new length from now', async () => {
       const first = await leaseOf(RUN);
-      expect(await store.renewLease(RUN, 10 * LEASE_TTL_MS)).toBe(true);
-      if (leases) expect(await leaseOf(RUN)).toBeGreaterThan((first as number) + 8 * LEASE_TTL_MS);
-      else expect(await leaseOf(RUN)).toBeNull();
+      expect(await shared().renewLease(RUN, 10 * LEASE_TTL_MS)).toBe(true);
+      expect(await leaseOf(RUN)).toBeGreaterThan((first as number) + 8 * LEASE_TTL_MS);
     });
 
-    test('a lapsed lease cannot be renewed: its run must stop acting (SQLite: leases never lapse)', async () => {
+    test.runIf(leases)('a lapsed lease cannot be renewed: its run must stop acting', async () => {
       const brief = await startRun(store, randomUUID(), 1);
       await sleep(20);
-      expect(await store.renewLease(brief, LEASE_TTL_MS)).toBe(!leases);
-      if (leases) expect(await leaseOf(brief)).toBeLessThan(Date.now() + SLACK_MS);
+      expect(await shared().renewLease(brief, LEASE_TTL_MS)).toBe(false);
+      expect(await leaseOf(brief)).toBeLessThan(Date.now() + SLACK_MS);
     });
 
     test('a run listening at an address retires the earlier unstopped runs that advertised it, and only those', async () => {
@@ -167,10 +179,13 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       expect(await store.retireRuns(at, successor.runId, stoppedAt)).toBe(0);
     });
 
-    test('stopping a run ends its lease at once (SQLite: leases never lapse)', async () => {
-      await store.stopRun(RUN, new Date().toISOString());
-      if (leases) expect(await leaseOf(RUN)).toBeLessThanOrEqual(Date.now() + SLACK_MS);
-      expect(await store.renewLease(RUN, LEASE_TTL_MS)).toBe(!leases);
+    test('stopping a run ends its lease at once (SQLite: it has none)', async () => {
+      const stoppedAt = new Date().toISOString();
+      await store.stopRun(RUN, stoppedAt);
+      expect((await store.listRuns()).find((run) => run.runId === RUN)?.stoppedAt).toBe(stoppedAt);
+      if (store.kind === 'sqlite') return;
+      expect(await leaseOf(RUN)).toBeLessThanOrEqual(Date.now() + SLACK_MS);
+      expect(await store.renewLease(RUN, LEASE_TTL_MS)).toBe(false);
     });
   });
 
@@ -206,7 +221,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         inputPrice: { price: huge, conf: huge, emaPrice: huge },
       });
       expect((await store.getTrade(trade.tradeId))?.hold?.raw).toBe(2n ** 64n - 1n);
-      expect((await store.restIndex(RUN))[0]?.hold?.raw).toBe(2n ** 64n - 1n);
+      expect((await owned(RUN).restIndex())[0]?.hold?.raw).toBe(2n ** 64n - 1n);
       const entry: LedgerEntry = {
         movement: 'taker_lock',
         signature: 'sig',
@@ -332,7 +347,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       const trade = await storedTrade();
       await store.stopRun(RUN, new Date().toISOString());
       const next = await startRun(store);
-      await store.claimUnclosed(next);
+      await takeUnclosed(next);
       const after = await moved(trade, { ownerRunId: next, watch: 3, running: true, nextDeadline: NOW + 5 });
       expect(await store.getTrade(trade.tradeId)).toEqual(after);
     });
@@ -536,21 +551,21 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         { kind: 'setWake', tradeId: (trades[3] as TradeRecord).tradeId, runId: RUN, at: null },
       );
       const [t30, t10, t20] = ids(trades);
-      expect(await store.dueTrades(RUN, 35, 10)).toEqual([t10, t20, t30]);
-      expect(await store.dueTrades(RUN, 35, 2)).toEqual([t10, t20]);
-      expect(await store.dueTrades(RUN, 9, 10)).toEqual([]);
-      expect(await store.earliestWake(RUN)).toBe(10);
+      expect(await owned(RUN).dueTrades(35, 10)).toEqual([t10, t20, t30]);
+      expect(await owned(RUN).dueTrades(35, 2)).toEqual([t10, t20]);
+      expect(await owned(RUN).dueTrades(9, 10)).toEqual([]);
+      expect(await owned(RUN).earliestWake()).toBe(10);
     });
 
     test('closed trades are never due, and no wake at all reads as null', async () => {
       const [open, closing] = [await storedTrade(), await storedTrade()];
       await moved(closing, { status: 'failed', substate: 'failed', closed: true, nextDeadline: 5 });
       await commitAll(store, { kind: 'setWake', tradeId: open.tradeId, runId: RUN, at: 7 });
-      expect(await store.dueTrades(RUN, NOW, 10)).toEqual([open.tradeId]);
-      expect(await store.earliestWake(RUN)).toBe(7);
+      expect(await owned(RUN).dueTrades(NOW, 10)).toEqual([open.tradeId]);
+      expect(await owned(RUN).earliestWake()).toBe(7);
       await commitAll(store, { kind: 'setWake', tradeId: open.tradeId, runId: RUN, at: null });
-      expect(await store.dueTrades(RUN, NOW, 10)).toEqual([]);
-      expect(await store.earliestWake(RUN)).toBeNull();
+      expect(await owned(RUN).dueTrades(NOW, 10)).toEqual([]);
+      expect(await owned(RUN).earliestWake()).toBeNull();
     });
 
     test('the rest index has what the watcher and the book need of every owned trade, without snapshots', async () => {
@@ -558,7 +573,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       const closed = await storedTrade();
       await moved(closed, { status: 'failed', substate: 'failed', closed: true, hold: null });
       await commitAll(store, { kind: 'setSeen', tradeId: trade.tradeId, runId: RUN, seen: 'fingerprint' });
-      expect(await store.restIndex(RUN)).toEqual([
+      expect(await owned(RUN).restIndex()).toEqual([
         {
           tradeId: trade.tradeId,
           takerEscrow: trade.takerEscrow,
@@ -574,7 +589,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       const [running, idle, closed] = [await storedTrade(), await storedTrade(), await storedTrade()];
       await moved(running, { running: true });
       await moved(closed, { running: true, closed: true, status: 'redeemed', substate: 'redeemed' });
-      expect(await store.runningTrades(RUN)).toEqual([running.tradeId]);
+      expect(await owned(RUN).runningTrades()).toEqual([running.tradeId]);
       expect(idle.running).toBe(false);
     });
 
@@ -600,7 +615,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       await moved(a, { status: 'initiated', substate: 'initiated.redeeming.makerLocked' });
       await moved(b, { status: 'initiated', substate: 'initiated.awaitingMakerLock' });
       await moved(c, { status: 'redeemed', substate: 'redeemed', closed: true });
-      expect(await store.ownedTradeCounts(RUN)).toEqual([
+      expect(await owned(RUN).ownedTradeCounts()).toEqual([
         { status: 'initiated', substate: 'initiated.awaitingMakerLock', count: 1 },
         { status: 'initiated', substate: 'initiated.redeeming.makerLocked', count: 1 },
         { status: 'pending', substate: d.substate, count: 1 },
@@ -624,18 +639,18 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       const closedFailing = await failing(closed, 'makerRefund', 9);
       await moved(closedFailing, { closed: true, status: 'refunded', substate: 'refunded' });
 
-      const worst = await store.failingTrades(RUN, 2, 10);
+      const worst = await owned(RUN).failingTrades(2, 10);
       expect(ids(worst)).toEqual([...sorted([often.tradeId, oftenToo.tradeId]), twice.tradeId]);
       expect(worst[2]?.effectAttempts).toBe(2);
       expect(JSON.parse(worst[2]?.snapshot ?? '{}').context.effectError.effect).toBe('makerLock');
-      expect(await store.failingTrades(RUN, 2, 1)).toHaveLength(1);
+      expect(await owned(RUN).failingTrades(2, 1)).toHaveLength(1);
       const byEffect = async (min: number) =>
-        (await store.failingEffectCounts(RUN, min)).sort((a, b) => a.effect.localeCompare(b.effect));
+        (await owned(RUN).failingEffectCounts(min)).sort((a, b) => a.effect.localeCompare(b.effect));
       expect(await byEffect(2)).toEqual([
         { effect: 'makerLock', count: 2 },
         { effect: 'makerRedeem', count: 1 },
       ]);
-      expect(await store.failingEffectCounts(RUN, 8)).toEqual([]);
+      expect(await owned(RUN).failingEffectCounts(8)).toEqual([]);
     });
 
     test('settling snapshots are those of unclosed trades past pending, as written', async () => {
@@ -661,7 +676,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         snapshot: snapshotOf(closed),
       });
       expect(pending.status).toBe('pending');
-      expect(sorted(await store.settlingSnapshots(RUN))).toEqual(
+      expect(sorted(await owned(RUN).settlingSnapshots())).toEqual(
         sorted([snapshotOf(initiated), snapshotOf(failedOpen)]),
       );
     });
@@ -675,15 +690,13 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         await moved(closed, { status: 'redeemed', substate: 'redeemed', closed: true });
         await store.stopRun(RUN, new Date().toISOString());
         const next = await startRun(store);
-        expect(await store.claimUnclosed(next)).toBe(1);
-        expect(await store.claimOrphans(next, 10)).toEqual([]);
-        expect(await store.acquireTrade(earlier.tradeId, next)).toEqual({ acquired: true });
-        expect((await store.restIndex(next)).map((e) => e.tradeId)).toEqual([earlier.tradeId]);
+        expect(await takeUnclosed(next)).toBe(1);
+        expect((await owned(next).restIndex()).map((e) => e.tradeId)).toEqual([earlier.tradeId]);
         // No row was rewritten: the record still names the run that last wrote it.
         expect((await store.getTrade(earlier.tradeId))?.ownerRunId).toBe(RUN);
         // Writes name the running run, and nothing fences them.
         await commitAll(store, { kind: 'setWake', tradeId: earlier.tradeId, runId: next, at: NOW });
-        expect(await store.dueTrades(next, NOW, 10)).toEqual([earlier.tradeId]);
+        expect(await owned(next).dueTrades(NOW, 10)).toEqual([earlier.tradeId]);
       });
 
       test('per run: trades it created, and trades it owns (the running run: every unclosed adoptable one) or owned last', async () => {
@@ -909,7 +922,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         }),
       );
       expect(await conflictOf(insert(second))).toEqual(['ok']);
-      expect((await store.hedgesInFlight(RUN)).map((h) => h.hedgeId)).toEqual(
+      expect((await owned(RUN).hedgesInFlight()).map((h) => h.hedgeId)).toEqual(
         expect.arrayContaining([second.hedgeId]),
       );
     });
@@ -998,7 +1011,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       ]);
       expect(await store.hedgesOfTrades([])).toEqual([]);
       expect((await store.recentHedges(2)).map((h) => h.hedgeId)).toEqual([h3.hedgeId, h2.hedgeId]);
-      expect((await store.hedgesInFlight(RUN)).map((h) => h.hedgeId)).toEqual([h3.hedgeId]);
+      expect((await owned(RUN).hedgesInFlight()).map((h) => h.hedgeId)).toEqual([h3.hedgeId]);
     });
 
     test.runIf(engine.name === 'sqlite')(
@@ -1008,8 +1021,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         await commitAll(store, insert(hedge));
         await store.stopRun(RUN, new Date().toISOString());
         const next = await startRun(store);
-        expect(await store.claimHedges(next)).toEqual([]);
-        expect((await store.hedgesInFlight(next)).map((h) => h.hedgeId)).toEqual([hedge.hedgeId]);
+        expect((await owned(next).hedgesInFlight()).map((h) => h.hedgeId)).toEqual([hedge.hedgeId]);
         await commitAll(store, update({ ...hedge, ownerRunId: next, attempt: 2 }));
         expect((await store.getHedge(hedge.hedgeId))?.ownerRunId).toBe(next);
       },
@@ -1029,12 +1041,12 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         });
         await commitAll(store, insert(inFlight), insert(done));
         // Its owner is live: nobody may take it, and only the owner writes it.
-        expect(await store.claimHedges(RUN)).toEqual([]);
+        expect(await shared().claimHedges(RUN)).toEqual([]);
         expect(await conflictOf(update({ ...inFlight, ownerRunId: RUN, attempt: 2 }))).toEqual(['fenced']);
-        expect((await store.hedgesInFlight(gone)).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
-        expect(await store.hedgesInFlight(RUN)).toEqual([]);
+        expect((await owned(gone).hedgesInFlight()).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
+        expect(await owned(RUN).hedgesInFlight()).toEqual([]);
         // Every instance's, for the operator's view.
-        expect((await store.hedgesInFlight(null)).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
+        expect((await store.hedgesInFlight()).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
 
         await lapseLease(database.url as string, gone);
         // The gone run can neither write the hedge nor record a new one.
@@ -1043,17 +1055,17 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
           await conflictOf(insert(hedgeOf(trade, { runId: gone, ownerRunId: gone, asset: 'x' }))),
         ).toEqual(['fenced']);
         // A live run takes the one in flight (not the landed one), once.
-        const claimed = await store.claimHedges(RUN);
+        const claimed = await shared().claimHedges(RUN);
         expect(claimed).toEqual([{ ...inFlight, ownerRunId: RUN }]);
-        expect(await store.claimHedges(RUN)).toEqual([]);
-        expect((await store.hedgesInFlight(RUN)).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
+        expect(await shared().claimHedges(RUN)).toEqual([]);
+        expect((await owned(RUN).hedgesInFlight()).map((h) => h.hedgeId)).toEqual([inFlight.hedgeId]);
         await commitAll(store, update({ ...inFlight, ownerRunId: RUN, attempt: 2 }));
         expect((await store.getHedge(inFlight.hedgeId))?.attempt).toBe(2);
         // A run whose lease lapsed claims nothing.
         const other = await startRun(store);
         await lapseLease(database.url as string, RUN);
         await lapseLease(database.url as string, other);
-        expect(await store.claimHedges(other)).toEqual([]);
+        expect(await shared().claimHedges(other)).toEqual([]);
       },
     );
   });
@@ -1177,7 +1189,7 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       expect(before.trade).toEqual(later);
       // New rows continue the sequences after a reopen, written by the run that took the trade over.
       const next = await startRun(store);
-      await store.claimUnclosed(next);
+      await takeUnclosed(next);
       await commitAll(store, {
         kind: 'appendEvents',
         events: [{ ...startedEvent(trade), runId: next, type: 'AFTER_REOPEN' }],
@@ -1324,7 +1336,7 @@ describe.skipIf(!POSTGRES_TESTS)("the postgres store on a database with a locale
       expect((await store.listTrades({ limit: 10 })).map((t) => t.tradeId)).toEqual(bytewise);
       const page = await store.listTrades({ after: { createdAt, tradeId: 'B-2' }, limit: 2 });
       expect(page.map((t) => t.tradeId)).toEqual(['_5', 'a-6']);
-      expect((await store.ownedTradeCounts(RUN)).map((c) => c.substate)).toEqual(
+      expect((await store.ownedBy(RUN).ownedTradeCounts()).map((c) => c.substate)).toEqual(
         bytewise.map((id) => `pending.${id}`),
       );
     } finally {

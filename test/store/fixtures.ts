@@ -134,7 +134,8 @@ export async function startRun(
   runId: string = randomUUID(),
   leaseTtlMs = LEASE_TTL_MS,
 ): Promise<string> {
-  await store.insertRun(newRun(runId), leaseTtlMs);
+  if (store.kind === 'postgres') await store.insertRun(newRun(runId), leaseTtlMs);
+  else await store.insertRun(newRun(runId));
   return runId;
 }
 

@@ -339,7 +339,7 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
       const next = await startRun(b);
       const own = await tradeOf(b, next);
       expect(await b.claimUnclosed(next)).toBe(orphans.length + 1);
-      expect(sorted(ids(await b.restIndex(next)))).toEqual(sorted([...ids(orphans), own.tradeId]));
+      expect(sorted(ids(await b.ownedBy(next).restIndex()))).toEqual(sorted([...ids(orphans), own.tradeId]));
       for (const trade of kept) expect(await ownerOf(b, trade.tradeId)).toBe(live);
       expect(await b.claimUnclosed(next)).toBe(orphans.length + 1);
     });
@@ -1071,14 +1071,18 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
       for (const [runId, t] of Object.entries(mine)) {
         // Asked of the other instance's store: the answers depend on the owner alone.
         const store = runId === runA ? b : a;
-        expect(sorted(ids(await store.restIndex(runId)))).toEqual(sorted(ids([t.rest, t.due, t.failing])));
-        expect(await store.runningTrades(runId)).toEqual([t.due.tradeId]);
-        expect(await store.dueTrades(runId, NOW, 10)).toEqual([t.due.tradeId]);
-        expect(await store.earliestWake(runId)).toBe(NOW);
-        expect((await store.ownedTradeCounts(runId)).map((c) => c.count)).toEqual([1, 2]);
-        expect(ids(await store.failingTrades(runId, 1, 10))).toEqual([t.failing.tradeId]);
-        expect(await store.failingEffectCounts(runId, 1)).toEqual([{ effect: `lock-${runId}`, count: 1 }]);
-        expect(await store.settlingSnapshots(runId)).toEqual([t.snapshot]);
+        expect(sorted(ids(await store.ownedBy(runId).restIndex()))).toEqual(
+          sorted(ids([t.rest, t.due, t.failing])),
+        );
+        expect(await store.ownedBy(runId).runningTrades()).toEqual([t.due.tradeId]);
+        expect(await store.ownedBy(runId).dueTrades(NOW, 10)).toEqual([t.due.tradeId]);
+        expect(await store.ownedBy(runId).earliestWake()).toBe(NOW);
+        expect((await store.ownedBy(runId).ownedTradeCounts()).map((c) => c.count)).toEqual([1, 2]);
+        expect(ids(await store.ownedBy(runId).failingTrades(1, 10))).toEqual([t.failing.tradeId]);
+        expect(await store.ownedBy(runId).failingEffectCounts(1)).toEqual([
+          { effect: `lock-${runId}`, count: 1 },
+        ]);
+        expect(await store.ownedBy(runId).settlingSnapshots()).toEqual([t.snapshot]);
         expect(sorted(ids(await store.listTrades({ ownedBy: runId, limit: 10 })))).toEqual(
           sorted(ids([t.rest, t.due, t.failing, t.closed])),
         );

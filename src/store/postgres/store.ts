@@ -11,7 +11,7 @@ import type pg from 'pg';
 import type { Hash32, SettlementStatus } from '../../vocabulary/index.ts';
 import type { DeskChange, DeskOverride } from '../desk.ts';
 import { type HedgeRecord, type HedgeRow, hedgeFromRow } from '../hedges.ts';
-import type { Store } from '../port.ts';
+import type { OwnedTrades, SharedStore } from '../port.ts';
 import type {
   Acquired,
   ClaimedTrade,
@@ -49,7 +49,7 @@ import { runStatement, SQL, type Statement, TRADE_SELECT } from './sql.ts';
 /** How often an instance deletes reservation buckets long past (each instance: any one of them would do). */
 const PRUNE_EVERY_MS = 30_000;
 
-export class PostgresStore implements Store {
+export class PostgresStore implements SharedStore {
   readonly kind = 'postgres' as const;
   private open = true;
   /** Tags this instance's notifications, so its own watchers skip them. */
@@ -106,7 +106,12 @@ export class PostgresStore implements Store {
     return (await this.rows<HedgeRow>('hedgesOfTrades', [tradeIds])).map(hedgeFromRow);
   }
 
-  async hedgesInFlight(owner: string | null): Promise<HedgeRecord[]> {
+  hedgesInFlight(): Promise<HedgeRecord[]> {
+    return this.hedgesInFlightOf(null);
+  }
+
+  /** The hedges in flight the run owns, or with null every instance's. */
+  private async hedgesInFlightOf(owner: string | null): Promise<HedgeRecord[]> {
     return (await this.rows<HedgeRow>('hedgesInFlight', [owner])).map(hedgeFromRow);
   }
 
@@ -221,7 +226,21 @@ export class PostgresStore implements Store {
 
   // ── The runtime's indexes, each over the owner's trades (every index leads with owner_run_id) ──
 
-  async restIndex(owner: string): Promise<RestEntry[]> {
+  ownedBy(owner: string): OwnedTrades {
+    return {
+      restIndex: () => this.restIndex(owner),
+      runningTrades: () => this.runningTrades(owner),
+      dueTrades: (now, limit) => this.dueTrades(owner, now, limit),
+      earliestWake: () => this.earliestWake(owner),
+      ownedTradeCounts: () => this.ownedTradeCounts(owner),
+      failingTrades: (minAttempts, limit) => this.failingTrades(owner, minAttempts, limit),
+      failingEffectCounts: (minAttempts) => this.failingEffectCounts(owner, minAttempts),
+      settlingSnapshots: () => this.settlingSnapshots(owner),
+      hedgesInFlight: () => this.hedgesInFlightOf(owner),
+    };
+  }
+
+  private async restIndex(owner: string): Promise<RestEntry[]> {
     const { rows } = await this.pool.query<RestRow>({
       name: 'restIndex',
       text: SQL.restIndex,
@@ -231,15 +250,15 @@ export class PostgresStore implements Store {
     return rows.map(restEntryFromRow);
   }
 
-  runningTrades(owner: string): Promise<string[]> {
+  private runningTrades(owner: string): Promise<string[]> {
     return this.column<string>('runningTrades', [owner]);
   }
 
-  dueTrades(owner: string, now: number, limit: number): Promise<string[]> {
+  private dueTrades(owner: string, now: number, limit: number): Promise<string[]> {
     return this.column<string>('dueTrades', [owner, now, limit]);
   }
 
-  async earliestWake(owner: string): Promise<number | null> {
+  private async earliestWake(owner: string): Promise<number | null> {
     const [at] = await this.column<number>('earliestWake', [owner]);
     return at ?? null;
   }
@@ -248,19 +267,24 @@ export class PostgresStore implements Store {
     return this.count('liveTradeCount', [wallet]);
   }
 
-  ownedTradeCounts(owner: string): Promise<{ status: SettlementStatus; substate: string; count: number }[]> {
+  private ownedTradeCounts(
+    owner: string,
+  ): Promise<{ status: SettlementStatus; substate: string; count: number }[]> {
     return this.rows('ownedTradeCounts', [owner]);
   }
 
-  async failingTrades(owner: string, minAttempts: number, limit: number): Promise<TradeRecord[]> {
+  private async failingTrades(owner: string, minAttempts: number, limit: number): Promise<TradeRecord[]> {
     return (await this.rows<TradeRow>('failingTrades', [owner, minAttempts, limit])).map(tradeFromRow);
   }
 
-  failingEffectCounts(owner: string, minAttempts: number): Promise<{ effect: string; count: number }[]> {
+  private failingEffectCounts(
+    owner: string,
+    minAttempts: number,
+  ): Promise<{ effect: string; count: number }[]> {
     return this.rows('failingEffectCounts', [owner, minAttempts]);
   }
 
-  settlingSnapshots(owner: string): Promise<string[]> {
+  private settlingSnapshots(owner: string): Promise<string[]> {
     return this.column<string>('settlingSnapshots', [owner]);
   }
 

@@ -16,10 +16,8 @@ import {
   hedgeRow,
   hedgeUpdateRow,
 } from '../hedges.ts';
-import type { Store } from '../port.ts';
+import type { OwnedTrades, SingleInstanceStore } from '../port.ts';
 import type {
-  Acquired,
-  ClaimedTrade,
   NewRun,
   NewTradeEvent,
   QuoteRecord,
@@ -52,7 +50,7 @@ import { MIGRATIONS } from './migrations.ts';
 import { sqliteNoSpace } from './no-space.ts';
 import { prepareStatements, type Statements } from './sql.ts';
 
-export class SqliteStore implements Store {
+export class SqliteStore implements SingleInstanceStore {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly statements: Statements;
@@ -210,8 +208,8 @@ export class SqliteStore implements Store {
     return rows.map(hedgeFromRow);
   }
 
-  /** The running run owns every hedge in flight. */
-  async hedgesInFlight(_owner: string | null): Promise<HedgeRecord[]> {
+  /** The running run owns every hedge in flight: its own are every instance's. */
+  async hedgesInFlight(): Promise<HedgeRecord[]> {
     return (this.statements.hedgesInFlight.all() as HedgeRow[]).map(hedgeFromRow);
   }
 
@@ -219,23 +217,13 @@ export class SqliteStore implements Store {
     return (this.statements.recentHedges.all(limit) as HedgeRow[]).map(hedgeFromRow);
   }
 
-  /** No other instance: nothing is ever orphaned. */
-  async claimHedges(_runId: string): Promise<HedgeRecord[]> {
-    return [];
-  }
-
-  async insertRun(run: NewRun, _leaseTtlMs: number): Promise<void> {
+  async insertRun(run: NewRun): Promise<void> {
     this.statements.insertRun.run({
       runId: run.runId,
       version: run.version,
       startedAt: run.startedAt,
       url: run.url,
     });
-  }
-
-  /** One instance: nobody else can take its trades, so its lease never lapses. */
-  async renewLease(_runId: string, _leaseTtlMs: number): Promise<boolean> {
-    return true;
   }
 
   async stopRun(runId: string, stoppedAt: string): Promise<void> {
@@ -444,23 +432,26 @@ export class SqliteStore implements Store {
   }
 
   /** The new run adopts every unclosed trade by starting: only earlier unadoptable marks are cleared. */
-  async claimUnclosed(_runId: string): Promise<number> {
+  async adoptUnclosed(): Promise<number> {
     this.statements.clearUnadoptable.run();
     return (this.statements.countOwned.get() as { n: number }).n;
   }
 
-  /** No other instance: there are never orphans. */
-  async claimOrphans(_runId: string, _limit: number): Promise<ClaimedTrade[]> {
-    return [];
-  }
-
-  async acquireTrade(_tradeId: string, _runId: string): Promise<Acquired> {
-    return { acquired: true };
-  }
-
   // The runtime's indexes: the owner is the running run, which owns every unclosed adoptable trade.
 
-  async restIndex(_owner: string): Promise<RestEntry[]> {
+  readonly owned: OwnedTrades = {
+    restIndex: () => this.restIndex(),
+    runningTrades: () => this.runningTrades(),
+    dueTrades: (now, limit) => this.dueTrades(now, limit),
+    earliestWake: () => this.earliestWake(),
+    ownedTradeCounts: () => this.ownedTradeCounts(),
+    failingTrades: (minAttempts, limit) => this.failingTrades(minAttempts, limit),
+    failingEffectCounts: (minAttempts) => this.failingEffectCounts(minAttempts),
+    settlingSnapshots: () => this.settlingSnapshots(),
+    hedgesInFlight: () => this.hedgesInFlight(),
+  };
+
+  private async restIndex(): Promise<RestEntry[]> {
     // Row by row: at 100,000 trades the whole result as arrays first costs a tenth of a restart.
     const entries: RestEntry[] = [];
     for (const row of this.statements.restIndex.iterate() as IterableIterator<RestRow>) {
@@ -469,16 +460,16 @@ export class SqliteStore implements Store {
     return entries;
   }
 
-  async runningTrades(_owner: string): Promise<string[]> {
+  private async runningTrades(): Promise<string[]> {
     return (this.statements.runningTrades.all() as { trade_id: string }[]).map((r) => r.trade_id);
   }
 
-  async dueTrades(_owner: string, now: number, limit: number): Promise<string[]> {
+  private async dueTrades(now: number, limit: number): Promise<string[]> {
     const rows = this.statements.dueTrades.all({ now, limit }) as { trade_id: string }[];
     return rows.map((r) => r.trade_id);
   }
 
-  async earliestWake(_owner: string): Promise<number | null> {
+  private async earliestWake(): Promise<number | null> {
     const row = this.statements.earliestWake.get() as { at: number } | undefined;
     return row?.at ?? null;
   }
@@ -487,9 +478,7 @@ export class SqliteStore implements Store {
     return (this.statements.liveTradeCount.get(wallet) as { n: number }).n;
   }
 
-  async ownedTradeCounts(
-    _owner: string,
-  ): Promise<{ status: SettlementStatus; substate: string; count: number }[]> {
+  private async ownedTradeCounts(): Promise<{ status: SettlementStatus; substate: string; count: number }[]> {
     return this.statements.ownedTradeCounts.all() as {
       status: SettlementStatus;
       substate: string;
@@ -497,20 +486,17 @@ export class SqliteStore implements Store {
     }[];
   }
 
-  async failingTrades(_owner: string, minAttempts: number, limit: number): Promise<TradeRecord[]> {
+  private async failingTrades(minAttempts: number, limit: number): Promise<TradeRecord[]> {
     const rows = this.statements.failingTrades.all({ min: minAttempts, limit }) as TradeRow[];
     return rows.map(tradeFromRow);
   }
 
-  async failingEffectCounts(
-    _owner: string,
-    minAttempts: number,
-  ): Promise<{ effect: string; count: number }[]> {
+  private async failingEffectCounts(minAttempts: number): Promise<{ effect: string; count: number }[]> {
     type Row = { effect: string; count: number };
     return this.statements.failingEffectCounts.all({ min: minAttempts }) as Row[];
   }
 
-  async settlingSnapshots(_owner: string): Promise<string[]> {
+  private async settlingSnapshots(): Promise<string[]> {
     return this.statements.settlingSnapshots.all() as string[];
   }
 

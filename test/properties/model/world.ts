@@ -166,7 +166,7 @@ export class World {
       if (live.length === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    await runtime.lease.claim();
+    await runtime.ownership.claim();
   }
 
   get chain(): EmbeddedChain {

@@ -4,9 +4,14 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, expect, test } from 'vitest';
-import { FORWARDED_BY, forwardTarget, forwardToOwner } from '../../src/http/forward.ts';
-import { OwnerWatch } from '../../src/http/owner-watch.ts';
-import { TradeOwnedElsewhere } from '../../src/runtime/errors.ts';
+import {
+  FORWARDED_BY,
+  forwardTarget,
+  forwardToOwner,
+  OwnerWatch,
+  TradeOwnedElsewhere,
+} from '../../src/cluster/index.ts';
+import { envelope } from '../../src/http/errors.ts';
 
 const TRADE = '0190f2a0-0000-7000-8000-000000000001';
 const OWNER_RUN = '0190f2a0-0000-4000-8000-0000000000aa';
@@ -55,6 +60,7 @@ async function nonOwner(
     runId: 'self-run',
     timeoutMs: 2_000,
     retryAfterSeconds: 10,
+    unavailable: (message: string) => envelope('runtime_unavailable', message),
     ...(watch ? { owners: watch } : {}),
     ...(maxAnswerBytes !== undefined ? { maxAnswerBytes } : {}),
     onOutcome: (outcome: string) => outcomes.push(outcome),

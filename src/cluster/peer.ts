@@ -8,7 +8,6 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { isIP } from 'node:net';
 import { Transform, type TransformCallback } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from './errors.ts';
 
 /** Marks a forwarded request with the run that forwarded it; a request is never forwarded twice. */
 export const FORWARDED_BY = 'x-rfq-forwarded-by';
@@ -135,8 +134,9 @@ export class ClusterPeers {
   /**
    * Hooks the app: the body of a vouched request is digested as it streams in, and a body other than the
    * signed one is refused (400) before validation — its client address was believed on the signature's word.
+   * `tampered`: the error it is refused with (the API's validation_failed).
    */
-  install(app: FastifyInstance): void {
+  install(app: FastifyInstance, tampered: (message: string) => Error): void {
     if (this.key === null) return;
     app.addHook('preParsing', async (request, _reply, payload) => {
       if (this.vouchedClient(request) === null) return payload;
@@ -152,7 +152,7 @@ export class ClusterPeers {
       if (verdict?.kind !== 'vouched') return;
       const actual = verdict.body?.hex ?? EMPTY_DIGEST;
       if (!sameHex(actual, verdict.bodyDigest)) {
-        throw new ApiError('validation_failed', 'The forwarded body is not the one its peer signed.');
+        throw tampered('The forwarded body is not the one its peer signed.');
       }
     });
   }

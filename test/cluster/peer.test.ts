@@ -3,7 +3,8 @@
 // — is an ordinary client's request, whatever headers it carries.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, expect, test } from 'vitest';
-import { ClusterPeers, FORWARDED_BY, PEER_WINDOW_MS } from '../../src/http/peer.ts';
+import { ClusterPeers, FORWARDED_BY, PEER_WINDOW_MS } from '../../src/cluster/index.ts';
+import { ApiError } from '../../src/http/errors.ts';
 
 const SECRET = 'cluster-secret-0123456789-abcdefghij';
 const PATH = '/v1/trades/0190f2a0-0000-7000-8000-000000000001/redeem';
@@ -19,7 +20,7 @@ afterEach(async () => {
 async function owner(secret: string | null, nowMs: () => number = Date.now) {
   const peers = new ClusterPeers(secret, nowMs);
   app = Fastify();
-  peers.install(app);
+  peers.install(app, (message) => new ApiError('validation_failed', message));
   app.post('/v1/trades/:id/redeem', async (request) => ({
     client: peers.vouchedClient(request) ?? request.ip,
     body: request.body,

@@ -5,20 +5,18 @@
 // taken with SKIP LOCKED: instances draining at once split them). A renewal the store refuses, or none
 // confirmed before the lease would lapse by this process's own clock, means the trades may already be
 // someone else's: the run is lost and must stop acting (the store's fence refuses its writes anyway;
-// stopping keeps it from trying).
-// On SQLite (one instance) renewals always succeed and there are no orphans: the loop is cheap and inert, and
-// a stall never gives the run up (`lapses: false`).
+// stopping keeps it from trying). A single instance (SQLite) has no lease at all: single-instance.ts.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { ClaimedTrade, Store } from '../store/index.ts';
-import type { RuntimeLogger } from './logger.ts';
+import type { ClaimedTrade, SharedStore } from '../store/index.ts';
+import type { ClusterLog } from './port.ts';
 
 export interface LeaseOptions {
-  store: Store;
+  store: Pick<SharedStore, 'renewLease' | 'claimOrphans'>;
   runId: string;
   ttlMs: number;
   /** Orphans taken per statement (a drain takes batch after batch). */
   claimBatch: number;
-  log: RuntimeLogger;
+  log: ClusterLog;
   /** Trades this run just took over: index them and restart what a crash interrupted. */
   adopt(claimed: readonly ClaimedTrade[]): void;
   /**
@@ -28,13 +26,6 @@ export interface LeaseOptions {
   canAct?(): Promise<boolean>;
   /** The lease is gone: stop acting (called once). */
   onLost(reason: string): void;
-  /**
-   * Whether a lapse can hand this run's trades to another run (a shared store: PostgreSQL). Without (SQLite:
-   * one process on the DATA_DIR, every renewal confirmed), this process's own clock gives nothing up: a
-   * stall of the event loop (a loaded machine) is only a stall, and giving the run up would only stop the
-   * service. Default: true.
-   */
-  lapses?: boolean;
 }
 
 export class RunLease {
@@ -69,11 +60,7 @@ export class RunLease {
 
   /** Whether the run still holds its lease as far as this process can tell. */
   get live(): boolean {
-    return !this.lost && (!this.lapses || performance.now() < this.validUntil);
-  }
-
-  private get lapses(): boolean {
-    return this.options.lapses ?? true;
+    return !this.lost && performance.now() < this.validUntil;
   }
 
   /** Seconds the lease has left as this process last confirmed it; 0 once lost. */
@@ -97,14 +84,14 @@ export class RunLease {
     const { store, runId, ttlMs, log } = this.options;
     const started = performance.now();
     try {
-      if (this.lapses && started >= this.validUntil) {
+      if (started >= this.validUntil) {
         this.lose(`no renewal confirmed within the lease (${ttlMs} ms)`);
         return;
       }
       // A renewal that has not answered when the lease would lapse (a hung connection, a partition) is as
       // good as refused: the trades may be someone else's from then on.
       const renewal = store.renewLease(runId, ttlMs);
-      const answer = this.lapses ? await beforeDeadline(renewal, this.validUntil - started) : await renewal;
+      const answer = await beforeDeadline(renewal, this.validUntil - started);
       if (answer === LATE) {
         this.lose(`no renewal confirmed within the lease (${ttlMs} ms)`);
         return;
@@ -188,7 +175,7 @@ export class StartupLease {
 
   /** `insertedAt`: performance.now() taken before the run's row (and its lease) was inserted. */
   constructor(
-    private readonly store: Pick<Store, 'renewLease'>,
+    private readonly store: Pick<SharedStore, 'renewLease'>,
     private readonly runId: string,
     private readonly ttlMs: number,
     insertedAt: number,

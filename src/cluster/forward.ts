@@ -12,12 +12,9 @@ import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { TradeOwnedElsewhere } from '../runtime/errors.ts';
-import { envelope } from './errors.ts';
 import type { OwnerWatch } from './owner-watch.ts';
 import { type ClusterPeers, FORWARDED_BY } from './peer.ts';
-
-export { FORWARDED_BY } from './peer.ts';
+import type { TradeOwnedElsewhere } from './port.ts';
 
 /** Headers a forwarded request keeps: what the owner needs to answer the caller as this instance would. */
 const KEPT = ['content-type', 'accept', 'authorization', 'x-request-id', 'last-event-id'] as const;
@@ -41,6 +38,8 @@ export interface ForwardOptions {
    * lease lapses; once this instance took the trade, the forward is given up.
    */
   owners?: OwnerWatch;
+  /** The body of a 503 this instance answers itself (the API's error envelope, runtime_unavailable). */
+  unavailable: (message: string) => unknown;
   /** Each forward's outcome (the service's metrics). */
   onOutcome?: (outcome: 'answered' | 'unreachable' | 'taken_over' | 'refused') => void;
 }
@@ -78,8 +77,7 @@ export async function forwardToOwner(
       .code(503)
       .header('retry-after', String(options.retryAfterSeconds))
       .send(
-        envelope(
-          'runtime_unavailable',
+        options.unavailable(
           `Trade ${elsewhere.tradeId} is owned by another instance (run ${elsewhere.ownerRunId}), which ${why}; ` +
             'a live instance takes it over once that run’s lease lapses. Retry.',
         ),
@@ -135,8 +133,7 @@ export async function forwardToOwner(
         .code(503)
         .header('retry-after', '1')
         .send(
-          envelope(
-            'runtime_unavailable',
+          options.unavailable(
             `Trade ${elsewhere.tradeId}'s owner (run ${elsewhere.ownerRunId}) stopped answering and this ` +
               'instance took the trade over. Retry.',
           ),

@@ -1,10 +1,10 @@
 // The run's lease keeper on its own, over a scripted store: it renews every third of a lease, drains the
 // orphans batch after batch after each confirmed renewal (without holding renewals up), and gives the run
 // up — once — when the store says the lease lapsed, when no renewal was confirmed within a lease, or when a
-// write was fenced.
+// write was fenced. A single instance has none of it.
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
-import { RunLease, StartupLease } from '../../src/runtime/lease.ts';
-import type { ClaimedTrade, Store } from '../../src/store/index.ts';
+import { type Ownership, RunLease, SingleInstance, StartupLease } from '../../src/cluster/index.ts';
+import type { ClaimedTrade, SharedStore, SingleInstanceStore } from '../../src/store/index.ts';
 
 const TTL = 300;
 const quiet = { info() {}, warn() {}, error() {} };
@@ -26,15 +26,11 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function keeper(
-  store: Pick<Store, 'renewLease' | 'claimOrphans'>,
-  canAct?: () => Promise<boolean>,
-  lapses?: boolean,
-) {
+function keeper(store: Pick<SharedStore, 'renewLease' | 'claimOrphans'>, canAct?: () => Promise<boolean>) {
   const lost: string[] = [];
   const adopted: string[] = [];
   lease = new RunLease({
-    store: store as Store,
+    store,
     runId: 'run-a',
     ttlMs: TTL,
     claimBatch: 7,
@@ -42,7 +38,6 @@ function keeper(
     adopt: (claimed) => adopted.push(...claimed.map((c) => c.tradeId)),
     onLost: (reason) => lost.push(reason),
     ...(canAct ? { canAct } : {}),
-    ...(lapses === undefined ? {} : { lapses }),
   });
   return { lease, lost, adopted };
 }
@@ -269,23 +264,36 @@ test('without the start-up keeper the same slow start would lose the lease at th
   expect(lost).toEqual([`no renewal confirmed within the lease (${TTL} ms)`]);
 });
 
-test('where a lapse hands nothing to anyone (SQLite: one process, every renewal confirmed), a stall past the lease gives nothing up', async () => {
-  let renewals = 0;
-  const { lease, lost } = keeper(
-    {
-      renewLease: async () => {
-        renewals++;
-        return true;
-      },
-      claimOrphans: async () => [],
+test('a single instance has no lease: a stall past any lease gives nothing up, nothing is claimed, and every trade is its own without asking the store', async () => {
+  const asked: string[] = [];
+  const store = {
+    adoptUnclosed: async () => {
+      asked.push('adoptUnclosed');
+      return 3;
     },
-    undefined,
-    false,
-  );
-  // Counted from two leases ago, as after an event loop held for that long: on PostgreSQL this run is lost.
-  lease.start(performance.now() - TTL * 2);
-  await pass(20);
+    retireRuns: async () => 0,
+    stopRun: async () => {},
+  };
+  const ownership = new SingleInstance(store as unknown as SingleInstanceStore, 'run-a', {
+    ttlMs: TTL,
+    log: quiet,
+  });
+  const lost: string[] = [];
+  const adopted: string[] = [];
+  await ownership.takeOver();
+  ownership.keep({
+    adopt: (claimed) => adopted.push(...claimed.map((c) => c.tradeId)),
+    reachesChain: async () => true,
+    lost: (reason) => lost.push(reason),
+  });
+  // An event loop held for many leases: over PostgreSQL this run would be lost.
+  await pass(TTL * 10);
+  await ownership.claim();
+  expect(await (ownership as Ownership).acquire('t-1')).toBe('ours');
+  expect(await ownership.takeOrphanedHedges()).toEqual([]);
+  expect(ownership.live).toBe(true);
+  expect(ownership.remainingSeconds).toBe(TTL / 1000);
   expect(lost).toEqual([]);
-  expect(lease.live).toBe(true);
-  expect(renewals).toBeGreaterThanOrEqual(1);
+  expect(adopted).toEqual([]);
+  expect(asked).toEqual(['adoptUnclosed']);
 });
