@@ -66,8 +66,9 @@ const makerUsdc = ata(maker.publicKey, USDC);
 const deployerKey = generatePrivateKey();
 const feeRecipient = privateKeyToAccount(generatePrivateKey()).address;
 
-async function startService(): Promise<void> {
+async function startService(attestationTtlSlots?: bigint): Promise<void> {
   service = await startDevGateway({
+    ...(attestationTtlSlots === undefined ? {} : { attestationTtlSlots }),
     store,
     evm,
     solana: ledgerView(chain.ledger),
@@ -281,5 +282,60 @@ describe('dev Gateway (anvil + embedded chain, through the Circle API client)', 
     expect((await client.balances(dep.address, [DOMAIN]))[0]?.balance).toBe(
       5n * ONE - 2n * ONE - devFee(2n * ONE),
     );
+  }, 60_000);
+
+  test('an attestation left unminted past its expiry is refused by the maker and the minter, and frees what it held', async () => {
+    await service.stop();
+    await startService(5n);
+    const dep = await depositor(5n * ONE);
+    const value = 2n * ONE;
+    const intent = await intentFor(dep.address, value);
+    const answer = await client.transfer([await signed(intent, dep.key)]);
+    expect((await client.balances(dep.address, [DOMAIN]))[0]?.balance).toBe(5n * ONE - value - devFee(value));
+    chain.ledger.advanceClock(10); // 25 slots of 400 ms: past the 5 the attestation allows
+    const ix = mintIx(answer);
+    await expect(
+      checkMintTransaction([ix], {
+        minter: MINTER,
+        usdc: USDC,
+        maker: maker.publicKey,
+        recipient: makerUsdc,
+        value,
+        transferSpecHash: transferSpecHash(intent.spec),
+        slot: BigInt(chain.ledger.slot()),
+        attesters: [storedAttester(store)],
+      }),
+    ).rejects.toMatchObject({ code: 'expired' });
+    const late = send([ix]);
+    expect(late.logs.join('\n')).toContain('AttestationExpired');
+    await vi.waitFor(
+      async () => expect((await client.transferStatus(answer.transferId)).status).toBe('expired'),
+      { timeout: 30_000, interval: 50 },
+    );
+    expect((await client.balances(dep.address, [DOMAIN]))[0]?.balance).toBe(5n * ONE);
+    expect(await evm.availableBalance(dep.address)).toBe(5n * ONE);
+  }, 60_000);
+
+  test('a burn mined before the operator recorded it (a crash between) is found again, not sent twice', async () => {
+    const dep = await depositor(5n * ONE);
+    const value = ONE;
+    const request = await signed(await intentFor(dep.address, value), dep.key);
+    const answer = await client.transfer([request]);
+    await service.stop();
+    expect(send([mintIx(answer)]).err).toBeNull();
+    // What the operator sent before it died: the burn is on chain, its record is not.
+    const burned = await evm.gatewayBurn(store.key('operator'), [
+      { intent: request.intent, signature: toHex(request.signature), fee: devFee(value) },
+    ]);
+    await startService();
+    await vi.waitFor(
+      async () =>
+        expect(await client.transferStatus(answer.transferId)).toMatchObject({
+          status: 'burned',
+          burnTxHash: burned,
+        }),
+      { timeout: 30_000, interval: 50 },
+    );
+    expect(await evm.availableBalance(dep.address)).toBe(5n * ONE - value - devFee(value));
   }, 60_000);
 });
