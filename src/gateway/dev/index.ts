@@ -5,7 +5,6 @@
 import type { PublicKey } from '@solana/web3.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { EmbeddedLedger } from '../../chain/embedded/ledger.ts';
-import type { EvmDomainClient } from '../evm/index.ts';
 import { evmAddressBytes32 } from '../formats/index.ts';
 import { DevGateway, type DevGatewayOptions, type SolanaView } from './gateway.ts';
 import { type DevGatewayServer, startDevGatewayServer } from './server.ts';
