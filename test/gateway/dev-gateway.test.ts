@@ -48,6 +48,7 @@ import {
   EMBEDDED_GATEWAY_MINTER_ID,
   gatewayMintInstruction,
 } from '../../src/gateway/solana/index.ts';
+import { intentToWire } from '../../src/gateway/wire.ts';
 import { INVENTORY, MINTS, tempDir, USDC } from '../chain/fixtures.ts';
 
 const DOMAIN = GATEWAY_DOMAINS.base;
@@ -337,5 +338,42 @@ describe('dev Gateway (anvil + embedded chain, through the Circle API client)', 
       { timeout: 30_000, interval: 50 },
     );
     expect(await evm.availableBalance(dep.address)).toBe(5n * ONE - value - devFee(value));
+  }, 60_000);
+
+  test('bad requests are 400s with Circle’s { message } and change nothing; an unknown transfer is a 404', async () => {
+    const dep = await depositor(3n * ONE);
+    const post = (path: string, body: string) =>
+      fetch(`${service.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+    const wire = intentToWire(await intentFor(dep.address, ONE));
+    const bad = [
+      ['/v1/transfer', '[]'],
+      ['/v1/transfer', '{"burnIntent":{}}'],
+      ['/v1/transfer', JSON.stringify([{ burnIntent: { ...wire, maxFee: '-1' }, signature: '0x00' }])],
+      [
+        '/v1/transfer',
+        JSON.stringify([
+          { burnIntent: { ...wire, spec: { ...wire.spec, value: '1.5' } }, signature: '0x00' },
+        ]),
+      ],
+      ['/v1/transfer', JSON.stringify([{ burnIntent: wire, signature: '0x1234' }])],
+      ['/v1/transfer', '{not json'],
+      ['/v1/balances', JSON.stringify({ token: 'USDC', sources: [{ domain: DOMAIN, depositor: 'nobody' }] })],
+      [
+        '/v1/balances',
+        JSON.stringify({ token: 'EURC', sources: [{ domain: DOMAIN, depositor: dep.address }] }),
+      ],
+      ['/v1/estimate', JSON.stringify([{ spec: { ...wire.spec, salt: '0x12' } }])],
+    ] as const;
+    for (const [path, body] of bad) {
+      const response = await post(path, body);
+      expect(response.status, `${path} ${body}`).toBe(400);
+      expect(typeof ((await response.json()) as { message?: unknown }).message).toBe('string');
+    }
+    expect((await fetch(`${service.baseUrl}/v1/transfer/nope`)).status).toBe(404);
+    expect((await client.balances(dep.address, [DOMAIN]))[0]?.balance).toBe(3n * ONE);
   }, 60_000);
 });

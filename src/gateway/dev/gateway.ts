@@ -47,6 +47,8 @@ export interface DevGatewayOptions {
   attestationTtlSlots: bigint;
   /** The fewest EVM blocks an intent must leave for the burn (its maxBlockHeight above the tip by at least this). */
   minBurnWindow: bigint;
+  /** The burn window an estimate offers: its intents' maxBlockHeight is the tip plus this. */
+  estimateWindow: bigint;
   fees?: DevFeeSchedule;
 }
 
@@ -113,13 +115,14 @@ export class DevGateway {
     const intents = specs.map((spec, i) => ({
       spec,
       maxFee: fees[i] as bigint,
-      maxBlockHeight: tip + 100n * this.options.minBurnWindow,
+      maxBlockHeight: tip + this.options.estimateWindow,
     }));
     return { intents, fees };
   }
 
   /** Attests the signed intents, or refuses them (DevGatewayRefusal); the transfer is stored before it is answered. */
   async transfer(signed: readonly SignedBurnIntent[]): Promise<StoredTransfer> {
+    if (signed.length === 0) refuse('no burn intent to attest');
     return this.serial.run(async () => {
       const checked = await Promise.all(signed.map((s) => this.checkIntent(s)));
       const hashes = checked.map((c) => c.specHash);

@@ -20,6 +20,8 @@ export { DevGatewayStore, type StoredIntent, type StoredTransfer } from './store
 export const DEV_ATTESTATION_TTL_SLOTS = 1_500n;
 /** The fewest source blocks an intent must leave for the burn. */
 export const DEV_MIN_BURN_WINDOW = 2n;
+/** The burn window an estimate offers (anvil mines a block per transaction, so blocks, not seconds). */
+export const DEV_ESTIMATE_WINDOW = 1_000n;
 
 /** The embedded ledger as the dev Gateway reads it: the finalized slot and accounts. */
 export const ledgerView = (ledger: EmbeddedLedger): SolanaView => ({
@@ -32,8 +34,8 @@ export const storedAttester = (store: DevGatewayStore): Uint8Array =>
   evmAddressBytes32(privateKeyToAccount(store.key('attester')).address);
 
 export interface DevGatewayServiceOptions
-  extends Omit<DevGatewayOptions, 'attestationTtlSlots' | 'minBurnWindow'>,
-    Partial<Pick<DevGatewayOptions, 'attestationTtlSlots' | 'minBurnWindow'>> {
+  extends Omit<DevGatewayOptions, 'attestationTtlSlots' | 'minBurnWindow' | 'estimateWindow'>,
+    Partial<Pick<DevGatewayOptions, 'attestationTtlSlots' | 'minBurnWindow' | 'estimateWindow'>> {
   minter: PublicKey;
   /** How often the operator looks for mints to burn and attestations expired. */
   settleIntervalMs: number;
@@ -55,6 +57,7 @@ export async function startDevGateway(options: DevGatewayServiceOptions): Promis
   const gateway = new DevGateway({
     attestationTtlSlots: DEV_ATTESTATION_TTL_SLOTS,
     minBurnWindow: DEV_MIN_BURN_WINDOW,
+    estimateWindow: DEV_ESTIMATE_WINDOW,
     ...options,
   });
   const server = await startDevGatewayServer(gateway, options);
