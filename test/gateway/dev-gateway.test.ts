@@ -13,7 +13,7 @@ import {
   Transaction,
   type TransactionInstruction,
 } from '@solana/web3.js';
-import { type Address, type Hex, hexToBytes, toHex } from 'viem';
+import { type Address, createTestClient, type Hex, hexToBytes, http, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createEmbeddedChain, type EmbeddedChain } from '../../src/chain/embedded/index.ts';
@@ -67,8 +67,11 @@ const makerUsdc = ata(maker.publicKey, USDC);
 const deployerKey = generatePrivateKey();
 const feeRecipient = privateKeyToAccount(generatePrivateKey()).address;
 
+const settleErrors: unknown[] = [];
+
 async function startService(attestationTtlSlots?: bigint): Promise<void> {
   service = await startDevGateway({
+    onSettleError: (e) => settleErrors.push(e),
     ...(attestationTtlSlots === undefined ? {} : { attestationTtlSlots }),
     store,
     evm,
@@ -375,5 +378,29 @@ describe('dev Gateway (anvil + embedded chain, through the Circle API client)', 
     }
     expect((await fetch(`${service.baseUrl}/v1/transfer/nope`)).status).toBe(404);
     expect((await client.balances(dep.address, [DOMAIN]))[0]?.balance).toBe(3n * ONE);
+  }, 60_000);
+
+  test('a burn the source chain refuses (the intent expired before the mint was seen) does not hold up the others', async () => {
+    const dep = await depositor(5n * ONE);
+    const short = await signed(
+      await intentFor(dep.address, ONE, { maxBlockHeight: (await evm.blockNumber()) + 2n }),
+      dep.key,
+    );
+    const stuck = await client.transfer([short]);
+    const later = await client.transfer([await signed(await intentFor(dep.address, ONE), dep.key)]);
+    await createTestClient({ mode: 'anvil', transport: http(anvil.url) }).mine({ blocks: 5 });
+    settleErrors.length = 0;
+    expect(send([mintIx(stuck)]).err).toBeNull();
+    expect(send([mintIx(later)]).err).toBeNull();
+    await vi.waitFor(
+      async () => expect((await client.transferStatus(later.transferId)).status).toBe('burned'),
+      { timeout: 30_000, interval: 50 },
+    );
+    // The first stays owed (minted, its burn refused by the wallet), told to the operator's error hook.
+    expect((await client.transferStatus(stuck.transferId)).status).toBe('minted');
+    expect(String((settleErrors[0] as AggregateError | undefined)?.errors[0])).toMatch(
+      /burn_intent_expired|BurnIntentExpired/,
+    );
+    expect(await evm.availableBalance(dep.address)).toBe(5n * ONE - ONE - devFee(ONE));
   }, 60_000);
 });

@@ -196,11 +196,17 @@ export class DevGateway {
   /**
    * The operator's step, for every open transfer: minted on Solana (finalized) → burned on the EVM domain, its
    * burn transaction recorded; unminted past its expiry → expired. A burn already mined (a restart after the burn,
-   * before its record) is found by its transfer spec hash instead of sent again.
+   * before its record) is found by its transfer spec hash instead of sent again. A transfer that fails (its burn
+   * refused: the intent expired on the source chain before the mint was seen) does not hold up the others; the
+   * failures are thrown together once every transfer had its turn, and retried next time.
    */
   async settle(): Promise<void> {
     await this.serial.run(async () => {
-      for (const transfer of this.options.store.open()) await this.settleOne(transfer);
+      const failures: unknown[] = [];
+      for (const transfer of this.options.store.open()) {
+        await this.settleOne(transfer).catch((error: unknown) => failures.push(error));
+      }
+      if (failures.length > 0) throw new AggregateError(failures, `${failures.length} transfers not settled`);
     });
   }
 
