@@ -13,9 +13,9 @@ import {
   type PublicClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { evmAddressBytes32 } from '../formats/evm-signature.ts';
 import type { BurnIntent } from '../formats/burn-intent.ts';
 import { burnIntentMessage, transferSpecMessage } from '../formats/eip712.ts';
+import { evmAddressBytes32 } from '../formats/evm-signature.ts';
 import type { TransferSpec } from '../formats/transfer-spec.ts';
 import { devUsdcAbi, devUsdcBytecode, gatewayWalletAbi, gatewayWalletBytecode } from './contracts.ts';
 import { EvmDomainError, refusalOf } from './errors.ts';
