@@ -111,6 +111,232 @@ static uint64_t check_event_accounts(const RawAccount *authority, const RawAccou
   return 0;
 }
 
+/* Anchor's Signer, `mut` and Program<…> constraints. */
+static uint64_t check_signer(const RawAccount *a) { return a->is_signer ? 0 : ANCHOR_ACCOUNT_NOT_SIGNER; }
+
+static uint64_t check_writable(const RawAccount *a) { return a->is_writable ? 0 : ANCHOR_CONSTRAINT_MUT; }
+
+static uint64_t check_program(const RawAccount *a, const uint8_t *id) {
+  return key_eq(a->key, id) ? 0 : ANCHOR_INVALID_PROGRAM_ID;
+}
+
+/* `key` is the PDA of `seeds` under `program_id`, found with its canonical bump (written to `bump`). */
+static bool is_found_pda(const SolBytes *seeds, uint64_t count, const uint8_t *program_id, const uint8_t *key,
+                         uint8_t *bump) {
+  uint8_t address[PUBKEY_BYTES];
+  return sol_try_find_program_address(seeds, count, program_id, address, bump) == 0 && key_eq(address, key);
+}
+
+/* `key` is the PDA of `seeds` (their last one the bump) under `program_id`. */
+static bool is_created_pda(const SolBytes *seeds, uint64_t count, const uint8_t *program_id, const uint8_t *key) {
+  uint8_t address[PUBKEY_BYTES];
+  return sol_create_program_address(seeds, count, program_id, address) == 0 && key_eq(address, key);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The program's state account (GatewayMinter, GatewayWallet): a 2-byte discriminator, then its bump, at
+ * the PDA [seed, bump]. Both programs take the same initialize and add_token accounts around it.
+ * ---------------------------------------------------------------------------------------------- */
+
+#define STATE_BUMP 2
+
+/* Account<State>, before its variable part is parsed: owned by us and carrying our discriminator. */
+static uint64_t check_state_owner(const RawAccount *a, const uint8_t *program_id, const uint8_t *discriminator) {
+  if (!key_eq(a->owner, program_id)) return ANCHOR_ACCOUNT_OWNED_BY_WRONG_PROGRAM;
+  if (a->data_len < 2) return ANCHOR_ACCOUNT_NOT_INITIALIZED;
+  if (a->data[0] != discriminator[0] || a->data[1] != discriminator[1]) return ANCHOR_ACCOUNT_DISCRIMINATOR_MISMATCH;
+  return 0;
+}
+
+/* …and once parsed: seeds = [seed], bump = state.bump. */
+static uint64_t check_state_address(const RawAccount *a, const uint8_t *program_id, const uint8_t *seed,
+                                    uint64_t seed_len) {
+  SolBytes seeds[2] = {{seed, seed_len}, {a->data + STATE_BUMP, 1}};
+  return is_created_pda(seeds, 2, program_id, a->key) ? 0 : ANCHOR_CONSTRAINT_SEEDS;
+}
+
+/* The accounts initialize and add_token begin with: 0 payer (s, w), 1 authority (s), 2 state (w). */
+static uint64_t check_admin_accounts(const Input *in) {
+  TRY(check_signer(in->accounts[0]));
+  TRY(check_writable(in->accounts[0]));
+  TRY(check_signer(in->accounts[1]));
+  return check_writable(in->accounts[2]);
+}
+
+/* initialize — accounts: 0 payer (s, w), 1 upgrade authority (s), 2 state (w, the PDA [seed], not yet
+ * created), 3 program data, 4 this program, 5 system program, 6 event authority, 7 this program.
+ * Checks them and finds the state's bump. */
+static __attribute__((noinline)) uint64_t check_initialize(const Input *in, const SolBytes *seed, uint8_t *bump) {
+  if (in->account_count < 8) return ANCHOR_ACCOUNT_NOT_ENOUGH_KEYS;
+  TRY(check_admin_accounts(in));
+  TRY(check_program(in->accounts[4], in->program_id));
+  TRY(check_program(in->accounts[5], SYSTEM_PROGRAM_ID));
+  TRY(check_event_accounts(in->accounts[6], in->accounts[7], in->program_id));
+  if (!is_found_pda(seed, 1, in->program_id, in->accounts[2]->key, bump)) return ANCHOR_CONSTRAINT_SEEDS;
+  /* Anchor's `init`: the account must not exist yet (a second initialize fails in the System program). */
+  if (!is_unused(in->accounts[2])) return ANCHOR_CONSTRAINT_SEEDS;
+  return 0;
+}
+
+/* Creates the state (rent from the payer) with `space` bytes, its discriminator and bump written. */
+static __attribute__((noinline)) uint64_t create_state(const Input *in, const SolBytes *seed, uint8_t bump,
+                                                       uint64_t space, const uint8_t *discriminator) {
+  RawAccount *state = in->accounts[2];
+  SolBytes seeds[2] = {*seed, {&bump, 1}};
+  SolSignerSeeds signer = {seeds, 2};
+  SystemCall create = {in->accounts[0], state, &signer};
+  TRY(create_pda_account(&create, space, in->program_id, ANCHOR_CONSTRAINT_SEEDS));
+  state->data[0] = discriminator[0];
+  state->data[1] = discriminator[1];
+  state->data[STATE_BUMP] = bump;
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Custody token accounts: one per supported mint at the PDA [custody seed, mint], the state PDA their
+ * authority, its bump kept in the state's Vec<u8> after the Vec<Pubkey> of mints. The minter answers a
+ * bad custody account with its own errors, the wallet with Anchor's constraints: CustodyRules says which.
+ * ---------------------------------------------------------------------------------------------- */
+
+typedef struct {
+  const uint8_t *seed; /* "gateway_minter_custody" / "gateway_wallet_custody" */
+  uint64_t seed_len;
+  uint64_t not_token_account; /* an existing custody that is no token account */
+  uint64_t wrong_mint;        /* add_token's existing custody: no token account, or of another mint */
+  uint64_t wrong_owner;       /* its authority is not the state */
+  uint64_t wrong_address;     /* not at the custody PDA, or its creation failed */
+  uint64_t not_supported;     /* its mint is not a supported token */
+} CustodyRules;
+
+/* The state's supported mints (the elements of its Vec<Pubkey>) and their custody bumps (of its Vec<u8>). */
+typedef struct {
+  const uint8_t *mints;
+  uint32_t count;
+  const uint8_t *bumps;
+} Tokens;
+
+/* The custody token account as the instructions that pay from it accept it: a token account whose
+ * authority is the state, of a supported mint, at the PDA of the bump recorded for that mint. */
+static __attribute__((noinline)) uint64_t check_custody(const CustodyRules *r, const Tokens *t,
+                                                       const RawAccount *custody, const uint8_t *state_key,
+                                                       const uint8_t *program_id) {
+  if (!is_token_account(custody)) return r->not_token_account;
+  if (!key_eq(custody->data + TOKEN_ACCOUNT_OWNER, state_key)) return r->wrong_owner;
+  const uint8_t *mint = custody->data + TOKEN_ACCOUNT_MINT;
+  int64_t index = key_index(t->mints, t->count, mint);
+  if (index < 0) return r->not_supported;
+  SolBytes seeds[3] = {{r->seed, r->seed_len}, {mint, PUBKEY_BYTES}, {t->bumps + index, 1}};
+  return is_created_pda(seeds, 3, program_id, custody->key) ? 0 : r->wrong_address;
+}
+
+/* add_token's custody, init_if_needed: an existing one must already be what `init` would have made. */
+static __attribute__((noinline)) uint64_t create_custody(const Input *in, const CustodyRules *r, uint8_t bump) {
+  RawAccount *mint = in->accounts[3];
+  RawAccount *custody = in->accounts[4];
+  if (key_eq(custody->owner, TOKEN_PROGRAM_ID)) {
+    if (!is_token_account(custody) || !key_eq(custody->data + TOKEN_ACCOUNT_MINT, mint->key)) return r->wrong_mint;
+    if (!key_eq(custody->data + TOKEN_ACCOUNT_OWNER, in->accounts[2]->key)) return r->wrong_owner;
+    return 0;
+  }
+  SolBytes seeds[3] = {{r->seed, r->seed_len}, {mint->key, PUBKEY_BYTES}, {&bump, 1}};
+  SolSignerSeeds signer = {seeds, 3};
+  SystemCall create = {in->accounts[0], custody, &signer};
+  TRY(create_pda_account(&create, TOKEN_ACCOUNT_LEN, TOKEN_PROGRAM_ID, r->wrong_address));
+  return token_initialize_account(custody, mint, in->accounts[2]->key);
+}
+
+/* add_token — accounts: 0 payer (s, w), 1 token controller (s), 2 state (w), 3 token mint, 4 custody
+ * token account (w, created here if absent), 5 token program, 6 system program, 7 event authority,
+ * 8 this program. After the state is loaded and the controller checked: the rest of the accounts, and
+ * the custody made; its bump goes to `bump`. */
+static __attribute__((noinline)) uint64_t add_custody(const Input *in, const CustodyRules *r, uint8_t *bump) {
+  RawAccount *mint = in->accounts[3];
+  RawAccount *custody = in->accounts[4];
+  if (!is_mint(mint)) return ANCHOR_ACCOUNT_OWNED_BY_WRONG_PROGRAM;
+  TRY(check_writable(custody));
+  TRY(check_program(in->accounts[5], TOKEN_PROGRAM_ID));
+  TRY(check_program(in->accounts[6], SYSTEM_PROGRAM_ID));
+  TRY(check_event_accounts(in->accounts[7], in->accounts[8], in->program_id));
+  SolBytes seeds[2] = {{r->seed, r->seed_len}, {mint->key, PUBKEY_BYTES}};
+  if (!is_found_pda(seeds, 2, in->program_id, custody->key, bump)) return ANCHOR_CONSTRAINT_SEEDS;
+  return create_custody(in, r, *bump);
+}
+
+/* Appends `mint` to the state's Vec<Pubkey> at `tokens_at` and `bump` to the Vec<u8> right after it;
+ * false when they do not fit. */
+static bool push_token(Serialized *s, uint64_t tokens_at, const uint8_t *mint, uint8_t bump) {
+  uint64_t bumps_at = tokens_at + 4 + (uint64_t)read_u32_le(s->data + tokens_at) * PUBKEY_BYTES;
+  if (!vec_push(s, tokens_at, PUBKEY_BYTES, mint)) return false;
+  /* The tokens vector grew by one key: the bumps vector now starts 32 bytes later. */
+  s->end += PUBKEY_BYTES;
+  return vec_push(s, bumps_at + PUBKEY_BYTES, 1, &bump);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Used transfer spec hashes: the PDA ["used_transfer_spec_hash", hash] carries the program's used marker
+ * once a mint (minter) or burn (wallet) of that transfer spec went through; a second one fails here.
+ * ---------------------------------------------------------------------------------------------- */
+
+/* "used_transfer_spec_hash" */
+static const uint8_t SEED_USED_HASH[] = {'u', 's', 'e', 'd', '_', 't', 'r', 'a', 'n', 's', 'f', 'e',
+                                         'r', '_', 's', 'p', 'e', 'c', '_', 'h', 'a', 's', 'h'};
+
+typedef struct {
+  const uint8_t *discriminator; /* the UsedTransferSpecHash account's */
+  uint64_t invalid_account;     /* not the hash's PDA, or its creation failed */
+  uint64_t already_used;
+} UsedHashRules;
+
+/* The account must be the PDA the hash derives and not carry the marker; it is created (rent from the
+ * payer, account 0) with the marker written. */
+static __attribute__((noinline)) uint64_t mark_transfer_spec_hash(const Input *in, const UsedHashRules *r,
+                                                                  const uint8_t *hash, RawAccount *account) {
+  uint8_t bump;
+  SolBytes seeds[3] = {{SEED_USED_HASH, sizeof(SEED_USED_HASH)}, {hash, 32}, {&bump, 1}};
+  if (!is_found_pda(seeds, 2, in->program_id, account->key, &bump)) return r->invalid_account;
+  if (account->data_len >= 2 && account->data[0] == r->discriminator[0] && account->data[1] == r->discriminator[1])
+    return r->already_used;
+  SolSignerSeeds signer = {seeds, 3};
+  SystemCall create = {in->accounts[0], account, &signer};
+  TRY(create_pda_account(&create, 2, in->program_id, r->invalid_account));
+  account->data[0] = r->discriminator[0];
+  account->data[1] = r->discriminator[1];
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Errors in the log
+ * ---------------------------------------------------------------------------------------------- */
+
+/* Anchor numbers a program's own errors from 6000, in declaration order. */
+#define CUSTOM_ERROR_BASE 6000
+
+typedef struct {
+  const char *prefix; /* "gateway_minter: error " */
+  uint64_t prefix_len;
+  const char *names; /* one row of `width` chars (NUL-padded) per custom error */
+  uint64_t width;
+  uint64_t count;
+} ErrorNames;
+
+/* Logs a refusal: "<prefix><Name>" for one of the program's errors, else its number and "<prefix>Anchor". */
+static __attribute__((noinline)) void log_refusal(const ErrorNames *e, uint64_t err) {
+  char line[128];
+  if (e->prefix_len + e->width > sizeof(line)) return;
+  uint64_t n = 0;
+  for (; n < e->prefix_len; n++) line[n] = e->prefix[n];
+  const char *name = "Anchor";
+  uint64_t width = 6;
+  if (err >= CUSTOM_ERROR_BASE && err - CUSTOM_ERROR_BASE < e->count) {
+    name = e->names + (err - CUSTOM_ERROR_BASE) * e->width;
+    width = e->width;
+  } else {
+    sol_log_64_(err, 0, 0, 0, 0);
+  }
+  for (uint64_t i = 0; i < width && name[i] != 0; i++) line[n++] = name[i];
+  sol_log_(line, n);
+}
+
 /* "\x19Ethereum Signed Message:\n32" (EIP-191 for a 32-byte message). */
 static const uint8_t EIP191_PREFIX[28] = {0x19, 'E', 't', 'h', 'e', 'r', 'e', 'u', 'm', ' ', 'S', 'i', 'g', 'n',
                                           'e',  'd', ' ', 'M', 'e', 's', 's', 'a', 'g', 'e', ':', '\n', '3', '2'};

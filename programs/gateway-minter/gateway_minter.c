@@ -29,19 +29,15 @@ static const uint8_t USED_HASH_DISCRIMINATOR[2] = {11, 1};
 static const uint8_t SEED_MINTER[] = {'g', 'a', 't', 'e', 'w', 'a', 'y', '_', 'm', 'i', 'n', 't', 'e', 'r'};
 static const uint8_t SEED_CUSTODY[] = {'g', 'a', 't', 'e', 'w', 'a', 'y', '_', 'm', 'i', 'n', 't',
                                        'e', 'r', '_', 'c', 'u', 's', 't', 'o', 'd', 'y'};
-static const uint8_t SEED_USED_HASH[] = {'u', 's', 'e', 'd', '_', 't', 'r', 'a', 'n', 's', 'f', 'e',
-                                         'r', '_', 's', 'p', 'e', 'c', '_', 'h', 'a', 's', 'h'};
 
 #define MAX_ATTESTERS 10
 #define MAX_TOKENS 10
 /* 2 (discriminator) + GatewayMinter::INIT_SPACE: bump, four keys, paused, Vec<Pubkey>[10], two u32,
  * Vec<Pubkey>[10], Vec<u8>[10]. */
 #define MINTER_SPACE (2 + 1 + 4 * 32 + 1 + (4 + 32 * MAX_ATTESTERS) + 4 + 4 + (4 + 32 * MAX_TOKENS) + (4 + MAX_TOKENS))
-#define USED_HASH_SPACE 2
 #define MINTER_VERSION 1
 
 /* Fixed offsets of the state (Borsh; the vectors make everything after the attesters move). */
-#define S_BUMP 2
 #define S_OWNER 3
 #define S_PENDING_OWNER 35
 #define S_PAUSER 67
@@ -67,7 +63,7 @@ static const uint8_t SEED_USED_HASH[] = {'u', 's', 'e', 'd', '_', 't', 'r', 'a',
 
 /* GatewayMinterError (error.rs): Anchor numbers custom errors from 6000 in declaration order. */
 enum {
-  ERR_INVALID_AUTHORITY = 6000,
+  ERR_INVALID_AUTHORITY = CUSTOM_ERROR_BASE,
   ERR_INVALID_PAUSER,
   ERR_INVALID_TOKEN_CONTROLLER,
   ERR_PROGRAM_PAUSED,
@@ -130,16 +126,6 @@ static const char ERROR_NAMES[ERR_END - ERR_INVALID_AUTHORITY][ERROR_NAME_WIDTH]
     "InvalidDestinationTokenAccount",
 };
 
-static void log_error(uint64_t code) {
-  static const char prefix[] = "gateway_minter: error ";
-  char line[sizeof(prefix) + ERROR_NAME_WIDTH];
-  uint64_t n = 0;
-  for (; n < sizeof(prefix) - 1; n++) line[n] = prefix[n];
-  const char *name = ERROR_NAMES[code - ERR_INVALID_AUTHORITY];
-  for (int i = 0; i < ERROR_NAME_WIDTH && name[i] != 0; i++) line[n++] = name[i];
-  sol_log_(line, n);
-}
-
 /* ------------------------------------------------------------------------------------------------
  * State
  * ---------------------------------------------------------------------------------------------- */
@@ -180,24 +166,27 @@ static bool parse_minter(uint8_t *data, uint64_t capacity, Minter *m) {
 /* Account<GatewayMinter> with seeds = [b"gateway_minter"], bump = state.bump: owned by us, our
  * discriminator, at the PDA of its stored bump. */
 static __attribute__((noinline)) uint64_t load_minter(RawAccount *a, const uint8_t *program_id, Minter *m) {
-  if (!key_eq(a->owner, program_id)) return ANCHOR_ACCOUNT_OWNED_BY_WRONG_PROGRAM;
-  if (a->data_len < 2) return ANCHOR_ACCOUNT_NOT_INITIALIZED;
-  if (a->data[0] != MINTER_DISCRIMINATOR[0] || a->data[1] != MINTER_DISCRIMINATOR[1])
-    return ANCHOR_ACCOUNT_DISCRIMINATOR_MISMATCH;
+  TRY(check_state_owner(a, program_id, MINTER_DISCRIMINATOR));
   if (!parse_minter(a->data, a->data_len, m)) return ANCHOR_ACCOUNT_DISCRIMINATOR_MISMATCH;
-  uint8_t address[PUBKEY_BYTES];
-  SolBytes seeds[2] = {{SEED_MINTER, sizeof(SEED_MINTER)}, {a->data + S_BUMP, 1}};
-  if (sol_create_program_address(seeds, 2, program_id, address) != 0 || !key_eq(address, a->key))
-    return ANCHOR_CONSTRAINT_SEEDS;
-  return 0;
+  return check_state_address(a, program_id, SEED_MINTER, sizeof(SEED_MINTER));
 }
 
-static uint64_t check_signer(const RawAccount *a) { return a->is_signer ? 0 : ANCHOR_ACCOUNT_NOT_SIGNER; }
+/* The supported mints and their custody bumps, for check_custody. */
+static void minter_tokens(const Minter *m, Tokens *t) {
+  t->mints = m->data + m->tokens_at + 4;
+  t->count = m->token_count;
+  t->bumps = m->data + m->bumps_at + 4;
+}
 
-static uint64_t check_writable(const RawAccount *a) { return a->is_writable ? 0 : ANCHOR_CONSTRAINT_MUT; }
-
-static uint64_t check_program(const RawAccount *a, const uint8_t *id) {
-  return key_eq(a->key, id) ? 0 : ANCHOR_INVALID_PROGRAM_ID;
+/* Circle's minter refuses a bad custody account with its own InvalidCustodyTokenAccount. */
+static void custody_rules(CustodyRules *r) {
+  r->seed = SEED_CUSTODY;
+  r->seed_len = sizeof(SEED_CUSTODY);
+  r->not_token_account = ERR_INVALID_CUSTODY_TOKEN_ACCOUNT;
+  r->wrong_mint = ERR_INVALID_CUSTODY_TOKEN_ACCOUNT;
+  r->wrong_owner = ERR_INVALID_CUSTODY_TOKEN_ACCOUNT;
+  r->wrong_address = ERR_INVALID_CUSTODY_TOKEN_ACCOUNT;
+  r->not_supported = ERR_TOKEN_NOT_SUPPORTED;
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -210,37 +199,17 @@ static uint64_t check_program(const RawAccount *a, const uint8_t *id) {
 
 static __attribute__((noinline)) uint64_t process_initialize(const Input *in) {
   if (in->data_len != 2 + 4) return ANCHOR_INSTRUCTION_DID_NOT_DESERIALIZE;
-  if (in->account_count < 8) return ANCHOR_ACCOUNT_NOT_ENOUGH_KEYS;
-  RawAccount *payer = in->accounts[0];
-  RawAccount *authority = in->accounts[1];
-  RawAccount *state = in->accounts[2];
-  TRY(check_signer(payer));
-  TRY(check_writable(payer));
-  TRY(check_signer(authority));
-  TRY(check_writable(state));
-  TRY(check_program(in->accounts[4], in->program_id));
-  TRY(check_program(in->accounts[5], SYSTEM_PROGRAM_ID));
-  TRY(check_event_accounts(in->accounts[6], in->accounts[7], in->program_id));
-  uint8_t address[PUBKEY_BYTES];
   uint8_t bump;
   SolBytes seed; /* field by field: see check_event_accounts */
   seed.addr = SEED_MINTER;
   seed.len = sizeof(SEED_MINTER);
-  if (sol_try_find_program_address(&seed, 1, in->program_id, address, &bump) != 0 || !key_eq(address, state->key))
-    return ANCHOR_CONSTRAINT_SEEDS;
-  /* Anchor's `init`: the account must not exist yet (a second initialize fails in the System program). */
-  if (!is_unused(state)) return ANCHOR_CONSTRAINT_SEEDS;
-  SolBytes seeds[2] = {seed, {&bump, 1}};
-  SolSignerSeeds signer = {seeds, 2};
-  SystemCall create = {payer, state, &signer};
-  TRY(create_pda_account(&create, MINTER_SPACE, in->program_id, ANCHOR_CONSTRAINT_SEEDS));
-  uint8_t *d = state->data;
-  d[0] = MINTER_DISCRIMINATOR[0];
-  d[1] = MINTER_DISCRIMINATOR[1];
-  d[S_BUMP] = bump;
-  copy32(d + S_OWNER, authority->key);
-  copy32(d + S_PAUSER, authority->key);
-  copy32(d + S_TOKEN_CONTROLLER, authority->key);
+  TRY(check_initialize(in, &seed, &bump));
+  TRY(create_state(in, &seed, bump, MINTER_SPACE, MINTER_DISCRIMINATOR));
+  const uint8_t *authority = in->accounts[1]->key;
+  uint8_t *d = in->accounts[2]->data;
+  copy32(d + S_OWNER, authority);
+  copy32(d + S_PAUSER, authority);
+  copy32(d + S_TOKEN_CONTROLLER, authority);
   d[S_PAUSED] = 0;
   /* attesters: empty vec at S_ATTESTERS; then local_domain, version, two empty vecs. */
   write_u32_le(d + S_ATTESTERS + 4, read_u32_le(in->data + 2));
@@ -282,80 +251,23 @@ static __attribute__((noinline)) uint64_t process_add_attester(const Input *in) 
  * data: [12, 9]
  * ---------------------------------------------------------------------------------------------- */
 
-typedef struct {
-  const Input *in;
-  uint8_t bump;
-} CustodyCreation;
-
-static __attribute__((noinline)) uint64_t create_custody(const CustodyCreation *c) {
-  const Input *in = c->in;
-  RawAccount *mint = in->accounts[3];
-  RawAccount *custody = in->accounts[4];
-  if (key_eq(custody->owner, TOKEN_PROGRAM_ID)) {
-    /* init_if_needed: an existing custody must already be what `init` would have made. */
-    if (!is_token_account(custody) || !key_eq(custody->data + TOKEN_ACCOUNT_MINT, mint->key) ||
-        !key_eq(custody->data + TOKEN_ACCOUNT_OWNER, in->accounts[2]->key))
-      return ERR_INVALID_CUSTODY_TOKEN_ACCOUNT;
-    return 0;
-  }
-  SolBytes seeds[3] = {{SEED_CUSTODY, sizeof(SEED_CUSTODY)}, {mint->key, PUBKEY_BYTES}, {&c->bump, 1}};
-  SolSignerSeeds signer = {seeds, 3};
-  SystemCall create = {in->accounts[0], custody, &signer};
-  TRY(create_pda_account(&create, TOKEN_ACCOUNT_LEN, TOKEN_PROGRAM_ID, ERR_INVALID_CUSTODY_TOKEN_ACCOUNT));
-  return token_initialize_account(custody, mint, in->accounts[2]->key);
-}
-
 static __attribute__((noinline)) uint64_t process_add_token(const Input *in) {
   if (in->data_len != 2) return ANCHOR_INSTRUCTION_DID_NOT_DESERIALIZE;
   if (in->account_count < 9) return ANCHOR_ACCOUNT_NOT_ENOUGH_KEYS;
-  RawAccount *controller = in->accounts[1];
-  RawAccount *state = in->accounts[2];
   RawAccount *mint = in->accounts[3];
-  RawAccount *custody = in->accounts[4];
   Minter m;
-  TRY(check_signer(in->accounts[0]));
-  TRY(check_writable(in->accounts[0]));
-  TRY(check_signer(controller));
-  TRY(check_writable(state));
-  TRY(load_minter(state, in->program_id, &m));
-  if (!key_eq(controller->key, m.data + S_TOKEN_CONTROLLER)) return ERR_INVALID_AUTHORITY;
-  if (!is_mint(mint)) return ANCHOR_ACCOUNT_OWNED_BY_WRONG_PROGRAM;
-  TRY(check_writable(custody));
-  TRY(check_program(in->accounts[5], TOKEN_PROGRAM_ID));
-  TRY(check_program(in->accounts[6], SYSTEM_PROGRAM_ID));
-  TRY(check_event_accounts(in->accounts[7], in->accounts[8], in->program_id));
-  CustodyCreation c = {in, 0};
-  uint8_t address[PUBKEY_BYTES];
-  SolBytes seeds[2] = {{SEED_CUSTODY, sizeof(SEED_CUSTODY)}, {mint->key, PUBKEY_BYTES}};
-  if (sol_try_find_program_address(seeds, 2, in->program_id, address, &c.bump) != 0 ||
-      !key_eq(address, custody->key))
-    return ANCHOR_CONSTRAINT_SEEDS;
-  TRY(create_custody(&c));
+  TRY(check_admin_accounts(in));
+  TRY(load_minter(in->accounts[2], in->program_id, &m));
+  if (!key_eq(in->accounts[1]->key, m.data + S_TOKEN_CONTROLLER)) return ERR_INVALID_AUTHORITY;
+  CustodyRules r;
+  custody_rules(&r);
+  uint8_t bump;
+  TRY(add_custody(in, &r, &bump));
   if (key_index(m.data + m.tokens_at + 4, m.token_count, mint->key) >= 0) return 0;
   if (m.token_count >= MAX_TOKENS) return ERR_MAX_TOKENS_SUPPORTED;
   Serialized s = {m.data, m.capacity, m.end};
-  if (!vec_push(&s, m.tokens_at, PUBKEY_BYTES, mint->key)) return ERR_MAX_TOKENS_SUPPORTED;
-  /* The tokens vector grew by one key: the bumps vector now starts 32 bytes later. */
-  s.end += PUBKEY_BYTES;
-  if (!vec_push(&s, m.bumps_at + PUBKEY_BYTES, 1, &c.bump)) return ERR_MAX_TOKENS_SUPPORTED;
+  if (!push_token(&s, m.tokens_at, mint->key, bump)) return ERR_MAX_TOKENS_SUPPORTED;
   LOG("gateway_minter: token added");
-  return 0;
-}
-
-/* The custody account of `mint` as gatewayMint and mint_custody accept it: a token account whose
- * authority is the minter, of a supported mint, at the PDA of the bump recorded for that mint. */
-static __attribute__((noinline)) uint64_t check_custody(const Minter *m, const RawAccount *custody,
-                                                       const uint8_t *minter_key, const uint8_t *program_id) {
-  if (!is_token_account(custody)) return ERR_INVALID_CUSTODY_TOKEN_ACCOUNT;
-  if (!key_eq(custody->data + TOKEN_ACCOUNT_OWNER, minter_key)) return ERR_INVALID_CUSTODY_TOKEN_ACCOUNT;
-  const uint8_t *mint = custody->data + TOKEN_ACCOUNT_MINT;
-  int64_t index = key_index(m->data + m->tokens_at + 4, m->token_count, mint);
-  if (index < 0) return ERR_TOKEN_NOT_SUPPORTED;
-  uint8_t address[PUBKEY_BYTES];
-  SolBytes seeds[3] = {
-      {SEED_CUSTODY, sizeof(SEED_CUSTODY)}, {mint, PUBKEY_BYTES}, {m->data + m->bumps_at + 4 + index, 1}};
-  if (sol_create_program_address(seeds, 3, program_id, address) != 0 || !key_eq(address, custody->key))
-    return ERR_INVALID_CUSTODY_TOKEN_ACCOUNT;
   return 0;
 }
 
@@ -368,7 +280,7 @@ typedef struct {
 static void minter_signer(const Minter *m, MinterSigner *s) {
   s->seeds[0].addr = SEED_MINTER;
   s->seeds[0].len = sizeof(SEED_MINTER);
-  s->seeds[1].addr = m->data + S_BUMP;
+  s->seeds[1].addr = m->data + STATE_BUMP;
   s->seeds[1].len = 1;
   s->signer.addr = s->seeds;
   s->signer.len = 2;
@@ -397,7 +309,11 @@ static __attribute__((noinline)) uint64_t process_mint_custody(const Input *in) 
   TRY(check_writable(mint));
   TRY(check_writable(custody));
   TRY(check_program(in->accounts[4], TOKEN_PROGRAM_ID));
-  TRY(check_custody(&m, custody, state->key, in->program_id));
+  CustodyRules r;
+  custody_rules(&r);
+  Tokens t;
+  minter_tokens(&m, &t);
+  TRY(check_custody(&r, &t, custody, state->key, in->program_id));
   if (!key_eq(custody->data + TOKEN_ACCOUNT_MINT, mint->key)) return ERR_TOKEN_NOT_SUPPORTED;
   if (amount == 0) return ERR_INVALID_BURN_AMOUNT;
   MinterSigner s;
@@ -424,25 +340,14 @@ static __attribute__((noinline)) uint64_t verify_attester(const Minter *m, const
   return 0;
 }
 
-/* Marks the element's transfer spec hash used: its PDA must be the one the hash derives, must not carry
- * the used marker, and is created (rent from the payer) with the marker written. A second mint of the
- * same transfer spec fails here, on chain, whoever submits it. */
+/* Marks the element's transfer spec hash used (see mark_transfer_spec_hash). */
 static __attribute__((noinline)) uint64_t use_transfer_spec_hash(const Input *in, const uint8_t *hash,
                                                                  RawAccount *account) {
-  uint8_t address[PUBKEY_BYTES];
-  uint8_t bump;
-  SolBytes seeds[3] = {{SEED_USED_HASH, sizeof(SEED_USED_HASH)}, {hash, 32}, {&bump, 1}};
-  if (sol_try_find_program_address(seeds, 2, in->program_id, address, &bump) != 0 || !key_eq(address, account->key))
-    return ERR_INVALID_TRANSFER_SPEC_HASH_ACCOUNT;
-  if (account->data_len >= 2 && account->data[0] == USED_HASH_DISCRIMINATOR[0] &&
-      account->data[1] == USED_HASH_DISCRIMINATOR[1])
-    return ERR_TRANSFER_SPEC_HASH_ALREADY_USED;
-  SolSignerSeeds signer = {seeds, 3};
-  SystemCall create = {in->accounts[0], account, &signer};
-  TRY(create_pda_account(&create, USED_HASH_SPACE, in->program_id, ERR_INVALID_TRANSFER_SPEC_HASH_ACCOUNT));
-  account->data[0] = USED_HASH_DISCRIMINATOR[0];
-  account->data[1] = USED_HASH_DISCRIMINATOR[1];
-  return 0;
+  UsedHashRules r;
+  r.discriminator = USED_HASH_DISCRIMINATOR;
+  r.invalid_account = ERR_INVALID_TRANSFER_SPEC_HASH_ACCOUNT;
+  r.already_used = ERR_TRANSFER_SPEC_HASH_ALREADY_USED;
+  return mark_transfer_spec_hash(in, &r, hash, account);
 }
 
 typedef struct {
@@ -459,7 +364,11 @@ static __attribute__((noinline)) uint64_t mint_element(const Element *e) {
   RawAccount *recipient = in->accounts[e->accounts_at + 1];
   RawAccount *used = in->accounts[e->accounts_at + 2];
   const uint8_t *token = e->element + E_DESTINATION_TOKEN;
-  TRY(check_custody(e->m, custody, state->key, in->program_id));
+  CustodyRules r;
+  custody_rules(&r);
+  Tokens t;
+  minter_tokens(e->m, &t);
+  TRY(check_custody(&r, &t, custody, state->key, in->program_id));
   if (!is_token_account(recipient)) return ERR_INVALID_DESTINATION_TOKEN_ACCOUNT;
   TRY(use_transfer_spec_hash(in, e->element + E_TRANSFER_SPEC_HASH, used));
   if (!key_eq(custody->data + TOKEN_ACCOUNT_MINT, token)) return ERR_DESTINATION_TOKEN_MISMATCH;
@@ -563,11 +472,16 @@ uint64_t entrypoint(const uint8_t *input) {
   Input in;
   parse_input(input, &in);
   uint64_t err = dispatch(&in);
-  if (err >= ERR_INVALID_AUTHORITY && err < ERR_END) {
-    log_error(err);
-  } else if (err != 0) {
-    sol_log_64_(err, 0, 0, 0, 0);
-    LOG("gateway_minter: error Anchor");
+  if (err != 0) {
+    /* Field by field: see check_event_accounts. */
+    static const char prefix[] = "gateway_minter: error ";
+    ErrorNames names;
+    names.prefix = prefix;
+    names.prefix_len = sizeof(prefix) - 1;
+    names.names = ERROR_NAMES[0];
+    names.width = ERROR_NAME_WIDTH;
+    names.count = ERR_END - ERR_INVALID_AUTHORITY;
+    log_refusal(&names, err);
   }
   return err;
 }

@@ -28,8 +28,6 @@ static const uint8_t SEED_CUSTODY[] = {'g', 'a', 't', 'e', 'w', 'a', 'y', '_', '
                                        'e', 't', '_', 'c', 'u', 's', 't', 'o', 'd', 'y'};
 static const uint8_t SEED_DEPOSIT[] = {'g', 'a', 't', 'e', 'w', 'a', 'y', '_', 'd', 'e', 'p', 'o', 's', 'i', 't'};
 static const uint8_t SEED_DENYLIST[] = {'d', 'e', 'n', 'y', 'l', 'i', 's', 't'};
-static const uint8_t SEED_USED_HASH[] = {'u', 's', 'e', 'd', '_', 't', 'r', 'a', 'n', 's', 'f', 'e',
-                                         'r', '_', 's', 'p', 'e', 'c', '_', 'h', 'a', 's', 'h'};
 
 /* Ed25519SigVerify111111111111111111111111111 */
 static const uint8_t ED25519_PROGRAM_ID[PUBKEY_BYTES] = {
@@ -54,7 +52,6 @@ static const uint8_t ASSOCIATED_TOKEN_PROGRAM_ID[PUBKEY_BYTES] = {
 #define WALLET_VERSION 1
 
 /* GatewayWallet state offsets (Borsh). */
-#define S_BUMP 2
 #define S_OWNER 3
 #define S_PENDING_OWNER 35
 #define S_PAUSER 67
@@ -83,7 +80,7 @@ static const uint8_t ASSOCIATED_TOKEN_PROGRAM_ID[PUBKEY_BYTES] = {
 
 /* GatewayWalletError (error.rs), from 6000 in declaration order. */
 enum {
-  ERR_INVALID_AUTHORITY = 6000,
+  ERR_INVALID_AUTHORITY = CUSTOM_ERROR_BASE,
   ERR_INVALID_PAUSER,
   ERR_INVALID_DENYLISTER,
   ERR_INVALID_TOKEN_CONTROLLER,
@@ -182,24 +179,6 @@ static const char ERROR_NAMES[ERR_END - ERR_INVALID_AUTHORITY][ERROR_NAME_WIDTH]
     "TransferSpecHashAlreadyUsed",
 };
 
-static void log_error(uint64_t code) {
-  static const char prefix[] = "gateway_wallet: error ";
-  char line[sizeof(prefix) + ERROR_NAME_WIDTH];
-  uint64_t n = 0;
-  for (; n < sizeof(prefix) - 1; n++) line[n] = prefix[n];
-  const char *name = ERROR_NAMES[code - ERR_INVALID_AUTHORITY];
-  for (int i = 0; i < ERROR_NAME_WIDTH && name[i] != 0; i++) line[n++] = name[i];
-  sol_log_(line, n);
-}
-
-static uint64_t check_signer(const RawAccount *a) { return a->is_signer ? 0 : ANCHOR_ACCOUNT_NOT_SIGNER; }
-
-static uint64_t check_writable(const RawAccount *a) { return a->is_writable ? 0 : ANCHOR_CONSTRAINT_MUT; }
-
-static uint64_t check_program(const RawAccount *a, const uint8_t *id) {
-  return key_eq(a->key, id) ? 0 : ANCHOR_INVALID_PROGRAM_ID;
-}
-
 /* ------------------------------------------------------------------------------------------------
  * State
  * ---------------------------------------------------------------------------------------------- */
@@ -231,16 +210,27 @@ static bool parse_wallet(uint8_t *data, uint64_t capacity, Wallet *w) {
 
 /* Account<GatewayWallet>, seeds = [b"gateway_wallet"], bump = state.bump. */
 static __attribute__((noinline)) uint64_t load_wallet(RawAccount *a, const uint8_t *program_id, Wallet *w) {
-  if (!key_eq(a->owner, program_id)) return ANCHOR_ACCOUNT_OWNED_BY_WRONG_PROGRAM;
-  if (a->data_len < 2) return ANCHOR_ACCOUNT_NOT_INITIALIZED;
-  if (a->data[0] != WALLET_DISCRIMINATOR[0] || a->data[1] != WALLET_DISCRIMINATOR[1])
-    return ANCHOR_ACCOUNT_DISCRIMINATOR_MISMATCH;
+  TRY(check_state_owner(a, program_id, WALLET_DISCRIMINATOR));
   if (!parse_wallet(a->data, a->data_len, w)) return ANCHOR_ACCOUNT_DISCRIMINATOR_MISMATCH;
-  uint8_t address[PUBKEY_BYTES];
-  SolBytes seeds[2] = {{SEED_WALLET, sizeof(SEED_WALLET)}, {a->data + S_BUMP, 1}};
-  if (sol_create_program_address(seeds, 2, program_id, address) != 0 || !key_eq(address, a->key))
-    return ANCHOR_CONSTRAINT_SEEDS;
-  return 0;
+  return check_state_address(a, program_id, SEED_WALLET, sizeof(SEED_WALLET));
+}
+
+/* The supported mints and their custody bumps, for check_custody. */
+static void wallet_tokens(const Wallet *w, Tokens *t) {
+  t->mints = w->data + S_TOKENS + 4;
+  t->count = w->token_count;
+  t->bumps = w->data + w->bumps_at + 4;
+}
+
+/* Circle's wallet checks its custody account with Anchor's token constraints. */
+static void custody_rules(CustodyRules *r) {
+  r->seed = SEED_CUSTODY;
+  r->seed_len = sizeof(SEED_CUSTODY);
+  r->not_token_account = ANCHOR_ACCOUNT_OWNED_BY_WRONG_PROGRAM;
+  r->wrong_mint = ANCHOR_CONSTRAINT_TOKEN_MINT;
+  r->wrong_owner = ANCHOR_CONSTRAINT_TOKEN_OWNER;
+  r->wrong_address = ANCHOR_CONSTRAINT_SEEDS;
+  r->not_supported = ERR_TOKEN_NOT_SUPPORTED;
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -252,40 +242,21 @@ static __attribute__((noinline)) uint64_t load_wallet(RawAccount *a, const uint8
 
 static __attribute__((noinline)) uint64_t process_initialize(const Input *in) {
   if (in->data_len != 2 + 4 + 8) return ANCHOR_INSTRUCTION_DID_NOT_DESERIALIZE;
-  if (in->account_count < 8) return ANCHOR_ACCOUNT_NOT_ENOUGH_KEYS;
-  RawAccount *payer = in->accounts[0];
-  RawAccount *authority = in->accounts[1];
-  RawAccount *state = in->accounts[2];
-  TRY(check_signer(payer));
-  TRY(check_writable(payer));
-  TRY(check_signer(authority));
-  TRY(check_writable(state));
-  TRY(check_program(in->accounts[4], in->program_id));
-  TRY(check_program(in->accounts[5], SYSTEM_PROGRAM_ID));
-  TRY(check_event_accounts(in->accounts[6], in->accounts[7], in->program_id));
-  uint8_t address[PUBKEY_BYTES];
   uint8_t bump;
   SolBytes seed; /* field by field: see check_event_accounts */
   seed.addr = SEED_WALLET;
   seed.len = sizeof(SEED_WALLET);
-  if (sol_try_find_program_address(&seed, 1, in->program_id, address, &bump) != 0 || !key_eq(address, state->key))
-    return ANCHOR_CONSTRAINT_SEEDS;
-  if (!is_unused(state)) return ANCHOR_CONSTRAINT_SEEDS;
+  TRY(check_initialize(in, &seed, &bump));
   uint64_t delay = read_u64(in->data + 6);
   if (delay == 0) return ERR_INVALID_WITHDRAWAL_DELAY;
-  SolBytes seeds[2] = {seed, {&bump, 1}};
-  SolSignerSeeds signer = {seeds, 2};
-  SystemCall create = {payer, state, &signer};
-  TRY(create_pda_account(&create, WALLET_SPACE, in->program_id, ANCHOR_CONSTRAINT_SEEDS));
-  uint8_t *d = state->data;
-  d[0] = WALLET_DISCRIMINATOR[0];
-  d[1] = WALLET_DISCRIMINATOR[1];
-  d[S_BUMP] = bump;
-  copy32(d + S_OWNER, authority->key);
-  copy32(d + S_PAUSER, authority->key);
-  copy32(d + S_DENYLISTER, authority->key);
-  copy32(d + S_TOKEN_CONTROLLER, authority->key);
-  copy32(d + S_FEE_RECIPIENT, authority->key);
+  TRY(create_state(in, &seed, bump, WALLET_SPACE, WALLET_DISCRIMINATOR));
+  const uint8_t *authority = in->accounts[1]->key;
+  uint8_t *d = in->accounts[2]->data;
+  copy32(d + S_OWNER, authority);
+  copy32(d + S_PAUSER, authority);
+  copy32(d + S_DENYLISTER, authority);
+  copy32(d + S_TOKEN_CONTROLLER, authority);
+  copy32(d + S_FEE_RECIPIENT, authority);
   write_u32_le(d + S_LOCAL_DOMAIN, read_u32_le(in->data + 2));
   write_u32_le(d + S_VERSION, WALLET_VERSION);
   write_u64(d + S_WITHDRAWAL_DELAY, delay);
@@ -302,60 +273,22 @@ static __attribute__((noinline)) uint64_t process_initialize(const Input *in) {
  * data: [22, 12]
  * ---------------------------------------------------------------------------------------------- */
 
-typedef struct {
-  const Input *in;
-  uint8_t bump;
-} CustodyCreation;
-
-static __attribute__((noinline)) uint64_t create_custody(const CustodyCreation *c) {
-  const Input *in = c->in;
-  RawAccount *mint = in->accounts[3];
-  RawAccount *custody = in->accounts[4];
-  if (key_eq(custody->owner, TOKEN_PROGRAM_ID)) {
-    if (!is_token_account(custody) || !key_eq(custody->data + TOKEN_ACCOUNT_MINT, mint->key))
-      return ANCHOR_CONSTRAINT_TOKEN_MINT;
-    if (!key_eq(custody->data + TOKEN_ACCOUNT_OWNER, in->accounts[2]->key)) return ANCHOR_CONSTRAINT_TOKEN_OWNER;
-    return 0;
-  }
-  SolBytes seeds[3] = {{SEED_CUSTODY, sizeof(SEED_CUSTODY)}, {mint->key, PUBKEY_BYTES}, {&c->bump, 1}};
-  SolSignerSeeds signer = {seeds, 3};
-  SystemCall create = {in->accounts[0], custody, &signer};
-  TRY(create_pda_account(&create, TOKEN_ACCOUNT_LEN, TOKEN_PROGRAM_ID, ANCHOR_CONSTRAINT_SEEDS));
-  return token_initialize_account(custody, mint, in->accounts[2]->key);
-}
-
 static __attribute__((noinline)) uint64_t process_add_token(const Input *in) {
   if (in->data_len != 2) return ANCHOR_INSTRUCTION_DID_NOT_DESERIALIZE;
   if (in->account_count < 9) return ANCHOR_ACCOUNT_NOT_ENOUGH_KEYS;
-  RawAccount *controller = in->accounts[1];
-  RawAccount *state = in->accounts[2];
   RawAccount *mint = in->accounts[3];
-  RawAccount *custody = in->accounts[4];
   Wallet w;
-  TRY(check_signer(in->accounts[0]));
-  TRY(check_writable(in->accounts[0]));
-  TRY(check_signer(controller));
-  TRY(check_writable(state));
-  TRY(load_wallet(state, in->program_id, &w));
-  if (!key_eq(controller->key, w.data + S_TOKEN_CONTROLLER)) return ERR_INVALID_AUTHORITY;
-  if (!is_mint(mint)) return ANCHOR_ACCOUNT_OWNED_BY_WRONG_PROGRAM;
-  TRY(check_writable(custody));
-  TRY(check_program(in->accounts[5], TOKEN_PROGRAM_ID));
-  TRY(check_program(in->accounts[6], SYSTEM_PROGRAM_ID));
-  TRY(check_event_accounts(in->accounts[7], in->accounts[8], in->program_id));
-  CustodyCreation c = {in, 0};
-  uint8_t address[PUBKEY_BYTES];
-  SolBytes seeds[2] = {{SEED_CUSTODY, sizeof(SEED_CUSTODY)}, {mint->key, PUBKEY_BYTES}};
-  if (sol_try_find_program_address(seeds, 2, in->program_id, address, &c.bump) != 0 ||
-      !key_eq(address, custody->key))
-    return ANCHOR_CONSTRAINT_SEEDS;
-  TRY(create_custody(&c));
+  TRY(check_admin_accounts(in));
+  TRY(load_wallet(in->accounts[2], in->program_id, &w));
+  if (!key_eq(in->accounts[1]->key, w.data + S_TOKEN_CONTROLLER)) return ERR_INVALID_AUTHORITY;
+  CustodyRules r;
+  custody_rules(&r);
+  uint8_t bump;
+  TRY(add_custody(in, &r, &bump));
   if (key_index(w.data + S_TOKENS + 4, w.token_count, mint->key) >= 0) return 0;
   if (w.token_count >= MAX_TOKENS) return ERR_MAX_TOKENS_SUPPORTED;
   Serialized s = {w.data, w.capacity, w.end};
-  if (!vec_push(&s, S_TOKENS, PUBKEY_BYTES, mint->key)) return ERR_MAX_TOKENS_SUPPORTED;
-  s.end += PUBKEY_BYTES;
-  if (!vec_push(&s, w.bumps_at + PUBKEY_BYTES, 1, &c.bump)) return ERR_MAX_TOKENS_SUPPORTED;
+  if (!push_token(&s, S_TOKENS, mint->key, bump)) return ERR_MAX_TOKENS_SUPPORTED;
   LOG("gateway_wallet: token added");
   return 0;
 }
@@ -367,22 +300,6 @@ static __attribute__((noinline)) uint64_t process_add_token(const Input *in) {
  * 8 system program, 9 event authority, 10 this program
  * data: [22, 0], amount u64
  * ---------------------------------------------------------------------------------------------- */
-
-/* The custody token account: ours for a supported mint, at its recorded bump; its mint is the deposit's. */
-static __attribute__((noinline)) uint64_t check_custody(const Wallet *w, const RawAccount *custody,
-                                                       const uint8_t *wallet_key, const uint8_t *program_id) {
-  if (!is_token_account(custody)) return ANCHOR_ACCOUNT_OWNED_BY_WRONG_PROGRAM;
-  if (!key_eq(custody->data + TOKEN_ACCOUNT_OWNER, wallet_key)) return ANCHOR_CONSTRAINT_TOKEN_OWNER;
-  const uint8_t *mint = custody->data + TOKEN_ACCOUNT_MINT;
-  int64_t index = key_index(w->data + S_TOKENS + 4, w->token_count, mint);
-  if (index < 0) return ERR_TOKEN_NOT_SUPPORTED;
-  uint8_t address[PUBKEY_BYTES];
-  SolBytes seeds[3] = {
-      {SEED_CUSTODY, sizeof(SEED_CUSTODY)}, {mint, PUBKEY_BYTES}, {w->data + w->bumps_at + 4 + index, 1}};
-  if (sol_create_program_address(seeds, 3, program_id, address) != 0 || !key_eq(address, custody->key))
-    return ANCHOR_CONSTRAINT_SEEDS;
-  return 0;
-}
 
 /* The depositor's GatewayDeposit: the PDA of (mint, owner), created on the first deposit, else ours. */
 static __attribute__((noinline)) uint64_t open_deposit(const Input *in, const uint8_t *mint) {
@@ -431,7 +348,11 @@ static __attribute__((noinline)) uint64_t process_deposit(const Input *in) {
   if (w.data[S_PAUSED] != 0) return ERR_PROGRAM_PAUSED;
   TRY(check_writable(from));
   TRY(check_writable(custody));
-  TRY(check_custody(&w, custody, state->key, in->program_id));
+  CustodyRules r;
+  custody_rules(&r);
+  Tokens t;
+  wallet_tokens(&w, &t);
+  TRY(check_custody(&r, &t, custody, state->key, in->program_id));
   const uint8_t *mint = custody->data + TOKEN_ACCOUNT_MINT;
   if (!is_token_account(from)) return ANCHOR_ACCOUNT_OWNED_BY_WRONG_PROGRAM;
   if (!key_eq(from->data + TOKEN_ACCOUNT_MINT, mint)) return ANCHOR_CONSTRAINT_TOKEN_MINT;
@@ -596,7 +517,11 @@ static __attribute__((noinline)) uint64_t check_burn_accounts(const Input *in, c
   TRY(check_writable(mint));
   if (!is_mint(mint)) return ANCHOR_ACCOUNT_OWNED_BY_WRONG_PROGRAM;
   TRY(check_writable(custody));
-  TRY(check_custody(w, custody, state->key, in->program_id));
+  CustodyRules r;
+  custody_rules(&r);
+  Tokens t;
+  wallet_tokens(w, &t);
+  TRY(check_custody(&r, &t, custody, state->key, in->program_id));
   if (!key_eq(custody->data + TOKEN_ACCOUNT_MINT, mint->key)) return ANCHOR_CONSTRAINT_TOKEN_MINT;
   TRY(check_writable(fee_account));
   if (!is_token_account(fee_account)) return ANCHOR_ACCOUNT_OWNED_BY_WRONG_PROGRAM;
@@ -658,20 +583,11 @@ static __attribute__((noinline)) uint64_t use_transfer_spec_hash(const Burn *b) 
   uint8_t hash[32];
   SolBytes spec = {b->bd + BD_TRANSFER_SPEC, b->bd_len - BD_TRANSFER_SPEC};
   sol_keccak256(&spec, 1, hash);
-  uint8_t address[PUBKEY_BYTES];
-  uint8_t bump;
-  SolBytes seeds[3] = {{SEED_USED_HASH, sizeof(SEED_USED_HASH)}, {hash, 32}, {&bump, 1}};
-  if (sol_try_find_program_address(seeds, 2, in->program_id, address, &bump) != 0 || !key_eq(address, account->key))
-    return ERR_INVALID_TRANSFER_SPEC_HASH_ACCOUNT;
-  if (account->data_len >= 2 && account->data[0] == USED_HASH_DISCRIMINATOR[0] &&
-      account->data[1] == USED_HASH_DISCRIMINATOR[1])
-    return ERR_TRANSFER_SPEC_HASH_ALREADY_USED;
-  SolSignerSeeds signer = {seeds, 3};
-  SystemCall create = {in->accounts[0], account, &signer};
-  TRY(create_pda_account(&create, 2, in->program_id, ERR_INVALID_TRANSFER_SPEC_HASH_ACCOUNT));
-  account->data[0] = USED_HASH_DISCRIMINATOR[0];
-  account->data[1] = USED_HASH_DISCRIMINATOR[1];
-  return 0;
+  UsedHashRules r;
+  r.discriminator = USED_HASH_DISCRIMINATOR;
+  r.invalid_account = ERR_INVALID_TRANSFER_SPEC_HASH_ACCOUNT;
+  r.already_used = ERR_TRANSFER_SPEC_HASH_ALREADY_USED;
+  return mark_transfer_spec_hash(in, &r, hash, account);
 }
 
 /* reduce_balance(value + fee): from available first, then withdrawing, as much as there is; the fee is what
@@ -689,7 +605,7 @@ static __attribute__((noinline)) uint64_t settle_burn(const Burn *b) {
   write_u64(d + D_WITHDRAWING, withdrawing - from_withdrawing);
   uint64_t deducted = from_available + from_withdrawing;
   uint64_t fee = deducted > b->value ? deducted - b->value : 0;
-  SolBytes seeds[2] = {{SEED_WALLET, sizeof(SEED_WALLET)}, {b->w->data + S_BUMP, 1}};
+  SolBytes seeds[2] = {{SEED_WALLET, sizeof(SEED_WALLET)}, {b->w->data + STATE_BUMP, 1}};
   SolSignerSeeds signer = {seeds, 2};
   if (fee > 0) TRY(token_transfer(in->accounts[3], in->accounts[4], in->accounts[1], fee, &signer));
   if (deducted - fee > 0) TRY(token_burn(in->accounts[3], in->accounts[2], in->accounts[1], deducted - fee, &signer));
@@ -749,11 +665,16 @@ uint64_t entrypoint(const uint8_t *input) {
   Input in;
   parse_input(input, &in);
   uint64_t err = dispatch(&in);
-  if (err >= ERR_INVALID_AUTHORITY && err < ERR_END) {
-    log_error(err);
-  } else if (err != 0) {
-    sol_log_64_(err, 0, 0, 0, 0);
-    LOG("gateway_wallet: error Anchor");
+  if (err != 0) {
+    /* Field by field: see check_event_accounts. */
+    static const char prefix[] = "gateway_wallet: error ";
+    ErrorNames names;
+    names.prefix = prefix;
+    names.prefix_len = sizeof(prefix) - 1;
+    names.names = ERROR_NAMES[0];
+    names.width = ERROR_NAME_WIDTH;
+    names.count = ERR_END - ERR_INVALID_AUTHORITY;
+    log_refusal(&names, err);
   }
   return err;
 }
