@@ -189,29 +189,18 @@ export class EvmDomainClient {
   // nothing: viem estimates the gas first, where the node runs the call and answers the revert)
 
   /** Deposits value of the depositor's USDC into its Gateway balance: approve, then deposit. */
-  async deposit(depositorKey: Hex, value: bigint): Promise<Hex> {
-    const { gatewayWallet, usdc } = this.deployment;
-    const wallet = this.wallet(depositorKey);
-    await this.send('approve', () =>
-      wallet.writeContract({
-        address: usdc,
-        abi: devUsdcAbi,
-        functionName: 'approve',
-        args: [gatewayWallet, value],
-      }),
-    );
-    return this.send('deposit', () =>
-      wallet.writeContract({
-        address: gatewayWallet,
-        abi: gatewayWalletAbi,
-        functionName: 'deposit',
-        args: [usdc, value],
-      }),
-    );
+  deposit(depositorKey: Hex, value: bigint): Promise<Hex> {
+    return this.approveThenDeposit(depositorKey, value);
   }
 
   /** Deposits value of the sender's USDC into depositor's Gateway balance: approve, then depositFor. */
-  async depositFor(senderKey: Hex, depositor: Address, value: bigint): Promise<Hex> {
+  depositFor(senderKey: Hex, depositor: Address, value: bigint): Promise<Hex> {
+    return this.approveThenDeposit(senderKey, value, depositor);
+  }
+
+  /** Approves the wallet for value of the sender's USDC, then deposits it: for the sender itself, or with
+   * depositFor for another depositor. */
+  private async approveThenDeposit(senderKey: Hex, value: bigint, depositor?: Address): Promise<Hex> {
     const { gatewayWallet, usdc } = this.deployment;
     const wallet = this.wallet(senderKey);
     await this.send('approve', () =>
@@ -222,6 +211,16 @@ export class EvmDomainClient {
         args: [gatewayWallet, value],
       }),
     );
+    if (depositor === undefined) {
+      return this.send('deposit', () =>
+        wallet.writeContract({
+          address: gatewayWallet,
+          abi: gatewayWalletAbi,
+          functionName: 'deposit',
+          args: [usdc, value],
+        }),
+      );
+    }
     return this.send('depositFor', () =>
       wallet.writeContract({
         address: gatewayWallet,

@@ -12,7 +12,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { BurnIntent } from './burn-intent.ts';
 import { FieldReader } from './codec.ts';
 import { formatFail } from './errors.ts';
-import type { TransferSpec } from './transfer-spec.ts';
+import { ADDRESS_FIELDS, type TransferSpec } from './transfer-spec.ts';
 
 export const BURN_INTENT_EIP712_DOMAIN = { name: 'GatewayWallet', version: '1' } as const;
 
@@ -64,17 +64,7 @@ export interface BurnIntentMessage {
   spec: TransferSpecMessage;
 }
 
-const BYTES32_FIELDS = [
-  'sourceContract',
-  'destinationContract',
-  'sourceToken',
-  'destinationToken',
-  'sourceDepositor',
-  'destinationRecipient',
-  'sourceSigner',
-  'destinationCaller',
-  'salt',
-] as const;
+const BYTES32_FIELDS = [...ADDRESS_FIELDS, 'salt'] as const;
 
 export function transferSpecMessage(spec: TransferSpec): TransferSpecMessage {
   for (const field of BYTES32_FIELDS) {

@@ -36,7 +36,8 @@ export const TRANSFER_SPEC_OFFSETS = {
 /** The fixed part: a TransferSpec with no hook data is this long. */
 export const TRANSFER_SPEC_FIXED_LENGTH = TRANSFER_SPEC_OFFSETS.hookData;
 
-const ADDRESS_FIELDS = [
+/** The bytes32 address fields, in layout order (eip712.ts checks the same ones, and the salt). */
+export const ADDRESS_FIELDS = [
   'sourceContract',
   'destinationContract',
   'sourceToken',

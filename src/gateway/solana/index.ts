@@ -11,16 +11,8 @@ export {
   type GatewayMinterState,
   type GatewayWalletState,
 } from './accounts.ts';
-export {
-  denylistAddress,
-  depositAddress,
-  eventAuthorityAddress,
-  minterCustodyAddress,
-  minterStateAddress,
-  usedTransferSpecHashAddress,
-  walletCustodyAddress,
-  walletStateAddress,
-} from './addresses.ts';
+// Every PDA, as instructions.ts builds its account lists from them.
+export * from './addresses.ts';
 export {
   type CheckedMint,
   checkMintTransaction,
