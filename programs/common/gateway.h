@@ -5,6 +5,7 @@
  *
  * The includer defines MAX_ACCOUNTS first (see runtime.h).
  */
+#define MAX_TOKENS 10 /* both programs' supported tokens, as Circle's */
 #ifndef GATEWAY_COMMON_H
 #define GATEWAY_COMMON_H
 
@@ -206,6 +207,7 @@ typedef struct {
   uint64_t wrong_owner;       /* its authority is not the state */
   uint64_t wrong_address;     /* not at the custody PDA, or its creation failed */
   uint64_t not_supported;     /* its mint is not a supported token */
+  uint64_t too_many_tokens;   /* add_token: MAX_TOKENS are supported already */
 } CustodyRules;
 
 /* The state's supported mints (the elements of its Vec<Pubkey>) and their custody bumps (of its Vec<u8>). */
@@ -270,6 +272,51 @@ static bool push_token(Serialized *s, uint64_t tokens_at, const uint8_t *mint, u
   /* The tokens vector grew by one key: the bumps vector now starts 32 bytes later. */
   s->end += PUBKEY_BYTES;
   return vec_push(s, bumps_at + PUBKEY_BYTES, 1, &bump);
+}
+
+/* add_token's last steps, once the state is loaded and its token controller checked: the accounts, the
+ * custody made, then the mint supported (nothing more to do when it already is). `t` lists the supported
+ * mints of the state serialized in `s`, their Vec<Pubkey> at `tokens_at`. */
+static __attribute__((noinline)) uint64_t add_token(const Input *in, const CustodyRules *r, const Tokens *t,
+                                                    Serialized *s, uint64_t tokens_at) {
+  const uint8_t *mint = in->accounts[3]->key;
+  uint8_t bump;
+  TRY(add_custody(in, r, &bump));
+  if (key_index(t->mints, t->count, mint) >= 0) return 0;
+  if (t->count >= MAX_TOKENS) return r->too_many_tokens;
+  return push_token(s, tokens_at, mint, bump) ? 0 : r->too_many_tokens;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The owner's lists of EVM keys (the minter's attesters, the wallet's burn signers): add_attester and
+ * add_burn_signer — accounts: 0 owner (s), 1 state (w), 2 event authority, 3 this program
+ * data: [namespace, instruction], key [32] (an EVM address, left-padded with 12 zero bytes)
+ * ---------------------------------------------------------------------------------------------- */
+
+static uint64_t check_owner_accounts(const Input *in) {
+  if (in->data_len != 2 + PUBKEY_BYTES) return ANCHOR_INSTRUCTION_DID_NOT_DESERIALIZE;
+  if (in->account_count < 4) return ANCHOR_ACCOUNT_NOT_ENOUGH_KEYS;
+  TRY(check_signer(in->accounts[0]));
+  return check_writable(in->accounts[1]);
+}
+
+typedef struct {
+  uint64_t max;     /* the most keys the list holds */
+  uint64_t invalid; /* the zero key */
+  uint64_t full;    /* no room for one more */
+} KeyListRules;
+
+/* Once the owner is checked: the event accounts, then the key added to the Vec<Pubkey> at `vec_at`
+ * (nothing to do when it is there already). */
+static __attribute__((noinline)) uint64_t add_key(const Input *in, const KeyListRules *r, const Serialized *s,
+                                                  uint64_t vec_at) {
+  const uint8_t *key = in->data + 2;
+  TRY(check_event_accounts(in->accounts[2], in->accounts[3], in->program_id));
+  if (is_zero32(key)) return r->invalid;
+  uint32_t count = read_u32_le(s->data + vec_at);
+  if (key_index(s->data + vec_at + 4, count, key) >= 0) return 0;
+  if (count >= r->max) return r->full;
+  return vec_push(s, vec_at, PUBKEY_BYTES, key) ? 0 : r->full;
 }
 
 /* ------------------------------------------------------------------------------------------------

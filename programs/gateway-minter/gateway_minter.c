@@ -31,7 +31,6 @@ static const uint8_t SEED_CUSTODY[] = {'g', 'a', 't', 'e', 'w', 'a', 'y', '_', '
                                        'e', 'r', '_', 'c', 'u', 's', 't', 'o', 'd', 'y'};
 
 #define MAX_ATTESTERS 10
-#define MAX_TOKENS 10
 /* 2 (discriminator) + GatewayMinter::INIT_SPACE: bump, four keys, paused, Vec<Pubkey>[10], two u32,
  * Vec<Pubkey>[10], Vec<u8>[10]. */
 #define MINTER_SPACE (2 + 1 + 4 * 32 + 1 + (4 + 32 * MAX_ATTESTERS) + 4 + 4 + (4 + 32 * MAX_TOKENS) + (4 + MAX_TOKENS))
@@ -187,6 +186,7 @@ static void custody_rules(CustodyRules *r) {
   r->wrong_owner = ERR_INVALID_CUSTODY_TOKEN_ACCOUNT;
   r->wrong_address = ERR_INVALID_CUSTODY_TOKEN_ACCOUNT;
   r->not_supported = ERR_TOKEN_NOT_SUPPORTED;
+  r->too_many_tokens = ERR_MAX_TOKENS_SUPPORTED;
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -224,22 +224,16 @@ static __attribute__((noinline)) uint64_t process_initialize(const Input *in) {
  * ---------------------------------------------------------------------------------------------- */
 
 static __attribute__((noinline)) uint64_t process_add_attester(const Input *in) {
-  if (in->data_len != 2 + PUBKEY_BYTES) return ANCHOR_INSTRUCTION_DID_NOT_DESERIALIZE;
-  if (in->account_count < 4) return ANCHOR_ACCOUNT_NOT_ENOUGH_KEYS;
-  RawAccount *owner = in->accounts[0];
-  RawAccount *state = in->accounts[1];
-  const uint8_t *attester = in->data + 2;
   Minter m;
-  TRY(check_signer(owner));
-  TRY(check_writable(state));
-  TRY(load_minter(state, in->program_id, &m));
-  if (!key_eq(owner->key, m.data + S_OWNER)) return ERR_INVALID_AUTHORITY;
-  TRY(check_event_accounts(in->accounts[2], in->accounts[3], in->program_id));
-  if (is_zero32(attester)) return ERR_INVALID_ATTESTER;
-  if (key_index(m.data + S_ATTESTERS + 4, m.attester_count, attester) >= 0) return 0;
-  if (m.attester_count >= MAX_ATTESTERS) return ERR_ATTESTER_LIMIT_EXCEEDED;
+  TRY(check_owner_accounts(in));
+  TRY(load_minter(in->accounts[1], in->program_id, &m));
+  if (!key_eq(in->accounts[0]->key, m.data + S_OWNER)) return ERR_INVALID_AUTHORITY;
+  KeyListRules r;
+  r.max = MAX_ATTESTERS;
+  r.invalid = ERR_INVALID_ATTESTER;
+  r.full = ERR_ATTESTER_LIMIT_EXCEEDED;
   Serialized s = {m.data, m.capacity, m.end};
-  if (!vec_push(&s, S_ATTESTERS, PUBKEY_BYTES, attester)) return ERR_ATTESTER_LIMIT_EXCEEDED;
+  TRY(add_key(in, &r, &s, S_ATTESTERS));
   LOG("gateway_minter: attester added");
   return 0;
 }
@@ -254,19 +248,16 @@ static __attribute__((noinline)) uint64_t process_add_attester(const Input *in) 
 static __attribute__((noinline)) uint64_t process_add_token(const Input *in) {
   if (in->data_len != 2) return ANCHOR_INSTRUCTION_DID_NOT_DESERIALIZE;
   if (in->account_count < 9) return ANCHOR_ACCOUNT_NOT_ENOUGH_KEYS;
-  RawAccount *mint = in->accounts[3];
   Minter m;
   TRY(check_admin_accounts(in));
   TRY(load_minter(in->accounts[2], in->program_id, &m));
   if (!key_eq(in->accounts[1]->key, m.data + S_TOKEN_CONTROLLER)) return ERR_INVALID_AUTHORITY;
   CustodyRules r;
   custody_rules(&r);
-  uint8_t bump;
-  TRY(add_custody(in, &r, &bump));
-  if (key_index(m.data + m.tokens_at + 4, m.token_count, mint->key) >= 0) return 0;
-  if (m.token_count >= MAX_TOKENS) return ERR_MAX_TOKENS_SUPPORTED;
+  Tokens t;
+  minter_tokens(&m, &t);
   Serialized s = {m.data, m.capacity, m.end};
-  if (!push_token(&s, m.tokens_at, mint->key, bump)) return ERR_MAX_TOKENS_SUPPORTED;
+  TRY(add_token(in, &r, &t, &s, m.tokens_at));
   LOG("gateway_minter: token added");
   return 0;
 }

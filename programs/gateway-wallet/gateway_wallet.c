@@ -42,7 +42,6 @@ static const uint8_t ASSOCIATED_TOKEN_PROGRAM_ID[PUBKEY_BYTES] = {
     0x8c, 0x97, 0x25, 0x8f, 0x4e, 0x24, 0x89, 0xf1, 0xbb, 0x3d, 0x10, 0x29, 0x14, 0x8e, 0x0d, 0x83,
     0x0b, 0x5a, 0x13, 0x99, 0xda, 0xff, 0x10, 0x84, 0x04, 0x8e, 0x7b, 0xd8, 0xdb, 0xe9, 0xf8, 0x59};
 
-#define MAX_TOKENS 10
 #define MAX_BURN_SIGNERS 10
 /* 2 + GatewayWallet::INIT_SPACE: bump, six keys, two u32, u64, bool, Vec<Pubkey>[10], Vec<u8>[10],
  * Vec<Pubkey>[10]. */
@@ -231,6 +230,7 @@ static void custody_rules(CustodyRules *r) {
   r->wrong_owner = ANCHOR_CONSTRAINT_TOKEN_OWNER;
   r->wrong_address = ANCHOR_CONSTRAINT_SEEDS;
   r->not_supported = ERR_TOKEN_NOT_SUPPORTED;
+  r->too_many_tokens = ERR_MAX_TOKENS_SUPPORTED;
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -276,19 +276,16 @@ static __attribute__((noinline)) uint64_t process_initialize(const Input *in) {
 static __attribute__((noinline)) uint64_t process_add_token(const Input *in) {
   if (in->data_len != 2) return ANCHOR_INSTRUCTION_DID_NOT_DESERIALIZE;
   if (in->account_count < 9) return ANCHOR_ACCOUNT_NOT_ENOUGH_KEYS;
-  RawAccount *mint = in->accounts[3];
   Wallet w;
   TRY(check_admin_accounts(in));
   TRY(load_wallet(in->accounts[2], in->program_id, &w));
   if (!key_eq(in->accounts[1]->key, w.data + S_TOKEN_CONTROLLER)) return ERR_INVALID_AUTHORITY;
   CustodyRules r;
   custody_rules(&r);
-  uint8_t bump;
-  TRY(add_custody(in, &r, &bump));
-  if (key_index(w.data + S_TOKENS + 4, w.token_count, mint->key) >= 0) return 0;
-  if (w.token_count >= MAX_TOKENS) return ERR_MAX_TOKENS_SUPPORTED;
+  Tokens t;
+  wallet_tokens(&w, &t);
   Serialized s = {w.data, w.capacity, w.end};
-  if (!push_token(&s, S_TOKENS, mint->key, bump)) return ERR_MAX_TOKENS_SUPPORTED;
+  TRY(add_token(in, &r, &t, &s, S_TOKENS));
   LOG("gateway_wallet: token added");
   return 0;
 }
@@ -385,23 +382,16 @@ static __attribute__((noinline)) uint64_t process_deposit(const Input *in) {
  * ---------------------------------------------------------------------------------------------- */
 
 static __attribute__((noinline)) uint64_t process_add_burn_signer(const Input *in) {
-  if (in->data_len != 2 + PUBKEY_BYTES) return ANCHOR_INSTRUCTION_DID_NOT_DESERIALIZE;
-  if (in->account_count < 4) return ANCHOR_ACCOUNT_NOT_ENOUGH_KEYS;
-  RawAccount *owner = in->accounts[0];
-  RawAccount *state = in->accounts[1];
-  const uint8_t *signer = in->data + 2;
   Wallet w;
-  TRY(check_signer(owner));
-  TRY(check_writable(state));
-  TRY(load_wallet(state, in->program_id, &w));
-  if (!key_eq(owner->key, w.data + S_OWNER)) return ERR_INVALID_AUTHORITY;
-  TRY(check_event_accounts(in->accounts[2], in->accounts[3], in->program_id));
-  if (is_zero32(signer)) return ERR_INVALID_BURN_SIGNER;
-  uint32_t count = read_u32_le(w.data + w.signers_at);
-  if (key_index(w.data + w.signers_at + 4, count, signer) >= 0) return 0;
-  if (count >= MAX_BURN_SIGNERS) return ERR_BURN_SIGNER_LIMIT_EXCEEDED;
-  Serialized ser = {w.data, w.capacity, w.end};
-  if (!vec_push(&ser, w.signers_at, PUBKEY_BYTES, signer)) return ERR_BURN_SIGNER_LIMIT_EXCEEDED;
+  TRY(check_owner_accounts(in));
+  TRY(load_wallet(in->accounts[1], in->program_id, &w));
+  if (!key_eq(in->accounts[0]->key, w.data + S_OWNER)) return ERR_INVALID_AUTHORITY;
+  KeyListRules r;
+  r.max = MAX_BURN_SIGNERS;
+  r.invalid = ERR_INVALID_BURN_SIGNER;
+  r.full = ERR_BURN_SIGNER_LIMIT_EXCEEDED;
+  Serialized s = {w.data, w.capacity, w.end};
+  TRY(add_key(in, &r, &s, w.signers_at));
   LOG("gateway_wallet: burn signer added");
   return 0;
 }
