@@ -366,7 +366,9 @@ describe('TypeScript and Solidity agree', () => {
     intent.spec.hookData = Uint8Array.from([0xde, 0xad, 0xbe, 0xef, 0x01]);
     const hex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}` as Hex;
     const s = intent.spec;
-    // Written out from circlefin/skills use-gateway/references/evm-to-solana.md, not imported from the code.
+    // Written out from circlefin/skills use-gateway/references/evm-to-solana.md, not imported from the code:
+    // the types and the message below are a deliberate independent oracle of eip712.ts and wire.ts, which
+    // they repeat on purpose (a fold into the code's own would make the test agree with itself).
     const published = hashTypedData({
       domain: { name: 'GatewayWallet', version: '1' },
       types: {

@@ -381,7 +381,8 @@ describe('mint attestation set (Solana, reduced)', () => {
 
 describe('domains', () => {
   it('numbers the chains as Circle documents them', () => {
-    // circlefin/skills use-gateway/SKILL.md, "Domain IDs".
+    // circlefin/skills use-gateway/SKILL.md, "Domain IDs", written out again on purpose: an independent
+    // oracle of formats/domains.ts, not a copy to fold into it.
     expect(GATEWAY_DOMAINS).toMatchObject({
       ethereum: 0,
       avalanche: 1,
