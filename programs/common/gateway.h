@@ -429,6 +429,30 @@ static __attribute__((noinline)) bool recover_evm_signer(const SolBytes *message
   return true;
 }
 
+/*
+ * A Gateway program's entrypoint: parse the input, run the includer's `dispatch`, and log a refusal with
+ * the includer's error names (ERROR_NAMES rows of ERROR_NAME_WIDTH, for ERR_INVALID_AUTHORITY … ERR_END).
+ * A macro because those names are the program's own; `log_prefix` is "<program>: error ".
+ */
+#define GATEWAY_ENTRYPOINT(log_prefix)                 \
+  uint64_t entrypoint(const uint8_t *input) {          \
+    Input in;                                          \
+    parse_input(input, &in);                           \
+    uint64_t err = dispatch(&in);                      \
+    if (err != 0) {                                    \
+      /* Field by field: see check_event_accounts. */  \
+      static const char prefix[] = log_prefix;         \
+      ErrorNames names;                                \
+      names.prefix = prefix;                           \
+      names.prefix_len = sizeof(prefix) - 1;           \
+      names.names = ERROR_NAMES[0];                    \
+      names.width = ERROR_NAME_WIDTH;                  \
+      names.count = ERR_END - ERR_INVALID_AUTHORITY;   \
+      log_refusal(&names, err);                        \
+    }                                                  \
+    return err;                                        \
+  }
+
 #pragma clang diagnostic pop
 
 #endif

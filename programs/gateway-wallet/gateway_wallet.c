@@ -651,20 +651,4 @@ static uint64_t dispatch(const Input *in) {
   return ANCHOR_INSTRUCTION_FALLBACK_NOT_FOUND;
 }
 
-uint64_t entrypoint(const uint8_t *input) {
-  Input in;
-  parse_input(input, &in);
-  uint64_t err = dispatch(&in);
-  if (err != 0) {
-    /* Field by field: see check_event_accounts. */
-    static const char prefix[] = "gateway_wallet: error ";
-    ErrorNames names;
-    names.prefix = prefix;
-    names.prefix_len = sizeof(prefix) - 1;
-    names.names = ERROR_NAMES[0];
-    names.width = ERROR_NAME_WIDTH;
-    names.count = ERR_END - ERR_INVALID_AUTHORITY;
-    log_refusal(&names, err);
-  }
-  return err;
-}
+GATEWAY_ENTRYPOINT("gateway_wallet: error ")
