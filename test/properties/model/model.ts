@@ -124,6 +124,28 @@ export function kindsFromChain(o: TradeOutcome, t?: MTrade): string[] {
  * change at once, so the states it may rest in are few:
  */
 function chainExpected(t: MTrade, now: number): Expected | null {
+  const at = chainSettled(t, now);
+  // A lock that landed (and was settled by the taker itself) while no process ran, and that the service
+  // never recorded (its /lock was in flight at the kill): the escrow is gone by the time a run looks, so the
+  // run learns of the lock from the escrow's history, read once at the lock deadline (watcher.unseenLock).
+  // Until then the trade waits for its lock.
+  const o = t.outcome;
+  const settledByTaker = o !== null && (o.taker.state === 'paid' || o.taker.state === 'returned');
+  if (settledByTaker && !t.locked && !t.lockSubmitted && o.maker.state === 'none') {
+    if (now <= t.lockDeadline) {
+      const waiting: Expected = {
+        status: 'pending',
+        substate: ['pending.awaitingLock', 'pending.lockSubmitted'],
+        reasons: [null],
+        kinds: [[]],
+      };
+      return at === null ? waiting : { ...at, or: [...(at.or ?? []), waiting] };
+    }
+  }
+  return at;
+}
+
+function chainSettled(t: MTrade, now: number): Expected | null {
   const o = t.outcome;
   if (o === null) return null;
   const M = o.maker;
