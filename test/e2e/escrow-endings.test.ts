@@ -574,8 +574,14 @@ describe('case 2: a failing effect backs off, shows to operators, survives a res
       if (retryAt - Number(await chainOf(a).now()) > 2) {
         await advanceTo(a, retryAt - 2);
         await sleep(150);
-        expect(outage.attempts, `no attempt before the retry time (after ${attempts})`).toBe(calls);
-        expect((await events(a, t.id)).length).toBe(eventsNow);
+        const callsSeen = outage.attempts;
+        const eventsSeen = (await events(a, t.id)).length;
+        // … judged only while the chain clock, read after those, is still short of it: on a loaded runner the
+        // wall time that the clock follows can carry it past the retry time within the pause (CI, Node 22).
+        if (Number(await chainOf(a).now()) < retryAt) {
+          expect(callsSeen, `no attempt before the retry time (after ${attempts})`).toBe(calls);
+          expect(eventsSeen).toBe(eventsNow);
+        }
       }
       // … and exactly one once it is due.
       await advanceTo(a, retryAt);
