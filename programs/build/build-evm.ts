@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { runWhenInvoked } from './script.ts';
 
 /** The contracts compiled, each from programs/gateway-evm/<name>.sol. */
 export const EVM_CONTRACTS = ['GatewayWallet', 'DevUsdc'] as const;
@@ -119,11 +120,4 @@ function main() {
   if (!ok) process.exitCode = 1;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  try {
-    main();
-  } catch (error) {
-    console.error(error instanceof Error ? error.message : error);
-    process.exitCode = 1;
-  }
-}
+runWhenInvoked(import.meta.url, main);

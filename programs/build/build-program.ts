@@ -13,6 +13,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { linkSbpf } from './sbpf-link.ts';
+import { runWhenInvoked } from './script.ts';
 
 export const CLANG = 'clang-14';
 export const CLANG_FLAGS = [
@@ -129,11 +130,4 @@ function main() {
   if (!ok) process.exitCode = 1;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  try {
-    main();
-  } catch (error) {
-    console.error(error instanceof Error ? error.message : error);
-    process.exitCode = 1;
-  }
-}
+runWhenInvoked(import.meta.url, main);
