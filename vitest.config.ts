@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { ramTmpDir } from './test/support/ram-tmpdir.ts';
 
 /**
  * Pure suites: no service, chain, store, process or socket, and no test that changes module state (mocks,
@@ -57,10 +58,18 @@ const E2E = [
  */
 const WORKERS = Math.max(3, availableParallelism() - 1);
 
+/** The workers' temp folders on a RAM filesystem where there is one (test/support/ram-tmpdir.ts). */
+const TMPDIR = ramTmpDir();
+
 export default defineConfig({
   test: {
     setupFiles: ['test/support/setup.ts'],
-    globalSetup: ['test/support/build-service.ts', 'test/support/postgres-global-setup.ts'],
+    globalSetup: [
+      'test/support/build-service.ts',
+      'test/support/postgres-global-setup.ts',
+      'test/support/ram-tmpdir.ts',
+    ],
+    env: TMPDIR === null ? {} : { TMPDIR },
     // Ceilings, not expectations: a test waits on its condition, and what takes 10 s on two quiet cores (the
     // programs' adversarial sequences, the idle tick over 299 escrows) took past 30 s at load 18, every core
     // shared with other runs. A hung test still fails, only later.
