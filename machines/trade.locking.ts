@@ -157,6 +157,8 @@ export const locking = tradeSetup.createStateConfig({
         amountRaw: context.outputAmountRaw,
         hashlock: context.secretHash,
         expiry: context.makerExpiry ?? 0,
+        takerMint: context.inputMint,
+        takerAmountRaw: context.inputAmountRaw,
       }),
       onDone: {
         guard: 'hasNoLiveMakerLockIntent',

@@ -449,6 +449,9 @@ export interface SignMakerLockInput {
   amountRaw: string;
   hashlock: Hash32;
   expiry: ChainTime;
+  /** What the taker escrow must hold, exactly (the agreed input): the program refuses the lock otherwise. */
+  takerMint: string;
+  takerAmountRaw: string;
 }
 /** Signed, not sent. */
 export interface SignMakerLockOutput {

@@ -33,7 +33,8 @@
 #define IX_CANCEL 3
 #define IX_CLOSE 4
 
-#define LOCK_DATA_LEN 90
+#define LOCK_DATA_LEN 90        /* taker lock */
+#define MAKER_LOCK_DATA_LEN 130 /* maker lock: + the taker escrow's expected amount and mint */
 #define REDEEM_DATA_LEN 33
 
 /* SPL Token account and mint layouts (classic Tokenkeg program). */
@@ -87,6 +88,8 @@ enum {
   ERR_INSUFFICIENT_FUNDS,
   ERR_ARITHMETIC_OVERFLOW,
   ERR_VAULT_NOT_EMPTY,
+  ERR_TAKER_ESCROW_MINT_MISMATCH,
+  ERR_TAKER_ESCROW_AMOUNT_MISMATCH,
   ERR_END
 };
 
@@ -126,6 +129,8 @@ static const char ERROR_NAMES[ERR_END - ERR_PREIMAGE_MISMATCH][ERROR_NAME_WIDTH]
     "InsufficientFunds",
     "ArithmeticOverflow",
     "VaultNotEmpty",
+    "TakerEscrowMintMismatch",
+    "TakerEscrowAmountMismatch",
 };
 
 /* TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA */
@@ -495,7 +500,7 @@ static __attribute__((noinline)) uint64_t create_pda_account(const SystemCall *c
  * accounts: 0 initializer (signer, writable), 1 escrow (w), 2 vault (w), 3 mint, 4 initializer token
  *           account (w), 5 token program, 6 system program, [7 taker escrow — maker locks only]
  * data:     0 tag, 1 kind, 2 hashlock[32], 34 recipient[32], 66 amount u64, 74 expiry i64,
- *           82 lock_deadline i64
+ *           82 lock_deadline i64; maker locks only: 90 taker_amount u64, 98 taker_mint[32]
  * ---------------------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -506,10 +511,20 @@ typedef struct {
   int64_t expiry;
   int64_t lock_deadline;
   int64_t now;
+  /* Maker locks only: what the taker escrow must hold, exactly. */
+  uint64_t taker_amount;
+  const uint8_t *taker_mint;
 } LockTerms;
 
-/* A maker lock mirrors a live taker escrow: same hashlock, parties swapped, and an expiry strictly
- * before the taker's, so the maker can always redeem the taker escrow with the revealed preimage. */
+/* A maker lock mirrors a live taker escrow: same hashlock, parties swapped, an expiry strictly before
+ * the taker's, so the maker can always redeem the taker escrow with the revealed preimage, and exactly
+ * the amount of exactly the mint the maker agreed to take. The escrow's own fields settle the amount:
+ * its vault received exactly `amount` at lock (classic SPL Token moves no fee), only the escrow PDA can
+ * move tokens out, and the program does so only on the redeem/refund/cancel that ends `locked`; a
+ * donation can only add. So a locked escrow's vault holds at least `amount` of `mint`, and its redeem
+ * pays exactly `amount`: the vault need not be read. Without these two checks a taker escrow re-created
+ * at the same address (a fork took the first away) for 1 raw unit, or of another mint, would carry the
+ * maker's already-signed lock. */
 static uint64_t check_taker_escrow(const RawAccount *taker, const uint8_t *program_id, const uint8_t *maker,
                                    const LockTerms *t) {
   if (!key_eq(taker->owner, program_id) || taker->data_len != sizeof(Escrow)) return ERR_INVALID_TAKER_ESCROW;
@@ -519,6 +534,8 @@ static uint64_t check_taker_escrow(const RawAccount *taker, const uint8_t *progr
   if (!key_eq(te->hashlock, t->hashlock)) return ERR_HASHLOCK_MISMATCH;
   if (!key_eq(te->recipient, maker) || !key_eq(te->initializer, t->recipient)) return ERR_COUNTERPARTY_MISMATCH;
   if (t->expiry >= te->expiry) return ERR_EXPIRY_NOT_BEFORE_TAKER;
+  if (!key_eq(te->mint, t->taker_mint)) return ERR_TAKER_ESCROW_MINT_MISMATCH;
+  if (te->amount != t->taker_amount) return ERR_TAKER_ESCROW_AMOUNT_MISMATCH;
   return 0;
 }
 
@@ -588,10 +605,11 @@ static void write_escrow(Escrow *e, const Input *in, const LockTerms *t, uint8_t
 }
 
 static __attribute__((noinline)) uint64_t process_lock(const Input *in) {
-  if (in->data_len != LOCK_DATA_LEN) return ERR_INVALID_INSTRUCTION;
+  if (in->data_len < 2) return ERR_INVALID_INSTRUCTION;
   LockTerms t;
   t.kind = in->data[1];
   if (t.kind != KIND_TAKER && t.kind != KIND_MAKER) return ERR_INVALID_INSTRUCTION;
+  if (in->data_len != (t.kind == KIND_MAKER ? MAKER_LOCK_DATA_LEN : LOCK_DATA_LEN)) return ERR_INVALID_INSTRUCTION;
   if (in->account_count < (t.kind == KIND_MAKER ? 8u : 7u)) return ERR_NOT_ENOUGH_ACCOUNTS;
   t.hashlock = in->data + 2;
   t.recipient = in->data + 34;
@@ -599,6 +617,8 @@ static __attribute__((noinline)) uint64_t process_lock(const Input *in) {
   t.expiry = (int64_t)read_u64(in->data + 74);
   t.lock_deadline = (int64_t)read_u64(in->data + 82);
   t.now = chain_time();
+  t.taker_amount = t.kind == KIND_MAKER ? read_u64(in->data + 90) : 0;
+  t.taker_mint = t.kind == KIND_MAKER ? in->data + 98 : NULL;
 
   RawAccount *initializer = in->accounts[0];
   RawAccount *escrow = in->accounts[1];

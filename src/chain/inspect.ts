@@ -4,7 +4,12 @@
 
 import { PublicKey } from '@solana/web3.js';
 import { encodeBase58 } from '../vocabulary/base58.ts';
-import { ESCROW_KIND_CODES, HTLC_INSTRUCTION_TAGS } from './htlc/index.ts';
+import {
+  ESCROW_KIND_CODES,
+  HTLC_INSTRUCTION_TAGS,
+  LOCK_DATA_SIZE,
+  MAKER_LOCK_DATA_SIZE,
+} from './htlc/index.ts';
 import { decodeBase64Transaction, isZeroSignature } from './wire.ts';
 
 export interface LockInstructionView {
@@ -18,6 +23,8 @@ export interface LockInstructionView {
   amount: bigint;
   expiry: bigint;
   lockDeadline: bigint;
+  /** A maker lock's: the taker escrow (its eighth account) and exactly what it must hold; null for a taker lock. */
+  takerEscrow: { address: PublicKey; amount: bigint; mint: PublicKey } | null;
 }
 
 export interface LockInspection {
@@ -31,8 +38,6 @@ export interface LockInspection {
   locks: LockInstructionView[];
 }
 
-const LOCK_DATA_SIZE = 90;
-
 /** Throws ChainError('invalid_transaction') for bytes that are not a transaction. */
 export function inspectTransaction(transactionBase64: string, programId: PublicKey): LockInspection {
   const tx = decodeBase64Transaction(transactionBase64);
@@ -42,11 +47,13 @@ export function inspectTransaction(transactionBase64: string, programId: PublicK
   for (const ix of tx.instructions) {
     if (tx.accountKeys[ix.programIdIndex] !== program) continue;
     const d = ix.data;
-    if (d.length !== LOCK_DATA_SIZE || d[0] !== HTLC_INSTRUCTION_TAGS.lock || ix.accounts.length < 7)
+    const maker = d[1] === ESCROW_KIND_CODES.maker;
+    const size = maker ? MAKER_LOCK_DATA_SIZE : LOCK_DATA_SIZE;
+    if (d.length !== size || d[0] !== HTLC_INSTRUCTION_TAGS.lock || ix.accounts.length < (maker ? 8 : 7))
       continue;
     const view = new DataView(d.buffer, d.byteOffset, d.byteLength);
     locks.push({
-      kind: d[1] === ESCROW_KIND_CODES.maker ? 'maker' : 'taker',
+      kind: maker ? 'maker' : 'taker',
       initializer: key(ix.accounts[0]),
       escrow: key(ix.accounts[1]),
       mint: key(ix.accounts[3]),
@@ -56,6 +63,13 @@ export function inspectTransaction(transactionBase64: string, programId: PublicK
       amount: view.getBigUint64(66, true),
       expiry: view.getBigInt64(74, true),
       lockDeadline: view.getBigInt64(82, true),
+      takerEscrow: maker
+        ? {
+            address: key(ix.accounts[7]),
+            amount: view.getBigUint64(90, true),
+            mint: new PublicKey(d.slice(98, 130)),
+          }
+        : null,
     });
   }
   const first = tx.signatures[0];

@@ -139,10 +139,13 @@ export interface ChainPort {
    */
   submitSigned(transactionBase64: string): Promise<{ signature: string }>;
 
+  /** The maker lock against the taker escrow, refused on chain unless it holds exactly `inputAmount` of `inputMint`. */
   signMakerLock(
     a: {
       takerEscrow: PublicKey;
       taker: PublicKey;
+      inputMint: PublicKey;
+      inputAmount: bigint;
       outputMint: PublicKey;
       amount: bigint;
       hashlock: Uint8Array;

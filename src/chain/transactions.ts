@@ -159,11 +159,17 @@ export interface MakerContext {
 const makerTx = (c: MakerContext, ixs: TransactionInstruction[]) =>
   transaction(c.maker, c.lifetime, withPriority(c.priorityFee, ixs));
 
+/**
+ * The maker's lock of `amount` of its output against the taker escrow, which the program checks holds exactly
+ * `inputAmount` of `inputMint` (the trade's agreed input): signed once, it can carry no other taker lock.
+ */
 export function makerLockTransaction(
   c: MakerContext,
   a: {
     takerEscrow: PublicKey;
     taker: PublicKey;
+    inputMint: PublicKey;
+    inputAmount: bigint;
     outputMint: PublicKey;
     amount: bigint;
     hashlock: Uint8Array;
@@ -182,7 +188,7 @@ export function makerLockTransaction(
       amount: a.amount,
       expiry: a.expiry,
       lockDeadline: a.lockDeadline,
-      takerEscrow: a.takerEscrow,
+      takerEscrow: { address: a.takerEscrow, amount: a.inputAmount, mint: a.inputMint },
     }),
   ]);
 }

@@ -1,13 +1,15 @@
 // The taker's lock, checked where it is seen: handed to POST /lock it must be the very lock the service built
 // for the trade (checkLockTransaction); read from an escrow on chain or a landed transaction, it is turned
-// into the machine's TakerLockTerms, judged by one rule (lockTermsMatch).
+// into the machine's TakerLockTerms, judged by one rule (lockTermsMatch). The maker's own lock is decoded
+// from its signed bytes and held to the trade's terms before it becomes the intent (makerLockDifferences).
 import type { PublicKey } from '@solana/web3.js';
-import type { TakerLockTerms, TradeContext } from '../../machines/index.ts';
+import type { SignMakerLockInput, TakerLockTerms, TradeContext } from '../../machines/index.ts';
 import {
   blockhashRange,
   decodeBase64Transaction,
   type EscrowState,
   encodeBase58,
+  inspectTransaction,
   isZeroSignature,
   keyBase58,
   type LockInstructionView,
@@ -134,4 +136,39 @@ function signedLock(signature: Uint8Array | undefined, message: Uint8Array) {
 
 function base64Bytes(text: string): Uint8Array | null {
   return /^[A-Za-z0-9+/]+={0,2}$/.test(text) ? new Uint8Array(Buffer.from(text, 'base64')) : null;
+}
+
+/**
+ * What the maker's signed lock says other than the trade agreed (empty when nothing): decoded from its bytes,
+ * it must be one maker lock of the trade's output into the trade's maker escrow, paid for and signed by the
+ * maker, against the trade's taker escrow, holding that escrow to exactly the agreed input — amount and mint,
+ * which the program checks (a taker escrow placed again at the address after a fork cannot carry it).
+ */
+export function makerLockDifferences(
+  input: SignMakerLockInput,
+  transactionBase64: string,
+  programId: PublicKey,
+): string[] {
+  const seen = inspectTransaction(transactionBase64, programId);
+  const [lock, ...others] = seen.locks;
+  if (lock === undefined || others.length > 0) return [`carries ${seen.locks.length} HTLC locks, not one`];
+  const against = lock.takerEscrow;
+  const fields: [string, string | number | null | undefined, string | number][] = [
+    ['kind', lock.kind, 'maker'],
+    ['fee payer', keyBase58(seen.feePayer), input.initializer],
+    ['signature', seen.signedBy.some((k) => keyBase58(k) === input.initializer) ? 'maker' : 'none', 'maker'],
+    ['initializer', keyBase58(lock.initializer), input.initializer],
+    ['escrow', keyBase58(lock.escrow), input.makerEscrow],
+    ['recipient', keyBase58(lock.recipient), input.recipient],
+    ['mint', keyBase58(lock.mint), input.mint],
+    ['amount', lock.amount.toString(), input.amountRaw],
+    ['hashlock', hash32FromBytes(lock.hashlock), input.hashlock],
+    ['expiry', Number(lock.expiry), input.expiry],
+    ['taker escrow', against && keyBase58(against.address), input.takerEscrow],
+    ['taker escrow amount', against?.amount.toString(), input.takerAmountRaw],
+    ['taker escrow mint', against && keyBase58(against.mint), input.takerMint],
+  ];
+  return fields
+    .filter(([, got, want]) => got !== want)
+    .map(([name, got, want]) => `${name} ${got}, not ${want}`);
 }

@@ -41,6 +41,8 @@ describe('maker close after a donation to the vault', () => {
     const makerLock = await chain.signMakerLock({
       takerEscrow,
       taker: taker.publicKey,
+      inputMint: SOL,
+      inputAmount: input,
       outputMint: USDC,
       amount: 150n * 10n ** 6n,
       hashlock: s.hashlock,

@@ -121,6 +121,8 @@ async function lockBoth(
   const makerLock = await chain.signMakerLock({
     takerEscrow,
     taker: taker.publicKey,
+    inputMint: a.inputMint,
+    inputAmount: a.input,
     outputMint: a.outputMint,
     amount: a.output,
     hashlock: s.hashlock,
@@ -197,6 +199,8 @@ describe.each(implementations)('chain port contract: %s', (_name, makeHarness) =
     const again = await chain.signMakerLock({
       takerEscrow: locked.takerEscrow,
       taker: taker.publicKey,
+      inputMint: USDC,
+      inputAmount: 10n ** 6n,
       outputMint: SOL,
       amount: output,
       hashlock: locked.hashlock,

@@ -34,6 +34,8 @@ describe('embedded chain persistence', () => {
     const makerLock = await chain.signMakerLock({
       takerEscrow,
       taker: taker.publicKey,
+      inputMint: USDC,
+      inputAmount: 70n * 10n ** 6n,
       outputMint: SOL,
       amount: 10n ** 9n,
       hashlock: s.hashlock,

@@ -68,6 +68,8 @@ async function takerLockedMakerSigned(of: EndpointsHarness) {
   const makerLock = await of.chain.signMakerLock({
     takerEscrow: t.takerEscrow,
     taker: t.taker.publicKey,
+    inputMint: USDC,
+    inputAmount: 10n ** 6n,
     outputMint: SOL,
     amount: 10n ** 7n,
     hashlock: t.hashlock,

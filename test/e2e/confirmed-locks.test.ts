@@ -1,13 +1,14 @@
 // The commitment policy end to end, on an embedded chain that keeps real time (100 ms slots, confirmed 2
 // slots and finalized 30 — or 100 — slots behind the tip): under the cap the maker locks against the taker's confirmed
 // lock before it is final; above it, it waits for finality as before; and a confirmed lock that a fork takes
-// back ends the trade with taker_lock_rolled_back, the maker's output back with it, the books reversed.
+// back ends the trade with taker_lock_rolled_back, the maker's output back with it, the books reversed — and a
+// lock placed again at the same address with less in it, or of another mint, cannot carry the maker's signed lock.
 import { PublicKey } from '@solana/web3.js';
-import { afterEach, describe, expect, test } from 'vitest';
-import type { EmbeddedChain } from '../../src/chain/index.ts';
-import { USDC_MINT as USDC } from '../support/mints.ts';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { type EmbeddedChain, takerEscrowAddress } from '../../src/chain/index.ts';
+import { SOL_MINT as SOL, USDC_MINT as USDC } from '../support/mints.ts';
 import { SHORT_SETTLEMENT, startService, type TestService } from '../support/service.ts';
-import { newSecret, Taker } from '../support/taker.ts';
+import { newSecret, signAsWallet, Taker } from '../support/taker.ts';
 
 let service: TestService | undefined;
 afterEach(async () => {
@@ -52,6 +53,19 @@ async function lockedTrade(s: TestService, amount: string) {
 }
 
 const inventory = async (s: TestService) => (await s.app.inject('/v1/inventory')).json().confirmed_locks;
+
+/** What each account of the trade's ledger nets to, network fees aside: nothing, once every movement is undone. */
+async function ledgerNet(s: TestService, tradeId: string) {
+  const ledger = (await s.app.inject(`/v1/runtime/ledger?trade_id=${tradeId}`)).json();
+  const net = new Map<string, bigint>();
+  for (const e of ledger.entries as { account: string; mint: string; side: string; amount_raw: string }[]) {
+    if (e.account === 'network') continue;
+    const key = `${e.account}:${e.mint}`;
+    const signed = e.side === 'debit' ? BigInt(e.amount_raw) : -BigInt(e.amount_raw);
+    net.set(key, (net.get(key) ?? 0n) + signed);
+  }
+  return { movements: ledger.entries.map((e: { movement: string }) => e.movement) as string[], net };
+}
 
 describe('the commitment policy on a chain that keeps real time', () => {
   test('under the cap the maker locks against the confirmed taker lock before it is final; redeemed as usual', async () => {
@@ -143,4 +157,88 @@ describe('the commitment policy on a chain that keeps real time', () => {
     }
     for (const [key, value] of net) if (!key.startsWith('maker:So1')) expect(value, key).toBe(0n);
   }, 240_000);
+
+  // The attack the program closes: the fork took the taker's confirmed lock away, the taker places a lock at the
+  // same escrow address (same wallet and hashlock, so the same PDA) holding less, or another mint, and sends the
+  // maker's lock — signed for the agreed one and seen by everyone — again. On the program before the maker lock
+  // named the taker escrow's amount and mint, it landed: the maker's whole output against 1 lamport.
+  test.each([
+    { attack: '1 raw unit of the agreed mint', mint: SOL, amount: 1n, error: /TakerEscrowAmountMismatch/ },
+    {
+      attack: 'the agreed raw amount of another mint',
+      mint: USDC,
+      amount: 500_000_000n,
+      error: /TakerEscrowMintMismatch/,
+    },
+  ])(
+    'after the fork the taker locks $attack at the same address: the maker’s signed lock sent again is refused on chain, the maker loses nothing',
+    async ({ mint, amount, error }) => {
+      service = await start(SLOW_FINALITY);
+      const s = service;
+      const chain = embedded(s);
+      const maker = s.chain.makerWallet;
+      const before = await chain.ledger.tokenAmount(maker, new PublicKey(USDC), 'processed');
+      const { taker, secret, tradeId, takerLock, ready } = await lockedTrade(s, '0.5');
+      const makerLock = ready.tx_signature_kinds.find(
+        (k: { kind: string }) => k.kind === 'maker_lock',
+      ).signature;
+      const signedMakerLock = Buffer.from(chain.ledger.transaction(makerLock)?.bytes as Uint8Array);
+      const hashlock = Buffer.from(secret.secretHash, 'hex');
+      const [escrow] = takerEscrowAddress(s.chain.programId, taker.wallet.publicKey, hashlock);
+      const agreed = await s.chain.readEscrow(escrow, 'confirmed');
+      expect(agreed).toMatchObject({ amount: 500_000_000n });
+
+      await chain.rollback(chain.ledger.transaction(takerLock)?.slot as number);
+      await taker.waitFor(tradeId, (t) => t.substate === 'initiated.takerLockRolledBack', 30_000);
+      if (mint === USDC) await taker.airdrop('USDC', '500');
+      const { signature: placedAgain } = await s.chain.submitSigned(
+        signAsWallet(
+          (
+            await s.chain.buildTakerLock({
+              taker: taker.wallet.publicKey,
+              inputMint: new PublicKey(mint),
+              outputMint: new PublicKey(USDC),
+              amount,
+              hashlock,
+              expiry: agreed?.expiry as bigint,
+              lockDeadline: agreed?.lockDeadline as bigint,
+            })
+          ).transactionBase64,
+          taker.wallet,
+        ),
+      );
+      await vi.waitFor(
+        async () =>
+          expect(await s.chain.readEscrow(escrow, 'confirmed')).toMatchObject({ amount, status: 'locked' }),
+        { timeout: 30_000, interval: 50 },
+      );
+
+      await expect(s.chain.submitSigned(signedMakerLock.toString('base64'))).rejects.toThrow(error);
+      expect(await chain.ledger.tokenAmount(maker, new PublicKey(USDC), 'processed')).toBe(before);
+      const redeem = await taker.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage });
+      expect(redeem.statusCode).toBe(409);
+
+      // The lock placed again is recorded once final, and released (cancelled back to the taker) once the maker
+      // expiry has passed with no maker escrow: the trade ends with its reason, nothing of the maker's moved.
+      await taker.waitFor(
+        tradeId,
+        (t) => t.tx_signature_kinds.some((k: { signature: string }) => k.signature === placedAgain),
+        60_000,
+      );
+      await chain.advanceClock(SHORT_SETTLEMENT.maker_timelock_seconds + 1);
+      const done = await taker.waitFor(tradeId, (t) => t.substate === 'refunded.closed', 90_000);
+      expect(done.failure_reason).toBe('taker_lock_rolled_back');
+      expect(done.tx_signature_kinds.map((k: { kind: string }) => k.kind)).toEqual(
+        expect.arrayContaining(['taker_lock', 'taker_refund']),
+      );
+      expect(done.tx_signature_kinds.map((k: { kind: string }) => k.kind)).not.toContain('maker_redeem');
+      expect(await s.chain.readEscrow(escrow, 'confirmed')).toMatchObject({ status: 'cancelled' });
+      expect(await chain.ledger.tokenAmount(maker, new PublicKey(USDC), 'processed')).toBe(before);
+      expect((await inventory(s)).trades).toBe(0);
+      const { movements, net } = await ledgerNet(s, tradeId);
+      expect(movements).toEqual(expect.arrayContaining(['taker_lock', 'maker_lock', 'rolled_back']));
+      for (const [key, value] of net) if (!key.startsWith('maker:So1')) expect(value, key).toBe(0n);
+    },
+    240_000,
+  );
 });

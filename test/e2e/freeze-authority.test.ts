@@ -95,6 +95,8 @@ describe('a freeze authority colluding with the taker', () => {
       const makerLock = await chain.signMakerLock({
         takerEscrow,
         taker: taker.publicKey,
+        inputMint: BONK,
+        inputAmount: input,
         outputMint: USDC,
         amount: output,
         hashlock,

@@ -106,6 +106,9 @@ describe('effect inputs and the signatures kept from their answers', () => {
         amountRaw: input.outputAmountRaw,
         hashlock: SECRET_HASH,
         expiry: MAKER_EXPIRY,
+        // What the program holds the taker escrow to: exactly the agreed input.
+        takerMint: input.inputMint,
+        takerAmountRaw: input.inputAmountRaw,
       },
     ]);
     expect(locked.context.makerLockIntent).toEqual(intent);

@@ -36,6 +36,10 @@ const MAKER_LOCK_VARIANTS = [
   'expiryNotBefore',
   'wrongRecipient',
   'takerEscrowIsMaker',
+  // The taker escrow holds other terms than the maker agreed to (one re-created after a fork, say).
+  'takerAmountShort',
+  'takerAmountOver',
+  'takerMintOther',
 ] as const;
 const REDEEM_VARIANTS = [
   'honest',
@@ -278,7 +282,13 @@ class World {
           expiry,
           hashlock: v === 'wrongHashlock' ? this.otherHashlock : t.hashlock,
           recipient: v === 'wrongRecipient' ? t.third.publicKey : t.taker.publicKey,
-          takerEscrow: v === 'takerEscrowIsMaker' ? t.makerEscrow : t.takerEscrow,
+          takerEscrow: {
+            address: v === 'takerEscrowIsMaker' ? t.makerEscrow : t.takerEscrow,
+            // The escrow holds takerAmount of mintA: expecting more is a short escrow, less an over-full one.
+            amount:
+              t.sides.taker.amount + (v === 'takerAmountShort' ? 1n : v === 'takerAmountOver' ? -1n : 0n),
+            mint: v === 'takerMintOther' ? t.mintB : t.mintA,
+          },
         });
         const takerStatus = model.status.taker;
         const expected = firstFailure(
@@ -290,6 +300,8 @@ class World {
           [v === 'wrongHashlock', 'HashlockMismatch'],
           [v === 'wrongRecipient', 'CounterpartyMismatch'],
           [v === 'expiryNotBefore', 'ExpiryNotBeforeTaker'],
+          [v === 'takerMintOther', 'TakerEscrowMintMismatch'],
+          [v === 'takerAmountShort' || v === 'takerAmountOver', 'TakerEscrowAmountMismatch'],
           [model.status.maker !== null, 'EscrowAlreadyExists'],
         );
         return {
@@ -500,6 +512,9 @@ const EXAMPLES: Op[][] = [
     { op: 'lockMaker', variant: 'wrongRecipient' },
     { op: 'lockMaker', variant: 'takerEscrowIsMaker' },
     { op: 'lockMaker', variant: 'zeroAmount' },
+    { op: 'lockMaker', variant: 'takerAmountShort' },
+    { op: 'lockMaker', variant: 'takerAmountOver' },
+    { op: 'lockMaker', variant: 'takerMintOther' },
     M,
     M,
     { op: 'redeem', side: 'maker', variant: 'wrongPreimage' },

@@ -4,21 +4,23 @@
 // message changed never do. What the refusals say, and that nothing is sent, is test/http/lock-tampering.
 import { randomUUID } from 'node:crypto';
 import { fc, test } from '@fast-check/vitest';
-import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
+import { Keypair, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { describe, expect } from 'vitest';
-import { initialSnapshot, type TradeContext } from '../../machines/index.ts';
+import { initialSnapshot, type SignMakerLockInput, type TradeContext } from '../../machines/index.ts';
 import { blockhashRange, wireParts } from '../../src/chain/built-message.ts';
 import { makerEscrowAddress, takerEscrowAddress } from '../../src/chain/htlc/index.ts';
-import { takerLockTransaction, unsignedBase64 } from '../../src/chain/transactions.ts';
+import { makerLockTransaction, takerLockTransaction, unsignedBase64 } from '../../src/chain/transactions.ts';
 import { isRuntimeError, type RuntimeError } from '../../src/runtime/errors.ts';
-import { checkLockTransaction, issuedLockShape } from '../../src/runtime/lock-check.ts';
+import { checkLockTransaction, issuedLockShape, makerLockDifferences } from '../../src/runtime/lock-check.ts';
 import { bytesOf, hash32FromBytes } from '../../src/vocabulary/index.ts';
 import { SOL_MINT, USDC_MINT, USDT_MINT } from '../support/mints.ts';
 
 const PROGRAM = Keypair.generate().publicKey;
 const MAKER = Keypair.generate().publicKey;
 const TAKER = Keypair.generate();
+
+type MakerLockArgs = Parameters<typeof makerLockTransaction>[1];
 
 const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 });
 const terms = fc.record({
@@ -172,5 +174,99 @@ describe('checkLockTransaction', () => {
       expect(error.code).toBe('lock_mismatch');
       expect(error.invalid?.problem).toMatch(/changes instruction \d \(htlc\)/);
     }
+  });
+});
+
+// The maker's own lock, decoded from its signed bytes before it becomes the intent: the program holds the taker
+// escrow to the amount and mint the lock names, so a lock naming other ones must never be kept or sent.
+describe('makerLockDifferences', () => {
+  const maker = Keypair.generate();
+  const lifetime = { blockhash: Keypair.generate().publicKey.toBase58(), lastValidBlockHeight: 1 };
+
+  /** What the machine hands signMakerLock for the trade of these terms. */
+  function inputOf(t: Terms): SignMakerLockInput {
+    const context = contextOf(t);
+    return {
+      tradeId: context.tradeId,
+      takerEscrow: context.takerEscrow,
+      makerEscrow: makerEscrowAddress(PROGRAM, new PublicKey(context.takerEscrow))[0].toBase58(),
+      initializer: maker.publicKey.toBase58(),
+      recipient: context.takerWallet,
+      mint: context.outputMint,
+      amountRaw: '7',
+      hashlock: context.secretHash,
+      expiry: context.takerExpiry - 10,
+      takerMint: context.inputMint,
+      takerAmountRaw: context.inputAmountRaw,
+    };
+  }
+
+  /** The maker lock as the chain's builder makes it, with `change` applied to its arguments, signed. */
+  function signedLock(input: SignMakerLockInput, change: Partial<MakerLockArgs> = {}): string {
+    const tx = makerLockTransaction(
+      { programId: PROGRAM, maker: maker.publicKey, lifetime },
+      {
+        takerEscrow: new PublicKey(input.takerEscrow),
+        taker: new PublicKey(input.recipient),
+        inputMint: new PublicKey(input.takerMint),
+        inputAmount: BigInt(input.takerAmountRaw),
+        outputMint: new PublicKey(input.mint),
+        amount: BigInt(input.amountRaw),
+        hashlock: bytesOf(input.hashlock),
+        expiry: BigInt(input.expiry),
+        lockDeadline: BigInt(input.expiry - 5),
+        ...change,
+      },
+    );
+    tx.sign(maker);
+    return tx.serialize().toString('base64');
+  }
+
+  test.prop([terms], { numRuns: 30 })('the lock the builder signs for the trade says nothing else', (t) => {
+    const input = inputOf(t);
+    expect(makerLockDifferences(input, signedLock(input), PROGRAM)).toEqual([]);
+  });
+
+  test.prop([terms], { numRuns: 30 })(
+    'a lock holding the taker escrow to another amount or mint is named for it',
+    (t) => {
+      const input = inputOf(t);
+      const amount = BigInt(input.takerAmountRaw);
+      expect(makerLockDifferences(input, signedLock(input, { inputAmount: amount - 1n }), PROGRAM)).toEqual([
+        `taker escrow amount ${amount - 1n}, not ${amount}`,
+      ]);
+      const other = USDT_MINT; // never an input of these terms
+      const differences = makerLockDifferences(
+        input,
+        signedLock(input, { inputMint: new PublicKey(other) }),
+        PROGRAM,
+      );
+      expect(differences).toEqual([`taker escrow mint ${other}, not ${input.takerMint}`]);
+    },
+  );
+
+  test('a lock in the layout before the taker escrow’s terms (90 bytes) is no maker lock at all', () => {
+    const input = inputOf(fc.sample(terms, 1)[0] as Terms);
+    const tx = Transaction.from(Buffer.from(signedLock(input), 'base64'));
+    const lock = tx.instructions.at(-1) as TransactionInstruction;
+    lock.data = lock.data.subarray(0, 90);
+    tx.sign(maker);
+    expect(makerLockDifferences(input, tx.serialize().toString('base64'), PROGRAM)).toEqual([
+      'carries 0 HTLC locks, not one',
+    ]);
+  });
+
+  test('unsigned, or signed for another escrow, it is refused', () => {
+    const input = inputOf(fc.sample(terms, 1)[0] as Terms);
+    const unsigned = Transaction.from(Buffer.from(signedLock(input), 'base64'));
+    const bare = unsignedBase64(
+      new Transaction({ feePayer: maker.publicKey, ...lifetime }).add(...unsigned.instructions),
+    );
+    expect(makerLockDifferences(input, bare, PROGRAM)).toEqual(['signature none, not maker']);
+    const elsewhere = Keypair.generate().publicKey;
+    expect(makerLockDifferences(input, signedLock(input, { takerEscrow: elsewhere }), PROGRAM)).toEqual([
+      `escrow ${makerEscrowAddress(PROGRAM, elsewhere)[0].toBase58()}, not ${input.makerEscrow}`,
+      `taker escrow ${elsewhere.toBase58()}, not ${input.takerEscrow}`,
+    ]);
   });
 });

@@ -38,6 +38,8 @@ export const HTLC_ERROR_NAMES = [
   'InsufficientFunds', // 0x178e
   'ArithmeticOverflow', // 0x178f
   'VaultNotEmpty', // 0x1790
+  'TakerEscrowMintMismatch', // 0x1791
+  'TakerEscrowAmountMismatch', // 0x1792
 ] as const;
 
 export type HtlcErrorName = (typeof HTLC_ERROR_NAMES)[number];

@@ -20,11 +20,14 @@ export {
   closeInstruction,
   encodeLockData,
   HTLC_INSTRUCTION_TAGS,
+  LOCK_DATA_SIZE,
   type LockArgs,
   lockEscrowAddress,
   lockInstruction,
+  MAKER_LOCK_DATA_SIZE,
   redeemInstruction,
   refundInstruction,
+  type TakerEscrowExpectation,
 } from './instructions.ts';
 export {
   decodeEscrow,

@@ -9,7 +9,9 @@ import { ESCROW_KIND_CODES } from './layout.ts';
 /** First data byte of each instruction. */
 export const HTLC_INSTRUCTION_TAGS = { lock: 0, redeem: 1, refund: 2, cancel: 3, close: 4 } as const;
 
+/** A taker lock's data; a maker lock's carries the taker escrow's expected amount and mint after it. */
 export const LOCK_DATA_SIZE = 90;
+export const MAKER_LOCK_DATA_SIZE = 130;
 export const REDEEM_DATA_SIZE = 33;
 
 export interface LockArgs {
@@ -23,7 +25,18 @@ export interface LockArgs {
   expiry: bigint;
   lockDeadline: bigint;
   /** Present ⇒ a maker lock against this taker escrow. */
-  takerEscrow?: PublicKey;
+  takerEscrow?: TakerEscrowExpectation;
+}
+
+/**
+ * The taker escrow a maker lock stands on, and exactly what it must hold: the program refuses the lock
+ * (TakerEscrowMintMismatch, TakerEscrowAmountMismatch) against an escrow of another mint or amount, such as
+ * one re-created at the same address after a fork took the agreed one away.
+ */
+export interface TakerEscrowExpectation {
+  address: PublicKey;
+  amount: bigint;
+  mint: PublicKey;
 }
 
 const w = (pubkey: PublicKey) => ({ pubkey, isSigner: false, isWritable: true });
@@ -34,24 +47,28 @@ export function lockEscrowAddress(
   a: Pick<LockArgs, 'programId' | 'initializer' | 'hashlock' | 'takerEscrow'>,
 ): PublicKey {
   return a.takerEscrow
-    ? makerEscrowAddress(a.programId, a.takerEscrow)[0]
+    ? makerEscrowAddress(a.programId, a.takerEscrow.address)[0]
     : takerEscrowAddress(a.programId, a.initializer, a.hashlock)[0];
 }
 
+/** A taker lock without `takerEscrow`, a maker lock with it. */
 export function encodeLockData(
-  a: Pick<LockArgs, 'recipient' | 'hashlock' | 'amount' | 'expiry' | 'lockDeadline'> & {
-    kind: 'taker' | 'maker';
-  },
+  a: Pick<LockArgs, 'recipient' | 'hashlock' | 'amount' | 'expiry' | 'lockDeadline' | 'takerEscrow'>,
 ): Buffer {
   if (a.hashlock.length !== 32) throw new Error('htlc: hashlock must be 32 bytes');
-  const data = Buffer.alloc(LOCK_DATA_SIZE);
+  const against = a.takerEscrow;
+  const data = Buffer.alloc(against ? MAKER_LOCK_DATA_SIZE : LOCK_DATA_SIZE);
   data[0] = HTLC_INSTRUCTION_TAGS.lock;
-  data[1] = ESCROW_KIND_CODES[a.kind];
+  data[1] = ESCROW_KIND_CODES[against ? 'maker' : 'taker'];
   data.set(a.hashlock, 2);
   data.set(a.recipient.toBytes(), 34);
   data.writeBigUInt64LE(a.amount, 66);
   data.writeBigInt64LE(a.expiry, 74);
   data.writeBigInt64LE(a.lockDeadline, 82);
+  if (against) {
+    data.writeBigUInt64LE(against.amount, 90);
+    data.set(against.mint.toBytes(), 98);
+  }
   return data;
 }
 
@@ -67,8 +84,8 @@ export function lockInstruction(a: LockArgs): TransactionInstruction {
     r(TOKEN_PROGRAM_ID),
     r(SystemProgram.programId),
   ];
-  if (a.takerEscrow) keys.push(r(a.takerEscrow));
-  const data = encodeLockData({ ...a, kind: a.takerEscrow ? 'maker' : 'taker' });
+  if (a.takerEscrow) keys.push(r(a.takerEscrow.address));
+  const data = encodeLockData(a);
   return new TransactionInstruction({ programId: a.programId, keys, data });
 }
 

@@ -1,21 +1,28 @@
 import type { SignMakerLockInput, SignMakerLockOutput } from '../../../machines/index.ts';
 import type { ChainPort } from '../../chain/index.ts';
 import { bytesOf } from '../../vocabulary/index.ts';
+import { makerLockDifferences } from '../lock-check.ts';
 import { deadlineOf, effect, key } from './effect.ts';
 import type { EffectHooks } from './hooks.ts';
 
 export type SignMakerLockHooks = Pick<EffectHooks, 'barrier' | 'chainTime' | 'minRedeemWindowSeconds'>;
 
-// The maker lock signed, not sent: the machine persists it as the intent before makerLock sends it.
-export function signMakerLock(chain: Pick<ChainPort, 'signMakerLock'>, hooks: SignMakerLockHooks) {
+// The maker lock signed, not sent: the machine persists it as the intent before makerLock sends it. Its bytes
+// are decoded and held to the trade's terms first: a lock that says anything else is never kept or sent.
+export function signMakerLock(
+  chain: Pick<ChainPort, 'signMakerLock' | 'programId'>,
+  hooks: SignMakerLockHooks,
+) {
   const untilDeadline = deadlineOf(hooks);
   return effect<SignMakerLockOutput, SignMakerLockInput>(hooks, async (input) => {
     // The maker lock may land no later than the moment that still leaves the taker its redeem window.
     const lockDeadline = input.expiry - hooks.minRedeemWindowSeconds;
-    return chain.signMakerLock(
+    const signed = await chain.signMakerLock(
       {
         takerEscrow: key(input.takerEscrow),
         taker: key(input.recipient),
+        inputMint: key(input.takerMint),
+        inputAmount: BigInt(input.takerAmountRaw),
         outputMint: key(input.mint),
         amount: BigInt(input.amountRaw),
         hashlock: bytesOf(input.hashlock),
@@ -24,5 +31,10 @@ export function signMakerLock(chain: Pick<ChainPort, 'signMakerLock'>, hooks: Si
       },
       untilDeadline(lockDeadline),
     );
+    const differences = makerLockDifferences(input, signed.transactionBase64, chain.programId);
+    if (differences.length > 0) {
+      throw new Error(`the signed maker lock is not the trade's: ${differences.join('; ')}`);
+    }
+    return signed;
   });
 }

@@ -258,7 +258,7 @@ export async function startDishonestMaker(options: DishonestMakerOptions = {}): 
         amount: honest.amount,
         expiry: honest.expiry,
         lockDeadline: now + 5n,
-        takerEscrow,
+        takerEscrow: { address: takerEscrow, amount: trade.input.raw, mint: new PublicKey(trade.input.mint) },
       }),
     );
     tx.sign(maker);
