@@ -167,6 +167,21 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     await store.close();
     throw error;
   }
+  // The Gateway's setup (its contracts deployed on anvil, the dev Gateway's API, the maker's deposit) runs
+  // beside the rest of the start; it is awaited after the mint check.
+  const gatewayStart = settled(
+    startGateway(config, {
+      dataDir: options.dataDir,
+      prep: gatewayPrep,
+      ledger: isEmbeddedChain(opened) ? opened.ledger : null,
+      maker: opened.makerWallet,
+      log,
+    }),
+  );
+  const abandonGateway = async () => {
+    const started = await gatewayStart;
+    if (started.ok) await started.value?.close();
+  };
   const runId = randomUUID();
   const startedAt = new Date();
   // The rest of the start can outlast a lease on a slow chain: the run's ownership keeps it alive until the
@@ -179,7 +194,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       { ttlMs: leaseTtlMs, claimBatch: config.cluster.claimBatch, log },
     );
   } catch (error) {
-    await gatewayPrep?.abort();
+    await abandonGateway();
     await opened.close();
     await store.close();
     throw error;
@@ -212,16 +227,12 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   let gateway: GatewayRuntime | null = null;
   try {
     await mints.start();
-    gateway = await startGateway(config, {
-      dataDir: options.dataDir,
-      prep: gatewayPrep,
-      ledger: isEmbeddedChain(opened) ? opened.ledger : null,
-      maker: chain.makerWallet,
-      log,
-    });
+    const started = await gatewayStart;
+    if (!started.ok) throw started.error;
+    gateway = started.value;
   } catch (error) {
     mints.stop();
-    await gatewayPrep?.abort();
+    await abandonGateway();
     ownership.stop();
     await opened.close();
     await store.close();
@@ -522,6 +533,14 @@ function openPriceSource(
     nowMs,
     onError: (error) => log.warn({ err: error.message }, 'could not read the Pyth price accounts'),
   });
+}
+
+/** A promise's outcome as a value: awaited later, its failure is not unhandled meanwhile. */
+function settled<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  return promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
 }
 
 /**

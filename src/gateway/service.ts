@@ -175,7 +175,9 @@ async function openEmbedded(
   destination: { minter: PublicKey; usdc: PublicKey; maker: PublicKey },
 ): Promise<GatewayRuntime> {
   const { store } = ctx.prep;
+  const began = Date.now();
   const anvil = await ctx.prep.anvil;
+  const anvilWaitMs = Date.now() - began;
   let dev: DevGatewayService | null = null;
   try {
     const deployerKey = store.key('deployer');
@@ -221,7 +223,14 @@ async function openEmbedded(
       timeoutMs: config.timeoutMs,
     });
     ctx.log.info(
-      { anvil: anvil.url, gateway: dev.baseUrl, depositor, domain: config.domain },
+      {
+        anvil: anvil.url,
+        gateway: dev.baseUrl,
+        depositor,
+        domain: config.domain,
+        anvil_wait_ms: anvilWaitMs,
+        setup_ms: Date.now() - began - anvilWaitMs,
+      },
       'the embedded Gateway is up',
     );
     const running = dev;
