@@ -30,7 +30,9 @@ export function resolveGateway(
   },
 ): GatewayConfig | null {
   if (raw === undefined) return null;
-  const mode = raw.mode ?? 'embedded';
+  // Unnamed, the mode follows the chain: the dev Gateway beside the embedded chain, none on a cluster (Circle's
+  // needs settings of its own) — so the shipped config pointed at a cluster runs without one.
+  const mode = raw.mode ?? (ctx.chain.kind === 'embedded' ? 'embedded' : 'off');
   if (mode === 'off') return null;
   if (mode === 'embedded' && raw.circle !== undefined) {
     throw new ConfigError('gateway.circle', 'only with mode "circle"');

@@ -680,9 +680,9 @@ export const ConfigFileSchema = Type.Object(
           mode: Type.Optional(
             Type.Union([Type.Literal('embedded'), Type.Literal('circle'), Type.Literal('off')], {
               description:
-                'embedded (the default): the dev Gateway, its programs on the embedded chain and anvil as its EVM ' +
+                'embedded (the default on the embedded chain): the dev Gateway, its programs on the embedded chain and anvil as its EVM ' +
                 "domain, started with the service; circle: Circle's Gateway API and programs on an rpc cluster; " +
-                'off: no Gateway (docs/gateway.md)',
+                'off: no Gateway (the default on an rpc chain) (docs/gateway.md)',
             }),
           ),
           count_unified_in_quotes: Type.Optional(

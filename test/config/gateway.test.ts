@@ -68,6 +68,8 @@ describe('the gateway config', () => {
   test('absent or off: no Gateway; an empty section: the embedded one with its defaults', () => {
     expect(resolveConfig(defaultConfigDocument()).gateway).toBeNull();
     expect(resolveConfig(withGateway({ mode: 'off' })).gateway).toBeNull();
+    // The shipped section on a cluster (npm run cluster's, the bench's): no mode named, so none.
+    expect(resolveConfig(withGateway({ embedded: { evm_deposit_usdc: '5' } }, onDevnet)).gateway).toBeNull();
     expect(resolveConfig(withGateway({})).gateway).toMatchObject({
       mode: 'embedded',
       countUnifiedInQuotes: false,
@@ -129,7 +131,7 @@ describe('the gateway config', () => {
     ['a refresh too often', withGateway({ refresh_interval_ms: 10 }), /config gateway\.refresh_interval_ms/],
     [
       'the embedded Gateway on an rpc chain',
-      withGateway({}, onDevnet),
+      withGateway({ mode: 'embedded' }, onDevnet),
       /config gateway\.mode: the embedded Gateway deploys its programs on the embedded chain/,
     ],
     [
