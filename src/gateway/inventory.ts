@@ -70,6 +70,8 @@ export class GatewayInventory {
   private readAtMs: number | null = null;
   private error: string | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** The timer's refresh under way, which stop() waits for (it reads the dev Gateway's store). */
+  private running: Promise<void> | null = null;
   private readonly nowMs: () => number;
 
   constructor(private readonly options: GatewayInventoryOptions) {
@@ -128,9 +130,10 @@ export class GatewayInventory {
   follow(onError: (error: unknown) => void): void {
     const loop = () => {
       this.timer = setTimeout(() => {
-        this.refresh()
+        this.running = this.refresh()
           .catch(onError)
           .finally(() => {
+            this.running = null;
             if (this.timer !== null) loop();
           });
       }, this.options.refreshIntervalMs);
@@ -139,9 +142,11 @@ export class GatewayInventory {
     loop();
   }
 
-  stop(): void {
+  /** Stops the timer, once the refresh under way (if any) has ended. */
+  async stop(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    await this.running;
   }
 
   private async estimate(domain: number, value: bigint): Promise<Pick<UnifiedDomain, 'fee' | 'feeError'>> {

@@ -159,7 +159,7 @@ export async function openGateway(
       depositor: config.depositor,
       embedded: null,
       async close() {
-        inventory.stop();
+        await inventory.stop();
       },
     };
   }
@@ -241,7 +241,7 @@ async function openEmbedded(
       depositor,
       embedded: { anvil, evm, dev: running, store, depositorKey, deployerKey },
       async close() {
-        inventory.stop();
+        await inventory.stop();
         await running.stop();
         store.close();
         await anvil.stop();
