@@ -8,16 +8,20 @@ import { PublicKey } from '@solana/web3.js';
 import { hexToBytes } from 'viem';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ata } from '../../src/chain/token.ts';
+import { resolveConfig } from '../../src/config/index.ts';
 import { devFee } from '../../src/gateway/dev/index.ts';
 import { signBurnIntent } from '../../src/gateway/formats/eip712.ts';
-import { type BurnIntent, SOLANA_DOMAIN } from '../../src/gateway/formats/index.ts';
-import type { EmbeddedGateway } from '../../src/gateway/service.ts';
+import { type BurnIntent, GATEWAY_SOLANA_PROGRAMS, SOLANA_DOMAIN } from '../../src/gateway/formats/index.ts';
+import { type EmbeddedGateway, openGateway } from '../../src/gateway/service.ts';
 import { formatDecimal } from '../../src/money/index.ts';
+import { createService } from '../../src/service.ts';
 import {
   type ConfigDocument,
+  defaultConfigDocument,
   OTHER_WALLET,
   startService,
   type TestService,
+  tempDir,
   WALLET,
 } from '../support/service.ts';
 
@@ -175,6 +179,59 @@ describe('the unified balance in GET /v1/inventory', () => {
     });
     expect(view.usable_raw).toBe((after - devFee(after) - RESERVE).toString());
   });
+
+  test("circle mode reads the same balance through Circle's API (the dev Gateway standing at base_url)", async () => {
+    const gateway = embedded(counting);
+    const shown = await gatewayView(counting);
+    const available = BigInt(shown.domains[0]?.available_raw ?? '0');
+    const doc = defaultConfigDocument();
+    doc.chain = {
+      kind: 'rpc',
+      url: 'http://127.0.0.1:9',
+      program_id: 'So11111111111111111111111111111111111111112',
+      maker_keypair_path: 'unused.json',
+    };
+    const usdc = doc.assets.find((a) => a.symbol === 'USDC') as Record<string, unknown>;
+    usdc.mint = GATEWAY_SOLANA_PROGRAMS.devnet.usdc;
+    doc.gateway = {
+      mode: 'circle',
+      reserve_usdc: formatDecimal(RESERVE, 6),
+      circle: {
+        cluster: 'devnet',
+        base_url: gateway.dev.baseUrl,
+        depositor: counting.gateway?.depositor,
+        attesters: [gateway.dev.gateway.attester],
+        sources: [
+          {
+            domain: 6,
+            gateway_wallet: gateway.evm.deployment.gatewayWallet,
+            usdc: gateway.evm.deployment.usdc,
+          },
+        ],
+      },
+    };
+    const config = resolveConfig(doc).gateway;
+    if (config === null) throw new Error('no gateway config');
+    const log = { info: () => {}, warn: () => {} };
+    const circle = await openGateway(config, {
+      dataDir: counting.dataDir,
+      prep: null,
+      ledger: null,
+      maker: counting.chain.makerWallet,
+      log,
+    });
+    try {
+      expect(circle.embedded).toBeNull();
+      await circle.inventory.refresh();
+      expect(circle.inventory.reading()).toMatchObject({
+        error: null,
+        domains: [{ domain: 6, available, pendingBurn: null, fee: devFee(available), feeError: null }],
+        countedRaw: available - devFee(available) - RESERVE,
+      });
+    } finally {
+      await circle.close();
+    }
+  });
 });
 
 describe('quotes and the unified balance', () => {
@@ -237,4 +294,34 @@ describe('quotes and the unified balance', () => {
     };
     expect(reason.message).toContain(`balance ${formatDecimal(SOLANA_USDC, 6)} USDC`);
   });
+});
+
+describe('a restart on the same DATA_DIR', () => {
+  test('brings the Gateway back: the same depositor and contract addresses on a fresh anvil, its deposit again', async () => {
+    const dir = tempDir();
+    const doc = defaultConfigDocument();
+    gatewayConfig(false)(doc);
+    const start = () => createService({ dataDir: dir.path, config: resolveConfig(doc) });
+    try {
+      const first = await start();
+      const before = {
+        depositor: first.gateway?.depositor,
+        wallet: first.gateway?.embedded?.evm.deployment.gatewayWallet,
+      };
+      await first.close();
+      const second = await start();
+      try {
+        expect(second.gateway?.depositor).toBe(before.depositor);
+        expect(second.gateway?.embedded?.evm.deployment.gatewayWallet).toBe(before.wallet);
+        // Exactly one deposit: anvil's chain went with the first run, and the second deposited anew.
+        expect(second.gateway?.inventory.reading().domains).toEqual([
+          expect.objectContaining({ domain: 6, available: DEPOSIT, pendingBurn: 0n }),
+        ]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      dir.remove();
+    }
+  }, 120_000);
 });
