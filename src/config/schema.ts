@@ -682,7 +682,7 @@ export const ConfigFileSchema = Type.Object(
               description:
                 'embedded (the default on the embedded chain): the dev Gateway, its programs on the embedded chain and anvil as its EVM ' +
                 "domain, started with the service; circle: Circle's Gateway API and programs on an rpc cluster; " +
-                'off: no Gateway (the default on an rpc chain) (docs/gateway.md)',
+                'off: no Gateway, the default on an rpc chain (docs/gateway.md)',
             }),
           ),
           count_unified_in_quotes: Type.Optional(
