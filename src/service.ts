@@ -7,6 +7,8 @@ import { PublicKey } from '@solana/web3.js';
 import type { FastifyServerOptions } from 'fastify';
 import pino from 'pino';
 import { type AggregatorPort, openAggregator } from './aggregator/index.ts';
+import type { GenesisExtension } from './chain/embedded/extension.ts';
+import type { EmbeddedLedger } from './chain/embedded/ledger.ts';
 import {
   type ChainOptions,
   type ChainPort,
@@ -23,6 +25,13 @@ import {
 import { type Ownership, startRun } from './cluster/index.ts';
 import { type Config, type ConfigError, loadConfig } from './config/index.ts';
 import { ControlPlane } from './control/index.ts';
+import { withUnifiedBalance } from './gateway/inventory.ts';
+import {
+  type EmbeddedGatewayPrep,
+  type GatewayRuntime,
+  openGateway,
+  prepareEmbeddedGateway,
+} from './gateway/service.ts';
 import { Hedger, positions, readInventory } from './hedging/index.ts';
 import { buildHttpApp, type TypeBoxApp } from './http/app.ts';
 import { ServiceMetrics } from './metrics/index.ts';
@@ -117,6 +126,8 @@ export interface Service {
   readonly aggregator: AggregatorPort | null;
   /** Keeps inventory within its bands (config hedging); null without a hedging section or an aggregator. */
   readonly hedger: Hedger | null;
+  /** Circle Gateway (config gateway): the port, the unified balance followed, the embedded parts; null: off. */
+  readonly gateway: GatewayRuntime | null;
   /** The desk's live settings (/v1/desk): the config's pairs, hedging and sourcing, changed by an operator. */
   readonly control: ControlPlane;
   readonly runId: string;
@@ -139,14 +150,38 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   // pools) is synchronous; each holds the event loop for a second or more on a loaded machine, and a lease
   // started before them could not be renewed meanwhile (a start that lost its 3 s test lease and exited).
   const log = runtimeLogger(options.logger);
+  // The embedded Gateway's minter is deployed with the chain; its EVM node boots meanwhile.
+  const gatewayPrep =
+    config.gateway?.mode === 'embedded' ? prepareEmbeddedGateway(config.gateway, options.dataDir) : null;
   let opened: ChainPort;
   let venue: EmbeddedVenue | null;
   try {
-    ({ chain: opened, venue } = openChain(config, options.dataDir, options.chainClock));
+    ({ chain: opened, venue } = openChain(
+      config,
+      options.dataDir,
+      options.chainClock,
+      gatewayPrep ? [gatewayPrep.genesis] : [],
+    ));
   } catch (error) {
+    await gatewayPrep?.abort();
     await store.close();
     throw error;
   }
+  // The Gateway's setup (its contracts deployed on anvil, the dev Gateway's API, the maker's deposit) runs
+  // beside the rest of the start; it is awaited after the mint check.
+  const gatewayStart = settled(
+    startGateway(config, {
+      dataDir: options.dataDir,
+      prep: gatewayPrep,
+      ledger: isEmbeddedChain(opened) ? opened.ledger : null,
+      maker: opened.makerWallet,
+      log,
+    }),
+  );
+  const abandonGateway = async () => {
+    const started = await gatewayStart;
+    if (started.ok) await started.value?.close();
+  };
   const runId = randomUUID();
   const startedAt = new Date();
   // The rest of the start can outlast a lease on a slow chain: the run's ownership keeps it alive until the
@@ -159,6 +194,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       { ttlMs: leaseTtlMs, claimBatch: config.cluster.claimBatch, log },
     );
   } catch (error) {
+    await abandonGateway();
     await opened.close();
     await store.close();
     throw error;
@@ -188,10 +224,15 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     retryMs: followMs,
     ...(options.onMintRefused ? { onRefused: options.onMintRefused } : {}),
   });
+  let gateway: GatewayRuntime | null = null;
   try {
     await mints.start();
+    const started = await gatewayStart;
+    if (!started.ok) throw started.error;
+    gateway = started.value;
   } catch (error) {
     mints.stop();
+    await abandonGateway();
     ownership.stop();
     await opened.close();
     await store.close();
@@ -248,7 +289,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     durable,
     runId,
     prices,
-    inventory,
+    // With gateway.count_unified_in_quotes, the unified USDC balance (less fees and the reserve) is output too.
+    inventory:
+      gateway?.config.countUnifiedInQuotes === true
+        ? withUnifiedBalance(inventory, gateway.config.asset.mint, () => gateway.inventory.counted())
+        : inventory,
     live: control,
     ...(options.nowMs ? { nowMs: options.nowMs } : {}),
   });
@@ -360,6 +405,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const balancesFailed = (error: unknown) =>
     log.warn({ err: (error as Error).message }, 'could not refresh maker balances');
   inventory.follow(followMs, balancesFailed);
+  gateway?.inventory.follow((error) =>
+    log.warn({ err: (error as Error).message }, 'could not read the Gateway unified balance'),
+  );
   // Quotes wait for the balances after an outage: read them as soon as the chain answers, not a period later.
   reachability.onRecovered(() => void inventory.refresh().catch(balancesFailed));
 
@@ -419,6 +467,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       metrics,
       makerWallet: chain.makerWallet.toBase58(),
       inventory: () => readInventory(inventorySources),
+      gateway: gateway ? () => gateway.inventory.reading() : null,
       control,
       confirmedLocks: () => runtime.exposure.view(),
     },
@@ -438,6 +487,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     runtime,
     aggregator,
     hedger,
+    gateway,
     control,
     runId,
     ownership,
@@ -452,6 +502,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       await hedger?.stop();
       await runtime.stop();
       storage.stop();
+      // The dev Gateway reads the chain: it stops first (and anvil with it).
+      await gateway?.close();
       await opened.close();
       await durable.close();
       if (store.isOpen) {
@@ -483,10 +535,49 @@ function openPriceSource(
   });
 }
 
+/** A promise's outcome as a value: awaited later, its failure is not unhandled meanwhile. */
+function settled<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  return promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+}
+
+/**
+ * The Gateway the config names, its unified balance read once (a Gateway that does not answer at start counts
+ * 0 until it does); null when off.
+ */
+async function startGateway(
+  config: Config,
+  ctx: {
+    dataDir: string;
+    prep: EmbeddedGatewayPrep | null;
+    ledger: EmbeddedLedger | null;
+    maker: PublicKey;
+    log: pino.Logger;
+  },
+): Promise<GatewayRuntime | null> {
+  if (config.gateway === null) return null;
+  const gateway = await openGateway(config.gateway, {
+    dataDir: ctx.dataDir,
+    prep: ctx.prep,
+    ledger: ctx.ledger,
+    maker: ctx.maker,
+    log: ctx.log,
+  });
+  await gateway.inventory
+    .refresh()
+    .catch((error: unknown) =>
+      ctx.log.warn({ err: (error as Error).message }, 'could not read the Gateway unified balance at start'),
+    );
+  return gateway;
+}
+
 function openChain(
   config: Config,
   dataDir: string,
   clock?: () => number,
+  extensions: readonly GenesisExtension[] = [],
 ): { chain: ChainPort; venue: EmbeddedVenue | null } {
   const chain = config.chain;
   if (chain.kind === 'rpc') {
@@ -504,7 +595,8 @@ function openChain(
     return { chain: rpc, venue: null };
   }
   const venue = embeddedVenueGenesis(config);
-  const options = embeddedChainOptions(dataDir, config, venue);
+  const base = embeddedChainOptions(dataDir, config, venue);
+  const options = { ...base, extensions: [...(base.extensions ?? []), ...extensions] };
   return { chain: createChain(clock ? { ...options, clock } : options), venue: venue?.venue ?? null };
 }
 

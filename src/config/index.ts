@@ -8,6 +8,7 @@ import { rootPath } from '../paths.ts';
 import { type Asset, AssetRegistry, resolveAsset } from './assets.ts';
 import { resolveChain } from './chain.ts';
 import { ConfigError, checkOperatorTokens, checkTrustProxy, decimalPrice, pointerToField } from './fields.ts';
+import { resolveGateway } from './gateway.ts';
 import { OPTION_DEFAULTS, resolvePriceSource } from './prices.ts';
 import { type ConfigFile, ConfigFileSchema } from './schema.ts';
 import { resolveAggregator, resolveHedging, resolveSourcing, resolveVenue } from './swaps.ts';
@@ -16,6 +17,7 @@ import type { Config, Pair, ReferencePrice } from './types.ts';
 
 export { type Asset, AssetRegistry } from './assets.ts';
 export { ConfigError } from './fields.ts';
+export { GATEWAY_DEFAULTS } from './gateway.ts';
 export { OPTION_DEFAULTS } from './prices.ts';
 export {
   type ConfigFile,
@@ -31,6 +33,7 @@ export type {
   ChainTimingConfig,
   Config,
   ConfirmedLockConfig,
+  GatewayConfig,
   HedgedAsset,
   HedgingConfig,
   OptionPricing,
@@ -277,6 +280,7 @@ export function resolveConfig(raw: unknown): Config {
       venue,
       hedging: file.hedging !== undefined,
     }),
+    gateway: resolveGateway(file.gateway, { assets, chain, amount }),
     http: {
       corsOrigins: file.http.cors_origins,
       rateLimitPerMinute: file.http.rate_limit_per_minute,

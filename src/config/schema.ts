@@ -674,6 +674,124 @@ export const ConfigFileSchema = Type.Object(
         },
       ),
     ),
+    gateway: Type.Optional(
+      Type.Object(
+        {
+          mode: Type.Optional(
+            Type.Union([Type.Literal('embedded'), Type.Literal('circle'), Type.Literal('off')], {
+              description:
+                'embedded (the default on the embedded chain): the dev Gateway, its programs on the embedded chain and anvil as its EVM ' +
+                "domain, started with the service; circle: Circle's Gateway API and programs on an rpc cluster; " +
+                'off: no Gateway, the default on an rpc chain (docs/gateway.md)',
+            }),
+          ),
+          count_unified_in_quotes: Type.Optional(
+            Type.Boolean({
+              description:
+                'quotes may count the unified USDC balance, less the fee estimate and reserve_usdc, as available ' +
+                'output. Default false: nothing mints just in time yet, so such a quote could not be filled',
+            }),
+          ),
+          reserve_usdc: Type.Optional({
+            ...Decimal,
+            description: 'of the unified balance, what quotes never count (USDC); default 0',
+          }),
+          max_fee_usdc: Type.Optional({
+            ...Decimal,
+            description: 'the most one transfer may cost in Gateway fees (USDC); default 100',
+          }),
+          refresh_interval_ms: Type.Optional(
+            Type.Integer({
+              minimum: 100,
+              maximum: 600_000,
+              description: 'how often the unified balance and its fee estimate are read; default 5000',
+            }),
+          ),
+          timeout_ms: Type.Optional(
+            Type.Integer({ minimum: 100, maximum: 60_000, description: 'per API request; default 5000' }),
+          ),
+          embedded: Type.Optional(
+            Type.Object(
+              {
+                evm_deposit_usdc: Type.Optional({
+                  ...Decimal,
+                  description:
+                    "what the maker's depositor holds in the GatewayWallet on the EVM domain after each start " +
+                    '(anvil keeps its chain in memory); default 100000',
+                }),
+                domain: Type.Optional(
+                  Type.Integer({
+                    minimum: 0,
+                    maximum: 4_294_967_295,
+                    description: 'the Gateway domain the EVM node stands for; default 6 (Base)',
+                  }),
+                ),
+                settle_interval_ms: Type.Optional(
+                  Type.Integer({
+                    minimum: 10,
+                    maximum: 60_000,
+                    description: "how often the dev Gateway's operator looks for mints to burn; default 1000",
+                  }),
+                ),
+              },
+              { additionalProperties: false, description: 'the embedded mode: the dev Gateway' },
+            ),
+          ),
+          circle: Type.Optional(
+            Type.Object(
+              {
+                cluster: Type.Union([Type.Literal('mainnet'), Type.Literal('devnet')], {
+                  description:
+                    'which of Circle’s deployments: its GatewayWallet and GatewayMinter program ids and USDC mint ' +
+                    'on that Solana cluster, and the API (mainnet: https://gateway-api.circle.com, devnet: ' +
+                    'https://gateway-api-testnet.circle.com)',
+                }),
+                base_url: Type.Optional(
+                  Type.String({
+                    pattern: '^https?://',
+                    description: 'the API base URL; default: the cluster’s',
+                  }),
+                ),
+                depositor: Type.String({
+                  pattern: '^0x[0-9a-fA-F]{40}$',
+                  description: "the maker's EVM depositor (and signer) whose unified balance is read",
+                }),
+                attesters: Type.Array(
+                  Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'an attester’s EVM address' }),
+                  {
+                    minItems: 1,
+                    description:
+                      "the attesters whose signature the maker trusts (the minter's enabled attesters)",
+                  },
+                ),
+                sources: Type.Array(
+                  Type.Object(
+                    {
+                      domain: Type.Integer({ minimum: 0, maximum: 4_294_967_295 }),
+                      gateway_wallet: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }),
+                      usdc: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }),
+                    },
+                    { additionalProperties: false },
+                  ),
+                  {
+                    minItems: 1,
+                    description:
+                      "the EVM domains the unified balance is read on: each one's GatewayWallet and USDC (Circle's " +
+                      'contract addresses page)',
+                  },
+                ),
+              },
+              { additionalProperties: false, description: "the circle mode: Circle's Gateway" },
+            ),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Circle Gateway: the unified USDC balance across chains, shown by GET /v1/inventory (docs/gateway.md)',
+        },
+      ),
+    ),
     http: Type.Object(
       {
         cors_origins: Type.Array(CorsOrigin, {

@@ -235,6 +235,8 @@ export interface Config {
   readonly hedging: HedgingConfig | null;
   /** Just-in-time sourcing of an output the free inventory does not cover (src/quotes/sourcing.ts). */
   readonly sourcing: SourcingConfig;
+  /** Circle Gateway's unified USDC balance; null: no Gateway (the section absent, or mode off). */
+  readonly gateway: GatewayConfig | null;
   readonly http: {
     /** Origins allowed to call public routes cross-origin; empty: same origin only; '*' only if written. */
     readonly corsOrigins: readonly string[];
@@ -247,3 +249,45 @@ export interface Config {
     readonly trustProxy: boolean | readonly string[];
   };
 }
+
+/** What both Gateway modes share (src/gateway/service.ts opens the one named). */
+interface GatewayCommon {
+  /** The configured asset that is the Gateway's USDC on Solana (what the unified balance mints as). */
+  readonly asset: Asset;
+  /** Quotes may count the unified balance (less fees and the reserve) as available output; off by default. */
+  readonly countUnifiedInQuotes: boolean;
+  /** Of the unified balance, what quotes never count, raw units. */
+  readonly reserveRaw: bigint;
+  /** The most one transfer may cost in fees, raw units (the port's cap). */
+  readonly maxFeeRaw: bigint;
+  readonly refreshIntervalMs: number;
+  readonly timeoutMs: number;
+  /** The GatewayMinter and GatewayWallet program ids on the Solana chain the maker settles on. */
+  readonly minterProgram: string;
+  readonly walletProgram: string;
+}
+
+/** Circle Gateway (docs/gateway.md); null in Config when the section is absent or mode is off. */
+export type GatewayConfig =
+  | (GatewayCommon & {
+      readonly mode: 'embedded';
+      /** The maker's deposit on the EVM domain after each start, raw units. */
+      readonly evmDepositRaw: bigint;
+      /** The Gateway domain anvil stands for. */
+      readonly domain: number;
+      readonly settleIntervalMs: number;
+    })
+  | (GatewayCommon & {
+      readonly mode: 'circle';
+      readonly cluster: 'mainnet' | 'devnet';
+      readonly baseUrl: string;
+      /** The maker's EVM depositor, 0x-hex. */
+      readonly depositor: string;
+      /** Trusted attesters' EVM addresses, 0x-hex. */
+      readonly attesters: readonly string[];
+      readonly sources: readonly {
+        readonly domain: number;
+        readonly gatewayWallet: string;
+        readonly usdc: string;
+      }[];
+    });

@@ -23,6 +23,8 @@ describe('GET /v1/inventory', () => {
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expect(body.hedging).toBeNull();
+    // No Gateway in the test config (the shipped one runs the embedded Gateway: test/e2e/gateway-inventory).
+    expect(body.gateway).toBeNull();
     expect(body.hedges_in_flight).toEqual([]);
     expect(body.recent_hedges).toEqual([]);
     expect(body.assets.map((a: { asset: string }) => a.asset)).toEqual([

@@ -48,6 +48,8 @@ export function defaultConfigDocument(): ConfigDocument {
   // that trade through it ask for it (doc.venue = { … }), and hedging swaps through it (doc.hedging too).
   delete doc.venue;
   delete doc.hedging;
+  // The embedded Gateway starts anvil and deploys its contracts: only the tests of it ask (doc.gateway = { … }).
+  delete doc.gateway;
   if (TEST_STORE === 'postgres') doc.cluster = { lease_ttl_seconds: TEST_LEASE_SECONDS };
   return doc;
 }

@@ -87,8 +87,9 @@ export class DevGatewayStore {
     this.db.exec(SCHEMA);
   }
 
-  /** A key made once and kept: the attester's, the operator's. */
-  key(name: 'attester' | 'operator'): Hex {
+  /** A key made once and kept: the attester's, the operator's, and the EVM domain's deployer (its contracts
+   * then land at the same addresses on every fresh anvil). */
+  key(name: 'attester' | 'operator' | 'deployer'): Hex {
     const found = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(`${name}_key`) as
       | { value: string }
       | undefined;

@@ -20,3 +20,4 @@ export {
   type SeenBurn,
 } from './domain.ts';
 export { EVM_DOMAIN_ERRORS, EvmDomainError, type EvmDomainErrorCode } from './errors.ts';
+export { loadOrCreateEvmKeyFile } from './keys.ts';

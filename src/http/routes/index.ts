@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { DEFAULT_HTLC_PROGRAM_ID, type DevChain } from '../../chain/index.ts';
 import type { Config } from '../../config/index.ts';
 import type { ControlPlane } from '../../control/index.ts';
+import type { UnifiedReading } from '../../gateway/inventory.ts';
 import type { InventoryReading } from '../../hedging/index.ts';
 import type { ServiceMetrics } from '../../metrics/index.ts';
 import type { PriceSource, QuoteDesk } from '../../quotes/index.ts';
@@ -60,6 +61,8 @@ export interface HttpDeps {
   control?: ControlPlane;
   /** The commitment policy's book, shown with the inventory (GET /v1/inventory's confirmed_locks). */
   confirmedLocks?: () => ExposureView;
+  /** The Gateway unified balance, shown with the inventory (GET /v1/inventory's gateway); null: no Gateway. */
+  gateway?: (() => UnifiedReading) | null;
 }
 
 /**
@@ -135,6 +138,7 @@ export async function registerRoutes(
       assets,
       read: deps.inventory,
       ...(deps.confirmedLocks ? { confirmedLocks: deps.confirmedLocks } : {}),
+      ...(deps.gateway ? { gateway: { read: deps.gateway, config: deps.config.gateway } } : {}),
       operator,
     });
   }

@@ -112,6 +112,65 @@ export const ConfirmedLocksSchema = Type.Object(
   },
 );
 
+/** The Gateway unified balance (src/gateway/inventory.ts), beside the Solana balances. */
+export const GatewayInventorySchema = Type.Object(
+  {
+    mode: Type.Enum(['embedded', 'circle'], {
+      description: 'embedded: the dev Gateway started with the service; circle: Circle’s Gateway API',
+    }),
+    asset: Type.String({ description: 'the USDC asset the unified balance mints as on Solana, symbol' }),
+    depositor: Type.String({ description: 'the maker’s depositor on the EVM source domains, 0x-hex' }),
+    read_at: Nullable({
+      ...DateTime,
+      description: 'when the balances below were read from Gateway (null: not yet)',
+    }),
+    error: Nullable(
+      Type.String({ description: 'why the latest read failed: until one succeeds, quotes count none of it' }),
+    ),
+    domains: Type.Array(
+      Type.Object(
+        {
+          domain: Type.Integer({ minimum: 0, description: 'Circle’s domain number' }),
+          chain: Nullable(Type.String({ description: 'the chain the domain names (base, ethereum…)' })),
+          available_raw: {
+            ...RawAmountString,
+            description:
+              'what Gateway would attest now: deposits less burns and less what is attested, unburned',
+          },
+          available: Decimal('available'),
+          pending_burn_raw: Nullable({
+            ...RawAmountString,
+            description:
+              'attested and not burned yet on the source domain (value + fee); null where the API does not say ' +
+              '(Circle’s balances)',
+          }),
+          fee_estimate_raw: Nullable({
+            ...RawAmountString,
+            description:
+              'what minting all of available to Solana would cost; null: no estimate (see fee_error)',
+          }),
+          fee_error: Nullable(Type.String({ description: 'why there is no estimate (the domain counts 0)' })),
+        },
+        { title: 'GatewayDomainBalance' },
+      ),
+    ),
+    reserve_raw: { ...RawAmountString, description: 'of the unified balance, what quotes never count' },
+    usable_raw: {
+      ...RawAmountString,
+      description:
+        'the unified balance quotes may count now: per domain available less its fee estimate, less the ' +
+        'reserve; 0 while the latest read failed or is older than a refresh',
+    },
+    usable: Decimal('usable'),
+    counted_in_quotes: Type.Boolean({
+      description:
+        'gateway.count_unified_in_quotes: whether quotes add usable to the asset’s balance (off by default: ' +
+        'nothing mints just in time yet)',
+    }),
+  },
+  { title: 'GatewayInventory', description: 'null: no Gateway configured (gateway absent or mode off)' },
+);
+
 export const InventorySchema = Type.Object(
   {
     balances_read_at: Nullable({
@@ -179,6 +238,7 @@ export const InventorySchema = Type.Object(
       description: 'the latest hedges of every instance, newest first',
     }),
     confirmed_locks: Nullable(ConfirmedLocksSchema),
+    gateway: Nullable(GatewayInventorySchema),
   },
   { title: 'Inventory' },
 );

@@ -4,13 +4,20 @@
 // (docs/interface.md#guards).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
-import type { AssetRegistry } from '../../config/index.ts';
+import type { AssetRegistry, GatewayConfig } from '../../config/index.ts';
+import { chainOfDomain } from '../../gateway/formats/domains.ts';
+import type { UnifiedReading } from '../../gateway/inventory.ts';
 import { hedgeSlippage, type InventoryReading } from '../../hedging/index.ts';
 import { formatDecimal, formatUsd } from '../../money/index.ts';
 import type { ExposureView } from '../../runtime/index.ts';
 import type { HedgeRecord } from '../../store/index.ts';
 import { errorResponses } from '../errors.ts';
-import { type ConfirmedLocksSchema, type HedgeSchema, InventorySchema } from './inventory.schema.ts';
+import {
+  type ConfirmedLocksSchema,
+  type GatewayInventorySchema,
+  type HedgeSchema,
+  InventorySchema,
+} from './inventory.schema.ts';
 import { OPERATOR_SECURITY, type OperatorAccess, OperatorQuery, requireOperator } from './operator.ts';
 
 export interface InventoryRoutesOptions {
@@ -18,6 +25,8 @@ export interface InventoryRoutesOptions {
   read: () => Promise<InventoryReading>;
   /** The commitment policy's book; absent: confirmed_locks is null. */
   confirmedLocks?: () => ExposureView;
+  /** The Gateway unified balance and its config; absent: gateway is null. */
+  gateway?: { read: () => UnifiedReading; config: GatewayConfig | null };
   operator: OperatorAccess;
 }
 
@@ -79,10 +88,38 @@ export function renderConfirmedLocks(
   };
 }
 
+export function renderGateway(
+  reading: UnifiedReading,
+  config: GatewayConfig,
+): Static<typeof GatewayInventorySchema> {
+  const { decimals } = config.asset;
+  return {
+    mode: config.mode,
+    asset: config.asset.symbol,
+    depositor: reading.depositor,
+    read_at: reading.readAtMs === null ? null : new Date(reading.readAtMs).toISOString(),
+    error: reading.error,
+    domains: reading.domains.map((d) => ({
+      domain: d.domain,
+      chain: chainOfDomain(d.domain) ?? null,
+      available_raw: d.available.toString(),
+      available: formatDecimal(d.available, decimals),
+      pending_burn_raw: d.pendingBurn === null ? null : d.pendingBurn.toString(),
+      fee_estimate_raw: d.fee === null ? null : d.fee.toString(),
+      fee_error: d.feeError,
+    })),
+    reserve_raw: reading.reserveRaw.toString(),
+    usable_raw: reading.countedRaw.toString(),
+    usable: formatDecimal(reading.countedRaw, decimals),
+    counted_in_quotes: config.countUnifiedInQuotes,
+  };
+}
+
 export function renderInventory(
   reading: InventoryReading,
   assets: AssetRegistry,
   confirmedLocks: ExposureView | null = null,
+  gateway: { reading: UnifiedReading; config: GatewayConfig } | null = null,
 ): Static<typeof InventorySchema> {
   const { hedging } = reading;
   return {
@@ -129,6 +166,7 @@ export function renderInventory(
     hedges_in_flight: reading.inFlight.map((hedge) => renderHedge(hedge, assets)),
     recent_hedges: reading.recent.map((hedge) => renderHedge(hedge, assets)),
     confirmed_locks: confirmedLocks === null ? null : renderConfirmedLocks(confirmedLocks, assets),
+    gateway: gateway === null ? null : renderGateway(gateway.reading, gateway.config),
   };
 }
 
@@ -149,14 +187,17 @@ export const inventoryRoutes: FastifyPluginAsyncTypebox<InventoryRoutesOptions> 
           'last hedge could not be made. Then the hedges in flight and the latest ones, each with its swap ' +
           '(aggregator_swap), amounts and slippage against the live Pyth mid. Then the commitment policy: the ' +
           'trades locked against a confirmed taker lock not final yet, what a fork could cost, and its caps. ' +
-          'Costs no chain call.',
+          'Then the Gateway unified balance per source domain (available, pending burn, fee estimate) and what ' +
+          'of it quotes may count. Costs no chain call and no Gateway call (both are read on timers).',
         security: OPERATOR_SECURITY,
         querystring: OperatorQuery,
         response: { 200: InventorySchema, ...errorResponses('unauthorized') },
       },
     },
     async function getInventory() {
-      return renderInventory(await opts.read(), opts.assets, opts.confirmedLocks?.() ?? null);
+      const config = opts.gateway?.config ?? null;
+      const gateway = opts.gateway && config ? { reading: opts.gateway.read(), config } : null;
+      return renderInventory(await opts.read(), opts.assets, opts.confirmedLocks?.() ?? null, gateway);
     },
   );
 };

@@ -572,7 +572,7 @@ export interface paths {
         };
         /**
          * The maker’s inventory: balances, reservations, hedging targets and bands, hedges
-         * @description Operator route. Each configured asset’s balance as last read for quoting, what open quotes, live trades and hedges in flight reserve of it, and — for an asset with a hedging target — its target, band and clip sizes, how far it is from the target, whether it is outside the band, and why its last hedge could not be made. Then the hedges in flight and the latest ones, each with its swap (aggregator_swap), amounts and slippage against the live Pyth mid. Then the commitment policy: the trades locked against a confirmed taker lock not final yet, what a fork could cost, and its caps. Costs no chain call.
+         * @description Operator route. Each configured asset’s balance as last read for quoting, what open quotes, live trades and hedges in flight reserve of it, and — for an asset with a hedging target — its target, band and clip sizes, how far it is from the target, whether it is outside the band, and why its last hedge could not be made. Then the hedges in flight and the latest ones, each with its swap (aggregator_swap), amounts and slippage against the live Pyth mid. Then the commitment policy: the trades locked against a confirmed taker lock not final yet, what a fork could cost, and its caps. Then the Gateway unified balance per source domain (available, pending burn, fee estimate) and what of it quotes may count. Costs no chain call and no Gateway call (both are read on timers).
          */
         get: operations["getInventory"];
         put?: never;
@@ -6329,6 +6329,39 @@ export interface operations {
                                 drift: number;
                                 price: number;
                             };
+                        } | null;
+                        gateway: {
+                            /**
+                             * @description embedded: the dev Gateway started with the service; circle: Circle’s Gateway API
+                             * @enum {unknown}
+                             */
+                            mode: "embedded" | "circle";
+                            /** @description the USDC asset the unified balance mints as on Solana, symbol */
+                            asset: string;
+                            /** @description the maker’s depositor on the EVM source domains, 0x-hex */
+                            depositor: string;
+                            read_at: string | null;
+                            error: string | null;
+                            domains: {
+                                /** @description Circle’s domain number */
+                                domain: number;
+                                chain: string | null;
+                                /** @description what Gateway would attest now: deposits less burns and less what is attested, unburned */
+                                available_raw: string;
+                                /** @description available, display units */
+                                available: string;
+                                pending_burn_raw: string | null;
+                                fee_estimate_raw: string | null;
+                                fee_error: string | null;
+                            }[];
+                            /** @description of the unified balance, what quotes never count */
+                            reserve_raw: string;
+                            /** @description the unified balance quotes may count now: per domain available less its fee estimate, less the reserve; 0 while the latest read failed or is older than a refresh */
+                            usable_raw: string;
+                            /** @description usable, display units */
+                            usable: string;
+                            /** @description gateway.count_unified_in_quotes: whether quotes add usable to the asset’s balance (off by default: nothing mints just in time yet) */
+                            counted_in_quotes: boolean;
                         } | null;
                     };
                 };
