@@ -90,22 +90,7 @@ export class BatchCommit {
     batch: readonly Planned[],
     savepoints: boolean,
   ): Promise<WriteOutcome[] | null> {
-    // Savepoint commands ride with the statement before them, so a write costs one round trip beyond its
-    // own statements (and none without savepoints). ROLLBACK TO keeps the savepoint, ready for the next write.
-    const appends = batch.some(({ write, handler }) => (handler.appendsEventsOf?.(write).length ?? 0) > 0);
-    const lock = appends ? `SELECT pg_advisory_xact_lock(${EVENT_LOG_LOCK}); ` : '';
-    // The output mints the batch's quotes are checked against: whose reservation locks it takes.
-    const mints = [
-      ...new Set(batch.flatMap(({ write, handler }) => handler.reservesMint?.(write) ?? [])),
-    ].sort();
-    if (mints.length === 0) {
-      await client.query(`BEGIN; ${lock}${savepoints ? 'SAVEPOINT each_write' : ''}`);
-    } else {
-      // Outside any savepoint: a lock taken inside one would go with its rollback.
-      await client.query(`BEGIN; ${lock}`);
-      await this.quotes.lockReservations(client, mints);
-      if (savepoints) await client.query('SAVEPOINT each_write');
-    }
+    await this.begin(client, batch, savepoints);
     const outcomes: WriteOutcome[] = [];
     const notified = new Set<string>();
     let deskChanged = false;
@@ -147,6 +132,40 @@ export class BatchCommit {
       if (used && savepoints) await client.query('RELEASE SAVEPOINT each_write');
       await this.quotes.applyReservations(client, buckets);
     }
+    await this.commitWith(client, { notified, deskChanged, leased }, batch.length);
+    return outcomes;
+  }
+  /**
+   * Opens the batch's transaction with the locks its writes need, outside any savepoint (a lock taken inside
+   * one would go with its rollback): the event log's, the reserved mints'.
+   */
+  private async begin(client: pg.PoolClient, batch: readonly Planned[], savepoints: boolean): Promise<void> {
+    // Savepoint commands ride with the statement before them, so a write costs one round trip beyond its
+    // own statements (and none without savepoints). ROLLBACK TO keeps the savepoint, ready for the next write.
+    const appends = batch.some(({ write, handler }) => (handler.appendsEventsOf?.(write).length ?? 0) > 0);
+    const lock = appends ? `SELECT pg_advisory_xact_lock(${EVENT_LOG_LOCK}); ` : '';
+    // The output mints the batch's quotes are checked against: whose reservation locks it takes.
+    const mints = [
+      ...new Set(batch.flatMap(({ write, handler }) => handler.reservesMint?.(write) ?? [])),
+    ].sort();
+    if (mints.length === 0) {
+      await client.query(`BEGIN; ${lock}${savepoints ? 'SAVEPOINT each_write' : ''}`);
+    } else {
+      await client.query(`BEGIN; ${lock}`);
+      await this.quotes.lockReservations(client, mints);
+      if (savepoints) await client.query('SAVEPOINT each_write');
+    }
+  }
+
+  /**
+   * The COMMIT, with in its own message the notices it delivers and the re-check of the leases the stored
+   * writes' fences relied on.
+   */
+  private async commitWith(
+    client: pg.PoolClient,
+    { notified, deskChanged, leased }: { notified: Set<string>; deskChanged: boolean; leased: Set<string> },
+    size: number,
+  ): Promise<void> {
     // The notifications ride with the COMMIT, which delivers them (and none if it rolls back).
     const notify =
       eventsNotices(this.instanceId, notified)
@@ -174,7 +193,6 @@ export class BatchCommit {
     }
     // COMMIT of a transaction in the aborted state answers ROLLBACK instead of failing.
     const { command } = [results].flat().at(-1) as pg.QueryResult;
-    if (command !== 'COMMIT') throw new Error(`the commit of ${batch.length} writes was rolled back`);
-    return outcomes;
+    if (command !== 'COMMIT') throw new Error(`the commit of ${size} writes was rolled back`);
   }
 }

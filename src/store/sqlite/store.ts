@@ -1,5 +1,5 @@
 // The SQLite store: better-sqlite3 in WAL mode with synchronous=FULL, the embedded default (one file under
-// DATA_DIR). Each repository (quotes.ts, trades.ts, events.ts, hedges.ts, desk.ts, runs.ts) prepares its
+// DATA_DIR). Each repository (quotes.ts, trades.ts with rest-index.ts, events.ts, hedges.ts, desk.ts, runs.ts) prepares its
 // statements once and runs them synchronously; the port's promises only wrap them, so a batch's commit (one
 // transaction, one fsync, whichever repositories its writes touch) holds the event loop once per turn, not
 // once per write. One instance serves it: the running run owns every unclosed trade it could adopt, without
@@ -15,6 +15,7 @@ import { SqliteHedges } from './hedges.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { sqliteNoSpace } from './no-space.ts';
 import { SqliteQuotes } from './quotes.ts';
+import { SqliteRestIndex } from './rest-index.ts';
 import { SqliteRuns } from './runs.ts';
 import { SqliteTrades } from './trades.ts';
 import type { SqliteWrites } from './writes.ts';
@@ -50,6 +51,7 @@ function repositories(db: Database.Database) {
     quotes,
     events,
     trades: new SqliteTrades(db, quotes, events),
+    restIndex: new SqliteRestIndex(db),
     hedges: new SqliteHedges(db),
     desk: new SqliteDesk(db),
     runs: new SqliteRuns(db),
@@ -79,7 +81,7 @@ export class SqliteStore extends ComposedStore implements SingleInstanceStore {
       ...parts.desk.writes,
       ...parts.runs.writes,
     };
-    this.owned = { ...parts.trades.restIndex, ...parts.hedges.owned };
+    this.owned = { ...parts.restIndex.owned, ...parts.hedges.owned };
   }
 
   /**
@@ -124,7 +126,7 @@ export class SqliteStore extends ComposedStore implements SingleInstanceStore {
 
   /** The new run adopts every unclosed trade by starting: only earlier unadoptable marks are cleared. */
   async adoptUnclosed(): Promise<number> {
-    return this.parts.trades.adoptUnclosed();
+    return this.parts.restIndex.adoptUnclosed();
   }
 
   async ping(): Promise<boolean> {

@@ -1,13 +1,12 @@
 // Trades on SQLite: each row with its snapshot (trade_snapshots) and its rest columns, written by its
-// transitions; the rest index reads the unclosed ones, naming the partial index each query reads (INDEXED
-// BY). The running run owns every unclosed adoptable trade: nothing is fenced (the owner a write names is
-// that run), and the rest index (restIndex) needs no owner.
+// transitions (the rest index that reads them is rest-index.ts). The running run owns every unclosed
+// adoptable trade: nothing is fenced (the owner a write names is that run).
 import type Database from 'better-sqlite3';
 import type { LedgerEntry } from '../../ledger/index.ts';
-import type { Hash32, SettlementStatus } from '../../vocabulary/index.ts';
-import type { NewTradeEvent, RestEntry, TradeFilter, TradeRecord, TradeUpdate } from '../records.ts';
-import { REST_COLUMNS, type RestRow, restEntryFromRow, type TradeRow, tradeFromRow } from '../rows.ts';
-import type { TradeRestIndex, TradesRepository, TradeWrite } from '../trades.ts';
+import type { Hash32 } from '../../vocabulary/index.ts';
+import type { NewTradeEvent, TradeFilter, TradeRecord, TradeUpdate } from '../records.ts';
+import { type TradeRow, tradeFromRow } from '../rows.ts';
+import type { TradesRepository, TradeWrite } from '../trades.ts';
 import { StoreConflict } from '../writes.ts';
 import type { SqliteEvents } from './events.ts';
 import type { SqliteQuotes } from './quotes.ts';
@@ -56,52 +55,6 @@ function prepare(db: Database.Database) {
       SELECT run_id AS runId, owner_run_id AS ownerRunId,
              (closed = 1 OR adoption_error IS NOT NULL) AS settled, count(*) AS n
       FROM trades GROUP BY run_id, owner_run_id, settled`),
-    clearUnadoptable: db.prepare(
-      'UPDATE trades INDEXED BY trades_unadoptable SET adoption_error = NULL WHERE closed = 0 AND adoption_error IS NOT NULL',
-    ),
-    countOwned: db.prepare(
-      'SELECT count(*) AS n FROM trades INDEXED BY trades_unclosed WHERE closed = 0 AND adoption_error IS NULL',
-    ),
-    restIndex: db
-      .prepare(`
-      SELECT ${REST_COLUMNS}
-      FROM trades INDEXED BY trades_unclosed WHERE closed = 0 AND adoption_error IS NULL`)
-      .raw(true),
-    runningTrades: db
-      .prepare(
-        'SELECT trade_id FROM trades INDEXED BY trades_running WHERE closed = 0 AND running = 1 AND adoption_error IS NULL',
-      )
-      .pluck(),
-    dueTrades: db
-      .prepare(`
-      SELECT trade_id FROM trades INDEXED BY trades_wake
-      WHERE closed = 0 AND next_deadline IS NOT NULL AND next_deadline <= @now AND adoption_error IS NULL
-      ORDER BY next_deadline LIMIT @limit`)
-      .pluck(),
-    earliestWake: db
-      .prepare(`
-      SELECT next_deadline AS at FROM trades INDEXED BY trades_wake
-      WHERE closed = 0 AND next_deadline IS NOT NULL AND adoption_error IS NULL
-      ORDER BY next_deadline LIMIT 1`)
-      .pluck(),
-    ownedTradeCounts: db.prepare(`
-      SELECT status, substate, count(*) AS count FROM trades INDEXED BY trades_unclosed
-      WHERE closed = 0 AND adoption_error IS NULL GROUP BY status, substate ORDER BY status, substate`),
-    failingTrades: db.prepare(`
-      SELECT t.*, s.machine_version, s.snapshot FROM trades t INDEXED BY trades_failing
-      JOIN trade_snapshots s ON s.trade_id = t.trade_id
-      WHERE t.closed = 0 AND t.effect_attempts > 0 AND t.effect_attempts >= @min AND t.adoption_error IS NULL
-      ORDER BY t.effect_attempts DESC, t.trade_id LIMIT @limit`),
-    failingEffectCounts: db.prepare(`
-      SELECT json_extract(s.snapshot, '$.context.effectError.effect') AS effect, count(*) AS count
-      FROM trades t INDEXED BY trades_failing JOIN trade_snapshots s ON s.trade_id = t.trade_id
-      WHERE t.closed = 0 AND t.effect_attempts > 0 AND t.effect_attempts >= @min AND t.adoption_error IS NULL
-      GROUP BY effect`),
-    settlingSnapshots: db
-      .prepare(`
-      SELECT s.snapshot FROM trades t INDEXED BY trades_unclosed JOIN trade_snapshots s ON s.trade_id = t.trade_id
-      WHERE t.closed = 0 AND t.status IN ('initiated', 'redeemed', 'refunded', 'failed')`)
-      .pluck(),
   };
 }
 
@@ -290,36 +243,4 @@ export class SqliteTrades implements TradesRepository {
     }
     return [...counts.values()];
   }
-
-  /** The new run adopts every unclosed trade by starting: only earlier unadoptable marks are cleared. */
-  adoptUnclosed(): number {
-    this.statements.clearUnadoptable.run();
-    return (this.statements.countOwned.get() as { n: number }).n;
-  }
-
-  /** The runtime's indexes: the owner is the running run, which owns every unclosed adoptable trade. */
-  readonly restIndex: TradeRestIndex = {
-    restIndex: async () => {
-      // Row by row: at 100,000 trades the whole result as arrays first costs a tenth of a restart.
-      const entries: RestEntry[] = [];
-      for (const row of this.statements.restIndex.iterate() as IterableIterator<RestRow>) {
-        entries.push(restEntryFromRow(row));
-      }
-      return entries;
-    },
-    runningTrades: async () => this.statements.runningTrades.all() as string[],
-    dueTrades: async (now, limit) => this.statements.dueTrades.all({ now, limit }) as string[],
-    earliestWake: async () => (this.statements.earliestWake.get() as number | undefined) ?? null,
-    ownedTradeCounts: async () =>
-      this.statements.ownedTradeCounts.all() as {
-        status: SettlementStatus;
-        substate: string;
-        count: number;
-      }[],
-    failingTrades: async (minAttempts, limit) =>
-      (this.statements.failingTrades.all({ min: minAttempts, limit }) as TradeRow[]).map(tradeFromRow),
-    failingEffectCounts: async (minAttempts) =>
-      this.statements.failingEffectCounts.all({ min: minAttempts }) as { effect: string; count: number }[],
-    settlingSnapshots: async () => this.statements.settlingSnapshots.all() as string[],
-  };
 }
