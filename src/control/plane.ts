@@ -9,7 +9,7 @@
 // through this instance are applied one at a time, each planned on the settings the one before left.
 import type { Config, Pair } from '../config/index.ts';
 import type { RuntimeLogger } from '../runtime/logger.ts';
-import type { DeskChange, DeskOverride, GroupCommit, Store } from '../store/index.ts';
+import type { DeskChange, DeskOverride, DeskRepository, GroupCommit } from '../store/index.ts';
 import type { Target } from './fields.ts';
 import {
   type DeskSettings,
@@ -27,7 +27,7 @@ const POLL_MS = 5_000;
 
 export interface ControlPlaneOptions {
   boot: Config;
-  store: Pick<Store, 'deskOverrides' | 'deskChanges' | 'watchDesk'>;
+  store: DeskRepository;
   durable: Pick<GroupCommit, 'write'>;
   runId: string;
   log: RuntimeLogger;

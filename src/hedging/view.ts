@@ -5,7 +5,7 @@
 import { rawMid, type Slippage, slippageOf } from '../aggregator/index.ts';
 import type { Asset, AssetRegistry, HedgedAsset, HedgingConfig } from '../config/index.ts';
 import { dividePrices } from '../money/index.ts';
-import { type HedgeRecord, isHedgeInFlight, type Store } from '../store/index.ts';
+import { type HedgeRecord, type HedgesRepository, isHedgeInFlight, type Store } from '../store/index.ts';
 import type { AssetHedgingState, Hedger } from './hedger.ts';
 import { deviation, outsideBand } from './plan.ts';
 import { parseRatio } from './record.ts';
@@ -36,7 +36,7 @@ export interface InventorySources {
   assets: AssetRegistry;
   hedging: HedgingConfig | null;
   hedger: Pick<Hedger, 'states'> | null;
-  store: Pick<Store, 'hedgesInFlight' | 'recentHedges' | 'kind'>;
+  store: Pick<HedgesRepository, 'hedgesInFlight' | 'recentHedges'> & Pick<Store, 'kind'>;
   balance(mint: string): bigint | undefined;
   reserved(mint: string): bigint;
   balancesReadAtMs(): number | null;

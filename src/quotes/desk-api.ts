@@ -3,7 +3,7 @@
 import type { SourcingPlan } from '../../machines/trade.types.ts';
 import type { AggregatorPort } from '../aggregator/index.ts';
 import type { Config, Pair } from '../config/index.ts';
-import type { GroupCommit, Store } from '../store/index.ts';
+import type { GroupCommit, QuotesRepository, Store } from '../store/index.ts';
 import type { RiskCheck } from '../vocabulary/index.ts';
 import type { FeedReading, PriceSource } from './prices.ts';
 import type { RiskFailure } from './risk.ts';
@@ -110,7 +110,8 @@ export class InventoryUnknown extends Error {
 
 export interface QuoteDeskDeps {
   config: Config;
-  store: Store;
+  /** Its quotes; its kind says whether instances share it (then it checks reservations itself). */
+  store: QuotesRepository & Pick<Store, 'kind'>;
   /** The service's group commit: quotes of one event-loop turn share one fsync with everything else. */
   durable: GroupCommit;
   prices: PriceSource;

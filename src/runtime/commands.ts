@@ -23,9 +23,9 @@ import type { Config } from '../config/index.ts';
 import type { QuoteDesk } from '../quotes/index.ts';
 import {
   type GroupCommit,
-  type Store,
   StoreConflict,
   type TradeRecord,
+  type TradesRepository,
   timeOrderedUuid,
 } from '../store/index.ts';
 import { bytesOf, type Hash32, hashOfPreimage, type Preimage, sameHash32 } from '../vocabulary/index.ts';
@@ -48,7 +48,7 @@ export interface CommandDeps {
   host: TradeHost;
   watcher: ChainWatcher;
   queries: TradeQueries;
-  store: Store;
+  store: TradesRepository;
   durable: GroupCommit;
   chain: ChainPort;
   clock: ChainClock;

@@ -28,9 +28,9 @@ import {
   type GroupCommit,
   isStorageFull,
   type NewTradeEvent,
-  type Store,
   type StoreWrite,
   type TradeRecord,
+  type TradesRepository,
 } from '../store/index.ts';
 import type { SettlementStatus } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
@@ -86,7 +86,7 @@ interface ActiveTrade {
 }
 
 export interface HostOptions {
-  store: Store;
+  store: Pick<TradesRepository, 'getTrade'>;
   durable: GroupCommit;
   runId: string;
   log: RuntimeLogger;

@@ -22,13 +22,18 @@ import {
 } from '../ledger/index.ts';
 import { type Price, parseRatio } from '../money/index.ts';
 import type {
+  EventsRepository,
   HedgeRecord,
+  HedgesRepository,
   QuoteRecord,
+  QuotesRepository,
   RecordedPrice,
-  Store,
+  RunsRepository,
+  StoreBase,
   TradeEventRecord,
   TradeFilter,
   TradeRecord,
+  TradesRepository,
 } from '../store/index.ts';
 import { publicSubstate, type SettlementStatus } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
@@ -64,8 +69,16 @@ export interface TradePage {
   nextCursor: string | null;
 }
 
+/** What the queries read: trades with their quotes, events, ledger and hedges; runs; whether it answers. */
+export type QueryStore = QuotesRepository &
+  TradesRepository &
+  EventsRepository &
+  Pick<HedgesRepository, 'hedgesOfTrades'> &
+  RunsRepository &
+  Pick<StoreBase, 'location' | 'isOpen' | 'ping'>;
+
 export interface QueryDeps {
-  store: Store;
+  store: QueryStore;
   /** Which trades the run owns: their counts, the failing ones, and whether a record names one. */
   ownership: Pick<Ownership, 'trades' | 'owns'>;
   host: TradeHost;

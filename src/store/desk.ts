@@ -1,7 +1,7 @@
 // The desk's live settings as the store keeps them (src/control/): the overrides an operator set over the
 // config file's pair, hedging and sourcing settings, one row per (target, field), and every change made to
 // them, in order, with who made it and the values before and after. Values are JSON, written and read back
-// as the exact text.
+// as the exact text. The repository's port and its write, then the row mapping both engines share.
 
 /** A change to be recorded: the override it leaves (null: none, the config file's value applies again). */
 export interface NewDeskChange {
@@ -32,6 +32,28 @@ export interface DeskOverride {
   seq: number;
   at: string;
   actor: string;
+}
+
+export type DeskWrite =
+  /**
+   * Operator changes to the desk's live settings, in order: each recorded in the change log, and the
+   * override it leaves set (or removed, when null) — all or nothing. PostgreSQL notifies the other instances
+   * with the commit (watchDesk).
+   */
+  { kind: 'changeDesk'; changes: NewDeskChange[] };
+
+/** The overrides in force over the config file, and the log of every change made to them (changeDesk). */
+export interface DeskRepository {
+  /** The overrides in force, each with the change that set it, by target and field. */
+  deskOverrides(): Promise<DeskOverride[]>;
+  /** The change log, newest first: up to `limit` changes, those before `beforeSeq` when given. */
+  deskChanges(limit: number, beforeSeq?: number): Promise<DeskChange[]>;
+  /**
+   * Calls the listener whenever another process committed a change to the desk's settings (PostgreSQL:
+   * LISTEN/NOTIFY on commit). SQLite: never (one process). Resolves once listening; the function it gives
+   * stops it.
+   */
+  watchDesk(listener: () => void): Promise<() => Promise<void>>;
 }
 
 export interface DeskChangeRow {

@@ -1,7 +1,9 @@
 // Hedges as the store keeps them: one row per hedge swap, written before anything is sent and again before
 // each transaction of it goes out, so that whoever resumes it (this process after a crash, another instance
 // after this one is gone) rebroadcasts the very bytes that may already be on their way and never signs a
-// second swap until the first is proven unlandable. The row mapping is shared by SQLite and PostgreSQL.
+// second swap until the first is proven unlandable. The repository's port and writes, then the row mapping
+// SQLite and PostgreSQL share.
+import type { LedgerEntry } from '../ledger/index.ts';
 
 /**
  * sending: a signed swap is stored (signature, bytes, last valid block height) and is being landed;
@@ -65,6 +67,39 @@ export interface HedgeRecord {
 
 /** What a write of a hedge changes: everything but what it is (its id, trade, creator, asset, side, birth). */
 export type HedgeUpdate = Omit<HedgeRecord, 'tradeId' | 'runId' | 'asset' | 'side' | 'createdAt'>;
+
+export type HedgeWrite =
+  /**
+   * A new hedge, by its owner run (fenced: its lease must live). Refused as a StoreConflict 'hedge_in_flight'
+   * while another hedge of the same asset is in flight, whichever instance made it.
+   */
+  | { kind: 'insertHedge'; hedge: HedgeRecord }
+  /**
+   * A hedge's new state, by its owner run (fenced), with the ledger entries it posts to its trade (each
+   * posted once): all or nothing.
+   */
+  | { kind: 'updateHedge'; update: HedgeUpdate; ledger: LedgerEntry[] };
+
+/**
+ * One row per hedge swap; at most one in flight per asset (a second insert is a StoreConflict
+ * 'hedge_in_flight'). Their writes are fenced by the owner run's lease on PostgreSQL, as a trade's are; on
+ * SQLite the running run owns every hedge in flight.
+ */
+export interface HedgesRepository {
+  getHedge(hedgeId: string): Promise<HedgeRecord | undefined>;
+  /** The hedges these trades triggered, oldest first (what their TradeResponses show). */
+  hedgesOfTrades(tradeIds: readonly string[]): Promise<HedgeRecord[]>;
+  /** Every instance's hedges in flight (sending, requoting), oldest first (the operator's view). */
+  hedgesInFlight(): Promise<HedgeRecord[]>;
+  /** The newest hedges of every instance, newest first. */
+  recentHedges(limit: number): Promise<HedgeRecord[]>;
+}
+
+/** The hedges in flight one run owns (port.ts: OwnedTrades, beside the trades' rest index). */
+export interface OwnedHedges {
+  /** The owned hedges in flight (sending, requoting), oldest first. */
+  hedgesInFlight(): Promise<HedgeRecord[]>;
+}
 
 export interface HedgeRow {
   hedge_id: string;

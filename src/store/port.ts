@@ -1,28 +1,29 @@
-// The store's port, over the records of records.ts: what both engines answer (StoreBase; sqlite/ is the
-// reference for every query's meaning), in the shape of each engine's ownership — one instance whose run
-// owns every unclosed trade (SingleInstanceStore, SQLite), or several instances over one database whose runs
-// own trades by leases (SharedStore, PostgreSQL). The indexes over a run's own trades (OwnedTrades) come
-// from that shape, so neither engine takes an owner it has no use for. Writes reach it as a turn's batch
-// through the group commit (group-commit.ts), reads directly.
-import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
-import type { DeskChange, DeskOverride } from './desk.ts';
-import type { HedgeRecord } from './hedges.ts';
-import type {
-  Acquired,
-  ClaimedTrade,
-  NewRun,
-  QuoteRecord,
-  RestEntry,
-  RunRecord,
-  StoredLedgerEntry,
-  TradeEventRecord,
-  TradeFilter,
-  TradeRecord,
-} from './records.ts';
+// The store's port: the composition of one repository per aggregate — quotes and their reservations
+// (quotes.ts), trades and their rest index (trades.ts), events and the ledger (events.ts), hedges (hedges.ts),
+// the desk's overrides (desk.ts), runs (runs.ts); the Gateway's transfers will join them (transfers.ts) —
+// over the records of records.ts. A caller takes the repositories it reads; writes reach the store as a
+// turn's batch through the group commit (group-commit.ts), one transaction whichever repositories they
+// write. It comes in the shape of each engine's ownership — one instance whose run owns every unclosed trade
+// (SingleInstanceStore, SQLite), or several instances over one database whose runs own trades by leases
+// (SharedStore, PostgreSQL); sqlite/ is the reference for every query's meaning. The indexes over a run's
+// own trades (OwnedTrades) come from that shape, so neither engine takes an owner it has no use for.
+import type { DeskRepository } from './desk.ts';
+import type { EventsRepository } from './events.ts';
+import type { HedgeRecord, HedgesRepository, OwnedHedges } from './hedges.ts';
+import type { QuotesRepository } from './quotes.ts';
+import type { Acquired, ClaimedTrade, NewRun } from './records.ts';
+import type { RunsRepository } from './runs.ts';
+import type { TradeRestIndex, TradesRepository } from './trades.ts';
 import type { StoreWrite, WriteOutcome } from './writes.ts';
 
-/** What both engines answer; the service sees one of the two shapes below (Store). */
-export interface StoreBase {
+/** What both engines answer: every repository, and the one commit their writes share. */
+export interface StoreBase
+  extends QuotesRepository,
+    TradesRepository,
+    EventsRepository,
+    HedgesRepository,
+    DeskRepository,
+    RunsRepository {
   readonly kind: Store['kind'];
   /** Where it lives, for logs: a file path, or a database URL without its password. */
   readonly location: string;
@@ -33,108 +34,17 @@ export interface StoreBase {
    * it: a lack of space is no write's own failure.
    */
   commit(batch: readonly StoreWrite[]): Promise<WriteOutcome[]>;
-
-  // ── Runs: one start of one service process each. Whether a run owns its trades implicitly (one instance)
-  // or by a lease (several) is the engine's shape: SingleInstanceStore, SharedStore below. ──
-
-  /** Marks the run stopped (and ends its lease, where it has one): its unclosed trades are free at once. */
-  stopRun(runId: string, stoppedAt: string): Promise<void>;
-  /**
-   * Marks stopped (lease ended) every other unstopped run that advertised `url`, and answers how many: a
-   * run calls it once it listens at url, which proves their processes are gone — a live one, even frozen,
-   * would still hold the address. So a crashed instance restarted in place takes its trades back at once
-   * instead of a lease later. (ADVERTISE_URL must be unique per instance; the fence keeps even a
-   * misconfigured pair safe.)
-   */
-  retireRuns(url: string, runId: string, stoppedAt: string): Promise<number>;
-  /** Every run of every instance, oldest first. */
-  listRuns(): Promise<RunRecord[]>;
-
-  getQuote(quoteId: string): Promise<QuoteRecord | undefined>;
-  /** Quotes not used by a trade whose expiry is after nowMs: what the reservation book holds at start. */
-  openQuotes(nowMs: number): Promise<QuoteRecord[]>;
-  getTrade(tradeId: string): Promise<TradeRecord | undefined>;
-  findTradeBySecretHash(secretHash: Hash32): Promise<TradeRecord | undefined>;
-  findTradeByQuote(quoteId: string): Promise<TradeRecord | undefined>;
-  listTrades(filter: TradeFilter): Promise<TradeRecord[]>;
-
-  /** Pending and initiated trades of a wallet (they count against its limit). */
-  liveTradeCount(wallet: string): Promise<number>;
-  tradeEvents(tradeId: string): Promise<TradeEventRecord[]>;
-  /** The runtime event log in stable order: events with seq > afterSeq. */
-  events(afterSeq: number, limit: number): Promise<TradeEventRecord[]>;
-  /** The newest seq of the event log (0 when empty). */
-  lastEventSeq(): Promise<number>;
-  ledger(tradeId?: string): Promise<StoredLedgerEntry[]>;
-  /** Per run: trades it created, and trades it owns (the running run, `current`) or owned last. */
-  tradeCounts(current: string): Promise<{ runId: string; created: number; owned: number }[]>;
-
-  // ── Hedges (src/hedging/): one row per hedge swap; at most one in flight per asset (a second insert is a
-  // StoreConflict 'hedge_in_flight'). Their writes are fenced by the owner run's lease on PostgreSQL, as a
-  // trade's are; on SQLite the running run owns every hedge in flight. ──
-
-  getHedge(hedgeId: string): Promise<HedgeRecord | undefined>;
-  /** The hedges these trades triggered, oldest first (what their TradeResponses show). */
-  hedgesOfTrades(tradeIds: readonly string[]): Promise<HedgeRecord[]>;
-  /** Every instance's hedges in flight (sending, requoting), oldest first (the operator's view). */
-  hedgesInFlight(): Promise<HedgeRecord[]>;
-  /** The newest hedges of every instance, newest first. */
-  recentHedges(limit: number): Promise<HedgeRecord[]>;
-
-  // ── The desk's live settings (src/control/): the overrides in force over the config file, and the log of
-  // every change made to them (written by the changeDesk write). ──
-
-  /** The overrides in force, each with the change that set it, by target and field. */
-  deskOverrides(): Promise<DeskOverride[]>;
-  /** The change log, newest first: up to `limit` changes, those before `beforeSeq` when given. */
-  deskChanges(limit: number, beforeSeq?: number): Promise<DeskChange[]>;
-  /**
-   * Calls the listener whenever another process committed a change to the desk's settings (PostgreSQL:
-   * LISTEN/NOTIFY on commit). SQLite: never (one process). Resolves once listening; the function it gives
-   * stops it.
-   */
-  watchDesk(listener: () => void): Promise<() => Promise<void>>;
-
-  /**
-   * Calls the listener with the trades whose events another process made durable (PostgreSQL: LISTEN/NOTIFY
-   * on commit), so live streams of this instance see every instance's events. SQLite: never (one process).
-   * Resolves once listening; the function it gives stops it.
-   */
-  watchEvents(listener: (tradeIds: readonly string[]) => void): Promise<() => Promise<void>>;
-
   ping(): Promise<boolean>;
   readonly isOpen: boolean;
   close(): Promise<void>;
 }
 
 /**
- * The virtual-actor runtime's indexes over the trades one run owns (each one statement), and its hedges in
- * flight. Which run that is, and so which trades, the store's shape says: SingleInstanceStore.owned,
- * SharedStore.ownedBy.
+ * The virtual-actor runtime's indexes over the trades one run owns (the rest index, trades.ts), and its
+ * hedges in flight (hedges.ts). Which run that is, and so which trades, the store's shape says:
+ * SingleInstanceStore.owned, SharedStore.ownedBy.
  */
-export interface OwnedTrades {
-  /** The owned (unclosed, adoptable) trades without their snapshots: what the watcher and the book index. */
-  restIndex(): Promise<RestEntry[]>;
-  /** Owned trades stored with an effect in flight (a crash interrupted them). */
-  runningTrades(): Promise<string[]>;
-  /** Owned trades whose wake time has come, earliest first. */
-  dueTrades(now: number, limit: number): Promise<string[]>;
-  /** The earliest wake time among owned trades. */
-  earliestWake(): Promise<number | null>;
-  /** Owned trades per status and substate. */
-  ownedTradeCounts(): Promise<{ status: SettlementStatus; substate: string; count: number }[]>;
-  /** Owned trades whose current effect failed at least minAttempts times in a row, worst first. */
-  failingTrades(minAttempts: number, limit: number): Promise<TradeRecord[]>;
-  /** failingTrades counted by effect (metrics); bounded by the failing trades, not by the trades at rest. */
-  failingEffectCounts(minAttempts: number): Promise<{ effect: string; count: number }[]>;
-  /**
-   * Snapshots of the owned trades past pending, the only ones whose escrows can hold funds (a trade leaves
-   * pending once its taker lock is final): as many as trades in settlement, not as trades waiting for a lock.
-   */
-  settlingSnapshots(): Promise<string[]>;
-  /** The owned hedges in flight (sending, requoting), oldest first. */
-  hedgesInFlight(): Promise<HedgeRecord[]>;
-}
+export interface OwnedTrades extends TradeRestIndex, OwnedHedges {}
 
 /**
  * One instance on its own store (SQLite): the running run owns every unclosed trade it could adopt, implicitly

@@ -1,55 +1,21 @@
 // Every write the running service makes, as data: the group commit gathers a turn's writes and hands them to
-// the store's `commit`, which applies them in one transaction, each in its own savepoint.
-import type { LedgerEntry } from '../ledger/index.ts';
-import type { NewDeskChange } from './desk.ts';
-import type { HedgeRecord, HedgeUpdate } from './hedges.ts';
-import type { NewTradeEvent, QuoteRecord, TradeRecord, TradeUpdate } from './records.ts';
+// the store's `commit`, which applies them in one transaction, each in its own savepoint, whichever
+// repositories they write.
+import type { DeskWrite } from './desk.ts';
+import type { EventWrite } from './events.ts';
+import type { HedgeWrite } from './hedges.ts';
+import type { QuoteWrite } from './quotes.ts';
+import type { RunWrite } from './runs.ts';
+import type { TradeWrite } from './trades.ts';
 
-export type StoreWrite =
-  /**
-   * A new quote. With `reserve` (PostgreSQL, several instances): refused as a StoreConflict 'inventory'
-   * unless the output it reserves fits under balanceRaw beside every instance's reservations of its output
-   * mint at nowMs (open quotes and trade holds), checked and inserted in one transaction under a per-mint
-   * lock, so concurrent RFQs on different instances can never reserve more than the maker holds.
-   */
-  | { kind: 'insertQuote'; quote: QuoteRecord; reserve?: { balanceRaw: bigint; nowMs: number } }
-  /** Marks the quote used, inserts the trade and its first event. */
-  | { kind: 'createTrade'; trade: TradeRecord; event: NewTradeEvent }
-  /** One transition: the trade's new snapshot, its events and ledger entries, all or nothing. */
-  | { kind: 'saveTransition'; update: TradeUpdate; events: NewTradeEvent[]; ledger: LedgerEntry[] }
-  /** Runtime notes about a trade that change no snapshot, e.g. the intent written before a transaction is sent. */
-  | { kind: 'appendEvents'; events: NewTradeEvent[] }
-  /**
-   * Ledger entries of a trade learnt outside its transitions (the network fee of a transaction the maker
-   * paid for, once the chain showed it final); an entry stored already is kept once. Nothing to fence: it
-   * records what happened on chain, whoever owns the trade now.
-   */
-  | { kind: 'appendLedger'; tradeId: string; at: string; entries: LedgerEntry[] }
-  | { kind: 'setSeen'; tradeId: string; runId: string; seen: string }
-  | { kind: 'setWake'; tradeId: string; runId: string; at: number | null }
-  /** One trade taken by this run (POST /resume of a trade it could not adopt at start). */
-  | { kind: 'claimTrade'; tradeId: string; runId: string }
-  /**
-   * A new hedge, by its owner run (fenced: its lease must live). Refused as a StoreConflict 'hedge_in_flight'
-   * while another hedge of the same asset is in flight, whichever instance made it.
-   */
-  | { kind: 'insertHedge'; hedge: HedgeRecord }
-  /**
-   * A hedge's new state, by its owner run (fenced), with the ledger entries it posts to its trade (each
-   * posted once): all or nothing.
-   */
-  | { kind: 'updateHedge'; update: HedgeUpdate; ledger: LedgerEntry[] }
-  /**
-   * Operator changes to the desk's live settings, in order: each recorded in the change log, and the
-   * override it leaves set (or removed, when null) — all or nothing. PostgreSQL notifies the other instances
-   * with the commit (watchDesk).
-   */
-  | { kind: 'changeDesk'; changes: NewDeskChange[] }
-  /**
-   * A write that changes nothing anyone reads (the run's row of store_probes): while the disk is full, the
-   * storage watch (storage-full.ts) asks with it whether the store takes writes again.
-   */
-  | { kind: 'probe'; runId: string; at: string };
+/**
+ * Every write kind, each declared beside the repository it writes (quotes.ts, trades.ts, events.ts,
+ * hedges.ts, desk.ts, runs.ts); each engine interprets each repository's writes once, in a file of its own.
+ */
+export type StoreWrite = QuoteWrite | TradeWrite | EventWrite | HedgeWrite | DeskWrite | RunWrite;
+
+/** The write of one kind. */
+export type WriteOf<K extends StoreWrite['kind']> = Extract<StoreWrite, { kind: K }>;
 
 /** How each write of a committed batch went: a write that threw rolled back to its savepoint alone. */
 export type WriteOutcome = { ok: true } | { ok: false; message: string; conflict?: Conflict };

@@ -84,8 +84,16 @@ function effectsEnteredOn(event: string): Set<string> {
   return effects;
 }
 
-/** The store's write kinds (src/store/writes.ts). */
-const WRITE_KINDS = new Set([...read('src/store/writes.ts').matchAll(/\{ kind: '(\w+)'/g)].map((m) => m[1]));
+/**
+ * The store's write kinds: StoreWrite (src/store/writes.ts) joins each repository's writes, declared in the
+ * repository's own file (the files writes.ts imports a `…Write` type from).
+ */
+const WRITE_FILES = [
+  ...read('src/store/writes.ts').matchAll(/import type \{ \w+Write \} from '\.\/([\w-]+\.ts)'/g),
+].map((m) => `src/store/${m[1]}`);
+const WRITE_KINDS = new Set(
+  WRITE_FILES.flatMap((file) => [...read(file).matchAll(/\{ kind: '(\w+)'/g)].map((m) => m[1])),
+);
 
 /** The runtime's top-level functions by name (a command's helpers: advanceRead, say). */
 const RUNTIME_FUNCTIONS = new Map(

@@ -2,7 +2,6 @@
 // trades it wrote (the notices ride with the COMMIT, so a rolled-back batch tells nobody), and each instance
 // LISTENs on a connection of its own, skipping its own notices.
 import pg from 'pg';
-import type { StoreWrite } from '../writes.ts';
 
 /** The channel commits that append events notify, with the trades they wrote (see watchEvents). */
 export const EVENTS_CHANNEL = 'rfq_trade_events';
@@ -13,19 +12,6 @@ interface EventsNotice {
   /** The store instance that committed them: an instance skips its own. */
   from: string;
   trades: string[];
-}
-
-/** The trades whose events a write appends: what its commit notifies. */
-export function tradesWithEvents(write: StoreWrite): string[] {
-  switch (write.kind) {
-    case 'createTrade':
-      return [write.trade.tradeId];
-    case 'saveTransition':
-    case 'appendEvents':
-      return write.events.map((event) => event.tradeId);
-    default:
-      return [];
-  }
 }
 
 /** NOTIFY payloads naming the trades, each under the size NOTIFY takes. */
@@ -115,4 +101,27 @@ async function listenOn(
     alive = false;
     await client.end().catch(() => {});
   };
+}
+
+/** The LISTENing connections of one store (watchEvents, watchDesk), ended with it. */
+export class Listeners {
+  private readonly stops = new Set<() => Promise<void>>();
+  private closed = false;
+
+  /** Starts one (listen resolves once listening); the function it gives stops it. */
+  async add(listen: () => Promise<() => Promise<void>>): Promise<() => Promise<void>> {
+    if (this.closed) throw new Error('the store is closed');
+    const stopListening = await listen();
+    const stop = async () => {
+      if (!this.stops.delete(stop)) return;
+      await stopListening();
+    };
+    this.stops.add(stop);
+    return stop;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.stops].map((stop) => stop()));
+  }
 }

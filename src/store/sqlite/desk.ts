@@ -7,52 +7,69 @@ import {
   type DeskChangeRow,
   type DeskOverride,
   type DeskOverrideRow,
+  type DeskRepository,
+  type DeskWrite,
   deskChangeFromRow,
   deskChangeRow,
   deskOverrideFromRow,
   type NewDeskChange,
 } from '../desk.ts';
+import type { SqliteWrites } from './writes.ts';
 
-export class SqliteDesk {
-  private readonly insert: Database.Statement;
-  private readonly setOverride: Database.Statement;
-  private readonly dropOverride: Database.Statement;
-  private readonly overridesQuery: Database.Statement;
-  private readonly newest: Database.Statement;
-  private readonly before: Database.Statement;
+/** Its statements, prepared once when the store opens. */
+function prepare(db: Database.Database) {
+  return {
+    insert: db.prepare(`
+      INSERT INTO desk_changes (at, actor, run_id, target, field, before_value, after_value, override_value)
+      VALUES (@at, @actor, @run_id, @target, @field, @before_value, @after_value, @override_value)`),
+    setOverride: db.prepare(`
+      INSERT INTO desk_overrides (target, field, value, change_seq) VALUES (@target, @field, @value, @seq)
+      ON CONFLICT (target, field) DO UPDATE SET value = excluded.value, change_seq = excluded.change_seq`),
+    dropOverride: db.prepare('DELETE FROM desk_overrides WHERE target = ? AND field = ?'),
+    overridesQuery: db.prepare(DESK_OVERRIDES_QUERY),
+    newest: db.prepare('SELECT * FROM desk_changes ORDER BY seq DESC LIMIT ?'),
+    before: db.prepare('SELECT * FROM desk_changes WHERE seq < ? ORDER BY seq DESC LIMIT ?'),
+  };
+}
+
+type Statements = ReturnType<typeof prepare>;
+
+export class SqliteDesk implements DeskRepository {
+  private readonly statements: Statements;
 
   constructor(db: Database.Database) {
-    this.insert = db.prepare(`
-      INSERT INTO desk_changes (at, actor, run_id, target, field, before_value, after_value, override_value)
-      VALUES (@at, @actor, @run_id, @target, @field, @before_value, @after_value, @override_value)`);
-    this.setOverride = db.prepare(`
-      INSERT INTO desk_overrides (target, field, value, change_seq) VALUES (@target, @field, @value, @seq)
-      ON CONFLICT (target, field) DO UPDATE SET value = excluded.value, change_seq = excluded.change_seq`);
-    this.dropOverride = db.prepare('DELETE FROM desk_overrides WHERE target = ? AND field = ?');
-    this.overridesQuery = db.prepare(DESK_OVERRIDES_QUERY);
-    this.newest = db.prepare('SELECT * FROM desk_changes ORDER BY seq DESC LIMIT ?');
-    this.before = db.prepare('SELECT * FROM desk_changes WHERE seq < ? ORDER BY seq DESC LIMIT ?');
+    this.statements = prepare(db);
   }
 
+  readonly writes: SqliteWrites<DeskWrite> = {
+    changeDesk: ({ changes }) => this.change(changes),
+  };
+
   /** Within the caller's transaction: each change logged, its override set or removed. */
-  change(changes: readonly NewDeskChange[]): void {
+  private change(changes: readonly NewDeskChange[]): void {
+    const { insert, dropOverride, setOverride } = this.statements;
     for (const change of changes) {
       const row = deskChangeRow(change);
-      const seq = Number(this.insert.run(row).lastInsertRowid);
-      if (row.override_value === null) this.dropOverride.run(change.target, change.field);
-      else
-        this.setOverride.run({ target: change.target, field: change.field, value: row.override_value, seq });
+      const seq = Number(insert.run(row).lastInsertRowid);
+      if (row.override_value === null) dropOverride.run(change.target, change.field);
+      else setOverride.run({ target: change.target, field: change.field, value: row.override_value, seq });
     }
   }
 
-  overrides(): DeskOverride[] {
-    return (this.overridesQuery.all() as DeskOverrideRow[]).map(deskOverrideFromRow);
+  async deskOverrides(): Promise<DeskOverride[]> {
+    return (this.statements.overridesQuery.all() as DeskOverrideRow[]).map(deskOverrideFromRow);
   }
 
-  changes(limit: number, beforeSeq?: number): DeskChange[] {
+  async deskChanges(limit: number, beforeSeq?: number): Promise<DeskChange[]> {
+    const { newest, before } = this.statements;
     const rows = (
-      beforeSeq === undefined ? this.newest.all(limit) : this.before.all(beforeSeq, limit)
+      beforeSeq === undefined ? newest.all(limit) : before.all(beforeSeq, limit)
     ) as DeskChangeRow[];
     return rows.map(deskChangeFromRow);
+  }
+
+  /** One process writes: its own changes are the only ones there are. */
+  async watchDesk(_listener: () => void): Promise<() => Promise<void>> {
+    return async () => {};
   }
 }
