@@ -159,6 +159,7 @@ export const locking = tradeSetup.createStateConfig({
         expiry: context.makerExpiry ?? 0,
         takerMint: context.inputMint,
         takerAmountRaw: context.inputAmountRaw,
+        takerExpiry: context.takerExpiry,
       }),
       onDone: {
         guard: 'hasNoLiveMakerLockIntent',

@@ -452,6 +452,8 @@ export interface SignMakerLockInput {
   /** What the taker escrow must hold, exactly (the agreed input): the program refuses the lock otherwise. */
   takerMint: string;
   takerAmountRaw: string;
+  /** When the taker escrow must expire, exactly (the agreed one): the maker's margin to redeem after a late reveal. */
+  takerExpiry: ChainTime;
 }
 /** Signed, not sent. */
 export interface SignMakerLockOutput {

@@ -34,7 +34,7 @@
 #define IX_CLOSE 4
 
 #define LOCK_DATA_LEN 90        /* taker lock */
-#define MAKER_LOCK_DATA_LEN 130 /* maker lock: + the taker escrow's expected amount and mint */
+#define MAKER_LOCK_DATA_LEN 138 /* maker lock: + the taker escrow's expected amount, mint and expiry */
 #define REDEEM_DATA_LEN 33
 
 /* SPL Token account and mint layouts (classic Tokenkeg program). */
@@ -90,6 +90,7 @@ enum {
   ERR_VAULT_NOT_EMPTY,
   ERR_TAKER_ESCROW_MINT_MISMATCH,
   ERR_TAKER_ESCROW_AMOUNT_MISMATCH,
+  ERR_TAKER_ESCROW_EXPIRY_MISMATCH,
   ERR_END
 };
 
@@ -131,6 +132,7 @@ static const char ERROR_NAMES[ERR_END - ERR_PREIMAGE_MISMATCH][ERROR_NAME_WIDTH]
     "VaultNotEmpty",
     "TakerEscrowMintMismatch",
     "TakerEscrowAmountMismatch",
+    "TakerEscrowExpiryMismatch",
 };
 
 /* TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA */
@@ -500,7 +502,8 @@ static __attribute__((noinline)) uint64_t create_pda_account(const SystemCall *c
  * accounts: 0 initializer (signer, writable), 1 escrow (w), 2 vault (w), 3 mint, 4 initializer token
  *           account (w), 5 token program, 6 system program, [7 taker escrow — maker locks only]
  * data:     0 tag, 1 kind, 2 hashlock[32], 34 recipient[32], 66 amount u64, 74 expiry i64,
- *           82 lock_deadline i64; maker locks only: 90 taker_amount u64, 98 taker_mint[32]
+ *           82 lock_deadline i64; maker locks only: 90 taker_amount u64, 98 taker_mint[32],
+ *           130 taker_expiry i64
  * ---------------------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -514,6 +517,7 @@ typedef struct {
   /* Maker locks only: what the taker escrow must hold, exactly. */
   uint64_t taker_amount;
   const uint8_t *taker_mint;
+  int64_t taker_expiry;
 } LockTerms;
 
 /* A maker lock mirrors a live taker escrow: same hashlock, parties swapped, an expiry strictly before
@@ -522,9 +526,11 @@ typedef struct {
  * its vault received exactly `amount` at lock (classic SPL Token moves no fee), only the escrow PDA can
  * move tokens out, and the program does so only on the redeem/refund/cancel that ends `locked`; a
  * donation can only add. So a locked escrow's vault holds at least `amount` of `mint`, and its redeem
- * pays exactly `amount`: the vault need not be read. Without these two checks a taker escrow re-created
- * at the same address (a fork took the first away) for 1 raw unit, or of another mint, would carry the
- * maker's already-signed lock. */
+ * pays exactly `amount`: the vault need not be read. And the taker escrow expires exactly when agreed:
+ * strictly after the maker's is not enough, for the agreed gap is the maker's time to redeem the taker
+ * escrow after a last-moment reveal. Without these three checks a taker escrow re-created at the same
+ * address (a fork took the first away) for 1 raw unit, of another mint, or expiring one second after the
+ * maker lock, would carry the maker's already-signed lock. */
 static uint64_t check_taker_escrow(const RawAccount *taker, const uint8_t *program_id, const uint8_t *maker,
                                    const LockTerms *t) {
   if (!key_eq(taker->owner, program_id) || taker->data_len != sizeof(Escrow)) return ERR_INVALID_TAKER_ESCROW;
@@ -536,6 +542,7 @@ static uint64_t check_taker_escrow(const RawAccount *taker, const uint8_t *progr
   if (t->expiry >= te->expiry) return ERR_EXPIRY_NOT_BEFORE_TAKER;
   if (!key_eq(te->mint, t->taker_mint)) return ERR_TAKER_ESCROW_MINT_MISMATCH;
   if (te->amount != t->taker_amount) return ERR_TAKER_ESCROW_AMOUNT_MISMATCH;
+  if (te->expiry != t->taker_expiry) return ERR_TAKER_ESCROW_EXPIRY_MISMATCH;
   return 0;
 }
 
@@ -619,6 +626,7 @@ static __attribute__((noinline)) uint64_t process_lock(const Input *in) {
   t.now = chain_time();
   t.taker_amount = t.kind == KIND_MAKER ? read_u64(in->data + 90) : 0;
   t.taker_mint = t.kind == KIND_MAKER ? in->data + 98 : NULL;
+  t.taker_expiry = t.kind == KIND_MAKER ? (int64_t)read_u64(in->data + 130) : 0;
 
   RawAccount *initializer = in->accounts[0];
   RawAccount *escrow = in->accounts[1];

@@ -23,8 +23,8 @@ export interface LockInstructionView {
   amount: bigint;
   expiry: bigint;
   lockDeadline: bigint;
-  /** A maker lock's: the taker escrow (its eighth account) and exactly what it must hold; null for a taker lock. */
-  takerEscrow: { address: PublicKey; amount: bigint; mint: PublicKey } | null;
+  /** A maker lock's: the taker escrow (its eighth account), exactly what it must hold and its expiry; null for a taker lock. */
+  takerEscrow: { address: PublicKey; amount: bigint; mint: PublicKey; expiry: bigint } | null;
 }
 
 export interface LockInspection {
@@ -68,6 +68,7 @@ export function inspectTransaction(transactionBase64: string, programId: PublicK
             address: key(ix.accounts[7]),
             amount: view.getBigUint64(90, true),
             mint: new PublicKey(d.slice(98, 130)),
+            expiry: view.getBigInt64(130, true),
           }
         : null,
     });

@@ -139,13 +139,17 @@ export interface ChainPort {
    */
   submitSigned(transactionBase64: string): Promise<{ signature: string }>;
 
-  /** The maker lock against the taker escrow, refused on chain unless it holds exactly `inputAmount` of `inputMint`. */
+  /**
+   * The maker lock against the taker escrow, refused on chain unless it holds exactly `inputAmount` of
+   * `inputMint` and expires exactly at `takerExpiry`.
+   */
   signMakerLock(
     a: {
       takerEscrow: PublicKey;
       taker: PublicKey;
       inputMint: PublicKey;
       inputAmount: bigint;
+      takerExpiry: bigint;
       outputMint: PublicKey;
       amount: bigint;
       hashlock: Uint8Array;

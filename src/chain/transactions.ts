@@ -161,7 +161,8 @@ const makerTx = (c: MakerContext, ixs: TransactionInstruction[]) =>
 
 /**
  * The maker's lock of `amount` of its output against the taker escrow, which the program checks holds exactly
- * `inputAmount` of `inputMint` (the trade's agreed input): signed once, it can carry no other taker lock.
+ * `inputAmount` of `inputMint` (the trade's agreed input) and expires exactly at `takerExpiry` (the agreed
+ * one, which leaves the maker its margin to redeem): signed once, it can carry no other taker lock.
  */
 export function makerLockTransaction(
   c: MakerContext,
@@ -170,6 +171,7 @@ export function makerLockTransaction(
     taker: PublicKey;
     inputMint: PublicKey;
     inputAmount: bigint;
+    takerExpiry: bigint;
     outputMint: PublicKey;
     amount: bigint;
     hashlock: Uint8Array;
@@ -188,7 +190,12 @@ export function makerLockTransaction(
       amount: a.amount,
       expiry: a.expiry,
       lockDeadline: a.lockDeadline,
-      takerEscrow: { address: a.takerEscrow, amount: a.inputAmount, mint: a.inputMint },
+      takerEscrow: {
+        address: a.takerEscrow,
+        amount: a.inputAmount,
+        mint: a.inputMint,
+        expiry: a.takerExpiry,
+      },
     }),
   ]);
 }

@@ -141,8 +141,9 @@ function base64Bytes(text: string): Uint8Array | null {
 /**
  * What the maker's signed lock says other than the trade agreed (empty when nothing): decoded from its bytes,
  * it must be one maker lock of the trade's output into the trade's maker escrow, paid for and signed by the
- * maker, against the trade's taker escrow, holding that escrow to exactly the agreed input — amount and mint,
- * which the program checks (a taker escrow placed again at the address after a fork cannot carry it).
+ * maker, against the trade's taker escrow, holding that escrow to exactly the agreed input — amount and mint — and
+ * the agreed taker expiry, which the program checks (a taker escrow placed again at the address after a fork
+ * cannot carry it).
  */
 export function makerLockDifferences(
   input: SignMakerLockInput,
@@ -167,6 +168,7 @@ export function makerLockDifferences(
     ['taker escrow', against && keyBase58(against.address), input.takerEscrow],
     ['taker escrow amount', against?.amount.toString(), input.takerAmountRaw],
     ['taker escrow mint', against && keyBase58(against.mint), input.takerMint],
+    ['taker escrow expiry', against && Number(against.expiry), input.takerExpiry],
   ];
   return fields
     .filter(([, got, want]) => got !== want)

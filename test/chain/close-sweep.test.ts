@@ -43,6 +43,7 @@ describe('maker close after a donation to the vault', () => {
       taker: taker.publicKey,
       inputMint: SOL,
       inputAmount: input,
+      takerExpiry: now + 600n,
       outputMint: USDC,
       amount: 150n * 10n ** 6n,
       hashlock: s.hashlock,

@@ -36,6 +36,7 @@ describe('embedded chain persistence', () => {
       taker: taker.publicKey,
       inputMint: USDC,
       inputAmount: 70n * 10n ** 6n,
+      takerExpiry: now + 900n,
       outputMint: SOL,
       amount: 10n ** 9n,
       hashlock: s.hashlock,

@@ -207,10 +207,18 @@ describe('taker transactions are web3.js’s bytes', () => {
 
 describe('maker transactions are web3.js’s bytes, unsigned and signed', () => {
   const makerCases = {
-    lock: fc.tuple(keyArb, keyArb, mintArb, mintArb, u64, termsArb).map(
-      ([takerEscrow, taker, inputMint, outputMint, inputAmount, terms]) =>
+    lock: fc.tuple(keyArb, keyArb, mintArb, mintArb, u64, i64, termsArb).map(
+      ([takerEscrow, taker, inputMint, outputMint, inputAmount, takerExpiry, terms]) =>
         (c: MakerContext) =>
-          makerLockTransaction(c, { takerEscrow, taker, inputMint, inputAmount, outputMint, ...terms }),
+          makerLockTransaction(c, {
+            takerEscrow,
+            taker,
+            inputMint,
+            inputAmount,
+            takerExpiry,
+            outputMint,
+            ...terms,
+          }),
     ),
     redeem: fc.tuple(keyArb, mintArb, bytes32).map(
       ([takerEscrow, inputMint, preimage]) =>

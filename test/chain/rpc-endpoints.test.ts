@@ -70,6 +70,7 @@ async function takerLockedMakerSigned(of: EndpointsHarness) {
     taker: t.taker.publicKey,
     inputMint: USDC,
     inputAmount: 10n ** 6n,
+    takerExpiry: t.now + 600n,
     outputMint: SOL,
     amount: 10n ** 7n,
     hashlock: t.hashlock,

@@ -2,9 +2,11 @@
 // slots and finalized 30 — or 100 — slots behind the tip): under the cap the maker locks against the taker's confirmed
 // lock before it is final; above it, it waits for finality as before; and a confirmed lock that a fork takes
 // back ends the trade with taker_lock_rolled_back, the maker's output back with it, the books reversed — and a
-// lock placed again at the same address with less in it, or of another mint, cannot carry the maker's signed lock.
+// lock placed again at the same address with less in it, of another mint, or expiring other than agreed, cannot
+// carry the maker's signed lock.
 import { PublicKey } from '@solana/web3.js';
 import { afterEach, describe, expect, test, vi } from 'vitest';
+import { makerEscrowAddress } from '../../src/chain/htlc/index.ts';
 import { type EmbeddedChain, takerEscrowAddress } from '../../src/chain/index.ts';
 import { SOL_MINT as SOL, USDC_MINT as USDC } from '../support/mints.ts';
 import { SHORT_SETTLEMENT, startService, type TestService } from '../support/service.ts';
@@ -159,9 +161,11 @@ describe('the commitment policy on a chain that keeps real time', () => {
   }, 240_000);
 
   // The attack the program closes: the fork took the taker's confirmed lock away, the taker places a lock at the
-  // same escrow address (same wallet and hashlock, so the same PDA) holding less, or another mint, and sends the
-  // maker's lock — signed for the agreed one and seen by everyone — again. On the program before the maker lock
-  // named the taker escrow's amount and mint, it landed: the maker's whole output against 1 lamport.
+  // same escrow address (same wallet and hashlock, so the same PDA) holding less, or another mint, or expiring
+  // one second after the maker's lock, and sends the maker's lock — signed for the agreed one and seen by
+  // everyone — again. On the program before the maker lock named the taker escrow's amount and mint, it landed:
+  // the maker's whole output against 1 lamport; before it named the taker escrow's expiry, it landed against a
+  // taker escrow the maker has one second to redeem after a last-moment reveal, not the safety margin.
   test.each([
     { attack: '1 raw unit of the agreed mint', mint: SOL, amount: 1n, error: /TakerEscrowAmountMismatch/ },
     {
@@ -170,9 +174,16 @@ describe('the commitment policy on a chain that keeps real time', () => {
       amount: 500_000_000n,
       error: /TakerEscrowMintMismatch/,
     },
+    {
+      attack: 'the agreed raw amount of the agreed mint, expiring one second after the maker lock',
+      mint: SOL,
+      amount: 500_000_000n,
+      squeezed: true,
+      error: /TakerEscrowExpiryMismatch/,
+    },
   ])(
     'after the fork the taker locks $attack at the same address: the maker’s signed lock sent again is refused on chain, the maker loses nothing',
-    async ({ mint, amount, error }) => {
+    async ({ mint, amount, squeezed, error }) => {
       service = await start(SLOW_FINALITY);
       const s = service;
       const chain = embedded(s);
@@ -187,9 +198,19 @@ describe('the commitment policy on a chain that keeps real time', () => {
       const [escrow] = takerEscrowAddress(s.chain.programId, taker.wallet.publicKey, hashlock);
       const agreed = await s.chain.readEscrow(escrow, 'confirmed');
       expect(agreed).toMatchObject({ amount: 500_000_000n });
+      const makerExpiry = (
+        await s.chain.readEscrow(makerEscrowAddress(s.chain.programId, escrow)[0], 'confirmed')
+      )?.expiry as bigint;
+      // The agreed taker expiry leaves the maker at least the safety margin; one second is all the squeezed one
+      // leaves, strictly after the maker's as the program still asks.
+      const margin = BigInt(SHORT_SETTLEMENT.safety_margin_seconds);
+      expect((agreed?.expiry as bigint) - makerExpiry >= margin).toBe(true);
+      const expiry = squeezed ? makerExpiry + 1n : (agreed?.expiry as bigint);
 
       await chain.rollback(chain.ledger.transaction(takerLock)?.slot as number);
       await taker.waitFor(tradeId, (t) => t.substate === 'initiated.takerLockRolledBack', 30_000);
+      // The fork may have taken the taker's airdrop too: on a fast run it lands in the slot of its lock.
+      await taker.airdrop('SOL', '10');
       if (mint === USDC) await taker.airdrop('USDC', '500');
       const { signature: placedAgain } = await s.chain.submitSigned(
         signAsWallet(
@@ -200,7 +221,7 @@ describe('the commitment policy on a chain that keeps real time', () => {
               outputMint: new PublicKey(USDC),
               amount,
               hashlock,
-              expiry: agreed?.expiry as bigint,
+              expiry,
               lockDeadline: agreed?.lockDeadline as bigint,
             })
           ).transactionBase64,
@@ -209,7 +230,11 @@ describe('the commitment policy on a chain that keeps real time', () => {
       );
       await vi.waitFor(
         async () =>
-          expect(await s.chain.readEscrow(escrow, 'confirmed')).toMatchObject({ amount, status: 'locked' }),
+          expect(await s.chain.readEscrow(escrow, 'confirmed')).toMatchObject({
+            amount,
+            expiry,
+            status: 'locked',
+          }),
         { timeout: 30_000, interval: 50 },
       );
 

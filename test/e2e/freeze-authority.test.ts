@@ -97,6 +97,7 @@ describe('a freeze authority colluding with the taker', () => {
         taker: taker.publicKey,
         inputMint: BONK,
         inputAmount: input,
+        takerExpiry,
         outputMint: USDC,
         amount: output,
         hashlock,

@@ -106,9 +106,10 @@ describe('effect inputs and the signatures kept from their answers', () => {
         amountRaw: input.outputAmountRaw,
         hashlock: SECRET_HASH,
         expiry: MAKER_EXPIRY,
-        // What the program holds the taker escrow to: exactly the agreed input.
+        // What the program holds the taker escrow to: exactly the agreed input and the agreed taker expiry.
         takerMint: input.inputMint,
         takerAmountRaw: input.inputAmountRaw,
+        takerExpiry: TAKER_EXPIRY,
       },
     ]);
     expect(locked.context.makerLockIntent).toEqual(intent);

@@ -88,7 +88,7 @@ export function makeTrade(options: TradeOptions = {}) {
       amount: makerAmount,
       expiry: terms.makerExpiry,
       lockDeadline: terms.makerDeadline,
-      takerEscrow: { address: takerEscrow, amount: takerAmount, mint: mintA },
+      takerEscrow: { address: takerEscrow, amount: takerAmount, mint: mintA, expiry: terms.takerExpiry },
       ...overrides,
     });
 

@@ -40,6 +40,8 @@ const MAKER_LOCK_VARIANTS = [
   'takerAmountShort',
   'takerAmountOver',
   'takerMintOther',
+  'takerExpiryLater',
+  'takerExpiryEarlier',
 ] as const;
 const REDEEM_VARIANTS = [
   'honest',
@@ -288,6 +290,9 @@ class World {
             amount:
               t.sides.taker.amount + (v === 'takerAmountShort' ? 1n : v === 'takerAmountOver' ? -1n : 0n),
             mint: v === 'takerMintOther' ? t.mintB : t.mintA,
+            // The escrow expires at takerExpiry: expecting later is an escrow expiring early, and the reverse.
+            expiry:
+              t.terms.takerExpiry + (v === 'takerExpiryLater' ? 1n : v === 'takerExpiryEarlier' ? -1n : 0n),
           },
         });
         const takerStatus = model.status.taker;
@@ -302,6 +307,7 @@ class World {
           [v === 'expiryNotBefore', 'ExpiryNotBeforeTaker'],
           [v === 'takerMintOther', 'TakerEscrowMintMismatch'],
           [v === 'takerAmountShort' || v === 'takerAmountOver', 'TakerEscrowAmountMismatch'],
+          [v === 'takerExpiryLater' || v === 'takerExpiryEarlier', 'TakerEscrowExpiryMismatch'],
           [model.status.maker !== null, 'EscrowAlreadyExists'],
         );
         return {
@@ -515,6 +521,8 @@ const EXAMPLES: Op[][] = [
     { op: 'lockMaker', variant: 'takerAmountShort' },
     { op: 'lockMaker', variant: 'takerAmountOver' },
     { op: 'lockMaker', variant: 'takerMintOther' },
+    { op: 'lockMaker', variant: 'takerExpiryLater' },
+    { op: 'lockMaker', variant: 'takerExpiryEarlier' },
     M,
     M,
     { op: 'redeem', side: 'maker', variant: 'wrongPreimage' },

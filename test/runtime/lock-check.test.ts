@@ -178,7 +178,7 @@ describe('checkLockTransaction', () => {
 });
 
 // The maker's own lock, decoded from its signed bytes before it becomes the intent: the program holds the taker
-// escrow to the amount and mint the lock names, so a lock naming other ones must never be kept or sent.
+// escrow to the amount, mint and expiry the lock names, so a lock naming other ones must never be kept or sent.
 describe('makerLockDifferences', () => {
   const maker = Keypair.generate();
   const lifetime = { blockhash: Keypair.generate().publicKey.toBase58(), lastValidBlockHeight: 1 };
@@ -198,6 +198,7 @@ describe('makerLockDifferences', () => {
       expiry: context.takerExpiry - 10,
       takerMint: context.inputMint,
       takerAmountRaw: context.inputAmountRaw,
+      takerExpiry: context.takerExpiry,
     };
   }
 
@@ -210,6 +211,7 @@ describe('makerLockDifferences', () => {
         taker: new PublicKey(input.recipient),
         inputMint: new PublicKey(input.takerMint),
         inputAmount: BigInt(input.takerAmountRaw),
+        takerExpiry: BigInt(input.takerExpiry),
         outputMint: new PublicKey(input.mint),
         amount: BigInt(input.amountRaw),
         hashlock: bytesOf(input.hashlock),
@@ -245,15 +247,30 @@ describe('makerLockDifferences', () => {
     },
   );
 
-  test('a lock in the layout before the taker escrow’s terms (90 bytes) is no maker lock at all', () => {
+  test.prop([terms], { numRuns: 30 })(
+    'a lock holding the taker escrow to another expiry, a second either side, is named for it',
+    (t) => {
+      const input = inputOf(t);
+      for (const other of [input.takerExpiry + 1, input.takerExpiry - 1]) {
+        const lock = signedLock(input, { takerExpiry: BigInt(other) });
+        expect(makerLockDifferences(input, lock, PROGRAM)).toEqual([
+          `taker escrow expiry ${other}, not ${input.takerExpiry}`,
+        ]);
+      }
+    },
+  );
+
+  test('a lock in a layout before the taker escrow’s terms (90 bytes) or its expiry (130) is no maker lock at all', () => {
     const input = inputOf(fc.sample(terms, 1)[0] as Terms);
-    const tx = Transaction.from(Buffer.from(signedLock(input), 'base64'));
-    const lock = tx.instructions.at(-1) as TransactionInstruction;
-    lock.data = lock.data.subarray(0, 90);
-    tx.sign(maker);
-    expect(makerLockDifferences(input, tx.serialize().toString('base64'), PROGRAM)).toEqual([
-      'carries 0 HTLC locks, not one',
-    ]);
+    for (const size of [90, 130]) {
+      const tx = Transaction.from(Buffer.from(signedLock(input), 'base64'));
+      const lock = tx.instructions.at(-1) as TransactionInstruction;
+      lock.data = lock.data.subarray(0, size);
+      tx.sign(maker);
+      expect(makerLockDifferences(input, tx.serialize().toString('base64'), PROGRAM)).toEqual([
+        'carries 0 HTLC locks, not one',
+      ]);
+    }
   });
 
   test('unsigned, or signed for another escrow, it is refused', () => {

@@ -40,6 +40,7 @@ export const HTLC_ERROR_NAMES = [
   'VaultNotEmpty', // 0x1790
   'TakerEscrowMintMismatch', // 0x1791
   'TakerEscrowAmountMismatch', // 0x1792
+  'TakerEscrowExpiryMismatch', // 0x1793
 ] as const;
 
 export type HtlcErrorName = (typeof HTLC_ERROR_NAMES)[number];

@@ -9,9 +9,9 @@ import { ESCROW_KIND_CODES } from './layout.ts';
 /** First data byte of each instruction. */
 export const HTLC_INSTRUCTION_TAGS = { lock: 0, redeem: 1, refund: 2, cancel: 3, close: 4 } as const;
 
-/** A taker lock's data; a maker lock's carries the taker escrow's expected amount and mint after it. */
+/** A taker lock's data; a maker lock's carries the taker escrow's expected amount, mint and expiry after it. */
 export const LOCK_DATA_SIZE = 90;
-export const MAKER_LOCK_DATA_SIZE = 130;
+export const MAKER_LOCK_DATA_SIZE = 138;
 export const REDEEM_DATA_SIZE = 33;
 
 export interface LockArgs {
@@ -29,14 +29,17 @@ export interface LockArgs {
 }
 
 /**
- * The taker escrow a maker lock stands on, and exactly what it must hold: the program refuses the lock
- * (TakerEscrowMintMismatch, TakerEscrowAmountMismatch) against an escrow of another mint or amount, such as
- * one re-created at the same address after a fork took the agreed one away.
+ * The taker escrow a maker lock stands on, and exactly what it must hold and when it expires: the program
+ * refuses the lock (TakerEscrowMintMismatch, TakerEscrowAmountMismatch, TakerEscrowExpiryMismatch) against an
+ * escrow of another mint, amount or expiry, such as one re-created at the same address after a fork took the
+ * agreed one away.
  */
 export interface TakerEscrowExpectation {
   address: PublicKey;
   amount: bigint;
   mint: PublicKey;
+  /** The agreed taker expiry: its gap after the maker's is the maker's time to redeem after a late reveal. */
+  expiry: bigint;
 }
 
 const w = (pubkey: PublicKey) => ({ pubkey, isSigner: false, isWritable: true });
@@ -68,6 +71,7 @@ export function encodeLockData(
   if (against) {
     data.writeBigUInt64LE(against.amount, 90);
     data.set(against.mint.toBytes(), 98);
+    data.writeBigInt64LE(against.expiry, 130);
   }
   return data;
 }

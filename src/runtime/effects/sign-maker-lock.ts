@@ -23,6 +23,7 @@ export function signMakerLock(
         taker: key(input.recipient),
         inputMint: key(input.takerMint),
         inputAmount: BigInt(input.takerAmountRaw),
+        takerExpiry: BigInt(input.takerExpiry),
         outputMint: key(input.mint),
         amount: BigInt(input.amountRaw),
         hashlock: bytesOf(input.hashlock),

@@ -258,7 +258,12 @@ export async function startDishonestMaker(options: DishonestMakerOptions = {}): 
         amount: honest.amount,
         expiry: honest.expiry,
         lockDeadline: now + 5n,
-        takerEscrow: { address: takerEscrow, amount: trade.input.raw, mint: new PublicKey(trade.input.mint) },
+        takerEscrow: {
+          address: takerEscrow,
+          amount: trade.input.raw,
+          mint: new PublicKey(trade.input.mint),
+          expiry: trade.expiry,
+        },
       }),
     );
     tx.sign(maker);
