@@ -25,13 +25,6 @@ import {
 import { type Ownership, startRun } from './cluster/index.ts';
 import { type Config, type ConfigError, loadConfig } from './config/index.ts';
 import { ControlPlane } from './control/index.ts';
-import { withUnifiedBalance } from './gateway/inventory.ts';
-import {
-  type EmbeddedGatewayPrep,
-  type GatewayRuntime,
-  openGateway,
-  prepareEmbeddedGateway,
-} from './gateway/service.ts';
 import { Hedger, positions, readInventory } from './hedging/index.ts';
 import { buildHttpApp, type TypeBoxApp } from './http/app.ts';
 import { ServiceMetrics } from './metrics/index.ts';
@@ -54,7 +47,13 @@ import {
   runtimePart,
   storePart,
 } from './readiness.ts';
-import { ChainReachability, MakerInventory, TradeRuntime } from './runtime/index.ts';
+import {
+  type EmbeddedGatewayPrep,
+  type GatewayRuntime,
+  openGateway,
+  prepareEmbeddedGateway,
+} from './runtime/gateway.ts';
+import { ChainReachability, MakerInventory, TradeRuntime, withUnifiedBalance } from './runtime/index.ts';
 import { GroupCommit, isStorageFull, openStore, StorageWatch, type Store } from './store/index.ts';
 import { embeddedVenueOptions } from './venue/config.ts';
 import type { EmbeddedVenue } from './venue/embedded.ts';

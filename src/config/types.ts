@@ -250,7 +250,7 @@ export interface Config {
   };
 }
 
-/** What both Gateway modes share (src/gateway/service.ts opens the one named). */
+/** What both Gateway modes share (src/runtime/gateway.ts opens the one named). */
 interface GatewayCommon {
   /** The configured asset that is the Gateway's USDC on Solana (what the unified balance mints as). */
   readonly asset: Asset;

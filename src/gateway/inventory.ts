@@ -5,7 +5,6 @@
 // counts 0 at once, and so does a read older than one refresh and the longest it may take: Gateway
 // unreachable never leaves a stale figure counted. docs/gateway.md#unified-balance-as-inventory.
 
-import type { InventorySource } from '../quotes/index.ts';
 import type { BurnIntent } from './formats/index.ts';
 import type { GatewayPort } from './port.ts';
 
@@ -158,21 +157,4 @@ export class GatewayInventory {
       return { fee: null, feeError: (error as Error).message };
     }
   }
-}
-
-/**
- * The desk's inventory with the unified balance counted in the Gateway USDC's balance: quotes may take it as
- * output, and reservations hold against the sum like any inventory. Undefined (never read) stays undefined.
- */
-export function withUnifiedBalance(
-  solana: InventorySource,
-  mint: string,
-  unified: () => bigint,
-): InventorySource {
-  return {
-    balance(of: string) {
-      const balance = solana.balance(of);
-      return balance === undefined || of !== mint ? balance : balance + unified();
-    },
-  };
 }

@@ -63,3 +63,20 @@ export class MakerInventory implements InventorySource {
     this.timer = null;
   }
 }
+
+/**
+ * The desk's inventory with the unified balance counted in the Gateway USDC's balance: quotes may take it as
+ * output, and reservations hold against the sum like any inventory. Undefined (never read) stays undefined.
+ */
+export function withUnifiedBalance(
+  solana: InventorySource,
+  mint: string,
+  unified: () => bigint,
+): InventorySource {
+  return {
+    balance(of: string) {
+      const balance = solana.balance(of);
+      return balance === undefined || of !== mint ? balance : balance + unified();
+    },
+  };
+}

@@ -12,8 +12,8 @@ import { resolveConfig } from '../../src/config/index.ts';
 import { devFee } from '../../src/gateway/dev/index.ts';
 import { signBurnIntent } from '../../src/gateway/formats/eip712.ts';
 import { type BurnIntent, GATEWAY_SOLANA_PROGRAMS, SOLANA_DOMAIN } from '../../src/gateway/formats/index.ts';
-import { type EmbeddedGateway, openGateway } from '../../src/gateway/service.ts';
 import { formatDecimal } from '../../src/money/index.ts';
+import { type EmbeddedGateway, openGateway } from '../../src/runtime/gateway.ts';
 import { createService } from '../../src/service.ts';
 import {
   type ConfigDocument,

@@ -4,12 +4,8 @@
 import { describe, expect, test } from 'vitest';
 import { CircleGatewayApi } from '../../src/gateway/circle-api.ts';
 import { zeroBytes32 } from '../../src/gateway/formats/index.ts';
-import {
-  GatewayInventory,
-  type UnifiedDomain,
-  unifiedUsable,
-  withUnifiedBalance,
-} from '../../src/gateway/inventory.ts';
+import { GatewayInventory, type UnifiedDomain, unifiedUsable } from '../../src/gateway/inventory.ts';
+import { withUnifiedBalance } from '../../src/runtime/inventory.ts';
 
 const DEPOSITOR = '0x1111111111111111111111111111111111111111';
 const HASH = `0x${'ab'.repeat(32)}`;

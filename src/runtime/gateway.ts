@@ -11,7 +11,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { EmbeddedLedger } from '../chain/embedded/ledger.ts';
 import { ata } from '../chain/token.ts';
 import type { GatewayConfig } from '../config/index.ts';
-import { CircleGatewayApi } from './circle-api.ts';
+import { CircleGatewayApi } from '../gateway/circle-api.ts';
 import {
   type DevGatewayService,
   DevGatewayStore,
@@ -19,23 +19,23 @@ import {
   MinterGenesis,
   startDevGateway,
   storedAttester,
-} from './dev/index.ts';
+} from '../gateway/dev/index.ts';
 import {
   type Anvil,
   deployEvmDomain,
   type EvmDomainClient,
   loadOrCreateEvmKeyFile,
   startAnvil,
-} from './evm/index.ts';
+} from '../gateway/evm/index.ts';
 import {
   type BurnIntent,
   evmAddressBytes32,
   SOLANA_DOMAIN,
   type TransferSpec,
   zeroBytes32,
-} from './formats/index.ts';
-import { GatewayInventory } from './inventory.ts';
-import type { GatewayPort } from './port.ts';
+} from '../gateway/formats/index.ts';
+import { GatewayInventory } from '../gateway/inventory.ts';
+import type { GatewayPort } from '../gateway/port.ts';
 
 type EmbeddedConfig = GatewayConfig & { mode: 'embedded' };
 
