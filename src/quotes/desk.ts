@@ -26,7 +26,7 @@ import { optionTermBps } from './option.ts';
 import { confidenceBps, type PriceQuote, readingOfPrice } from './prices.ts';
 import { midOutputRaw, type PricedQuote, priceQuote } from './pricing.ts';
 import { type Holder, ReservationBook } from './reservations.ts';
-import { evaluateRisk, type PriceLeg, type RiskFailure, type RiskInput } from './risk.ts';
+import { evaluateRisk, type PriceLeg, type RiskInput, type RiskResult } from './risk.ts';
 import { freeInput, sourcedOutput, sourcingCostBps, spreadAgainstMid } from './sourcing.ts';
 import { annualised } from './volatility.ts';
 
@@ -47,6 +47,64 @@ type Assessed =
       storeBalanceRaw: bigint;
       holder: Holder;
     };
+
+/** An RFQ as the desk reads it: its pair, its amount in raw units, its expiry and the wallet's live trades. */
+type Rfq = {
+  request: RfqRequest;
+  input: Asset;
+  output: Asset;
+  pair: Pair;
+  inputRaw: bigint;
+  expirySeconds: number;
+  liveTrades: number;
+};
+
+/** The second pass's split: the part of the input the free inventory gives, and the route for the rest. */
+type Sourced = { inputFree: bigint; route: Route; final: boolean };
+
+type Budget = NonNullable<RiskInput['budget']>;
+
+/** What the mint's holds hold against a new quote (see `holds`). */
+type Holds = { free: bigint; unfunded: bigint; cap: bigint; counted: bigint };
+
+/** The book as one pass reads it (see `position`). */
+type Position = {
+  now: number;
+  inputPrice: PriceQuote | undefined;
+  outputPrice: PriceQuote | undefined;
+  legs: readonly [PriceLeg, PriceLeg];
+  balance: bigint;
+  holds: Holds;
+  /** The output's balance less what holds count against it. */
+  available: bigint;
+  holder: Holder;
+  budget: Budget;
+};
+
+type Priced = PricedQuote & { spread: SpreadBreakdown };
+
+/** A position with both prices: the whole input priced, the room the free inventory leaves, the mid. */
+type Whole = Omit<Position, 'inputPrice' | 'outputPrice'> & {
+  inputPrice: PriceQuote;
+  outputPrice: PriceQuote;
+  priced: Priced;
+  room: bigint;
+  mid: Price;
+};
+
+type SellSide = NonNullable<RiskInput['sourcing']>;
+
+/** The sourced part: its spread, its output at the mid, the route's minimum out, what the quote gives for it. */
+type SourcedPart = { spreadBps: number; midOutRaw: bigint; minOut: bigint; outRaw: bigint };
+
+/** What an accepted quote says: its output and spread, the checks it passed, its sourcing. */
+type Terms = {
+  outputRaw: bigint;
+  spreadBps: number;
+  spread: SpreadBreakdown;
+  riskPassed: RiskCheck[];
+  sourcing: SourcingPlan | null;
+};
 
 export class QuoteDesk {
   private readonly book = new ReservationBook();
@@ -169,20 +227,19 @@ export class QuoteDesk {
    * `sourced` null: the first pass, which asks for a route when the output exceeds what the free inventory
    * and the holder's budget allow and sourcing could supply the rest; given: the second, with that route.
    */
-  private assess(
-    rfq: {
-      request: RfqRequest;
-      input: Asset;
-      output: Asset;
-      pair: Pair;
-      inputRaw: bigint;
-      expirySeconds: number;
-      liveTrades: number;
-    },
-    sourced: { inputFree: bigint; route: Route; final: boolean } | null,
-  ): Assessed {
-    const { config } = this.deps;
-    const { request, input, output, pair, inputRaw, expirySeconds, liveTrades } = rfq;
+  private assess(rfq: Rfq, sourced: Sourced | null): Assessed {
+    const position = this.position(rfq);
+    const whole = this.pricedWhole(rfq, position);
+    if (whole === null) return rejected(rfq, this.risk(rfq, position, null));
+    return sourced === null ? this.fromInventory(rfq, whole) : this.withRoute(rfq, whole, sourced);
+  }
+
+  /**
+   * The book as this pass reads it: both prices (and the bounds their feeds set), the output's balance and
+   * what holds count against it, and the holder's budgets. Expired holds go first.
+   */
+  private position(rfq: Rfq): Position {
+    const { request, input, output } = rfq;
     const now = this.nowMs();
     this.book.expire(now);
     const inputPrice = this.deps.prices.latest(input.mint);
@@ -193,201 +250,230 @@ export class QuoteDesk {
     const holds = this.holds(output.mint, balance);
     const available = balance > holds.counted ? balance - holds.counted : 0n;
     const holder: Holder = { client: request.client ?? null, wallet: request.takerWallet };
-    // Without a usable price on either side there is nothing to price; price_freshness says why.
-    const priced =
-      inputPrice && outputPrice
-        ? this.priced(pair, inputRaw, inputPrice, outputPrice, legs, available)
-        : null;
-    const budget = {
+    const budget = this.budget(holder, output.mint, holds.free);
+    return { now, inputPrice, outputPrice, legs, balance, holds, available, holder, budget };
+  }
+
+  /** What the holder's client address and wallet hold of the mint, and their shares of the free inventory. */
+  private budget(holder: Holder, mint: string, free: bigint): Budget {
+    const { reservations } = this.deps.config;
+    return {
       client:
         holder.client === null
           ? null
           : {
               address: holder.client,
-              heldRaw: this.book.heldByClient(holder.client, output.mint),
-              maxRaw: share(holds.free, config.reservations.clientShareBps),
+              heldRaw: this.book.heldByClient(holder.client, mint),
+              maxRaw: share(free, reservations.clientShareBps),
             },
       wallet: {
-        heldRaw: this.book.heldByWallet(holder.wallet, output.mint),
-        maxRaw: share(holds.free, config.reservations.walletShareBps),
+        heldRaw: this.book.heldByWallet(holder.wallet, mint),
+        maxRaw: share(free, reservations.walletShareBps),
       },
     };
-    const riskOf = (outputRaw: bigint | null, sourcing?: RiskInput['sourcing']) =>
-      evaluateRisk({
-        nowMs: now,
-        pair: {
-          input,
-          output,
-          paused: pair.paused,
-          ...(pair.paused ? { pausedBy: this.pauseOf(pair) ?? 'pair' } : {}),
-          minInputRaw: pair.minInputRaw,
-          maxInputRaw: pair.maxInputRaw,
-          minNotionalMicroUsd: config.risk.minNotionalMicroUsd,
-          maxNotionalMicroUsd: config.risk.maxNotionalMicroUsd,
-        },
-        inputRaw,
-        inputUsdPrice: inputPrice?.usd ?? null,
-        outputRaw,
-        prices: legs,
-        inventory: {
-          balanceRaw: balance,
-          reservedRaw: holds.counted,
-          unfunded: { heldRaw: holds.unfunded, capRaw: holds.cap },
-        },
-        budget,
-        ...(sourcing ? { sourcing } : {}),
-        wallet: {
-          address: request.takerWallet,
-          openQuotes: this.book.countFor(request.takerWallet),
-          liveTrades,
-          maxOpen: config.risk.maxOpenPerWallet,
-        },
-      });
-    const reject = (risk: { failed: RiskFailure[]; passed: RiskCheck[] }): Assessed => ({
-      kind: 'answer',
-      answer: {
-        status: 'rejected',
-        rejectionId: randomUUID(),
-        pair,
-        inputRaw,
-        reasons: risk.failed,
-        riskChecks: risk.passed,
-      },
-    });
-    if (!priced || !inputPrice || !outputPrice) return reject(riskOf(null));
+  }
 
+  /**
+   * The whole input priced against the free inventory, with what the free inventory may give this quote;
+   * null without a usable price on either side (nothing to price: price_freshness says why).
+   */
+  private pricedWhole(rfq: Rfq, position: Position): Whole | null {
+    const { inputPrice, outputPrice, legs, available, budget } = position;
+    if (!inputPrice || !outputPrice) return null;
+    const priced = this.priced(rfq.pair, rfq.inputRaw, inputPrice, outputPrice, legs, available);
     // What the free inventory may give this quote: what is available, within the holder's budgets.
     const room = [
       available,
       roomOf(budget.wallet),
       ...(budget.client === null ? [] : [roomOf(budget.client)]),
-    ].reduce((a, b) => (a < b ? a : b));
+    ].reduce(minRaw);
     const mid = dividePrices(inputPrice.usd, outputPrice.usd);
-    const make = (a: {
-      outputRaw: bigint;
-      spreadBps: number;
-      spread: SpreadBreakdown;
-      riskPassed: RiskCheck[];
-      sourcing: SourcingPlan | null;
-    }): Assessed => {
-      const expiresAtMs = now + expirySeconds * 1000;
-      const record: QuoteRecord = {
-        quoteId: timeOrderedUuid(),
-        runId: this.deps.runId,
-        takerWallet: request.takerWallet,
-        inputMint: input.mint,
-        outputMint: output.mint,
-        inputRaw,
-        outputRaw: a.outputRaw,
-        spreadBps: a.spreadBps,
-        inputUsd: priceText(inputPrice.usd),
-        outputUsd: priceText(outputPrice.usd),
-        inputPrice: legs[0].reading,
-        outputPrice: legs[1].reading,
-        createdAt: new Date(now).toISOString(),
-        expiresAtMs,
-        htlcExpiresAtMs: expiresAtMs + config.settlement.takerTimelockSeconds * 1000,
-        riskChecks: a.riskPassed,
-        usedByTradeId: null,
-        sourcing: a.sourcing,
-      };
-      // The store (PostgreSQL) counts the quote's whole output against the balance; the sourced part comes
-      // from the aggregator, not from the balance.
-      const sourcedRaw = a.sourcing === null ? 0n : BigInt(a.sourcing.minBuyRaw);
-      return {
-        kind: 'accept',
-        record,
-        spread: a.spread,
-        riskPassed: a.riskPassed,
-        pair,
-        storeBalanceRaw: balance + (holds.unfunded - holds.cap) + sourcedRaw,
-        holder,
-      };
-    };
+    return { ...position, inputPrice, outputPrice, priced, room, mid };
+  }
 
-    if (sourced === null) {
-      const risk = riskOf(priced.outputRaw);
-      if (risk.failed.length === 0) {
-        return make({
-          outputRaw: priced.outputRaw,
-          spreadBps: priced.spreadBps,
-          spread: priced.spread,
-          riskPassed: risk.passed,
-          sourcing: null,
-        });
-      }
-      // Only the inventory (or the holder's share of it) stands in the way: the rest may be sourced.
-      const onlyInventory = risk.failed.every(
-        (f) => f.check === 'inventory' || f.check === 'reservation_budget',
-      );
-      if (this.sourcing === null || !onlyInventory) return reject(risk);
-      const inputFree = this.freePart(pair, inputRaw, inputPrice, outputPrice, legs, available, room);
-      return { kind: 'route', inputFree, inputSourced: inputRaw - inputFree, mid };
+  /** The risk checks of the quote at this output (null: not priced), and of its sourced part when given. */
+  private risk(
+    rfq: Rfq,
+    position: Position,
+    outputRaw: bigint | null,
+    sourcing?: RiskInput['sourcing'],
+  ): RiskResult {
+    const { config } = this.deps;
+    const { request, input, output, pair, inputRaw, liveTrades } = rfq;
+    return evaluateRisk({
+      nowMs: position.now,
+      pair: {
+        input,
+        output,
+        paused: pair.paused,
+        ...(pair.paused ? { pausedBy: this.pauseOf(pair) ?? 'pair' } : {}),
+        minInputRaw: pair.minInputRaw,
+        maxInputRaw: pair.maxInputRaw,
+        minNotionalMicroUsd: config.risk.minNotionalMicroUsd,
+        maxNotionalMicroUsd: config.risk.maxNotionalMicroUsd,
+      },
+      inputRaw,
+      inputUsdPrice: position.inputPrice?.usd ?? null,
+      outputRaw,
+      prices: position.legs,
+      inventory: {
+        balanceRaw: position.balance,
+        reservedRaw: position.holds.counted,
+        unfunded: { heldRaw: position.holds.unfunded, capRaw: position.holds.cap },
+      },
+      budget: position.budget,
+      ...(sourcing ? { sourcing } : {}),
+      wallet: {
+        address: request.takerWallet,
+        openQuotes: this.book.countFor(request.takerWallet),
+        liveTrades,
+        maxOpen: config.risk.maxOpenPerWallet,
+      },
+    });
+  }
+
+  /**
+   * First pass: the whole output from the free inventory. When only the inventory (or the holder's share of
+   * it) stands in the way and sourcing is on, the rest may be sourced: the split, and a route asked for.
+   */
+  private fromInventory(rfq: Rfq, whole: Whole): Assessed {
+    const { priced } = whole;
+    const risk = this.risk(rfq, whole, priced.outputRaw);
+    if (risk.failed.length === 0) {
+      return this.accept(rfq, whole, {
+        outputRaw: priced.outputRaw,
+        spreadBps: priced.spreadBps,
+        spread: priced.spread,
+        riskPassed: risk.passed,
+        sourcing: null,
+      });
     }
+    const onlyInventory = risk.failed.every(
+      (f) => f.check === 'inventory' || f.check === 'reservation_budget',
+    );
+    if (this.sourcing === null || !onlyInventory) return rejected(rfq, risk);
+    return this.split(rfq, whole);
+  }
 
+  /** The part of the input the free inventory's room takes, and the rest to quote a route for. */
+  private split(rfq: Rfq, whole: Whole): Assessed {
+    const { inputPrice, outputPrice, legs, available, room, mid } = whole;
+    const inputFree = this.freePart(rfq.pair, rfq.inputRaw, inputPrice, outputPrice, legs, available, room);
+    return { kind: 'route', inputFree, inputSourced: rfq.inputRaw - inputFree, mid };
+  }
+
+  /**
+   * Second pass: the free part from the inventory, the rest bought on the route quoted for it. Split again
+   * when the free part no longer fits (and this is not the last attempt); refused when the route, the room
+   * or the maker's own input falls short, or a risk check fails.
+   */
+  private withRoute(rfq: Rfq, whole: Whole, sourced: Sourced): Assessed {
+    const { input, output, pair, inputRaw } = rfq;
     const { inputFree, route } = sourced;
     const inputSourced = inputRaw - inputFree;
-    const free = this.priced(pair, inputFree, inputPrice, outputPrice, legs, available);
-    const inputBalance = this.deps.inventory.balance(input.mint) ?? 0n;
-    const inputHeld = this.holds(input.mint, inputBalance).counted;
-    const sourcing = {
-      sellRaw: inputSourced,
-      sellAvailableRaw: inputBalance > inputHeld ? inputBalance - inputHeld : 0n,
-      routeProblem: route.kind === 'none' ? route.problem : null,
-    };
-    // The sourced part is priced at the spread the whole order would pay without the inventory skew (it takes
-    // nothing from the inventory): the base, confidence, option and size terms.
-    const spreadBps = this.priced(pair, inputRaw, inputPrice, outputPrice, legs, null).spreadBps;
-    const sourcedMidOut = midOutputRaw(inputSourced, input.decimals, output.decimals, mid);
-    const minOut = route.kind === 'quoted' ? route.quote.minOut : 0n;
-    const sourcedOut = sourcedOutput(minOut, sourcedMidOut, spreadBps);
-    if (route.kind === 'quoted' && sourcedOut <= 0n) {
-      sourcing.routeProblem = `the route's minimum out ${minOut} leaves nothing after the spread`;
+    const free = this.priced(
+      pair,
+      inputFree,
+      whole.inputPrice,
+      whole.outputPrice,
+      whole.legs,
+      whole.available,
+    );
+    const sourcing = this.sellSide(input, inputSourced, route);
+    const part = this.sourcedPart(rfq, whole, inputSourced, route);
+    if (route.kind === 'quoted' && part.outRaw <= 0n) {
+      sourcing.routeProblem = `the route's minimum out ${part.minOut} leaves nothing after the spread`;
     }
     // The free part may have shrunk while the route was quoted (other quotes took inventory): then it is
     // over the room, and the inventory check says so.
-    const freeFits = free.outputRaw <= room;
-    if (!freeFits && sourcing.routeProblem === null && !sourced.final) {
-      const inputFree = this.freePart(pair, inputRaw, inputPrice, outputPrice, legs, available, room);
-      return { kind: 'route', inputFree, inputSourced: inputRaw - inputFree, mid };
-    }
+    const freeFits = free.outputRaw <= whole.room;
+    if (!freeFits && sourcing.routeProblem === null && !sourced.final) return this.split(rfq, whole);
     if (sourcing.routeProblem !== null || !freeFits || sourcing.sellRaw > sourcing.sellAvailableRaw) {
-      return reject(riskOf(sourcing.routeProblem !== null ? priced.outputRaw : free.outputRaw, sourcing));
+      const outputRaw = sourcing.routeProblem !== null ? whole.priced.outputRaw : free.outputRaw;
+      return rejected(rfq, this.risk(rfq, whole, outputRaw, sourcing));
     }
-    const risk = riskOf(free.outputRaw, sourcing);
-    if (risk.failed.length > 0) return reject(risk);
-    const outputRaw = free.outputRaw + sourcedOut;
-    const whole = rawMid(mid, input.decimals, output.decimals);
-    const quotedSpread = spreadAgainstMid(inputRaw, outputRaw, whole);
-    const constant = free.spread.baseBps + free.spread.confidenceBps + free.spread.optionBps;
-    const sourcingBps = Math.max(
-      0,
-      Math.min(
-        sourcingCostBps(
-          midOutputRaw(inputRaw, input.decimals, output.decimals, mid),
-          sourcedMidOut,
-          minOut,
-          spreadBps,
-        ),
-        quotedSpread - constant,
-      ),
-    );
-    return make({
-      outputRaw,
-      spreadBps: quotedSpread,
-      spread: {
-        ...free.spread,
-        sizeAndSkewBps: Math.max(0, quotedSpread - constant - sourcingBps),
-        sourcingBps,
-      },
+    const risk = this.risk(rfq, whole, free.outputRaw, sourcing);
+    if (risk.failed.length > 0) return rejected(rfq, risk);
+    return this.accept(rfq, whole, {
+      ...blended(rfq, whole.mid, free, part),
       riskPassed: risk.passed,
       sourcing: {
         sellMint: input.mint,
         sellRaw: inputSourced.toString(),
         buyMint: output.mint,
-        minBuyRaw: sourcedOut.toString(),
+        minBuyRaw: part.outRaw.toString(),
       },
     });
+  }
+
+  /** What sourcing sells of the maker's own input, what of it is not held, and the route's problem if any. */
+  private sellSide(input: Asset, sellRaw: bigint, route: Route): SellSide {
+    const inputBalance = this.deps.inventory.balance(input.mint) ?? 0n;
+    const inputHeld = this.holds(input.mint, inputBalance).counted;
+    return {
+      sellRaw,
+      sellAvailableRaw: inputBalance > inputHeld ? inputBalance - inputHeld : 0n,
+      routeProblem: route.kind === 'none' ? route.problem : null,
+    };
+  }
+
+  /**
+   * The sourced part's output: the route's minimum out, less the spread the whole order would pay without
+   * the inventory skew (it takes nothing from the inventory): the base, confidence, option and size terms.
+   */
+  private sourcedPart(rfq: Rfq, whole: Whole, inputSourced: bigint, route: Route): SourcedPart {
+    const { input, output, pair, inputRaw } = rfq;
+    const spreadBps = this.priced(
+      pair,
+      inputRaw,
+      whole.inputPrice,
+      whole.outputPrice,
+      whole.legs,
+      null,
+    ).spreadBps;
+    const midOutRaw = midOutputRaw(inputSourced, input.decimals, output.decimals, whole.mid);
+    const minOut = route.kind === 'quoted' ? route.quote.minOut : 0n;
+    return { spreadBps, midOutRaw, minOut, outRaw: sourcedOutput(minOut, midOutRaw, spreadBps) };
+  }
+
+  /** The accepted answer: the quote's record, and the balance the store checks its output against. */
+  private accept(rfq: Rfq, whole: Whole, terms: Terms): Assessed {
+    const { config, runId } = this.deps;
+    const { request, input, output, pair, inputRaw, expirySeconds } = rfq;
+    const { now, legs, balance, holds, holder } = whole;
+    const expiresAtMs = now + expirySeconds * 1000;
+    const record: QuoteRecord = {
+      quoteId: timeOrderedUuid(),
+      runId,
+      takerWallet: request.takerWallet,
+      inputMint: input.mint,
+      outputMint: output.mint,
+      inputRaw,
+      outputRaw: terms.outputRaw,
+      spreadBps: terms.spreadBps,
+      inputUsd: priceText(whole.inputPrice.usd),
+      outputUsd: priceText(whole.outputPrice.usd),
+      inputPrice: legs[0].reading,
+      outputPrice: legs[1].reading,
+      createdAt: new Date(now).toISOString(),
+      expiresAtMs,
+      htlcExpiresAtMs: expiresAtMs + config.settlement.takerTimelockSeconds * 1000,
+      riskChecks: terms.riskPassed,
+      usedByTradeId: null,
+      sourcing: terms.sourcing,
+    };
+    // The store (PostgreSQL) counts the quote's whole output against the balance; the sourced part comes
+    // from the aggregator, not from the balance.
+    const sourcedRaw = terms.sourcing === null ? 0n : BigInt(terms.sourcing.minBuyRaw);
+    return {
+      kind: 'accept',
+      record,
+      spread: terms.spread,
+      riskPassed: terms.riskPassed,
+      pair,
+      storeBalanceRaw: balance + (holds.unfunded - holds.cap) + sourcedRaw,
+      holder,
+    };
   }
 
   /** The largest part of the input whose output, priced as every quote is, fits in `room`. */
@@ -472,42 +558,13 @@ export class QuoteDesk {
     legs: readonly PriceLeg[],
     /** null: no inventory skew (a sourced part takes nothing from the inventory). */
     available: bigint | null,
-  ): PricedQuote & { spread: SpreadBreakdown } {
-    const { pricing, settlement } = this.deps.config;
+  ): Priced {
+    const { pricing } = this.deps.config;
     const mid: Price = dividePrices(inputPrice.usd, outputPrice.usd);
-    // Each leg adds ⌈conf/price⌉ bps, at most its max_confidence_bps (a wider price is refused by
-    // price_confidence anyway), and never more than the room the other terms leave below 10000.
+    // The confidence and option terms never take more than the room the other terms leave below 10000.
     const room = 10_000 - pair.baseSpreadBps - pricing.sizeSpreadMaxBps - pricing.inventorySkewMaxBps;
-    let confidence = 0;
-    for (const leg of legs) {
-      if (leg.reading === null) continue;
-      const bps = Number(confidenceBps(leg.reading) > 10_000n ? 10_000n : confidenceBps(leg.reading));
-      confidence += leg.maxConfidenceBps === null ? bps : Math.min(bps, leg.maxConfidenceBps);
-    }
-    const confidenceSpreadBps = Math.max(0, Math.min(confidence, room));
-    // The taker's option lasts from settlement start to the maker's expiry: the lock window, then the pair's
-    // maker timelock. Each leg prices it with its own volatility (option.ts says why).
-    let option: SpreadBreakdown['option'] = null;
-    let optionSpreadBps = 0;
-    if (pricing.option.k > 0) {
-      const windowSeconds = settlement.lockWindowSeconds + pair.makerTimelockSeconds;
-      const term = (asset: Asset): OptionLegTerm => {
-        const sigma = this.deps.prices.volatility?.(asset.mint);
-        const bps = optionTermBps({
-          sigmaPerSqrtSecond: sigma ?? 0,
-          windowSeconds,
-          k: pricing.option.k,
-          maxBps: pricing.option.maxBps,
-        });
-        return {
-          symbol: asset.symbol,
-          volatilityAnnual: sigma === undefined ? null : annualised(sigma),
-          bps,
-        };
-      };
-      option = { windowSeconds, input: term(pair.input), output: term(pair.output) };
-      optionSpreadBps = Math.min(option.input.bps + option.output.bps, room - confidenceSpreadBps);
-    }
+    const confidenceSpreadBps = confidenceTermBps(legs, room);
+    const { option, optionSpreadBps } = this.optionTerm(pair, room - confidenceSpreadBps);
     const quote = {
       inputRaw,
       inputDecimals: pair.input.decimals,
@@ -547,6 +604,35 @@ export class QuoteDesk {
       }
       throw error;
     }
+  }
+
+  /**
+   * The taker's option lasts from settlement start to the maker's expiry: the lock window, then the pair's
+   * maker timelock. Each leg prices it with its own volatility (option.ts says why); together at most `room`.
+   */
+  private optionTerm(
+    pair: Pair,
+    room: number,
+  ): { option: SpreadBreakdown['option']; optionSpreadBps: number } {
+    const { pricing, settlement } = this.deps.config;
+    if (!(pricing.option.k > 0)) return { option: null, optionSpreadBps: 0 };
+    const windowSeconds = settlement.lockWindowSeconds + pair.makerTimelockSeconds;
+    const term = (asset: Asset): OptionLegTerm => {
+      const sigma = this.deps.prices.volatility?.(asset.mint);
+      const bps = optionTermBps({
+        sigmaPerSqrtSecond: sigma ?? 0,
+        windowSeconds,
+        k: pricing.option.k,
+        maxBps: pricing.option.maxBps,
+      });
+      return {
+        symbol: asset.symbol,
+        volatilityAnnual: sigma === undefined ? null : annualised(sigma),
+        bps,
+      };
+    };
+    const option = { windowSeconds, input: term(pair.input), output: term(pair.output) };
+    return { option, optionSpreadBps: Math.min(option.input.bps + option.output.bps, room) };
   }
 
   /** One side's price with the bounds its feed sets (a price source given in code: the risk section's age only). */
@@ -705,3 +791,63 @@ const sourcingHold = (quoteId: string) => `${quoteId}#sourcing`;
 
 /** What a holder's budget leaves for one more hold (never below zero). */
 const roomOf = (b: { heldRaw: bigint; maxRaw: bigint }) => (b.maxRaw > b.heldRaw ? b.maxRaw - b.heldRaw : 0n);
+
+/** The refusal: the checks that failed, and those that passed. */
+const rejected = (rfq: Rfq, risk: RiskResult): Assessed => ({
+  kind: 'answer',
+  answer: {
+    status: 'rejected',
+    rejectionId: randomUUID(),
+    pair: rfq.pair,
+    inputRaw: rfq.inputRaw,
+    reasons: risk.failed,
+    riskChecks: risk.passed,
+  },
+});
+
+/**
+ * A sourced quote's output and spread: the free and the sourced parts' outputs together, the spread against
+ * the whole order's mid, and the sourcing's cost shown apart from the size and skew term.
+ */
+function blended(rfq: Rfq, mid: Price, free: Priced, part: SourcedPart) {
+  const { input, output, inputRaw } = rfq;
+  const outputRaw = free.outputRaw + part.outRaw;
+  const whole = rawMid(mid, input.decimals, output.decimals);
+  const quotedSpread = spreadAgainstMid(inputRaw, outputRaw, whole);
+  const constant = free.spread.baseBps + free.spread.confidenceBps + free.spread.optionBps;
+  const sourcingBps = Math.max(
+    0,
+    Math.min(
+      sourcingCostBps(
+        midOutputRaw(inputRaw, input.decimals, output.decimals, mid),
+        part.midOutRaw,
+        part.minOut,
+        part.spreadBps,
+      ),
+      quotedSpread - constant,
+    ),
+  );
+  return {
+    outputRaw,
+    spreadBps: quotedSpread,
+    spread: {
+      ...free.spread,
+      sizeAndSkewBps: Math.max(0, quotedSpread - constant - sourcingBps),
+      sourcingBps,
+    },
+  };
+}
+
+/**
+ * The confidence term: each leg adds ⌈conf/price⌉ bps, at most its max_confidence_bps (a wider price is refused
+ * by price_confidence anyway); together within `room`.
+ */
+function confidenceTermBps(legs: readonly PriceLeg[], room: number): number {
+  let confidence = 0;
+  for (const leg of legs) {
+    if (leg.reading === null) continue;
+    const bps = Number(confidenceBps(leg.reading) > 10_000n ? 10_000n : confidenceBps(leg.reading));
+    confidence += leg.maxConfidenceBps === null ? bps : Math.min(bps, leg.maxConfidenceBps);
+  }
+  return Math.max(0, Math.min(confidence, room));
+}

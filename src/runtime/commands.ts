@@ -44,6 +44,9 @@ export interface SettlementResult {
   lock: UnsignedTransaction;
 }
 
+/** A quote as the desk finds it, with its state. */
+type FoundQuote = NonNullable<Awaited<ReturnType<QuoteDesk['getQuote']>>>;
+
 export interface CommandDeps {
   host: TradeHost;
   watcher: ChainWatcher;
@@ -100,15 +103,38 @@ export class TradeCommands {
   // ── Settlement start: a new trade, stored at rest (first event SETTLEMENT_STARTED) ──────────────
 
   async startSettlement(quoteId: string, takerWallet: string, secretHash: Hash32): Promise<SettlementResult> {
-    const { store, quotes, chain, config } = this.deps;
+    const { store, quotes } = this.deps;
     const found = await quotes.getQuote(quoteId);
     if (!found) throw new RuntimeError('quote_not_found');
     // A trade marks its quote used in the transaction that creates it: an unused quote has none.
     const existing = found.state === 'used' ? await store.findTradeByQuote(quoteId) : undefined;
     if (existing) return this.retrySettlement(existing, takerWallet, secretHash);
     if (this.startingQuotes.has(quoteId)) throw new RuntimeError('quote_already_used');
-    // The operator's pause stops new settlement starts (a start repeated for its trade, above, goes on).
-    const pause = quotes.pauseOf(found.quote.pair);
+    this.refuseStart(found, takerWallet, secretHash);
+    this.claimStart(quoteId, takerWallet, secretHash);
+    try {
+      if (await store.findTradeBySecretHash(secretHash)) throw new RuntimeError('secret_hash_reused');
+      const now = await this.chainNow();
+      const input = this.tradeInput(found.quote, quoteId, takerWallet, secretHash, now);
+      const lock = await this.buildLock(input);
+      // Expired during the awaits? (Used it cannot be: the quote is claimed above.)
+      if (found.quote.expiresAt.getTime() <= Date.now()) throw new RuntimeError('quote_expired');
+      const { record, snapshot } = await this.createAtRest(input, takerWallet);
+      quotes.releaseQuote(quoteId);
+      const trade = await this.deps.queries.reading(record, snapshot, now, {
+        entries: [],
+        quote: found.record,
+      });
+      return { created: true, trade, lock };
+    } finally {
+      this.releaseStart(quoteId, takerWallet, secretHash);
+    }
+  }
+
+  /** Why a new settlement of the quote may not start: the pair paused, another wallet, expired, a reused commitment. */
+  private refuseStart(found: FoundQuote, takerWallet: string, secretHash: Hash32): void {
+    // The operator's pause stops new settlement starts (a start repeated for its trade goes on).
+    const pause = this.deps.quotes.pauseOf(found.quote.pair);
     if (pause !== null) {
       const { input, output } = found.quote.pair;
       throw new RuntimeError(
@@ -121,92 +147,101 @@ export class TradeCommands {
     if (found.takerWallet !== takerWallet) throw new RuntimeError('taker_wallet_mismatch');
     if (found.state === 'expired') throw new RuntimeError('quote_expired');
     if (this.startingHashes.has(secretHash)) throw new RuntimeError('secret_hash_reused');
-    // Claimed from here on: a concurrent start of the same quote or commitment in this process is refused
-    // above. The store has the last word (the quote's single use and the commitment's uniqueness are
-    // constraints, checked again by the write that creates the trade: see StoreConflict).
+  }
+
+  /**
+   * Claimed from here on: a concurrent start of the same quote or commitment in this process is refused. The
+   * store has the last word (the quote's single use and the commitment's uniqueness are constraints, checked
+   * again by the write that creates the trade: see StoreConflict).
+   */
+  private claimStart(quoteId: string, takerWallet: string, secretHash: Hash32): void {
     this.startingQuotes.add(quoteId);
     this.startingHashes.add(secretHash);
     this.startingByWallet.set(takerWallet, (this.startingByWallet.get(takerWallet) ?? 0) + 1);
-    try {
-      if (await store.findTradeBySecretHash(secretHash)) throw new RuntimeError('secret_hash_reused');
-      const { quote } = found;
-      const timing = config.settlement;
-      const now = await this.chainNow();
-      const taker = publicKey(takerWallet);
-      const [takerEscrow] = takerEscrowAddress(chain.programId, taker, bytesOf(secretHash));
-      const [makerEscrow] = makerEscrowAddress(chain.programId, takerEscrow);
-      const input: TradeInput = {
-        tradeId: timeOrderedUuid(),
-        quoteId,
-        runId: this.deps.runId,
-        takerWallet,
-        makerWallet: keyBase58(chain.makerWallet),
-        secretHash,
-        inputMint: quote.pair.input.mint,
-        inputAmountRaw: quote.inputRaw.toString(),
-        outputMint: quote.pair.output.mint,
-        outputAmountRaw: quote.outputRaw.toString(),
-        takerExpiry: now + timing.takerTimelockSeconds,
-        lockDeadline: now + timing.lockWindowSeconds,
-        takerEscrow: keyBase58(takerEscrow),
-        makerEscrow: keyBase58(makerEscrow),
-        // The pair's: a volatile pair may give its takers a shorter redeem window (a shorter option).
-        makerTimelock: quote.pair.makerTimelockSeconds,
-        safetyMargin: timing.safetyMarginSeconds,
-        minRedeemWindow: timing.minRedeemWindowSeconds,
-        landingMargin: timing.landingMarginSeconds,
-        // The quote's plan for the output its free inventory did not cover, bought just in time.
-        sourcing: quote.sourcing,
-      };
-      const lock = await this.buildLock(input);
-      // Expired during the awaits? (Used it cannot be: the quote is claimed above.)
-      if (quote.expiresAt.getTime() <= Date.now()) throw new RuntimeError('quote_expired');
+  }
 
-      // The trade is born at rest: its first snapshot is computed, stored, and no actor is made.
-      const snapshot = initialSnapshot(input);
-      const rest = restColumns(snapshot, {
-        lockWindowSeconds: timing.lockWindowSeconds,
-        lockLandingSeconds: config.reservations.lockLandingSeconds,
-      });
-      const at = new Date().toISOString();
-      const record = newTradeRecord(input, snapshot, rest, at);
-      const event = this.deps.host.eventRecord(
-        record.tradeId,
-        'SETTLEMENT_STARTED',
-        rest,
-        { quote_id: quoteId },
-        at,
-      );
-      // Until its lock lands, the trade's hold counts against whoever held the quote.
-      quotes.handOver(quoteId, record.tradeId, takerWallet);
-      try {
-        await this.deps.host.create(record, snapshot, event);
-      } catch (error) {
-        // This run lost its trades (it stops now): nothing was stored, and another instance serves a retry.
-        if (isFenced(error)) {
-          throw new RuntimeError('runtime_unavailable', 'This instance no longer holds its lease; retry.');
-        }
-        if (error instanceof StoreConflict) {
-          // Another start (another request, or another instance) took the quote or the commitment first.
-          throw new RuntimeError(
-            error.conflict === 'quote_used' ? 'quote_already_used' : 'secret_hash_reused',
-          );
-        }
-        throw error;
+  private releaseStart(quoteId: string, takerWallet: string, secretHash: Hash32): void {
+    this.startingQuotes.delete(quoteId);
+    this.startingHashes.delete(secretHash);
+    const left = (this.startingByWallet.get(takerWallet) ?? 1) - 1;
+    if (left === 0) this.startingByWallet.delete(takerWallet);
+    else this.startingByWallet.set(takerWallet, left);
+  }
+
+  /** The new trade's terms: the quote's, its escrows' addresses and its deadlines from the chain's clock now. */
+  private tradeInput(
+    quote: FoundQuote['quote'],
+    quoteId: string,
+    takerWallet: string,
+    secretHash: Hash32,
+    now: number,
+  ): TradeInput {
+    const { chain } = this.deps;
+    const timing = this.deps.config.settlement;
+    const taker = publicKey(takerWallet);
+    const [takerEscrow] = takerEscrowAddress(chain.programId, taker, bytesOf(secretHash));
+    const [makerEscrow] = makerEscrowAddress(chain.programId, takerEscrow);
+    return {
+      tradeId: timeOrderedUuid(),
+      quoteId,
+      runId: this.deps.runId,
+      takerWallet,
+      makerWallet: keyBase58(chain.makerWallet),
+      secretHash,
+      inputMint: quote.pair.input.mint,
+      inputAmountRaw: quote.inputRaw.toString(),
+      outputMint: quote.pair.output.mint,
+      outputAmountRaw: quote.outputRaw.toString(),
+      takerExpiry: now + timing.takerTimelockSeconds,
+      lockDeadline: now + timing.lockWindowSeconds,
+      takerEscrow: keyBase58(takerEscrow),
+      makerEscrow: keyBase58(makerEscrow),
+      // The pair's: a volatile pair may give its takers a shorter redeem window (a shorter option).
+      makerTimelock: quote.pair.makerTimelockSeconds,
+      safetyMargin: timing.safetyMarginSeconds,
+      minRedeemWindow: timing.minRedeemWindowSeconds,
+      landingMargin: timing.landingMarginSeconds,
+      // The quote's plan for the output its free inventory did not cover, bought just in time.
+      sourcing: quote.sourcing,
+    };
+  }
+
+  /**
+   * The trade is born at rest: its first snapshot is computed, stored with SETTLEMENT_STARTED, and no actor is
+   * made. A store that refuses it answers as the refusal a client can act on.
+   */
+  private async createAtRest(input: TradeInput, takerWallet: string) {
+    const { config, quotes } = this.deps;
+    const snapshot = initialSnapshot(input);
+    const rest = restColumns(snapshot, {
+      lockWindowSeconds: config.settlement.lockWindowSeconds,
+      lockLandingSeconds: config.reservations.lockLandingSeconds,
+    });
+    const at = new Date().toISOString();
+    const record = newTradeRecord(input, snapshot, rest, at);
+    const event = this.deps.host.eventRecord(
+      record.tradeId,
+      'SETTLEMENT_STARTED',
+      rest,
+      { quote_id: input.quoteId },
+      at,
+    );
+    // Until its lock lands, the trade's hold counts against whoever held the quote.
+    quotes.handOver(input.quoteId, record.tradeId, takerWallet);
+    try {
+      await this.deps.host.create(record, snapshot, event);
+    } catch (error) {
+      // This run lost its trades (it stops now): nothing was stored, and another instance serves a retry.
+      if (isFenced(error)) {
+        throw new RuntimeError('runtime_unavailable', 'This instance no longer holds its lease; retry.');
       }
-      quotes.releaseQuote(quoteId);
-      const trade = await this.deps.queries.reading(record, snapshot, now, {
-        entries: [],
-        quote: found.record,
-      });
-      return { created: true, trade, lock };
-    } finally {
-      this.startingQuotes.delete(quoteId);
-      this.startingHashes.delete(secretHash);
-      const left = (this.startingByWallet.get(takerWallet) ?? 1) - 1;
-      if (left === 0) this.startingByWallet.delete(takerWallet);
-      else this.startingByWallet.set(takerWallet, left);
+      if (error instanceof StoreConflict) {
+        // Another start (another request, or another instance) took the quote or the commitment first.
+        throw new RuntimeError(error.conflict === 'quote_used' ? 'quote_already_used' : 'secret_hash_reused');
+      }
+      throw error;
     }
+    return { record, snapshot };
   }
 
   /** The same wallet and commitment again, while pending and in the lock window: a fresh lock. */

@@ -75,18 +75,30 @@ export async function registerRoutes(
   operatorRoutes: OperatorRoutes,
   clientOf?: (request: FastifyRequest) => string,
 ): Promise<void> {
-  const { config, version, run, quotes, prices, runtime, devChain, readiness, tradable, metrics } = deps;
-  const { assets, pairs } = config;
+  const { config } = deps;
   const writable = deps.writable ?? (() => true);
   const operator: OperatorAccess = {
     token: config.http.operatorToken,
     tokens: config.http.operatorTokens,
     routes: operatorRoutes,
   };
+  // The embedded chain as a public JSON-RPC endpoint, for takers that verify through an RPC.
+  const ledger = devRpcLedger(deps.devChain);
+  await registerPublicRoutes(app, deps, writable, clientOf);
+  await registerOperatorRoutes(app, deps, operator, ledger);
+  await registerSwapPage(app, deps, ledger);
+}
 
-  // Public: the interface's routes.
+/** Public: the interface's routes. */
+async function registerPublicRoutes(
+  app: TypeBoxApp,
+  deps: HttpDeps,
+  writable: () => boolean,
+  clientOf: ((request: FastifyRequest) => string) | undefined,
+): Promise<void> {
+  const { config, version, run, quotes, prices, runtime, readiness, tradable, metrics, control } = deps;
+  const { assets, pairs } = config;
   await app.register(healthRoutes, { prefix: '/v1/health', version, run, readiness });
-  const control = deps.control;
   await app.register(assetRoutes, {
     prefix: '/v1',
     assets,
@@ -116,11 +128,22 @@ export async function registerRoutes(
     writable,
     streams: metrics.eventStreams('trade'),
   });
-  // The operator's: each group guarded by the operator token.
+}
+
+/**
+ * The operator's: each group guarded by the operator token. The embedded chain's public JSON-RPC endpoint is
+ * registered among them, after the dev group, where it always was (the OpenAPI document keeps its order).
+ */
+async function registerOperatorRoutes(
+  app: TypeBoxApp,
+  deps: HttpDeps,
+  operator: OperatorAccess,
+  ledger: ReturnType<typeof devRpcLedger>,
+): Promise<void> {
+  const { config, version, run, runtime, devChain, readiness, metrics, control } = deps;
+  const { assets } = config;
   await app.register(tradeOperatorRoutes, { prefix: '/v1/trades', runtime, assets, operator });
   if (devChain) await app.register(devRoutes, { prefix: '/v1/dev', devChain, assets, operator });
-  // The embedded chain as a public JSON-RPC endpoint, for takers that verify through an RPC.
-  const ledger = devRpcLedger(devChain);
   if (ledger) await app.register(devRpcRoutes, { prefix: '/v1/dev', ledger });
   await app.register(runtimeRoutes, {
     prefix: '/v1/runtime',
@@ -152,7 +175,15 @@ export async function registerRoutes(
   }
   await app.register(vizRoutes, { prefix: '/v1/viz', operator });
   await app.register(metricsRoutes, { prefix: '/metrics', operator, metrics });
-  // The taker's swap page, static, at the root. Off the embedded chain its client pins the maker and the mints.
+}
+
+/** The taker's swap page, static, at the root. Off the embedded chain its client pins the maker and the mints. */
+async function registerSwapPage(
+  app: TypeBoxApp,
+  deps: HttpDeps,
+  ledger: ReturnType<typeof devRpcLedger>,
+): Promise<void> {
+  const { config, devChain } = deps;
   await app.register(swapPageRoutes, {
     devWallet: devChain !== null,
     rpcUrl: ledger ? '/v1/dev/rpc' : config.swapPage.rpcUrl,
@@ -161,7 +192,7 @@ export async function registerRoutes(
       ? null
       : {
           maker: deps.makerWallet,
-          mints: Object.fromEntries(assets.list.map((asset) => [asset.symbol, asset.mint])),
+          mints: Object.fromEntries(config.assets.list.map((asset) => [asset.symbol, asset.mint])),
         },
   });
 }

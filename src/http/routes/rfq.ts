@@ -17,6 +17,7 @@ import {
 import { INTEGRATION_STATUS, SETTLEMENT_MODEL } from '../../vocabulary/index.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 import { assertWallet } from '../schemas.ts';
+import type { TypeBoxHandler } from '../typebox-app.ts';
 import { PUBLIC_SECURITY } from './operator.ts';
 import { renderQuotePrices } from './prices.ts';
 import {
@@ -128,91 +129,103 @@ export function renderRejection(rejection: RejectedQuote): Static<typeof RiskRej
 }
 
 export const rfqRoutes: FastifyPluginAsyncTypebox<RfqRoutesOptions> = async (app, opts) => {
-  const { quotes, metrics, tradable } = opts;
-  const writable = opts.writable ?? (() => true);
-  const clientOf = opts.clientOf ?? ((request: FastifyRequest) => request.ip);
-  app.post(
-    '/rfq',
-    {
-      schema: {
-        operationId: 'createRfq',
-        tags: ['RFQ'],
-        summary: 'Request a firm quote',
-        description:
-          'Answers 200 with accepted quote terms, or 200 with a risk rejection naming every failing check. ' +
-          'An accepted quote reserves its output until it expires or is used, within the budget of unfunded ' +
-          'holds (per client address and wallet: reservation_budget); its next_action starts wallet ' +
-          'settlement. Its spread_breakdown shows the option term the taker’s redeem window costs.',
-        security: PUBLIC_SECURITY,
-        body: RfqRequestSchema,
-        response: {
-          200: RfqResponseSchema,
-          ...errorResponses(
-            'validation_failed',
-            'payload_too_large',
-            'unsupported_media_type',
-            'chain_unavailable',
-            'storage_full',
-          ),
-        },
-      },
-    },
-    async function createRfq(request, reply) {
-      const started = performance.now();
-      const body = request.body;
-      assertWallet(body.taker_wallet, 'body.taker_wallet');
-      assertTradable(tradable, reply);
-      assertWritable(writable);
-      let outcome: AcceptedQuote | RejectedQuote;
-      try {
-        outcome = await quotes.requestQuote({
-          inputAsset: body.input_asset,
-          outputAsset: body.output_asset,
-          amount: body.amount,
-          takerWallet: body.taker_wallet,
-          expirySeconds: body.expiry_seconds,
-          client: clientOf(request),
-        });
-      } catch (error) {
-        if (error instanceof RfqInputError) {
-          throw new ApiError('validation_failed', undefined, [error.message]);
-        }
-        if (error instanceof InventoryUnknown) throw new ApiError('chain_unavailable', error.message);
-        throw error;
-      }
-      metrics.rfqAnswered(outcome, (performance.now() - started) / 1000);
-      if (outcome.status === 'rejected') {
-        request.log.info(
-          { rejection_id: outcome.rejectionId, reasons: outcome.reasons.map((r) => r.check) },
-          'rfq rejected',
-        );
-        return renderRejection(outcome);
-      }
-      request.log.info({ quote_id: outcome.quoteId }, 'rfq accepted');
-      return renderQuote(outcome);
-    },
-  );
-
-  app.get(
-    '/quotes/:quote_id',
-    {
-      schema: {
-        operationId: 'getQuote',
-        tags: ['RFQ'],
-        summary: 'A quote and whether it is open, used or expired',
-        description:
-          'The accepted quote as it was answered, with its state: open (settlement can start), used (a trade ' +
-          'settles it) or expired, and the two prices it was priced from (prices). 404 quote_not_found when ' +
-          'no accepted quote has the id (a rejection_id is not one).',
-        security: PUBLIC_SECURITY,
-        params: QuoteParams,
-        response: { 200: QuoteLookupSchema, ...errorResponses('quote_not_found') },
-      },
-    },
-    async function getQuote(request) {
-      const found = await quotes.getQuote(request.params.quote_id);
-      if (!found) throw new ApiError('quote_not_found');
-      return { state: found.state, quote: renderQuote(found.quote) };
-    },
-  );
+  const ctx: RfqContext = {
+    quotes: opts.quotes,
+    metrics: opts.metrics,
+    tradable: opts.tradable,
+    writable: opts.writable ?? (() => true),
+    clientOf: opts.clientOf ?? ((request: FastifyRequest) => request.ip),
+  };
+  app.post('/rfq', { schema: createRfqSchema }, createRfqHandler(ctx));
+  app.get('/quotes/:quote_id', { schema: getQuoteSchema }, getQuoteHandler(ctx));
 };
+
+/** What the RFQ handlers read: the options, their defaults filled in. */
+type RfqContext = Required<
+  Pick<RfqRoutesOptions, 'quotes' | 'metrics' | 'tradable' | 'writable' | 'clientOf'>
+>;
+
+const createRfqSchema = {
+  operationId: 'createRfq',
+  tags: ['RFQ'],
+  summary: 'Request a firm quote',
+  description:
+    'Answers 200 with accepted quote terms, or 200 with a risk rejection naming every failing check. ' +
+    'An accepted quote reserves its output until it expires or is used, within the budget of unfunded ' +
+    'holds (per client address and wallet: reservation_budget); its next_action starts wallet ' +
+    'settlement. Its spread_breakdown shows the option term the taker’s redeem window costs.',
+  security: PUBLIC_SECURITY,
+  body: RfqRequestSchema,
+  response: {
+    200: RfqResponseSchema,
+    ...errorResponses(
+      'validation_failed',
+      'payload_too_large',
+      'unsupported_media_type',
+      'chain_unavailable',
+      'storage_full',
+    ),
+  },
+};
+
+const createRfqHandler = ({
+  quotes,
+  metrics,
+  tradable,
+  writable,
+  clientOf,
+}: RfqContext): TypeBoxHandler<typeof createRfqSchema> =>
+  async function createRfq(request, reply) {
+    const started = performance.now();
+    const body = request.body;
+    assertWallet(body.taker_wallet, 'body.taker_wallet');
+    assertTradable(tradable, reply);
+    assertWritable(writable);
+    let outcome: AcceptedQuote | RejectedQuote;
+    try {
+      outcome = await quotes.requestQuote({
+        inputAsset: body.input_asset,
+        outputAsset: body.output_asset,
+        amount: body.amount,
+        takerWallet: body.taker_wallet,
+        expirySeconds: body.expiry_seconds,
+        client: clientOf(request),
+      });
+    } catch (error) {
+      if (error instanceof RfqInputError) {
+        throw new ApiError('validation_failed', undefined, [error.message]);
+      }
+      if (error instanceof InventoryUnknown) throw new ApiError('chain_unavailable', error.message);
+      throw error;
+    }
+    metrics.rfqAnswered(outcome, (performance.now() - started) / 1000);
+    if (outcome.status === 'rejected') {
+      request.log.info(
+        { rejection_id: outcome.rejectionId, reasons: outcome.reasons.map((r) => r.check) },
+        'rfq rejected',
+      );
+      return renderRejection(outcome);
+    }
+    request.log.info({ quote_id: outcome.quoteId }, 'rfq accepted');
+    return renderQuote(outcome);
+  };
+
+const getQuoteSchema = {
+  operationId: 'getQuote',
+  tags: ['RFQ'],
+  summary: 'A quote and whether it is open, used or expired',
+  description:
+    'The accepted quote as it was answered, with its state: open (settlement can start), used (a trade ' +
+    'settles it) or expired, and the two prices it was priced from (prices). 404 quote_not_found when ' +
+    'no accepted quote has the id (a rejection_id is not one).',
+  security: PUBLIC_SECURITY,
+  params: QuoteParams,
+  response: { 200: QuoteLookupSchema, ...errorResponses('quote_not_found') },
+};
+
+const getQuoteHandler = ({ quotes }: RfqContext): TypeBoxHandler<typeof getQuoteSchema> =>
+  async function getQuote(request) {
+    const found = await quotes.getQuote(request.params.quote_id);
+    if (!found) throw new ApiError('quote_not_found');
+    return { state: found.state, quote: renderQuote(found.quote) };
+  };
