@@ -74,31 +74,46 @@ export function loadConfig(path: string = DEFAULT_CONFIG_PATH): Config {
   return resolveConfig(raw);
 }
 
-/** Validates a parsed config document and resolves it; throws ConfigError naming the first bad field. */
-export function resolveConfig(raw: unknown): Config {
+type AssetOf = (symbol: string, field: string) => Asset;
+
+/** The shape check: the first field the schema refuses, named. */
+function checkShape(raw: unknown): ConfigFile {
   const [first] = Value.Errors(ConfigFileSchema, raw);
   if (first) {
     const problem = first.message === 'schema is false' ? 'is not a known setting' : first.message;
     throw new ConfigError(pointerToField(first.instancePath), problem);
   }
-  const file = raw as ConfigFile;
+  return raw as ConfigFile;
+}
 
-  const assets = new AssetRegistry(file.assets.map((asset, i) => resolveAsset(asset, `assets[${i}]`)));
-  const asset = (symbol: string, field: string) => {
+const assetLookup =
+  (assets: AssetRegistry): AssetOf =>
+  (symbol, field) => {
     const found = assets.find(symbol);
     if (!found) throw new ConfigError(field, `unknown asset '${symbol}'`);
     return found;
   };
-  const amount = (text: string, of: Asset, field: string) => {
-    try {
-      return parseAmount(text, of.decimals);
-    } catch (error) {
-      throw new ConfigError(field, (error as Error).message);
-    }
-  };
 
+function amount(text: string, of: Asset, field: string) {
+  try {
+    return parseAmount(text, of.decimals);
+  } catch (error) {
+    throw new ConfigError(field, (error as Error).message);
+  }
+}
+
+function usd(text: string, field: string) {
+  try {
+    return parseUsd(text);
+  } catch (error) {
+    throw new ConfigError(field, (error as Error).message);
+  }
+}
+
+/** Each pair's assets and input bounds; its timing comes once the settlement timing is known. */
+function resolvePairBases(file: ConfigFile, asset: AssetOf) {
   const seenPairs = new Set<string>();
-  const pairBases = file.pairs.map((pair, i) => {
+  return file.pairs.map((pair, i) => {
     const field = `pairs[${i}]`;
     const input = asset(pair.input, `${field}.input`);
     const output = asset(pair.output, `${field}.output`);
@@ -119,7 +134,11 @@ export function resolveConfig(raw: unknown): Config {
       paused: pair.paused,
     };
   });
+}
+type PairBase = ReturnType<typeof resolvePairBases>[number];
 
+/** The reference prices by mint: one per asset, and one for every asset a pair trades. */
+function resolvePrices(file: ConfigFile, asset: AssetOf, pairBases: readonly PairBase[]) {
   const prices = new Map<string, ReferencePrice>();
   file.prices.forEach((price, i) => {
     const field = `prices[${i}]`;
@@ -134,21 +153,20 @@ export function resolveConfig(raw: unknown): Config {
       if (!prices.has(side.mint)) throw new ConfigError('prices', `no reference price for ${side.symbol}`);
     }
   }
+  return prices;
+}
 
+function resolveInventory(file: ConfigFile, asset: AssetOf) {
   const inventory = new Map<string, bigint>();
   file.inventory.forEach((entry, i) => {
     const of = asset(entry.asset, `inventory[${i}].asset`);
     if (inventory.has(of.mint)) throw new ConfigError(`inventory[${i}]`, `second entry for ${of.symbol}`);
     inventory.set(of.mint, amount(entry.amount, of, `inventory[${i}].amount`));
   });
+  return inventory;
+}
 
-  const usd = (text: string, field: string) => {
-    try {
-      return parseUsd(text);
-    } catch (error) {
-      throw new ConfigError(field, (error as Error).message);
-    }
-  };
+function resolveRisk(file: ConfigFile) {
   const risk = {
     minNotionalMicroUsd: usd(file.risk.min_notional_usd, 'risk.min_notional_usd'),
     maxNotionalMicroUsd: usd(file.risk.max_notional_usd, 'risk.max_notional_usd'),
@@ -176,8 +194,12 @@ export function resolveConfig(raw: unknown): Config {
   if (risk.maxNotionalMicroUsd < risk.minNotionalMicroUsd) {
     throw new ConfigError('risk.max_notional_usd', 'must not be below min_notional_usd');
   }
+  return risk;
+}
+
+function resolvePricing(file: ConfigFile) {
   const option = file.pricing.option;
-  const pricing = {
+  return {
     sizeSpreadMaxBps: file.pricing.size_spread_max_bps,
     inventorySkewMaxBps: file.pricing.inventory_skew_max_bps,
     inventoryFreeShareBps: file.pricing.inventory_free_share_bps,
@@ -188,9 +210,19 @@ export function resolveConfig(raw: unknown): Config {
         option?.volatility_half_life_seconds ?? OPTION_DEFAULTS.volatilityHalfLifeSeconds,
     },
   };
+}
+
+/**
+ * Every traded asset has a feed (with Pyth), and no pair's spread terms at their caps add up past 10000 bps:
+ * base + size + skew + each leg's confidence + each leg's option term.
+ */
+function checkSpreadCaps(
+  pairBases: readonly PairBase[],
+  pricing: ReturnType<typeof resolvePricing>,
+  priceSource: ReturnType<typeof resolvePriceSource>,
+) {
   // Each leg adds at most maxBps of option term; none while the term is off.
   const optionCap = pricing.option.k > 0 ? pricing.option.maxBps : 0;
-  const priceSource = resolvePriceSource(file.price_source, asset);
   const confidenceCap = (of: Asset) =>
     priceSource.kind === 'pyth'
       ? (priceSource.feeds.find((feed) => feed.asset === of)?.maxConfidenceBps ?? 0)
@@ -218,7 +250,9 @@ export function resolveConfig(raw: unknown): Config {
       );
     }
   }
+}
 
+function resolveQuotes(file: ConfigFile) {
   const quotes = {
     defaultExpirySeconds: file.quotes.default_expiry_seconds,
     maxExpirySeconds: file.quotes.max_expiry_seconds,
@@ -226,17 +260,10 @@ export function resolveConfig(raw: unknown): Config {
   if (quotes.defaultExpirySeconds > quotes.maxExpirySeconds) {
     throw new ConfigError('quotes.default_expiry_seconds', 'must not exceed max_expiry_seconds');
   }
+  return quotes;
+}
 
-  const chain = resolveChain(file.chain);
-
-  const settlement = resolveTiming(file.settlement, chain.kind);
-  const pairs = file.pairs.map(
-    (raw, i): Pair => ({
-      ...(pairBases[i] as (typeof pairBases)[number]),
-      ...pairTiming(raw, `pairs[${i}]`, quotes, settlement, chain.kind),
-    }),
-  );
-  const reservations = resolveReservations(file.reservations, settlement);
+function resolveCluster(file: ConfigFile, settlement: ReturnType<typeof resolveTiming>) {
   // A lost instance's trades are taken over about 1⅓ leases after it stopped renewing (the lease, then the
   // next claim): that must leave the maker most of its safety margin to redeem. The default is 10 s, or a
   // third of a shorter margin (the embedded chain's second-long test timings).
@@ -252,7 +279,45 @@ export function resolveConfig(raw: unknown): Config {
       `must be at most a third of settlement.safety_margin_seconds (${settlement.safetyMarginSeconds} s)`,
     );
   }
+  return cluster;
+}
 
+const resolveHttp = (http: ConfigFile['http']) => ({
+  corsOrigins: http.cors_origins,
+  rateLimitPerMinute: http.rate_limit_per_minute,
+  bodyLimitBytes: http.body_limit_bytes,
+  operatorToken: http.operator_token,
+  operatorTokens: checkOperatorTokens(http.operator_token, http.operator_tokens ?? []),
+  trustProxy: checkTrustProxy(http.trust_proxy ?? false),
+});
+
+/**
+ * Validates a parsed config document and resolves it; throws ConfigError naming the first bad field. The
+ * steps run in the file's order of dependence (assets before pairs, settlement before pair timing), which is
+ * also the order a bad file's first error is found in.
+ */
+export function resolveConfig(raw: unknown): Config {
+  const file = checkShape(raw);
+  const assets = new AssetRegistry(file.assets.map((asset, i) => resolveAsset(asset, `assets[${i}]`)));
+  const asset = assetLookup(assets);
+  const pairBases = resolvePairBases(file, asset);
+  const prices = resolvePrices(file, asset, pairBases);
+  const inventory = resolveInventory(file, asset);
+  const risk = resolveRisk(file);
+  const pricing = resolvePricing(file);
+  const priceSource = resolvePriceSource(file.price_source, asset);
+  checkSpreadCaps(pairBases, pricing, priceSource);
+  const quotes = resolveQuotes(file);
+  const chain = resolveChain(file.chain);
+  const settlement = resolveTiming(file.settlement, chain.kind);
+  const pairs = file.pairs.map(
+    (raw, i): Pair => ({
+      ...(pairBases[i] as PairBase),
+      ...pairTiming(raw, `pairs[${i}]`, quotes, settlement, chain.kind),
+    }),
+  );
+  const reservations = resolveReservations(file.reservations, settlement);
+  const cluster = resolveCluster(file, settlement);
   const venue = resolveVenue(file.venue, usd);
   const aggregator = resolveAggregator(file.aggregator, chain.kind);
 
@@ -281,13 +346,6 @@ export function resolveConfig(raw: unknown): Config {
       hedging: file.hedging !== undefined,
     }),
     gateway: resolveGateway(file.gateway, { assets, chain, amount }),
-    http: {
-      corsOrigins: file.http.cors_origins,
-      rateLimitPerMinute: file.http.rate_limit_per_minute,
-      bodyLimitBytes: file.http.body_limit_bytes,
-      operatorToken: file.http.operator_token,
-      operatorTokens: checkOperatorTokens(file.http.operator_token, file.http.operator_tokens ?? []),
-      trustProxy: checkTrustProxy(file.http.trust_proxy ?? false),
-    },
+    http: resolveHttp(file.http),
   };
 }

@@ -11,16 +11,18 @@ import type {
   AccountFeed,
   ChainPort,
   ChainTransaction,
+  Commitment,
   DevChain,
   LandResult,
   SignatureState,
+  SignedMakerTransaction,
   TokenBalanceChange,
 } from '../port.ts';
 import type { PriorityFeePolicy } from '../priority.ts';
 import { priceUpdateFromAccount } from '../pyth/account.ts';
 import { PythPublisher, type PythPublisherOptions } from '../pyth/publisher.ts';
 import { settlementBuilders } from '../settlement.ts';
-import { fastSigner } from '../signer.ts';
+import { type FastSigner, fastSigner } from '../signer.ts';
 import { classifyMint } from '../token.ts';
 import { signMakerInstructions } from '../v0.ts';
 import { parseWireTransaction } from '../wire.ts';
@@ -115,9 +117,17 @@ function tokenBalanceChange(b: StoredTokenBalance): TokenBalanceChange {
   };
 }
 
-export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChain {
-  const programId = options.programId ?? DEFAULT_HTLC_PROGRAM_ID;
-  const maker = fastSigner(options.makerKeypair);
+/** What every method of one embedded chain shares: built once by `openEmbedded`, passed explicitly. */
+interface Embedded {
+  programId: PublicKey;
+  ledger: EmbeddedLedger;
+  pyth: PythPublisher | null;
+  extensions: readonly GenesisExtension[];
+  closed: boolean;
+}
+
+/** The ledger, funded for the maker; then the Pyth publisher and the extensions started on it. */
+function openEmbedded(options: EmbeddedChainOptions, programId: PublicKey, maker: FastSigner): Embedded {
   const mints: MintConfig[] = options.mints.map((m) => ({ ...m, address: key(m.address) }));
   const extensions = options.extensions ?? [];
   const ledger = new EmbeddedLedger({
@@ -137,7 +147,6 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     ...(options.clock ? { clock: options.clock } : {}),
     timing: options.timing ?? null,
   });
-  let closed = false;
   const pyth = options.pyth ? new PythPublisher(ledger, options.pyth) : null;
   pyth?.start();
   try {
@@ -147,51 +156,109 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     ledger.close();
     throw error;
   }
+  return { programId, ledger, pyth, extensions, closed: false };
+}
 
-  const builders = settlementBuilders({
-    programId,
-    maker,
-    ...(options.priorityFee ? { priorityFee: options.priorityFee } : {}),
-    lifetime: async () => ledger.latestBlockhash(),
-  });
-  /** What a read at a commitment sees: the escrows (and the clock) as of that commitment's slot. */
-  const escrowAt = (address: PublicKey, commitment: 'confirmed' | 'finalized') =>
-    escrowFromAccount(programId, ledger.getAccount(address, commitment));
+/** What a read at a commitment sees: the escrows (and the clock) as of that commitment's slot. */
+const escrowAt = (
+  { programId, ledger }: Embedded,
+  address: PublicKey,
+  commitment: 'confirmed' | 'finalized',
+) => escrowFromAccount(programId, ledger.getAccount(address, commitment));
 
-  /**
-   * Executes; a transaction that ran and failed is on chain (fee paid) and is reported as `rejected` —
-   * also when it is sent again (a duplicate answers as its first run did, like a cluster).
-   */
-  function execute(transactionBase64: string): string {
-    if (closed) throw new ChainError('unavailable', 'embedded chain is closed');
-    const bytes = new Uint8Array(Buffer.from(transactionBase64, 'base64'));
-    const out = ledger.execute(bytes);
-    const { record } = out;
-    if (record.err !== null) {
-      const err = record.err as TransactionErrorJson;
-      const named = nameError(err, programId, parseWireTransaction(record.bytes));
-      throw new ChainError('rejected', `transaction failed on chain: ${named.name}`, {
-        signature: record.signature,
-        txError: err,
-        logs: record.logs,
-        ...(named.htlcError ? { htlcError: named.htlcError } : {}),
-      });
-    }
-    return record.signature;
+/**
+ * Executes; a transaction that ran and failed is on chain (fee paid) and is reported as `rejected` —
+ * also when it is sent again (a duplicate answers as its first run did, like a cluster).
+ */
+function execute(e: Embedded, transactionBase64: string): string {
+  if (e.closed) throw new ChainError('unavailable', 'embedded chain is closed');
+  const bytes = new Uint8Array(Buffer.from(transactionBase64, 'base64'));
+  const out = e.ledger.execute(bytes);
+  const { record } = out;
+  if (record.err !== null) {
+    const err = record.err as TransactionErrorJson;
+    const named = nameError(err, e.programId, parseWireTransaction(record.bytes));
+    throw new ChainError('rejected', `transaction failed on chain: ${named.name}`, {
+      signature: record.signature,
+      txError: err,
+      logs: record.logs,
+      ...(named.htlcError ? { htlcError: named.htlcError } : {}),
+    });
   }
+  return record.signature;
+}
 
-  const signatureState = async (signature: string) =>
-    stateOf(ledger.transaction(signature), programId, ledger);
+const signatureState = async ({ ledger, programId }: Embedded, signature: string) =>
+  stateOf(ledger.transaction(signature), programId, ledger);
 
-  const chain: EmbeddedChain = {
-    kind: 'embedded',
-    programId,
-    makerWallet: maker.publicKey,
-    ledger,
-    pyth,
+const confirm = (e: Embedded, signature: string, commitment: Commitment, timeoutMs: number) =>
+  pollSignature(() => signatureState(e, signature), commitment, timeoutMs, 20);
 
-    instantFinality: ledger.timing === null,
-    // As the rpc port reads them: the clock at confirmed; block height and blockhashes at the tip.
+async function land(
+  e: Embedded,
+  tx: SignedMakerTransaction,
+  commitment: Commitment,
+  timeoutMs: number,
+): Promise<LandResult> {
+  try {
+    execute(e, tx.transactionBase64);
+  } catch (error) {
+    if (error instanceof ChainError && error.code === 'blockhash_expired') {
+      const known = await signatureState(e, tx.signature);
+      return known.status === 'unknown' ? { status: 'expired' } : known;
+    }
+    // A failed execution is on chain: report it as a state, like a cluster would.
+    if (!(error instanceof ChainError && error.code === 'rejected' && e.ledger.transaction(tx.signature)))
+      throw error;
+  }
+  return confirm(e, tx.signature, commitment, timeoutMs);
+}
+
+function watchAccounts(
+  e: Embedded,
+  onChange: Parameters<ChainPort['watchAccounts']>[0],
+  commitment: Commitment,
+) {
+  // Told as the commitment comes to see each write (at once on the instant chain), and of what a
+  // rollback restored; the feed is live until the chain closes.
+  const stop = e.ledger.onWrite((write) => onChange(write.addresses), commitment);
+  let open = true;
+  const feed: AccountFeed = {
+    get live() {
+      return open && !e.closed;
+    },
+    generation: 1,
+    close: () => {
+      open = false;
+      stop();
+    },
+  };
+  return feed;
+}
+
+const health = ({ closed, ledger }: Embedded) =>
+  closed
+    ? { ok: false, detail: 'embedded chain closed' }
+    : {
+        ok: true,
+        detail: `embedded litesvm at slot ${ledger.slot()}, ${ledger.transactionCount()} transactions`,
+      };
+
+async function close(e: Embedded) {
+  if (e.closed) return;
+  e.closed = true;
+  e.pyth?.stop();
+  try {
+    await closeExtensions(e.extensions);
+  } finally {
+    e.ledger.close();
+  }
+}
+
+/** Reads as the rpc port makes them: the clock at confirmed; block height and blockhashes at the tip. */
+function embeddedReads(e: Embedded) {
+  const { ledger, programId } = e;
+  return {
     now: async () => ledger.clockAt('confirmed').unix,
     blockHeight: async () => ledger.slot(),
     commitmentSlots: async () => ({
@@ -202,67 +269,17 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
       const { blockhash, lastValidBlockHeight } = ledger.latestBlockhash();
       return { blockhash, lastValidBlockHeight };
     },
-
-    ...builders,
-    signMakerInstructions: (a) =>
-      signMakerInstructions(
-        {
-          maker,
-          lifetime: async () => ledger.latestBlockhash(),
-          lookupTables: async (addresses) => addresses.map((address) => lookupTable(ledger, address)),
-        },
-        a,
-      ),
-
-    submitSigned: async (transactionBase64) => ({ signature: execute(transactionBase64) }),
-    send: async (tx) => {
-      execute(tx.transactionBase64);
-    },
-    signatureState,
-    confirm: (signature, commitment, timeoutMs) =>
-      pollSignature(() => signatureState(signature), commitment, timeoutMs, 20),
-    land: async (tx, commitment, timeoutMs): Promise<LandResult> => {
-      try {
-        execute(tx.transactionBase64);
-      } catch (e) {
-        if (e instanceof ChainError && e.code === 'blockhash_expired') {
-          const known = await signatureState(tx.signature);
-          return known.status === 'unknown' ? { status: 'expired' } : known;
-        }
-        // A failed execution is on chain: report it as a state, like a cluster would.
-        if (!(e instanceof ChainError && e.code === 'rejected' && ledger.transaction(tx.signature))) throw e;
-      }
-      return chain.confirm(tx.signature, commitment, timeoutMs);
-    },
-
-    readEscrow: async (address, commitment) => escrowAt(address, commitment),
-    readEscrows: async (addresses, commitment) => addresses.map((a) => escrowAt(a, commitment)),
+    readEscrow: async (address, commitment) => escrowAt(e, address, commitment),
+    readEscrows: async (addresses, commitment) => addresses.map((a) => escrowAt(e, a, commitment)),
     readEscrowsAndClock: async (addresses, commitment) => {
       const { slot, unix } = ledger.clockAt(commitment);
-      const escrows = addresses.map((a) => escrowAt(a, commitment));
+      const escrows = addresses.map((a) => escrowAt(e, a, commitment));
       return { escrows, now: unix, slot };
     },
     readPriceUpdates: async (accounts, commitment) => {
       const { slot, unix } = ledger.clockAt(commitment);
       const updates = accounts.map((a) => priceUpdateFromAccount(ledger.getAccount(a, commitment)));
       return { updates, clockUnix: Number(unix), slot };
-    },
-    watchAccounts: (onChange, commitment = 'finalized') => {
-      // Told as the commitment comes to see each write (at once on the instant chain), and of what a
-      // rollback restored; the feed is live until the chain closes.
-      const stop = ledger.onWrite((write) => onChange(write.addresses), commitment);
-      let open = true;
-      const feed: AccountFeed = {
-        get live() {
-          return open && !closed;
-        },
-        generation: 1,
-        close: () => {
-          open = false;
-          stop();
-        },
-      };
-      return feed;
     },
     signaturesForAddress: async (address, commitment, limit = 100, before) =>
       ledger.transactionsForAddress(address.toBase58(), limit, before, commitment).map((r) => {
@@ -279,29 +296,52 @@ export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChai
     },
     tokenBalance: async (owner, mint) => ledger.tokenAmount(owner, mint, 'confirmed'),
     solBalance: async (owner) => ledger.balance(owner, 'confirmed'),
-    health: async () =>
-      closed
-        ? { ok: false, detail: 'embedded chain closed' }
-        : {
-            ok: true,
-            detail: `embedded litesvm at slot ${ledger.slot()}, ${ledger.transactionCount()} transactions`,
-          },
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      pyth?.stop();
-      try {
-        await closeExtensions(extensions);
-      } finally {
-        ledger.close();
-      }
-    },
+  } satisfies Partial<ChainPort>;
+}
 
+export function createEmbeddedChain(options: EmbeddedChainOptions): EmbeddedChain {
+  const programId = options.programId ?? DEFAULT_HTLC_PROGRAM_ID;
+  const maker = fastSigner(options.makerKeypair);
+  const e = openEmbedded(options, programId, maker);
+  const { ledger } = e;
+  const lifetime = async () => ledger.latestBlockhash();
+  return {
+    kind: 'embedded',
+    programId,
+    makerWallet: maker.publicKey,
+    ledger,
+    pyth: e.pyth,
+    instantFinality: ledger.timing === null,
+    ...embeddedReads(e),
+    ...settlementBuilders({
+      programId,
+      maker,
+      ...(options.priorityFee ? { priorityFee: options.priorityFee } : {}),
+      lifetime,
+    }),
+    signMakerInstructions: (a) =>
+      signMakerInstructions(
+        {
+          maker,
+          lifetime,
+          lookupTables: async (addresses) => addresses.map((address) => lookupTable(ledger, address)),
+        },
+        a,
+      ),
+    submitSigned: async (transactionBase64) => ({ signature: execute(e, transactionBase64) }),
+    send: async (tx) => {
+      execute(e, tx.transactionBase64);
+    },
+    signatureState: (signature) => signatureState(e, signature),
+    confirm: (signature, commitment, timeoutMs) => confirm(e, signature, commitment, timeoutMs),
+    land: (tx, commitment, timeoutMs) => land(e, tx, commitment, timeoutMs),
+    watchAccounts: (onChange, commitment = 'finalized') => watchAccounts(e, onChange, commitment),
+    health: async () => health(e),
+    close: () => close(e),
     airdrop: async ({ wallet, mint, amount }) => ({ signature: ledger.airdrop(wallet, mint, amount) }),
     advanceClock: async (seconds) => ledger.advanceClock(seconds),
     rollback: async (fromSlot) => ({ dropped: ledger.rollback(fromSlot).dropped }),
   };
-  return chain;
 }
 
 /** The address lookup table at the address, as the ledger holds it; ChainError when there is none. */

@@ -237,18 +237,36 @@ function feeForMessage(messageBytes: Uint8Array): bigint {
   return LAMPORTS_PER_SIGNATURE * BigInt(numSigs) + priority;
 }
 
-export function createRpcMethods(ledger: EmbeddedLedger, pyth: PythPublisher | null = null) {
-  const withContext = (value: unknown, commitment: CommitmentLevel = 'processed') => ({
-    context: { slot: ledger.slotAt(commitment), apiVersion: CORE_VERSION },
-    value,
-  });
-  /** The account as the call's commitment sees it, with that commitment's context. */
-  const accountAt = (p: Params, at: number) => {
-    const commitment = commitmentOf(configOf(p, at));
-    return { commitment, read: (key: string) => ledger.getAccount(pubkey(key), commitment) };
-  };
+type Method = (params: Params) => unknown;
 
-  const methods: Record<string, (params: Params) => unknown> = {
+const withContext = (ledger: EmbeddedLedger, value: unknown, commitment: CommitmentLevel = 'processed') => ({
+  context: { slot: ledger.slotAt(commitment), apiVersion: CORE_VERSION },
+  value,
+});
+
+/** The account as the call's commitment sees it, with that commitment's context. */
+const accountAt = (ledger: EmbeddedLedger, p: Params, at: number) => {
+  const commitment = commitmentOf(configOf(p, at));
+  return { commitment, read: (key: string) => ledger.getAccount(pubkey(key), commitment) };
+};
+
+function getFeeForMessage(ledger: EmbeddedLedger, p: Params) {
+  const bytes = new Uint8Array(Buffer.from(param(p, 0, isString, 'message'), 'base64'));
+  try {
+    const fee = feeForMessage(bytes);
+    // Like a validator: null when the message's blockhash is no longer valid.
+    const offset = (bytes[0] ?? 0) & 0x80 ? 4 : 3;
+    const keyCount = bytes[offset] ?? 0;
+    const hash = encodeBase58(bytes.subarray(offset + 1 + 32 * keyCount, offset + 1 + 32 * keyCount + 32));
+    return withContext(ledger, ledger.blockhashSlot(hash) === null ? null : n(fee));
+  } catch {
+    throw new RpcError(INVALID_PARAMS, 'invalid message');
+  }
+}
+
+/** The cluster's identity, clock and fees. */
+function clusterMethods(ledger: EmbeddedLedger): Record<string, Method> {
+  return {
     getHealth: () => 'ok',
     getVersion: () => ({ 'solana-core': `${CORE_VERSION}-embedded`, 'feature-set': 0 }),
     getGenesisHash: () => ledger.genesisHash,
@@ -270,67 +288,153 @@ export function createRpcMethods(ledger: EmbeddedLedger, pyth: PythPublisher | n
     getLatestBlockhash: (p) => {
       const commitment = commitmentOf(configOf(p, 0));
       const { blockhash, lastValidBlockHeight } = ledger.latestBlockhash(commitment);
-      return withContext({ blockhash, lastValidBlockHeight }, commitment);
+      return withContext(ledger, { blockhash, lastValidBlockHeight }, commitment);
     },
     isBlockhashValid: (p) => {
       const commitment = commitmentOf(configOf(p, 1));
       const hash = param(p, 0, isString, 'blockhash');
-      return withContext(ledger.blockhashSlot(hash, commitment) !== null, commitment);
+      return withContext(ledger, ledger.blockhashSlot(hash, commitment) !== null, commitment);
     },
     getMinimumBalanceForRentExemption: (p) =>
       n(ledger.minimumBalanceForRentExemption(param(p, 0, isNumber, 'data length'))),
-    getFeeForMessage: (p) => {
-      const bytes = new Uint8Array(Buffer.from(param(p, 0, isString, 'message'), 'base64'));
-      try {
-        const fee = feeForMessage(bytes);
-        // Like a validator: null when the message's blockhash is no longer valid.
-        const offset = (bytes[0] ?? 0) & 0x80 ? 4 : 3;
-        const keyCount = bytes[offset] ?? 0;
-        const hash = encodeBase58(
-          bytes.subarray(offset + 1 + 32 * keyCount, offset + 1 + 32 * keyCount + 32),
-        );
-        return withContext(ledger.blockhashSlot(hash) === null ? null : n(fee));
-      } catch {
-        throw new RpcError(INVALID_PARAMS, 'invalid message');
-      }
-    },
+    getFeeForMessage: (p) => getFeeForMessage(ledger, p),
+  };
+}
+
+function getTokenAccountBalance(ledger: EmbeddedLedger, p: Params) {
+  const { commitment, read } = accountAt(ledger, p, 1);
+  const acc = read(param(p, 0, isString, 'pubkey'));
+  const token = acc && acc.owner === TOKEN_PROGRAM_ID.toBase58() ? readTokenAccount(acc.data) : null;
+  if (!token) throw new RpcError(INVALID_PARAMS, 'Invalid param: not a Token account');
+  const decimals = ledger.decimalsOf(token.mint) ?? 0;
+  const ui = uiAmountString(token.amount, decimals);
+  return withContext(
+    ledger,
+    { amount: token.amount.toString(), decimals, uiAmount: Number(ui), uiAmountString: ui },
+    commitment,
+  );
+}
+
+/** Accounts and balances, at the call's commitment. */
+function accountMethods(ledger: EmbeddedLedger): Record<string, Method> {
+  return {
     getBalance: (p) => {
-      const { commitment, read } = accountAt(p, 1);
-      return withContext(n(read(param(p, 0, isString, 'pubkey'))?.lamports ?? 0n), commitment);
+      const { commitment, read } = accountAt(ledger, p, 1);
+      return withContext(ledger, n(read(param(p, 0, isString, 'pubkey'))?.lamports ?? 0n), commitment);
     },
     getAccountInfo: (p) => {
-      const { commitment, read } = accountAt(p, 1);
-      return withContext(
-        accountJson(read(param(p, 0, isString, 'pubkey')), configOf(p, 1)?.encoding),
-        commitment,
-      );
+      const { commitment, read } = accountAt(ledger, p, 1);
+      const account = accountJson(read(param(p, 0, isString, 'pubkey')), configOf(p, 1)?.encoding);
+      return withContext(ledger, account, commitment);
     },
     getMultipleAccounts: (p) => {
       const keys = param(p, 0, isStringArray, 'pubkeys');
       if (keys.length > 100) throw new RpcError(INVALID_PARAMS, 'Too many inputs provided; max 100');
-      const { commitment, read } = accountAt(p, 1);
+      const { commitment, read } = accountAt(ledger, p, 1);
       const encoding = configOf(p, 1)?.encoding;
       return withContext(
+        ledger,
         keys.map((k) => accountJson(read(k), encoding)),
         commitment,
       );
     },
-    getTokenAccountBalance: (p) => {
-      const { commitment, read } = accountAt(p, 1);
-      const acc = read(param(p, 0, isString, 'pubkey'));
-      const token = acc && acc.owner === TOKEN_PROGRAM_ID.toBase58() ? readTokenAccount(acc.data) : null;
-      if (!token) throw new RpcError(INVALID_PARAMS, 'Invalid param: not a Token account');
-      const decimals = ledger.decimalsOf(token.mint) ?? 0;
-      const ui = uiAmountString(token.amount, decimals);
-      return withContext(
-        { amount: token.amount.toString(), decimals, uiAmount: Number(ui), uiAmountString: ui },
-        commitment,
-      );
-    },
+    getTokenAccountBalance: (p) => getTokenAccountBalance(ledger, p),
+  };
+}
+
+function getSignaturesForAddress(ledger: EmbeddedLedger, p: Params) {
+  const address = pubkey(param(p, 0, isString, 'address')).toBase58();
+  const config = configOf(p, 1);
+  const limit = Math.min(isNumber(config?.limit) ? config.limit : 1000, 1000);
+  const before = isString(config?.before) ? config.before : undefined;
+  const until = isString(config?.until) ? config.until : undefined;
+  const commitment = commitmentOf(config);
+  const out = [];
+  for (const r of ledger.transactionsForAddress(address, limit, before, commitment)) {
+    if (r.signature === until) break;
+    out.push({
+      signature: r.signature,
+      slot: r.slot,
+      err: r.err,
+      memo: null,
+      blockTime: r.blockTime,
+      confirmationStatus: ledger.commitmentOf(r.slot),
+    });
+  }
+  return out;
+}
+
+function sendTransaction(ledger: EmbeddedLedger, p: Params) {
+  const config = configOf(p, 1);
+  const bytes = decodeWire(param(p, 0, isString, 'transaction'), config?.encoding ?? 'base58');
+  try {
+    if (config?.skipPreflight !== true) {
+      const sim = ledger.simulate(bytes);
+      if (sim.err !== null) {
+        throw new RpcError(PREFLIGHT_FAILURE, preflightMessage(sim.err), {
+          err: sim.err,
+          logs: sim.logs,
+          accounts: null,
+          unitsConsumed: n(sim.computeUnits),
+          returnData: null,
+        });
+      }
+    }
+    return ledger.execute(bytes).record.signature;
+  } catch (e) {
+    if (e instanceof RpcError) throw e;
+    if (e instanceof ChainError) {
+      if (e.code === 'missing_signature' || e.code === 'invalid_signature') {
+        throw new RpcError(SIGNATURE_VERIFICATION_FAILURE, 'Transaction signature verification failure');
+      }
+      if (e.code === 'invalid_transaction')
+        throw new RpcError(INVALID_PARAMS, `invalid transaction: ${e.message}`);
+      // Without preflight a cluster accepts the bytes and silently drops what cannot land.
+      if (config?.skipPreflight === true && e.code === 'blockhash_expired') {
+        return signatureOf(parseWireTransaction(bytes));
+      }
+      const err = e.txError ?? (e.code === 'blockhash_expired' ? 'BlockhashNotFound' : e.code);
+      throw new RpcError(PREFLIGHT_FAILURE, preflightMessage(err), {
+        err,
+        logs: e.logs ?? [],
+        accounts: null,
+      });
+    }
+    throw e;
+  }
+}
+
+function simulateTransaction(ledger: EmbeddedLedger, p: Params) {
+  const config = configOf(p, 1);
+  const bytes = decodeWire(param(p, 0, isString, 'transaction'), config?.encoding ?? 'base58');
+  if (config?.sigVerify === true && config?.replaceRecentBlockhash === true)
+    throw new RpcError(INVALID_PARAMS, 'sigVerify may not be used with replaceRecentBlockhash');
+  const wanted = (config?.accounts as { addresses?: unknown; encoding?: unknown } | undefined) ?? null;
+  if (wanted !== null && !isStringArray(wanted.addresses))
+    throw new RpcError(INVALID_PARAMS, 'accounts.addresses must be an array of addresses');
+  const addresses = wanted ? (wanted.addresses as string[]).map((a) => pubkey(a).toBase58()) : [];
+  const sim = ledger.simulate(bytes, {
+    sigVerify: config?.sigVerify === true,
+    replaceRecentBlockhash: config?.replaceRecentBlockhash === true,
+    accounts: addresses,
+  });
+  return withContext(ledger, {
+    err: sim.err,
+    logs: sim.logs,
+    accounts: wanted ? sim.accounts.map((a) => accountJson(a, wanted.encoding ?? 'base64')) : null,
+    unitsConsumed: n(sim.computeUnits),
+    returnData: null,
+  });
+}
+
+/** Transactions: their statuses and history, sending, simulating, and the faucet. */
+function transactionMethods(ledger: EmbeddedLedger): Record<string, Method> {
+  return {
     getSignatureStatuses: (p) => {
       const sigs = param(p, 0, isStringArray, 'signatures');
       if (sigs.length > 256) throw new RpcError(INVALID_PARAMS, 'Too many inputs provided; max 256');
       return withContext(
+        ledger,
         sigs.map((s) => {
           const r = ledger.transaction(s);
           return r ? statusJson(ledger, r) : null;
@@ -346,95 +450,48 @@ export function createRpcMethods(ledger: EmbeddedLedger, pyth: PythPublisher | n
       const r = ledger.transaction(param(p, 0, isString, 'signature'), commitment);
       return r ? transactionJson(r, config?.encoding ?? (isString(p[1]) ? p[1] : 'json')) : null;
     },
-    getSignaturesForAddress: (p) => {
-      const address = pubkey(param(p, 0, isString, 'address')).toBase58();
-      const config = configOf(p, 1);
-      const limit = Math.min(isNumber(config?.limit) ? config.limit : 1000, 1000);
-      const before = isString(config?.before) ? config.before : undefined;
-      const until = isString(config?.until) ? config.until : undefined;
-      const commitment = commitmentOf(config);
-      const out = [];
-      for (const r of ledger.transactionsForAddress(address, limit, before, commitment)) {
-        if (r.signature === until) break;
-        out.push({
-          signature: r.signature,
-          slot: r.slot,
-          err: r.err,
-          memo: null,
-          blockTime: r.blockTime,
-          confirmationStatus: ledger.commitmentOf(r.slot),
-        });
-      }
-      return out;
-    },
-    sendTransaction: (p) => {
-      const config = configOf(p, 1);
-      const bytes = decodeWire(param(p, 0, isString, 'transaction'), config?.encoding ?? 'base58');
-      try {
-        if (config?.skipPreflight !== true) {
-          const sim = ledger.simulate(bytes);
-          if (sim.err !== null) {
-            throw new RpcError(PREFLIGHT_FAILURE, preflightMessage(sim.err), {
-              err: sim.err,
-              logs: sim.logs,
-              accounts: null,
-              unitsConsumed: n(sim.computeUnits),
-              returnData: null,
-            });
-          }
-        }
-        return ledger.execute(bytes).record.signature;
-      } catch (e) {
-        if (e instanceof RpcError) throw e;
-        if (e instanceof ChainError) {
-          if (e.code === 'missing_signature' || e.code === 'invalid_signature') {
-            throw new RpcError(SIGNATURE_VERIFICATION_FAILURE, 'Transaction signature verification failure');
-          }
-          if (e.code === 'invalid_transaction')
-            throw new RpcError(INVALID_PARAMS, `invalid transaction: ${e.message}`);
-          // Without preflight a cluster accepts the bytes and silently drops what cannot land.
-          if (config?.skipPreflight === true && e.code === 'blockhash_expired') {
-            return signatureOf(parseWireTransaction(bytes));
-          }
-          const err = e.txError ?? (e.code === 'blockhash_expired' ? 'BlockhashNotFound' : e.code);
-          throw new RpcError(PREFLIGHT_FAILURE, preflightMessage(err), {
-            err,
-            logs: e.logs ?? [],
-            accounts: null,
-          });
-        }
-        throw e;
-      }
-    },
-    simulateTransaction: (p) => {
-      const config = configOf(p, 1);
-      const bytes = decodeWire(param(p, 0, isString, 'transaction'), config?.encoding ?? 'base58');
-      if (config?.sigVerify === true && config?.replaceRecentBlockhash === true)
-        throw new RpcError(INVALID_PARAMS, 'sigVerify may not be used with replaceRecentBlockhash');
-      const wanted = (config?.accounts as { addresses?: unknown; encoding?: unknown } | undefined) ?? null;
-      if (wanted !== null && !isStringArray(wanted.addresses))
-        throw new RpcError(INVALID_PARAMS, 'accounts.addresses must be an array of addresses');
-      const addresses = wanted ? (wanted.addresses as string[]).map((a) => pubkey(a).toBase58()) : [];
-      const sim = ledger.simulate(bytes, {
-        sigVerify: config?.sigVerify === true,
-        replaceRecentBlockhash: config?.replaceRecentBlockhash === true,
-        accounts: addresses,
-      });
-      return withContext({
-        err: sim.err,
-        logs: sim.logs,
-        accounts: wanted ? sim.accounts.map((a) => accountJson(a, wanted.encoding ?? 'base64')) : null,
-        unitsConsumed: n(sim.computeUnits),
-        returnData: null,
-      });
-    },
+    getSignaturesForAddress: (p) => getSignaturesForAddress(ledger, p),
+    sendTransaction: (p) => sendTransaction(ledger, p),
+    simulateTransaction: (p) => simulateTransaction(ledger, p),
     requestAirdrop: (p) =>
       ledger.requestAirdrop(
         pubkey(param(p, 0, isString, 'pubkey')),
         BigInt(param(p, 1, isNumber, 'lamports')),
       ),
+  };
+}
 
-    // ---- dev methods: only this loopback chain has them
+/** [action, symbol?, bps?]: freeze | stale | resume | jump (bps) a feed, publish all now, or status. */
+function devPyth(pyth: PythPublisher | null, p: Params) {
+  if (!pyth) throw new RpcError(INVALID_PARAMS, 'this chain publishes no Pyth feeds');
+  const action = param(p, 0, isString, 'action');
+  const symbol = () => param(p, 1, isString, 'symbol');
+  try {
+    if (action === 'freeze') pyth.freeze(symbol());
+    else if (action === 'stale') pyth.stale(symbol());
+    else if (action === 'resume') pyth.resume(symbol());
+    else if (action === 'jump') pyth.jump(symbol(), param(p, 2, isNumber, 'bps'));
+    else if (action === 'publish') pyth.publishNow();
+    else if (action !== 'status') throw new RpcError(INVALID_PARAMS, `Invalid params: pyth action ${action}`);
+  } catch (e) {
+    if (e instanceof RpcError) throw e;
+    throw new RpcError(INVALID_PARAMS, `Invalid params: ${(e as Error).message}`);
+  }
+  return pyth.symbols.map((feed) => {
+    const latest = pyth.latest(feed);
+    return {
+      symbol: feed,
+      mode: pyth.mode(feed),
+      price: latest?.price.toString() ?? null,
+      exponent: latest?.exponent ?? null,
+      publishTime: latest === null ? null : n(latest.publishTime),
+    };
+  });
+}
+
+/** dev methods: only this loopback chain has them. */
+function devMethods(ledger: EmbeddedLedger, pyth: PythPublisher | null): Record<string, Method> {
+  return {
     dev_advanceClock: (p) => {
       ledger.advanceClock(param(p, 0, isNumber, 'seconds'));
       const { slot, unix } = ledger.tick();
@@ -463,36 +520,17 @@ export function createRpcMethods(ledger: EmbeddedLedger, pyth: PythPublisher | n
       const { slot, unix } = ledger.tick();
       return { slot, unixTimestamp: n(unix) };
     },
-    /** [action, symbol?, bps?]: freeze | stale | resume | jump (bps) a feed, publish all now, or status. */
-    dev_pyth: (p) => {
-      if (!pyth) throw new RpcError(INVALID_PARAMS, 'this chain publishes no Pyth feeds');
-      const action = param(p, 0, isString, 'action');
-      const symbol = () => param(p, 1, isString, 'symbol');
-      try {
-        if (action === 'freeze') pyth.freeze(symbol());
-        else if (action === 'stale') pyth.stale(symbol());
-        else if (action === 'resume') pyth.resume(symbol());
-        else if (action === 'jump') pyth.jump(symbol(), param(p, 2, isNumber, 'bps'));
-        else if (action === 'publish') pyth.publishNow();
-        else if (action !== 'status')
-          throw new RpcError(INVALID_PARAMS, `Invalid params: pyth action ${action}`);
-      } catch (e) {
-        if (e instanceof RpcError) throw e;
-        throw new RpcError(INVALID_PARAMS, `Invalid params: ${(e as Error).message}`);
-      }
-      return pyth.symbols.map((feed) => {
-        const latest = pyth.latest(feed);
-        return {
-          symbol: feed,
-          mode: pyth.mode(feed),
-          price: latest?.price.toString() ?? null,
-          exponent: latest?.exponent ?? null,
-          publishTime: latest === null ? null : n(latest.publishTime),
-        };
-      });
-    },
+    dev_pyth: (p) => devPyth(pyth, p),
   };
+}
 
+export function createRpcMethods(ledger: EmbeddedLedger, pyth: PythPublisher | null = null) {
+  const methods: Record<string, Method> = {
+    ...clusterMethods(ledger),
+    ...accountMethods(ledger),
+    ...transactionMethods(ledger),
+    ...devMethods(ledger, pyth),
+  };
   return (method: string, params: Params): unknown => {
     const fn = Object.hasOwn(methods, method) ? methods[method] : undefined;
     if (!fn) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);

@@ -28,9 +28,10 @@ import type {
   SignedMakerTransaction,
   TokenBalanceChange,
 } from '../port.ts';
+import type { PriorityFeePolicy } from '../priority.ts';
 import { priceUpdateFromAccount } from '../pyth/account.ts';
 import { settlementBuilders } from '../settlement.ts';
-import { fastSigner, loadKeypairFile } from '../signer.ts';
+import { type FastSigner, fastSigner, loadKeypairFile } from '../signer.ts';
 import { ata, classifyMint, readTokenAccount, TOKEN_PROGRAM_ID } from '../token.ts';
 import { signMakerInstructions } from '../v0.ts';
 import { decodeBase64Transaction, missingSigners, signatureOf, type WireTransaction } from '../wire.ts';
@@ -139,7 +140,21 @@ async function mapLimited<T, R>(items: T[], limit: number, work: (item: T) => Pr
   return out;
 }
 
-export function createRpcChain(options: RpcChainOptions): ChainPort {
+/** What every read, send and feed of one rpc chain shares: built once by `openRpc`, passed explicitly. */
+interface Rpc {
+  programId: PublicKey;
+  maker: FastSigner;
+  endpoints: Endpoints;
+  pollMs: number;
+  rebroadcastMs: number;
+  /** Pushes come from one websocket: the configured one (else the primary's), the others' while it is down. */
+  wsUrls: string[];
+  feeds: Set<AccountFeed>;
+  /** Finalized states never change; failed-transaction names need a getTransaction, so keep them. */
+  finalized: Map<string, SignatureState>;
+}
+
+function openRpc(options: RpcChainOptions): Rpc {
   const programId =
     typeof options.programId === 'string' ? new PublicKey(options.programId) : options.programId;
   const keypair =
@@ -147,397 +162,434 @@ export function createRpcChain(options: RpcChainOptions): ChainPort {
   if (!keypair) throw new Error('rpc chain: makerKeypair or makerKeypairPath is required');
   const urls = options.urls ?? (options.url !== undefined ? [options.url] : []);
   if (urls.length === 0) throw new Error('rpc chain: url or urls is required');
-  const maker = fastSigner(keypair);
   const endpoints = new Endpoints({
     urls,
     maxSlotLag: options.maxSlotLag ?? DEFAULT_MAX_SLOT_LAG,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     slotProbeIntervalMs: options.slotProbeIntervalMs ?? DEFAULT_SLOT_PROBE_MS,
   });
-  const pollMs = options.pollIntervalMs ?? 500;
-  const rebroadcastMs = options.rebroadcastIntervalMs ?? 2_000;
-  // Pushes come from one websocket: the configured one (else the primary's), the others' while it is down.
-  const wsUrls = [
-    ...new Set([
-      options.wsUrl ?? websocketUrlFor(endpoints.primary.url),
-      ...urls.slice(1).map(websocketUrlFor),
-    ]),
-  ];
-  const feeds = new Set<AccountFeed>();
-  const priority = options.priorityFeeMicroLamports ?? 0;
-
-  const latestBlockhash = () =>
-    endpoints.read(
-      'getLatestBlockhash',
-      async (c) => withSlot(await c.getLatestBlockhashAndContext('confirmed')),
-      { commitment: 'confirmed' },
-    );
-  const blockHeight = (commitment: Commitment) =>
-    endpoints.read('getBlockHeight', async (c) => noSlot(await c.getBlockHeight(commitment)), { commitment });
-  const readAccount = (what: string, address: PublicKey, commitment: Commitment) =>
-    endpoints.read(what, async (c) => withSlot(await c.getAccountInfoAndContext(address, commitment)), {
-      commitment,
-      absent: (info) => info === null,
-    });
-
-  const builders = settlementBuilders({
+  return {
     programId,
-    maker,
-    ...(priority > 0
-      ? {
-          priorityFee: {
-            baseMicroLamports: priority,
-            maxMicroLamports: Math.max(priority, options.maxPriorityFeeMicroLamports ?? priority),
-            rampSeconds: options.priorityFeeRampSeconds ?? DEFAULT_PRIORITY_RAMP_SECONDS,
-            unitLimit: options.computeUnitLimit ?? DEFAULT_UNIT_LIMIT,
-          },
-        }
-      : {}),
-    lifetime: latestBlockhash,
+    maker: fastSigner(keypair),
+    endpoints,
+    pollMs: options.pollIntervalMs ?? 500,
+    rebroadcastMs: options.rebroadcastIntervalMs ?? 2_000,
+    wsUrls: [
+      ...new Set([
+        options.wsUrl ?? websocketUrlFor(endpoints.primary.url),
+        ...urls.slice(1).map(websocketUrlFor),
+      ]),
+    ],
+    feeds: new Set<AccountFeed>(),
+    finalized: new Map<string, SignatureState>(),
+  };
+}
+
+/** The priority fee maker transactions pay, from the options; none when the base fee is 0. */
+function priorityFeeOf(options: RpcChainOptions): { priorityFee?: PriorityFeePolicy } {
+  const priority = options.priorityFeeMicroLamports ?? 0;
+  if (priority <= 0) return {};
+  return {
+    priorityFee: {
+      baseMicroLamports: priority,
+      maxMicroLamports: Math.max(priority, options.maxPriorityFeeMicroLamports ?? priority),
+      rampSeconds: options.priorityFeeRampSeconds ?? DEFAULT_PRIORITY_RAMP_SECONDS,
+      unitLimit: options.computeUnitLimit ?? DEFAULT_UNIT_LIMIT,
+    },
+  };
+}
+
+const latestBlockhash = ({ endpoints }: Rpc) =>
+  endpoints.read(
+    'getLatestBlockhash',
+    async (c) => withSlot(await c.getLatestBlockhashAndContext('confirmed')),
+    { commitment: 'confirmed' },
+  );
+
+const blockHeightAt = ({ endpoints }: Rpc, commitment: Commitment) =>
+  endpoints.read('getBlockHeight', async (c) => noSlot(await c.getBlockHeight(commitment)), { commitment });
+
+const readAccount = ({ endpoints }: Rpc, what: string, address: PublicKey, commitment: Commitment) =>
+  endpoints.read(what, async (c) => withSlot(await c.getAccountInfoAndContext(address, commitment)), {
+    commitment,
+    absent: (info) => info === null,
   });
 
-  // Finalized states never change; failed-transaction names need a getTransaction, so keep them.
-  const finalized = new Map<string, SignatureState>();
+async function commitmentSlots({ endpoints }: Rpc) {
+  const slotAt = (commitment: Commitment) =>
+    endpoints.read('getSlot', async (c) => noSlot(await c.getSlot(commitment)), { commitment });
+  const [confirmed, finalized] = await Promise.all([slotAt('confirmed'), slotAt('finalized')]);
+  return { confirmed, finalized };
+}
 
-  /** The transaction, or null when a current endpoint does not know it. */
-  const fetchTransaction = (signature: string, commitment: Commitment) =>
-    endpoints.read(
-      'getTransaction',
-      async (c) =>
-        noSlot(await c.getTransaction(signature, { commitment, maxSupportedTransactionVersion: 0 })),
-      { commitment, absent: (tx) => tx === null },
-    );
+/** The transaction, or null when a current endpoint does not know it. */
+const fetchTransaction = ({ endpoints }: Rpc, signature: string, commitment: Commitment) =>
+  endpoints.read(
+    'getTransaction',
+    async (c) => noSlot(await c.getTransaction(signature, { commitment, maxSupportedTransactionVersion: 0 })),
+    { commitment, absent: (tx) => tx === null },
+  );
 
-  const wireOf = (r: VersionedTransactionResponse): Pick<WireTransaction, 'instructions' | 'accountKeys'> => {
-    const m = r.transaction.message;
-    return {
-      accountKeys: m.staticAccountKeys.map((k) => k.toBase58()),
-      instructions: m.compiledInstructions.map((ix) => ({
-        programIdIndex: ix.programIdIndex,
-        accounts: ix.accountKeyIndexes,
-        data: ix.data,
-      })),
-    };
+const wireOf = (r: VersionedTransactionResponse): Pick<WireTransaction, 'instructions' | 'accountKeys'> => {
+  const m = r.transaction.message;
+  return {
+    accountKeys: m.staticAccountKeys.map((k) => k.toBase58()),
+    instructions: m.compiledInstructions.map((ix) => ({
+      programIdIndex: ix.programIdIndex,
+      accounts: ix.accountKeyIndexes,
+      data: ix.data,
+    })),
   };
+};
 
-  function toChainTransaction(signature: string, r: VersionedTransactionResponse): ChainTransaction {
-    const txError = (r.meta?.err ?? null) as TransactionErrorJson | null;
-    const bytes = new VersionedTransaction(
-      r.transaction.message,
-      r.transaction.signatures.map((s) => decodeBase58(s)),
-    ).serialize();
-    return {
-      signature,
-      slot: r.slot,
-      blockTime: r.blockTime ?? null,
-      err: nameError(txError, programId, wireOf(r)).name,
-      txError,
-      fee: BigInt(r.meta?.fee ?? 0),
-      accountKeys: r.transaction.message.staticAccountKeys.map((k) => k.toBase58()),
-      logs: r.meta?.logMessages ?? [],
-      transactionBase64: Buffer.from(bytes).toString('base64'),
-      tokenBalances: tokenBalancesOf(r),
-    };
-  }
-
-  /**
-   * Accounts in input order, ACCOUNTS_PER_CALL keys per getMultipleAccounts call; each call fails over on
-   * its own, and one that finds an account absent is answered by a current endpoint.
-   */
-  async function readAccounts(keys: readonly PublicKey[], commitment: Commitment) {
-    const chunks: PublicKey[][] = [];
-    for (let i = 0; i < keys.length; i += ACCOUNTS_PER_CALL)
-      chunks.push(keys.slice(i, i + ACCOUNTS_PER_CALL));
-    const answers = await mapLimited(chunks, CALLS_IN_FLIGHT, (chunk) =>
-      endpoints.read(
-        'getMultipleAccounts',
-        async (c) => withSlot(await c.getMultipleAccountsInfoAndContext(chunk, commitment)),
-        { commitment, absent: (infos) => infos.some((info) => info === null) },
-      ),
-    );
-    return answers.flat();
-  }
-
-  /**
-   * readAccounts plus the Clock sysvar in the same read: the Clock is the last key, so it rides in the
-   * last chunk when that has room, and n accounts and the time cost ceil((n + 1) / 100) calls.
-   */
-  async function readAccountsAndClock(keys: readonly PublicKey[], commitment: Commitment) {
-    const infos = await readAccounts([...keys, SYSVAR_CLOCK_PUBKEY], commitment);
-    const clock = decodeClock(infos.pop() ?? null);
-    return { infos, clock };
-  }
-
-  const escrowOf = (info: AccountInfo<Buffer> | null) =>
-    escrowFromAccount(programId, info ? { owner: info.owner.toBase58(), data: info.data } : null);
-
-  /** getSignatureStatuses' context is the node's processed bank. */
-  const statusAnswer = async (c: Connection, signature: string): Promise<Answer<SignatureStatus | null>> => {
-    const { context, value } = await c.getSignatureStatuses([signature], { searchTransactionHistory: true });
-    return { value: value[0] ?? null, slot: context.slot };
+function toChainTransaction(
+  programId: PublicKey,
+  signature: string,
+  r: VersionedTransactionResponse,
+): ChainTransaction {
+  const txError = (r.meta?.err ?? null) as TransactionErrorJson | null;
+  const bytes = new VersionedTransaction(
+    r.transaction.message,
+    r.transaction.signatures.map((s) => decodeBase58(s)),
+  ).serialize();
+  return {
+    signature,
+    slot: r.slot,
+    blockTime: r.blockTime ?? null,
+    err: nameError(txError, programId, wireOf(r)).name,
+    txError,
+    fee: BigInt(r.meta?.fee ?? 0),
+    accountKeys: r.transaction.message.staticAccountKeys.map((k) => k.toBase58()),
+    logs: r.meta?.logMessages ?? [],
+    transactionBase64: Buffer.from(bytes).toString('base64'),
+    tokenBalances: tokenBalancesOf(r),
   };
+}
 
-  async function signatureState(signature: string): Promise<SignatureState> {
-    const cached = finalized.get(signature);
-    if (cached) return cached;
-    // "Unknown" is believed only from a current endpoint: a lagging one has not seen it land yet.
-    const s = await endpoints.read('getSignatureStatuses', (c) => statusAnswer(c, signature), {
-      commitment: 'processed',
-      absent: (status) => status === null,
-    });
-    if (!s) return { status: 'unknown' };
-    const status = s.confirmationStatus ?? (s.confirmations === null ? 'finalized' : 'confirmed');
-    if (status !== 'finalized' && s.err === null) return { status, slot: s.slot, err: null };
-    // Failed (to name its error) or final (for its fee): read the transaction itself.
-    const tx = await fetchTransaction(signature, status === 'finalized' ? 'finalized' : 'confirmed');
-    if (!tx) return { status: status === 'finalized' ? 'confirmed' : status, slot: s.slot, err: null };
-    const err = nameError((s.err ?? null) as TransactionErrorJson | null, programId, wireOf(tx)).name;
-    if (status !== 'finalized') return { status, slot: s.slot, err };
-    const state: SignatureState = { status: 'finalized', slot: s.slot, err, fee: BigInt(tx.meta?.fee ?? 0) };
-    finalized.set(signature, state);
-    return state;
-  }
+async function getTransaction(rpc: Rpc, signature: string, commitment: Commitment) {
+  const r = await fetchTransaction(rpc, signature, commitment);
+  return r ? toChainTransaction(rpc.programId, signature, r) : null;
+}
 
-  /**
-   * Whether the bytes can never land: one current endpoint shows a finalized block height past their last
-   * valid one and, asked after that, does not know the signature. Both facts come from the same node, so
-   * its own view proves it, whatever the others say.
-   */
-  const provenExpired = (tx: SignedMakerTransaction) =>
+/**
+ * Accounts in input order, ACCOUNTS_PER_CALL keys per getMultipleAccounts call; each call fails over on
+ * its own, and one that finds an account absent is answered by a current endpoint.
+ */
+async function readAccounts({ endpoints }: Rpc, keys: readonly PublicKey[], commitment: Commitment) {
+  const chunks: PublicKey[][] = [];
+  for (let i = 0; i < keys.length; i += ACCOUNTS_PER_CALL) chunks.push(keys.slice(i, i + ACCOUNTS_PER_CALL));
+  const answers = await mapLimited(chunks, CALLS_IN_FLIGHT, (chunk) =>
     endpoints.read(
-      'getBlockHeight+getSignatureStatuses',
-      async (c) => {
-        if ((await c.getBlockHeight('finalized')) <= tx.lastValidBlockHeight) return noSlot(false);
-        const status = await statusAnswer(c, tx.signature);
-        return { value: status.value === null, slot: status.slot };
-      },
-      { commitment: 'processed', absent: (verdict) => verdict },
-    );
+      'getMultipleAccounts',
+      async (c) => withSlot(await c.getMultipleAccountsInfoAndContext(chunk, commitment)),
+      { commitment, absent: (infos) => infos.some((info) => info === null) },
+    ),
+  );
+  return answers.flat();
+}
 
-  /** Sends to every endpoint; an unknown blockhash is expired only once the chain's height is past it. */
-  const broadcast = (wire: WireTransaction, lastValidBlockHeight?: number) =>
-    broadcastToAll(endpoints, wire, programId, async () =>
-      lastValidBlockHeight !== undefined
-        ? (await blockHeight('confirmed')) > lastValidBlockHeight
-        : // A lagging node also says a fresh blockhash is unknown: "invalid" is believed from a current one.
-          !(await endpoints.read(
-            'isBlockhashValid',
-            async (c) =>
-              withSlot(await c.isBlockhashValid(wire.recentBlockhash, { commitment: 'processed' })),
-            { commitment: 'processed', absent: (valid) => !valid },
-          )),
-    );
+/**
+ * readAccounts plus the Clock sysvar in the same read: the Clock is the last key, so it rides in the
+ * last chunk when that has room, and n accounts and the time cost ceil((n + 1) / 100) calls.
+ */
+async function readAccountsAndClock(rpc: Rpc, keys: readonly PublicKey[], commitment: Commitment) {
+  const infos = await readAccounts(rpc, [...keys, SYSVAR_CLOCK_PUBKEY], commitment);
+  const clock = decodeClock(infos.pop() ?? null);
+  return { infos, clock };
+}
 
-  const chain: ChainPort = {
+const escrowOf = (programId: PublicKey) => (info: AccountInfo<Buffer> | null) =>
+  escrowFromAccount(programId, info ? { owner: info.owner.toBase58(), data: info.data } : null);
+
+async function readEscrowsAndClock(rpc: Rpc, addresses: readonly PublicKey[], commitment: Commitment) {
+  const { infos, clock } = await readAccountsAndClock(rpc, addresses, commitment);
+  return { escrows: infos.map(escrowOf(rpc.programId)), now: clock.unix, slot: clock.slot };
+}
+
+async function readPriceUpdates(rpc: Rpc, accounts: readonly PublicKey[], commitment: Commitment) {
+  const { infos, clock } = await readAccountsAndClock(rpc, accounts, commitment);
+  const updates = infos.map((info) =>
+    priceUpdateFromAccount(info ? { owner: info.owner.toBase58(), data: info.data } : null),
+  );
+  return { updates, clockUnix: Number(clock.unix), slot: clock.slot };
+}
+
+async function readMint(rpc: Rpc, mint: PublicKey) {
+  const info = await readAccount(rpc, 'getAccountInfo', mint, 'confirmed');
+  return info ? classifyMint(info.owner.toBase58(), info.data) : null;
+}
+
+async function tokenBalance(rpc: Rpc, owner: PublicKey, mint: PublicKey) {
+  const info = await readAccount(rpc, 'getAccountInfo', ata(owner, mint), 'confirmed');
+  return info?.owner.equals(TOKEN_PROGRAM_ID) ? (readTokenAccount(info.data)?.amount ?? 0n) : 0n;
+}
+
+/** An empty wallet reads as 0 lamports, so 0 is an answer about absence. */
+const solBalance = async ({ endpoints }: Rpc, owner: PublicKey) =>
+  BigInt(
+    await endpoints.read(
+      'getBalance',
+      async (c) => withSlot(await c.getBalanceAndContext(owner, 'confirmed')),
+      { commitment: 'confirmed', absent: (lamports) => lamports === 0 },
+    ),
+  );
+
+/** getSignatureStatuses' context is the node's processed bank. */
+const statusAnswer = async (c: Connection, signature: string): Promise<Answer<SignatureStatus | null>> => {
+  const { context, value } = await c.getSignatureStatuses([signature], { searchTransactionHistory: true });
+  return { value: value[0] ?? null, slot: context.slot };
+};
+
+async function signatureState(rpc: Rpc, signature: string): Promise<SignatureState> {
+  const cached = rpc.finalized.get(signature);
+  if (cached) return cached;
+  // "Unknown" is believed only from a current endpoint: a lagging one has not seen it land yet.
+  const s = await rpc.endpoints.read('getSignatureStatuses', (c) => statusAnswer(c, signature), {
+    commitment: 'processed',
+    absent: (status) => status === null,
+  });
+  if (!s) return { status: 'unknown' };
+  const status = s.confirmationStatus ?? (s.confirmations === null ? 'finalized' : 'confirmed');
+  if (status !== 'finalized' && s.err === null) return { status, slot: s.slot, err: null };
+  // Failed (to name its error) or final (for its fee): read the transaction itself.
+  const tx = await fetchTransaction(rpc, signature, status === 'finalized' ? 'finalized' : 'confirmed');
+  if (!tx) return { status: status === 'finalized' ? 'confirmed' : status, slot: s.slot, err: null };
+  const err = nameError((s.err ?? null) as TransactionErrorJson | null, rpc.programId, wireOf(tx)).name;
+  if (status !== 'finalized') return { status, slot: s.slot, err };
+  const state: SignatureState = { status: 'finalized', slot: s.slot, err, fee: BigInt(tx.meta?.fee ?? 0) };
+  rpc.finalized.set(signature, state);
+  return state;
+}
+
+async function signaturesForAddress(
+  { endpoints }: Rpc,
+  address: PublicKey,
+  commitment: Commitment,
+  limit: number,
+  before: string | undefined,
+) {
+  // A lagging endpoint's list lacks the newest signatures: every list is an answer about absence.
+  const list = await endpoints.read(
+    'getSignaturesForAddress',
+    async (c) =>
+      noSlot(await c.getSignaturesForAddress(address, before ? { limit, before } : { limit }, commitment)),
+    { commitment, absent: () => true },
+  );
+  return list.map((s) => ({
+    signature: s.signature,
+    slot: s.slot,
+    // Naming an HTLC error needs the transaction; getTransaction / signatureState give it.
+    err: s.err === null ? null : describeTransactionError(s.err as TransactionErrorJson, () => false).name,
+    blockTime: s.blockTime ?? null,
+  }));
+}
+
+/**
+ * Whether the bytes can never land: one current endpoint shows a finalized block height past their last
+ * valid one and, asked after that, does not know the signature. Both facts come from the same node, so
+ * its own view proves it, whatever the others say.
+ */
+const provenExpired = ({ endpoints }: Rpc, tx: SignedMakerTransaction) =>
+  endpoints.read(
+    'getBlockHeight+getSignatureStatuses',
+    async (c) => {
+      if ((await c.getBlockHeight('finalized')) <= tx.lastValidBlockHeight) return noSlot(false);
+      const status = await statusAnswer(c, tx.signature);
+      return { value: status.value === null, slot: status.slot };
+    },
+    { commitment: 'processed', absent: (verdict) => verdict },
+  );
+
+/** Sends to every endpoint; an unknown blockhash is expired only once the chain's height is past it. */
+const broadcast = (rpc: Rpc, wire: WireTransaction, lastValidBlockHeight?: number) =>
+  broadcastToAll(rpc.endpoints, wire, rpc.programId, async () =>
+    lastValidBlockHeight !== undefined
+      ? (await blockHeightAt(rpc, 'confirmed')) > lastValidBlockHeight
+      : // A lagging node also says a fresh blockhash is unknown: "invalid" is believed from a current one.
+        !(await rpc.endpoints.read(
+          'isBlockhashValid',
+          async (c) => withSlot(await c.isBlockhashValid(wire.recentBlockhash, { commitment: 'processed' })),
+          { commitment: 'processed', absent: (valid) => !valid },
+        )),
+  );
+
+async function submitSigned(rpc: Rpc, transactionBase64: string) {
+  const wire = decodeBase64Transaction(transactionBase64);
+  const missing = missingSigners(wire);
+  if (missing.length > 0) {
+    throw new ChainError('missing_signature', `transaction lacks the signature of ${missing.join(', ')}`);
+  }
+  await broadcast(rpc, wire);
+  return { signature: signatureOf(wire) };
+}
+
+async function send(rpc: Rpc, tx: Parameters<ChainPort['send']>[0]) {
+  const wire = decodeBase64Transaction(tx.transactionBase64);
+  if (missingSigners(wire).length > 0) throw new ChainError('missing_signature', 'transaction is not signed');
+  await broadcast(rpc, wire, 'lastValidBlockHeight' in tx ? tx.lastValidBlockHeight : undefined);
+}
+
+/** Polls the signature, rebroadcasting the same bytes while it is unknown, until it lands, expires or time runs out. */
+async function land(
+  rpc: Rpc,
+  tx: SignedMakerTransaction,
+  commitment: Commitment,
+  timeoutMs: number,
+): Promise<LandResult> {
+  const { pollMs, rebroadcastMs } = rpc;
+  const wire = decodeBase64Transaction(tx.transactionBase64);
+  const deadline = Date.now() + timeoutMs;
+  let lastSend = 0;
+  const rebroadcast = async () => {
+    lastSend = Date.now();
+    try {
+      await broadcast(rpc, wire, tx.lastValidBlockHeight);
+    } catch (e) {
+      // Transient refusals are retried; expiry is decided by the proof below.
+      if (!(e instanceof ChainError) || (e.code !== 'unavailable' && e.code !== 'blockhash_expired')) throw e;
+    }
+  };
+  for (;;) {
+    let state: SignatureState;
+    let expired = false;
+    try {
+      state = await signatureState(rpc, tx.signature);
+      // Only a finalized height past the blockhash proves the bytes can never land.
+      if (!reaches(state, commitment) && state.status === 'unknown') expired = await provenExpired(rpc, tx);
+    } catch (e) {
+      // A read lost on a flaky cluster does not end the landing: the bytes go out again and their status
+      // is asked again until the deadline; only then does the caller hear that the chain did not answer.
+      if (!(e instanceof ChainError) || e.code !== 'unavailable' || Date.now() + pollMs > deadline) throw e;
+      if (Date.now() - lastSend >= rebroadcastMs) await rebroadcast();
+      await sleep(pollMs);
+      continue;
+    }
+    if (reaches(state, commitment)) return state;
+    if (expired) return { status: 'expired' };
+    if (state.status === 'unknown' && Date.now() - lastSend >= rebroadcastMs) {
+      await rebroadcast();
+      continue;
+    }
+    if (Date.now() + pollMs > deadline) return state;
+    await sleep(pollMs);
+  }
+}
+
+/** The address lookup tables a v0 maker transaction names; a missing one makes it invalid. */
+const lookupTables = ({ endpoints }: Rpc, addresses: readonly PublicKey[]) =>
+  Promise.all(
+    addresses.map(async (address) => {
+      const value = await endpoints.read(
+        'getAddressLookupTable',
+        async (c) => withSlot(await c.getAddressLookupTable(address, { commitment: 'confirmed' })),
+        { commitment: 'confirmed', absent: (table) => table === null },
+      );
+      if (!value) {
+        throw new ChainError('invalid_transaction', `no address lookup table at ${address.toBase58()}`);
+      }
+      return value;
+    }),
+  );
+
+async function health({ endpoints }: Rpc) {
+  const reports = await Promise.all(
+    endpoints.list.map(async (endpoint) => {
+      try {
+        // Both commitments' slots: what the lag of each endpoint's next answers is judged by.
+        const [version, slot] = await Promise.all([
+          endpoint.connection.getVersion(),
+          endpoints.slotOf(endpoint, 'confirmed'),
+          endpoints.slotOf(endpoint, 'finalized'),
+        ]);
+        return { ok: true, endpoint, detail: `solana-core ${version['solana-core']} at slot ${slot}` };
+      } catch (e) {
+        endpoints.failed(endpoint);
+        return { ok: false, endpoint, detail: `unreachable: ${(e as Error).message}` };
+      }
+    }),
+  );
+  const lag = (slot: number | null) => (slot === null ? 0 : endpoints.lagOf(slot, 'confirmed'));
+  const usable = reports.filter((r) => r.ok && lag(r.endpoint.reached('confirmed')) <= endpoints.maxSlotLag);
+  const detail = reports
+    .map((r) => {
+      const behind = r.ok ? lag(r.endpoint.reached('confirmed')) : 0;
+      const lagging = behind > endpoints.maxSlotLag ? `, ${behind} slots behind (lagging)` : '';
+      return `${r.endpoint.label} ${r.detail}${lagging}`;
+    })
+    .join('; ');
+  return { ok: usable.length > 0, detail };
+}
+
+function watchAccounts(
+  rpc: Rpc,
+  onChange: Parameters<ChainPort['watchAccounts']>[0],
+  commitment: Commitment,
+) {
+  const { wsUrls, programId, feeds } = rpc;
+  const feed = openProgramFeed({ wsUrls, programId: programId.toBase58(), commitment, onChange });
+  feeds.add(feed);
+  return {
+    get live() {
+      return feed.live;
+    },
+    get generation() {
+      return feed.generation;
+    },
+    close: () => {
+      feeds.delete(feed);
+      feed.close();
+    },
+  };
+}
+
+function close({ endpoints, feeds }: Rpc) {
+  endpoints.close();
+  for (const feed of feeds) feed.close();
+  feeds.clear();
+}
+
+export function createRpcChain(options: RpcChainOptions): ChainPort {
+  const rpc = openRpc(options);
+  const { programId, maker } = rpc;
+  const lifetime = () => latestBlockhash(rpc);
+  const escrow = escrowOf(programId);
+  return {
     kind: 'rpc',
     programId,
     makerWallet: maker.publicKey,
-
     now: async () =>
-      decodeClock(await readAccount('getAccountInfo(clock)', SYSVAR_CLOCK_PUBKEY, 'confirmed')).unix,
-    blockHeight: () => blockHeight('confirmed'),
-    commitmentSlots: async () => {
-      const slotAt = (commitment: Commitment) =>
-        endpoints.read('getSlot', async (c) => noSlot(await c.getSlot(commitment)), { commitment });
-      const [confirmed, finalized] = await Promise.all([slotAt('confirmed'), slotAt('finalized')]);
-      return { confirmed, finalized };
-    },
-    latestBlockhash,
-
-    ...builders,
+      decodeClock(await readAccount(rpc, 'getAccountInfo(clock)', SYSVAR_CLOCK_PUBKEY, 'confirmed')).unix,
+    blockHeight: () => blockHeightAt(rpc, 'confirmed'),
+    commitmentSlots: () => commitmentSlots(rpc),
+    latestBlockhash: lifetime,
+    ...settlementBuilders({ programId, maker, ...priorityFeeOf(options), lifetime }),
     signMakerInstructions: (a) =>
       signMakerInstructions(
-        {
-          maker,
-          lifetime: latestBlockhash,
-          lookupTables: (addresses) =>
-            Promise.all(
-              addresses.map(async (address) => {
-                const value = await endpoints.read(
-                  'getAddressLookupTable',
-                  async (c) => withSlot(await c.getAddressLookupTable(address, { commitment: 'confirmed' })),
-                  { commitment: 'confirmed', absent: (table) => table === null },
-                );
-                if (!value) {
-                  throw new ChainError(
-                    'invalid_transaction',
-                    `no address lookup table at ${address.toBase58()}`,
-                  );
-                }
-                return value;
-              }),
-            ),
-        },
+        { maker, lifetime, lookupTables: (addresses) => lookupTables(rpc, addresses) },
         a,
       ),
-
-    submitSigned: async (transactionBase64) => {
-      const wire = decodeBase64Transaction(transactionBase64);
-      const missing = missingSigners(wire);
-      if (missing.length > 0) {
-        throw new ChainError('missing_signature', `transaction lacks the signature of ${missing.join(', ')}`);
-      }
-      await broadcast(wire);
-      return { signature: signatureOf(wire) };
-    },
-    send: async (tx) => {
-      const wire = decodeBase64Transaction(tx.transactionBase64);
-      if (missingSigners(wire).length > 0)
-        throw new ChainError('missing_signature', 'transaction is not signed');
-      await broadcast(wire, 'lastValidBlockHeight' in tx ? tx.lastValidBlockHeight : undefined);
-    },
-    signatureState,
+    submitSigned: (transactionBase64) => submitSigned(rpc, transactionBase64),
+    send: (tx) => send(rpc, tx),
+    signatureState: (signature) => signatureState(rpc, signature),
     confirm: (signature, commitment, timeoutMs) =>
-      pollSignature(() => signatureState(signature), commitment, timeoutMs, pollMs),
-    land: async (tx: SignedMakerTransaction, commitment, timeoutMs): Promise<LandResult> => {
-      const wire = decodeBase64Transaction(tx.transactionBase64);
-      const deadline = Date.now() + timeoutMs;
-      let lastSend = 0;
-      const rebroadcast = async () => {
-        lastSend = Date.now();
-        try {
-          await broadcast(wire, tx.lastValidBlockHeight);
-        } catch (e) {
-          // Transient refusals are retried; expiry is decided by the proof below.
-          if (!(e instanceof ChainError) || (e.code !== 'unavailable' && e.code !== 'blockhash_expired'))
-            throw e;
-        }
-      };
-      for (;;) {
-        let state: SignatureState;
-        let expired = false;
-        try {
-          state = await signatureState(tx.signature);
-          // Only a finalized height past the blockhash proves the bytes can never land.
-          if (!reaches(state, commitment) && state.status === 'unknown') expired = await provenExpired(tx);
-        } catch (e) {
-          // A read lost on a flaky cluster does not end the landing: the bytes go out again and their status
-          // is asked again until the deadline; only then does the caller hear that the chain did not answer.
-          if (!(e instanceof ChainError) || e.code !== 'unavailable' || Date.now() + pollMs > deadline)
-            throw e;
-          if (Date.now() - lastSend >= rebroadcastMs) await rebroadcast();
-          await sleep(pollMs);
-          continue;
-        }
-        if (reaches(state, commitment)) return state;
-        if (expired) return { status: 'expired' };
-        if (state.status === 'unknown' && Date.now() - lastSend >= rebroadcastMs) {
-          await rebroadcast();
-          continue;
-        }
-        if (Date.now() + pollMs > deadline) return state;
-        await sleep(pollMs);
-      }
-    },
-
+      pollSignature(() => signatureState(rpc, signature), commitment, timeoutMs, rpc.pollMs),
+    land: (tx, commitment, timeoutMs) => land(rpc, tx, commitment, timeoutMs),
     readEscrow: async (address, commitment) =>
-      escrowOf(await readAccount('getAccountInfo', address, commitment)),
-    signaturesForAddress: async (address, commitment, limit = 100, before) => {
-      // A lagging endpoint's list lacks the newest signatures: every list is an answer about absence.
-      const list = await endpoints.read(
-        'getSignaturesForAddress',
-        async (c) =>
-          noSlot(
-            await c.getSignaturesForAddress(address, before ? { limit, before } : { limit }, commitment),
-          ),
-        { commitment, absent: () => true },
-      );
-      return list.map((s) => ({
-        signature: s.signature,
-        slot: s.slot,
-        // Naming an HTLC error needs the transaction; getTransaction / signatureState give it.
-        err:
-          s.err === null ? null : describeTransactionError(s.err as TransactionErrorJson, () => false).name,
-        blockTime: s.blockTime ?? null,
-      }));
-    },
-    getTransaction: async (signature, commitment) => {
-      const r = await fetchTransaction(signature, commitment);
-      return r ? toChainTransaction(signature, r) : null;
-    },
-    readMint: async (mint) => {
-      const info = await readAccount('getAccountInfo', mint, 'confirmed');
-      return info ? classifyMint(info.owner.toBase58(), info.data) : null;
-    },
-    tokenBalance: async (owner, mint) => {
-      const info = await readAccount('getAccountInfo', ata(owner, mint), 'confirmed');
-      return info?.owner.equals(TOKEN_PROGRAM_ID) ? (readTokenAccount(info.data)?.amount ?? 0n) : 0n;
-    },
-    // An empty wallet reads as 0 lamports, so 0 is an answer about absence.
-    solBalance: async (owner) =>
-      BigInt(
-        await endpoints.read(
-          'getBalance',
-          async (c) => withSlot(await c.getBalanceAndContext(owner, 'confirmed')),
-          { commitment: 'confirmed', absent: (lamports) => lamports === 0 },
-        ),
-      ),
-    health: async () => {
-      const reports = await Promise.all(
-        endpoints.list.map(async (endpoint) => {
-          try {
-            // Both commitments' slots: what the lag of each endpoint's next answers is judged by.
-            const [version, slot] = await Promise.all([
-              endpoint.connection.getVersion(),
-              endpoints.slotOf(endpoint, 'confirmed'),
-              endpoints.slotOf(endpoint, 'finalized'),
-            ]);
-            return { ok: true, endpoint, detail: `solana-core ${version['solana-core']} at slot ${slot}` };
-          } catch (e) {
-            endpoints.failed(endpoint);
-            return { ok: false, endpoint, detail: `unreachable: ${(e as Error).message}` };
-          }
-        }),
-      );
-      const lag = (slot: number | null) => (slot === null ? 0 : endpoints.lagOf(slot, 'confirmed'));
-      const usable = reports.filter(
-        (r) => r.ok && lag(r.endpoint.reached('confirmed')) <= endpoints.maxSlotLag,
-      );
-      const detail = reports
-        .map((r) => {
-          const behind = r.ok ? lag(r.endpoint.reached('confirmed')) : 0;
-          const lagging = behind > endpoints.maxSlotLag ? `, ${behind} slots behind (lagging)` : '';
-          return `${r.endpoint.label} ${r.detail}${lagging}`;
-        })
-        .join('; ');
-      return { ok: usable.length > 0, detail };
-    },
-    close: async () => {
-      endpoints.close();
-      for (const feed of feeds) feed.close();
-      feeds.clear();
-    },
-
-    readEscrows: async (addresses, commitment) => (await readAccounts(addresses, commitment)).map(escrowOf),
-    readEscrowsAndClock: async (addresses, commitment) => {
-      const { infos, clock } = await readAccountsAndClock(addresses, commitment);
-      return { escrows: infos.map(escrowOf), now: clock.unix, slot: clock.slot };
-    },
-    readPriceUpdates: async (accounts, commitment) => {
-      const { infos, clock } = await readAccountsAndClock(accounts, commitment);
-      const updates = infos.map((info) =>
-        priceUpdateFromAccount(info ? { owner: info.owner.toBase58(), data: info.data } : null),
-      );
-      return { updates, clockUnix: Number(clock.unix), slot: clock.slot };
-    },
-    watchAccounts: (onChange, commitment = 'finalized') => {
-      // At the commitment the watcher reads at for what it acts on: finalized, or confirmed for the taker
-      // locks the maker may trust at confirmed (runtime/exposure.ts).
-      const feed = openProgramFeed({ wsUrls, programId: programId.toBase58(), commitment, onChange });
-      feeds.add(feed);
-      return {
-        get live() {
-          return feed.live;
-        },
-        get generation() {
-          return feed.generation;
-        },
-        close: () => {
-          feeds.delete(feed);
-          feed.close();
-        },
-      };
-    },
+      escrow(await readAccount(rpc, 'getAccountInfo', address, commitment)),
+    signaturesForAddress: (address, commitment, limit = 100, before) =>
+      signaturesForAddress(rpc, address, commitment, limit, before),
+    getTransaction: (signature, commitment) => getTransaction(rpc, signature, commitment),
+    readMint: (mint) => readMint(rpc, mint),
+    tokenBalance: (owner, mint) => tokenBalance(rpc, owner, mint),
+    solBalance: (owner) => solBalance(rpc, owner),
+    health: () => health(rpc),
+    close: async () => close(rpc),
+    readEscrows: async (addresses, commitment) =>
+      (await readAccounts(rpc, addresses, commitment)).map(escrow),
+    readEscrowsAndClock: (addresses, commitment) => readEscrowsAndClock(rpc, addresses, commitment),
+    readPriceUpdates: (accounts, commitment) => readPriceUpdates(rpc, accounts, commitment),
+    // At the commitment the watcher reads at for what it acts on: finalized, or confirmed for the taker
+    // locks the maker may trust at confirmed (runtime/exposure.ts).
+    watchAccounts: (onChange, commitment = 'finalized') => watchAccounts(rpc, onChange, commitment),
   };
-  return chain;
 }
