@@ -126,6 +126,171 @@ const deletedAccount = (address: string): StoredAccount => ({
   data: new Uint8Array(),
 });
 
+function send(socket: WebSocket, message: unknown): void {
+  if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+}
+
+/** The subscriptions of every socket, and the notifications the ledger's writes make of them. */
+class Subscriptions {
+  private nextId = 1;
+  private readonly byId = new Map<number, Subscription>();
+  private readonly bySocket = new Map<WebSocket, Set<number>>();
+
+  constructor(
+    private readonly ledger: EmbeddedLedger,
+    private readonly onNotify: (method: string) => void,
+  ) {}
+
+  opened(socket: WebSocket): void {
+    this.bySocket.set(socket, new Set());
+  }
+
+  closed(socket: WebSocket): void {
+    for (const id of this.bySocket.get(socket) ?? []) this.byId.delete(id);
+    this.bySocket.delete(socket);
+  }
+
+  clear(): void {
+    this.byId.clear();
+  }
+
+  /** A (un)subscription's answer; undefined when the method is not one of them. */
+  call(socket: WebSocket, method: string, params: unknown[]): unknown {
+    const kind = (subscribeMethods as Record<string, 'account' | 'program' | 'signature'>)[method];
+    if (kind) return this.subscribe(socket, kind, params);
+    if (unsubscribeMethods.has(method)) return this.unsubscribe(socket, params[0]);
+    return undefined;
+  }
+
+  private subscribe(socket: WebSocket, kind: Subscription['target']['kind'], params: unknown[]): number {
+    const config = (params[1] && typeof params[1] === 'object' ? params[1] : {}) as Record<string, unknown>;
+    const target: Subscription['target'] =
+      kind === 'account'
+        ? { kind, address: address(params[0]) }
+        : kind === 'program'
+          ? { kind, programId: address(params[0]), filters: filtersOf(config.filters) }
+          : { kind, signature: signatureParam(params[0]) };
+    const sub: Subscription = {
+      id: this.nextId++,
+      socket,
+      encoding: kind === 'signature' ? 'base64' : encodingOf(config),
+      commitment: commitmentOf(config),
+      target,
+    };
+    this.byId.set(sub.id, sub);
+    this.bySocket.get(socket)?.add(sub.id);
+    // Already there: told at once, after the answer that names the subscription.
+    if (target.kind === 'signature') {
+      setImmediate(() => {
+        if (this.byId.has(sub.id)) this.notifySignature(sub, target.signature);
+      });
+    }
+    return sub.id;
+  }
+
+  private unsubscribe(socket: WebSocket, id: unknown): true {
+    const sub = typeof id === 'number' ? this.byId.get(id) : undefined;
+    if (!sub || sub.socket !== socket) throw new InvalidParams('Invalid subscription id.');
+    this.byId.delete(sub.id);
+    this.bySocket.get(socket)?.delete(sub.id);
+    return true;
+  }
+
+  private notify(sub: Subscription, method: string, slot: number, value: unknown): void {
+    this.onNotify(method);
+    send(sub.socket, {
+      jsonrpc: '2.0',
+      method,
+      params: { result: { context: { slot }, value }, subscription: sub.id },
+    });
+  }
+
+  /** A signature subscription is told once, when its transaction reaches the commitment, then dropped. */
+  private notifySignature(sub: Subscription, signature: string): boolean {
+    const record = this.ledger.transaction(signature, sub.commitment);
+    if (!record) return false;
+    this.byId.delete(sub.id);
+    this.bySocket.get(sub.socket)?.delete(sub.id);
+    this.notify(sub, 'signatureNotification', this.ledger.slotAt(sub.commitment), { err: record.err });
+    return true;
+  }
+
+  /** Tells every subscription at this commitment what the write changed. */
+  onWrite(commitment: CommitmentLevel, write: LedgerWrite): void {
+    if (this.byId.size === 0) return;
+    const accounts = new Map(write.addresses.map((a) => [a, this.ledger.getAccount(a, commitment)]));
+    for (const sub of this.byId.values()) {
+      if (sub.commitment !== commitment) continue;
+      const t = sub.target;
+      if (t.kind === 'signature') {
+        if (t.signature === write.signature) this.notifySignature(sub, t.signature);
+      } else if (t.kind === 'account') {
+        if (!accounts.has(t.address)) continue;
+        const account = accounts.get(t.address) ?? deletedAccount(t.address);
+        this.notify(sub, 'accountNotification', write.slot, accountJson(account, sub.encoding));
+      } else {
+        this.notifyProgram(sub, t, write.slot, accounts);
+      }
+    }
+  }
+
+  private notifyProgram(
+    sub: Subscription,
+    t: { programId: string; filters: Filter[] },
+    slot: number,
+    accounts: Map<string, StoredAccount | null | undefined>,
+  ): void {
+    for (const [pubkey, account] of accounts) {
+      if (!account || account.owner !== t.programId || !passes(t.filters, account.data)) continue;
+      this.notify(sub, 'programNotification', slot, { pubkey, account: accountJson(account, sub.encoding) });
+    }
+  }
+}
+
+/** One JSON-RPC message from a socket, answered unless it is a notification. */
+function answer(
+  subscriptions: Subscriptions,
+  options: PubSubOptions,
+  socket: WebSocket,
+  data: unknown,
+): void {
+  let request: { id?: unknown; method?: unknown; params?: unknown };
+  try {
+    request = JSON.parse(String(data));
+  } catch {
+    send(socket, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+    return;
+  }
+  const id = request?.id ?? null;
+  if (!request || typeof request !== 'object' || typeof request.method !== 'string') {
+    send(socket, { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request' } });
+    return;
+  }
+  options.onRequest(request.method);
+  // A notification (no id, such as web3.js's keep-alive `ping`) gets no answer.
+  if (request.id === undefined) return;
+  try {
+    const params = Array.isArray(request.params) ? request.params : [];
+    const result = subscriptions.call(socket, request.method, params);
+    if (result === undefined) {
+      send(socket, {
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32601, message: `Method not found: ${request.method}` },
+      });
+    } else {
+      send(socket, { jsonrpc: '2.0', id, result });
+    }
+  } catch (e) {
+    const message = e instanceof InvalidParams ? e.message : `Internal error: ${(e as Error).message}`;
+    send(socket, {
+      jsonrpc: '2.0',
+      id,
+      error: { code: e instanceof InvalidParams ? -32602 : -32603, message },
+    });
+  }
+}
+
 export async function startPubSub(options: PubSubOptions): Promise<PubSub> {
   const { ledger } = options;
   const wss = new WebSocketServer({ host: options.host, port: options.port });
@@ -136,153 +301,21 @@ export async function startPubSub(options: PubSubOptions): Promise<PubSub> {
     wss.close();
     throw e;
   });
-
-  let nextId = 1;
-  const subscriptions = new Map<number, Subscription>();
-  const bySocket = new Map<WebSocket, Set<number>>();
-
-  const send = (socket: WebSocket, message: unknown) => {
-    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
-  };
-  const notify = (sub: Subscription, method: string, slot: number, value: unknown) => {
-    options.onNotify(method);
-    send(sub.socket, {
-      jsonrpc: '2.0',
-      method,
-      params: { result: { context: { slot }, value }, subscription: sub.id },
-    });
-  };
-
-  /** A signature subscription is told once, when its transaction reaches the commitment, then dropped. */
-  const notifySignature = (sub: Subscription, signature: string) => {
-    const record = ledger.transaction(signature, sub.commitment);
-    if (!record) return false;
-    subscriptions.delete(sub.id);
-    bySocket.get(sub.socket)?.delete(sub.id);
-    notify(sub, 'signatureNotification', ledger.slotAt(sub.commitment), { err: record.err });
-    return true;
-  };
-
-  const onWrite = (commitment: CommitmentLevel, write: LedgerWrite) => {
-    if (subscriptions.size === 0) return;
-    const accounts = new Map(write.addresses.map((a) => [a, ledger.getAccount(a, commitment)]));
-    for (const sub of subscriptions.values()) {
-      if (sub.commitment !== commitment) continue;
-      const t = sub.target;
-      if (t.kind === 'signature') {
-        if (t.signature === write.signature) notifySignature(sub, t.signature);
-        continue;
-      }
-      if (t.kind === 'account') {
-        if (!accounts.has(t.address)) continue;
-        const account = accounts.get(t.address) ?? deletedAccount(t.address);
-        notify(sub, 'accountNotification', write.slot, accountJson(account, sub.encoding));
-        continue;
-      }
-      for (const [pubkey, account] of accounts) {
-        if (!account || account.owner !== t.programId || !passes(t.filters, account.data)) continue;
-        notify(sub, 'programNotification', write.slot, {
-          pubkey,
-          account: accountJson(account, sub.encoding),
-        });
-      }
-    }
-  };
+  const subscriptions = new Subscriptions(ledger, options.onNotify);
   const stops = COMMITMENTS.map((commitment) =>
-    ledger.onWrite((write) => onWrite(commitment, write), commitment),
+    ledger.onWrite((write) => subscriptions.onWrite(commitment, write), commitment),
   );
-  const stopListening = () => {
-    for (const stop of stops) stop();
-  };
-
-  const call = (socket: WebSocket, method: string, params: unknown[]): unknown => {
-    const kind = (subscribeMethods as Record<string, 'account' | 'program' | 'signature'>)[method];
-    if (kind) {
-      const config = (params[1] && typeof params[1] === 'object' ? params[1] : {}) as Record<string, unknown>;
-      const target: Subscription['target'] =
-        kind === 'account'
-          ? { kind, address: address(params[0]) }
-          : kind === 'program'
-            ? { kind, programId: address(params[0]), filters: filtersOf(config.filters) }
-            : { kind, signature: signatureParam(params[0]) };
-      const sub: Subscription = {
-        id: nextId++,
-        socket,
-        encoding: kind === 'signature' ? 'base64' : encodingOf(config),
-        commitment: commitmentOf(config),
-        target,
-      };
-      subscriptions.set(sub.id, sub);
-      bySocket.get(socket)?.add(sub.id);
-      // Already there: told at once, after the answer that names the subscription.
-      if (target.kind === 'signature') {
-        setImmediate(() => {
-          if (subscriptions.has(sub.id)) notifySignature(sub, target.signature);
-        });
-      }
-      return sub.id;
-    }
-    if (unsubscribeMethods.has(method)) {
-      const id = params[0];
-      const sub = typeof id === 'number' ? subscriptions.get(id) : undefined;
-      if (!sub || sub.socket !== socket) throw new InvalidParams('Invalid subscription id.');
-      subscriptions.delete(sub.id);
-      bySocket.get(socket)?.delete(sub.id);
-      return true;
-    }
-    return undefined;
-  };
-
   wss.on('connection', (socket) => {
-    bySocket.set(socket, new Set());
-    socket.on('close', () => {
-      for (const id of bySocket.get(socket) ?? []) subscriptions.delete(id);
-      bySocket.delete(socket);
-    });
+    subscriptions.opened(socket);
+    socket.on('close', () => subscriptions.closed(socket));
     socket.on('error', () => {});
-    socket.on('message', (data) => {
-      let request: { id?: unknown; method?: unknown; params?: unknown };
-      try {
-        request = JSON.parse(String(data));
-      } catch {
-        send(socket, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
-        return;
-      }
-      const id = request?.id ?? null;
-      if (!request || typeof request !== 'object' || typeof request.method !== 'string') {
-        send(socket, { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request' } });
-        return;
-      }
-      options.onRequest(request.method);
-      // A notification (no id, such as web3.js's keep-alive `ping`) gets no answer.
-      if (request.id === undefined) return;
-      try {
-        const result = call(socket, request.method, Array.isArray(request.params) ? request.params : []);
-        if (result === undefined) {
-          send(socket, {
-            jsonrpc: '2.0',
-            id,
-            error: { code: -32601, message: `Method not found: ${request.method}` },
-          });
-        } else {
-          send(socket, { jsonrpc: '2.0', id, result });
-        }
-      } catch (e) {
-        const message = e instanceof InvalidParams ? e.message : `Internal error: ${(e as Error).message}`;
-        send(socket, {
-          jsonrpc: '2.0',
-          id,
-          error: { code: e instanceof InvalidParams ? -32602 : -32603, message },
-        });
-      }
-    });
+    socket.on('message', (data) => answer(subscriptions, options, socket, data));
   });
-
   const port = (wss.address() as { port: number }).port;
   return {
     port,
     close: async () => {
-      stopListening();
+      for (const stop of stops) stop();
       for (const socket of wss.clients) socket.terminate();
       subscriptions.clear();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

@@ -41,40 +41,12 @@ export interface HttpOptions {
   logger: FastifyServerOptions['logger'] | false;
 }
 
+type HttpSettings = HttpDeps['config']['http'];
+
 export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promise<TypeBoxApp> {
   const { http } = deps.config;
-  const app = Fastify({
-    logger: options.logger,
-    bodyLimit: http.bodyLimitBytes,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
-    },
-    requestIdHeader: false,
-    // http.trust_proxy: which X-Forwarded-For hops name the client (its address keys the rate limit).
-    trustProxy: typeof http.trustProxy === 'object' ? [...http.trustProxy] : http.trustProxy,
-    // Errors the router raises before any handler (a malformed %-escape, an over-long path parameter).
-    frameworkErrors: (error, request, reply: FastifyReply) => {
-      reply.header('x-request-id', request.id);
-      reply.code(400).send(envelope('validation_failed', `The request path is not valid: ${error.message}`));
-    },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
-
-  // Origin form only, before anything else runs: a request line in absolute form ("POST http://host/…")
-  // still matches a route, and its URL would carry a host of the caller's choosing.
-  app.addHook('onRequest', async (request, reply) => {
-    if (originFormTarget(request.raw.url) !== null) return;
-    reply.header('x-request-id', request.id);
-    return reply
-      .code(400)
-      .send(
-        envelope(
-          'validation_failed',
-          'The request target must be a path (origin form, starting with a single "/"), not an absolute URL.',
-        ),
-      );
-  });
+  const app = createApp(http, options);
+  requireOriginForm(app);
   // JSON only: Fastify would otherwise parse text/plain bodies into strings.
   app.removeContentTypeParser('text/plain');
   installValidation(app);
@@ -95,6 +67,56 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
   cluster.install(app);
   // The client a request counts for: the rate limit's key, and the holder of the holds an RFQ makes.
   const clientOf = (request: FastifyRequest) => cluster.clientOf(request);
+  installErrorHandling(app, cluster);
+  const operatorRoutes = new OperatorRoutes();
+  await registerCors(app, http, operatorRoutes);
+  await registerRateLimit(app, http, clientOf);
+  await registerOpenApi(app, deps.version);
+  await registerRoutes(app, deps, operatorRoutes, clientOf);
+  await app.ready();
+  return app;
+}
+
+function createApp(http: HttpSettings, options: HttpOptions): TypeBoxApp {
+  return Fastify({
+    logger: options.logger,
+    bodyLimit: http.bodyLimitBytes,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    requestIdHeader: false,
+    // http.trust_proxy: which X-Forwarded-For hops name the client (its address keys the rate limit).
+    trustProxy: typeof http.trustProxy === 'object' ? [...http.trustProxy] : http.trustProxy,
+    // Errors the router raises before any handler (a malformed %-escape, an over-long path parameter).
+    frameworkErrors: (error, request, reply: FastifyReply) => {
+      reply.header('x-request-id', request.id);
+      reply.code(400).send(envelope('validation_failed', `The request path is not valid: ${error.message}`));
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
+}
+
+/**
+ * Origin form only, before anything else runs: a request line in absolute form ("POST http://host/…")
+ * still matches a route, and its URL would carry a host of the caller's choosing.
+ */
+function requireOriginForm(app: TypeBoxApp): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (originFormTarget(request.raw.url) !== null) return;
+    reply.header('x-request-id', request.id);
+    return reply
+      .code(400)
+      .send(
+        envelope(
+          'validation_failed',
+          'The request target must be a path (origin form, starting with a single "/"), not an absolute URL.',
+        ),
+      );
+  });
+}
+
+function installErrorHandling(app: TypeBoxApp, cluster: ClusterDoors): void {
   app.setErrorHandler(function (this: FastifyInstance, thrown, request, reply) {
     // A command for a trade another live instance owns is that instance's to serve.
     if (thrown instanceof TradeOwnedElsewhere) return cluster.forward(thrown, request, reply);
@@ -105,11 +127,14 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
       .code(404)
       .send(envelope('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`));
   });
+}
 
-  // Public routes only: operator routes mark themselves cors: false (operator.ts), and a preflight for one
-  // is refused here (no route has answered yet, so its path says which it is). No origin is allowed unless
-  // configured: the swap page is served by the service itself, and same-origin requests need no CORS.
-  const operatorRoutes = new OperatorRoutes();
+/**
+ * Public routes only: operator routes mark themselves cors: false (operator.ts), and a preflight for one
+ * is refused here (no route has answered yet, so its path says which it is). No origin is allowed unless
+ * configured: the swap page is served by the service itself, and same-origin requests need no CORS.
+ */
+async function registerCors(app: TypeBoxApp, http: HttpSettings, operatorRoutes: OperatorRoutes) {
   const allowed = http.corsOrigins.includes('*')
     ? '*'
     : http.corsOrigins.length === 0
@@ -132,6 +157,13 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
       callback(null, { ...corsOptions, origin: operatorPreflight ? false : allowed });
     },
   });
+}
+
+async function registerRateLimit(
+  app: TypeBoxApp,
+  http: HttpSettings,
+  clientOf: (request: FastifyRequest) => string,
+) {
   await app.register(rateLimit, {
     max: http.rateLimitPerMinute,
     timeWindow: '1 minute',
@@ -142,12 +174,46 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
         `Rate limit of ${context.max} requests a minute exceeded; retry in ${context.after}.`,
       ),
   });
+}
+
+const OPENAPI_TAGS = [
+  { name: 'Health', description: 'Liveness and readiness, for probes and load balancers.' },
+  { name: 'Assets', description: 'The assets the maker trades, from its config.' },
+  { name: 'Pairs', description: 'The directed pairs the maker quotes, with spreads and size limits.' },
+  {
+    name: 'Prices',
+    description: 'The reference prices quotes are made from (Pyth feeds), their age and status.',
+  },
+  { name: 'RFQ', description: 'Firm quotes: request one, look one up.' },
+  {
+    name: 'Settlement',
+    description: 'Starting the atomic settlement of a quote through HTLC escrows.',
+  },
+  {
+    name: 'Trades',
+    description: 'A settlement in progress: the taker’s commands (lock, redeem, refund, …) and reads.',
+  },
+  {
+    name: 'Runtime',
+    description: 'The operator’s view of the running process: trades, runs, ledger, event log, machine.',
+  },
+  {
+    name: 'Desk',
+    description:
+      'The operator’s control plane: pause and resume, spreads, size limits, lifetimes, hedging bands, ' +
+      'sourcing and hedging on or off — live on every instance, durable and logged.',
+  },
+  { name: 'Dev', description: 'Embedded chain only: a faucet for demos and tests.' },
+];
+
+/** The OpenAPI document generated from the route schemas, its UI under /v1/docs and its JSON. */
+async function registerOpenApi(app: TypeBoxApp, version: string) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'RFQ maker service',
-        version: deps.version,
+        version,
         description:
           'Firm quotes for Solana token swaps, settled atomically through hash time-locked escrows. ' +
           'Interface version 0.1.3; extensions are marked in the field descriptions.',
@@ -155,45 +221,12 @@ export async function buildHttpApp(deps: HttpDeps, options: HttpOptions): Promis
       // Relative: a client resolves it against the address it fetched this document from, which is right
       // behind a proxy or a port mapping and when HOST is 0.0.0.0, where the listen address is not.
       servers: [{ url: '/', description: 'this service, wherever the document was fetched from' }],
-      tags: [
-        { name: 'Health', description: 'Liveness and readiness, for probes and load balancers.' },
-        { name: 'Assets', description: 'The assets the maker trades, from its config.' },
-        { name: 'Pairs', description: 'The directed pairs the maker quotes, with spreads and size limits.' },
-        {
-          name: 'Prices',
-          description: 'The reference prices quotes are made from (Pyth feeds), their age and status.',
-        },
-        { name: 'RFQ', description: 'Firm quotes: request one, look one up.' },
-        {
-          name: 'Settlement',
-          description: 'Starting the atomic settlement of a quote through HTLC escrows.',
-        },
-        {
-          name: 'Trades',
-          description: 'A settlement in progress: the taker’s commands (lock, redeem, refund, …) and reads.',
-        },
-        {
-          name: 'Runtime',
-          description:
-            'The operator’s view of the running process: trades, runs, ledger, event log, machine.',
-        },
-        {
-          name: 'Desk',
-          description:
-            'The operator’s control plane: pause and resume, spreads, size limits, lifetimes, hedging bands, ' +
-            'sourcing and hedging on or off — live on every instance, durable and logged.',
-        },
-        { name: 'Dev', description: 'Embedded chain only: a faucet for demos and tests.' },
-      ],
+      tags: structuredClone(OPENAPI_TAGS),
       components: { securitySchemes: OPERATOR_SECURITY_SCHEMES },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/v1/docs', staticCSP: true });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-
-  await registerRoutes(app, deps, operatorRoutes, clientOf);
-  await app.ready();
-  return app;
 }
 
 /**

@@ -14,7 +14,7 @@ import { type QuoteDesk, repriceCheck } from '../quotes/index.ts';
 import type { ClaimedTrade, GroupCommit, StorageWatch, Store } from '../store/index.ts';
 import { ChainClock } from './clock.ts';
 import { TradeCommands } from './commands.ts';
-import { chainEffects } from './effects/index.ts';
+import { chainEffects, type EffectActors } from './effects/index.ts';
 import { ConfirmedExposure } from './exposure.ts';
 import { TradeHost } from './host.ts';
 import type { RuntimeLogger } from './logger.ts';
@@ -116,82 +116,8 @@ export class TradeRuntime {
     });
     // Confirmed differs from finalized only where finality lags: there the policy needs its own pushes.
     const confirmedLocks = this.exposure.enabled && !instant;
-    const effects = chainEffects(chain, {
-      // After the transition that started the effect joined its commit (same turn), wait for that commit; a
-      // transition of the trade that was not stored fails the effect before it acts.
-      barrier: (tradeId) =>
-        new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.host.settled(tradeId)),
-      recordIntent: (tradeId, kind, signature, lastValidBlockHeight) =>
-        this.host.note(tradeId, 'TX_INTENT', {
-          kind,
-          signature,
-          last_valid_block_height: lastValidBlockHeight,
-        }),
-      unpostedFees: async (tradeId) => {
-        const [events, ledger] = await Promise.all([store.tradeEvents(tradeId), store.ledger(tradeId)]);
-        return unpostedFees(events, ledger);
-      },
-      postFee: async (tradeId, signature, lamports) => {
-        const entries = postNetworkFee(signature, lamports);
-        if (entries.length === 0) return;
-        const at = new Date().toISOString();
-        await durable
-          .write({ kind: 'appendLedger', tradeId, at, entries })
-          .catch((error: unknown) =>
-            log.warn({ trade_id: tradeId, err: (error as Error).message }, 'could not post a network fee'),
-          );
-      },
-      chainTime: () => this.clock.estimate(),
-      reprice: (quoteId) => this.reprice(quoteId),
-      // Whenever there is an aggregator: a trade whose quote sourced buys its part even once sourcing is
-      // switched off (the switch stops new sourced quotes; quotes already given are honoured).
-      sourcing: options.aggregator
-        ? {
-            aggregator: options.aggregator,
-            rawMid: (sellMint, buyMint) => this.sourcingMid(sellMint, buyMint),
-            maxSlippageBps: config.sourcing.maxSlippageBps,
-            aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
-            routeToleranceBps: config.aggregator.routeToleranceBps,
-          }
-        : null,
-      // Once per signature: a re-run after a restart finds the swap booked (one effect runs per trade at a time).
-      postSwap: async (tradeId, signature, entries) => {
-        if (entries.length === 0) return;
-        const booked = await store.ledger(tradeId);
-        if (booked.some((e) => e.signature === signature)) return;
-        await durable.write({ kind: 'appendLedger', tradeId, at: new Date().toISOString(), entries });
-      },
-      minRedeemWindowSeconds: config.settlement.minRedeemWindowSeconds,
-      landTimeoutMs: options.landTimeoutMs ?? (instant ? 5_000 : 90_000),
-    });
-    const logTransition = transitionLog(log);
-    this.host = new TradeHost({
-      store,
-      durable,
-      runId,
-      log,
-      clock: this.clock,
-      effects,
-      holds: {
-        lockWindowSeconds: config.settlement.lockWindowSeconds,
-        lockLandingSeconds: config.reservations.lockLandingSeconds,
-      },
-      onRest: (rest, seen) => this.index(rest, seen),
-      onEventsStored: (tradeId) => this.eventsStored(tradeId),
-      ownership: this.ownership,
-      onAcquired: () => options.onTakeover?.(1),
-      onTransition: (transition) => {
-        // Out of the book once nothing of the trade rides on a lock not final: final, or the trade moved on.
-        this.exposure.moved(
-          transition.tradeId,
-          transition.to,
-          transition.context.takerLockConfirmedOnly === true,
-        );
-        options.onTransition?.(transition);
-        logTransition(transition);
-      },
-      guards: { confirmedLockAdmitted: ({ context }) => this.exposure.admit(context) },
-    });
+    const effects = this.createEffects(chain, instant);
+    this.host = this.createHost(effects);
     this.watcher = new ChainWatcher({
       chain,
       clock: this.clock,
@@ -241,6 +167,92 @@ export class TradeRuntime {
       recheckSeconds: Math.max(1, Math.ceil(this.tickMs / 1000)),
     });
     quotes.setExposure({ liveTradesOf: (wallet) => this.commands.liveTradesOf(wallet) });
+  }
+
+  /** The chain effects the trades' machines invoke, each told how to reach the store, the host and the clock. */
+  private createEffects(chain: ChainPort, instant: boolean): EffectActors {
+    const { store, durable, config, log, aggregator, landTimeoutMs } = this.options;
+    return chainEffects(chain, {
+      // After the transition that started the effect joined its commit (same turn), wait for that commit; a
+      // transition of the trade that was not stored fails the effect before it acts.
+      barrier: (tradeId) =>
+        new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.host.settled(tradeId)),
+      recordIntent: (tradeId, kind, signature, lastValidBlockHeight) =>
+        this.host.note(tradeId, 'TX_INTENT', {
+          kind,
+          signature,
+          last_valid_block_height: lastValidBlockHeight,
+        }),
+      unpostedFees: async (tradeId) => {
+        const [events, ledger] = await Promise.all([store.tradeEvents(tradeId), store.ledger(tradeId)]);
+        return unpostedFees(events, ledger);
+      },
+      postFee: async (tradeId, signature, lamports) => {
+        const entries = postNetworkFee(signature, lamports);
+        if (entries.length === 0) return;
+        const at = new Date().toISOString();
+        await durable
+          .write({ kind: 'appendLedger', tradeId, at, entries })
+          .catch((error: unknown) =>
+            log.warn({ trade_id: tradeId, err: (error as Error).message }, 'could not post a network fee'),
+          );
+      },
+      chainTime: () => this.clock.estimate(),
+      reprice: (quoteId) => this.reprice(quoteId),
+      // Whenever there is an aggregator: a trade whose quote sourced buys its part even once sourcing is
+      // switched off (the switch stops new sourced quotes; quotes already given are honoured).
+      sourcing: aggregator
+        ? {
+            aggregator,
+            rawMid: (sellMint, buyMint) => this.sourcingMid(sellMint, buyMint),
+            maxSlippageBps: config.sourcing.maxSlippageBps,
+            aggregatorMaxSlippageBps: config.aggregator.maxSlippageBps,
+            routeToleranceBps: config.aggregator.routeToleranceBps,
+          }
+        : null,
+      // Once per signature: a re-run after a restart finds the swap booked (one effect runs per trade at a time).
+      postSwap: async (tradeId, signature, entries) => {
+        if (entries.length === 0) return;
+        const booked = await store.ledger(tradeId);
+        if (booked.some((e) => e.signature === signature)) return;
+        await durable.write({ kind: 'appendLedger', tradeId, at: new Date().toISOString(), entries });
+      },
+      minRedeemWindowSeconds: config.settlement.minRedeemWindowSeconds,
+      landTimeoutMs: landTimeoutMs ?? (instant ? 5_000 : 90_000),
+    });
+  }
+
+  /** The actor host, its transitions fed to the commitment policy's book, the metrics and the log. */
+  private createHost(effects: EffectActors): TradeHost {
+    const { store, durable, config, runId, log } = this.options;
+    const logTransition = transitionLog(log);
+    return new TradeHost({
+      store,
+      durable,
+      runId,
+      log,
+      clock: this.clock,
+      effects,
+      holds: {
+        lockWindowSeconds: config.settlement.lockWindowSeconds,
+        lockLandingSeconds: config.reservations.lockLandingSeconds,
+      },
+      onRest: (rest, seen) => this.index(rest, seen),
+      onEventsStored: (tradeId) => this.eventsStored(tradeId),
+      ownership: this.ownership,
+      onAcquired: () => this.options.onTakeover?.(1),
+      onTransition: (transition) => {
+        // Out of the book once nothing of the trade rides on a lock not final: final, or the trade moved on.
+        this.exposure.moved(
+          transition.tradeId,
+          transition.to,
+          transition.context.takerLockConfirmedOnly === true,
+        );
+        this.options.onTransition?.(transition);
+        logTransition(transition);
+      },
+      guards: { confirmedLockAdmitted: ({ context }) => this.exposure.admit(context) },
+    });
   }
 
   get runId(): string {

@@ -10,16 +10,24 @@ import { parseWireTransaction, signatureOf } from '../../chain/wire.ts';
 import { decodeBase58 } from '../../vocabulary/base58.ts';
 import { AnswerHistory, isRead, type JsonRpcRequest, minContextSlotOf } from './answers.ts';
 import {
+  answerControl,
+  type Decision,
+  type FaultControl,
+  type OutageStatus,
+  type OutageSwitch,
+} from './control.ts';
+import {
   type FaultProfile,
   type OutageMode,
-  PROFILE_NAMES,
   ProfileError,
   type ProfileName,
   resolveProfile,
 } from './profiles.ts';
 import { type Random, seededRandom } from './random.ts';
-import { type FaultKind, type FaultStats, StatsCounter } from './stats.ts';
+import { type FaultKind, StatsCounter } from './stats.ts';
 import { startWebSocketSide, type WebSocketSide } from './websocket.ts';
+
+export type { Decision, FaultControl, OutageStatus, OutageSwitch } from './control.ts';
 
 export interface FaultProxyOptions {
   /** The JSON-RPC endpoint behind the proxy (http/https URL). */
@@ -39,41 +47,6 @@ export interface FaultProxyOptions {
   seed?: string | number;
   /** One line per outage start and end and per warp. */
   log?: (line: string) => void;
-}
-
-/** One request's fate, in arrival order (n from 1). */
-export interface Decision {
-  n: number;
-  method: string;
-  faults: FaultKind[];
-  latencyMs: number;
-}
-
-export interface OutageStatus {
-  active: boolean;
-  mode: 'refuse' | 'hang' | null;
-  source: 'timed' | 'control' | null;
-  /** When it ends by itself; null while it lasts until switched off. */
-  endsAt: string | null;
-}
-
-export type OutageSwitch = 'on' | 'off' | { seconds: number };
-
-export interface FaultControl {
-  /** The profile in force (the named base it came from, or `custom`). */
-  profile(): { name: string; settings: FaultProfile };
-  /** A new profile from now on: a name, or changes over the current one (base omitted). */
-  setProfile(base: ProfileName | null, changes?: Partial<Record<keyof FaultProfile, unknown>>): FaultProfile;
-  /** Starts an outage (until `off`, or for seconds) or ends the current one. */
-  outage(action: OutageSwitch, mode?: 'refuse' | 'hang'): OutageStatus;
-  outageStatus(): OutageStatus;
-  /** Moves the target's clock (its dev_advanceClock: the loopback chain only). */
-  warp(seconds: number): Promise<{ slot: number; unixTimestamp: number }>;
-  /** Cuts (or mutes) every websocket now, as the timer does; answers how many were cut. */
-  cutWebSockets(): number;
-  stats(): FaultStats;
-  /** The last decisions (up to 20,000), oldest first. */
-  decisions(): Decision[];
 }
 
 export interface FaultProxy {
@@ -145,96 +118,162 @@ async function listenOn(server: ReturnType<typeof createServer>, host: string, p
   return (server.address() as { port: number }).port;
 }
 
-export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
-  const host = options.host ?? '127.0.0.1';
-  const seed = options.seed ?? 1;
-  const target = options.target.replace(/\/$/, '');
-  const wsTarget = options.wsTarget ?? websocketUrlFor(options.target);
-  const log = options.log ?? (() => {});
-  let profileName: string = typeof options.profile === 'string' ? options.profile : 'custom';
-  let profile = resolveProfile(options.profile ?? 'none', options.changes);
-  if (options.changes && Object.keys(options.changes).length > 0) profileName = `${profileName}+changes`;
+type OutageState = { mode: 'refuse' | 'hang'; source: 'timed' | 'control'; endsAt: number | null };
 
-  const stats = new StatsCounter();
-  const history = new AnswerHistory();
-  const decisions: Decision[] = [];
-  const random = (stream: string): Random => seededRandom(seed, stream);
-  const outageRandom = random('outages');
-  let sequence = 0;
-  let closed = false;
+/**
+ * Everything the proxy remembers between requests (the profile, the outage, the counters, the answers it
+ * holds) and the timers that change it on their own: outages, websocket cuts, clock warps.
+ */
+class ProxyState {
+  profileName: string;
+  profile: FaultProfile;
+  readonly stats = new StatsCounter();
+  readonly history = new AnswerHistory();
+  readonly decisions: Decision[] = [];
+  /** Answers held by a `hang` outage or a lost reply: reset when their time is up, or at close. */
+  readonly held = new Set<ServerResponse>();
+  /** Requests on their way to the target: an outage that starts cuts them. */
+  readonly inFlight = new Set<ServerResponse>();
+  outage: OutageState | null = null;
+  ws: WebSocketSide | null = null;
+  closed = false;
+  private sequence = 0;
+  private readonly outageRandom: Random;
+  private outageTimer: NodeJS.Timeout | null = null;
+  private nextOutageTimer: NodeJS.Timeout | null = null;
+  private cutTimer: NodeJS.Timeout | null = null;
+  private warpTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly seed: string | number,
+    readonly target: string,
+    readonly log: (line: string) => void,
+    options: Pick<FaultProxyOptions, 'profile' | 'changes'>,
+  ) {
+    this.profileName = typeof options.profile === 'string' ? options.profile : 'custom';
+    this.profile = resolveProfile(options.profile ?? 'none', options.changes);
+    if (options.changes && Object.keys(options.changes).length > 0) this.profileName += '+changes';
+    this.outageRandom = this.random('outages');
+  }
+
+  random(stream: string): Random {
+    return seededRandom(this.seed, stream);
+  }
+
+  /** A new request's decision, numbered in arrival order and counted. */
+  decide(method: string): Decision {
+    const decision: Decision = { n: ++this.sequence, method, faults: [], latencyMs: 0 };
+    this.decisions.push(decision);
+    // Trimmed in halves, not one by one: a long run makes hundreds of thousands of requests.
+    if (this.decisions.length > 2 * DECISIONS_KEPT) {
+      this.decisions.splice(0, this.decisions.length - DECISIONS_KEPT);
+    }
+    this.stats.request(method);
+    return decision;
+  }
+
+  inject(kind: FaultKind, decision: Decision): void {
+    decision.faults.push(kind);
+    this.stats.fault(kind, decision.method);
+  }
+
+  /** Keeps the answer unsent until reset (by an outage's end, a timer or close). */
+  hold(res: ServerResponse): void {
+    this.held.add(res);
+    res.on('close', () => this.held.delete(res));
+  }
+
+  // ---------------------------------------------------------------- the profile
+  setProfile(base: ProfileName | null, changes: Partial<Record<keyof FaultProfile, unknown>>): FaultProfile {
+    this.profile = resolveProfile(base ?? this.profile, changes);
+    const changed = Object.keys(changes).length > 0;
+    if (base !== null) this.profileName = changed ? `${base}+changes` : base;
+    else if (changed && !this.profileName.endsWith('+changes')) this.profileName += '+changes';
+    this.armTimers();
+    if (!this.outage) this.scheduleOutage();
+    return { ...this.profile };
+  }
 
   // ---------------------------------------------------------------- outages
-  let outage: { mode: 'refuse' | 'hang'; source: 'timed' | 'control'; endsAt: number | null } | null = null;
-  let outageTimer: NodeJS.Timeout | null = null;
-  let nextOutageTimer: NodeJS.Timeout | null = null;
-  /** Answers held by a `hang` outage or a lost reply: reset when their time is up, or at close. */
-  const held = new Set<ServerResponse>();
-  /** Requests on their way to the target: an outage that starts cuts them. */
-  const inFlight = new Set<ServerResponse>();
+  outageStatus(): OutageStatus {
+    const outage = this.outage;
+    return {
+      active: outage !== null,
+      mode: outage?.mode ?? null,
+      source: outage?.source ?? null,
+      endsAt: outage?.endsAt ? new Date(outage.endsAt).toISOString() : null,
+    };
+  }
 
-  const outageStatus = (): OutageStatus => ({
-    active: outage !== null,
-    mode: outage?.mode ?? null,
-    source: outage?.source ?? null,
-    endsAt: outage?.endsAt ? new Date(outage.endsAt).toISOString() : null,
-  });
+  switchOutage(action: OutageSwitch, mode: 'refuse' | 'hang' | undefined): OutageStatus {
+    if (action === 'off') this.endOutage();
+    else {
+      const seconds = action === 'on' ? null : action.seconds;
+      if (seconds !== null && (!Number.isFinite(seconds) || seconds <= 0)) {
+        throw new ProfileError('outage: seconds must be above 0');
+      }
+      this.startOutage(mode ?? this.pickMode(this.profile.outageMode), 'control', seconds);
+    }
+    return this.outageStatus();
+  }
 
-  const endOutage = () => {
-    if (!outage) return;
-    if (outageTimer) clearTimeout(outageTimer);
-    outageTimer = null;
-    const record = stats.outages.at(-1);
+  endOutage(): void {
+    if (!this.outage) return;
+    if (this.outageTimer) clearTimeout(this.outageTimer);
+    this.outageTimer = null;
+    const record = this.stats.outages.at(-1);
     if (record) record.endedAt = new Date().toISOString();
-    log(`outage over (${outage.mode}, ${outage.source})`);
-    outage = null;
-    for (const res of [...held]) {
-      held.delete(res);
+    this.log(`outage over (${this.outage.mode}, ${this.outage.source})`);
+    this.outage = null;
+    for (const res of [...this.held]) {
+      this.held.delete(res);
       reset(res);
     }
-    scheduleOutage();
-  };
+    this.scheduleOutage();
+  }
 
-  const startOutage = (mode: 'refuse' | 'hang', source: 'timed' | 'control', seconds: number | null) => {
-    if (outage) endOutage();
-    if (nextOutageTimer) clearTimeout(nextOutageTimer);
-    nextOutageTimer = null;
-    outage = { mode, source, endsAt: seconds === null ? null : Date.now() + seconds * 1000 };
-    stats.outages.push({ startedAt: new Date().toISOString(), endedAt: null, mode, source });
-    log(`outage (${mode}, ${source}${seconds === null ? '' : `, ${seconds} s`})`);
+  startOutage(mode: 'refuse' | 'hang', source: 'timed' | 'control', seconds: number | null): void {
+    if (this.outage) this.endOutage();
+    if (this.nextOutageTimer) clearTimeout(this.nextOutageTimer);
+    this.nextOutageTimer = null;
+    this.outage = { mode, source, endsAt: seconds === null ? null : Date.now() + seconds * 1000 };
+    this.stats.outages.push({ startedAt: new Date().toISOString(), endedAt: null, mode, source });
+    this.log(`outage (${mode}, ${source}${seconds === null ? '' : `, ${seconds} s`})`);
     if (seconds !== null) {
-      outageTimer = setTimeout(endOutage, seconds * 1000);
-      outageTimer.unref();
+      this.outageTimer = setTimeout(() => this.endOutage(), seconds * 1000);
+      this.outageTimer.unref();
     }
-    for (const res of [...inFlight]) {
-      inFlight.delete(res);
-      stats.fault('outage_cut_in_flight', 'http');
+    for (const res of [...this.inFlight]) {
+      this.inFlight.delete(res);
+      this.stats.fault('outage_cut_in_flight', 'http');
       reset(res);
     }
-    ws?.closeAll();
-  };
+    this.ws?.closeAll();
+  }
 
-  const pickMode = (mode: OutageMode): 'refuse' | 'hang' =>
-    mode === 'mixed' ? outageRandom.pick(['refuse', 'hang'] as const) : mode;
+  pickMode(mode: OutageMode): 'refuse' | 'hang' {
+    return mode === 'mixed' ? this.outageRandom.pick(['refuse', 'hang'] as const) : mode;
+  }
 
-  function scheduleOutage() {
-    if (nextOutageTimer) clearTimeout(nextOutageTimer);
-    nextOutageTimer = null;
-    const { outageEveryMinSeconds: min, outageEveryMaxSeconds: max } = profile;
-    if (closed || outage || min === null || max === null) return;
-    const gap = outageRandom.between(min, max);
-    nextOutageTimer = setTimeout(() => {
-      nextOutageTimer = null;
-      if (outage) return;
-      const seconds = outageRandom.between(profile.outageMinSeconds, profile.outageMaxSeconds);
-      startOutage(pickMode(profile.outageMode), 'timed', seconds);
+  scheduleOutage(): void {
+    if (this.nextOutageTimer) clearTimeout(this.nextOutageTimer);
+    this.nextOutageTimer = null;
+    const { outageEveryMinSeconds: min, outageEveryMaxSeconds: max } = this.profile;
+    if (this.closed || this.outage || min === null || max === null) return;
+    const gap = this.outageRandom.between(min, max);
+    this.nextOutageTimer = setTimeout(() => {
+      this.nextOutageTimer = null;
+      if (this.outage) return;
+      const seconds = this.outageRandom.between(this.profile.outageMinSeconds, this.profile.outageMaxSeconds);
+      this.startOutage(this.pickMode(this.profile.outageMode), 'timed', seconds);
     }, gap * 1000);
-    nextOutageTimer.unref();
+    this.nextOutageTimer.unref();
   }
 
   // ---------------------------------------------------------------- warps and websocket cuts
-  const warp = async (seconds: number) => {
+  async warp(seconds: number): Promise<{ slot: number; unixTimestamp: number }> {
     if (!Number.isFinite(seconds) || seconds < 0) throw new ProfileError('warp: seconds must be ≥ 0');
-    const res = await fetch(target, {
+    const res = await fetch(this.target, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'dev_advanceClock', params: [seconds] }),
@@ -245,314 +284,293 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       error?: { message: string };
     };
     if (!json.result) throw new Error(`dev_advanceClock: ${json.error?.message ?? res.status}`);
-    stats.fault('warp', 'dev_advanceClock');
-    stats.warpedSeconds += seconds;
-    log(`clock warped ${seconds} s: slot ${json.result.slot}, unix ${json.result.unixTimestamp}`);
+    this.stats.fault('warp', 'dev_advanceClock');
+    this.stats.warpedSeconds += seconds;
+    this.log(`clock warped ${seconds} s: slot ${json.result.slot}, unix ${json.result.unixTimestamp}`);
     return json.result;
-  };
+  }
 
-  let cutTimer: NodeJS.Timeout | null = null;
-  let warpTimer: NodeJS.Timeout | null = null;
-  const armTimers = () => {
-    if (cutTimer) clearInterval(cutTimer);
-    if (warpTimer) clearInterval(warpTimer);
-    cutTimer = null;
-    warpTimer = null;
-    if (closed) return;
+  armTimers(): void {
+    this.clearIntervals();
+    if (this.closed) return;
+    const profile = this.profile;
     if (profile.wsCutEverySeconds !== null) {
-      cutTimer = setInterval(() => ws?.cutAll(profile.wsMuteShare), profile.wsCutEverySeconds * 1000);
-      cutTimer.unref();
+      this.cutTimer = setInterval(
+        () => this.ws?.cutAll(this.profile.wsMuteShare),
+        profile.wsCutEverySeconds * 1000,
+      );
+      this.cutTimer.unref();
     }
     if (profile.warpEverySeconds !== null && profile.warpSeconds > 0) {
-      warpTimer = setInterval(() => {
-        warp(profile.warpSeconds).catch((e: unknown) => log(`timed warp failed: ${(e as Error).message}`));
-      }, profile.warpEverySeconds * 1000);
-      warpTimer.unref();
-    }
-  };
-
-  // ---------------------------------------------------------------- the control
-  const control: FaultControl = {
-    profile: () => ({ name: profileName, settings: { ...profile } }),
-    setProfile: (base, changes = {}) => {
-      profile = resolveProfile(base ?? profile, changes);
-      const changed = Object.keys(changes).length > 0;
-      if (base !== null) profileName = changed ? `${base}+changes` : base;
-      else if (changed && !profileName.endsWith('+changes')) profileName = `${profileName}+changes`;
-      armTimers();
-      if (!outage) scheduleOutage();
-      return { ...profile };
-    },
-    outage: (action, mode) => {
-      if (action === 'off') endOutage();
-      else {
-        const seconds = action === 'on' ? null : action.seconds;
-        if (seconds !== null && (!Number.isFinite(seconds) || seconds <= 0)) {
-          throw new ProfileError('outage: seconds must be above 0');
-        }
-        startOutage(mode ?? pickMode(profile.outageMode), 'control', seconds);
-      }
-      return outageStatus();
-    },
-    outageStatus,
-    warp,
-    cutWebSockets: () => ws?.cutAll(profile.wsMuteShare) ?? 0,
-    stats: () => stats.snapshot(ws?.open ?? 0),
-    decisions: () => decisions.slice(-DECISIONS_KEPT).map((d) => ({ ...d, faults: [...d.faults] })),
-  };
-
-  const answerControl = async (request: JsonRpcRequest): Promise<unknown> => {
-    const params = Array.isArray(request.params) ? request.params : [];
-    switch (request.method) {
-      case 'faults_outage': {
-        const [action, mode] = params as [unknown, unknown];
-        if (mode !== undefined && mode !== 'refuse' && mode !== 'hang') {
-          throw new ProfileError('faults_outage: mode is refuse or hang');
-        }
-        if (action === 'on' || action === 'off') return control.outage(action, mode);
-        if (action === undefined) return control.outageStatus();
-        const seconds = (action as { seconds?: unknown } | null)?.seconds;
-        const inner = (action as { mode?: unknown } | null)?.mode ?? mode;
-        if (typeof seconds !== 'number') {
-          throw new ProfileError("faults_outage: params ['on' | 'off' | {seconds, mode?}, mode?]");
-        }
-        if (inner !== undefined && inner !== 'refuse' && inner !== 'hang') {
-          throw new ProfileError('faults_outage: mode is refuse or hang');
-        }
-        return control.outage({ seconds }, inner);
-      }
-      case 'faults_profile': {
-        const [first, second] = params as [unknown, unknown];
-        if (first === undefined) return control.profile();
-        const base = typeof first === 'string' ? (first as ProfileName) : null;
-        const changes = (typeof first === 'string' ? second : first) ?? {};
-        if (typeof changes !== 'object' || Array.isArray(changes)) {
-          throw new ProfileError(
-            `faults_profile: params [name?, {knob: value}?] (${PROFILE_NAMES.join(', ')})`,
-          );
-        }
-        control.setProfile(base, changes as Partial<Record<keyof FaultProfile, unknown>>);
-        return control.profile();
-      }
-      case 'faults_stats':
-        return control.stats();
-      case 'faults_warp': {
-        const [seconds] = params as [unknown];
-        if (typeof seconds !== 'number') throw new ProfileError('faults_warp: params [seconds]');
-        return control.warp(seconds);
-      }
-      case 'faults_cut':
-        return { cut: control.cutWebSockets() };
-      default:
-        throw new ProfileError(
-          `unknown control ${String(request.method)} (faults_outage, faults_profile, faults_stats, faults_warp, faults_cut)`,
+      this.warpTimer = setInterval(() => {
+        this.warp(this.profile.warpSeconds).catch((e: unknown) =>
+          this.log(`timed warp failed: ${(e as Error).message}`),
         );
+      }, profile.warpEverySeconds * 1000);
+      this.warpTimer.unref();
     }
-  };
+  }
 
-  // ---------------------------------------------------------------- HTTP
-  const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    if (res.destroyed) return;
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify(body));
-  };
+  private clearIntervals(): void {
+    if (this.cutTimer) clearInterval(this.cutTimer);
+    if (this.warpTimer) clearInterval(this.warpTimer);
+    this.cutTimer = null;
+    this.warpTimer = null;
+  }
 
-  const forward = async (req: IncomingMessage, body: Buffer) => {
-    const url = !req.url || req.url === '/' ? target : `${target}${req.url}`;
-    const upstream = await fetch(url, {
-      method: req.method ?? 'POST',
-      headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
-      ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body }),
-      signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
+  /** Stops every timer and resets every answer held or on its way; the sockets are the caller's. */
+  stop(): void {
+    this.closed = true;
+    for (const timer of [this.outageTimer, this.nextOutageTimer]) if (timer) clearTimeout(timer);
+    this.clearIntervals();
+    for (const res of [...this.held, ...this.inFlight]) reset(res);
+    this.held.clear();
+    this.inFlight.clear();
+  }
+}
+
+function controlOf(state: ProxyState): FaultControl {
+  return {
+    profile: () => ({ name: state.profileName, settings: { ...state.profile } }),
+    setProfile: (base, changes = {}) => state.setProfile(base, changes),
+    outage: (action, mode) => state.switchOutage(action, mode),
+    outageStatus: () => state.outageStatus(),
+    warp: (seconds) => state.warp(seconds),
+    cutWebSockets: () => state.ws?.cutAll(state.profile.wsMuteShare) ?? 0,
+    stats: () => state.stats.snapshot(state.ws?.open ?? 0),
+    decisions: () => state.decisions.slice(-DECISIONS_KEPT).map((d) => ({ ...d, faults: [...d.faults] })),
+  };
+}
+
+// ---------------------------------------------------------------- HTTP
+function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.destroyed) return;
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+async function forward(target: string, req: IncomingMessage, body: Buffer) {
+  const url = !req.url || req.url === '/' ? target : `${target}${req.url}`;
+  const upstream = await fetch(url, {
+    method: req.method ?? 'POST',
+    headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
+    ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body }),
+    signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
+  });
+  return {
+    status: upstream.status,
+    contentType: upstream.headers.get('content-type') ?? 'application/json',
+    text: await upstream.text(),
+  };
+}
+
+/** One faultable request on its way: its decision, its draws and the profile it arrived under. */
+interface Passage {
+  state: ProxyState;
+  req: IncomingMessage;
+  res: ServerResponse;
+  body: Buffer;
+  /** The request when it is a single JSON-RPC call (not a batch, not unparseable). */
+  single: JsonRpcRequest | null;
+  decision: Decision;
+  draw: Random;
+  profile: FaultProfile;
+}
+
+function underOutage(state: ProxyState, res: ServerResponse, decision: Decision): void {
+  if (state.outage?.mode === 'hang') {
+    state.inject('outage_hung', decision);
+    state.hold(res);
+  } else {
+    state.inject('outage_refused', decision);
+    reset(res);
+  }
+}
+
+async function answerControlRequest(control: FaultControl, single: JsonRpcRequest, res: ServerResponse) {
+  try {
+    json(res, 200, { jsonrpc: '2.0', id: single.id ?? null, result: await answerControl(control, single) });
+  } catch (e) {
+    json(res, 200, {
+      jsonrpc: '2.0',
+      id: single.id ?? null,
+      error: { code: INVALID_PARAMS, message: (e as Error).message },
     });
-    return {
-      status: upstream.status,
-      contentType: upstream.headers.get('content-type') ?? 'application/json',
-      text: await upstream.text(),
-    };
-  };
+  }
+}
 
-  const underOutage = (res: ServerResponse, decision: Decision) => {
-    if (outage?.mode === 'hang') {
-      decision.faults.push('outage_hung');
-      stats.fault('outage_hung', decision.method);
-      held.add(res);
-      res.on('close', () => held.delete(res));
-    } else {
-      decision.faults.push('outage_refused');
-      stats.fault('outage_refused', decision.method);
-      reset(res);
+/** Reset, 429, 503 and latency, drawn in that order; true when the request has had its answer. */
+async function faultedBeforeTarget({ state, res, single, decision, draw, profile: p }: Passage) {
+  if (draw.chance(p.resetRate)) {
+    state.inject('reset', decision);
+    reset(res);
+    return true;
+  }
+  if (draw.chance(p.http429Rate)) {
+    state.inject('http_429', decision);
+    const retryAfter = draw.between(p.retryAfterMinSeconds, p.retryAfterMaxSeconds);
+    json(
+      res,
+      429,
+      { jsonrpc: '2.0', id: single?.id ?? null, error: { code: 429, message: 'Too many requests' } },
+      { 'retry-after': String(retryAfter) },
+    );
+    return true;
+  }
+  if (draw.chance(p.http503Rate)) {
+    state.inject('http_503', decision);
+    if (res.destroyed) return true;
+    res.writeHead(503, { 'content-type': 'text/plain' });
+    res.end('Service Unavailable');
+    return true;
+  }
+  if (draw.chance(p.latencyRate)) {
+    decision.latencyMs = draw.between(p.latencyMinMs, p.latencyMaxMs);
+    state.inject('latency', decision);
+    state.inFlight.add(res);
+    await sleep(decision.latencyMs);
+    state.inFlight.delete(res);
+    if (res.destroyed) return true;
+    if (state.outage) {
+      underOutage(state, res, decision);
+      return true;
     }
-  };
+  }
+  return false;
+}
 
-  const inject = (kind: FaultKind, decision: Decision) => {
-    decision.faults.push(kind);
-    stats.fault(kind, decision.method);
-  };
+/** A dropped send or a stale read, answered by the proxy itself; true when it answered. */
+function answeredWithoutTarget({ state, res, single, decision, draw, profile: p }: Passage): boolean {
+  if (!single) return false;
+  if (decision.method === 'sendTransaction' && draw.chance(p.dropSendRate)) {
+    const signature = signatureOfSend(single);
+    if (signature !== null) {
+      state.inject('dropped_send', decision);
+      json(res, 200, { jsonrpc: '2.0', id: single.id ?? null, result: signature });
+      return true;
+    }
+  }
+  if (!isRead(decision.method) || !draw.chance(p.staleReadRate)) return false;
+  const old = state.history.behind(single, p.staleMinSlots, p.staleMaxSlots, draw);
+  if (!old) return false;
+  const min = minContextSlotOf(single);
+  if (min !== null && old.slot < min) {
+    state.inject('stale_min_context_slot', decision);
+    json(res, 200, {
+      jsonrpc: '2.0',
+      id: single.id ?? null,
+      error: {
+        code: MIN_CONTEXT_SLOT_NOT_REACHED,
+        message: 'Minimum context slot has not been reached',
+        data: { contextSlot: old.slot },
+      },
+    });
+    return true;
+  }
+  state.inject('stale_read', decision);
+  json(res, 200, { jsonrpc: '2.0', id: single.id ?? null, result: old.result });
+  return true;
+}
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    let body: Buffer;
+/** Forwards to the target, remembers the answer for stale reads, then delivers it or loses it. */
+async function forwardAndDeliver({ state, req, res, body, single, decision, draw, profile: p }: Passage) {
+  const lost = draw.chance(p.lostReplyRate);
+  const hangMs =
+    lost && draw.chance(p.lostReplyHangShare) ? draw.between(p.lostReplyHangMinMs, p.lostReplyHangMaxMs) : 0;
+  state.inFlight.add(res);
+  let answer: Awaited<ReturnType<typeof forward>>;
+  try {
+    answer = await forward(state.target, req, body);
+  } catch {
+    // The target itself did not answer: the client meets a dead connection, as it would without us.
+    return reset(res);
+  } finally {
+    state.inFlight.delete(res);
+  }
+  if (res.destroyed) return;
+  if (single && answer.status === 200) {
     try {
-      body = await readBody(req);
+      const reply = JSON.parse(answer.text) as { result?: unknown };
+      if (reply && 'result' in reply) state.history.remember(single, reply.result);
     } catch {
-      reset(res);
-      return;
+      // not JSON: nothing to remember
     }
-    let parsed: unknown;
-    try {
-      parsed = body.length === 0 ? undefined : JSON.parse(body.toString('utf8'));
-    } catch {
-      parsed = undefined;
-    }
-    const single =
-      parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as JsonRpcRequest) : null;
-    if (single && typeof single.method === 'string' && single.method.startsWith('faults_')) {
-      try {
-        json(res, 200, { jsonrpc: '2.0', id: single.id ?? null, result: await answerControl(single) });
-      } catch (e) {
-        json(res, 200, {
-          jsonrpc: '2.0',
-          id: single.id ?? null,
-          error: { code: INVALID_PARAMS, message: (e as Error).message },
-        });
-      }
-      return;
-    }
-
-    const method =
-      single && typeof single.method === 'string' ? single.method : Array.isArray(parsed) ? 'batch' : 'http';
-    const decision: Decision = { n: ++sequence, method, faults: [], latencyMs: 0 };
-    decisions.push(decision);
-    // Trimmed in halves, not one by one: a long run makes hundreds of thousands of requests.
-    if (decisions.length > 2 * DECISIONS_KEPT) decisions.splice(0, decisions.length - DECISIONS_KEPT);
-    stats.request(method);
-    if (outage) return underOutage(res, decision);
-
-    const draw = random(`request:${decision.n}`);
-    const p = profile;
-    if (draw.chance(p.resetRate)) {
-      inject('reset', decision);
-      return reset(res);
-    }
-    if (draw.chance(p.http429Rate)) {
-      inject('http_429', decision);
-      const retryAfter = draw.between(p.retryAfterMinSeconds, p.retryAfterMaxSeconds);
-      return json(
-        res,
-        429,
-        { jsonrpc: '2.0', id: single?.id ?? null, error: { code: 429, message: 'Too many requests' } },
-        { 'retry-after': String(retryAfter) },
-      );
-    }
-    if (draw.chance(p.http503Rate)) {
-      inject('http_503', decision);
-      if (res.destroyed) return;
-      res.writeHead(503, { 'content-type': 'text/plain' });
-      res.end('Service Unavailable');
-      return;
-    }
-    if (draw.chance(p.latencyRate)) {
-      decision.latencyMs = draw.between(p.latencyMinMs, p.latencyMaxMs);
-      inject('latency', decision);
-      inFlight.add(res);
-      await sleep(decision.latencyMs);
-      inFlight.delete(res);
-      if (res.destroyed) return;
-      if (outage) return underOutage(res, decision);
-    }
-    if (single && method === 'sendTransaction' && draw.chance(p.dropSendRate)) {
-      const signature = signatureOfSend(single);
-      if (signature !== null) {
-        inject('dropped_send', decision);
-        return json(res, 200, { jsonrpc: '2.0', id: single.id ?? null, result: signature });
-      }
-    }
-    if (single && isRead(method) && draw.chance(p.staleReadRate)) {
-      const old = history.behind(single, p.staleMinSlots, p.staleMaxSlots, draw);
-      if (old) {
-        const min = minContextSlotOf(single);
-        if (min !== null && old.slot < min) {
-          inject('stale_min_context_slot', decision);
-          return json(res, 200, {
-            jsonrpc: '2.0',
-            id: single.id ?? null,
-            error: {
-              code: MIN_CONTEXT_SLOT_NOT_REACHED,
-              message: 'Minimum context slot has not been reached',
-              data: { contextSlot: old.slot },
-            },
-          });
-        }
-        inject('stale_read', decision);
-        return json(res, 200, { jsonrpc: '2.0', id: single.id ?? null, result: old.result });
-      }
-    }
-    const lost = draw.chance(p.lostReplyRate);
-    const hangMs =
-      lost && draw.chance(p.lostReplyHangShare)
-        ? draw.between(p.lostReplyHangMinMs, p.lostReplyHangMaxMs)
-        : 0;
-
-    inFlight.add(res);
-    let answer: Awaited<ReturnType<typeof forward>>;
-    try {
-      answer = await forward(req, body);
-    } catch {
-      // The target itself did not answer: the client meets a dead connection, as it would without us.
-      return reset(res);
-    } finally {
-      inFlight.delete(res);
-    }
-    if (res.destroyed) return;
-    if (single && answer.status === 200) {
-      try {
-        const reply = JSON.parse(answer.text) as { result?: unknown };
-        if (reply && 'result' in reply) history.remember(single, reply.result);
-      } catch {
-        // not JSON: nothing to remember
-      }
-    }
-    if (lost) {
-      if (hangMs > 0) {
-        inject('lost_reply_hang', decision);
-        held.add(res);
-        res.on('close', () => held.delete(res));
-        setTimeout(() => {
-          held.delete(res);
-          reset(res);
-        }, hangMs).unref();
-      } else {
-        inject('lost_reply_reset', decision);
-        reset(res);
-      }
-      return;
-    }
+  }
+  if (!lost) {
     res.writeHead(answer.status, { 'content-type': answer.contentType });
     res.end(answer.text);
-  };
+  } else if (hangMs > 0) {
+    state.inject('lost_reply_hang', decision);
+    state.hold(res);
+    setTimeout(() => {
+      state.held.delete(res);
+      reset(res);
+    }, hangMs).unref();
+  } else {
+    state.inject('lost_reply_reset', decision);
+    reset(res);
+  }
+}
 
-  const server = createServer((req, res) => {
-    res.on('error', () => {});
-    handle(req, res).catch(() => reset(res));
-  });
-  server.on('clientError', (_error, socket) => socket.destroy());
-  server.keepAliveTimeout = 30_000;
+function parseJson(body: Buffer): unknown {
+  try {
+    return body.length === 0 ? undefined : JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
 
-  let ws: WebSocketSide | null = null;
+async function handle(state: ProxyState, control: FaultControl, req: IncomingMessage, res: ServerResponse) {
+  let body: Buffer;
+  try {
+    body = await readBody(req);
+  } catch {
+    reset(res);
+    return;
+  }
+  const parsed = parseJson(body);
+  const single =
+    parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as JsonRpcRequest) : null;
+  if (single && typeof single.method === 'string' && single.method.startsWith('faults_')) {
+    return answerControlRequest(control, single, res);
+  }
+  const method =
+    single && typeof single.method === 'string' ? single.method : Array.isArray(parsed) ? 'batch' : 'http';
+  const decision = state.decide(method);
+  if (state.outage) return underOutage(state, res, decision);
+  const draw = state.random(`request:${decision.n}`);
+  const passage: Passage = { state, req, res, body, single, decision, draw, profile: state.profile };
+  if (await faultedBeforeTarget(passage)) return;
+  if (answeredWithoutTarget(passage)) return;
+  await forwardAndDeliver(passage);
+}
+
+/** The HTTP side on its port, then the websocket side on port + 1 (or any free port when that was a guess). */
+async function listen(
+  state: ProxyState,
+  server: ReturnType<typeof createServer>,
+  options: FaultProxyOptions,
+  host: string,
+): Promise<WebSocketSide> {
   const wsSide = (port: number) =>
     startWebSocketSide({
       host,
       port,
-      target: wsTarget,
-      stats,
-      random,
-      muteShare: () => profile.wsMuteShare,
-      notificationDropRate: () => profile.wsNotificationDropRate,
-      refusing: () => outage !== null,
+      target: options.wsTarget ?? websocketUrlFor(options.target),
+      stats: state.stats,
+      random: (stream) => state.random(stream),
+      muteShare: () => state.profile.wsMuteShare,
+      notificationDropRate: () => state.profile.wsNotificationDropRate,
+      refusing: () => state.outage !== null,
     });
   try {
     const port = await listenOn(server, host, options.port ?? 0);
-    ws = await wsSide(options.wsPort ?? port + 1).catch((e) => {
+    return await wsSide(options.wsPort ?? port + 1).catch((e) => {
       if (options.port !== 0 || options.wsPort !== undefined) throw e;
       return wsSide(0);
     });
@@ -560,24 +578,32 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     server.close();
     throw e;
   }
-  const httpPort = (server.address() as { port: number }).port;
-  armTimers();
-  scheduleOutage();
+}
 
+export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
+  const host = options.host ?? '127.0.0.1';
+  const target = options.target.replace(/\/$/, '');
+  const state = new ProxyState(options.seed ?? 1, target, options.log ?? (() => {}), options);
+  const control = controlOf(state);
+  const server = createServer((req, res) => {
+    res.on('error', () => {});
+    handle(state, control, req, res).catch(() => reset(res));
+  });
+  server.on('clientError', (_error, socket) => socket.destroy());
+  server.keepAliveTimeout = 30_000;
+  const ws = await listen(state, server, options, host);
+  state.ws = ws;
+  const httpPort = (server.address() as { port: number }).port;
+  state.armTimers();
+  state.scheduleOutage();
   return {
     url: `http://${host}:${httpPort}`,
     wsUrl: `ws://${host}:${ws.port}`,
     control,
     close: async () => {
-      if (closed) return;
-      closed = true;
-      for (const timer of [outageTimer, nextOutageTimer]) if (timer) clearTimeout(timer);
-      if (cutTimer) clearInterval(cutTimer);
-      if (warpTimer) clearInterval(warpTimer);
-      for (const res of [...held, ...inFlight]) reset(res);
-      held.clear();
-      inFlight.clear();
-      await ws?.close();
+      if (state.closed) return;
+      state.stop();
+      await ws.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
