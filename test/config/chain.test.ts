@@ -2,8 +2,9 @@
 // have and still be believed that an account or signature does not exist.
 
 import { describe, expect, test } from 'vitest';
-import { ConfigError, resolveConfig } from '../../src/config/index.ts';
+import { resolveConfig } from '../../src/config/index.ts';
 import { type ConfigDocument, defaultConfigDocument } from '../support/service.ts';
+import { refusal } from './refusal.ts';
 
 const PROGRAM = 'So11111111111111111111111111111111111111112';
 
@@ -17,16 +18,6 @@ const resolvedChain = (doc: ConfigDocument) => {
   const { chain } = resolveConfig(doc);
   if (chain.kind !== 'rpc') throw new Error('not an rpc chain');
   return chain;
-};
-
-const refusal = (doc: ConfigDocument) => {
-  try {
-    resolveConfig(doc);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('config was accepted');
 };
 
 describe('the rpc chain section', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { SERVICE_BUNDLE } from '../../scripts/build-service.ts';
 import { SPONSORED_FEEDS } from '../../src/chain/index.ts';
-import { ConfigError, loadConfig, resolveConfig } from '../../src/config/index.ts';
+import { loadConfig, resolveConfig } from '../../src/config/index.ts';
 import {
   type ConfigDocument,
   defaultConfigDocument,
@@ -12,17 +12,12 @@ import {
   shippedPriceSource,
   tempDir,
 } from '../support/service.ts';
+import { refusal } from './refusal.ts';
 
 const refused = (change: (doc: ConfigDocument) => void) => {
   const doc = defaultConfigDocument();
   change(doc);
-  try {
-    resolveConfig(doc);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('config was accepted');
+  return refusal(doc);
 };
 
 describe('the config file', () => {

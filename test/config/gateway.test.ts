@@ -1,9 +1,10 @@
 // The gateway block: embedded by default where the chain is embedded, Circle's programs and API per cluster,
 // off, and every bad value refused naming its field.
 import { describe, expect, test } from 'vitest';
-import { ConfigError, loadConfig, resolveConfig } from '../../src/config/index.ts';
+import { loadConfig, resolveConfig } from '../../src/config/index.ts';
 import { EMBEDDED_GATEWAY_MINTER_ID } from '../../src/gateway/solana/index.ts';
 import { type ConfigDocument, defaultConfigDocument } from '../support/service.ts';
+import { refusal } from './refusal.ts';
 
 const PROGRAM = 'So11111111111111111111111111111111111111112';
 const ADDRESS = '0x1111111111111111111111111111111111111111';
@@ -39,16 +40,6 @@ const circle = (over: Record<string, unknown> = {}) => ({
     ...over,
   },
 });
-
-function refusal(doc: ConfigDocument): string {
-  try {
-    resolveConfig(doc);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('config was accepted');
-}
 
 describe('the gateway config', () => {
   test('the shipped config runs the embedded Gateway, its unified balance kept out of quotes', () => {
