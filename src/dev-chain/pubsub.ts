@@ -8,7 +8,7 @@
 // after the write: an escrow that a transaction closed is not notified (see src/chain/rpc/feed.ts).
 
 import { PublicKey, SystemProgram } from '@solana/web3.js';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
 import { accountJson } from '../chain/embedded/json-rpc.ts';
 import {
   COMMITMENTS,
@@ -18,6 +18,7 @@ import {
 } from '../chain/embedded/ledger.ts';
 import type { StoredAccount } from '../chain/embedded/store.ts';
 import { decodeBase58 } from '../vocabulary/base58.ts';
+import { listenWebSocket } from './listen.ts';
 
 export interface PubSubOptions {
   ledger: EmbeddedLedger;
@@ -293,14 +294,7 @@ function answer(
 
 export async function startPubSub(options: PubSubOptions): Promise<PubSub> {
   const { ledger } = options;
-  const wss = new WebSocketServer({ host: options.host, port: options.port });
-  await new Promise<void>((resolve, reject) => {
-    wss.once('listening', resolve);
-    wss.once('error', reject);
-  }).catch((e) => {
-    wss.close();
-    throw e;
-  });
+  const wss = await listenWebSocket(options.host, options.port);
   const subscriptions = new Subscriptions(ledger, options.onNotify);
   const stops = COMMITMENTS.map((commitment) =>
     ledger.onWrite((write) => subscriptions.onWrite(commitment, write), commitment),

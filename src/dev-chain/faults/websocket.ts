@@ -3,7 +3,8 @@
 // subscriptions are gone) or muted (left open, pings answered, notifications silently dropped until the
 // next cut), single notifications are lost, and during an outage every socket is closed and refused.
 import type { IncomingMessage } from 'node:http';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
+import { listenWebSocket } from '../listen.ts';
 import type { Random } from './random.ts';
 import type { StatsCounter } from './stats.ts';
 
@@ -41,14 +42,7 @@ export interface WebSocketSide {
 
 export async function startWebSocketSide(options: WebSocketSideOptions): Promise<WebSocketSide> {
   const { stats } = options;
-  const wss = new WebSocketServer({ host: options.host, port: options.port });
-  await new Promise<void>((resolve, reject) => {
-    wss.once('listening', resolve);
-    wss.once('error', reject);
-  }).catch((e) => {
-    wss.close();
-    throw e;
-  });
+  const wss = await listenWebSocket(options.host, options.port);
   const pairs = new Set<Pair>();
   let connections = 0;
 
