@@ -618,14 +618,19 @@ async function checkSourcing(world: World, t: MTrade, view: Json, ledger: Ledger
 export async function checkInvariants(model: Model, world: World): Promise<void> {
   // The check reads the ledger, then the chain: a trade at rest can still be woken between the two (its
   // deadline came due, on chain time that follows the wall clock) and move funds the ledger read before.
-  // When a check fails and the ledger has grown meanwhile, the world moved under it: check again.
+  // Its transaction can even land before its posting is written (the posting follows the landing), so a
+  // failed check first lets every trade come to rest again: when the ledger has grown meanwhile, the world
+  // moved under it: check again.
   for (let attempt = 1; ; attempt++) {
     const ledger = await world.ledger();
     try {
       await checkInvariantsAgainst(model, world, ledger);
       return;
     } catch (error) {
-      if (attempt < 3 && (await world.ledger()).length !== ledger.length) continue;
+      if (attempt < 3) {
+        await rest(model, world);
+        if ((await world.ledger()).length !== ledger.length) continue;
+      }
       throw error;
     }
   }
