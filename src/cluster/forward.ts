@@ -119,7 +119,7 @@ function forwardedRequest(
   request: FastifyRequest,
   target: URL,
   options: ForwardOptions,
-): { headers: Record<string, string>; body: Buffer | null } {
+): { headers: Record<string, string>; body: Buffer<ArrayBuffer> | null } {
   const hasBody = request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD';
   const body = hasBody ? Buffer.from(JSON.stringify(request.body)) : null;
   const headers: Record<string, string> = {};

@@ -11,7 +11,7 @@ import {
 import { ComputeBudgetProgram, PublicKey, SystemProgram, type TransactionInstruction } from '@solana/web3.js';
 import { keyBase58 } from '../chain/keys.ts';
 import { ata, NATIVE_MINT } from '../chain/token.ts';
-import type { PoolSnapshot, VenueBook } from './book.ts';
+import type { PoolSnapshot, VenueBook, VenuePool } from './book.ts';
 import { swapInstruction } from './instructions.ts';
 import { minimumOut, priceImpact, type Reserves, swapExactIn, U64_MAX } from './math.ts';
 
@@ -221,7 +221,7 @@ export function swapInstructions(venue: VenueBook, body: unknown): ApiAnswer<Swa
 interface SwapRequest extends QuoteTerms {
   user: PublicKey;
   payer: PublicKey;
-  pool: PoolSnapshot;
+  pool: VenuePool;
   destination: PublicKey;
   /** The caller named its own destination account (not created, not unwrapped). */
   ownDestination: boolean;
