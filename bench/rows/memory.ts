@@ -10,7 +10,7 @@ import { type BenchContext, CONNECTIONS, type Row } from '../context.ts';
 import { Inspector } from '../inspector.ts';
 import { expectJson, HttpClient, percentile, repeat, sleep } from '../load.ts';
 import { at, type Line, ms, num, ratio } from '../report.ts';
-import { type ServiceProcess, startServiceProcess } from '../service.ts';
+import { type ServiceProcess, type StartTimes, startServiceProcess } from '../service.ts';
 import { pendingTrade, type TradeView } from '../taker.ts';
 
 const TARGET_KB = 6;
@@ -49,18 +49,34 @@ async function settledRss(
 }
 
 async function run(ctx: BenchContext): Promise<Line[]> {
-  const n = ctx.trades;
   const dataDir = ctx.dir('memory');
   const configPath = writeBenchConfig(dataDir);
+  const load = await loadPendingTrades(ctx.trades, dataDir, configPath);
+  // The baseline: the same process starting on an empty DATA_DIR (module loading, store, chain genesis).
+  const empty = await startServiceProcess({ dataDir: ctx.dir('memory-empty'), configPath });
+  await empty.kill9();
+  const restart = await restartWithPending(ctx.trades, dataDir, configPath, load.ids);
+  return memoryLines(ctx.trades, load, empty.started, restart);
+}
+
+/** RSS idle, at N/2 and at N pending trades, and when each trade was made. */
+interface PendingLoad {
+  idle: RssSample;
+  half: RssSample;
+  loaded: RssSample;
+  /** Seconds spent making the N. */
+  createdIn: number;
+  ids: string[];
+  /** When each of the N was made (performance.now()), to compare the rate at the start and at the end. */
+  madeAt: number[];
+}
+
+/** Makes N pending trades after a warm-up, sampling RSS idle and after each half; then kill -9. */
+async function loadPendingTrades(n: number, dataDir: string, configPath: string): Promise<PendingLoad> {
   const service = await startServiceProcess({ dataDir, configPath, inspect: true });
   const client = new HttpClient(service.url, CONNECTIONS);
   let inspector: Inspector | null = null;
-  let idle: RssSample;
-  let half: RssSample;
-  let loaded: RssSample;
-  let createdIn: number;
   const ids: string[] = [];
-  /** When each of the N was made (performance.now()), to compare the rate at the start and at the end. */
   const madeAt: number[] = [];
   const makeOne = async () => {
     ids.push(await pendingTrade(client));
@@ -71,44 +87,57 @@ async function run(ctx: BenchContext): Promise<Line[]> {
       await pendingTrade(client);
     });
     inspector = await Inspector.connect(service.inspectPort as number);
-    idle = await settledRss(service, inspector, 2_000);
+    const idle = await settledRss(service, inspector, 2_000);
     // Two halves: the second shows what one more pending trade costs, apart from the one-time growth of
     // the heap and the store's page cache that any load brings (which dominates a small N).
     const firstHalf = Math.floor(n / 2);
-    createdIn = await repeat(firstHalf, CONNECTIONS, makeOne);
-    half = await settledRss(service, inspector, 3_000);
+    let createdIn = await repeat(firstHalf, CONNECTIONS, makeOne);
+    const half = await settledRss(service, inspector, 3_000);
     createdIn += await repeat(n - firstHalf, CONNECTIONS, makeOne);
-    loaded = await settledRss(service, inspector, 3_000);
+    const loaded = await settledRss(service, inspector, 3_000);
+    return { idle, half, loaded, createdIn, ids, madeAt };
   } finally {
     inspector?.close();
     client.close();
     await service.kill9();
   }
+}
 
-  // The baseline: the same process starting on an empty DATA_DIR (module loading, store, chain genesis).
-  const empty = await startServiceProcess({ dataDir: ctx.dir('memory-empty'), configPath });
-  await empty.kill9();
-
+/** Restarts on the DATA_DIR the N were left in and reads one of them back. */
+async function restartWithPending(
+  n: number,
+  dataDir: string,
+  configPath: string,
+  ids: string[],
+): Promise<{ started: StartTimes; sample: TradeView }> {
   const restarted = await startServiceProcess({ dataDir, configPath, timeoutMs: 60_000 + n * 5 });
-  let sample: TradeView;
   try {
     const probe = new HttpClient(restarted.url, 1);
-    sample = expectJson<TradeView>(
+    const sample = expectJson<TradeView>(
       await probe.get(`/v1/trades/${ids[Math.floor(ids.length / 2)]}`),
       200,
       'trade',
     );
     probe.close();
+    return { started: restarted.started, sample };
   } finally {
     await restarted.kill9();
   }
+}
 
+function memoryLines(
+  n: number,
+  { idle, half, loaded, createdIn, madeAt }: PendingLoad,
+  empty: StartTimes,
+  restarted: { started: StartTimes; sample: TradeView },
+): Line[] {
+  const { sample } = restarted;
   const secondHalf = n - Math.floor(n / 2);
   const perTradeKb = (loaded.retained - half.retained) / secondHalf;
   const averageKb = (loaded.retained - idle.retained) / n;
   const asIsKb = (loaded.asIs - half.asIs) / secondHalf;
   const mb = (sample: RssSample, key: keyof RssSample) => num(sample[key] / 1024);
-  const share = empty.started.healthMs / restarted.started.healthMs;
+  const share = empty.healthMs / restarted.started.healthMs;
   // Made at the start (the first tenth of the first half) and at the end (the last tenth of the second):
   // whether what is already pending makes a new trade dearer.
   const tenth = Math.max(2, Math.floor(n / 20));
@@ -154,7 +183,7 @@ async function run(ctx: BenchContext): Promise<Line[]> {
     {
       row: '4',
       what: 'baseline: empty DATA_DIR, spawn → health / ready',
-      figure: `${ms(empty.started.healthMs)} / ${ms(empty.started.readyMs)}`,
+      figure: `${ms(empty.healthMs)} / ${ms(empty.readyMs)}`,
     },
   ];
 }

@@ -33,6 +33,16 @@ async function hedgesLanded(client: HttpClient): Promise<number> {
   );
 }
 
+type LoopResult = Awaited<ReturnType<typeof closedLoop>>;
+
+/** Each taker swaps `times` times, the takers at once. */
+const everyTaker = (client: HttpClient, wallets: Keypair[], times: number) =>
+  Promise.all(
+    wallets.map(async (wallet) => {
+      for (let i = 0; i < times; i++) await swap(client, wallet);
+    }),
+  );
+
 async function run(ctx: BenchContext): Promise<Line[]> {
   const dataDir = ctx.dir('swaps');
   // The judged windows swap with hedging off (the hedging window turns it on).
@@ -40,40 +50,66 @@ async function run(ctx: BenchContext): Promise<Line[]> {
     (doc.hedging as Record<string, unknown>).enabled = false;
   });
   const wallets = Array.from({ length: TAKERS }, () => Keypair.generate());
-  const everyTaker = (client: HttpClient, times: number) =>
-    Promise.all(
-      wallets.map(async (wallet) => {
-        for (let i = 0; i < times; i++) await swap(client, wallet);
-      }),
-    );
+  const beforeDir = await fundAndWarm(ctx, dataDir, configPath, wallets);
+  const windows = await judgedWindows(ctx, dataDir, configPath, wallets);
+  const inWindow = windows.counted.filter((c) => c.doneAt <= windows.result.endedAt);
+  const replay = await replayWindow(ctx, dataDir, beforeDir, inWindow);
+  // After the replay, which reads the chain as the judged windows left it.
+  const hedging = await hedgingWindow(ctx, dataDir, wallets, windows.solNow);
+  ctx.note(
+    `row 3: the ceiling is the median of three replays; each taker polls GET /v1/trades/{id} every ${POLL_MS} ms until the maker's lock is there (next action: redeem), then until redeemed; airdrops (${AIRDROP_SOL} SOL each) and warm-up swaps happen before the window`,
+  );
+  return swapsLines(windows, inWindow.length, replay, hedging);
+}
 
-  // Funding and a first warm-up, then the chain state before the window.
-  let service = await startServiceProcess({ dataDir, configPath });
-  let client = new HttpClient(service.url, TAKERS);
+/** Airdrops to every taker and a first warm-up; answers a copy of the chain as it stands before the window. */
+async function fundAndWarm(
+  ctx: BenchContext,
+  dataDir: string,
+  configPath: string,
+  wallets: Keypair[],
+): Promise<string> {
+  const service = await startServiceProcess({ dataDir, configPath });
+  const client = new HttpClient(service.url, TAKERS);
   try {
     for (const wallet of wallets) {
       const body = { wallet: wallet.publicKey.toBase58(), asset: 'SOL', amount: AIRDROP_SOL };
       expectJson(await client.post('/v1/dev/airdrop', body), 200, 'airdrop');
     }
-    await everyTaker(client, 2);
+    await everyTaker(client, wallets, 2);
   } finally {
     client.close();
     await service.stop();
   }
   const beforeDir = ctx.dir('swaps-chain-before');
   cpSync(join(dataDir, 'chain'), beforeDir, { recursive: true });
+  return beforeDir;
+}
 
-  // The window, after two more swaps per taker warm the restarted process (replayed, not timed).
-  service = await startServiceProcess({ dataDir, configPath });
-  client = new HttpClient(service.url, TAKERS);
+interface JudgedWindows {
+  /** The judged window: every swap it finished, with when and the transactions it landed. */
+  result: LoopResult;
+  counted: { doneAt: number; signatures: string[] }[];
+  /** The informative window following each trade over its stream. */
+  streamed: LoopResult;
+  /** The maker's SOL after both: the hedging window's target. */
+  solNow: string | null;
+}
+
+/** The window, after two more swaps per taker warm the restarted process (replayed, not timed). */
+async function judgedWindows(
+  ctx: BenchContext,
+  dataDir: string,
+  configPath: string,
+  wallets: Keypair[],
+): Promise<JudgedWindows> {
+  const service = await startServiceProcess({ dataDir, configPath });
+  const client = new HttpClient(service.url, TAKERS);
   const counted: { doneAt: number; signatures: string[] }[] = [];
-  let result: Awaited<ReturnType<typeof closedLoop>>;
-  let streamed: Awaited<ReturnType<typeof closedLoop>>;
-  let solNow: string | null = null;
   try {
-    await everyTaker(client, 2);
+    await everyTaker(client, wallets, 2);
     const commits = await service.commits();
-    result = await closedLoop({
+    const result = await closedLoop({
       workers: TAKERS,
       seconds: ctx.seconds,
       maxErrors: 20,
@@ -85,44 +121,53 @@ async function run(ctx: BenchContext): Promise<Line[]> {
     ctx.note(commitNote('row 3', commits, await service.commits(), result.seconds));
     // Informative, after the judged window: the same takers following each trade over its stream, as the
     // swap page does, instead of polling it (not replayed: the ceiling is the judged window's).
-    streamed = await closedLoop({
+    const streamed = await closedLoop({
       workers: TAKERS,
       seconds: ctx.seconds,
       maxErrors: 20,
       step: (worker) => swap(client, wallets[worker] as Keypair, streaming(service.url)),
     });
-    // Where the maker's SOL stands now: the hedging window's target.
     const runtime = expectJson<{ balances: { asset: string; amount: string | null }[] }>(
       await client.get('/v1/runtime'),
       200,
       'runtime',
     );
-    solNow = runtime.balances.find((b) => b.asset === 'SOL')?.amount ?? null;
+    const solNow = runtime.balances.find((b) => b.asset === 'SOL')?.amount ?? null;
+    return { result, counted, streamed, solNow };
   } finally {
     client.close();
     await service.stop();
   }
-  const inWindow = counted.filter((c) => c.doneAt <= result.endedAt);
-  const swapsPerSecond = inWindow.length / result.seconds;
+}
 
+/** The ceiling: the judged window's transactions replayed into a fresh VM from the chain before it. */
+async function replayWindow(
+  ctx: BenchContext,
+  dataDir: string,
+  beforeDir: string,
+  inWindow: { signatures: string[] }[],
+): Promise<ReplayResult> {
   const inputFile = join(ctx.dir('swaps-replay'), 'input.json');
   const timed = inWindow.flatMap((c) => c.signatures);
   writeFileSync(inputFile, JSON.stringify({ beforeDir, afterDir: join(dataDir, 'chain'), timed }));
-  const replay = await runPinned<ReplayResult>('bench/children/replay.ts', [inputFile]);
-  const ceiling = inWindow.length / replay.timedSeconds;
-  // After the replay, which reads the chain as the judged windows left it.
-  const hedging = await hedgingWindow(ctx, dataDir, wallets, solNow);
-  ctx.note(
-    `row 3: the ceiling is the median of three replays; each taker polls GET /v1/trades/{id} every ${POLL_MS} ms until the maker's lock is there (next action: redeem), then until redeemed; airdrops (${AIRDROP_SOL} SOL each) and warm-up swaps happen before the window`,
-  );
+  return runPinned<ReplayResult>('bench/children/replay.ts', [inputFile]);
+}
 
+function swapsLines(
+  { result, streamed }: JudgedWindows,
+  swaps: number,
+  replay: ReplayResult,
+  hedging: { result: LoopResult; hedges: number },
+): Line[] {
+  const swapsPerSecond = swaps / result.seconds;
+  const ceiling = swaps / replay.timedSeconds;
   const errors = result.errors > 0 ? ` (${result.errors} errors: ${result.firstError})` : '';
   const replayProblems = replay.mismatches + replay.missing;
   return [
     {
       row: '3',
       what: `swaps/s, ${TAKERS} takers, embedded chain`,
-      figure: `${num(swapsPerSecond, 1)}/s, ${inWindow.length} swaps in ${num(result.seconds, 1)} s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}${errors}`,
+      figure: `${num(swapsPerSecond, 1)}/s, ${swaps} swaps in ${num(result.seconds, 1)} s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}${errors}`,
       target: at('≥', TARGET, swapsPerSecond, `${TARGET}/s`),
       ...(result.errors > 0 ? { failed: true } : {}),
     },
@@ -171,7 +216,7 @@ async function hedgingWindow(
   dataDir: string,
   wallets: Keypair[],
   solNow: string | null,
-): Promise<{ result: Awaited<ReturnType<typeof closedLoop>>; hedges: number }> {
+): Promise<{ result: LoopResult; hedges: number }> {
   if (solNow === null) throw new Error('the maker’s SOL balance could not be read');
   const configPath = writeBenchConfig(dataDir, 'bench-config-hedging.json', (doc) => {
     const hedging = doc.hedging as { assets: Record<string, unknown>; retry_seconds?: number };

@@ -13,9 +13,11 @@ import {
   checkLockTransaction,
   cryptoKeyWallet,
   generateWalletKeys,
+  type LockReview,
   MemorySwapStore,
   type SwapRecord,
   TakerClient,
+  type TakerWallet,
   type Trade,
 } from '@rfq-maker/taker';
 import { DEFAULT_CONFIG_PATH } from '../../src/config/index.ts';
@@ -71,59 +73,81 @@ async function run(ctx: BenchContext): Promise<Line[]> {
       rpcUrl: `${service.url}/v1/dev/rpc`,
       store: new MemorySwapStore(),
     });
-    const keys = await generateWalletKeys();
-    if (!keys) throw new Error('this Node has no WebCrypto Ed25519');
-    const wallet = await cryptoKeyWallet(keys);
-    await client.service.airdrop({ wallet: wallet.address, asset: 'SOL', amount: '100' });
-
+    const wallet = await fundedWallet(client);
     for (let i = 0; i < WARM_UP + swaps; i++) {
-      const started = performance.now();
-      const quote = await client.quote({
-        input_asset: 'SOL',
-        output_asset: 'USDC',
-        amount: '0.05',
-        taker_wallet: wallet.address,
-      });
-      if (quote.status !== 'accepted') throw new Error(`quote rejected: ${JSON.stringify(quote.reasons)}`);
-      const record = await client.start(quote, { address: wallet.address });
-      const reviewStarted = performance.now();
-      const review = await client.reviewLock(record);
-      const reviewed = performance.now() - reviewStarted;
-      const ready = makerLocked(client, record);
-      await client.lock(record, wallet);
-      await ready;
-      const outcome = await client.redeem(record, { via: 'chain', wallet });
-      const took = performance.now() - started;
-      if (!outcome.signature) throw new Error(`swap ${i}: the taker's redeem did not land`);
-
+      const swap = await timedSwap(client, wallet, i);
       // The pure part alone, off the clock of the swap.
-      const pureStarted = performance.now();
-      for (let r = 0; r < PURE_ROUNDS; r++) {
-        checkLockTransaction(review.transactionBase64, review.agreement);
-        checkLockSimulation(review.agreement, {
-          err: null,
-          logs: review.simulation.logs,
-          unitsConsumed: review.simulation.unitsConsumed,
-          baseFeeLamports: review.check.lock?.baseFeeLamports ?? 0n,
-          priorityFeeLamports: review.check.lock?.priorityFeeLamports ?? 0n,
-          accounts: [],
-        });
-      }
-      const pure = ((performance.now() - pureStarted) * 1_000) / PURE_ROUNDS;
+      const pure = timePureChecks(swap.review);
       if (i < WARM_UP) continue;
-      reviewMs.push(reviewed);
-      swapMs.push(took);
+      reviewMs.push(swap.reviewMs);
+      swapMs.push(swap.swapMs);
       pureUs.push(pure);
     }
   } finally {
     await service.stop();
   }
-
-  const share = quantile(reviewMs, 0.5) / quantile(swapMs, 0.5);
   ctx.note(
     `row 7: ${swaps} swaps one at a time by the taker package (SOL → USDC, 0.05 SOL), the taker's RPC the ` +
       'service’s dev RPC on loopback; the review adds 3 RPC calls (the clock, the watched accounts, the simulation).',
   );
+  return reviewLines(swaps, reviewMs, swapMs, pureUs);
+}
+
+/** A fresh WebCrypto wallet with 100 SOL from the dev airdrop. */
+async function fundedWallet(client: TakerClient): Promise<TakerWallet> {
+  const keys = await generateWalletKeys();
+  if (!keys) throw new Error('this Node has no WebCrypto Ed25519');
+  const wallet = await cryptoKeyWallet(keys);
+  await client.service.airdrop({ wallet: wallet.address, asset: 'SOL', amount: '100' });
+  return wallet;
+}
+
+/** One whole swap (quote → the taker's redeem landed), timed, with its lock review timed inside it. */
+async function timedSwap(
+  client: TakerClient,
+  wallet: TakerWallet,
+  i: number,
+): Promise<{ review: LockReview; reviewMs: number; swapMs: number }> {
+  const started = performance.now();
+  const quote = await client.quote({
+    input_asset: 'SOL',
+    output_asset: 'USDC',
+    amount: '0.05',
+    taker_wallet: wallet.address,
+  });
+  if (quote.status !== 'accepted') throw new Error(`quote rejected: ${JSON.stringify(quote.reasons)}`);
+  const record = await client.start(quote, { address: wallet.address });
+  const reviewStarted = performance.now();
+  const review = await client.reviewLock(record);
+  const reviewMs = performance.now() - reviewStarted;
+  const ready = makerLocked(client, record);
+  await client.lock(record, wallet);
+  await ready;
+  const outcome = await client.redeem(record, { via: 'chain', wallet });
+  const swapMs = performance.now() - started;
+  if (!outcome.signature) throw new Error(`swap ${i}: the taker's redeem did not land`);
+  return { review, reviewMs, swapMs };
+}
+
+/** The review's pure checks (decode, checks, effects; no RPC) on a reviewed lock: µs per round. */
+function timePureChecks(review: LockReview): number {
+  const pureStarted = performance.now();
+  for (let r = 0; r < PURE_ROUNDS; r++) {
+    checkLockTransaction(review.transactionBase64, review.agreement);
+    checkLockSimulation(review.agreement, {
+      err: null,
+      logs: review.simulation.logs,
+      unitsConsumed: review.simulation.unitsConsumed,
+      baseFeeLamports: review.check.lock?.baseFeeLamports ?? 0n,
+      priorityFeeLamports: review.check.lock?.priorityFeeLamports ?? 0n,
+      accounts: [],
+    });
+  }
+  return ((performance.now() - pureStarted) * 1_000) / PURE_ROUNDS;
+}
+
+function reviewLines(swaps: number, reviewMs: number[], swapMs: number[], pureUs: number[]): Line[] {
+  const share = quantile(reviewMs, 0.5) / quantile(swapMs, 0.5);
   return [
     {
       row: '7',

@@ -234,7 +234,31 @@ export function linkSbpf(object: Uint8Array, options: LinkOptions = {}): LinkRep
   const entryName = options.entrypoint ?? 'entrypoint';
   const allowed = new Set(options.syscalls ?? KNOWN_SYSCALLS);
   const obj = readObject(object);
+  refuseWritableData(obj);
+  const { texts, rodatas } = loadableSections(obj);
 
+  // ELF header, 3 program headers, then .text, .rodata, the dynamic part, section headers.
+  const layout = layOutLoadable(texts, rodatas);
+  const image = new Image();
+  copyLoadable(image, obj, layout, [...texts, ...rodatas]);
+  const { syscalls, dynRelocs } = relocate(image, obj, layout, allowed);
+  const entry = entryAddress(obj, layout, entryName);
+  const dynamic = writeDynamicPart(image, layout.rodataEnd, entryName, entry, syscalls, dynRelocs);
+  const sectionHeaders = writeSectionHeaders(image, layout, dynamic);
+  writeProgramHeaders(image, layout, dynamic);
+  writeElfHeader(image, entry, sectionHeaders);
+
+  return {
+    so: image.result(),
+    entry,
+    textSize: layout.textEnd - layout.textStart,
+    rodataSize: layout.rodataEnd - layout.rodataStart,
+    syscalls,
+  };
+}
+
+/** No writable globals: SBPF v0 has nowhere to put them. */
+function refuseWritableData(obj: ObjectFile): void {
   for (const s of obj.sections) {
     if (isAlloc(s) && isWrite(s) && s.size > 0) {
       throw new SbpfLinkError(
@@ -242,6 +266,10 @@ export function linkSbpf(object: Uint8Array, options: LinkOptions = {}): LinkRep
       );
     }
   }
+}
+
+/** The sections that end up in the R+X segment: code, then read-only data. */
+function loadableSections(obj: ObjectFile): { texts: Section[]; rodatas: Section[] } {
   const texts = obj.sections.filter((s) => isAlloc(s) && isExec(s) && s.type === SHT_PROGBITS && s.size > 0);
   const rodatas = obj.sections.filter(
     (s) =>
@@ -252,12 +280,25 @@ export function linkSbpf(object: Uint8Array, options: LinkOptions = {}): LinkRep
       s.size > 0,
   );
   if (texts.length === 0) throw new SbpfLinkError('object has no code');
+  return { texts, rodatas };
+}
 
-  // --- Layout: ELF header, 3 program headers, then .text, .rodata, the dynamic part, section headers.
-  const phnum = 3;
-  const placed = new Map<number, number>(); // object section index -> output offset (== vaddr)
-  let cursor = 64 + phnum * 56;
-  cursor = align(cursor, 8);
+const PROGRAM_HEADERS = 3;
+
+interface Layout {
+  /** Object section index -> output offset (== vaddr). */
+  placed: Map<number, number>;
+  textStart: number;
+  textEnd: number;
+  hasRodata: boolean;
+  rodataStart: number;
+  rodataEnd: number;
+}
+
+/** Places .text after the headers and .rodata after it, each section at its alignment. */
+function layOutLoadable(texts: Section[], rodatas: Section[]): Layout {
+  const placed = new Map<number, number>();
+  let cursor = align(64 + PROGRAM_HEADERS * 56, 8);
   const textStart = cursor;
   for (const s of texts) {
     cursor = align(cursor, Math.max(8, s.align));
@@ -272,25 +313,41 @@ export function linkSbpf(object: Uint8Array, options: LinkOptions = {}): LinkRep
     placed.set(s.index, cursor);
     cursor += s.size;
   }
-  const rodataEnd = rodatas.length > 0 ? cursor : rodataStart;
+  const hasRodata = rodatas.length > 0;
+  const rodataEnd = hasRodata ? cursor : rodataStart;
+  return { placed, textStart, textEnd, hasRodata, rodataStart, rodataEnd };
+}
 
-  const image = new Image();
-  for (const s of [...texts, ...rodatas]) {
-    const at = placed.get(s.index) ?? 0;
+function copyLoadable(image: Image, obj: ObjectFile, layout: Layout, sections: Section[]): void {
+  for (const s of sections) {
+    const at = layout.placed.get(s.index) ?? 0;
     if (s.type === SHT_NOBITS) image.padTo(at + s.size);
     else image.put(at, obj.bytes.subarray(s.offset, s.offset + s.size));
   }
-  image.padTo(rodataEnd);
+  image.padTo(layout.rodataEnd);
+}
 
-  // --- Relocations.
+interface DynamicRelocation {
+  offset: number;
+  syscall: string;
+}
+
+function addressOf(layout: Layout, sym: SymbolEntry): number {
+  const base = layout.placed.get(sym.shndx);
+  if (base === undefined)
+    throw new SbpfLinkError(`symbol ${sym.name || `#${sym.shndx}`} is in an unplaced section`);
+  return base + sym.value;
+}
+
+/** Resolves every relocation of the code in place; a call to a syscall leaves a dynamic relocation. */
+function relocate(
+  image: Image,
+  obj: ObjectFile,
+  layout: Layout,
+  allowed: ReadonlySet<string>,
+): { syscalls: string[]; dynRelocs: DynamicRelocation[] } {
   const syscalls: string[] = [];
-  const dynRelocs: { offset: number; syscall: string }[] = [];
-  const addressOf = (sym: SymbolEntry) => {
-    const base = placed.get(sym.shndx);
-    if (base === undefined)
-      throw new SbpfLinkError(`symbol ${sym.name || `#${sym.shndx}`} is in an unplaced section`);
-    return base + sym.value;
-  };
+  const dynRelocs: DynamicRelocation[] = [];
   for (const rel of obj.sections.filter((s) => s.type === SHT_REL)) {
     const target = obj.sections[rel.info];
     if (!target || !isAlloc(target)) continue; // e.g. relocations of debug sections
@@ -299,7 +356,7 @@ export function linkSbpf(object: Uint8Array, options: LinkOptions = {}): LinkRep
         `relocations in ${target.name} (data relocations, e.g. pointer tables) are not supported`,
       );
     }
-    const targetOut = placed.get(target.index);
+    const targetOut = layout.placed.get(target.index);
     if (targetOut === undefined) continue;
     for (let off = rel.offset; off < rel.offset + rel.size; off += 16) {
       const rOffset = Number(obj.view.getBigUint64(off, true));
@@ -309,45 +366,86 @@ export function linkSbpf(object: Uint8Array, options: LinkOptions = {}): LinkRep
       if (!sym) throw new SbpfLinkError(`relocation at ${rOffset} names a missing symbol`);
       const at = targetOut + rOffset;
       const v = image.view();
-      const opcode = v.getUint8(at);
       if (type === R_BPF_64_64) {
-        if (opcode !== OPCODE_LDDW) throw new SbpfLinkError(`R_BPF_64_64 at ${at} is not on an lddw`);
-        if (sym.shndx === SHN_UNDEF) throw new SbpfLinkError(`lddw of undefined symbol ${sym.name}`);
-        const addend = BigInt(v.getUint32(at + 4, true)) | (BigInt(v.getUint32(at + 12, true)) << 32n);
-        const address = MM_PROGRAM_START + BigInt(addressOf(sym)) + addend;
-        u32(v, at + 4, Number(address & 0xffffffffn));
-        u32(v, at + 12, Number(address >> 32n));
+        resolveLddw(v, at, sym, layout);
       } else if (type === R_BPF_64_32) {
-        if (opcode !== OPCODE_CALL) throw new SbpfLinkError(`R_BPF_64_32 at ${at} is not on a call`);
-        if (sym.shndx === SHN_UNDEF) {
-          if (!allowed.has(sym.name)) {
-            throw new SbpfLinkError(
-              `call to undefined ${sym.name}: not a known syscall (avoid struct copies/libc; map memcpy to sol_memcpy_)`,
-            );
-          }
+        if (v.getUint8(at) !== OPCODE_CALL) throw new SbpfLinkError(`R_BPF_64_32 at ${at} is not on a call`);
+        if (sym.shndx !== SHN_UNDEF) resolveLocalCall(v, at, sym, layout);
+        else {
+          leaveSyscall(v, at, sym, allowed);
           if (!syscalls.includes(sym.name)) syscalls.push(sym.name);
-          u32(v, at + 4, 0xffffffff);
           dynRelocs.push({ offset: at, syscall: sym.name });
-        } else {
-          // LLVM 14 REL form: the immediate encodes (target slot - 1) relative to the symbol.
-          const imm = v.getInt32(at + 4, true);
-          const targetAddress = addressOf(sym) + (imm + 1) * 8;
-          const relative = (targetAddress - (at + 8)) / 8;
-          if (!Number.isInteger(relative)) throw new SbpfLinkError(`misaligned call target at ${at}`);
-          v.setInt32(at + 4, relative, true);
         }
       } else {
         throw new SbpfLinkError(`unsupported relocation type ${type} at ${at} (symbol ${sym.name})`);
       }
     }
   }
+  return { syscalls, dynRelocs };
+}
 
+/** R_BPF_64_64: the lddw's two immediates become the absolute address of the symbol plus the addend. */
+function resolveLddw(v: DataView, at: number, sym: SymbolEntry, layout: Layout): void {
+  if (v.getUint8(at) !== OPCODE_LDDW) throw new SbpfLinkError(`R_BPF_64_64 at ${at} is not on an lddw`);
+  if (sym.shndx === SHN_UNDEF) throw new SbpfLinkError(`lddw of undefined symbol ${sym.name}`);
+  const addend = BigInt(v.getUint32(at + 4, true)) | (BigInt(v.getUint32(at + 12, true)) << 32n);
+  const address = MM_PROGRAM_START + BigInt(addressOf(layout, sym)) + addend;
+  u32(v, at + 4, Number(address & 0xffffffffn));
+  u32(v, at + 12, Number(address >> 32n));
+}
+
+/** R_BPF_64_32 on a call to a function of the object: a pc-relative immediate. */
+function resolveLocalCall(v: DataView, at: number, sym: SymbolEntry, layout: Layout): void {
+  // LLVM 14 REL form: the immediate encodes (target slot - 1) relative to the symbol.
+  const imm = v.getInt32(at + 4, true);
+  const targetAddress = addressOf(layout, sym) + (imm + 1) * 8;
+  const relative = (targetAddress - (at + 8)) / 8;
+  if (!Number.isInteger(relative)) throw new SbpfLinkError(`misaligned call target at ${at}`);
+  v.setInt32(at + 4, relative, true);
+}
+
+/** R_BPF_64_32 on a call to an undefined symbol: immediate -1, for the loader to resolve as a syscall. */
+function leaveSyscall(v: DataView, at: number, sym: SymbolEntry, allowed: ReadonlySet<string>): void {
+  if (!allowed.has(sym.name)) {
+    throw new SbpfLinkError(
+      `call to undefined ${sym.name}: not a known syscall (avoid struct copies/libc; map memcpy to sol_memcpy_)`,
+    );
+  }
+  u32(v, at + 4, 0xffffffff);
+}
+
+function entryAddress(obj: ObjectFile, layout: Layout, entryName: string): number {
   const entrySym = obj.symbols.find((s) => s.name === entryName && s.shndx !== SHN_UNDEF);
   if (!entrySym) throw new SbpfLinkError(`no ${entryName} symbol`);
-  const entry = addressOf(entrySym);
-  if (entry < textStart || entry >= textEnd) throw new SbpfLinkError(`${entryName} is not in .text`);
+  const entry = addressOf(layout, entrySym);
+  if (entry < layout.textStart || entry >= layout.textEnd)
+    throw new SbpfLinkError(`${entryName} is not in .text`);
+  return entry;
+}
 
-  // --- Dynamic part: .dynamic, .dynsym, .dynstr, .rel.dyn.
+interface DynamicSymbol {
+  name: number;
+  info: number;
+  shndx: number;
+  value: number;
+}
+
+/** Where the dynamic part's four tables sit, after .rodata. */
+interface DynamicPart {
+  hasRel: boolean;
+  dynamicOffset: number;
+  dynamicSize: number;
+  dynsymOffset: number;
+  dynsymSize: number;
+  dynstrOffset: number;
+  dynstrSize: number;
+  relDynOffset: number;
+  relDynSize: number;
+  dynamicEnd: number;
+}
+
+/** The null symbol, the entrypoint, then one undefined symbol per syscall, and their string table. */
+function dynamicSymbols(entryName: string, entry: number, syscalls: string[]) {
   const dynstrParts: string[] = [''];
   const strOffset = (name: string) => {
     let off = 0;
@@ -359,7 +457,7 @@ export function linkSbpf(object: Uint8Array, options: LinkOptions = {}): LinkRep
     return off;
   };
   const textIndex = 1; // output section index of .text
-  const dynsyms: { name: number; info: number; shndx: number; value: number }[] = [
+  const dynsyms: DynamicSymbol[] = [
     { name: 0, info: 0, shndx: 0, value: 0 },
     { name: strOffset(entryName), info: (STB_GLOBAL << 4) | STT_FUNC, shndx: textIndex, value: entry },
   ];
@@ -369,41 +467,78 @@ export function linkSbpf(object: Uint8Array, options: LinkOptions = {}): LinkRep
     dynsyms.push({ name: strOffset(name), info: (STB_GLOBAL << 4) | STT_NOTYPE, shndx: SHN_UNDEF, value: 0 });
   }
   const dynstr = new TextEncoder().encode(`${dynstrParts.join('\0')}\0`);
-  const hasRel = dynRelocs.length > 0;
-  const dynamicEntries = hasRel ? 10 : 6;
+  return { dynsyms, syscallSymbol, dynstr };
+}
 
+/** Writes .dynamic, .dynsym, .dynstr and .rel.dyn after .rodata. */
+function writeDynamicPart(
+  image: Image,
+  rodataEnd: number,
+  entryName: string,
+  entry: number,
+  syscalls: string[],
+  dynRelocs: DynamicRelocation[],
+): DynamicPart {
+  const { dynsyms, syscallSymbol, dynstr } = dynamicSymbols(entryName, entry, syscalls);
+  const hasRel = dynRelocs.length > 0;
   const dynamicOffset = align(rodataEnd, 8);
-  const dynamicSize = dynamicEntries * 16;
+  const dynamicSize = (hasRel ? 10 : 6) * 16;
   const dynsymOffset = dynamicOffset + dynamicSize;
   const dynsymSize = dynsyms.length * 24;
   const dynstrOffset = dynsymOffset + dynsymSize;
   const relDynOffset = align(dynstrOffset + dynstr.length, 8);
   const relDynSize = dynRelocs.length * 16;
   const dynamicEnd = hasRel ? relDynOffset + relDynSize : dynstrOffset + dynstr.length;
-
+  const part: DynamicPart = {
+    hasRel,
+    dynamicOffset,
+    dynamicSize,
+    dynsymOffset,
+    dynsymSize,
+    dynstrOffset,
+    dynstrSize: dynstr.length,
+    relDynOffset,
+    relDynSize,
+    dynamicEnd,
+  };
   image.padTo(dynamicEnd);
-  let v = image.view();
+  writeDynamicTable(image.view(), part);
+  writeDynamicSymbols(image.view(), dynsymOffset, dynsyms);
+  image.put(dynstrOffset, dynstr);
+  const v = image.view();
+  dynRelocs.forEach((r, i) => {
+    const o = relDynOffset + i * 16;
+    u64(v, o, r.offset);
+    u64(v, o + 8, (BigInt(syscallSymbol.get(r.syscall) ?? 0) << 32n) | BigInt(R_BPF_64_32));
+  });
+  return part;
+}
+
+function writeDynamicTable(v: DataView, part: DynamicPart): void {
   const dyn: [number, number][] = [
     [DT_FLAGS, DF_TEXTREL],
-    ...(hasRel
+    ...(part.hasRel
       ? ([
-          [DT_REL, relDynOffset],
-          [DT_RELSZ, relDynSize],
+          [DT_REL, part.relDynOffset],
+          [DT_RELSZ, part.relDynSize],
           [DT_RELENT, 16],
         ] as [number, number][])
       : []),
-    [DT_SYMTAB, dynsymOffset],
+    [DT_SYMTAB, part.dynsymOffset],
     [DT_SYMENT, 24],
-    [DT_STRTAB, dynstrOffset],
-    [DT_STRSZ, dynstr.length],
-    ...(hasRel ? ([[DT_TEXTREL, 0]] as [number, number][]) : []),
+    [DT_STRTAB, part.dynstrOffset],
+    [DT_STRSZ, part.dynstrSize],
+    ...(part.hasRel ? ([[DT_TEXTREL, 0]] as [number, number][]) : []),
     [DT_NULL, 0],
   ];
-  if (dyn.length !== dynamicEntries) throw new SbpfLinkError('internal: dynamic table size');
+  if (dyn.length * 16 !== part.dynamicSize) throw new SbpfLinkError('internal: dynamic table size');
   dyn.forEach(([tag, val], i) => {
-    u64(v, dynamicOffset + i * 16, tag);
-    u64(v, dynamicOffset + i * 16 + 8, val);
+    u64(v, part.dynamicOffset + i * 16, tag);
+    u64(v, part.dynamicOffset + i * 16 + 8, val);
   });
+}
+
+function writeDynamicSymbols(v: DataView, dynsymOffset: number, dynsyms: DynamicSymbol[]): void {
   dynsyms.forEach((s, i) => {
     const o = dynsymOffset + i * 24;
     u32(v, o, s.name);
@@ -413,45 +548,41 @@ export function linkSbpf(object: Uint8Array, options: LinkOptions = {}): LinkRep
     u64(v, o + 8, s.value);
     u64(v, o + 16, 0);
   });
-  image.put(dynstrOffset, dynstr);
-  v = image.view();
-  dynRelocs.forEach((r, i) => {
-    const o = relDynOffset + i * 16;
-    u64(v, o, r.offset);
-    u64(v, o + 8, (BigInt(syscallSymbol.get(r.syscall) ?? 0) << 32n) | BigInt(R_BPF_64_32));
-  });
+}
 
-  // --- Section headers.
-  interface OutSection {
-    name: string;
-    type: number;
-    flags: number;
-    offset: number;
-    size: number;
-    link?: number;
-    info?: number;
-    align: number;
-    entsize?: number;
-    alloc: boolean;
-  }
+interface OutSection {
+  name: string;
+  type: number;
+  flags: number;
+  offset: number;
+  size: number;
+  link?: number;
+  info?: number;
+  align: number;
+  entsize?: number;
+  alloc: boolean;
+}
+
+/** The output's sections after the null one: .text, .rodata if any, then the dynamic part's. */
+function outputSections(layout: Layout, dynamic: DynamicPart): OutSection[] {
   const out: OutSection[] = [
     {
       name: '.text',
       type: SHT_PROGBITS,
       flags: SHF_ALLOC | SHF_EXECINSTR,
-      offset: textStart,
-      size: textEnd - textStart,
+      offset: layout.textStart,
+      size: layout.textEnd - layout.textStart,
       align: 8,
       alloc: true,
     },
   ];
-  if (rodatas.length > 0) {
+  if (layout.hasRodata) {
     out.push({
       name: '.rodata',
       type: SHT_PROGBITS,
       flags: SHF_ALLOC,
-      offset: rodataStart,
-      size: rodataEnd - rodataStart,
+      offset: layout.rodataStart,
+      size: layout.rodataEnd - layout.rodataStart,
       align: 8,
       alloc: true,
     });
@@ -464,8 +595,8 @@ export function linkSbpf(object: Uint8Array, options: LinkOptions = {}): LinkRep
       name: '.dynamic',
       type: SHT_DYNAMIC,
       flags: SHF_ALLOC | SHF_WRITE,
-      offset: dynamicOffset,
-      size: dynamicSize,
+      offset: dynamic.dynamicOffset,
+      size: dynamic.dynamicSize,
       link: dynstrIdx,
       align: 8,
       entsize: 16,
@@ -475,8 +606,8 @@ export function linkSbpf(object: Uint8Array, options: LinkOptions = {}): LinkRep
       name: '.dynsym',
       type: SHT_DYNSYM,
       flags: SHF_ALLOC,
-      offset: dynsymOffset,
-      size: dynsymSize,
+      offset: dynamic.dynsymOffset,
+      size: dynamic.dynsymSize,
       link: dynstrIdx,
       info: 1,
       align: 8,
@@ -487,28 +618,38 @@ export function linkSbpf(object: Uint8Array, options: LinkOptions = {}): LinkRep
       name: '.dynstr',
       type: SHT_STRTAB,
       flags: SHF_ALLOC,
-      offset: dynstrOffset,
-      size: dynstr.length,
+      offset: dynamic.dynstrOffset,
+      size: dynamic.dynstrSize,
       align: 1,
       alloc: true,
     },
   );
-  if (hasRel) {
+  if (dynamic.hasRel) {
     out.push({
       name: '.rel.dyn',
       type: SHT_REL,
       flags: SHF_ALLOC,
-      offset: relDynOffset,
-      size: relDynSize,
+      offset: dynamic.relDynOffset,
+      size: dynamic.relDynSize,
       link: dynsymIdx,
       align: 8,
       entsize: 16,
       alloc: true,
     });
   }
+  return out;
+}
+
+/** Writes .shstrtab after the dynamic part, then the section header table; returns where it is. */
+function writeSectionHeaders(
+  image: Image,
+  layout: Layout,
+  dynamic: DynamicPart,
+): { shoff: number; shnum: number } {
+  const out = outputSections(layout, dynamic);
   const shstrNames = ['', ...out.map((s) => s.name), '.shstrtab'];
   const shstrtab = new TextEncoder().encode(`${shstrNames.join('\0')}\0`);
-  const shstrtabOffset = dynamicEnd;
+  const shstrtabOffset = dynamic.dynamicEnd;
   out.push({
     name: '.shstrtab',
     type: SHT_STRTAB,
@@ -522,7 +663,7 @@ export function linkSbpf(object: Uint8Array, options: LinkOptions = {}): LinkRep
   const shoff = align(shstrtabOffset + shstrtab.length, 8);
   const shnum = out.length + 1;
   image.padTo(shoff + shnum * 64);
-  v = image.view();
+  const v = image.view();
   let nameCursor = 1;
   out.forEach((s, i) => {
     const o = shoff + (i + 1) * 64;
@@ -538,13 +679,17 @@ export function linkSbpf(object: Uint8Array, options: LinkOptions = {}): LinkRep
     u64(v, o + 48, s.align);
     u64(v, o + 56, s.entsize ?? 0);
   });
+  return { shoff, shnum };
+}
 
-  // --- Program headers.
+/** The code and read-only data as one R+X segment, the dynamic part as an R+W one, and PT_DYNAMIC. */
+function writeProgramHeaders(image: Image, layout: Layout, dynamic: DynamicPart): void {
   const phdrs: [number, number, number, number][] = [
-    [PT_LOAD, PF_R | PF_X, textStart, rodataEnd - textStart],
-    [PT_LOAD, PF_R | PF_W, dynamicOffset, dynamicEnd - dynamicOffset],
-    [PT_DYNAMIC, PF_R | PF_W, dynamicOffset, dynamicSize],
+    [PT_LOAD, PF_R | PF_X, layout.textStart, layout.rodataEnd - layout.textStart],
+    [PT_LOAD, PF_R | PF_W, dynamic.dynamicOffset, dynamic.dynamicEnd - dynamic.dynamicOffset],
+    [PT_DYNAMIC, PF_R | PF_W, dynamic.dynamicOffset, dynamic.dynamicSize],
   ];
+  const v = image.view();
   phdrs.forEach(([type, flags, offset, size], i) => {
     const o = 64 + i * 56;
     u32(v, o, type);
@@ -556,10 +701,15 @@ export function linkSbpf(object: Uint8Array, options: LinkOptions = {}): LinkRep
     u64(v, o + 40, size);
     u64(v, o + 48, type === PT_LOAD ? 0x1000 : 8);
   });
+}
 
-  // --- ELF header.
+function writeElfHeader(
+  image: Image,
+  entry: number,
+  { shoff, shnum }: { shoff: number; shnum: number },
+): void {
   image.put(0, new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]));
-  v = image.view();
+  const v = image.view();
   u16(v, 16, ET_DYN);
   u16(v, 18, EM_BPF);
   u32(v, 20, 1);
@@ -569,16 +719,8 @@ export function linkSbpf(object: Uint8Array, options: LinkOptions = {}): LinkRep
   u32(v, 48, 0);
   u16(v, 52, 64);
   u16(v, 54, 56);
-  u16(v, 56, phnum);
+  u16(v, 56, PROGRAM_HEADERS);
   u16(v, 58, 64);
   u16(v, 60, shnum);
   u16(v, 62, shnum - 1);
-
-  return {
-    so: image.result(),
-    entry,
-    textSize: textEnd - textStart,
-    rodataSize: rodataEnd - rodataStart,
-    syscalls,
-  };
 }

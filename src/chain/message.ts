@@ -135,9 +135,20 @@ function compileFast(m: MessageInput): Buffer | null {
   if (m.instructions.length === 0) return null;
   const blockhash = blockhashBytes(m.recentBlockhash);
   if (blockhash.length !== 32) return null;
+  const metas = accountMetas(m);
+  if (metas === null) return null;
+  const size = messageSize(m, metas.length);
+  // web3 lays the instructions out in a PACKET_DATA_SIZE buffer; leave oversized messages to it.
+  if (size > PACKET_DATA_SIZE) return null;
+  return writeMessage(Buffer.alloc(size), m, metas, blockhash);
+}
 
-  // Collect metas as web3 does: every instruction's accounts, then each program id once (read-only);
-  // duplicates merge into the first with their signer and writable flags OR-ed.
+/**
+ * The message's accounts in web3's order: every instruction's accounts, then each program id once
+ * (read-only); duplicates merge into the first with their signer and writable flags OR-ed; sorted, and the
+ * fee payer first as a writable signer. Null for an instruction without a program id.
+ */
+function accountMetas(m: MessageInput): Meta[] | null {
   const metas: Meta[] = [];
   const byBase58 = new Map<string, Meta>();
   const add = (key: PublicKey, isSigner: boolean, isWritable: boolean) => {
@@ -170,7 +181,22 @@ function compileFast(m: MessageInput): Buffer | null {
     isSigner: true,
     isWritable: true,
   });
+  return metas;
+}
 
+/** Bytes of the message: header, accounts, blockhash, and each instruction's indices and data. */
+function messageSize(m: MessageInput, accounts: number): number {
+  let size = 3 + shortvecLength(accounts) + 32 * accounts + 32;
+  size += shortvecLength(m.instructions.length);
+  for (const ix of m.instructions) {
+    size += 1 + shortvecLength(ix.keys.length) + ix.keys.length;
+    size += shortvecLength(ix.data.length) + ix.data.length;
+  }
+  return size;
+}
+
+/** Writes the header's three counts, the accounts, the blockhash and the instructions by account index. */
+function writeMessage(out: Buffer, m: MessageInput, metas: readonly Meta[], blockhash: Uint8Array): Buffer {
   let signers = 0;
   let readonlySigned = 0;
   let readonlyUnsigned = 0;
@@ -182,17 +208,6 @@ function compileFast(m: MessageInput): Buffer | null {
       if (!meta.isWritable) readonlySigned++;
     } else if (!meta.isWritable) readonlyUnsigned++;
   }
-
-  let size = 3 + shortvecLength(metas.length) + 32 * metas.length + 32;
-  size += shortvecLength(m.instructions.length);
-  for (const ix of m.instructions) {
-    size += 1 + shortvecLength(ix.keys.length) + ix.keys.length;
-    size += shortvecLength(ix.data.length) + ix.data.length;
-  }
-  // web3 lays the instructions out in a PACKET_DATA_SIZE buffer; leave oversized messages to it.
-  if (size > PACKET_DATA_SIZE) return null;
-
-  const out = Buffer.alloc(size);
   out[0] = signers;
   out[1] = readonlySigned;
   out[2] = readonlyUnsigned;

@@ -91,7 +91,35 @@ export async function forwardToOwner(
     options.onOutcome?.('unreachable');
     return unavailable('cannot be reached');
   }
+  const abandon = new AbortController();
+  const asked = await askOwner(elsewhere, request, target, options, abandon);
+  if (asked.kind === 'taken_over') {
+    // The owner went silent past its lease and this instance holds the trade now: the retry is served here.
+    options.onOutcome?.('taken_over');
+    return reply
+      .code(503)
+      .header('retry-after', '1')
+      .send(
+        options.unavailable(
+          `Trade ${elsewhere.tradeId}'s owner (run ${elsewhere.ownerRunId}) stopped answering and this ` +
+            'instance took the trade over. Retry.',
+        ),
+      );
+  }
+  if (asked.kind === 'failed') {
+    request.log.warn({ owner: target.origin, err: asked.error.message }, 'trade owner unreachable');
+    options.onOutcome?.('unreachable');
+    return unavailable('does not answer');
+  }
+  return relayAnswer(asked.answer, { elsewhere, request, reply, target, abandon, options, unavailable });
+}
 
+/** The request as the owner gets it: same method and body, the kept headers, signed as this instance's. */
+function forwardedRequest(
+  request: FastifyRequest,
+  target: URL,
+  options: ForwardOptions,
+): { headers: Record<string, string>; body: Buffer<ArrayBuffer> | null } {
   const hasBody = request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD';
   const body = hasBody ? Buffer.from(JSON.stringify(request.body)) : null;
   const headers: Record<string, string> = {};
@@ -107,45 +135,64 @@ export async function forwardToOwner(
     client: request.ip,
   };
   Object.assign(headers, options.peers ? options.peers.headers(peer) : { [FORWARDED_BY]: options.runId });
+  return { headers, body };
+}
 
-  const abandon = new AbortController();
+type Asked =
+  | { kind: 'answered'; answer: Response }
+  | { kind: 'taken_over' }
+  | { kind: 'failed'; error: Error };
+
+/**
+ * Sends the request to the owner and waits for its answer's head, given up when this instance takes the
+ * trade over meanwhile (the owner's watch) or at the deadline.
+ */
+async function askOwner(
+  elsewhere: TradeOwnedElsewhere,
+  request: FastifyRequest,
+  target: URL,
+  options: ForwardOptions,
+  abandon: AbortController,
+): Promise<Asked> {
+  const { headers, body } = forwardedRequest(request, target, options);
   let tookOver = false;
   const stopWatching = options.owners?.watch(elsewhere.tradeId, elsewhere.ownerRunId, () => {
     tookOver = true;
     abandon.abort();
   });
-  // One deadline for the whole answer, its body included: the body is read after this function returns.
+  // One deadline for the whole answer, its body included: the body is read after forwardToOwner returns.
   const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs), abandon.signal]);
-  let answer: Response;
   try {
-    answer = await fetch(target, {
+    const answer = await fetch(target, {
       method: request.method,
       headers,
       ...(body !== null ? { body } : {}),
       redirect: 'manual',
       signal,
     });
+    return { kind: 'answered', answer };
   } catch (error) {
-    if (tookOver) {
-      // The owner went silent past its lease and this instance holds the trade now: the retry is served here.
-      options.onOutcome?.('taken_over');
-      return reply
-        .code(503)
-        .header('retry-after', '1')
-        .send(
-          options.unavailable(
-            `Trade ${elsewhere.tradeId}'s owner (run ${elsewhere.ownerRunId}) stopped answering and this ` +
-              'instance took the trade over. Retry.',
-          ),
-        );
-    }
-    request.log.warn({ owner: target.origin, err: (error as Error).message }, 'trade owner unreachable');
-    options.onOutcome?.('unreachable');
-    return unavailable('does not answer');
+    return tookOver ? { kind: 'taken_over' } : { kind: 'failed', error: error as Error };
   } finally {
     stopWatching?.();
   }
+}
 
+interface Relay {
+  elsewhere: TradeOwnedElsewhere;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  target: URL;
+  abandon: AbortController;
+  options: ForwardOptions;
+  unavailable: (why: string) => FastifyReply;
+}
+
+/** The owner's status, content type and Retry-After, and its body streamed back under the byte cap. */
+function relayAnswer(
+  answer: Response,
+  { elsewhere, request, reply, target, abandon, options, unavailable }: Relay,
+): FastifyReply {
   const maxBytes = options.maxAnswerBytes ?? FORWARD_MAX_ANSWER_BYTES;
   const declared = Number(answer.headers.get('content-length') ?? Number.NaN);
   if (declared > maxBytes) {

@@ -6,7 +6,7 @@ import { EMBEDDED_GATEWAY_MINTER_ID, EMBEDDED_GATEWAY_WALLET_ID } from '../gatew
 import type { Asset, AssetRegistry } from './assets.ts';
 import { ConfigError } from './fields.ts';
 import type { ConfigFile } from './schema.ts';
-import type { ChainConfig, GatewayConfig } from './types.ts';
+import type { ChainConfig, GatewayCommon, GatewayConfig } from './types.ts';
 
 /** Base (domain 6) is the EVM domain anvil stands for unless the config names another. */
 export const GATEWAY_DEFAULTS = {
@@ -21,6 +21,12 @@ export const GATEWAY_DEFAULTS = {
 
 const USDC_DECIMALS = 6;
 
+type RawGateway = NonNullable<ConfigFile['gateway']>;
+type Cluster = keyof typeof GATEWAY_SOLANA_PROGRAMS;
+type Usdc = (text: string, field: string) => bigint;
+/** What both modes read from the block; the program ids come with the mode. */
+type CommonSettings = Omit<GatewayCommon, 'minterProgram' | 'walletProgram'>;
+
 export function resolveGateway(
   raw: ConfigFile['gateway'],
   ctx: {
@@ -30,38 +36,56 @@ export function resolveGateway(
   },
 ): GatewayConfig | null {
   if (raw === undefined) return null;
-  // Unnamed, the mode follows the chain: the dev Gateway beside the embedded chain, none on a cluster (Circle's
-  // needs settings of its own) — so the shipped config pointed at a cluster runs without one.
-  const mode = raw.mode ?? (ctx.chain.kind === 'embedded' ? 'embedded' : 'off');
+  const mode = gatewayMode(raw, ctx.chain);
   if (mode === 'off') return null;
+  const cluster = raw.circle?.cluster;
+  if (mode === 'circle' && cluster === undefined) {
+    throw new ConfigError('gateway.circle', 'required with mode "circle"');
+  }
+  const asset = gatewayUsdc(ctx.assets, cluster);
+  const usdc: Usdc = (text, field) => ctx.amount(text, asset, field);
+  const common = commonSettings(raw, asset, usdc);
+  if (cluster === undefined || raw.circle === undefined)
+    return embeddedGateway(raw.embedded ?? {}, common, usdc);
+  return circleGateway(raw.circle, cluster, common);
+}
+
+/**
+ * The mode, and that the blocks and the chain fit it. Unnamed, the mode follows the chain: the dev Gateway
+ * beside the embedded chain, none on a cluster (Circle's needs settings of its own) — so the shipped config
+ * pointed at a cluster runs without one.
+ */
+function gatewayMode(raw: RawGateway, chain: ChainConfig): 'off' | 'embedded' | 'circle' {
+  const mode = raw.mode ?? (chain.kind === 'embedded' ? 'embedded' : 'off');
+  if (mode === 'off') return mode;
   if (mode === 'embedded' && raw.circle !== undefined) {
     throw new ConfigError('gateway.circle', 'only with mode "circle"');
   }
   if (mode === 'circle' && raw.embedded !== undefined) {
     throw new ConfigError('gateway.embedded', 'only with mode "embedded"');
   }
-  if (mode === 'embedded' && ctx.chain.kind !== 'embedded') {
+  if (mode === 'embedded' && chain.kind !== 'embedded') {
     throw new ConfigError(
       'gateway.mode',
       'the embedded Gateway deploys its programs on the embedded chain: on an rpc chain use "circle" or "off"',
     );
   }
-  if (mode === 'circle' && ctx.chain.kind !== 'rpc') {
+  if (mode === 'circle' && chain.kind !== 'rpc') {
     throw new ConfigError(
       'gateway.mode',
       'Circle\'s Gateway mints on a Solana cluster: on the embedded chain use "embedded" or "off"',
     );
   }
-  const cluster = raw.circle?.cluster;
-  if (mode === 'circle' && cluster === undefined) {
-    throw new ConfigError('gateway.circle', 'required with mode "circle"');
-  }
-  // The Gateway's USDC: on a cluster the mint Circle's programs support there; embedded, the USDC asset.
+  return mode;
+}
+
+/** The Gateway's USDC: on a cluster the mint Circle's programs support there; embedded, the USDC asset. */
+function gatewayUsdc(assets: AssetRegistry, cluster: Cluster | undefined): Asset {
   const circleUsdc = cluster === undefined ? undefined : GATEWAY_SOLANA_PROGRAMS[cluster].usdc;
   const asset =
     circleUsdc === undefined
-      ? ctx.assets.find('USDC')
-      : ctx.assets.list.find((candidate) => candidate.mint === circleUsdc);
+      ? assets.find('USDC')
+      : assets.list.find((candidate) => candidate.mint === circleUsdc);
   if (!asset) {
     throw new ConfigError(
       'gateway',
@@ -73,10 +97,14 @@ export function resolveGateway(
   if (asset.decimals !== USDC_DECIMALS) {
     throw new ConfigError('gateway', `${asset.symbol} has ${asset.decimals} decimals, USDC has 6`);
   }
-  const usdc = (text: string, field: string) => ctx.amount(text, asset, field);
+  return asset;
+}
+
+/** What both modes read: what quotes may count of the balance, what a transfer may cost, how often to look. */
+function commonSettings(raw: RawGateway, asset: Asset, usdc: Usdc): CommonSettings {
   const maxFeeRaw = usdc(raw.max_fee_usdc ?? GATEWAY_DEFAULTS.maxFeeUsdc, 'gateway.max_fee_usdc');
   if (maxFeeRaw <= 0n) throw new ConfigError('gateway.max_fee_usdc', 'must be above zero');
-  const common = {
+  return {
     asset,
     countUnifiedInQuotes: raw.count_unified_in_quotes ?? false,
     reserveRaw: usdc(raw.reserve_usdc ?? GATEWAY_DEFAULTS.reserveUsdc, 'gateway.reserve_usdc'),
@@ -84,24 +112,36 @@ export function resolveGateway(
     refreshIntervalMs: raw.refresh_interval_ms ?? GATEWAY_DEFAULTS.refreshIntervalMs,
     timeoutMs: raw.timeout_ms ?? GATEWAY_DEFAULTS.timeoutMs,
   };
-  if (cluster === undefined || raw.circle === undefined) {
-    const embedded = raw.embedded ?? {};
-    const domain = embedded.domain ?? GATEWAY_DEFAULTS.domain;
-    if (domain === 5) throw new ConfigError('gateway.embedded.domain', 'is Solana’s: name an EVM domain');
-    return {
-      ...common,
-      mode: 'embedded',
-      minterProgram: EMBEDDED_GATEWAY_MINTER_ID.toBase58(),
-      walletProgram: EMBEDDED_GATEWAY_WALLET_ID.toBase58(),
-      evmDepositRaw: usdc(
-        embedded.evm_deposit_usdc ?? GATEWAY_DEFAULTS.evmDepositUsdc,
-        'gateway.embedded.evm_deposit_usdc',
-      ),
-      domain,
-      settleIntervalMs: embedded.settle_interval_ms ?? GATEWAY_DEFAULTS.settleIntervalMs,
-    };
-  }
-  const circle = raw.circle;
+}
+
+/** The dev Gateway: our own programs on the embedded chain, anvil standing for one EVM domain. */
+function embeddedGateway(
+  embedded: NonNullable<RawGateway['embedded']>,
+  common: CommonSettings,
+  usdc: Usdc,
+): GatewayConfig {
+  const domain = embedded.domain ?? GATEWAY_DEFAULTS.domain;
+  if (domain === 5) throw new ConfigError('gateway.embedded.domain', 'is Solana’s: name an EVM domain');
+  return {
+    ...common,
+    mode: 'embedded',
+    minterProgram: EMBEDDED_GATEWAY_MINTER_ID.toBase58(),
+    walletProgram: EMBEDDED_GATEWAY_WALLET_ID.toBase58(),
+    evmDepositRaw: usdc(
+      embedded.evm_deposit_usdc ?? GATEWAY_DEFAULTS.evmDepositUsdc,
+      'gateway.embedded.evm_deposit_usdc',
+    ),
+    domain,
+    settleIntervalMs: embedded.settle_interval_ms ?? GATEWAY_DEFAULTS.settleIntervalMs,
+  };
+}
+
+/** Circle's Gateway on a cluster: its programs there, its API, the maker's depositor, the EVM sources. */
+function circleGateway(
+  circle: NonNullable<RawGateway['circle']>,
+  cluster: Cluster,
+  common: CommonSettings,
+): GatewayConfig {
   const seen = new Set<number>();
   for (const [i, source] of circle.sources.entries()) {
     if (source.domain === 5) {

@@ -251,7 +251,7 @@ export interface Config {
 }
 
 /** What both Gateway modes share (src/runtime/gateway.ts opens the one named). */
-interface GatewayCommon {
+export interface GatewayCommon {
   /** The configured asset that is the Gateway's USDC on Solana (what the unified balance mints as). */
   readonly asset: Asset;
   /** Quotes may count the unified balance (less fees and the reserve) as available output; off by default. */

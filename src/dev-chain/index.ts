@@ -79,6 +79,40 @@ export interface ChainServerStats {
 }
 
 export async function startChainServer(options: ChainServerOptions): Promise<ChainServer> {
+  const { ledger, pyth, venue } = openChain(options);
+  const counts: ChainServerStats = { http: {}, ws: {}, notifications: {} };
+  const app = await rpcApp(options, ledger, pyth, venue, counts);
+  const host = options.host ?? '127.0.0.1';
+  const openPubSub = (port: number) =>
+    startPubSub({
+      ledger,
+      host,
+      port,
+      onRequest: (method) => count(counts.ws, method),
+      onNotify: (method) => count(counts.notifications, method),
+    });
+  try {
+    const { address, pubsub } = await listen(options, app, host, openPubSub);
+    return serverHandle({ address, ledger, pyth, venue, app, counts, pubsub, openPubSub });
+  } catch (e) {
+    pyth?.stop();
+    await venue?.close();
+    await app.close();
+    ledger.close();
+    throw e;
+  }
+}
+
+const count = (table: Record<string, number>, method: string) => {
+  table[method] = (table[method] ?? 0) + 1;
+};
+
+/** The ledger at genesis, the Pyth publisher moving its feeds, and the venue's pools seeded and kept. */
+function openChain(options: ChainServerOptions): {
+  ledger: EmbeddedLedger;
+  pyth: PythPublisher | null;
+  venue: EmbeddedVenue | null;
+} {
   const genesis = options.venue ? new VenueGenesis(options.venue) : null;
   const ledger = new EmbeddedLedger({
     dataDir: options.dataDir,
@@ -99,22 +133,26 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
     ledger.close();
     throw e;
   }
-  const venue: EmbeddedVenue | null = genesis?.venue ?? null;
+  return { ledger, pyth, venue: genesis?.venue ?? null };
+}
+
+/** JSON-RPC over HTTP (single and batch), /health, and the venue's Jupiter API when there is a venue. */
+async function rpcApp(
+  options: ChainServerOptions,
+  ledger: EmbeddedLedger,
+  pyth: PythPublisher | null,
+  venue: EmbeddedVenue | null,
+  counts: ChainServerStats,
+): Promise<FastifyInstance> {
   const call = createRpcMethods(ledger, pyth);
-  const counts: ChainServerStats = { http: {}, ws: {}, notifications: {} };
-  const count = (table: Record<string, number>, method: string) => {
-    table[method] = (table[method] ?? 0) + 1;
-  };
   const app = Fastify({
     logger: options.logRequests ? { level: 'info' } : false,
     bodyLimit: 4 * 1024 * 1024,
   });
-
   const handle = (req: JsonRpcRequest) =>
     answerJsonRpc(call, req, (method) => {
       count(counts.http, method);
     });
-
   app.post('/', async (request, reply) => {
     const body = request.body as JsonRpcRequest | JsonRpcRequest[];
     reply.header('content-type', 'application/json');
@@ -122,39 +160,46 @@ export async function startChainServer(options: ChainServerOptions): Promise<Cha
   });
   app.get('/health', async () => 'ok');
   if (venue) await app.register(venueRoutes(venue), { prefix: JUPITER_PATH });
+  return app;
+}
 
-  const host = options.host ?? '127.0.0.1';
-  const openPubSub = (port: number) =>
-    startPubSub({
-      ledger,
-      host,
-      port,
-      onRequest: (method) => count(counts.ws, method),
-      onNotify: (method) => count(counts.notifications, method),
-    });
+/**
+ * HTTP on the port, the websocket on wsPort or the next port; with port 0 and no wsPort, any free port for
+ * the websocket when the next one is taken.
+ */
+async function listen(
+  options: ChainServerOptions,
+  app: FastifyInstance,
+  host: string,
+  openPubSub: (port: number) => Promise<PubSub>,
+): Promise<{ address: string; pubsub: PubSub }> {
+  const address = await app.listen({ host, port: options.port ?? 8899 });
+  const httpPort = (app.server.address() as { port: number }).port;
+  const wsPort = options.wsPort ?? httpPort + 1;
+  const pubsub = await openPubSub(wsPort).catch((e) => {
+    if (options.port !== 0 || options.wsPort !== undefined) throw e;
+    return openPubSub(0);
+  });
+  return { address, pubsub };
+}
 
-  let address: string;
-  let pubsub: PubSub | null;
-  try {
-    address = await app.listen({ host, port: options.port ?? 8899 });
-    const httpPort = (app.server.address() as { port: number }).port;
-    const wsPort = options.wsPort ?? httpPort + 1;
-    pubsub = await openPubSub(wsPort).catch((e) => {
-      if (options.port !== 0 || options.wsPort !== undefined) throw e;
-      return openPubSub(0);
-    });
-  } catch (e) {
-    pyth?.stop();
-    await venue?.close();
-    await app.close();
-    ledger.close();
-    throw e;
-  }
-  const url = address.replace('[::1]', '127.0.0.1');
-  const wsPort = pubsub.port;
+/** The running server's handle: its URLs and parts, its counts, the websocket's outage switch, close. */
+function serverHandle(parts: {
+  address: string;
+  ledger: EmbeddedLedger;
+  pyth: PythPublisher | null;
+  venue: EmbeddedVenue | null;
+  app: FastifyInstance;
+  counts: ChainServerStats;
+  pubsub: PubSub;
+  openPubSub: (port: number) => Promise<PubSub>;
+}): ChainServer {
+  const { ledger, pyth, venue, app, counts, openPubSub } = parts;
+  let pubsub: PubSub | null = parts.pubsub;
+  const url = parts.address.replace('[::1]', '127.0.0.1');
+  const wsPort = parts.pubsub.port;
   const wsUrl = `ws://${new URL(url).hostname}:${wsPort}`;
   const snapshot = (table: Record<string, number>) => ({ ...table });
-
   return {
     url,
     wsUrl,

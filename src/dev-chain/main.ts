@@ -29,7 +29,7 @@ import {
   parseKnob,
   startFaultProxy,
 } from './faults/index.ts';
-import { configGenesis, startChainServer } from './index.ts';
+import { type ChainServer, configGenesis, startChainServer } from './index.ts';
 
 const readFlags = () =>
   parseArgs({
@@ -97,26 +97,9 @@ function applyPythFlags(pyth: PythPublisher, flags: Flags): void {
 }
 
 async function main() {
-  const flags = readFlags();
-  const intervalMs = Number(flags['pyth-interval-ms']);
-  if (!Number.isInteger(intervalMs) || intervalMs < 0)
-    throw new Error('--pyth-interval-ms: a whole number ≥ 0');
-  const dataDir = resolve(process.env.DATA_DIR ?? 'data');
-  const config = loadConfig(process.env.CONFIG || undefined);
-  const keypairPath =
-    process.env.MAKER_KEYPAIR_PATH ??
-    (config.chain.kind === 'rpc' ? config.chain.makerKeypairPath : join(dataDir, 'maker-keypair.json'));
-  const maker = loadOrCreateKeypairFile(keypairPath);
-  const programId = config.chain.programId ? new PublicKey(config.chain.programId) : DEFAULT_HTLC_PROGRAM_ID;
-  const venue = embeddedVenueOptions(config, (e) => console.error(`venue: ${e.message}`));
-  const faults = flags.faults;
-  if (faults !== undefined && !PROFILE_NAMES.includes(faults as ProfileName)) {
-    throw new Error(`--faults: one of ${PROFILE_NAMES.join(', ')}`);
-  }
-  const host = process.env.CHAIN_HOST ?? '127.0.0.1';
-  const port = Number(process.env.CHAIN_PORT ?? 8899);
-  const timing = timingOf(flags, config);
-
+  const settings = readSettings();
+  const { flags, dataDir, config, maker, programId, venue, faults, host, port, timing, intervalMs } =
+    settings;
   const server = await startChainServer({
     dataDir: join(dataDir, 'chain'),
     host,
@@ -133,23 +116,82 @@ async function main() {
   let proxy: FaultProxy | null = null;
   try {
     if (server.pyth) applyPythFlags(server.pyth, flags);
-    if (faults !== undefined) {
-      proxy = await startFaultProxy({
-        target: server.url,
-        wsTarget: server.wsUrl,
-        host,
-        port,
-        profile: faults as ProfileName,
-        changes: Object.fromEntries(flags['faults-set'].map(parseKnob)),
-        seed: flags['faults-seed'],
-        log: (line) => console.log(JSON.stringify({ msg: `faults: ${line}`, at: new Date().toISOString() })),
-      });
-    }
+    if (faults !== undefined) proxy = await startProxy(server, settings, faults);
   } catch (e) {
     await server.close();
     throw e;
   }
-  // Public keys only: the maker key stays in its file.
+  announce(server, proxy, settings);
+  const stop = async () => {
+    if (proxy) console.log(JSON.stringify({ msg: 'faults injected', stats: proxy.control.stats() }));
+    await proxy?.close();
+    await server.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+type Settings = ReturnType<typeof readSettings>;
+
+/** The flags and the environment, checked, and what they name: the config, the maker, the program, the venue. */
+function readSettings() {
+  const flags = readFlags();
+  const intervalMs = Number(flags['pyth-interval-ms']);
+  if (!Number.isInteger(intervalMs) || intervalMs < 0)
+    throw new Error('--pyth-interval-ms: a whole number ≥ 0');
+  const dataDir = resolve(process.env.DATA_DIR ?? 'data');
+  const config = loadConfig(process.env.CONFIG || undefined);
+  const keypairPath =
+    process.env.MAKER_KEYPAIR_PATH ??
+    (config.chain.kind === 'rpc' ? config.chain.makerKeypairPath : join(dataDir, 'maker-keypair.json'));
+  const maker = loadOrCreateKeypairFile(keypairPath);
+  const programId = config.chain.programId ? new PublicKey(config.chain.programId) : DEFAULT_HTLC_PROGRAM_ID;
+  const venue = embeddedVenueOptions(config, (e) => console.error(`venue: ${e.message}`));
+  const faults = flags.faults as ProfileName | undefined;
+  if (faults !== undefined && !PROFILE_NAMES.includes(faults)) {
+    throw new Error(`--faults: one of ${PROFILE_NAMES.join(', ')}`);
+  }
+  const host = process.env.CHAIN_HOST ?? '127.0.0.1';
+  const port = Number(process.env.CHAIN_PORT ?? 8899);
+  const timing = timingOf(flags, config);
+  return {
+    flags,
+    intervalMs,
+    dataDir,
+    config,
+    keypairPath,
+    maker,
+    programId,
+    venue,
+    faults,
+    host,
+    port,
+    timing,
+  };
+}
+
+/** The fault proxy on the advertised ports, in front of the chain's. */
+function startProxy(
+  server: ChainServer,
+  { flags, host, port }: Settings,
+  profile: ProfileName,
+): Promise<FaultProxy> {
+  return startFaultProxy({
+    target: server.url,
+    wsTarget: server.wsUrl,
+    host,
+    port,
+    profile,
+    changes: Object.fromEntries(flags['faults-set'].map(parseKnob)),
+    seed: flags['faults-seed'],
+    log: (line) => console.log(JSON.stringify({ msg: `faults: ${line}`, at: new Date().toISOString() })),
+  });
+}
+
+/** One JSON line: where to reach the chain, and what it holds. Public keys only: the maker key stays in its file. */
+function announce(server: ChainServer, proxy: FaultProxy | null, settings: Settings): void {
+  const { flags, programId, maker, keypairPath, timing } = settings;
   console.log(
     JSON.stringify({
       msg: 'loopback chain listening',
@@ -173,14 +215,6 @@ async function main() {
       jupiterUrl: server.jupiterUrl,
     }),
   );
-  const stop = async () => {
-    if (proxy) console.log(JSON.stringify({ msg: 'faults injected', stats: proxy.control.stats() }));
-    await proxy?.close();
-    await server.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
 
 main().catch((e) => {

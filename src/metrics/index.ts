@@ -523,16 +523,27 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
   }
 
   private async readState(sources: MetricsSources): Promise<void> {
-    const { config, owned: trades } = sources;
-    const symbol = (mint: string) => config.assets.find(mint)?.symbol ?? UNLISTED_ASSET;
     const [feeLamports, health, ownedCounts, failingCounts, settling] = await Promise.all([
       withTimeout(sources.chain.solBalance(sources.chain.makerWallet)).catch(() => null),
       withTimeout(sources.chain.health()).catch(() => ({ ok: false })),
-      trades.ownedTradeCounts(),
-      trades.failingEffectCounts(EFFECT_RETRY.visibleAfterAttempts),
-      trades.settlingSnapshots(),
+      sources.owned.ownedTradeCounts(),
+      sources.owned.failingEffectCounts(EFFECT_RETRY.visibleAfterAttempts),
+      sources.owned.settlingSnapshots(),
     ]);
+    this.readTrades(sources, ownedCounts, failingCounts);
+    this.readEscrows(sources, storedExposure(settling));
+    this.readBalances(sources, feeLamports);
+    this.readHealth(sources, health.ok);
+    this.readInventory(sources);
+    this.readPrices(sources);
+  }
 
+  /** Open trades by status and substate, actors active and at rest, effects failing. */
+  private readTrades(
+    sources: MetricsSources,
+    ownedCounts: Awaited<ReturnType<MetricsSources['owned']['ownedTradeCounts']>>,
+    failingCounts: Awaited<ReturnType<MetricsSources['owned']['failingEffectCounts']>>,
+  ): void {
     this.openTrades.reset();
     let owned = 0;
     // A record stored by machine version 4 and one stored since name one substate two ways: summed.
@@ -549,8 +560,12 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
     for (const { effect, count } of failingCounts) {
       if (isTradeEffect(effect)) this.failingEffects.set({ effect }, count);
     }
+  }
 
-    const exposure = storedExposure(settling);
+  /** Funds in escrow per asset and side, and how far the nearest deadline of each kind is. */
+  private readEscrows(sources: MetricsSources, exposure: ReturnType<typeof storedExposure>): void {
+    const { config } = sources;
+    const symbol = (mint: string) => config.assets.find(mint)?.symbol ?? UNLISTED_ASSET;
     this.escrowFunds.reset();
     for (const side of ESCROW_SIDES) {
       for (const asset of config.assets.list) this.escrowFunds.set({ asset: asset.symbol, side }, 0);
@@ -566,29 +581,39 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
         if (at !== null) this.nearest.set({ deadline }, at - now);
       }
     }
+  }
 
+  /** The maker's balances and reservations per asset, and its fee SOL. */
+  private readBalances(sources: MetricsSources, feeLamports: bigint | null): void {
     this.balances.reset();
-    for (const asset of config.assets.list) {
+    for (const asset of sources.config.assets.list) {
       const balance = sources.balance(asset.mint);
       if (balance !== undefined) this.balances.set({ asset: asset.symbol }, Number(balance));
       this.reservedRaw.set({ asset: asset.symbol }, Number(sources.reserved(asset.mint)));
     }
     this.feeLamports.reset();
     if (feeLamports !== null) this.feeLamports.set(Number(feeLamports));
-    this.chainUp.set(health.ok ? 1 : 0);
+  }
+
+  /** The chain, the feed and the lease; the desk's pauses, confirmed locks, the store's room. */
+  private readHealth(sources: MetricsSources, chainOk: boolean): void {
+    this.chainUp.set(chainOk ? 1 : 0);
     this.chainUnreachable.set(sources.chainUnreachableSeconds());
     this.feedLive.set(sources.feedLive() ? 1 : 0);
     this.leaseRemaining.set(sources.leaseRemainingSeconds());
     const desk = sources.desk?.() ?? {
       paused: false,
-      pausedPairs: config.pairs.filter((pair) => pair.paused).length,
+      pausedPairs: sources.config.pairs.filter((pair) => pair.paused).length,
     };
     this.deskPaused.set(desk.paused ? 1 : 0);
     this.pausedPairs.set(desk.pausedPairs);
     const confirmed = sources.confirmedLocks?.();
     if (confirmed) this.readConfirmedLocks(confirmed);
     this.storageFull.set(sources.storageFull?.() ? 1 : 0);
+  }
 
+  /** Each hedged asset's band, deviation, whether it is outside the band and whether a hedge is working. */
+  private readInventory(sources: MetricsSources): void {
     this.outsideBand.reset();
     this.inventoryDeviation.reset();
     this.inventoryBand.reset();
@@ -602,7 +627,10 @@ export class ServiceMetrics implements ChainCallRecorder, HedgeObserver {
       if (position.deviationRaw !== null)
         this.inventoryDeviation.set({ asset }, Number(position.deviationRaw));
     }
+  }
 
+  /** Each price feed's age, its limit and its status. */
+  private readPrices(sources: MetricsSources): void {
     this.priceAge.reset();
     for (const state of sources.prices?.() ?? []) {
       const asset = state.asset.symbol;

@@ -11,7 +11,7 @@ import {
 import { ComputeBudgetProgram, PublicKey, SystemProgram, type TransactionInstruction } from '@solana/web3.js';
 import { keyBase58 } from '../chain/keys.ts';
 import { ata, NATIVE_MINT } from '../chain/token.ts';
-import type { PoolSnapshot, VenueBook } from './book.ts';
+import type { PoolSnapshot, VenueBook, VenuePool } from './book.ts';
 import { swapInstruction } from './instructions.ts';
 import { minimumOut, priceImpact, type Reserves, swapExactIn, U64_MAX } from './math.ts';
 
@@ -179,14 +179,97 @@ export function quote(
  * amount_in = inAmount and min_out = otherAmountThreshold, and the pool's lookup table once usable.
  */
 export function swapInstructions(venue: VenueBook, body: unknown): ApiAnswer<SwapInstructionsJson> {
+  const swap = readSwapRequest(venue, body);
+  if ('status' in swap) return swap;
+  const { pool, microLamports } = swap;
+  const source = ata(swap.user, swap.inputMint);
+  const computeBudget: TransactionInstruction[] = [
+    ComputeBudgetProgram.setComputeUnitLimit({ units: SWAP_COMPUTE_UNIT_LIMIT }),
+  ];
+  if (microLamports > 0n) computeBudget.push(ComputeBudgetProgram.setComputeUnitPrice({ microLamports }));
+  const cleanup = unwrapAfter(swap);
+  const instruction = swapInstruction({
+    programId: venue.programId,
+    user: swap.user,
+    pool: pool.pool,
+    vaultIn: swap.inputMint.equals(pool.mintA) ? pool.vaultA : pool.vaultB,
+    vaultOut: swap.inputMint.equals(pool.mintA) ? pool.vaultB : pool.vaultA,
+    userSource: source,
+    userDestination: swap.destination,
+    amountIn: swap.inAmount,
+    minOut: swap.threshold,
+  });
+  return {
+    status: 200,
+    body: {
+      tokenLedgerInstruction: null,
+      computeBudgetInstructions: computeBudget.map(instructionJson),
+      setupInstructions: setupBefore(swap, source).map(instructionJson),
+      swapInstruction: instructionJson(instruction),
+      cleanupInstruction: cleanup && instructionJson(cleanup),
+      otherInstructions: [],
+      addressLookupTableAddresses: venue.lookupTables(pool).map(keyBase58),
+      prioritizationFeeLamports: Number(
+        (microLamports * BigInt(SWAP_COMPUTE_UNIT_LIMIT) + 999_999n) / 1_000_000n,
+      ),
+      computeUnitLimit: SWAP_COMPUTE_UNIT_LIMIT,
+    },
+  };
+}
+
+/** A /swap-instructions request as read and checked: whose swap, of which quote, through which pool. */
+interface SwapRequest extends QuoteTerms {
+  user: PublicKey;
+  payer: PublicKey;
+  pool: VenuePool;
+  destination: PublicKey;
+  /** The caller named its own destination account (not created, not unwrapped). */
+  ownDestination: boolean;
+  wrapAndUnwrapSol: boolean;
+  microLamports: bigint;
+}
+
+/** Reads the request, refusing it at the first field that is wrong (in the order Jupiter checks them). */
+function readSwapRequest(venue: VenueBook, body: unknown): SwapRequest | ApiAnswer<never> {
   const request = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const user = parseKey(request.userPublicKey);
   if (!user) return refuse('INVALID_USER_PUBLIC_KEY', 'userPublicKey is not a base58 public key');
   const payer = request.payer === undefined ? user : parseKey(request.payer);
   if (!payer) return refuse('INVALID_PAYER', 'payer is not a base58 public key');
-  const q = (
-    typeof request.quoteResponse === 'object' && request.quoteResponse !== null ? request.quoteResponse : null
-  ) as Record<string, unknown> | null;
+  const terms = readQuoteResponse(request.quoteResponse);
+  if ('status' in terms) return terms;
+  const pool = venue.poolOf(terms.inputMint, terms.outputMint);
+  if (!pool || terms.route.length !== 1 || terms.route[0]?.swapInfo?.ammKey !== keyBase58(pool.pool)) {
+    return refuse('COULD_NOT_FIND_ANY_ROUTE', 'the quote names no pool of this venue');
+  }
+  const wrapAndUnwrapSol = request.wrapAndUnwrapSol !== false;
+  const ownDestination = request.destinationTokenAccount !== undefined;
+  const destination = ownDestination
+    ? parseKey(request.destinationTokenAccount)
+    : ata(user, terms.outputMint);
+  if (!destination)
+    return refuse('INVALID_DESTINATION', 'destinationTokenAccount is not a base58 public key');
+  const microLamports = priorityPrice(request);
+  if (microLamports === null)
+    return refuse('INVALID_PRIORITIZATION_FEE', 'prioritization fee is not a non-negative integer');
+  return { ...terms, user, payer, pool, destination, ownDestination, wrapAndUnwrapSol, microLamports };
+}
+
+/** What the swap takes from the quote it was given. */
+interface QuoteTerms {
+  inputMint: PublicKey;
+  outputMint: PublicKey;
+  inAmount: bigint;
+  threshold: bigint;
+  route: { swapInfo?: { ammKey?: unknown } }[];
+}
+
+/** The quoteResponse: an ExactIn quote whose threshold is its own outAmount less its slippage. */
+function readQuoteResponse(quoteResponse: unknown): QuoteTerms | ApiAnswer<never> {
+  const q = (typeof quoteResponse === 'object' && quoteResponse !== null ? quoteResponse : null) as Record<
+    string,
+    unknown
+  > | null;
   if (!q) return refuse('INVALID_QUOTE_RESPONSE', 'quoteResponse is required');
   const inputMint = parseKey(q.inputMint);
   const outputMint = parseKey(q.outputMint);
@@ -213,73 +296,35 @@ export function swapInstructions(venue: VenueBook, body: unknown): ApiAnswer<Swa
       'otherAmountThreshold does not follow from outAmount and slippageBps',
     );
   }
-  const pool = venue.poolOf(inputMint, outputMint);
   const route = Array.isArray(q.routePlan) ? (q.routePlan as { swapInfo?: { ammKey?: unknown } }[]) : [];
-  if (!pool || route.length !== 1 || route[0]?.swapInfo?.ammKey !== keyBase58(pool.pool)) {
-    return refuse('COULD_NOT_FIND_ANY_ROUTE', 'the quote names no pool of this venue');
-  }
-  const wrapAndUnwrapSol = request.wrapAndUnwrapSol !== false;
-  const destination =
-    request.destinationTokenAccount === undefined
-      ? ata(user, outputMint)
-      : parseKey(request.destinationTokenAccount);
-  if (!destination)
-    return refuse('INVALID_DESTINATION', 'destinationTokenAccount is not a base58 public key');
+  return { inputMint, outputMint, inAmount, threshold, route };
+}
 
-  const computeBudget: TransactionInstruction[] = [
-    ComputeBudgetProgram.setComputeUnitLimit({ units: SWAP_COMPUTE_UNIT_LIMIT }),
-  ];
-  const microLamports = priorityPrice(request);
-  if (microLamports === null)
-    return refuse('INVALID_PRIORITIZATION_FEE', 'prioritization fee is not a non-negative integer');
-  if (microLamports > 0n) computeBudget.push(ComputeBudgetProgram.setComputeUnitPrice({ microLamports }));
-
-  const source = ata(user, inputMint);
+/** The user's token accounts created idempotently, and the SOL in wrapped when it is the input. */
+function setupBefore(swap: SwapRequest, source: PublicKey): TransactionInstruction[] {
+  const { payer, user, inputMint, outputMint, destination } = swap;
   const setup: TransactionInstruction[] = [
     createAssociatedTokenAccountIdempotentInstruction(payer, source, user, inputMint),
   ];
-  if (request.destinationTokenAccount === undefined) {
+  if (!swap.ownDestination) {
     setup.push(createAssociatedTokenAccountIdempotentInstruction(payer, destination, user, outputMint));
   }
-  const solIn = inputMint.equals(NATIVE_MINT);
-  const solOut = outputMint.equals(NATIVE_MINT);
-  if (wrapAndUnwrapSol && solIn) {
+  if (swap.wrapAndUnwrapSol && inputMint.equals(NATIVE_MINT)) {
     setup.push(
-      SystemProgram.transfer({ fromPubkey: user, toPubkey: source, lamports: inAmount }),
+      SystemProgram.transfer({ fromPubkey: user, toPubkey: source, lamports: swap.inAmount }),
       createSyncNativeInstruction(source),
     );
   }
-  const cleanup =
-    wrapAndUnwrapSol && (solIn || (solOut && request.destinationTokenAccount === undefined))
-      ? createCloseAccountInstruction(ata(user, NATIVE_MINT), user, user)
-      : null;
-  const swap = swapInstruction({
-    programId: venue.programId,
-    user,
-    pool: pool.pool,
-    vaultIn: inputMint.equals(pool.mintA) ? pool.vaultA : pool.vaultB,
-    vaultOut: inputMint.equals(pool.mintA) ? pool.vaultB : pool.vaultA,
-    userSource: source,
-    userDestination: destination,
-    amountIn: inAmount,
-    minOut: threshold,
-  });
-  return {
-    status: 200,
-    body: {
-      tokenLedgerInstruction: null,
-      computeBudgetInstructions: computeBudget.map(instructionJson),
-      setupInstructions: setup.map(instructionJson),
-      swapInstruction: instructionJson(swap),
-      cleanupInstruction: cleanup && instructionJson(cleanup),
-      otherInstructions: [],
-      addressLookupTableAddresses: venue.lookupTables(pool).map(keyBase58),
-      prioritizationFeeLamports: Number(
-        (microLamports * BigInt(SWAP_COMPUTE_UNIT_LIMIT) + 999_999n) / 1_000_000n,
-      ),
-      computeUnitLimit: SWAP_COMPUTE_UNIT_LIMIT,
-    },
-  };
+  return setup;
+}
+
+/** The wrapped-SOL account closed back into SOL after the swap, when SOL went in or came out to the user's own. */
+function unwrapAfter(swap: SwapRequest): TransactionInstruction | null {
+  const solIn = swap.inputMint.equals(NATIVE_MINT);
+  const solOut = swap.outputMint.equals(NATIVE_MINT);
+  return swap.wrapAndUnwrapSol && (solIn || (solOut && !swap.ownDestination))
+    ? createCloseAccountInstruction(ata(swap.user, NATIVE_MINT), swap.user, swap.user)
+    : null;
 }
 
 /**

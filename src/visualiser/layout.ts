@@ -126,6 +126,31 @@ interface Point {
 }
 type Side = 'top' | 'bottom' | 'left' | 'right';
 
+/** Transitions between two distinct drawn states, the parallel ones sharing one edge with stacked labels. */
+interface EdgeGroup {
+  source: string;
+  target: string;
+  labels: BoxLine[];
+}
+
+interface Size {
+  w: number;
+  h: number;
+  head: number;
+}
+
+/** What measuring the chart reads, and what it finds: each state's size and each child's offset in its parent. */
+interface Measuring {
+  drawn: ReturnType<typeof collapse>;
+  byId: Map<string, StateDefinition>;
+  lines: Map<string, BoxLine[]>;
+  phases: Set<string>;
+  sizes: Map<string, Size>;
+  offsets: Map<string, Point>;
+}
+
+const MARGIN = 24;
+
 export function layoutChart(def: MachineDefinition, options: LayoutOptions = {}): Layout {
   const collapsed = new Set(options.collapsed ?? []);
   for (const id of collapsed) {
@@ -133,106 +158,124 @@ export function layoutChart(def: MachineDefinition, options: LayoutOptions = {})
       throw new Error(`${id} is not a phase of ${def.id}`);
   }
   const drawn = collapse(def, collapsed);
-  const phases = new Set(collapsiblePhases(def).map((s) => s.id));
   const byId = new Map(drawn.states.map((s) => [s.id, s]));
+  const { lines, groups } = reactionsAndEdges(drawn.transitions);
+  const measuring: Measuring = {
+    drawn,
+    byId,
+    lines,
+    phases: new Set(collapsiblePhases(def).map((s) => s.id)),
+    sizes: new Map(),
+    offsets: new Map(),
+  };
+  const root = byId.get(def.id) as StateDefinition;
+  measure(measuring, root);
+  const boxes: Box[] = [];
+  placeBox(measuring, root, { x: MARGIN, y: MARGIN }, boxes);
+  const boxOf = new Map(boxes.map((box) => [box.state.id, box]));
+  const edges = routeEdges(groups, boxOf, byId);
+  const rootBox = boxOf.get(def.id) as Box;
+  return { width: rootBox.w + 2 * MARGIN, height: rootBox.h + 2 * MARGIN, boxes, edges };
+}
+
+/**
+ * Splits the drawn transitions into the lines written inside the box they stay in (• targetless, ↻
+ * re-entering) and the edges between boxes.
+ */
+function reactionsAndEdges(transitions: readonly DrawnTransition[]): {
+  lines: Map<string, BoxLine[]>;
+  groups: EdgeGroup[];
+} {
   const lines = new Map<string, BoxLine[]>();
-  const groups = new Map<string, { source: string; target: string; labels: BoxLine[] }>();
-  drawn.transitions.forEach(({ index, transition, source, targets }) => {
-    const t = { ...transition, source, targets };
-    const line = { text: transitionLabel(transition), transition: index, event: t.event };
-    if (t.targets.length === 0 || (t.targets.length === 1 && t.targets[0] === t.source)) {
-      const mark = t.targets.length === 0 ? '•' : '↻';
-      lines.set(t.source, [...(lines.get(t.source) ?? []), { ...line, text: `${mark} ${line.text}` }]);
-      return;
+  const groups = new Map<string, EdgeGroup>();
+  for (const { index, transition, source, targets } of transitions) {
+    const line = { text: transitionLabel(transition), transition: index, event: transition.event };
+    if (targets.length === 0 || (targets.length === 1 && targets[0] === source)) {
+      const mark = targets.length === 0 ? '•' : '↻';
+      lines.set(source, [...(lines.get(source) ?? []), { ...line, text: `${mark} ${line.text}` }]);
+      continue;
     }
-    // Parallel transitions between the same two states share one edge with stacked labels.
-    for (const target of t.targets) {
-      const key = `${t.source}→${target}`;
-      const group = groups.get(key) ?? { source: t.source, target, labels: [] };
+    for (const target of targets) {
+      const key = `${source}→${target}`;
+      const group = groups.get(key) ?? { source, target, labels: [] };
       group.labels.push(line);
       groups.set(key, group);
     }
+  }
+  return { lines, groups: [...groups.values()] };
+}
+
+/** The text lines under a state's title: what it invokes, its reactions, how many states it hides. */
+const textLines = (m: Measuring, s: StateDefinition) => [
+  ...(s.invoke.length > 0 ? [`⚙ ${s.invoke.map((i) => i.src).join(', ')}`] : []),
+  ...(m.lines.get(s.id) ?? []).map((l) => l.text),
+  ...(m.drawn.hidden.has(s.id) ? [hiddenLine(m.drawn.hidden.get(s.id) ?? 0)] : []),
+];
+
+/** A state's size: its text, and for a compound its children's rows below it. */
+function measure(m: Measuring, s: StateDefinition): Size {
+  const texts = textLines(m, s);
+  const head = HEADER + texts.length * LINE_H;
+  // A phase's title has its toggle at the right (phase-toggle).
+  const titleChars = s.key.length + 2 + (m.phases.has(s.id) ? TOGGLE_CHARS : 0);
+  const textW = Math.max(titleChars, ...texts.map((t) => t.length + 1)) * CHAR_W + 2 * PAD;
+  const size =
+    s.children.length === 0
+      ? { w: Math.max(MIN_W, textW), h: head + 10, head }
+      : measureCompound(m, s, head, textW);
+  m.sizes.set(s.id, size);
+  return size;
+}
+
+/** Lays a compound's children out in rows by rank, each row centred, and sizes the compound around them. */
+function measureCompound(m: Measuring, s: StateDefinition, head: number, textW: number): Size {
+  const children = s.children.map((id) => m.byId.get(id) as StateDefinition);
+  const childSizes = new Map(children.map((c) => [c.id, measure(m, c)]));
+  const rows = rankRows(s, children, m.drawn.transitions, m.byId);
+  const rowW = rows.map(
+    (row) => row.reduce((sum, c) => sum + (childSizes.get(c.id)?.w ?? 0), 0) + GAP_X * (row.length - 1),
+  );
+  const rowH = rows.map((row) => Math.max(...row.map((c) => childSizes.get(c.id)?.h ?? 0)));
+  const contentW = Math.max(...rowW);
+  let y = head + 16;
+  rows.forEach((row, r) => {
+    let x = PAD_LEFT + (contentW - (rowW[r] ?? 0)) / 2;
+    for (const c of row) {
+      m.offsets.set(c.id, { x, y });
+      x += (childSizes.get(c.id)?.w ?? 0) + GAP_X;
+    }
+    y += (rowH[r] ?? 0) + GAP_Y;
   });
-
-  const sizes = new Map<string, { w: number; h: number; head: number }>();
-  const offsets = new Map<string, Point>();
-  const textLines = (s: StateDefinition) => [
-    ...(s.invoke.length > 0 ? [`⚙ ${s.invoke.map((i) => i.src).join(', ')}`] : []),
-    ...(lines.get(s.id) ?? []).map((l) => l.text),
-    ...(drawn.hidden.has(s.id) ? [hiddenLine(drawn.hidden.get(s.id) ?? 0)] : []),
-  ];
-
-  const measure = (s: StateDefinition): { w: number; h: number } => {
-    const texts = textLines(s);
-    const head = HEADER + texts.length * LINE_H;
-    // A phase's title has its toggle at the right (phase-toggle).
-    const titleChars = s.key.length + 2 + (phases.has(s.id) ? TOGGLE_CHARS : 0);
-    const textW = Math.max(titleChars, ...texts.map((t) => t.length + 1)) * CHAR_W + 2 * PAD;
-    if (s.children.length === 0) {
-      const size = { w: Math.max(MIN_W, textW), h: head + 10, head };
-      sizes.set(s.id, size);
-      return size;
-    }
-    const children = s.children.map((id) => byId.get(id) as StateDefinition);
-    const childSizes = new Map(children.map((c) => [c.id, measure(c)]));
-    const rows = rankRows(s, children, drawn.transitions, byId);
-    const rowW = rows.map(
-      (row) => row.reduce((sum, c) => sum + (childSizes.get(c.id)?.w ?? 0), 0) + GAP_X * (row.length - 1),
-    );
-    const rowH = rows.map((row) => Math.max(...row.map((c) => childSizes.get(c.id)?.h ?? 0)));
-    const contentW = Math.max(...rowW);
-    let y = head + 16;
-    rows.forEach((row, r) => {
-      let x = PAD_LEFT + (contentW - (rowW[r] ?? 0)) / 2;
-      for (const c of row) {
-        offsets.set(c.id, { x, y });
-        x += (childSizes.get(c.id)?.w ?? 0) + GAP_X;
-      }
-      y += (rowH[r] ?? 0) + GAP_Y;
-    });
-    const size = {
-      w: Math.max(textW, contentW + PAD_LEFT + PAD + 20),
-      h: y - GAP_Y + PAD + 8,
-      head,
-    };
-    // Rows are centred in the compound, whichever is wider: its text or its content.
-    const shift = (size.w - (contentW + PAD_LEFT + PAD + 20)) / 2;
-    if (shift > 0) for (const c of children) offsets.set(c.id, shiftPoint(offsets.get(c.id), shift));
-    sizes.set(s.id, size);
-    return size;
+  const size = {
+    w: Math.max(textW, contentW + PAD_LEFT + PAD + 20),
+    h: y - GAP_Y + PAD + 8,
+    head,
   };
+  // Rows are centred in the compound, whichever is wider: its text or its content.
+  const shift = (size.w - (contentW + PAD_LEFT + PAD + 20)) / 2;
+  if (shift > 0) for (const c of children) m.offsets.set(c.id, shiftPoint(m.offsets.get(c.id), shift));
+  return size;
+}
 
-  const root = byId.get(def.id) as StateDefinition;
-  measure(root);
-  const boxes: Box[] = [];
-  const boxOf = new Map<string, Box>();
-  const place = (s: StateDefinition, origin: Point) => {
-    const size = sizes.get(s.id) as { w: number; h: number; head: number };
-    const parent = s.parent ? byId.get(s.parent) : undefined;
-    const box: Box = {
-      state: s,
-      x: origin.x,
-      y: origin.y,
-      w: size.w,
-      h: size.h,
-      lines: lines.get(s.id) ?? [],
-      initial: parent?.initial === s.id,
-      hidden: drawn.hidden.get(s.id) ?? 0,
-      head: size.head,
-    };
-    boxes.push(box);
-    boxOf.set(s.id, box);
-    for (const id of s.children) {
-      const offset = offsets.get(id) as Point;
-      place(byId.get(id) as StateDefinition, { x: origin.x + offset.x, y: origin.y + offset.y });
-    }
-  };
-  const MARGIN = 24;
-  place(root, { x: MARGIN, y: MARGIN });
-
-  const edges = routeEdges([...groups.values()], boxOf, byId);
-  const rootBox = boxOf.get(def.id) as Box;
-  return { width: rootBox.w + 2 * MARGIN, height: rootBox.h + 2 * MARGIN, boxes, edges };
+/** Places a state's box at `origin`, then its children's at their offsets, parents before children. */
+function placeBox(m: Measuring, s: StateDefinition, origin: Point, boxes: Box[]): void {
+  const size = m.sizes.get(s.id) as Size;
+  const parent = s.parent ? m.byId.get(s.parent) : undefined;
+  boxes.push({
+    state: s,
+    x: origin.x,
+    y: origin.y,
+    w: size.w,
+    h: size.h,
+    lines: m.lines.get(s.id) ?? [],
+    initial: parent?.initial === s.id,
+    hidden: m.drawn.hidden.get(s.id) ?? 0,
+    head: size.head,
+  });
+  for (const id of s.children) {
+    const offset = m.offsets.get(id) as Point;
+    placeBox(m, m.byId.get(id) as StateDefinition, { x: origin.x + offset.x, y: origin.y + offset.y }, boxes);
+  }
 }
 
 /** Room for a phase's toggle ('▾ collapse' and a gap) beside its title. */
@@ -324,86 +367,136 @@ function rankRows(
   return rows.filter((row) => row.length > 0);
 }
 
+/** One end of an edge on a box's side; `point` is where on the side, once the side's ends are spread. */
+interface End {
+  box: Box;
+  side: Side;
+  other: Point;
+  point?: Point;
+}
+
+interface PlannedEdge {
+  g: EdgeGroup;
+  from: End;
+  to: End;
+  /** A compound's edge to its own descendant. */
+  descend: boolean;
+}
+
+/** The chart's boxes as edges see them: which states are related, and what an edge must not cross. */
+class Routing {
+  readonly boxes: Box[];
+  constructor(
+    readonly boxOf: Map<string, Box>,
+    private readonly byId: Map<string, StateDefinition>,
+  ) {
+    this.boxes = [...boxOf.values()];
+  }
+
+  isAncestor(a: string, b: string): boolean {
+    for (let s = this.byId.get(b)?.parent; s; s = this.byId.get(s)?.parent ?? undefined)
+      if (s === a) return true;
+    return false;
+  }
+
+  private related(box: Box, a: string, b: string): boolean {
+    const id = box.state.id;
+    return (
+      id === a ||
+      id === b ||
+      this.isAncestor(id, a) ||
+      this.isAncestor(id, b) ||
+      this.isAncestor(a, id) ||
+      this.isAncestor(b, id)
+    );
+  }
+
+  /** The states an edge must not cross: all but its ends, their ancestors and their descendants. */
+  obstaclesFor(g: { source: string; target: string }): Rect[] {
+    return this.boxes
+      .filter((box) => !this.related(box, g.source, g.target))
+      .map((box) => (box.state.children.length > 0 ? { x: box.x, y: box.y, w: box.w, h: HEADER } : box));
+  }
+}
+
 function routeEdges(
-  groups: { source: string; target: string; labels: BoxLine[] }[],
+  groups: EdgeGroup[],
   boxOf: Map<string, Box>,
   byId: Map<string, StateDefinition>,
 ): Edge[] {
-  const isAncestor = (a: string, b: string) => {
-    for (let s = byId.get(b)?.parent; s; s = byId.get(s)?.parent ?? undefined) if (s === a) return true;
-    return false;
-  };
-  const related = (box: Box, a: string, b: string) =>
-    box.state.id === a ||
-    box.state.id === b ||
-    isAncestor(box.state.id, a) ||
-    isAncestor(box.state.id, b) ||
-    isAncestor(a, box.state.id) ||
-    isAncestor(b, box.state.id);
-  const boxes = [...boxOf.values()];
-  /** The states an edge must not cross: all but its ends, their ancestors and their descendants. */
-  const obstaclesFor = (g: { source: string; target: string }): Rect[] =>
-    boxes
-      .filter((box) => !related(box, g.source, g.target))
-      .map((box) => (box.state.children.length > 0 ? { x: box.x, y: box.y, w: box.w, h: HEADER } : box));
-
-  type End = { box: Box; side: Side; other: Point; point?: Point };
+  const routing = new Routing(boxOf, byId);
   const ends: End[] = [];
-  const planned = groups.map((g) => {
-    const s = boxOf.get(g.source) as Box;
-    const t = boxOf.get(g.target) as Box;
-    const descend = isAncestor(g.source, g.target);
-    let sides: [Side, Side] = ['left', 'left'];
-    if (!descend) {
-      const below = t.y >= s.y + s.h - 1;
-      const above = t.y + t.h <= s.y + 1;
-      const towards: Side = centre(t).x >= centre(s).x ? 'left' : 'right';
-      const candidates: [Side, Side][] = below
-        ? [
-            ['bottom', 'top'],
-            ['bottom', towards],
-            ['right', 'right'],
-            ['left', 'left'],
-          ]
-        : above
-          ? [
-              ['right', 'right'],
-              ['left', 'left'],
-              ['top', 'bottom'],
-            ]
-          : t.x >= s.x + s.w
-            ? [
-                ['right', 'left'],
-                ['bottom', 'bottom'],
-                ['top', 'top'],
-              ]
-            : [
-                ['left', 'right'],
-                ['bottom', 'bottom'],
-                ['top', 'top'],
-              ];
-      // The first way round that crosses the fewest other states.
-      let best = Number.POSITIVE_INFINITY;
-      for (const pair of candidates) {
-        const a = sideCentre(s, pair[0]);
-        const b = sideCentre(t, pair[1]);
-        const [c1, c2] = controls(a, pair[0], b, pair[1], obstaclesFor(g));
-        const cost = crossings(a, c1, c2, b, obstaclesFor(g));
-        if (cost < best) {
-          best = cost;
-          sides = pair;
-        }
-      }
+  const planned = groups.map((g) => planEdge(routing, g, ends));
+  spreadEnds(ends);
+  const bounds = routing.boxes[0] as Rect;
+  // Labels keep off every state box and every compound's title, and off each other, by a small margin.
+  const placed: Rect[] = labelObstacles({ boxes: routing.boxes }).map((o) => grow(o, LABEL_MARGIN));
+  return planned.map((edge) => drawEdge(routing, edge, bounds, placed));
+}
+
+/** Picks the sides an edge leaves and enters by; the ends whose place along a side is still open go to `ends`. */
+function planEdge(routing: Routing, g: EdgeGroup, ends: End[]): PlannedEdge {
+  const s = routing.boxOf.get(g.source) as Box;
+  const t = routing.boxOf.get(g.target) as Box;
+  const descend = routing.isAncestor(g.source, g.target);
+  const sides: [Side, Side] = descend ? ['left', 'left'] : leastCrossingSides(s, t, routing.obstaclesFor(g));
+  const from: End = { box: s, side: sides[0], other: centre(t) };
+  const to: End = { box: t, side: sides[1], other: centre(s) };
+  // A compound's edge to its own child runs down the compound's left gutter from under its title.
+  if (descend) from.point = { x: s.x + 14, y: s.y + HEADER };
+  else ends.push(from);
+  ends.push(to);
+  return { g, from, to, descend };
+}
+
+/** The ways round from s to t worth trying, by where t lies: below, above, to the right or to the left. */
+function candidateSides(s: Box, t: Box): [Side, Side][] {
+  const towards: Side = centre(t).x >= centre(s).x ? 'left' : 'right';
+  if (t.y >= s.y + s.h - 1)
+    return [
+      ['bottom', 'top'],
+      ['bottom', towards],
+      ['right', 'right'],
+      ['left', 'left'],
+    ];
+  if (t.y + t.h <= s.y + 1)
+    return [
+      ['right', 'right'],
+      ['left', 'left'],
+      ['top', 'bottom'],
+    ];
+  return t.x >= s.x + s.w
+    ? [
+        ['right', 'left'],
+        ['bottom', 'bottom'],
+        ['top', 'top'],
+      ]
+    : [
+        ['left', 'right'],
+        ['bottom', 'bottom'],
+        ['top', 'top'],
+      ];
+}
+
+/** The first way round that crosses the fewest other states. */
+function leastCrossingSides(s: Box, t: Box, obstacles: readonly Rect[]): [Side, Side] {
+  let sides: [Side, Side] = ['left', 'left'];
+  let best = Number.POSITIVE_INFINITY;
+  for (const pair of candidateSides(s, t)) {
+    const a = sideCentre(s, pair[0]);
+    const b = sideCentre(t, pair[1]);
+    const [c1, c2] = controls(a, pair[0], b, pair[1], obstacles);
+    const cost = crossings(a, c1, c2, b, obstacles);
+    if (cost < best) {
+      best = cost;
+      sides = pair;
     }
-    const from: End = { box: s, side: sides[0], other: centre(t) };
-    const to: End = { box: t, side: sides[1], other: centre(s) };
-    // A compound's edge to its own child runs down the compound's left gutter from under its title.
-    if (descend) from.point = { x: s.x + 14, y: s.y + HEADER };
-    else ends.push(from);
-    ends.push(to);
-    return { g, from, to, descend };
-  });
-  // Endpoints on one side of a box are spread along it, ordered by where their other end lies.
+  }
+  return sides;
+}
+
+/** Endpoints on one side of a box are spread along it, ordered by where their other end lies. */
+function spreadEnds(ends: End[]): void {
   const bySide = new Map<string, End[]>();
   for (const end of ends) {
     const key = `${end.box.state.id}:${end.side}`;
@@ -425,43 +518,46 @@ function routeEdges(
               : { x: x + w, y: y + h * f };
     });
   }
+}
 
-  const bounds = boxes[0] as Rect;
-  // Labels keep off every state box and every compound's title, and off each other, by a small margin.
-  const placed: Rect[] = labelObstacles({ boxes }).map((o) => grow(o, LABEL_MARGIN));
-  return planned.map(({ g, from, to, descend }) => {
-    const p0 = from.point as Point;
-    const p3 = to.point as Point;
-    const [p1, p2] = descend
-      ? [
-          { x: p0.x, y: p3.y },
-          { x: p3.x - 30, y: p3.y },
-        ]
-      : controls(p0, from.side, p3, to.side, obstaclesFor(g));
-    const { width, height } = labelSize(g.labels);
-    // Labels stay inside the chart.
-    const inside = (at: Point) => ({
-      x: Math.min(Math.max(at.x, bounds.x + width / 2 + 4), bounds.x + bounds.w - width / 2 - 4),
-      y: Math.min(Math.max(at.y, bounds.y + height / 2 + 4), bounds.y + bounds.h - height / 2 - 4),
-    });
-    const free = (at: Point) => {
-      const rect = { x: at.x - width / 2, y: at.y - height / 2, w: width, h: height };
-      return !placed.some((other) => overlaps(rect, other));
-    };
-    // The label goes where along the curve it covers no state and no other label; else just beside the
-    // curve; else at the nearest free spot around the curve's middle (there is always one: the chart's
-    // margins hold none).
-    const label = labelSpot(p0, p1, p2, p3, width, height, inside, free);
-    placed.push(grow({ x: label.x - width / 2, y: label.y - height / 2, w: width, h: height }, LABEL_MARGIN));
-    return {
-      source: g.source,
-      target: g.target,
-      d: `M${r(p0.x)},${r(p0.y)} C${r(p1.x)},${r(p1.y)} ${r(p2.x)},${r(p2.y)} ${r(p3.x)},${r(p3.y)}`,
-      labelX: r(label.x),
-      labelY: r(label.y),
-      labels: g.labels,
-    };
+/** The edge's curve, and its label placed where it covers nothing already `placed` (which it then joins). */
+function drawEdge(
+  routing: Routing,
+  { g, from, to, descend }: PlannedEdge,
+  bounds: Rect,
+  placed: Rect[],
+): Edge {
+  const p0 = from.point as Point;
+  const p3 = to.point as Point;
+  const [p1, p2] = descend
+    ? [
+        { x: p0.x, y: p3.y },
+        { x: p3.x - 30, y: p3.y },
+      ]
+    : controls(p0, from.side, p3, to.side, routing.obstaclesFor(g));
+  const { width, height } = labelSize(g.labels);
+  // Labels stay inside the chart.
+  const inside = (at: Point) => ({
+    x: Math.min(Math.max(at.x, bounds.x + width / 2 + 4), bounds.x + bounds.w - width / 2 - 4),
+    y: Math.min(Math.max(at.y, bounds.y + height / 2 + 4), bounds.y + bounds.h - height / 2 - 4),
   });
+  const free = (at: Point) => {
+    const rect = { x: at.x - width / 2, y: at.y - height / 2, w: width, h: height };
+    return !placed.some((other) => overlaps(rect, other));
+  };
+  // The label goes where along the curve it covers no state and no other label; else just beside the
+  // curve; else at the nearest free spot around the curve's middle (there is always one: the chart's
+  // margins hold none).
+  const label = labelSpot(p0, p1, p2, p3, width, height, inside, free);
+  placed.push(grow({ x: label.x - width / 2, y: label.y - height / 2, w: width, h: height }, LABEL_MARGIN));
+  return {
+    source: g.source,
+    target: g.target,
+    d: `M${r(p0.x)},${r(p0.y)} C${r(p1.x)},${r(p1.y)} ${r(p2.x)},${r(p2.y)} ${r(p3.x)},${r(p3.y)}`,
+    labelX: r(label.x),
+    labelY: r(label.y),
+    labels: g.labels,
+  };
 }
 
 /** Room kept between a label and what it must not cover. */
@@ -600,7 +696,6 @@ const esc = (text: string) =>
  */
 export function renderSvg(def: MachineDefinition, layout: Layout = layoutChart(def)): string {
   const phases = new Set(collapsiblePhases(def).map((s) => s.id));
-  const pathOf = (id: string) => (id === def.id ? '' : id.slice(def.id.length + 1));
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" id="chart" viewBox="0 0 ${r(layout.width)} ${r(layout.height)}" ` +
       `width="${r(layout.width)}" height="${r(layout.height)}" role="img" aria-label="The ${esc(def.id)} statechart">`,
@@ -608,70 +703,88 @@ export function renderSvg(def: MachineDefinition, layout: Layout = layoutChart(d
       'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>',
     '<g class="states">',
   ];
-  for (const box of layout.boxes) {
-    const s = box.state;
-    const kind =
-      s.id === def.id ? 'root' : box.hidden > 0 ? 'collapsed' : s.children.length > 0 ? 'compound' : s.type;
-    const phase = phases.has(s.id) ? ` data-phase="true" data-collapsed="${box.hidden > 0}"` : '';
+  for (const box of layout.boxes) out.push(...renderState(def, box, phases.has(box.state.id)));
+  out.push('</g>');
+  out.push(...renderEdges(def, layout.edges));
+  out.push('</svg>');
+  return out.join('\n');
+}
+
+/** A state's group: its box, its title (and a phase's toggle), its text lines, its initial marker. */
+function renderState(def: MachineDefinition, box: Box, isPhase: boolean): string[] {
+  const s = box.state;
+  const kind =
+    s.id === def.id ? 'root' : box.hidden > 0 ? 'collapsed' : s.children.length > 0 ? 'compound' : s.type;
+  const phase = isPhase ? ` data-phase="true" data-collapsed="${box.hidden > 0}"` : '';
+  const out = [
+    `<g class="state state-${kind}" data-state="${esc(s.path)}" data-type="${s.type}" data-tags="${esc(s.tags.join(' '))}"${phase}>`,
+    `<title>${esc(s.path || s.id)}${s.description ? ` — ${esc(s.description)}` : ''}</title>`,
+    `<rect class="state-box" x="${r(box.x)}" y="${r(box.y)}" width="${r(box.w)}" height="${r(box.h)}" rx="9"/>`,
+  ];
+  if (s.type === 'final') {
     out.push(
-      `<g class="state state-${kind}" data-state="${esc(s.path)}" data-type="${s.type}" data-tags="${esc(s.tags.join(' '))}"${phase}>`,
+      `<rect class="state-final-ring" x="${r(box.x + 4)}" y="${r(box.y + 4)}" width="${r(box.w - 8)}" height="${r(box.h - 8)}" rx="6"/>`,
     );
-    out.push(`<title>${esc(s.path || s.id)}${s.description ? ` — ${esc(s.description)}` : ''}</title>`);
-    out.push(
-      `<rect class="state-box" x="${r(box.x)}" y="${r(box.y)}" width="${r(box.w)}" height="${r(box.h)}" rx="9"/>`,
-    );
-    if (s.type === 'final') {
-      out.push(
-        `<rect class="state-final-ring" x="${r(box.x + 4)}" y="${r(box.y + 4)}" width="${r(box.w - 8)}" height="${r(box.h - 8)}" rx="6"/>`,
-      );
-    }
-    let y = box.y + 18;
-    out.push(`<text class="state-name" x="${r(box.x + PAD)}" y="${r(y)}">${esc(s.key)}</text>`);
-    if (phase) {
-      // The phase's toggle, at the right of its title: a button for the page's script.
-      out.push(
-        `<text class="phase-toggle" role="button" tabindex="0" x="${r(box.x + box.w - PAD)}" y="${r(y)}" ` +
-          `text-anchor="end">${box.hidden > 0 ? '▸ expand' : '▾ collapse'}</text>`,
-      );
-    }
-    if (s.invoke.length > 0) {
-      y += LINE_H;
-      const srcs = s.invoke.map((i) => i.src).join(', ');
-      out.push(`<text class="state-invoke" x="${r(box.x + PAD)}" y="${r(y)}">⚙ ${esc(srcs)}</text>`);
-    }
-    for (const line of box.lines) {
-      y += LINE_H;
-      out.push(
-        `<text class="state-reaction" x="${r(box.x + PAD)}" y="${r(y)}" data-transition="${line.transition}" ` +
-          `data-event="${esc(line.event ?? '')}">${esc(line.text)}</text>`,
-      );
-    }
-    if (box.hidden > 0) {
-      y += LINE_H;
-      out.push(
-        `<text class="state-hidden" x="${r(box.x + PAD)}" y="${r(y)}">${esc(hiddenLine(box.hidden))}</text>`,
-      );
-    }
-    if (box.initial) {
-      const cy = box.y + Math.min(box.h / 2, 22);
-      out.push(
-        `<g class="initial"><circle cx="${r(box.x - 24)}" cy="${r(cy)}" r="5"/>` +
-          `<path d="M${r(box.x - 19)},${r(cy)} L${r(box.x - 1)},${r(cy)}" marker-end="url(#arrow)"/></g>`,
-      );
-    }
-    out.push('</g>');
   }
-  // Lines first, then every label above all lines, so that no line crosses a label.
+  const y = box.y + 18;
+  out.push(`<text class="state-name" x="${r(box.x + PAD)}" y="${r(y)}">${esc(s.key)}</text>`);
+  if (isPhase) {
+    // The phase's toggle, at the right of its title: a button for the page's script.
+    out.push(
+      `<text class="phase-toggle" role="button" tabindex="0" x="${r(box.x + box.w - PAD)}" y="${r(y)}" ` +
+        `text-anchor="end">${box.hidden > 0 ? '▸ expand' : '▾ collapse'}</text>`,
+    );
+  }
+  out.push(...renderStateText(box, y));
+  if (box.initial) {
+    const cy = box.y + Math.min(box.h / 2, 22);
+    out.push(
+      `<g class="initial"><circle cx="${r(box.x - 24)}" cy="${r(cy)}" r="5"/>` +
+        `<path d="M${r(box.x - 19)},${r(cy)} L${r(box.x - 1)},${r(cy)}" marker-end="url(#arrow)"/></g>`,
+    );
+  }
+  out.push('</g>');
+  return out;
+}
+
+/** The lines under a state's title (at `y`): what it invokes, its reactions, how many states it hides. */
+function renderStateText(box: Box, y: number): string[] {
+  const s = box.state;
+  const out: string[] = [];
+  if (s.invoke.length > 0) {
+    y += LINE_H;
+    const srcs = s.invoke.map((i) => i.src).join(', ');
+    out.push(`<text class="state-invoke" x="${r(box.x + PAD)}" y="${r(y)}">⚙ ${esc(srcs)}</text>`);
+  }
+  for (const line of box.lines) {
+    y += LINE_H;
+    out.push(
+      `<text class="state-reaction" x="${r(box.x + PAD)}" y="${r(y)}" data-transition="${line.transition}" ` +
+        `data-event="${esc(line.event ?? '')}">${esc(line.text)}</text>`,
+    );
+  }
+  if (box.hidden > 0) {
+    y += LINE_H;
+    out.push(
+      `<text class="state-hidden" x="${r(box.x + PAD)}" y="${r(y)}">${esc(hiddenLine(box.hidden))}</text>`,
+    );
+  }
+  return out;
+}
+
+/** Lines first, then every label above all lines, so that no line crosses a label. */
+function renderEdges(def: MachineDefinition, edges: readonly Edge[]): string[] {
+  const pathOf = (id: string) => (id === def.id ? '' : id.slice(def.id.length + 1));
   const ids = (edge: Edge) => edge.labels.map((l) => l.transition).join(' ');
-  out.push('</g>', '<g class="edges">');
-  for (const edge of layout.edges) {
+  const out = ['<g class="edges">'];
+  for (const edge of edges) {
     out.push(
       `<path class="edge" data-source="${esc(pathOf(edge.source))}" data-target="${esc(pathOf(edge.target))}" ` +
         `data-transitions="${ids(edge)}" d="${edge.d}" marker-end="url(#arrow)"/>`,
     );
   }
   out.push('</g>', '<g class="edge-labels">');
-  for (const edge of layout.edges) {
+  for (const edge of edges) {
     const { w: width, h: height, y: top } = labelRect(edge);
     out.push(`<g class="edge-label-group" data-transitions="${ids(edge)}">`);
     out.push(
@@ -685,6 +798,6 @@ export function renderSvg(def: MachineDefinition, layout: Layout = layoutChart(d
     });
     out.push('</g>');
   }
-  out.push('</g>', '</svg>');
-  return out.join('\n');
+  out.push('</g>');
+  return out;
 }

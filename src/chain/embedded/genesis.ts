@@ -53,102 +53,121 @@ export function genesisWrites(
   options: { mints: readonly MintConfig[]; funding: readonly GenesisFunding[] },
   fresh: boolean,
 ): { accounts: StoredAccount[]; flags: Record<string, string> } {
-  const changed = new Map<string, StoredAccount>();
-  const flags: Record<string, string> = {};
-  const put = (a: StoredAccount) => {
-    chain.place(a);
-    changed.set(a.address, a);
-  };
-  const tokenOwner = TOKEN_PROGRAM_ID.toBase58();
-  const systemOwner = SystemProgram.programId.toBase58();
+  const writes = new GenesisWrites(chain);
+  if (fresh || chain.balance(chain.faucet) < FAUCET_LAMPORTS / 2n) writes.topUpFaucet();
+  for (const m of options.mints) if (!isNativeMint(m.address)) writes.placeMint(m);
+  for (const f of options.funding) {
+    writes.fundSol(f);
+    for (const t of f.tokens) writes.fundToken(f.owner, t);
+  }
+  return { accounts: [...writes.changed.values()], flags: writes.flags };
+}
 
-  if (fresh || chain.balance(chain.faucet) < FAUCET_LAMPORTS / 2n) {
-    put({
-      address: chain.faucet.toBase58(),
+/** The accounts genesis placed (each at once, so later steps read it back) and the funded flags it sets. */
+class GenesisWrites {
+  readonly changed = new Map<string, StoredAccount>();
+  readonly flags: Record<string, string> = {};
+  private readonly tokenOwner = TOKEN_PROGRAM_ID.toBase58();
+  private readonly systemOwner = SystemProgram.programId.toBase58();
+
+  constructor(private readonly chain: GenesisChain) {}
+
+  private put(a: StoredAccount): void {
+    this.chain.place(a);
+    this.changed.set(a.address, a);
+  }
+
+  topUpFaucet(): void {
+    this.put({
+      address: this.chain.faucet.toBase58(),
       lamports: FAUCET_LAMPORTS,
-      owner: systemOwner,
+      owner: this.systemOwner,
       executable: false,
       data: new Uint8Array(),
     });
   }
-  for (const m of options.mints) {
-    if (isNativeMint(m.address)) continue;
-    const existing = chain.getAccount(m.address);
-    if (existing) {
-      const decimals = chain.decimalsOf(m.address);
+
+  /** A configured mint not on chain yet is placed; one already there must have the configured decimals. */
+  placeMint(m: MintConfig): void {
+    if (this.chain.getAccount(m.address)) {
+      const decimals = this.chain.decimalsOf(m.address);
       if (decimals !== m.decimals) {
         throw new Error(
           `embedded chain: mint ${m.symbol} ${m.address.toBase58()} has ${decimals} decimals on chain, config says ${m.decimals}`,
         );
       }
-      continue;
+      return;
     }
-    put({
+    this.put({
       address: m.address.toBase58(),
-      lamports: chain.minimumBalanceForRentExemption(82),
-      owner: tokenOwner,
+      lamports: this.chain.minimumBalanceForRentExemption(82),
+      owner: this.tokenOwner,
       executable: false,
       // The dev faucet is the mint authority, so airdrops are ordinary MintTo transactions.
       data: encodeMint({
         decimals: m.decimals,
         supply: 0n,
-        mintAuthority: chain.faucet,
+        mintAuthority: this.chain.faucet,
         freezeAuthority: m.freezeAuthority ?? null,
       }),
     });
   }
-  for (const f of options.funding) {
+
+  /** The owner's SOL, added once. */
+  fundSol(f: GenesisFunding): void {
     const owner = f.owner.toBase58();
     const solFlag = `funded:${owner}:SOL`;
-    if (chain.flag(solFlag) === undefined && f.lamports > 0n) {
-      const cur = chain.getAccount(owner);
-      put({
-        address: owner,
-        lamports: (cur?.lamports ?? 0n) + f.lamports,
-        owner: cur?.owner ?? systemOwner,
-        executable: false,
-        data: cur?.data ?? new Uint8Array(),
-      });
-      flags[solFlag] = '1';
-    }
-    for (const t of f.tokens) {
-      const flag = `funded:${owner}:${t.mint.toBase58()}`;
-      if (chain.flag(flag) !== undefined || t.amount <= 0n) continue;
-      const native = isNativeMint(t.mint);
-      if (!native && !chain.getAccount(t.mint)) {
-        throw new Error(`embedded chain: inventory for ${t.mint.toBase58()}, which is not a configured mint`);
-      }
-      const address = ata(f.owner, t.mint);
-      const cur = chain.getAccount(address);
-      const prevAmount = cur ? (readTokenAccount(cur.data)?.amount ?? 0n) : 0n;
-      const rent = chain.minimumBalanceForRentExemption(ACCOUNT_SIZE);
-      put({
-        address: address.toBase58(),
-        lamports: native ? (cur?.lamports ?? rent) + t.amount : (cur?.lamports ?? rent),
-        owner: tokenOwner,
-        executable: false,
-        data: encodeTokenAccount({
-          mint: t.mint,
-          owner: f.owner,
-          amount: prevAmount + t.amount,
-          ...(native ? { nativeRentReserve: rent } : {}),
-        }),
-      });
-      if (!native) {
-        const mintAcc = chain.getAccount(t.mint) as StoredAccount;
-        const mint = decodeMint(mintAcc.data);
-        put({
-          ...mintAcc,
-          data: encodeMint({
-            decimals: mint.decimals,
-            supply: mint.supply + t.amount,
-            mintAuthority: mint.mintAuthorityOption ? mint.mintAuthority : null,
-            freezeAuthority: mint.freezeAuthorityOption ? mint.freezeAuthority : null,
-          }),
-        });
-      }
-      flags[flag] = '1';
-    }
+    if (this.chain.flag(solFlag) !== undefined || f.lamports <= 0n) return;
+    const cur = this.chain.getAccount(owner);
+    this.put({
+      address: owner,
+      lamports: (cur?.lamports ?? 0n) + f.lamports,
+      owner: cur?.owner ?? this.systemOwner,
+      executable: false,
+      data: cur?.data ?? new Uint8Array(),
+    });
+    this.flags[solFlag] = '1';
   }
-  return { accounts: [...changed.values()], flags };
+
+  /** The owner's tokens of one mint, added once to its associated account (and to the mint's supply). */
+  fundToken(ownerKey: PublicKey, t: { mint: PublicKey; amount: bigint }): void {
+    const flag = `funded:${ownerKey.toBase58()}:${t.mint.toBase58()}`;
+    if (this.chain.flag(flag) !== undefined || t.amount <= 0n) return;
+    const native = isNativeMint(t.mint);
+    if (!native && !this.chain.getAccount(t.mint)) {
+      throw new Error(`embedded chain: inventory for ${t.mint.toBase58()}, which is not a configured mint`);
+    }
+    const address = ata(ownerKey, t.mint);
+    const cur = this.chain.getAccount(address);
+    const prevAmount = cur ? (readTokenAccount(cur.data)?.amount ?? 0n) : 0n;
+    const rent = this.chain.minimumBalanceForRentExemption(ACCOUNT_SIZE);
+    this.put({
+      address: address.toBase58(),
+      lamports: native ? (cur?.lamports ?? rent) + t.amount : (cur?.lamports ?? rent),
+      owner: this.tokenOwner,
+      executable: false,
+      data: encodeTokenAccount({
+        mint: t.mint,
+        owner: ownerKey,
+        amount: prevAmount + t.amount,
+        ...(native ? { nativeRentReserve: rent } : {}),
+      }),
+    });
+    if (!native) this.growSupply(t.mint, t.amount);
+    this.flags[flag] = '1';
+  }
+
+  private growSupply(mintAddress: PublicKey, amount: bigint): void {
+    const mintAcc = this.chain.getAccount(mintAddress) as StoredAccount;
+    const mint = decodeMint(mintAcc.data);
+    this.put({
+      ...mintAcc,
+      data: encodeMint({
+        decimals: mint.decimals,
+        supply: mint.supply + amount,
+        mintAuthority: mint.mintAuthorityOption ? mint.mintAuthority : null,
+        freezeAuthority: mint.freezeAuthorityOption ? mint.freezeAuthority : null,
+      }),
+    });
+  }
 }

@@ -50,124 +50,164 @@ export function websocketUrlFor(httpUrl: string): string {
 const SUBSCRIBE_ID = 1;
 
 export function openProgramFeed(options: ProgramFeedOptions): AccountFeed {
-  const pingMs = options.pingIntervalMs ?? 10_000;
-  const minDelay = options.reconnectMinMs ?? 250;
-  const maxDelay = options.reconnectMaxMs ?? 5_000;
-  let socket: WebSocket | null = null;
-  let subscription: number | null = null;
-  let generation = 0;
-  let closed = false;
-  let delay = minDelay;
+  const feed = new ProgramFeed(options);
+  feed.connect();
+  return feed;
+}
+
+/** A message the subscription's socket may carry: the subscription's answer, or a notification. */
+interface FeedMessage {
+  id?: unknown;
+  result?: unknown;
+  error?: unknown;
+  method?: unknown;
+  params?: { subscription?: unknown; result?: { value?: { pubkey?: unknown } } };
+}
+
+class ProgramFeed implements AccountFeed {
+  private socket: WebSocket | null = null;
+  private subscription: number | null = null;
+  private closed = false;
+  private delay: number;
   /** Which of wsUrls the next attempt goes to (modulo their number). */
-  let next = 0;
-  let reconnectTimer: NodeJS.Timeout | null = null;
-  let pingTimer: NodeJS.Timeout | null = null;
+  private next = 0;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private pingTimer: NodeJS.Timeout | null = null;
+  private readonly pingMs: number;
+  private readonly minDelay: number;
+  private readonly maxDelay: number;
+  /** How many times the feed has gone live (AccountFeed.generation). */
+  private subscriptions = 0;
 
-  const stopPing = () => {
-    if (pingTimer) clearInterval(pingTimer);
-    pingTimer = null;
-  };
+  constructor(private readonly options: ProgramFeedOptions) {
+    this.pingMs = options.pingIntervalMs ?? 10_000;
+    this.minDelay = options.reconnectMinMs ?? 250;
+    this.maxDelay = options.reconnectMaxMs ?? 5_000;
+    this.delay = this.minDelay;
+  }
 
-  const connect = () => {
-    reconnectTimer = null;
-    if (closed) return;
-    const ws = new WebSocket(options.wsUrls[next % options.wsUrls.length] as string, {
+  get generation(): number {
+    return this.subscriptions;
+  }
+
+  get live(): boolean {
+    return !this.closed && this.subscription !== null && this.socket?.readyState === WebSocket.OPEN;
+  }
+
+  /** Opens a socket to the next endpoint; once open it subscribes and starts pinging. */
+  connect(): void {
+    this.reconnectTimer = null;
+    if (this.closed) return;
+    const ws = new WebSocket(this.options.wsUrls[this.next % this.options.wsUrls.length] as string, {
       handshakeTimeout: 10_000,
     });
-    const subscribedBefore = generation;
-    socket = ws;
-    let answered = true;
+    const subscribedBefore = this.subscriptions;
+    this.socket = ws;
+    /** Whether the socket has answered (a pong or any message) since the last ping. */
+    const heard = { answered: true };
     ws.on('open', () => {
-      ws.send(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: SUBSCRIBE_ID,
-          method: 'programSubscribe',
-          params: [options.programId, { encoding: 'base64', commitment: options.commitment }],
-        }),
-      );
-      pingTimer = setInterval(() => {
-        if (!answered) {
-          ws.terminate();
-          return;
-        }
-        answered = false;
-        ws.ping();
-      }, pingMs);
-      pingTimer.unref();
+      this.subscribe(ws);
+      this.startPing(ws, heard);
     });
     ws.on('pong', () => {
-      answered = true;
+      heard.answered = true;
     });
     ws.on('message', (data) => {
-      answered = true;
-      receive(ws, String(data));
+      heard.answered = true;
+      this.receive(ws, String(data));
     });
     // 'close' follows every error; reconnecting happens there.
     ws.on('error', () => {});
-    ws.on('close', () => {
-      if (socket !== ws) return;
-      socket = null;
-      subscription = null;
-      stopPing();
-      if (closed) return;
-      if (generation === subscribedBefore) next += 1;
-      reconnectTimer = setTimeout(connect, delay);
-      reconnectTimer.unref();
-      delay = Math.min(delay * 2, maxDelay);
-    });
-  };
+    ws.on('close', () => this.dropped(ws, subscribedBefore));
+  }
 
-  const receive = (ws: WebSocket, text: string) => {
-    let message: {
-      id?: unknown;
-      result?: unknown;
-      error?: unknown;
-      method?: unknown;
-      params?: { subscription?: unknown; result?: { value?: { pubkey?: unknown } } };
-    };
+  private subscribe(ws: WebSocket): void {
+    ws.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: SUBSCRIBE_ID,
+        method: 'programSubscribe',
+        params: [this.options.programId, { encoding: 'base64', commitment: this.options.commitment }],
+      }),
+    );
+  }
+
+  /** A ping every pingMs; a socket that has not answered the previous one is dropped. */
+  private startPing(ws: WebSocket, heard: { answered: boolean }): void {
+    this.pingTimer = setInterval(() => {
+      if (!heard.answered) {
+        ws.terminate();
+        return;
+      }
+      heard.answered = false;
+      ws.ping();
+    }, this.pingMs);
+    this.pingTimer.unref();
+  }
+
+  private stopPing(): void {
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    this.pingTimer = null;
+  }
+
+  /**
+   * The socket closed: try again after the backoff, at the next endpoint when this one never got to a
+   * subscription.
+   */
+  private dropped(ws: WebSocket, subscribedBefore: number): void {
+    if (this.socket !== ws) return;
+    this.socket = null;
+    this.subscription = null;
+    this.stopPing();
+    if (this.closed) return;
+    if (this.subscriptions === subscribedBefore) this.next += 1;
+    this.reconnectTimer = setTimeout(() => this.connect(), this.delay);
+    this.reconnectTimer.unref();
+    this.delay = Math.min(this.delay * 2, this.maxDelay);
+  }
+
+  private receive(ws: WebSocket, text: string): void {
+    let message: FeedMessage;
     try {
       message = JSON.parse(text);
     } catch {
       return;
     }
-    if (message.id === SUBSCRIBE_ID) {
-      if (typeof message.result === 'number') {
-        subscription = message.result;
-        generation += 1;
-        delay = minDelay;
-      } else {
-        // Refused (or answered nonsense): drop the socket and try again later.
-        ws.terminate();
-      }
-      return;
+    if (message.id === SUBSCRIBE_ID) this.subscribed(ws, message);
+    else this.notified(message);
+  }
+
+  /** The subscription's answer: live from here, or the socket dropped to try again later. */
+  private subscribed(ws: WebSocket, message: FeedMessage): void {
+    if (typeof message.result === 'number') {
+      this.subscription = message.result;
+      this.subscriptions += 1;
+      this.delay = this.minDelay;
+    } else {
+      // Refused (or answered nonsense): drop the socket and try again later.
+      ws.terminate();
     }
-    if (message.method !== 'programNotification' || message.params?.subscription !== subscription) return;
+  }
+
+  private notified(message: FeedMessage): void {
+    if (message.method !== 'programNotification' || message.params?.subscription !== this.subscription)
+      return;
     const pubkey = message.params?.result?.value?.pubkey;
     if (typeof pubkey !== 'string') return;
     try {
-      options.onChange([pubkey]);
+      this.options.onChange([pubkey]);
     } catch {
       // The watcher's failure must not take the socket down with it.
     }
-  };
+  }
 
-  connect();
-  return {
-    get live() {
-      return !closed && subscription !== null && socket?.readyState === WebSocket.OPEN;
-    },
-    get generation() {
-      return generation;
-    },
-    close: () => {
-      if (closed) return;
-      closed = true;
-      if (reconnectTimer) clearTimeout(reconnectTimer);
-      stopPing();
-      subscription = null;
-      socket?.terminate();
-      socket = null;
-    },
-  };
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.stopPing();
+    this.subscription = null;
+    this.socket?.terminate();
+    this.socket = null;
+  }
 }

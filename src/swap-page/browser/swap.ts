@@ -71,72 +71,7 @@ export async function command(target: SwapRecord, name: Command): Promise<void> 
   $('trade-notice').textContent = '';
   renderActive();
   try {
-    switch (name) {
-      case 'resume':
-        if (!record.tradeId) await settle(record);
-        else if (inSubstate(record, 'pending.awaitingLock')) {
-          // Reviewed again right before signing (a stale lock is settled afresh): the summary on the page is
-          // the lock the wallet gets; a refused one never reaches the wallet.
-          setMessage('Checking the lock before your wallet sees it…');
-          if (!(await reviewLock(record))) break;
-          const wallet = await walletFor(record);
-          const hadTrade = record.tradeId !== null;
-          await client.lock(record, wallet, (step) =>
-            setMessage(
-              step === 'signing'
-                ? `Waiting for ${wallet.name} to sign the lock…`
-                : 'Lock signed; the service is sending it and waiting for it on chain…',
-            ),
-          );
-          if (!hadTrade || !state.follower) follow(record);
-        }
-        break;
-      case 'abandon':
-        await client.abandon(record);
-        if (!state.follower) follow(record);
-        break;
-      case 'redeem': {
-        // The service redeems for the taker; should it not in time, the wallet redeems (the client watches).
-        requireRpc();
-        const wallet = await walletFor(record);
-        setMessage('Checking the maker’s lock on chain before revealing your secret…');
-        const outcome = await verified(() =>
-          client.redeem(record, { via: 'service', fallback: wallet }, (step) =>
-            setMessage(
-              step === 'revealed'
-                ? 'The service is redeeming for you; if it does not in time, your wallet will.'
-                : `The service did not redeem in time: ${wallet.name} signs and sends the redeem…`,
-            ),
-          ),
-        );
-        $('trade-notice').textContent = outcome.fellBack
-          ? `The maker’s lock passed all ${outcome.verification.checks.length} checks on chain; the service did not redeem in time, so ${wallet.name} did.`
-          : `The maker’s lock passed all ${outcome.verification.checks.length} checks on chain; the service redeemed for you.`;
-        break;
-      }
-      case 'redeem-wallet': {
-        // The trustless way: the redeem is built here and sent by the wallet; the secret goes to the chain only.
-        requireRpc();
-        const wallet = await walletFor(record);
-        setMessage(`Checking the maker’s lock on chain, then ${wallet.name} signs and sends the redeem…`);
-        const outcome = await verified(() => client.redeem(record, { via: 'chain', wallet }));
-        $('trade-notice').textContent =
-          `${wallet.name} sent the redeem (${short(outcome.signature ?? '')}); waiting for the service to see it.`;
-        break;
-      }
-      case 'refund':
-        setMessage('Refunding your escrow…');
-        try {
-          await client.refund(record, { via: 'service' });
-        } catch (error) {
-          if (!isMakerError(error, 'not_refundable')) throw error;
-          // The maker's side settles first, or the runtime is refunding already: it refunds expired escrows
-          // by itself, and the page keeps watching.
-          $('trade-notice').textContent =
-            'The service is settling the maker’s escrow first; your refund follows. This page keeps watching.';
-        }
-        break;
-    }
+    await COMMANDS[name](record);
   } catch (error) {
     showTradeError(describe(error));
   } finally {
@@ -144,6 +79,83 @@ export async function command(target: SwapRecord, name: Command): Promise<void> 
     state.follower?.refresh();
     renderActive();
     await redrawHistory();
+  }
+}
+
+/** What each command does to the active swap; forget is handled apart (it runs on no active swap). */
+const COMMANDS: Record<Exclude<Command, 'forget'>, (record: SwapRecord) => Promise<void>> = {
+  resume,
+  abandon: async (record) => {
+    await client.abandon(record);
+    if (!state.follower) follow(record);
+  },
+  redeem: redeemViaService,
+  'redeem-wallet': redeemFromWallet,
+  refund,
+};
+
+/** Settles a swap that has no trade yet; signs the lock of one waiting for it, reviewed again first. */
+async function resume(record: SwapRecord): Promise<void> {
+  if (!record.tradeId) {
+    await settle(record);
+    return;
+  }
+  if (!inSubstate(record, 'pending.awaitingLock')) return;
+  // Reviewed again right before signing (a stale lock is settled afresh): the summary on the page is
+  // the lock the wallet gets; a refused one never reaches the wallet.
+  setMessage('Checking the lock before your wallet sees it…');
+  if (!(await reviewLock(record))) return;
+  const wallet = await walletFor(record);
+  const hadTrade = record.tradeId !== null;
+  await client.lock(record, wallet, (step) =>
+    setMessage(
+      step === 'signing'
+        ? `Waiting for ${wallet.name} to sign the lock…`
+        : 'Lock signed; the service is sending it and waiting for it on chain…',
+    ),
+  );
+  if (!hadTrade || !state.follower) follow(record);
+}
+
+/** The service redeems for the taker; should it not in time, the wallet redeems (the client watches). */
+async function redeemViaService(record: SwapRecord): Promise<void> {
+  requireRpc();
+  const wallet = await walletFor(record);
+  setMessage('Checking the maker’s lock on chain before revealing your secret…');
+  const outcome = await verified(() =>
+    client.redeem(record, { via: 'service', fallback: wallet }, (step) =>
+      setMessage(
+        step === 'revealed'
+          ? 'The service is redeeming for you; if it does not in time, your wallet will.'
+          : `The service did not redeem in time: ${wallet.name} signs and sends the redeem…`,
+      ),
+    ),
+  );
+  $('trade-notice').textContent = outcome.fellBack
+    ? `The maker’s lock passed all ${outcome.verification.checks.length} checks on chain; the service did not redeem in time, so ${wallet.name} did.`
+    : `The maker’s lock passed all ${outcome.verification.checks.length} checks on chain; the service redeemed for you.`;
+}
+
+/** The trustless way: the redeem is built here and sent by the wallet; the secret goes to the chain only. */
+async function redeemFromWallet(record: SwapRecord): Promise<void> {
+  requireRpc();
+  const wallet = await walletFor(record);
+  setMessage(`Checking the maker’s lock on chain, then ${wallet.name} signs and sends the redeem…`);
+  const outcome = await verified(() => client.redeem(record, { via: 'chain', wallet }));
+  $('trade-notice').textContent =
+    `${wallet.name} sent the redeem (${short(outcome.signature ?? '')}); waiting for the service to see it.`;
+}
+
+async function refund(record: SwapRecord): Promise<void> {
+  setMessage('Refunding your escrow…');
+  try {
+    await client.refund(record, { via: 'service' });
+  } catch (error) {
+    if (!isMakerError(error, 'not_refundable')) throw error;
+    // The maker's side settles first, or the runtime is refunding already: it refunds expired escrows
+    // by itself, and the page keeps watching.
+    $('trade-notice').textContent =
+      'The service is settling the maker’s escrow first; your refund follows. This page keeps watching.';
   }
 }
 
