@@ -450,100 +450,122 @@ export class ChainWatcher {
 
   /** Sends the facts the readings prove; false when something could not be resolved yet (look again). */
   private async report(trade: TradeHandle, readings: Readings, commitment: Commitment): Promise<boolean> {
+    const finalView = commitment === 'finalized' || finalOnLanding(this.options.chain);
+    const taker = readings.get(trade.meta.takerEscrow) ?? null;
+    let complete = true;
+    if (trade.status === 'pending' || trade.status === 'failed') {
+      complete = await this.reportTakerLock(trade, taker, commitment);
+    }
+    if (trade.status === 'initiated' && trade.context.takerLockConfirmedOnly) {
+      if ((await this.reportConfirmedLock(trade, taker, commitment)) === null) complete = false;
+    }
+    // What maker-escrow facts say is acted on from finalized readings only.
+    if (trade.status !== 'initiated' || !finalView) return complete;
+    return (await this.reportEscrows(trade, readings, commitment)) && complete;
+  }
+
+  /**
+   * A pending or failed trade: its taker lock seen, final (or confirmed, for the commitment policy to decide),
+   * dropped after its window, or its escrow's ending once it no longer holds the lock.
+   */
+  private async reportTakerLock(
+    trade: TradeHandle,
+    taker: EscrowState | null,
+    commitment: Commitment,
+  ): Promise<boolean> {
     const { chain } = this.options;
     const context = () => trade.context;
-    const { takerEscrow, makerEscrow } = trade.meta;
-    const taker = readings.get(takerEscrow) ?? null;
-    let complete = true;
-
-    const reportTakerEnding = async (state: EscrowState | null) => {
-      const ending = await escrowEnding(chain, takerEscrowTerms(context()), state, commitment);
-      if (ending === null) complete = false;
-      else if (ending.kind === 'paid') trade.send({ type: 'TAKER_ESCROW_PAID', signature: ending.signature });
-      else trade.send({ type: 'TAKER_ESCROW_REFUNDED', signature: ending.signature });
-    };
-
-    if (trade.status === 'pending' || trade.status === 'failed') {
-      if (taker) {
-        const signature =
-          context().lockSignature ?? (await lockingSignature(chain, takerEscrow, 'confirmed'));
-        if (signature === null) complete = false;
-        else {
-          if (context().lockSignature === null) trade.send({ type: 'TAKER_LOCK_SEEN', signature });
-          if (commitment === 'finalized' || finalOnLanding(chain)) {
-            trade.send({
-              type: 'TAKER_LOCK_FINALIZED',
-              signature,
-              terms: escrowLockTerms(takerEscrow, taker),
-            });
-          } else if (trade.status === 'pending' && taker.status === 'locked' && this.options.confirmedLocks) {
-            // The commitment policy decides (the machine asks the exposure book): on it at confirmed, or wait.
-            await this.options.confirmedLocks.beforeConfirmedLock();
-            trade.send({
-              type: 'TAKER_LOCK_CONFIRMED',
-              signature,
-              terms: escrowLockTerms(takerEscrow, taker),
-            });
-          }
+    const { takerEscrow } = trade.meta;
+    if (taker) {
+      let complete = true;
+      const signature = context().lockSignature ?? (await lockingSignature(chain, takerEscrow, 'confirmed'));
+      if (signature === null) complete = false;
+      else {
+        if (context().lockSignature === null) trade.send({ type: 'TAKER_LOCK_SEEN', signature });
+        if (commitment === 'finalized' || finalOnLanding(chain)) {
+          trade.send({ type: 'TAKER_LOCK_FINALIZED', signature, terms: escrowLockTerms(takerEscrow, taker) });
+        } else if (trade.status === 'pending' && taker.status === 'locked' && this.options.confirmedLocks) {
+          // The commitment policy decides (the machine asks the exposure book): on it at confirmed, or wait.
+          await this.options.confirmedLocks.beforeConfirmedLock();
+          trade.send({ type: 'TAKER_LOCK_CONFIRMED', signature, terms: escrowLockTerms(takerEscrow, taker) });
         }
-        if (taker.status !== 'locked' && takerEscrowHoldsFunds(context())) await reportTakerEnding(taker);
-      } else if (trade.status === 'pending' && context().lockSignature !== null) {
-        // The program refuses any lock after the deadline: with the escrow absent at finalized, none can land.
-        // Judged by the clock of that same finalized bank: a lock confirmed just before the deadline is absent
-        // at finalized until finality catches up, while the confirmed clock is already past the deadline.
-        const read = await chain.readEscrowsAndClock([publicKey(takerEscrow)], commitment);
-        const now = Number(read.now);
-        this.options.clock.observe(now);
-        if (!read.escrows[0] && now > context().lockDeadline) trade.send({ type: 'TAKER_LOCK_DROPPED', now });
-      } else if (trade.status === 'failed' && takerEscrowHoldsFunds(context())) {
-        await reportTakerEnding(null); // settled, then closed by the taker
       }
-    }
-
-    if (trade.status === 'initiated' && context().takerLockConfirmedOnly) {
-      const settled = await this.reportConfirmedLock(trade, taker, commitment);
-      if (settled === null) complete = false;
-      // What maker-escrow facts say is acted on from finalized readings only.
-      if (commitment !== 'finalized' && !finalOnLanding(chain)) return complete;
-    } else if (trade.status === 'initiated' && commitment !== 'finalized' && !finalOnLanding(chain)) {
+      if (taker.status !== 'locked' && takerEscrowHoldsFunds(context())) {
+        complete = (await this.reportTakerEnding(trade, taker, commitment)) && complete;
+      }
       return complete;
     }
+    if (trade.status === 'pending' && context().lockSignature !== null) {
+      // The program refuses any lock after the deadline: with the escrow absent at finalized, none can land.
+      // Judged by the clock of that same finalized bank: a lock confirmed just before the deadline is absent
+      // at finalized until finality catches up, while the confirmed clock is already past the deadline.
+      const read = await chain.readEscrowsAndClock([publicKey(takerEscrow)], commitment);
+      const now = Number(read.now);
+      this.options.clock.observe(now);
+      if (!read.escrows[0] && now > context().lockDeadline) trade.send({ type: 'TAKER_LOCK_DROPPED', now });
+      return true;
+    }
+    if (trade.status === 'failed' && takerEscrowHoldsFunds(context())) {
+      return this.reportTakerEnding(trade, null, commitment); // settled, then closed by the taker
+    }
+    return true;
+  }
 
-    if (trade.status === 'initiated') {
-      const maker = readings.get(makerEscrow) ?? null;
-      if (maker === null) await this.reportMakerLockRolledBack(trade);
-      if (maker?.status === 'redeemed' && maker.preimage && !context().makerEscrowRedeemSeen) {
-        const ours = context().signatures.find((s) => s.kind === 'taker_redeem')?.signature;
-        const signature =
-          ours ?? (await escrowEnding(chain, makerEscrowTerms(context()), maker, commitment))?.signature;
-        if (signature === undefined) complete = false;
-        else {
-          trade.send({
-            type: 'MAKER_ESCROW_REDEEMED',
-            signature,
-            preimage: preimageFromBytes(maker.preimage),
-          });
-        }
+  /** How the taker escrow ended (paid to the maker, or back to the taker); false when not known yet. */
+  private async reportTakerEnding(
+    trade: TradeHandle,
+    state: EscrowState | null,
+    commitment: Commitment,
+  ): Promise<boolean> {
+    const ending = await escrowEnding(this.options.chain, takerEscrowTerms(trade.context), state, commitment);
+    if (ending === null) return false;
+    if (ending.kind === 'paid') trade.send({ type: 'TAKER_ESCROW_PAID', signature: ending.signature });
+    else trade.send({ type: 'TAKER_ESCROW_REFUNDED', signature: ending.signature });
+    return true;
+  }
+
+  /**
+   * An initiated trade, from finalized readings: its maker lock taken back by a fork, the maker escrow paid to
+   * the taker (the preimage revealed) or back with the maker, and the taker escrow's ending.
+   */
+  private async reportEscrows(
+    trade: TradeHandle,
+    readings: Readings,
+    commitment: Commitment,
+  ): Promise<boolean> {
+    const { chain } = this.options;
+    const context = () => trade.context;
+    const taker = readings.get(trade.meta.takerEscrow) ?? null;
+    const maker = readings.get(trade.meta.makerEscrow) ?? null;
+    let complete = true;
+    if (maker === null) await this.reportMakerLockRolledBack(trade);
+    if (maker?.status === 'redeemed' && maker.preimage && !context().makerEscrowRedeemSeen) {
+      const ours = context().signatures.find((s) => s.kind === 'taker_redeem')?.signature;
+      const signature =
+        ours ?? (await escrowEnding(chain, makerEscrowTerms(context()), maker, commitment))?.signature;
+      if (signature === undefined) complete = false;
+      else {
+        trade.send({ type: 'MAKER_ESCROW_REDEEMED', signature, preimage: preimageFromBytes(maker.preimage) });
       }
-      if (
-        trade.status === 'initiated' &&
-        maker !== null &&
-        (maker.status === 'refunded' || maker.status === 'cancelled') &&
-        makerEscrowUnsettled(context())
-      ) {
-        const ending = await escrowEnding(chain, makerEscrowTerms(context()), maker, commitment);
-        if (ending?.kind === 'returned') {
-          trade.send({ type: 'MAKER_ESCROW_RETURNED', signature: ending.signature, how: ending.how });
-        } else complete = false;
-      }
-      if (
-        trade.status === 'initiated' &&
-        takerEscrowHoldsFunds(context()) &&
-        (taker === null || taker.status !== 'locked') &&
-        hasSignature(context(), 'taker_lock')
-      ) {
-        await reportTakerEnding(taker);
-      }
+    }
+    if (
+      trade.status === 'initiated' &&
+      maker !== null &&
+      (maker.status === 'refunded' || maker.status === 'cancelled') &&
+      makerEscrowUnsettled(context())
+    ) {
+      const ending = await escrowEnding(chain, makerEscrowTerms(context()), maker, commitment);
+      if (ending?.kind === 'returned') {
+        trade.send({ type: 'MAKER_ESCROW_RETURNED', signature: ending.signature, how: ending.how });
+      } else complete = false;
+    }
+    if (
+      trade.status === 'initiated' &&
+      takerEscrowHoldsFunds(context()) &&
+      (taker === null || taker.status !== 'locked') &&
+      hasSignature(context(), 'taker_lock')
+    ) {
+      complete = (await this.reportTakerEnding(trade, taker, commitment)) && complete;
     }
     return complete;
   }
