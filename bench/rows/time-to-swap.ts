@@ -4,9 +4,9 @@
 // 16 at once: today's (the maker locks on a final taker lock, the taker checks the maker's escrow at
 // finalized), under the confirmed cap (both sides trust confirmed) and above it (the maker waits for
 // finality, the taker checks at confirmed). Each swap's time is split into the service's share — taker lock at
-// the commitment the maker goes on → maker escrow on chain, and preimage handed over → the redeem for the
-// taker on chain — and the chain's share, the rest. The load generator sees those moments by polling the dev
-// RPC every POLL_MS, so each share carries up to that much of the other.
+// the commitment the maker goes on → maker lock handed to the chain, and preimage handed over → the redeem for
+// the taker handed to the chain, read from the trade's own event log (the events' times, to the millisecond, not a
+// poll's) — and the chain's share, the rest: landing, commitment lags, and the taker's polls every POLL_MS.
 // Env: BENCH_SLOT_MS (slot length, default 400), BENCH_SWAPS (swaps per taker per window, default 5).
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Keypair, PublicKey } from '@solana/web3.js';
@@ -56,14 +56,13 @@ const CONCURRENCY = [1, 16];
 
 interface Timing {
   totalMs: number;
-  /** The service's share: taker lock at the maker's commitment → maker escrow on chain, and preimage → redeem on chain. */
+  /** The service's share: taker lock at the maker's commitment → maker lock sent, and preimage → redeem sent. */
   lockMs: number;
   redeemMs: number;
 }
 
 interface TradeDetail extends TradeView {
   maker_escrow?: string | null;
-  tx_signature_kinds?: { kind: string; signature: string }[];
 }
 
 async function rpc<T>(client: HttpClient, method: string, params: unknown[]): Promise<T> {
@@ -77,19 +76,6 @@ async function rpc<T>(client: HttpClient, method: string, params: unknown[]): Pr
 }
 
 const RANK = { processed: 0, confirmed: 1, finalized: 2 } as const;
-
-/** Polls until the signature is at `commitment` (or beyond); answers when that was seen. */
-async function signatureAt(client: HttpClient, signature: string, commitment: keyof typeof RANK) {
-  for (;;) {
-    const { value } = await rpc<{
-      value: ({ confirmationStatus: keyof typeof RANK; err: unknown } | null)[];
-    }>(client, 'getSignatureStatuses', [[signature]]);
-    const status = value[0];
-    if (status && status.err !== null) throw new Error(`${signature} failed: ${JSON.stringify(status.err)}`);
-    if (status && RANK[status.confirmationStatus] >= RANK[commitment]) return performance.now();
-    await sleep(POLL_MS);
-  }
-}
 
 /** Polls until the account exists at `commitment`; answers when that was seen. */
 async function accountAt(client: HttpClient, address: string, commitment: keyof typeof RANK) {
@@ -127,8 +113,38 @@ async function outputAt(client: HttpClient, owner: PublicKey, floor: bigint, com
   return performance.now();
 }
 
-const signatureOf = (trade: TradeDetail, kind: string) =>
-  trade.tx_signature_kinds?.find((s) => s.kind === kind)?.signature;
+interface StoredEvent {
+  type: string;
+  at: string;
+  settlement_status: string;
+}
+
+/**
+ * The service's share of a swap, from the trade's event log: from the event that put the trade in `initiated`
+ * (the maker went on the taker's lock) to the maker lock handed to the chain (its durable intent, written the
+ * moment before it is sent), and from the taker's redeem request to the redeem for it handed to the chain. Its
+ * landing is the chain's share: on this chain a transaction lands in the next slot.
+ */
+async function serviceShare(
+  client: HttpClient,
+  tradeId: string,
+): Promise<Pick<Timing, 'lockMs' | 'redeemMs'>> {
+  const { events } = expectJson<{ events: StoredEvent[] }>(
+    await client.get(`/v1/trades/${tradeId}/events`),
+    200,
+    'events',
+  );
+  const at = (what: string, find: (e: StoredEvent) => boolean, after = 0) => {
+    const event = events.find((e, i) => i >= after && find(e));
+    if (event === undefined) throw new Error(`trade ${tradeId}: no ${what} in its event log`);
+    return { ms: Date.parse(event.at), index: events.indexOf(event) };
+  };
+  const wentOn = at('move to initiated', (e) => e.settlement_status === 'initiated');
+  const lockSent = at('maker lock intent', (e) => e.type === 'TX_INTENT', wentOn.index);
+  const asked = at('redeem request', (e) => e.type === 'REDEEM_REQUESTED');
+  const redeemSent = at('redeem intent', (e) => e.type === 'TX_INTENT', asked.index);
+  return { lockMs: lockSent.ms - wentOn.ms, redeemMs: redeemSent.ms - asked.ms };
+}
 
 /** One swap as a careful taker does it, timed from its signature to its output at confirmed. */
 async function timedSwap(client: HttpClient, wallet: Keypair, policy: Policy): Promise<Timing> {
@@ -146,32 +162,19 @@ async function timedSwap(client: HttpClient, wallet: Keypair, policy: Policy): P
   const signedAt = performance.now();
   const lock = signAsWallet(settlement.taker_lock_transaction.transaction_base64, wallet);
   expectJson(await client.post(`/v1/trades/${tradeId}/lock`, { transaction_base64: lock }), 202, 'lock');
-  // The taker lock at the commitment the maker goes on, and the maker's escrow on chain, seen side by side.
   const seen = (await waitForTrade(
     client,
     tradeId,
-    (t) => signatureOf(t as TradeDetail, 'taker_lock') !== undefined,
+    (t) => (t as TradeDetail).maker_escrow != null,
   )) as TradeDetail;
-  const takerLock = signatureOf(seen, 'taker_lock') as string;
-  const makerEscrow = seen.maker_escrow as string;
-  const [lockReadyAt, makerLandedAt] = await Promise.all([
-    signatureAt(client, takerLock, policy.makerGoesOn),
-    accountAt(client, makerEscrow, 'processed'),
-  ]);
   // The taker reveals only once it sees the maker's escrow at the commitment it trusts.
-  await accountAt(client, makerEscrow, policy.takerChecks);
+  await accountAt(client, seen.maker_escrow as string, policy.takerChecks);
   await waitForTrade(client, tradeId, (t) => t.next_action?.type === 'redeem');
   // The output in the wallet, seen in its balance (the trade shows the redeem's signature only once final).
   const held = await usdcOf(client, wallet.publicKey, 'processed');
-  const revealedAt = performance.now();
   expectJson(await client.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage }), 202, 'redeem');
-  const redeemLandedAt = await outputAt(client, wallet.publicKey, held, 'processed');
   const inWalletAt = await outputAt(client, wallet.publicKey, held, 'confirmed');
-  return {
-    totalMs: inWalletAt - signedAt,
-    lockMs: Math.max(0, makerLandedAt - lockReadyAt),
-    redeemMs: redeemLandedAt - revealedAt,
-  };
+  return { totalMs: inWalletAt - signedAt, ...(await serviceShare(client, tradeId)) };
 }
 
 const quantile = (sorted: number[], q: number) =>
