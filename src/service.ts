@@ -342,6 +342,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     onTakeover: (count) => metrics.tradesTakenOver(count),
     reachability,
     aggregator,
+    minting: gateway?.minting ?? null,
     storage,
     ...(options.onOwnershipLost ? { onOwnershipLost: options.onOwnershipLost } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
