@@ -129,27 +129,31 @@ export function postSwap(
 
 /**
  * USDC minted on Solana through Circle Gateway, as a transfer between the maker's own accounts: `value` from its
- * unified balance (maker_gateway) to its Solana account (maker); and Gateway's fee, burned from the unified
- * balance beside the value, as the ledger treats every cost the maker pays — debit `network`, credit the
- * account that paid. Both under the mint's signature: the fee is fixed by the attestation the mint used; the
+ * unified balance (maker_gateway) to its Solana account (maker), movement gateway_mint; and Gateway's fee,
+ * burned from the unified balance beside the value, as the ledger treats every cost the maker pays for a
+ * transaction — a network_fee, debit `network`, credit the account that paid (here in USDC, from
+ * maker_gateway). Both under the mint's signature: the fee is fixed by the attestation the mint used; the
  * source-chain burn that follows (gateway_burn) settles these same amounts and posts nothing more.
  */
 export function postGatewayMint(
   signature: string,
   mint: { usdcMint: string; valueRaw: bigint; feeRaw: bigint },
 ): LedgerEntry[] {
-  const movement = 'gateway_mint';
-  const entry = (account: LedgerAccount, side: 'debit' | 'credit', amountRaw: bigint): LedgerEntry => ({
-    movement,
-    signature,
-    mint: mint.usdcMint,
-    account,
-    side,
-    amountRaw,
-  });
-  const entries = [entry('maker', 'debit', mint.valueRaw), entry('maker_gateway', 'credit', mint.valueRaw)];
+  const entry = (
+    movement: LedgerMovement,
+    account: LedgerAccount,
+    side: 'debit' | 'credit',
+    amountRaw: bigint,
+  ): LedgerEntry => ({ movement, signature, mint: mint.usdcMint, account, side, amountRaw });
+  const entries = [
+    entry('gateway_mint', 'maker', 'debit', mint.valueRaw),
+    entry('gateway_mint', 'maker_gateway', 'credit', mint.valueRaw),
+  ];
   if (mint.feeRaw > 0n) {
-    entries.push(entry('network', 'debit', mint.feeRaw), entry('maker_gateway', 'credit', mint.feeRaw));
+    entries.push(
+      entry('network_fee', 'network', 'debit', mint.feeRaw),
+      entry('network_fee', 'maker_gateway', 'credit', mint.feeRaw),
+    );
   }
   return entries;
 }
