@@ -284,6 +284,14 @@ export const tradeMachine = tradeSetup.createMachine({
                   target: '#trade.initiated.unwinding.refundingMakerEscrow',
                   actions: { type: 'recordFailure', params: { reason: 'maker_escrow_expired' } },
                 },
+                // A fork took the maker's lock (landed at confirmed) back; the taker lock stands. No redeem is
+                // served without it: the kept intent is sent again, the same transaction, so it lands at most
+                // once and its posting stands; proved lapsed, it is reversed and signed afresh while the maker
+                // expiry still leaves the taker its redeem window, or the taker is released (maker_lock_lapsed).
+                MAKER_LOCK_ROLLED_BACK: {
+                  guard: 'isTheMakerLockIntent',
+                  target: '#trade.initiated.locking.sendingMakerLock',
+                },
               },
             },
             redeemingForTaker: effectState('redeemingForTaker', {

@@ -145,6 +145,11 @@ export const tradeSetup = setup({
       context.takerLockTerms !== null &&
       lockTermsMatch(context, context.takerLockTerms),
     hasNoMakerLockIntent: ({ context }) => context.makerLockIntent === null,
+    /** The maker lock a fork took back is the one the kept intent signed (the only one that could land). */
+    isTheMakerLockIntent: ({ context, event }) => {
+      assertEvent(event, 'MAKER_LOCK_ROLLED_BACK');
+      return context.makerLockIntent !== null && context.makerLockIntent.signature === event.signature;
+    },
     /** No maker lock could still land from an earlier signature: none was signed, or it is proved lapsed. */
     hasNoLiveMakerLockIntent: ({ context }) =>
       context.makerLockIntent === null || context.makerLockIntent.lapsed,
@@ -393,9 +398,19 @@ export const tradeSetup = setup({
           }
         : {},
     ),
-    markMakerLockLapsed: assign(({ context }) => ({
-      makerLockIntent: context.makerLockIntent && { ...context.makerLockIntent, lapsed: true },
-    })),
+    /**
+     * The intent's lock is proved unable to land. Had it landed at confirmed before a fork took it back, its
+     * movement goes too (the ledger reverses it); the lock signed afresh lands under its own signature.
+     */
+    markMakerLockLapsed: assign(({ context }) => {
+      const lapsed = context.makerLockIntent;
+      if (lapsed === null) return {};
+      const gone = (s: TradeSignature) => s.kind === 'maker_lock' && s.signature === lapsed.signature;
+      return {
+        makerLockIntent: { ...lapsed, lapsed: true },
+        ...(context.signatures.some(gone) ? { signatures: context.signatures.filter((s) => !gone(s)) } : {}),
+      };
+    }),
     recordMakerLock: assign(({ context }, params: { signature: string | null }) =>
       signed(context, 'maker_lock', params.signature),
     ),

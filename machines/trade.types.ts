@@ -279,6 +279,11 @@ export type ChainFact =
    * built on that fork).
    */
   | { type: 'TAKER_LOCK_ROLLED_BACK'; dropped: TradeSignature[] }
+  /**
+   * The maker's own lock, which counts as landed at confirmed, is no longer known to the chain (a fork took its
+   * block back) while the taker lock stands.
+   */
+  | { type: 'MAKER_LOCK_ROLLED_BACK'; signature: string }
   /** The lock window is over and the taker escrow absent at finalized: the lock held can no longer land. */
   | { type: 'TAKER_LOCK_DROPPED'; now: ChainTime }
   /** The maker escrow was paid to the taker, revealing the preimage the maker redeems with. */
@@ -318,6 +323,7 @@ export const TRADE_EVENT_TYPES = [
   'TAKER_LOCK_CONFIRMED',
   'TAKER_LOCK_FINALIZED',
   'TAKER_LOCK_ROLLED_BACK',
+  'MAKER_LOCK_ROLLED_BACK',
   'TAKER_LOCK_DROPPED',
   'MAKER_ESCROW_REDEEMED',
   'MAKER_ESCROW_RETURNED',

@@ -31,7 +31,7 @@ export class MintCheck {
 
   constructor(
     private readonly chain: Pick<ChainPort, 'readMint'>,
-    private readonly config: Config,
+    private readonly config: Pick<Config, 'assets'>,
     private readonly log: pino.Logger,
     private readonly options: MintCheckOptions,
   ) {}

@@ -179,7 +179,11 @@ export function feeBalancePart(
  * Stale (or wide, or deviating) feeds are reported, but only when no pair has two quotable prices is the
  * service not ready: settlement of running trades does not need prices, and the other pairs still quote.
  */
-export function pricesPart(config: Config, prices: PriceSource, nowMs: () => number): ReadinessCheck {
+export function pricesPart(
+  config: Pick<Config, 'priceSource' | 'risk' | 'assets' | 'pairs'>,
+  prices: PriceSource,
+  nowMs: () => number,
+): ReadinessCheck {
   return {
     name: 'prices',
     check() {
@@ -203,7 +207,7 @@ export function pricesPart(config: Config, prices: PriceSource, nowMs: () => num
   };
 }
 
-export function mintsPart(mints: Pick<MintCheck, 'state'>, config: Config): ReadinessCheck {
+export function mintsPart(mints: Pick<MintCheck, 'state'>, config: Pick<Config, 'assets'>): ReadinessCheck {
   return {
     name: 'mints',
     check() {

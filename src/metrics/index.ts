@@ -58,7 +58,7 @@ export type SettlementStartOutcome = 'created' | 'repeated';
 
 /** What the scrape-time gauges read. */
 export interface MetricsSources {
-  config: Config;
+  config: Pick<Config, 'assets' | 'hedging' | 'pairs'>;
   /** The trades of the run (this instance) the gauges count. */
   owned: Pick<OwnedTrades, 'ownedTradeCounts' | 'failingEffectCounts' | 'settlingSnapshots'>;
   /** Actors in memory now. */

@@ -108,8 +108,14 @@ export class InventoryUnknown extends Error {
   }
 }
 
+/** The parts of the config the desk reads (the rest is other parts' business). */
+export type DeskConfig = Pick<
+  Config,
+  'pairs' | 'assets' | 'quotes' | 'risk' | 'reservations' | 'settlement' | 'pricing' | 'priceSource'
+>;
+
 export interface QuoteDeskDeps {
-  config: Config;
+  config: DeskConfig;
   /** Its quotes; its kind says whether instances share it (then it checks reservations itself). */
   store: QuotesRepository & Pick<Store, 'kind'>;
   /** The service's group commit: quotes of one event-loop turn share one fsync with everything else. */

@@ -17,7 +17,7 @@ export interface PriceLimits {
   maxDeviationBps: number | null;
 }
 
-export function limitsOf(config: Config, mint: string): PriceLimits {
+export function limitsOf(config: Pick<Config, 'priceSource' | 'risk'>, mint: string): PriceLimits {
   const feed =
     config.priceSource.kind === 'pyth'
       ? config.priceSource.feeds.find((f) => f.asset.mint === mint)
@@ -51,7 +51,11 @@ export interface FeedState {
 }
 
 /** Every configured asset's price as the source holds it now. */
-export function feedStates(config: Config, source: PriceSource, nowMs: number): FeedState[] {
+export function feedStates(
+  config: Pick<Config, 'priceSource' | 'risk' | 'assets'>,
+  source: PriceSource,
+  nowMs: number,
+): FeedState[] {
   const views = new Map<string, FeedView>();
   if (isObservable(source)) for (const view of source.feeds()) views.set(view.mint, view);
   const assets =

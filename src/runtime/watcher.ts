@@ -8,13 +8,15 @@
 // It also turns what the chain shows of a trade's escrows into the machine's chain facts (observe()). Under
 // the commitment policy it watches taker escrows at confirmed too: a lock there may let the maker go on it
 // (TAKER_LOCK_CONFIRMED), and a confirmed lock the maker went on is watched until it is final — or gone,
-// taken back by a fork (TAKER_LOCK_ROLLED_BACK).
+// taken back by a fork (TAKER_LOCK_ROLLED_BACK). The maker's own lock, landed at confirmed, taken back by a
+// fork while the taker lock stands is reported too (MAKER_LOCK_ROLLED_BACK): the maker sends it again.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   type ChainFact,
   hasSignature,
   makerEscrowTerms,
   makerEscrowUnsettled,
+  substateOf,
   type TradeSignature,
   takerEscrowHoldsFunds,
   takerEscrowTerms,
@@ -433,6 +435,19 @@ export class ChainWatcher {
     return true;
   }
 
+  /**
+   * The maker's lock counts as landed at confirmed, so until final a fork can take it back while the taker lock
+   * stands: a waiting trade whose maker escrow is absent at finalized and whose lock the chain no longer knows
+   * is told, and sends its kept lock again (trade.machine.ts). One signature status, and only in that gap.
+   */
+  private async reportMakerLockRolledBack(trade: TradeHandle): Promise<void> {
+    if (substateOf(trade.snapshot) !== 'initiated.redeeming.makerLocked') return;
+    const lock = trade.context.signatures.find((s) => s.kind === 'maker_lock');
+    if (lock === undefined) return;
+    if ((await this.options.chain.signatureState(lock.signature)).status !== 'unknown') return;
+    trade.send({ type: 'MAKER_LOCK_ROLLED_BACK', signature: lock.signature });
+  }
+
   /** Sends the facts the readings prove; false when something could not be resolved yet (look again). */
   private async report(trade: TradeHandle, readings: Readings, commitment: Commitment): Promise<boolean> {
     const { chain } = this.options;
@@ -496,6 +511,7 @@ export class ChainWatcher {
 
     if (trade.status === 'initiated') {
       const maker = readings.get(makerEscrow) ?? null;
+      if (maker === null) await this.reportMakerLockRolledBack(trade);
       if (maker?.status === 'redeemed' && maker.preimage && !context().makerEscrowRedeemSeen) {
         const ours = context().signatures.find((s) => s.kind === 'taker_redeem')?.signature;
         const signature =

@@ -266,4 +266,67 @@ describe('the commitment policy on a chain that keeps real time', () => {
     },
     240_000,
   );
+
+  // The maker's own lock lands at confirmed, so a fork can take it back while the taker's (final, or confirmed in
+  // an earlier block) stands. Before, the trade stayed in makerLocked with a maker_lock the chain no longer
+  // knew, accepted the taker's preimage (POST /redeem, 202) and tried for ever to redeem an absent escrow.
+  test('a fork takes back the maker’s lock only: the maker locks again at the same escrow address, the swap completes', async () => {
+    service = await start(SLOW_FINALITY);
+    const s = service;
+    const chain = embedded(s);
+    const maker = s.chain.makerWallet;
+    const before = await chain.ledger.tokenAmount(maker, new PublicKey(USDC), 'processed');
+    const { taker, secret, tradeId, ready } = await lockedTrade(s, '0.5');
+    const makerLock = ready.tx_signature_kinds.find(
+      (k: { kind: string }) => k.kind === 'maker_lock',
+    ).signature;
+    const hashlock = Buffer.from(secret.secretHash, 'hex');
+    const [takerEscrow] = takerEscrowAddress(s.chain.programId, taker.wallet.publicKey, hashlock);
+    const [makerEscrow] = makerEscrowAddress(s.chain.programId, takerEscrow);
+
+    const { dropped } = await chain.rollback(chain.ledger.transaction(makerLock)?.slot as number);
+    expect(dropped).toContain(makerLock);
+    expect(await s.chain.readEscrow(makerEscrow, 'confirmed')).toBeNull();
+    expect(await s.chain.readEscrow(takerEscrow, 'confirmed')).toMatchObject({ status: 'locked' });
+    // Locked again, and the trade shows the lock the chain has, never one it lost.
+    const again = await vi.waitFor(
+      async () => {
+        const t = await taker.trade(tradeId);
+        expect(t.substate).toBe('initiated.makerLocked');
+        const signature = t.tx_signature_kinds.find(
+          (k: { kind: string }) => k.kind === 'maker_lock',
+        )?.signature;
+        expect((await s.chain.signatureState(signature)).status).not.toBe('unknown');
+        return signature as string;
+      },
+      { timeout: 60_000, interval: 100 },
+    );
+    expect(await s.chain.readEscrow(makerEscrow, 'confirmed')).toMatchObject({ status: 'locked' });
+
+    const redeem = await taker.post(`/v1/trades/${tradeId}/redeem`, { preimage: secret.preimage });
+    expect(redeem.statusCode, redeem.body).toBe(202);
+    const done = await taker.waitFor(
+      tradeId,
+      (t) => t.settlement_status === 'redeemed' && !t.next_action,
+      120_000,
+    );
+    expect(done.failure_reason).toBeNull();
+    expect(done.ledger_summary.balanced).toBe(true);
+    expect((await inventory(s)).trades).toBe(0);
+    // The lost lock's posting is reversed, the one that landed posted: the maker's output left once, on chain
+    // and in the books alike.
+    const ledger = (await s.app.inject(`/v1/runtime/ledger?trade_id=${tradeId}`)).json();
+    const entries = ledger.entries as {
+      movement: string;
+      signature: string;
+      side: string;
+      amount_raw: string;
+    }[];
+    const output = BigInt(
+      entries.find((e) => e.movement === 'maker_lock' && e.signature === again)?.amount_raw ?? '0',
+    );
+    expect(output).toBeGreaterThan(0n);
+    expect(before - (await chain.ledger.tokenAmount(maker, new PublicKey(USDC), 'processed'))).toBe(output);
+    expect((await ledgerNet(s, tradeId)).net.get(`maker:${USDC}`)).toBe(-output);
+  }, 240_000);
 });

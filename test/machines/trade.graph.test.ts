@@ -173,6 +173,8 @@ const EVENTS = [
   confirmedLock(input, { amountRaw: '1' }),
   rolledBack(false),
   rolledBack(true),
+  { type: 'MAKER_LOCK_ROLLED_BACK', signature: SIG.makerLock },
+  { type: 'MAKER_LOCK_ROLLED_BACK', signature: 'sig-of-another-lock' },
   finalizedLock(input),
   finalizedLock(input, { amountRaw: '1' }),
   finalizedLock(input, { recipient: 'SomeoneElse1111111111111111111111111111111', expiry: FOREIGN_EXPIRY }),
@@ -390,6 +392,8 @@ const possibleEvents = (state: TradeSnapshot) => [
         dropsMakerLock === has(c, 'maker_lock')
       );
     }
+    // The maker's own lock, landed at confirmed, can be taken back by a fork until it is final.
+    if (e.type === 'MAKER_LOCK_ROLLED_BACK') return has(c, 'maker_lock') && c.effectError === null;
     // The walk follows what the chain can show: only a maker escrow that holds (or may hold) funds, not
     // yet returned, can be seen redeemed.
     if (e.type === 'MAKER_ESCROW_REDEEMED')
@@ -645,6 +649,9 @@ function acceptedBySpec(state: TradeSnapshot, event: TradeEvent): boolean | unde
       );
     case 'TAKER_LOCK_ROLLED_BACK':
       return status === 'initiated' && c.takerLockConfirmedOnly;
+    case 'MAKER_LOCK_ROLLED_BACK':
+      // No redeem is served on a lock the chain lost: the kept one is sent again.
+      return sub === 'initiated.redeeming.makerLocked' && c.makerLockIntent?.signature === event.signature;
     case 'TAKER_LOCK_DROPPED':
       return (
         (status === 'pending' && event.now > c.lockDeadline && c.lockSignature !== null) ||
@@ -760,6 +767,10 @@ function acceptedExactlyWhenTheSpecSays(state: TradeSnapshot, path: string, move
         );
         expect([after.takerLockTerms, after.lockSignature], where).toEqual([null, null]);
         break;
+      case 'MAKER_LOCK_ROLLED_BACK':
+        // Its movement stands while the same transaction may land again (the ledger never posts it twice).
+        expect(after.signatures, where).toEqual(before.signatures);
+        break;
       case 'REDEEM_REQUESTED':
         expect([after.preimage, after.redeemRequested], where).toEqual([event.preimage, true]);
         break;
@@ -835,6 +846,8 @@ function landingBySpec(state: TradeSnapshot, event: TradeEvent): Landing {
       const where = cancellable ? 'failed.releasingLateLock' : 'failed.awaitingLateLockExpiry';
       return land(where, status === 'pending' ? { failureReason: 'lock_terms_mismatch' } : {});
     }
+    case 'MAKER_LOCK_ROLLED_BACK':
+      return land('initiated.locking.sendingMakerLock');
     case 'TAKER_LOCK_DROPPED':
       return status === 'pending'
         ? land('failed.lockWindowOpen', { failureReason: 'lock_not_landed' })
@@ -1137,15 +1150,25 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
         ]);
       }
       const makerLockIntent = c.makerLockIntent && { ...c.makerLockIntent, lapsed: true };
+      // A lock that landed at confirmed, was taken back by a fork and is now proved lapsed leaves the
+      // trade's record (the ledger reverses it).
+      const lapsed = (outcome: Outcome): Outcome => ({
+        ...outcome,
+        signatures: outcome.signatures.filter(
+          (s) => !(s.kind === 'maker_lock' && s.signature === c.makerLockIntent?.signature),
+        ),
+      });
       // Expired unseen, a lock signed afresh with the same terms may still land before the program's lock
       // deadline for it (maker expiry − minimum redeem window); refused, or too late, the taker is released.
       const { expired, now } = output as { expired: boolean; now: number };
       if (expired && c.makerExpiry !== null && now < c.makerExpiry - c.minRedeemWindow) {
-        return land('initiated.locking.signingMakerLock', {}, [], { makerLockIntent });
+        return lapsed(land('initiated.locking.signingMakerLock', {}, [], { makerLockIntent }));
       }
-      return land('initiated.unwinding.releasingTaker', { failureReason: 'maker_lock_lapsed' }, [], {
-        makerLockIntent,
-      });
+      return lapsed(
+        land('initiated.unwinding.releasingTaker', { failureReason: 'maker_lock_lapsed' }, [], {
+          makerLockIntent,
+        }),
+      );
     }
     case 'closeEscrows':
       return land(sub.replace('closingEscrows', 'closed'));

@@ -158,6 +158,67 @@ describe('trade lifecycle (docs/lifecycle.md)', () => {
     expect(locked.context.signatures[1]?.signature).toBe('sig-maker-lock-2');
   });
 
+  it('a fork takes the maker lock back: the same lock is sent again and lands under its signature, which stays', async () => {
+    const { actor, calls } = startTrade();
+    actor.send(finalizedLock());
+    await reach(actor, 'initiated.redeeming.makerLocked');
+    // Another signature than the intent's is no lock of this trade's: ignored.
+    actor.send({ type: 'MAKER_LOCK_ROLLED_BACK', signature: 'sig-someone-else' });
+    expect(actor.getSnapshot().value).toEqual({ initiated: { redeeming: 'makerLocked' } });
+    actor.send({ type: 'MAKER_LOCK_ROLLED_BACK', signature: SIG.makerLock });
+    const again = await reach(actor, 'initiated.redeeming.makerLocked');
+    expect(calls.makerLock).toHaveLength(2);
+    expect(calls.signMakerLock).toHaveLength(1);
+    expect(again.context.signatures).toEqual([
+      { kind: 'taker_lock', signature: SIG.takerLock },
+      { kind: 'maker_lock', signature: SIG.makerLock },
+    ]);
+  });
+
+  it('a fork takes the maker lock back and it lapses: its movement goes, a lock signed afresh lands', async () => {
+    const answers: MakerLockOutput[] = [
+      { landed: true, signature: SIG.makerLock },
+      { landed: false, expired: true, now: DECIDED_AT + 90 },
+      { landed: true, signature: 'sig-maker-lock-2' },
+    ];
+    let signed = 0;
+    const { actor, calls } = startTrade({
+      signMakerLock: () => ({
+        signature: ++signed === 1 ? SIG.makerLock : 'sig-maker-lock-2',
+        lastValidBlockHeight: 1_000 * signed,
+        transactionBase64: 'AQID',
+      }),
+      makerLock: () => answers.shift() as MakerLockOutput,
+    });
+    actor.send(finalizedLock());
+    await reach(actor, 'initiated.redeeming.makerLocked');
+    actor.send({ type: 'MAKER_LOCK_ROLLED_BACK', signature: SIG.makerLock });
+    await reach(actor, 'initiated.locking.signingMakerLock');
+    // Proved lapsed, the lost lock is no movement of the trade's any more (the ledger reverses it).
+    expect(kinds(actor.getSnapshot())).toEqual(['taker_lock']);
+    const locked = await reach(actor, 'initiated.redeeming.makerLocked');
+    expect(calls.signMakerLock).toHaveLength(2);
+    expect(locked.context.signatures).toEqual([
+      { kind: 'taker_lock', signature: SIG.takerLock },
+      { kind: 'maker_lock', signature: 'sig-maker-lock-2' },
+    ]);
+  });
+
+  it('a fork takes the maker lock back and it lapses too late to lock again: the taker is released', async () => {
+    const answers: MakerLockOutput[] = [
+      { landed: true, signature: SIG.makerLock },
+      { landed: false, expired: true, now: MAKER_EXPIRY - 120 },
+    ];
+    const { actor, calls } = startTrade({ makerLock: () => answers.shift() as MakerLockOutput });
+    actor.send(finalizedLock());
+    await reach(actor, 'initiated.redeeming.makerLocked');
+    actor.send({ type: 'MAKER_LOCK_ROLLED_BACK', signature: SIG.makerLock });
+    const done = await reach(actor, 'refunded.closed');
+    expect(calls.makerCancel).toHaveLength(1);
+    expect(done.context.failureReason).toBe('maker_lock_lapsed');
+    expect(kinds(done)).toEqual(['taker_lock', 'taker_refund']);
+  });
+
   it('a maker lock the chain refused is not signed again: the taker is released', async () => {
     const { actor, calls } = startTrade({
       makerLock: () => ({ landed: false, expired: false, now: DECIDED_AT + 5 }),

@@ -10,7 +10,7 @@ import { PUBLIC_SECURITY } from './operator.ts';
 import { PriceListSchema, type PriceReadingSchema, type QuotePricesSchema } from './prices.schema.ts';
 
 export interface PriceRoutesOptions {
-  config: Config;
+  config: Pick<Config, 'priceSource' | 'risk' | 'assets'>;
   prices: PriceSource;
   nowMs: () => number;
 }
