@@ -192,10 +192,12 @@ export const tradeSetup = setup({
       leavesMinRedeemWindow(context, params.now),
     /**
      * The maker's Solana USDC falls short of what the trade needs and its Gateway can mint the rest, and the
-     * trade has signed no mint yet: one mint a trade, whatever comes of it.
+     * trade has signed no mint yet: one mint a trade, whatever comes of it. Only before any sourcing swap is
+     * signed (the mint comes first): after one, the USDC it sold is no shortfall to mint.
      */
     needsMinting: ({ context }) =>
       context.mintIntent === null &&
+      context.sourcingIntent === null &&
       context.assessment?.mintRaw !== undefined &&
       context.assessment.mintRaw !== null &&
       BigInt(context.assessment.mintRaw) > 0n,
