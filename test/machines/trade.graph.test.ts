@@ -1129,7 +1129,7 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
       const needsSourcing =
         c.sourcing !== null && c.sourced === null && (c.sourcingIntent === null || c.sourcingIntent.lapsed);
       // Just in time through Gateway: the USDC the maker lacks on Solana is minted first — once a trade, and
-      // before any sourcing swap (SPEC §11: gateway_mint before aggregator_swap and before maker_lock).
+      // before any sourcing swap (docs/gateway.md: gateway_mint before aggregator_swap and maker_lock).
       const needsMinting =
         mintRaw !== null && BigInt(mintRaw) > 0n && c.mintIntent === null && c.sourcingIntent === null;
       if (mayLock && available && !needsSourcing && !needsMinting) {
