@@ -5,8 +5,10 @@
 // - signing builds a burn intent of the shortfall from the maker's EVM-domain deposit to its own Solana USDC
 //   account (the maker the destination caller: no one else may submit the mint), with a fresh salt, maxFee at
 //   the configured cap and maxBlockHeight a burn window past the source chain's tip, and signs it (EIP-712);
-// - attesting sends that stored intent to Gateway once (Gateway refuses a spec it attested; an attestation
-//   stored is reused, never asked for again), has the port check the answer against the intent (checks.ts),
+// - attesting sends that stored intent to Gateway (an attestation stored is reused, never asked for again; one
+//   lost to a crash before its store is asked for with the very same request, which the dev Gateway answers
+//   with the same attestation and any Gateway refuses for another intent of the spec), has the port check the
+//   answer against the intent (checks.ts),
 //   builds gatewayMint from it, checks the instruction as the maker's signer sees it (solana/checks.ts) and
 //   signs it;
 // - sending lands those bytes (rebroadcast until final, or proved lapsed) and books them: gateway_mint's
