@@ -123,6 +123,13 @@ test.each(MINT_STEPS)(
     ]);
     expect(kinds.filter((k: string) => k === 'gateway_mint')).toHaveLength(1);
     expect(done.ledger_summary.balanced).toBe(true);
+    // The dev Gateway of the new process (a fresh anvil, the same contracts and a fresh deposit) burns the
+    // intent its store attested before the crash: the trade then lists that burn.
+    const burned = await until(
+      async () => (await call(base, 'GET', `/v1/trades/${tradeId}`)).json,
+      (t) => t.tx_signature_kinds.some((s: Json) => s.kind === 'gateway_burn'),
+    );
+    expect(burned.tx_signature_kinds.filter((s: Json) => s.kind === 'gateway_burn')).toHaveLength(1);
     await proc.stop();
     proc = undefined;
 
