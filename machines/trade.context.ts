@@ -47,6 +47,7 @@ export function initialContext(input: TradeInput): TradeContext {
     makerExpiry: null,
     makerLockIntent: null,
     sourcingIntent: null,
+    mintIntent: null,
     sourced: null,
     preimage: null,
     makerEscrowRedeemSeen: false,

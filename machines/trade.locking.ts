@@ -20,6 +20,7 @@ export const locking = tradeSetup.createStateConfig({
         quoteId: context.quoteId,
         outputMint: context.outputMint,
         outputAmountRaw: context.outputAmountRaw,
+        sourcing: context.sourcing,
       }),
       onDone: {
         target: 'deciding',
@@ -37,11 +38,26 @@ export const locking = tradeSetup.createStateConfig({
             // A trade whose quote sourced part of its output buys it first even when the balance would
             // cover it now: it holds only the part its inventory gave, the rest is other quotes' holds.
             not('needsSourcing'),
+            not('needsMinting'),
             'leavesMinRedeemWindow',
             'priceHolds',
           ]),
           target: 'signingMakerLock',
           actions: 'planMakerLock',
+        },
+        // Just in time through Circle Gateway: the maker's Solana USDC falls short of the output (or of what
+        // its sourcing swap sells); it mints the rest from its unified balance first (the taker's lock is
+        // final, the price holds, there is time to lock after), before any swap and before the lock.
+        {
+          guard: and([
+            'hasFinalMatchingTakerLock',
+            'takerEscrowHoldsFunds',
+            'hasNoMakerLockIntent',
+            'needsMinting',
+            'leavesMinRedeemWindow',
+            'priceHolds',
+          ]),
+          target: 'signingMint',
         },
         // Just in time: the quote sourced part of the output through an aggregator; the maker buys it
         // now (the taker's lock is final, the price holds, there is time to lock after), then locks.
@@ -69,7 +85,7 @@ export const locking = tradeSetup.createStateConfig({
           actions: { type: 'recordFailure', params: { reason: 'price_unavailable' } },
         },
         {
-          guard: and(['noMakerLockCanLand', or(['inventoryAvailable', 'needsSourcing'])]),
+          guard: and(['noMakerLockCanLand', or(['inventoryAvailable', 'needsSourcing', 'needsMinting'])]),
           target: '#trade.initiated.unwinding.releasingTaker',
           actions: { type: 'recordFailure', params: { reason: 'redeem_window_too_short' } },
         },
@@ -82,6 +98,76 @@ export const locking = tradeSetup.createStateConfig({
         { target: 'sendingMakerLock' },
       ],
     },
+    signingMint: effectState('signingMint', {
+      description:
+        'Sign a burn intent for the USDC the maker lacks on Solana (nothing leaves the process); the result becomes the persisted mint intent.',
+      src: 'signMint',
+      input: ({ context }) => {
+        const valueRaw = context.assessment?.mintRaw;
+        if (valueRaw === undefined || valueRaw === null) throw new Error('signingMint without a shortfall');
+        return { tradeId: context.tradeId, valueRaw };
+      },
+      onDone: [
+        {
+          guard: { type: 'mintSigned', params: effectOutput },
+          target: 'attestingMint',
+          actions: { type: 'recordMintIntent', params: effectOutput },
+        },
+        {
+          // No intent within the bounds (no Gateway, fee above the cap): nothing moved, release the taker.
+          target: '#trade.initiated.unwinding.releasingTaker',
+          actions: { type: 'recordFailure', params: { reason: 'gateway_failed' } },
+        },
+      ],
+    }),
+    attestingMint: effectState('attestingMint', {
+      description:
+        'Ask Gateway for the intent’s attestation (once), check it, and sign the gatewayMint built from it (nothing is sent); both become part of the persisted intent.',
+      src: 'attestMint',
+      input: ({ context }) => {
+        if (context.mintIntent === null) throw new Error('attestingMint without a mint intent');
+        return { tradeId: context.tradeId, intent: context.mintIntent };
+      },
+      onDone: [
+        {
+          guard: { type: 'mintAttested', params: effectOutput },
+          target: 'sendingMint',
+          actions: { type: 'recordMintAttestation', params: effectOutput },
+        },
+        {
+          // Gateway down or refusing, an attestation not the one asked for, a fee above the cap: nothing
+          // was minted, and the spec can never be minted by anyone but the maker — release the taker.
+          target: '#trade.initiated.unwinding.releasingTaker',
+          actions: { type: 'recordFailure', params: { reason: 'gateway_failed' } },
+        },
+      ],
+    }),
+    sendingMint: effectState('sendingMint', {
+      description:
+        'Send the signed gatewayMint until final (booked as gateway_mint), or until proved lapsed; then assess again and lock.',
+      src: 'sendMint',
+      input: ({ context }) => {
+        if (context.mintIntent?.transaction == null) throw new Error('sendingMint without a signed mint');
+        return { tradeId: context.tradeId, intent: context.mintIntent };
+      },
+      onDone: [
+        {
+          guard: { type: 'mintLanded', params: effectOutput },
+          target: 'assessing',
+          actions: { type: 'recordMinted', params: effectOutput },
+        },
+        {
+          guard: { type: 'mintMaySignAgain', params: effectOutput },
+          target: 'attestingMint',
+          actions: 'markMintLapsed',
+        },
+        {
+          // Refused on chain, the attestation or the burn window passed, or lapsed too late to lock after.
+          target: '#trade.initiated.unwinding.releasingTaker',
+          actions: ['markMintLapsed', { type: 'recordFailure', params: { reason: 'gateway_failed' } }],
+        },
+      ],
+    }),
     signingSourcing: effectState('signingSourcing', {
       description:
         'Quote and sign the swap that buys the sourced part of the output (nothing is sent); the result becomes the persisted intent.',

@@ -19,7 +19,7 @@ import { locking } from './trade.locking.ts';
 import { type EffectDone, effectState, type TradeTransitions, tradeSetup } from './trade.setup.ts';
 
 /** Persisted with every snapshot; bump whenever states, events or context change shape. */
-export const TRADE_MACHINE_VERSION = 6;
+export const TRADE_MACHINE_VERSION = 7;
 
 // ── Transitions and states that several states share ────────────────────────────────────────────────
 

@@ -16,14 +16,17 @@ import {
   withSignature,
 } from './trade.rules.ts';
 import type {
+  AttestMintOutput,
   CheckInventoryOutput,
   EffectInput,
   EffectOutput,
   EscrowEnding,
   FailureReason,
   MakerLockOutput,
+  SendMintOutput,
   SendSourcingOutput,
   SignMakerLockOutput,
+  SignMintOutput,
   SignSourcingOutput,
   TradeContext,
   TradeEffect,
@@ -85,6 +88,9 @@ export const tradeSetup = setup({
     checkInventory: notProvided('checkInventory'),
     signSourcing: notProvided('signSourcing'),
     sendSourcing: notProvided('sendSourcing'),
+    signMint: notProvided('signMint'),
+    attestMint: notProvided('attestMint'),
+    sendMint: notProvided('sendMint'),
     signMakerLock: notProvided('signMakerLock'),
     makerLock: notProvided('makerLock'),
     takerRedeem: notProvided('takerRedeem'),
@@ -184,6 +190,27 @@ export const tradeSetup = setup({
       params.failed?.slippage === true &&
       !context.signatures.some((s) => s.kind === 'aggregator_swap' && s.outcome === 'failed') &&
       leavesMinRedeemWindow(context, params.now),
+    /**
+     * The maker's Solana USDC falls short of what the trade needs and its Gateway can mint the rest, and the
+     * trade has signed no mint yet: one mint a trade, whatever comes of it. Only before any sourcing swap is
+     * signed (the mint comes first): after one, the USDC it sold is no shortfall to mint.
+     */
+    needsMinting: ({ context }) =>
+      context.mintIntent === null &&
+      context.sourcingIntent === null &&
+      context.assessment?.mintRaw !== undefined &&
+      context.assessment.mintRaw !== null &&
+      BigInt(context.assessment.mintRaw) > 0n,
+    mintSigned: (_, params: SignMintOutput) => params.ok,
+    mintAttested: (_, params: AttestMintOutput) => params.ok,
+    mintLanded: (_, params: SendMintOutput) => params.landed,
+    /**
+     * The gatewayMint expired unseen (its blockhash passed, the attestation still mintable), and one signed
+     * afresh from the same attestation would still leave time for a maker lock within the redeem window. The
+     * attestation's transfer spec hash lets only one of them mint.
+     */
+    mintMaySignAgain: ({ context }, params: SendMintOutput) =>
+      !params.landed && params.expired && leavesMinRedeemWindow(context, params.now),
     /** The trade re-priced now is within tolerance of its quote (or no re-pricing applies). */
     priceHolds: ({ context }) => context.assessment !== null && (context.assessment.price?.holds ?? true),
     priceMoved: ({ context }) => context.assessment?.price?.reason === 'price_moved',
@@ -302,7 +329,12 @@ export const tradeSetup = setup({
       };
     }),
     recordAssessment: assign((_, params: CheckInventoryOutput) => ({
-      assessment: { available: params.available, now: params.now, price: params.price ?? null },
+      assessment: {
+        available: params.available,
+        now: params.now,
+        price: params.price ?? null,
+        mintRaw: params.mintRaw ?? null,
+      },
     })),
     planMakerLock: assign(({ context }) => ({
       makerExpiry: context.assessment === null ? null : plannedMakerExpiry(context, context.assessment.now),
@@ -327,6 +359,29 @@ export const tradeSetup = setup({
             },
           }
         : {},
+    ),
+    recordMintIntent: assign((_, params: SignMintOutput) =>
+      params.ok ? { mintIntent: { ...params.intent, attestation: null, transaction: null } } : {},
+    ),
+    recordMintAttestation: assign(({ context }, params: AttestMintOutput) =>
+      params.ok && context.mintIntent !== null
+        ? {
+            mintIntent: {
+              ...context.mintIntent,
+              attestation: params.attestation,
+              transaction: { ...params.transaction, lapsed: false },
+            },
+          }
+        : {},
+    ),
+    markMintLapsed: assign(({ context }) => ({
+      mintIntent: context.mintIntent && {
+        ...context.mintIntent,
+        transaction: context.mintIntent.transaction && { ...context.mintIntent.transaction, lapsed: true },
+      },
+    })),
+    recordMinted: assign(({ context }, params: SendMintOutput) =>
+      params.landed ? signed(context, 'gateway_mint', params.signature) : {},
     ),
     markSourcingLapsed: assign(({ context }) => ({
       sourcingIntent: context.sourcingIntent && { ...context.sourcingIntent, lapsed: true },

@@ -62,6 +62,46 @@ export interface SourcingIntent {
   lapsed: boolean;
 }
 
+/**
+ * Just-in-time minting through Circle Gateway: the maker's Solana USDC fell short of what the trade needs (its
+ * output, or what its sourcing swap sells), so it mints the shortfall from its unified balance before it
+ * locks. Each step is written before the next leaves the process: the burn intent signed (its transfer spec
+ * hash is the replay protection — Gateway attests a spec once, the minter mints it once), then Gateway's
+ * attestation with the gatewayMint signed from it, then the mint sent. Opaque to the machine beyond its presence:
+ * the runtime reads the bytes back.
+ */
+export interface MintIntent {
+  /** The signed BurnIntent in Gateway's JSON (its wire form), the depositor's EIP-712 signature (0x-hex). */
+  burnIntent: Record<string, unknown>;
+  signature: string;
+  /** keccak256 of its TransferSpec, 0x-hex: what the minter's used-hash account is derived from. */
+  transferSpecHash: string;
+  /** The USDC minted, raw units. */
+  valueRaw: string;
+  /** The last source-chain block Gateway may burn in: past it the intent is dead. */
+  maxBlockHeight: string;
+  /** Gateway's answer, checked (never asked for again: Gateway refuses a spec it attested). */
+  attestation: MintAttestation | null;
+  /** The gatewayMint signed from the attestation, before it is sent; `lapsed` once proved unable to land. */
+  transaction: {
+    signature: string;
+    lastValidBlockHeight: number;
+    transactionBase64: string;
+    lapsed: boolean;
+  } | null;
+}
+
+export interface MintAttestation {
+  transferId: string;
+  /** The encoded attestation and the attester's signature, 0x-hex, as the minter reads them. */
+  attestation: string;
+  signature: string;
+  /** Gateway's fee, raw USDC, burned on the source chain beside the value. */
+  feeRaw: string;
+  /** The last Solana slot the mint may land in. */
+  expirationBlock: string;
+}
+
 export interface TradeSignature {
   kind: TradeSignatureKind;
   signature: string;
@@ -116,6 +156,7 @@ export const FAILURE_REASONS = [
   'price_moved',
   'price_unavailable',
   'sourcing_failed',
+  'gateway_failed',
   'redeem_window_too_short',
   'maker_lock_lapsed',
   'maker_escrow_expired',
@@ -148,6 +189,8 @@ export interface TradeContext extends TradeInput {
   makerExpiry: ChainTime | null;
   makerLockIntent: MakerLockIntent | null;
   sourcingIntent: SourcingIntent | null;
+  /** Just-in-time minting's intent, once signed: the trade never signs a second. */
+  mintIntent: MintIntent | null;
   /** The sourcing swap as it landed: what the maker sold and bought (raw units, as the chain recorded them). */
   sourced: { signature: string; soldRaw: string; boughtRaw: string } | null;
   /** Stored only once a redeem proceeds (accepted REDEEM_REQUESTED, or revealed on chain). */
@@ -331,6 +374,19 @@ export interface TradeEffects {
   signSourcing(input: SignSourcingInput): Promise<SignSourcingOutput>;
   /** Send the intent's sourcing swap until final, or until proved unable to land (as the maker lock). */
   sendSourcing(input: SendSourcingInput): Promise<SendSourcingOutput>;
+  /**
+   * Sign a burn intent for the USDC the maker lacks on Solana (nothing leaves the process); the machine
+   * persists it as the mint intent. Answers why when none can be signed (no Gateway, no key, fee above the cap).
+   */
+  signMint(input: SignMintInput): Promise<SignMintOutput>;
+  /**
+   * Gateway's attestation for the intent (asked for once; a stored one is reused), checked, and the
+   * gatewayMint built from it, checked and signed (not sent). Answers why when Gateway refuses, is down, or
+   * answers something the maker did not ask for.
+   */
+  attestMint(input: AttestMintInput): Promise<AttestMintOutput>;
+  /** Send the signed gatewayMint until final, booking it; or proved unable to land (expired, refused). */
+  sendMint(input: SendMintInput): Promise<SendMintOutput>;
   /** Can the maker serve: its output inventory, and the chain time the decision is made at. */
   checkInventory(input: CheckInventoryInput): Promise<CheckInventoryOutput>;
   /** Sign the maker lock without sending it; the machine persists the result as the intent. */
@@ -363,6 +419,9 @@ export const TRADE_EFFECTS = [
   'checkInventory',
   'signSourcing',
   'sendSourcing',
+  'signMint',
+  'attestMint',
+  'sendMint',
   'signMakerLock',
   'makerLock',
   'takerRedeem',
@@ -414,11 +473,46 @@ export type SendSourcingOutput =
       failed?: { signature: string; slippage: boolean };
     };
 
+export interface SignMintInput {
+  tradeId: string;
+  valueRaw: string;
+}
+export type SignMintOutput =
+  | { ok: true; intent: Omit<MintIntent, 'attestation' | 'transaction'> }
+  | { ok: false; reason: string };
+
+export interface AttestMintInput {
+  tradeId: string;
+  intent: MintIntent;
+}
+export type AttestMintOutput =
+  | {
+      ok: true;
+      attestation: MintAttestation;
+      transaction: { signature: string; lastValidBlockHeight: number; transactionBase64: string };
+    }
+  | { ok: false; reason: string };
+
+export interface SendMintInput {
+  tradeId: string;
+  intent: MintIntent;
+}
+/**
+ * Landed (final, booked), or proved unable to land: `expired` when its blockhash passed unseen and the
+ * attestation may still be minted by a transaction signed afresh; otherwise why not (refused on chain, the
+ * attestation or the intent's maxBlockHeight passed).
+ */
+export type SendMintOutput =
+  | { landed: true; signature: string }
+  | { landed: false; expired: boolean; now: ChainTime; reason: string };
+
 export interface CheckInventoryInput {
   tradeId: string;
   quoteId: string;
   outputMint: string;
   outputAmountRaw: string;
+  /** The trade's sourcing plan: what its swap sells counts against the maker's balance of that asset. */
+  sourcing?: SourcingPlan | null;
 }
 /**
  * `now` is the chain time the decision is made at; it fixes the maker expiry. `price`: the trade re-priced
@@ -429,6 +523,12 @@ export interface CheckInventoryOutput {
   available: boolean;
   now: ChainTime;
   price: PriceCheck | null;
+  /**
+   * The Gateway's USDC the maker lacks on Solana for this trade (raw units): its output less what its sourcing
+   * buys, plus what its sourcing sells, less its balance. Null (or absent) when none is missing or no Gateway
+   * runs: then nothing is minted.
+   */
+  mintRaw?: string | null;
 }
 
 /**

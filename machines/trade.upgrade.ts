@@ -66,6 +66,8 @@ const STEPS: Readonly<Record<number, Step>> = {
   // Version 6 may go on a taker lock at confirmed (the commitment policy) and knows a fork can take it back:
   // every trade before it went on final locks only.
   5: (snapshot) => ({ ...snapshot, context: { ...snapshot.context, takerLockConfirmedOnly: false } }),
+  // Version 7 may mint part of the output through Circle Gateway before it locks: no trade before it did.
+  6: (snapshot) => ({ ...snapshot, context: { ...snapshot.context, mintIntent: null } }),
 };
 
 export function upgradeSnapshot(version: number, snapshot: TradeSnapshotLike): TradeSnapshotLike {

@@ -53,6 +53,7 @@ import {
   openGateway,
   prepareEmbeddedGateway,
 } from './runtime/gateway.ts';
+import { GatewayBurns } from './runtime/gateway-burns.ts';
 import { ChainReachability, MakerInventory, TradeRuntime, withUnifiedBalance } from './runtime/index.ts';
 import { GroupCommit, isStorageFull, openStore, StorageWatch, type Store } from './store/index.ts';
 import { embeddedVenueOptions } from './venue/config.ts';
@@ -318,6 +319,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   sourceQuotes(control.current.config.sourcing.enabled);
   control.onChange((settings) => sourceQuotes(settings.config.sourcing.enabled));
 
+  // The source-chain burns that follow the trades' Gateway mints, shown as their gateway_burn.
+  let burns: GatewayBurns | null = null;
   const runtime = new TradeRuntime({
     store,
     durable,
@@ -328,6 +331,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     log,
     onTransition: (transition) => {
       metrics.tradeTransition(transition);
+      burns?.tradeMoved(transition.context);
       const { tradeId, inputMint, outputMint } = transition.context;
       if (hedger && tradeId !== undefined) {
         hedger.tradeMoved({
@@ -342,11 +346,22 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     onTakeover: (count) => metrics.tradesTakenOver(count),
     reachability,
     aggregator,
+    minting: gateway?.minting ?? null,
     storage,
     ...(options.onOwnershipLost ? { onOwnershipLost: options.onOwnershipLost } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
   });
+  if (gateway?.minting) {
+    burns = new GatewayBurns({
+      port: gateway.port,
+      events: (tradeId) => store.tradeEvents(tradeId),
+      note: (tradeId, type, payload) => runtime.host.note(tradeId, type, payload),
+      intervalMs: gateway.config.refreshIntervalMs,
+      log,
+    });
+    burns.start();
+  }
   await runtime.start();
   if (config.hedging && aggregator) {
     // A hedge is quoted against the live mid only: a price that is not fresh (stale, wide, deviating) is none.
@@ -499,6 +514,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       inventory.stop();
       await control.stop();
       await hedger?.stop();
+      await burns?.stop();
       await runtime.stop();
       storage.stop();
       // The dev Gateway reads the chain: it stops first (and anvil with it).

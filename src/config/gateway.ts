@@ -106,7 +106,9 @@ function commonSettings(raw: RawGateway, asset: Asset, usdc: Usdc): CommonSettin
   if (maxFeeRaw <= 0n) throw new ConfigError('gateway.max_fee_usdc', 'must be above zero');
   return {
     asset,
-    countUnifiedInQuotes: raw.count_unified_in_quotes ?? false,
+    // Embedded, a quote counted against the unified balance is fillable: the trade mints its shortfall before it
+    // locks (src/runtime/minting.ts). In circle mode the service holds no depositor key to mint with yet.
+    countUnifiedInQuotes: raw.count_unified_in_quotes ?? mode === 'embedded',
     reserveRaw: usdc(raw.reserve_usdc ?? GATEWAY_DEFAULTS.reserveUsdc, 'gateway.reserve_usdc'),
     maxFeeRaw,
     refreshIntervalMs: raw.refresh_interval_ms ?? GATEWAY_DEFAULTS.refreshIntervalMs,

@@ -40,10 +40,12 @@ export function renderTrade(trade: TradeReading, assets: AssetRegistry): TradeRe
     expires_at: iso(context.takerExpiry),
     created_at: trade.createdAt,
     settlement_status: trade.status,
-    // The trade's own transactions, then the swaps of the hedges it triggered (after it closed). A swap of
+    // The trade's own transactions, its Gateway mint's source burn (on the EVM domain, once Gateway burned),
+    // then the swaps of the hedges it triggered (after it closed). A swap of
     // the maker's says whether it succeeded or landed and failed (its fee paid, nothing swapped).
     tx_signatures: [
       ...context.signatures.map((s) => s.signature),
+      ...trade.gatewayBurns,
       ...trade.hedgeSwaps.map((s) => s.signature),
     ],
     tx_signature_kinds: [
@@ -52,6 +54,7 @@ export function renderTrade(trade: TradeReading, assets: AssetRegistry): TradeRe
           ? { kind: s.kind, signature: s.signature, outcome: s.outcome ?? ('succeeded' as const) }
           : { kind: s.kind, signature: s.signature },
       ),
+      ...trade.gatewayBurns.map((signature) => ({ kind: 'gateway_burn' as const, signature })),
       ...trade.hedgeSwaps.map((s) => ({
         kind: 'aggregator_swap' as const,
         signature: s.signature,

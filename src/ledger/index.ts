@@ -1,7 +1,8 @@
 // Double-entry ledger of a trade, in raw units per asset (docs/quotes-and-ledger.md#ledger). Every on-chain movement posts a debit
 // to the account that receives and a credit to the account that gives, so debits equal credits per asset;
 // the summary checks that equality over whatever was stored rather than assuming it. A swap through an
-// aggregator (a hedge the trade triggered) is posted against the `venue`, the market's side of it.
+// aggregator (a hedge the trade triggered) is posted against the `venue`, the market's side of it. USDC minted
+// through Circle Gateway comes from `maker_gateway`, the maker's own unified balance outside Solana.
 import { formatDecimal, type Price } from '../money/index.ts';
 import type { TradeSignatureKind } from '../vocabulary/index.ts';
 
@@ -12,6 +13,8 @@ export const LEDGER_ACCOUNTS = [
   'maker_escrow',
   'network',
   'venue',
+  /** The maker's unified USDC balance at Circle Gateway (deposits on other chains): the maker's, off Solana. */
+  'maker_gateway',
 ] as const;
 export type LedgerAccount = (typeof LEDGER_ACCOUNTS)[number];
 
@@ -29,6 +32,7 @@ export type EscrowMovement = (typeof ESCROW_MOVEMENTS)[number];
 export const LEDGER_MOVEMENTS = [
   ...ESCROW_MOVEMENTS,
   'aggregator_swap',
+  'gateway_mint',
   'network_fee',
   'rolled_back',
 ] as const;
@@ -118,6 +122,37 @@ export function postSwap(
         side: 'credit',
         amountRaw: swap.amountOutRaw,
       },
+    );
+  }
+  return entries;
+}
+
+/**
+ * USDC minted on Solana through Circle Gateway, as a transfer between the maker's own accounts: `value` from its
+ * unified balance (maker_gateway) to its Solana account (maker), movement gateway_mint; and Gateway's fee,
+ * burned from the unified balance beside the value, as the ledger treats every cost the maker pays for a
+ * transaction — a network_fee, debit `network`, credit the account that paid (here in USDC, from
+ * maker_gateway). Both under the mint's signature: the fee is fixed by the attestation the mint used; the
+ * source-chain burn that follows (gateway_burn) settles these same amounts and posts nothing more.
+ */
+export function postGatewayMint(
+  signature: string,
+  mint: { usdcMint: string; valueRaw: bigint; feeRaw: bigint },
+): LedgerEntry[] {
+  const entry = (
+    movement: LedgerMovement,
+    account: LedgerAccount,
+    side: 'debit' | 'credit',
+    amountRaw: bigint,
+  ): LedgerEntry => ({ movement, signature, mint: mint.usdcMint, account, side, amountRaw });
+  const entries = [
+    entry('gateway_mint', 'maker', 'debit', mint.valueRaw),
+    entry('gateway_mint', 'maker_gateway', 'credit', mint.valueRaw),
+  ];
+  if (mint.feeRaw > 0n) {
+    entries.push(
+      entry('network_fee', 'network', 'debit', mint.feeRaw),
+      entry('network_fee', 'maker_gateway', 'credit', mint.feeRaw),
     );
   }
   return entries;
@@ -225,11 +260,14 @@ export function isBalanced(entries: readonly LedgerEntry[]): boolean {
   return [...totals.values()].every((total) => total === 0n);
 }
 
-/** The maker's net position change per mint: what it received minus what it gave. */
+/**
+ * The maker's net position change per mint: what it received minus what it gave, on Solana and in its unified
+ * Gateway balance (a mint moves USDC between the two and nets to minus its fee).
+ */
 export function makerNet(entries: readonly LedgerEntry[]): Map<string, bigint> {
   const net = new Map<string, bigint>();
   for (const entry of entries) {
-    if (entry.account !== 'maker') continue;
+    if (entry.account !== 'maker' && entry.account !== 'maker_gateway') continue;
     const signed = entry.side === 'debit' ? entry.amountRaw : -entry.amountRaw;
     net.set(entry.mint, (net.get(entry.mint) ?? 0n) + signed);
   }

@@ -13,6 +13,7 @@ import { ata } from '../chain/token.ts';
 import type { GatewayConfig } from '../config/index.ts';
 import { CircleGatewayApi } from '../gateway/circle-api.ts';
 import {
+  DEV_ESTIMATE_WINDOW,
   type DevGatewayService,
   DevGatewayStore,
   ledgerView,
@@ -27,6 +28,7 @@ import {
   loadOrCreateEvmKeyFile,
   startAnvil,
 } from '../gateway/evm/index.ts';
+import { signBurnIntent } from '../gateway/formats/eip712.ts';
 import {
   type BurnIntent,
   evmAddressBytes32,
@@ -36,6 +38,7 @@ import {
 } from '../gateway/formats/index.ts';
 import { GatewayInventory } from '../gateway/inventory.ts';
 import type { GatewayPort } from '../gateway/port.ts';
+import type { MintingHooks } from './minting.ts';
 
 type EmbeddedConfig = GatewayConfig & { mode: 'embedded' };
 
@@ -70,6 +73,11 @@ export interface GatewayRuntime {
   readonly depositor: string;
   /** null in circle mode. */
   readonly embedded: EmbeddedGateway | null;
+  /**
+   * Just-in-time minting's Gateway, depositor key and bounds (the trades' signMint, attestMint, sendMint);
+   * null where the instance holds no depositor key to sign burn intents with (circle mode, for now).
+   */
+  readonly minting: MintingHooks | null;
   /** Stops the inventory's timer and, embedded, the dev Gateway, its store and anvil. */
   close(): Promise<void>;
 }
@@ -158,6 +166,7 @@ export async function openGateway(
       inventory,
       depositor: config.depositor,
       embedded: null,
+      minting: null,
       async close() {
         await inventory.stop();
       },
@@ -234,12 +243,25 @@ async function openEmbedded(
       'the embedded Gateway is up',
     );
     const running = dev;
+    const minting: MintingHooks = {
+      port,
+      usdcMint: config.asset.mint,
+      minter: destination.minter,
+      attesters: [storedAttester(store)],
+      source: evm.sourceFields(depositor),
+      signIntent: (intent) => signBurnIntent(intent, depositorKey),
+      sourceBlock: () => evm.blockNumber(),
+      // The window the dev Gateway's own estimates offer.
+      burnWindowBlocks: DEV_ESTIMATE_WINDOW,
+      maxFeeRaw: config.maxFeeRaw,
+    };
     return {
       config,
       port,
       inventory,
       depositor,
       embedded: { anvil, evm, dev: running, store, depositorKey, deployerKey },
+      minting,
       async close() {
         await inventory.stop();
         await running.stop();

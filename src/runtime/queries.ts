@@ -38,6 +38,7 @@ import type {
 import { publicSubstate, type SettlementStatus } from '../vocabulary/index.ts';
 import type { ChainClock } from './clock.ts';
 import { invalidInput, RuntimeError } from './errors.ts';
+import { gatewayBurnsOf } from './gateway-burns.ts';
 import type { TradeHost } from './host.ts';
 import { storedSnapshot } from './trade-record.ts';
 
@@ -62,6 +63,11 @@ export interface TradeReading {
    * hedges table, not its snapshot.
    */
   hedgeSwaps: { signature: string; failed: boolean }[];
+  /**
+   * The source-chain burns of the trade's Gateway mint (gateway_burn, EVM transaction hashes), once Gateway
+   * burned: they come after the mint, from the trade's events (gateway-burns.ts), not its snapshot.
+   */
+  gatewayBurns: string[];
 }
 
 export interface TradePage {
@@ -162,6 +168,9 @@ export class TradeQueries {
     const status = settlementStatusOf(snapshot);
     // Only a redeemed trade triggers hedges: no read for the others.
     const hedges = status === 'redeemed' ? await store.hedgesOfTrades([record.tradeId]) : [];
+    // Only a trade that minted through Gateway has a burn to show: no read for the others.
+    const minted = snapshot.context.signatures.some((s) => s.kind === 'gateway_mint');
+    const gatewayBurns = minted ? gatewayBurnsOf(await store.tradeEvents(record.tradeId)) : [];
     return {
       snapshot,
       status,
@@ -185,6 +194,7 @@ export class TradeQueries {
           return [{ signature: hedge.signature, failed: true }];
         return [];
       }),
+      gatewayBurns,
     };
   }
 

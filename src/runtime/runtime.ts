@@ -7,7 +7,7 @@ import { type AggregatorPort, rawMid } from '../aggregator/index.ts';
 import { type ChainPort, finalOnLanding, meterChain } from '../chain/index.ts';
 import type { Ownership } from '../cluster/index.ts';
 import type { Config } from '../config/index.ts';
-import { postNetworkFee } from '../ledger/index.ts';
+import { type LedgerEntry, postNetworkFee } from '../ledger/index.ts';
 import { dividePrices } from '../money/index.ts';
 import type { Ratio } from '../money/ratio.ts';
 import { type QuoteDesk, repriceCheck } from '../quotes/index.ts';
@@ -18,6 +18,7 @@ import { chainEffects, type EffectActors } from './effects/index.ts';
 import { ConfirmedExposure } from './exposure.ts';
 import { TradeHost } from './host.ts';
 import type { RuntimeLogger } from './logger.ts';
+import type { MintingHooks } from './minting.ts';
 import { TradeQueries } from './queries.ts';
 import { ChainReachability } from './reachability.ts';
 import { DeadlineScheduler } from './scheduler.ts';
@@ -60,6 +61,11 @@ export interface RuntimeOptions {
    * trade whose quote sourced is declined at its sourcing step (the taker released at once).
    */
   aggregator?: AggregatorPort | null;
+  /**
+   * Circle Gateway's minting (config gateway): a trade whose USDC falls short on Solana mints the rest before
+   * it locks; null or absent: no shortfall is measured, and nothing is minted.
+   */
+  minting?: MintingHooks | null;
   /**
    * Tells when the store takes writes again after they failed for lack of space: the trades whose writes
    * failed meanwhile are taken up again at once (see retakeBroken).
@@ -171,7 +177,7 @@ export class TradeRuntime {
 
   /** The chain effects the trades' machines invoke, each told how to reach the store, the host and the clock. */
   private createEffects(chain: ChainPort, instant: boolean): EffectActors {
-    const { store, durable, config, log, aggregator, landTimeoutMs } = this.options;
+    const { store, durable, config, log, aggregator, minting, landTimeoutMs } = this.options;
     return chainEffects(chain, {
       // After the transition that started the effect joined its commit (same turn), wait for that commit; a
       // transition of the trade that was not stored fails the effect before it acts.
@@ -211,14 +217,25 @@ export class TradeRuntime {
           }
         : null,
       // Once per signature: a re-run after a restart finds the swap booked (one effect runs per trade at a time).
-      postSwap: async (tradeId, signature, entries) => {
-        if (entries.length === 0) return;
-        const booked = await store.ledger(tradeId);
-        if (booked.some((e) => e.signature === signature)) return;
-        await durable.write({ kind: 'appendLedger', tradeId, at: new Date().toISOString(), entries });
-      },
+      postSwap: (tradeId, signature, entries) => this.postOnce(tradeId, signature, entries),
+      minting: minting ?? null,
+      mintableUsdc: minting?.usdcMint ?? null,
+      postMint: (tradeId, signature, entries) => this.postOnce(tradeId, signature, entries),
       minRedeemWindowSeconds: config.settlement.minRedeemWindowSeconds,
       landTimeoutMs: landTimeoutMs ?? (instant ? 5_000 : 90_000),
+    });
+  }
+
+  /** Posts a maker transaction's entries to the trade's ledger unless entries under its signature are there. */
+  private async postOnce(tradeId: string, signature: string, entries: LedgerEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const booked = await this.options.store.ledger(tradeId);
+    if (booked.some((e) => e.signature === signature)) return;
+    await this.options.durable.write({
+      kind: 'appendLedger',
+      tradeId,
+      at: new Date().toISOString(),
+      entries,
     });
   }
 

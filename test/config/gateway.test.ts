@@ -42,11 +42,11 @@ const circle = (over: Record<string, unknown> = {}) => ({
 });
 
 describe('the gateway config', () => {
-  test('the shipped config runs the embedded Gateway, its unified balance kept out of quotes', () => {
+  test('the shipped config runs the embedded Gateway, its unified balance counted in quotes (minting fills them)', () => {
     const { gateway } = loadConfig();
     expect(gateway).toMatchObject({
       mode: 'embedded',
-      countUnifiedInQuotes: false,
+      countUnifiedInQuotes: true,
       reserveRaw: 0n,
       maxFeeRaw: 100_000_000n,
       evmDepositRaw: 100_000_000_000n,
@@ -63,7 +63,7 @@ describe('the gateway config', () => {
     expect(resolveConfig(withGateway({ embedded: { evm_deposit_usdc: '5' } }, onDevnet)).gateway).toBeNull();
     expect(resolveConfig(withGateway({})).gateway).toMatchObject({
       mode: 'embedded',
-      countUnifiedInQuotes: false,
+      countUnifiedInQuotes: true,
       reserveRaw: 0n,
       refreshIntervalMs: 5_000,
       timeoutMs: 5_000,

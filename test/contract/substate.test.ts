@@ -18,6 +18,9 @@ const PUBLISHED = [
   'pending.lockSeen',
   'initiated.assessing',
   'initiated.deciding',
+  'initiated.signingMint',
+  'initiated.attestingMint',
+  'initiated.sendingMint',
   'initiated.signingSourcing',
   'initiated.sendingSourcing',
   'initiated.signingMakerLock',
@@ -81,7 +84,14 @@ describe('the substates the machine can show', () => {
     for (const value of PUBLISHED) expect(publicSubstate(value)).toBe(value);
     const v4Initiated = Object.keys(PHASE_OF_V4_INITIATED).map((state) => `initiated.${state}`);
     // Version 6 added the states of a confirmed taker lock rolled back by a fork (CHANGELOG.md, 2026-11-28).
-    const sinceV6 = ['initiated.takerLockRolledBack', 'initiated.reclaimingAfterRollback'];
+    // Version 7 the states of just-in-time minting through Gateway (CHANGELOG.md, 2026-11-28).
+    const sinceV6 = [
+      'initiated.takerLockRolledBack',
+      'initiated.reclaimingAfterRollback',
+      'initiated.signingMint',
+      'initiated.attestingMint',
+      'initiated.sendingMint',
+    ];
     const published = PUBLISHED.filter((s) => s.startsWith('initiated.') && !sinceV6.includes(s));
     expect(sorted(v4Initiated)).toEqual(sorted(published));
   });

@@ -16,6 +16,7 @@ import {
 import { type Address, createTestClient, type Hex, hexToBytes, http, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import type { MintIntent } from '../../machines/index.ts';
 import { createEmbeddedChain, type EmbeddedChain } from '../../src/chain/embedded/index.ts';
 import { fastSigner, signWith } from '../../src/chain/signer.ts';
 import { ata } from '../../src/chain/token.ts';
@@ -49,6 +50,7 @@ import {
   gatewayMintInstruction,
 } from '../../src/gateway/solana/index.ts';
 import { intentToWire } from '../../src/gateway/wire.ts';
+import { attestMintIntent, type MintingHooks, signMintIntent } from '../../src/runtime/minting.ts';
 import { INVENTORY, MINTS, tempDir, USDC } from '../chain/fixtures.ts';
 
 const DOMAIN = GATEWAY_DOMAINS.base;
@@ -232,11 +234,68 @@ describe('dev Gateway (anvil + embedded chain, through the Circle API client)', 
     expect(await evm.usdcBalance(feeRecipient)).toBeGreaterThanOrEqual(fee);
     expect((await client.balances(dep.address, [DOMAIN]))[0]?.balance).toBe(100n * ONE - value - fee);
 
-    // The same spec again: refused by the API; the same attestation again: refused on chain.
-    await expect(client.transfer([request])).rejects.toMatchObject({ code: 'refused', status: 400 });
+    // The same request again is answered the same attestation (idempotent), which the minter refuses on chain;
+    // another intent of the same spec is refused by the API.
+    expect(await client.transfer([request])).toEqual(answer);
+    const rebounded = await signed({ ...intent, maxBlockHeight: intent.maxBlockHeight + 1n }, dep.key);
+    await expect(client.transfer([rebounded])).rejects.toMatchObject({ code: 'refused', status: 400 });
     const again = send([ComputeBudgetProgram.setComputeUnitLimit({ units: 300_000 }), mintIx(answer)]);
     expect(again.err).not.toBeNull();
     expect(again.logs.join('\n')).toContain('TransferSpecHashAlreadyUsed');
+    expect(usdcOf(makerUsdc)).toBe(before + value);
+  }, 60_000);
+
+  test('the runtime’s stored intent posted again after its answer was lost gets the same attestation; of the mints signed from the two answers one lands', async () => {
+    const dep = await depositor(10n * ONE);
+    const value = 3n * ONE;
+    const hooks: MintingHooks = {
+      port: client,
+      usdcMint: USDC.toBase58(),
+      minter: MINTER,
+      attesters: [storedAttester(store)],
+      source: evm.sourceFields(dep.address),
+      signIntent: (i) => signBurnIntent(i, dep.key),
+      sourceBlock: () => evm.blockNumber(),
+      burnWindowBlocks: 1_000n,
+      maxFeeRaw: 5n * ONE,
+    };
+    const signedBytes: Buffer[] = [];
+    const makerChain = {
+      makerWallet: maker.publicKey,
+      commitmentSlots: async () => ({ confirmed: chain.ledger.slot(), finalized: chain.ledger.slot() }),
+      signMakerInstructions: async (a: { instructions: readonly TransactionInstruction[] }) => {
+        const { blockhash, lastValidBlockHeight } = chain.ledger.latestBlockhash();
+        const tx = new Transaction({ feePayer: maker.publicKey, blockhash, lastValidBlockHeight }).add(
+          ComputeBudgetProgram.setComputeUnitLimit({ units: 300_000 + signedBytes.length }),
+          ...a.instructions,
+        );
+        const out = signWith(tx, fastSigner(maker));
+        signedBytes.push(out.bytes);
+        return {
+          signature: out.signature,
+          lastValidBlockHeight,
+          transactionBase64: out.bytes.toString('base64'),
+        };
+      },
+    };
+    const signedIntent = await signMintIntent(makerChain, hooks, value.toString());
+    if (!signedIntent.ok) throw new Error(signedIntent.reason);
+    const stored: MintIntent = { ...signedIntent.intent, attestation: null, transaction: null };
+    const first = await attestMintIntent(makerChain, hooks, stored);
+    if (!first.ok) throw new Error(first.reason);
+    // kill -9 before the answer was stored: the next process holds the intent alone and posts it again.
+    const second = await attestMintIntent(makerChain, hooks, stored);
+    if (!second.ok) throw new Error(second.reason);
+    expect(second.attestation).toEqual(first.attestation);
+    // Reserved once.
+    expect((await client.balances(dep.address, [DOMAIN]))[0]?.balance).toBe(
+      10n * ONE - value - devFee(value),
+    );
+    // Two transactions signed, one spec: the minter mints it once.
+    const before = usdcOf(makerUsdc);
+    const landed = signedBytes.map((bytes) => chain.ledger.execute(bytes).record);
+    expect(landed[0]?.err, landed[0]?.logs.join('\n')).toBeNull();
+    expect(landed[1]?.logs.join('\n')).toContain('TransferSpecHashAlreadyUsed');
     expect(usdcOf(makerUsdc)).toBe(before + value);
   }, 60_000);
 
@@ -273,16 +332,26 @@ describe('dev Gateway (anvil + embedded chain, through the Circle API client)', 
     await expect(client.transferStatus('no-such-transfer')).rejects.toMatchObject({ code: 'not_found' });
   }, 60_000);
 
-  test('a restart keeps what was attested: the reservation holds and the spec is still refused', async () => {
+  test('a restart keeps what was attested: the reservation holds, the same request gets the same answer, and another intent of its spec is refused', async () => {
     const dep = await depositor(5n * ONE);
-    const request = await signed(await intentFor(dep.address, 2n * ONE), dep.key);
-    await client.transfer([request]);
+    const intent = await intentFor(dep.address, 2n * ONE);
+    const request = await signed(intent, dep.key);
+    const first = await client.transfer([request]);
     await service.stop();
     const dir = dirs[0] as string;
     store.close();
     store = new DevGatewayStore(`${dir}/gateway`);
     await startService();
-    await expect(client.transfer([request])).rejects.toThrow(/attested already/);
+    // The client that lost the answer (a crash before it stored it) asks again: the very same attestation.
+    const again = await client.transfer([request]);
+    expect(again).toEqual(first);
+    // The same spec under other bounds, signed afresh by the depositor, is a second intent: refused.
+    const otherBounds = { ...intent, maxFee: intent.maxFee + 1n };
+    await expect(client.transfer([await signed(otherBounds, dep.key)])).rejects.toThrow(/attested already/);
+    // The request within a larger one is not the same request either.
+    const more = await signed(await intentFor(dep.address, ONE / 2n), dep.key);
+    await expect(client.transfer([request, more])).rejects.toThrow(/attested already/);
+    // Reserved once, whatever was asked.
     expect((await client.balances(dep.address, [DOMAIN]))[0]?.balance).toBe(
       5n * ONE - 2n * ONE - devFee(2n * ONE),
     );

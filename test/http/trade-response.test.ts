@@ -69,6 +69,7 @@ function reading(
     programId: PROGRAM_ID,
     chainNow: T0 + 10,
     hedgeSwaps: [],
+    gatewayBurns: [],
     ...overrides,
   };
 }

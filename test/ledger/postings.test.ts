@@ -11,6 +11,7 @@ import {
   type LedgerEntry,
   type LedgerMovement,
   makerNet,
+  postGatewayMint,
   postMovement,
   postNetworkFee,
   postSwap,
@@ -350,13 +351,27 @@ describe('the postings of a transition', () => {
   });
 });
 
+describe('postGatewayMint', () => {
+  test('moves the value from the unified balance to Solana and books the fee as a cost: balanced, the maker nets minus the fee', () => {
+    const entries = postGatewayMint('sig-mint', {
+      usdcMint: USDC_MINT,
+      valueRaw: 70_000_000n,
+      feeRaw: 13_500n,
+    });
+    expect(isBalanced(entries)).toBe(true);
+    expect(makerNet(entries)).toEqual(new Map([[USDC_MINT, -13_500n]]));
+    const solana = entries.filter((e) => e.account === 'maker');
+    expect(solana).toEqual([expect.objectContaining({ side: 'debit', amountRaw: 70_000_000n })]);
+  });
+});
+
 // The vocabulary lists are the contract with storage and reports: each names exactly what postings can
 // produce, no more and no less.
 describe('ledger vocabulary', () => {
   const everyPosting = () => [
     ...LEDGER_MOVEMENTS.filter(
-      (m): m is Exclude<LedgerMovement, 'network_fee' | 'aggregator_swap' | 'rolled_back'> =>
-        m !== 'network_fee' && m !== 'aggregator_swap' && m !== 'rolled_back',
+      (m): m is Exclude<LedgerMovement, 'network_fee' | 'aggregator_swap' | 'rolled_back' | 'gateway_mint'> =>
+        m !== 'network_fee' && m !== 'aggregator_swap' && m !== 'rolled_back' && m !== 'gateway_mint',
     ).flatMap((movement) => postMovement(movement, `sig-${movement}`, USDC_MINT, 1n)),
     ...rollbackPostings([{ kind: 'taker_lock', signature: 'sig-rolled-back' }], {
       inputMint: SOL_MINT,
@@ -372,15 +387,16 @@ describe('ledger vocabulary', () => {
       amountOutRaw: 3n,
     }),
     ...postNetworkFee('sig-fee', 5_000n),
+    ...postGatewayMint('sig-mint', { usdcMint: USDC_MINT, valueRaw: 7n, feeRaw: 1n }),
   ];
 
   test('LEDGER_MOVEMENTS is exactly the movements postings record', () => {
     expect(new Set(everyPosting().map((e) => e.movement))).toEqual(new Set(LEDGER_MOVEMENTS));
-    expect(new Set(LEDGER_MOVEMENTS).size).toBe(9);
+    expect(new Set(LEDGER_MOVEMENTS).size).toBe(10);
   });
 
   test('LEDGER_ACCOUNTS is exactly the accounts postings touch', () => {
     expect(new Set(everyPosting().map((e) => e.account))).toEqual(new Set(LEDGER_ACCOUNTS));
-    expect(new Set(LEDGER_ACCOUNTS).size).toBe(6);
+    expect(new Set(LEDGER_ACCOUNTS).size).toBe(7);
   });
 });

@@ -68,6 +68,7 @@ describe('a new trade', () => {
       makerExpiry: null,
       makerLockIntent: null,
       sourcingIntent: null,
+      mintIntent: null,
       sourced: null,
       preimage: null,
       makerEscrowRedeemSeen: false,
@@ -92,9 +93,15 @@ describe('effect inputs and the signatures kept from their answers', () => {
         quoteId: input.quoteId,
         outputMint: input.outputMint,
         outputAmountRaw: input.outputAmountRaw,
+        sourcing: null,
       },
     ]);
-    expect(locked.context.assessment).toEqual({ available: true, now: DECIDED_AT, price: null });
+    expect(locked.context.assessment).toEqual({
+      available: true,
+      now: DECIDED_AT,
+      price: null,
+      mintRaw: null,
+    });
     expect(calls.signMakerLock).toEqual([
       {
         tradeId: input.tradeId,

@@ -106,6 +106,8 @@ export const SIG = {
   swap: 'sig-sourcing-swap',
   /** A sourcing swap that landed and failed (its minimum out not met). */
   failedSwap: 'sig-sourcing-swap-failed',
+  /** The maker's just-in-time mint through Circle Gateway. */
+  gatewayMint: 'sig-gateway-mint',
   /** The taker's cancel of the maker escrow (it is that escrow's recipient). */
   makerEscrowCancel: 'sig-maker-escrow-cancel',
 } as const;

@@ -7,15 +7,19 @@
 import { describe, expect, it } from 'vitest';
 import { type AnyActorScope, createEmptyActor } from 'xstate';
 import {
+  type AttestMintOutput,
   type CheckInventoryOutput,
   type EscrowEnding,
   effectRetryDelay,
   isClosed,
   lockTermsMatch,
   type MakerRefundOutput,
+  type MintIntent,
   nextDeadline,
   type PriceCheck,
+  type SendMintOutput,
   type SendSourcingOutput,
+  type SignMintOutput,
   type SignSourcingOutput,
   settlementStatusOf as settlementStatusOfSnapshot,
   substateOf as substateOfSnapshot,
@@ -112,6 +116,27 @@ const PRICE_UNAVAILABLE: PriceCheck = {
   currentMid: null,
   movedBps: null,
 };
+/** The USDC the maker lacks on Solana for the trade: what a Gateway mint brings in before the lock. */
+const MINT_RAW = '2500000';
+/** A burn intent as signMint answers it (its bytes are the runtime's: the machine only carries them). */
+const MINT_SIGNED: Omit<MintIntent, 'attestation' | 'transaction'> = {
+  burnIntent: { maxBlockHeight: '9000', maxFee: '2010000' },
+  signature: `0x${'ab'.repeat(65)}`,
+  transferSpecHash: `0x${'cd'.repeat(32)}`,
+  valueRaw: MINT_RAW,
+  maxBlockHeight: '9000',
+};
+const MINT_ATTESTED = {
+  ok: true,
+  attestation: {
+    transferId: 'transfer-1',
+    attestation: `0x${'ef'.repeat(40)}`,
+    signature: `0x${'12'.repeat(65)}`,
+    feeRaw: '2000000',
+    expirationBlock: '800',
+  },
+  transaction: { signature: SIG.gatewayMint, lastValidBlockHeight: 950, transactionBase64: 'BwgJ' },
+} as const;
 /** Failures of one effect the walk goes through: enough to see attempts count on across a retry. */
 const WALK_ATTEMPTS = 2;
 /** Attempts of an effect failing long enough that its backoff is capped (and its jitter shows). */
@@ -209,6 +234,9 @@ const EVENTS = [
   done('checkInventory', { available: true, now: DECIDED_AT, price: PRICE_MOVED }),
   done('checkInventory', { available: false, now: DECIDED_AT, price: PRICE_MOVED }),
   done('checkInventory', { available: true, now: DECIDED_AT, price: PRICE_UNAVAILABLE }),
+  // USDC short on Solana with a Gateway to mint it from: in time, and too late to lock after.
+  done('checkInventory', { available: false, now: DECIDED_AT, price: null, mintRaw: MINT_RAW }),
+  done('checkInventory', { available: false, now: T0 + 481, price: null, mintRaw: MINT_RAW }),
   done('signMakerLock', { signature: SIG.makerLock, lastValidBlockHeight: 1_000, transactionBase64: 'AQID' }),
   done('makerLock', { landed: true, signature: SIG.makerLock }),
   // Expired unseen while a fresh lock can still land (before maker expiry − minimum redeem window), and at
@@ -253,6 +281,15 @@ const EVENTS = [
     now: DECIDED_AT + 10,
     failed: { signature: SIG.failedSwap, slippage: false },
   }),
+  done('signMint', { ok: true, intent: MINT_SIGNED }),
+  done('signMint', { ok: false, reason: 'fee above gateway.max_fee' }),
+  done('attestMint', MINT_ATTESTED),
+  done('attestMint', { ok: false, reason: 'Gateway answered 503' }),
+  done('sendMint', { landed: true, signature: SIG.gatewayMint }),
+  // Expired unseen with time left to lock after a fresh one, expired too late, refused on chain.
+  done('sendMint', { landed: false, expired: true, now: DECIDED_AT + 10, reason: 'blockhash expired' }),
+  done('sendMint', { landed: false, expired: true, now: T0 + 481, reason: 'blockhash expired' }),
+  done('sendMint', { landed: false, expired: false, now: DECIDED_AT + 10, reason: 'refused' }),
   ...TRADE_EFFECTS.flatMap((effect) => outputsOf(effect).map((output) => done(effect, output))),
   done('closeEscrows', {}),
   ...TRADE_EFFECTS.map((effect) => failure(effect)),
@@ -382,6 +419,9 @@ const possibleEvents = (state: TradeSnapshot) => [
     if (e.type === 'TAKER_LOCK_CONFIRMED') return c.sourcing === null;
     if (c.takerLockConfirmedOnly && c.failureReason !== 'taker_lock_rolled_back' && !walkedWhileConfirmed(e))
       return false;
+    // A trade that minted is walked up to its maker lock landing: the states after it are the usual
+    // path's own with one more movement recorded (every event is still offered in them).
+    if (has(c, 'gateway_mint') && has(c, 'maker_lock')) return false;
     // A fork takes back what the trade recorded of it: its taker lock, and its maker lock when it landed.
     if (e.type === 'TAKER_LOCK_ROLLED_BACK') {
       const dropsMakerLock = e.dropped.some((d) => d.kind === 'maker_lock');
@@ -914,6 +954,9 @@ function acceptedEventsLandWhereTheSpecSays(state: TradeSnapshot, path: string, 
 /** The states that run an effect until it succeeds, and the effect each runs. */
 const RETRIED_EFFECT: Record<string, TradeEffect> = {
   'pending.broadcastingLock': 'broadcastTakerLock',
+  'initiated.locking.signingMint': 'signMint',
+  'initiated.locking.attestingMint': 'attestMint',
+  'initiated.locking.sendingMint': 'sendMint',
   'initiated.locking.signingSourcing': 'signSourcing',
   'initiated.locking.sendingSourcing': 'sendSourcing',
   'redeemed.closingEscrows': 'closeEscrows',
@@ -1071,7 +1114,8 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
       return land('pending.lockSubmitted');
     case 'checkInventory': {
       const { available, now, price } = output as CheckInventoryOutput;
-      const assessment = { available, now, price };
+      const mintRaw = (output as CheckInventoryOutput).mintRaw ?? null;
+      const assessment = { available, now, price, mintRaw };
       const makerExpiry = Math.min(now + c.makerTimelock, c.takerExpiry - c.safetyMargin);
       const matchingLock =
         has(c, 'taker_lock') && c.takerLockTerms !== null && lockTermsMatch(c, c.takerLockTerms);
@@ -1084,9 +1128,14 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
       // when the balance alone would cover the output (the rest of it is other quotes' holds).
       const needsSourcing =
         c.sourcing !== null && c.sourced === null && (c.sourcingIntent === null || c.sourcingIntent.lapsed);
-      if (mayLock && available && !needsSourcing) {
+      // Just in time through Gateway: the USDC the maker lacks on Solana is minted first — once a trade, and
+      // before any sourcing swap (docs/gateway.md: gateway_mint before aggregator_swap and maker_lock).
+      const needsMinting =
+        mintRaw !== null && BigInt(mintRaw) > 0n && c.mintIntent === null && c.sourcingIntent === null;
+      if (mayLock && available && !needsSourcing && !needsMinting) {
         return land('initiated.locking.signingMakerLock', {}, [], { assessment, makerExpiry });
       }
+      if (mayLock && needsMinting) return land('initiated.locking.signingMint', {}, [], { assessment });
       if (mayLock && needsSourcing) return land('initiated.locking.signingSourcing', {}, [], { assessment });
       if (!makerLockMayExist(c)) {
         // The market moved (or prices are unusable): the maker declines before anything else counts.
@@ -1094,7 +1143,7 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
           ? price.reason === 'price_moved'
             ? 'price_moved'
             : 'price_unavailable'
-          : available || needsSourcing
+          : available || needsSourcing || needsMinting
             ? 'redeem_window_too_short'
             : 'inventory_unavailable';
         return land('initiated.unwinding.releasingTaker', { failureReason }, [], {
@@ -1103,6 +1152,45 @@ function outcomeBySpec(state: TradeSnapshot, effect: TradeEffect, output: unknow
         });
       }
       return land('initiated.locking.sendingMakerLock', {}, [], { assessment });
+    }
+    // A mint failing at any step released the taker at once: nothing of the maker's moved on Solana, and
+    // the burn intent can be minted by no one but the maker.
+    case 'signMint': {
+      const signed = output as SignMintOutput;
+      if (!signed.ok) return land('initiated.unwinding.releasingTaker', { failureReason: 'gateway_failed' });
+      const mintIntent = { ...signed.intent, attestation: null, transaction: null };
+      return land('initiated.locking.attestingMint', {}, [], { mintIntent });
+    }
+    case 'attestMint': {
+      const attested = output as AttestMintOutput;
+      if (!attested.ok)
+        return land('initiated.unwinding.releasingTaker', { failureReason: 'gateway_failed' });
+      const mintIntent = c.mintIntent && {
+        ...c.mintIntent,
+        attestation: attested.attestation,
+        transaction: { ...attested.transaction, lapsed: false },
+      };
+      return land('initiated.locking.sendingMint', {}, [], { mintIntent });
+    }
+    case 'sendMint': {
+      const sent = output as SendMintOutput;
+      if (sent.landed) {
+        // Minted: assessed again with the USDC in, then the lock (or a sourcing swap first).
+        return land('initiated.locking.assessing', {}, [{ kind: 'gateway_mint', signature: sent.signature }]);
+      }
+      const transaction = c.mintIntent?.transaction ?? null;
+      const mintIntent = c.mintIntent && {
+        ...c.mintIntent,
+        transaction: transaction && { ...transaction, lapsed: true },
+      };
+      // Expired unseen with time left for a fresh gatewayMint (the same attestation) and a lock after it.
+      const timeLeft = Math.min(sent.now + c.makerTimelock, c.takerExpiry - c.safetyMargin) - sent.now;
+      if (sent.expired && timeLeft >= c.minRedeemWindow) {
+        return land('initiated.locking.attestingMint', {}, [], { mintIntent });
+      }
+      return land('initiated.unwinding.releasingTaker', { failureReason: 'gateway_failed' }, [], {
+        mintIntent,
+      });
     }
     case 'signSourcing': {
       const signed = output as SignSourcingOutput;

@@ -2,6 +2,9 @@
 // the embedded Solana chain (our GatewayMinter). It attests a transfer only when every intent is for those
 // contracts, signed by its depositor, unexpired, its fee within maxFee, never attested before, and covered by
 // the depositor's deposits less what is attested and not burned yet; it writes the transfer before answering.
+// A request byte-identical to one it attested (every intent and signature, in order) is answered that same
+// transfer again: a client that lost the answer (a crash between it and its own write) gets it back, and nothing
+// more is reserved; any other request naming an attested spec is refused.
 // Its operator step (settle) sees each mint on Solana (the minter's used-hash account, finalized) and burns the
 // intents on the EVM domain with the operator's key; an attestation that expires unminted releases what it held.
 
@@ -124,6 +127,8 @@ export class DevGateway {
   async transfer(signed: readonly SignedBurnIntent[]): Promise<StoredTransfer> {
     if (signed.length === 0) refuse('no burn intent to attest');
     return this.serial.run(async () => {
+      const again = this.attestedAlready(signed);
+      if (again !== undefined) return again;
       const checked = await Promise.all(signed.map((s) => this.checkIntent(s)));
       const hashes = checked.map((c) => c.specHash);
       if (new Set(hashes).size !== hashes.length) refuse('the same transfer spec twice in one request');
@@ -191,6 +196,31 @@ export class DevGateway {
 
   get(id: string): StoredTransfer | undefined {
     return this.options.store.get(id);
+  }
+
+  /**
+   * The transfer this very request was attested as, if it was: the same intents, byte for byte, with the same
+   * signatures, in the same order, and nothing else. It was checked when first attested and grants nothing
+   * new (the minter mints its spec once); answered whatever the transfer's status since.
+   */
+  private attestedAlready(signed: readonly SignedBurnIntent[]): StoredTransfer | undefined {
+    let encoded: Uint8Array[];
+    try {
+      encoded = signed.map((s) => encodeBurnIntent(s.intent));
+    } catch (e) {
+      if (e instanceof GatewayFormatError) return undefined; // refused with its reason by the checks
+      throw e;
+    }
+    const first = signed[0] as SignedBurnIntent;
+    const id = this.options.store.transferOf(toHex(transferSpecHash(first.intent.spec)));
+    const stored = id === undefined ? undefined : this.options.store.get(id);
+    if (stored === undefined || stored.intents.length !== signed.length) return undefined;
+    const same = stored.intents.every(
+      (i, n) =>
+        bytesEqual(i.intent, encoded[n] as Uint8Array) &&
+        bytesEqual(i.signature, (signed[n] as SignedBurnIntent).signature),
+    );
+    return same ? stored : undefined;
   }
 
   /**

@@ -105,6 +105,14 @@ export class DevGatewayStore {
     return specHashes.some((h) => q.get(h.toLowerCase()) !== undefined);
   }
 
+  /** The transfer that attested the spec, if one did. */
+  transferOf(specHash: Hex): string | undefined {
+    const row = this.db
+      .prepare('SELECT transfer_id FROM intents WHERE spec_hash = ?')
+      .get(specHash.toLowerCase()) as { transfer_id: string } | undefined;
+    return row?.transfer_id;
+  }
+
   /** What is attested from the depositor on the domain and not burned yet (value + fee), raw units. */
   pending(sourceDomain: number, depositor: string): bigint {
     const rows = this.db

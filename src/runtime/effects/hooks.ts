@@ -1,6 +1,7 @@
-// What the runtime hands the effects: the durability barrier, intents and fees, chain time, the last look
-// and sourcing. Each effect takes the slice of it that it reads (a Pick of EffectHooks).
+// What the runtime hands the effects: the durability barrier, intents and fees, chain time, the last look,
+// sourcing and minting. Each effect takes the slice of it that it reads (a Pick of EffectHooks).
 import type { PriceCheck } from '../../../machines/index.ts';
+import type { MintingHooks, PostMint } from '../minting.ts';
 import type { PostSwap, SourcingHooks } from '../sourcing.ts';
 
 export interface EffectHooks {
@@ -33,4 +34,10 @@ export interface EffectHooks {
   sourcing?: SourcingHooks | null;
   /** Books a final sourcing swap on the trade's ledger, once per signature. */
   postSwap?: PostSwap;
+  /** Just-in-time minting's Gateway, depositor and bounds; null (or absent): a minting step is declined. */
+  minting?: MintingHooks | null;
+  /** Books a final gatewayMint on the trade's ledger, once per signature. */
+  postMint?: PostMint;
+  /** The Gateway's USDC mint (base58) when a Gateway runs: the shortfall checkInventory measures is of it. */
+  mintableUsdc?: string | null;
 }

@@ -11,6 +11,7 @@
 import type { PromiseActorLogic } from 'xstate';
 import type { EffectInput, EffectOutput, TradeEffect } from '../../../machines/index.ts';
 import type { ChainPort } from '../../chain/index.ts';
+import { attestMint } from './attest-mint.ts';
 import { broadcastTakerLock } from './broadcast-taker-lock.ts';
 import { checkInventory } from './check-inventory.ts';
 import { closeEscrows } from './close-escrows.ts';
@@ -19,8 +20,10 @@ import { makerCancel } from './maker-cancel.ts';
 import { makerLock } from './maker-lock.ts';
 import { makerRedeem } from './maker-redeem.ts';
 import { makerRefund } from './maker-refund.ts';
+import { sendMint } from './send-mint.ts';
 import { sendSourcing } from './send-sourcing.ts';
 import { signMakerLock } from './sign-maker-lock.ts';
+import { signMint } from './sign-mint.ts';
 import { signSourcing } from './sign-sourcing.ts';
 import { takerRedeem } from './taker-redeem.ts';
 import { takerRefund } from './taker-refund.ts';
@@ -43,6 +46,9 @@ export function chainEffects(chain: ChainPort, hooks: EffectHooks): EffectActors
     checkInventory: checkInventory(chain, hooks),
     signSourcing: signSourcing(chain, hooks),
     sendSourcing: sendSourcing(chain, hooks),
+    signMint: signMint(chain, hooks),
+    attestMint: attestMint(chain, hooks),
+    sendMint: sendMint(chain, hooks),
     signMakerLock: signMakerLock(chain, hooks),
     makerLock: makerLock(chain, hooks),
     takerRedeem: takerRedeem(chain, hooks),
