@@ -44,7 +44,7 @@ export function resolveGateway(
   }
   const asset = gatewayUsdc(ctx.assets, cluster);
   const usdc: Usdc = (text, field) => ctx.amount(text, asset, field);
-  const common = commonSettings(raw, asset, usdc);
+  const common = commonSettings(raw, mode, asset, usdc);
   if (cluster === undefined || raw.circle === undefined)
     return embeddedGateway(raw.embedded ?? {}, common, usdc);
   return circleGateway(raw.circle, cluster, common);
@@ -101,7 +101,12 @@ function gatewayUsdc(assets: AssetRegistry, cluster: Cluster | undefined): Asset
 }
 
 /** What both modes read: what quotes may count of the balance, what a transfer may cost, how often to look. */
-function commonSettings(raw: RawGateway, asset: Asset, usdc: Usdc): CommonSettings {
+function commonSettings(
+  raw: RawGateway,
+  mode: 'embedded' | 'circle',
+  asset: Asset,
+  usdc: Usdc,
+): CommonSettings {
   const maxFeeRaw = usdc(raw.max_fee_usdc ?? GATEWAY_DEFAULTS.maxFeeUsdc, 'gateway.max_fee_usdc');
   if (maxFeeRaw <= 0n) throw new ConfigError('gateway.max_fee_usdc', 'must be above zero');
   return {
