@@ -178,10 +178,17 @@ export async function openGateway(
   return openEmbedded(config, { ...ctx, prep: ctx.prep, ledger: ctx.ledger }, destination);
 }
 
+type Destination = { minter: PublicKey; usdc: PublicKey; maker: PublicKey };
+type EmbeddedContext = { dataDir: string; prep: EmbeddedGatewayPrep; ledger: EmbeddedLedger; log: Log };
+
+/**
+ * The dev Gateway beside the embedded chain: its EVM domain deployed on anvil, its API started, the maker's
+ * deposit made, and the port, inventory and minting hooks the service uses — all as Circle's would be.
+ */
 async function openEmbedded(
   config: EmbeddedConfig,
-  ctx: { dataDir: string; prep: EmbeddedGatewayPrep; ledger: EmbeddedLedger; log: Log },
-  destination: { minter: PublicKey; usdc: PublicKey; maker: PublicKey },
+  ctx: EmbeddedContext,
+  destination: Destination,
 ): Promise<GatewayRuntime> {
   const { store } = ctx.prep;
   const began = Date.now();
@@ -207,14 +214,7 @@ async function openEmbedded(
       onSettleError: (error) =>
         ctx.log.warn({ err: (error as Error).message }, 'the dev Gateway could not settle its transfers'),
     });
-    // anvil's chain lives in memory: every start deposits the maker's starting balance anew.
-    const depositorKey = loadOrCreateEvmKeyFile(join(ctx.dataDir, DEPOSITOR_KEY_FILE));
-    const depositor = privateKeyToAccount(depositorKey).address;
-    if (config.evmDepositRaw > 0n) {
-      await evm.fundGas(depositor);
-      await evm.mintUsdc(deployerKey, depositor, config.evmDepositRaw);
-      await evm.deposit(depositorKey, config.evmDepositRaw);
-    }
+    const { depositor, depositorKey } = await depositStartingBalance(config, ctx.dataDir, evm, deployerKey);
     const port = new CircleGatewayApi({
       baseUrl: dev.baseUrl,
       timeoutMs: config.timeoutMs,
@@ -243,25 +243,13 @@ async function openEmbedded(
       'the embedded Gateway is up',
     );
     const running = dev;
-    const minting: MintingHooks = {
-      port,
-      usdcMint: config.asset.mint,
-      minter: destination.minter,
-      attesters: [storedAttester(store)],
-      source: evm.sourceFields(depositor),
-      signIntent: (intent) => signBurnIntent(intent, depositorKey),
-      sourceBlock: () => evm.blockNumber(),
-      // The window the dev Gateway's own estimates offer.
-      burnWindowBlocks: DEV_ESTIMATE_WINDOW,
-      maxFeeRaw: config.maxFeeRaw,
-    };
     return {
       config,
       port,
       inventory,
       depositor,
       embedded: { anvil, evm, dev: running, store, depositorKey, deployerKey },
-      minting,
+      minting: embeddedMinting(config, store, port, evm, depositor, depositorKey, destination),
       async close() {
         await inventory.stop();
         await running.stop();
@@ -276,13 +264,54 @@ async function openEmbedded(
   }
 }
 
+/** The maker's depositor key (kept in DATA_DIR) and, anvil's chain living in memory, its deposit made anew. */
+async function depositStartingBalance(
+  config: EmbeddedConfig,
+  dataDir: string,
+  evm: EvmDomainClient,
+  deployerKey: Hex,
+): Promise<{ depositor: Hex; depositorKey: Hex }> {
+  const depositorKey = loadOrCreateEvmKeyFile(join(dataDir, DEPOSITOR_KEY_FILE));
+  const depositor = privateKeyToAccount(depositorKey).address;
+  if (config.evmDepositRaw > 0n) {
+    await evm.fundGas(depositor);
+    await evm.mintUsdc(deployerKey, depositor, config.evmDepositRaw);
+    await evm.deposit(depositorKey, config.evmDepositRaw);
+  }
+  return { depositor, depositorKey };
+}
+
+/** What a trade's just-in-time mint needs: the port, the attesters trusted, the source and its signer. */
+function embeddedMinting(
+  config: EmbeddedConfig,
+  store: EmbeddedGatewayPrep['store'],
+  port: GatewayPort,
+  evm: EvmDomainClient,
+  depositor: Hex,
+  depositorKey: Hex,
+  destination: Destination,
+): MintingHooks {
+  return {
+    port,
+    usdcMint: config.asset.mint,
+    minter: destination.minter,
+    attesters: [storedAttester(store)],
+    source: evm.sourceFields(depositor),
+    signIntent: (intent) => signBurnIntent(intent, depositorKey),
+    sourceBlock: () => evm.blockNumber(),
+    // The window the dev Gateway's own estimates offer.
+    burnWindowBlocks: DEV_ESTIMATE_WINDOW,
+    maxFeeRaw: config.maxFeeRaw,
+  };
+}
+
 /** An intent minting `value` to the maker's own USDC account, for Gateway's estimate (never signed). */
 function estimateIntent(
   source: Pick<
     TransferSpec,
     'sourceDomain' | 'sourceContract' | 'sourceToken' | 'sourceDepositor' | 'sourceSigner'
   >,
-  destination: { minter: PublicKey; usdc: PublicKey; maker: PublicKey },
+  destination: Destination,
   value: bigint,
 ): BurnIntent {
   return {
