@@ -55,7 +55,8 @@ export interface CommandDeps {
   durable: GroupCommit;
   chain: ChainPort;
   clock: ChainClock;
-  config: Config;
+  /** The config sections commands read. */
+  config: Pick<Config, 'reservations' | 'settlement'>;
   quotes: QuoteDesk;
   runId: string;
   /** Asked before resuming a trade another run's record names. */

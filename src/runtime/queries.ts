@@ -89,7 +89,8 @@ export interface QueryDeps {
   ownership: Pick<Ownership, 'trades' | 'owns'>;
   host: TradeHost;
   chain: ChainPort;
-  config: Config;
+  /** The config sections views read. */
+  config: Pick<Config, 'assets' | 'prices'>;
   clock: ChainClock;
   runId: string;
 }

@@ -32,7 +32,11 @@ export interface RuntimeOptions {
   /** The group commit every durable write of the run goes through (shared with the quote desk). */
   durable: GroupCommit;
   chain: ChainPort;
-  config: Config;
+  /** The config sections the runtime reads, and those its commands and views read. */
+  config: Pick<
+    Config,
+    'aggregator' | 'assets' | 'prices' | 'reservations' | 'risk' | 'settlement' | 'sourcing'
+  >;
   quotes: QuoteDesk;
   runId: string;
   log: RuntimeLogger;
