@@ -5,6 +5,7 @@
 // counts 0 at once, and so does a read older than one refresh and the longest it may take: Gateway
 // unreachable never leaves a stale figure counted. docs/gateway.md#unified-balance-as-inventory.
 
+import { Repeating } from '../repeating.ts';
 import type { BurnIntent } from './formats/index.ts';
 import type { GatewayPort } from './port.ts';
 
@@ -68,9 +69,8 @@ export class GatewayInventory {
   private domains: UnifiedDomain[] = [];
   private readAtMs: number | null = null;
   private error: string | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  /** The timer's refresh under way, which stop() waits for (it reads the dev Gateway's store). */
-  private running: Promise<void> | null = null;
+  /** The timer's refreshes; stop() waits for the one under way (it reads the dev Gateway's store). */
+  private repeating: Repeating | null = null;
   private readonly nowMs: () => number;
 
   constructor(private readonly options: GatewayInventoryOptions) {
@@ -127,25 +127,13 @@ export class GatewayInventory {
 
   /** Keeps the cache current; a failed read counts 0 until one succeeds. */
   follow(onError: (error: unknown) => void): void {
-    const loop = () => {
-      this.timer = setTimeout(() => {
-        this.running = this.refresh()
-          .catch(onError)
-          .finally(() => {
-            this.running = null;
-            if (this.timer !== null) loop();
-          });
-      }, this.options.refreshIntervalMs);
-      this.timer.unref?.();
-    };
-    loop();
+    this.repeating = new Repeating(() => this.refresh().catch(onError), this.options.refreshIntervalMs);
+    this.repeating.start();
   }
 
   /** Stops the timer, once the refresh under way (if any) has ended. */
   async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.repeating?.stop();
   }
 
   private async estimate(domain: number, value: bigint): Promise<Pick<UnifiedDomain, 'fee' | 'feeError'>> {

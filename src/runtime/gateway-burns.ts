@@ -8,6 +8,7 @@
 
 import type { TradeContext } from '../../machines/index.ts';
 import type { GatewayPort } from '../gateway/port.ts';
+import { Repeating } from '../repeating.ts';
 import type { TradeEventRecord } from '../store/index.ts';
 
 /** The trade event a burn seen is written as; its payload names the EVM transaction and the transfer. */
@@ -37,10 +38,14 @@ export class GatewayBurns {
   private readonly open = new Map<string, string>();
   /** Trades already looked at in this run (followed, or found burned). */
   private readonly seen = new Set<string>();
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly repeating: Repeating;
 
-  constructor(private readonly options: GatewayBurnsOptions) {}
+  constructor(private readonly options: GatewayBurnsOptions) {
+    this.repeating = new Repeating(
+      async () => (this.open.size > 0 ? this.poll() : undefined),
+      options.intervalMs,
+    );
+  }
 
   /** A trade moved: follow its transfer once its mint landed (once per trade and run). */
   tradeMoved(context: Partial<TradeContext>): void {
@@ -86,21 +91,10 @@ export class GatewayBurns {
   }
 
   start(): void {
-    const loop = () => {
-      this.timer = setTimeout(() => {
-        this.running = (this.open.size > 0 ? this.poll() : Promise.resolve()).finally(() => {
-          this.running = null;
-          if (this.timer !== null) loop();
-        });
-      }, this.options.intervalMs);
-      this.timer.unref?.();
-    };
-    loop();
+    this.repeating.start();
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.repeating.stop();
   }
 }

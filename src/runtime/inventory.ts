@@ -1,13 +1,15 @@
 // The maker's balances as the quote desk reads them: synchronous reads of a cache that follows the chain,
 // refreshed on a timer, so an RFQ never waits for the chain. Readiness reads the same cache (the fee balance,
 // and when the chain last answered) instead of asking the chain at every probe.
+
 import type { ChainPort } from '../chain/index.ts';
 import { publicKey } from '../chain/index.ts';
 import type { InventorySource } from '../quotes/index.ts';
+import { Repeating } from '../repeating.ts';
 
 export class MakerInventory implements InventorySource {
   private readonly balances = new Map<string, bigint>();
-  private timer: NodeJS.Timeout | null = null;
+  private repeating: Repeating | null = null;
   /** The maker's SOL for fees and rent (lamports), as last read; undefined until the chain answered it once. */
   feeLamports: bigint | undefined;
   /** When a refresh last succeeded (unix ms, the service's clock); null before the first. */
@@ -45,22 +47,13 @@ export class MakerInventory implements InventorySource {
 
   /** Keeps the cache current; a failed read keeps the last known balances. */
   follow(intervalMs: number, onError: (error: unknown) => void): void {
-    const loop = () => {
-      this.timer = setTimeout(() => {
-        this.refresh()
-          .catch(onError)
-          .finally(() => {
-            if (this.timer !== null) loop();
-          });
-      }, intervalMs);
-      this.timer.unref?.();
-    };
-    loop();
+    this.repeating = new Repeating(() => this.refresh().catch(onError), intervalMs);
+    this.repeating.start();
   }
 
+  /** Stops the timer (a refresh under way ends on its own). */
   stop(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    void this.repeating?.stop();
   }
 }
 
