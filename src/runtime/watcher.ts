@@ -17,7 +17,6 @@ import {
   makerEscrowTerms,
   makerEscrowUnsettled,
   substateOf,
-  type TradeSignature,
   takerEscrowHoldsFunds,
   takerEscrowTerms,
 } from '../../machines/index.ts';
@@ -197,15 +196,31 @@ export class ChainWatcher {
 
   /**
    * Observes at confirmed the trades that care: pending ones (a lock may be there to go on) and those riding
-   * on a confirmed lock (it may be gone). Others wait for what finalized shows.
+   * on a confirmed lock (it may be gone). Others wait for what finalized shows. Their escrows are read in one
+   * batched read first, so the trades go on together and their signatures' statuses are asked in one call too
+   * (the rpc chain reads the statuses asked within one turn together).
    */
   async observeConfirmed(tradeIds: readonly string[]): Promise<void> {
+    const addresses = tradeIds.flatMap((id) => this.byTrade.get(id)?.escrows ?? []);
+    let readings: Readings | undefined;
+    try {
+      if (addresses.length > 0) {
+        const states = await this.options.chain.readEscrows(
+          addresses.map((a) => publicKey(a)),
+          'confirmed',
+        );
+        readings = new Map(addresses.map((address, i) => [address, states[i] ?? null]));
+      }
+    } catch (error) {
+      // Each trade reads what it waits on itself (and says so if that fails too).
+      this.options.log.warn({ err: (error as Error).message }, 'reading escrows at confirmed failed');
+    }
     await Promise.all(
       tradeIds.map((tradeId) =>
         this.options.host
           .use(tradeId, async (trade) => {
             if (trade.status === 'pending' || trade.context.takerLockConfirmedOnly) {
-              await this.observe(trade, { commitment: 'confirmed' });
+              await this.observe(trade, { commitment: 'confirmed', ...(readings ? { readings } : {}) });
             }
           })
           .catch((error: unknown) =>
@@ -412,20 +427,22 @@ export class ChainWatcher {
     const { chain } = this.options;
     const { context } = trade;
     const lock = context.signatures.find((s) => s.kind === 'taker_lock');
-    if (lock) {
-      const dropped = await unknownToChain(chain, context.signatures);
-      if (dropped.some((s) => s.kind === 'taker_lock')) {
-        trade.send({ type: 'TAKER_LOCK_ROLLED_BACK', dropped });
-        return true;
-      }
+    // Every recorded movement's status at once (one call): which the chain no longer knows, and the lock's.
+    const states = lock
+      ? await Promise.all(context.signatures.map((s) => chain.signatureState(s.signature)))
+      : [];
+    const dropped = context.signatures.filter((_, i) => states[i]?.status === 'unknown');
+    if (dropped.some((s) => s.kind === 'taker_lock')) {
+      trade.send({ type: 'TAKER_LOCK_ROLLED_BACK', dropped });
+      return true;
     }
     if (commitment !== 'finalized' || taker === null) return true;
-    const signature =
-      lock && (await chain.signatureState(lock.signature)).status === 'finalized'
-        ? lock.signature
-        : lock
-          ? null
-          : await lockingSignature(chain, trade.meta.takerEscrow, 'finalized');
+    let signature: string | null;
+    if (lock === undefined) signature = await lockingSignature(chain, trade.meta.takerEscrow, 'finalized');
+    else {
+      const lockState = states[context.signatures.indexOf(lock)];
+      signature = lockState?.status === 'finalized' ? lock.signature : null;
+    }
     if (signature === null) return null;
     trade.send({
       type: 'TAKER_LOCK_FINALIZED',
@@ -569,15 +586,6 @@ export class ChainWatcher {
     }
     return complete;
   }
-}
-
-/** The recorded movements the chain no longer knows (a fork took their blocks back). */
-async function unknownToChain(
-  chain: ChainPort,
-  signatures: readonly TradeSignature[],
-): Promise<TradeSignature[]> {
-  const states = await Promise.all(signatures.map((s) => chain.signatureState(s.signature)));
-  return signatures.filter((_, i) => states[i]?.status === 'unknown');
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

@@ -199,6 +199,19 @@ describe('the rpc chain over several endpoints', () => {
     await lockBoth(h as EndpointsHarness);
   });
 
+  it('signature statuses asked within one turn are read in one getSignatureStatuses call, each answered', async () => {
+    h = await rpcEndpointsHarness(1, { slotProbeIntervalMs: 0 });
+    const t = await takerLock(h);
+    const { signature } = await h.chain.submitSigned(t.signed);
+    expect((await h.chain.confirm(signature, 'confirmed', 10_000)).status).not.toBe('unknown');
+    const unknown = Array.from({ length: 5 }, () => encodeBase58(Keypair.generate().secretKey));
+    const before = calls(h, 0, 'getSignatureStatuses');
+    const states = await Promise.all([signature, ...unknown].map((s) => h?.chain.signatureState(s)));
+    expect(calls(h, 0, 'getSignatureStatuses') - before).toBe(1);
+    expect(states[0]?.status).not.toBe('unknown');
+    expect(states.slice(1)).toEqual(unknown.map(() => ({ status: 'unknown' })));
+  });
+
   it('an escrow or a signature that only a lagging endpoint says is absent is not taken as absent', async () => {
     // 30 s of chain is 75 slots, past a tolerance of 40; the blockhash of the lock (150 slots) still holds.
     const { chain, proxies, dev } = await harness({ maxSlotLag: 40, slotProbeIntervalMs: 0 });

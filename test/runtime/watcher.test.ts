@@ -204,6 +204,20 @@ describe('the chain watcher', () => {
     expect(host.woken).toEqual([b.tradeId]);
   });
 
+  test('trades observed at confirmed have their escrows read in one batched read, then each is observed', async () => {
+    const { chain, host, watcher, trades } = watching(10);
+    const [a, b, c] = [nth(trades, 2), nth(trades, 5), nth(trades, 8)];
+    await watcher.observeConfirmed([a.tradeId, b.tradeId, c.tradeId]);
+    expect(chain.reads).toEqual([
+      {
+        method: 'readEscrows',
+        addresses: [a.takerEscrow, b.takerEscrow, c.takerEscrow],
+        commitment: 'confirmed',
+      },
+    ]);
+    expect(new Set(host.woken)).toEqual(new Set([a.tradeId, b.tradeId, c.tradeId]));
+  });
+
   test('while pushes flow, each sweep reads the slice that completes a pass every sweepIntervalMs', async () => {
     // 250 trades, a tick of 1 s, a pass every 10 s: 25 trades a tick, every trade once per 10 ticks.
     const { chain, watcher, trades } = watching(250, { tickMs: 1_000, sweepIntervalMs: 10_000 });

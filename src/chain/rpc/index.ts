@@ -15,6 +15,7 @@ import {
   VersionedTransaction,
   type VersionedTransactionResponse,
 } from '@solana/web3.js';
+import DataLoader from 'dataloader';
 import { decodeBase58 } from '../../vocabulary/base58.ts';
 import { escrowFromAccount, nameError, pollSignature, reaches, sleep } from '../common.ts';
 import { ChainError, describeTransactionError, type TransactionErrorJson } from '../errors.ts';
@@ -152,6 +153,12 @@ interface Rpc {
   feeds: Set<AccountFeed>;
   /** Finalized states never change; failed-transaction names need a getTransaction, so keep them. */
   finalized: Map<string, SignatureState>;
+  /**
+   * Signature statuses asked for within one turn of the event loop, read in one getSignatureStatuses call (up
+   * to 256, the method's limit): the watcher's fork checks of every trade riding on a confirmed lock, the
+   * landing polls of many transactions. Never cached (a status moves); statusAnswer's rules per batch.
+   */
+  statuses: DataLoader<string, SignatureStatus | null>;
 }
 
 function openRpc(options: RpcChainOptions): Rpc {
@@ -172,6 +179,11 @@ function openRpc(options: RpcChainOptions): Rpc {
     programId,
     maker: fastSigner(keypair),
     endpoints,
+    statuses: new DataLoader((signatures) => statusesOf(endpoints, signatures), {
+      cache: false,
+      maxBatchSize: MAX_SIGNATURE_STATUSES,
+      batchScheduleFn: (dispatch) => setImmediate(dispatch),
+    }),
     pollMs: options.pollIntervalMs ?? 500,
     rebroadcastMs: options.rebroadcastIntervalMs ?? 2_000,
     wsUrls: [
@@ -335,19 +347,30 @@ const solBalance = async ({ endpoints }: Rpc, owner: PublicKey) =>
   );
 
 /** getSignatureStatuses' context is the node's processed bank. */
-const statusAnswer = async (c: Connection, signature: string): Promise<Answer<SignatureStatus | null>> => {
-  const { context, value } = await c.getSignatureStatuses([signature], { searchTransactionHistory: true });
-  return { value: value[0] ?? null, slot: context.slot };
+const statusAnswer = async (
+  c: Connection,
+  signatures: readonly string[],
+): Promise<Answer<(SignatureStatus | null)[]>> => {
+  const { context, value } = await c.getSignatureStatuses([...signatures], {
+    searchTransactionHistory: true,
+  });
+  return { value: signatures.map((_, i) => value[i] ?? null), slot: context.slot };
 };
+
+/** The most signatures one getSignatureStatuses call may name. */
+const MAX_SIGNATURE_STATUSES = 256;
+
+/** "Unknown" is believed only from a current endpoint: a lagging one has not seen it land yet. */
+const statusesOf = (endpoints: Endpoints, signatures: readonly string[]) =>
+  endpoints.read('getSignatureStatuses', (c) => statusAnswer(c, signatures), {
+    commitment: 'processed',
+    absent: (statuses) => statuses.some((status) => status === null),
+  });
 
 async function signatureState(rpc: Rpc, signature: string): Promise<SignatureState> {
   const cached = rpc.finalized.get(signature);
   if (cached) return cached;
-  // "Unknown" is believed only from a current endpoint: a lagging one has not seen it land yet.
-  const s = await rpc.endpoints.read('getSignatureStatuses', (c) => statusAnswer(c, signature), {
-    commitment: 'processed',
-    absent: (status) => status === null,
-  });
+  const s = await rpc.statuses.load(signature);
   if (!s) return { status: 'unknown' };
   const status = s.confirmationStatus ?? (s.confirmations === null ? 'finalized' : 'confirmed');
   if (status !== 'finalized' && s.err === null) return { status, slot: s.slot, err: null };
@@ -394,8 +417,8 @@ const provenExpired = ({ endpoints }: Rpc, tx: SignedMakerTransaction) =>
     'getBlockHeight+getSignatureStatuses',
     async (c) => {
       if ((await c.getBlockHeight('finalized')) <= tx.lastValidBlockHeight) return noSlot(false);
-      const status = await statusAnswer(c, tx.signature);
-      return { value: status.value === null, slot: status.slot };
+      const status = await statusAnswer(c, [tx.signature]);
+      return { value: status.value[0] === null, slot: status.slot };
     },
     { commitment: 'processed', absent: (verdict) => verdict },
   );
