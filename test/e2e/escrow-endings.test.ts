@@ -568,6 +568,8 @@ describe('case 2: a failing effect backs off, shows to operators, survives a res
         expect(visible, `not listed after ${attempts} attempts`).toBeUndefined();
       }
       if (attempts >= 6) break;
+      // The failure is seen in memory first; its transition's events are counted once they are on disk.
+      await a.service.runtime.host.settled(t.id);
       const calls = outage.attempts;
       const eventsNow = (await events(a, t.id)).length;
       // Nothing happens before the retry time (2 s before it: the chain clock also follows wall time) …
