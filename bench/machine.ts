@@ -64,6 +64,22 @@ export function allowedCpus(pid: number | 'self'): string {
   return /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '?';
 }
 
+/**
+ * CPU time a process has used so far, user + system, in seconds (fields 14 and 15 of /proc/<pid>/stat, in
+ * clock ticks of 10 ms); null where /proc is not there.
+ */
+export function cpuSeconds(pid: number): number | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Resident set size of a process in kB (VmRSS of /proc/<pid>/status). */
 export function rssKb(pid: number): number {
   const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

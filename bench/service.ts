@@ -3,7 +3,7 @@
 // /v1/health 200 and its first /v1/health/ready 200.
 import { SERVICE_BUNDLE } from '../scripts/build-service.ts';
 import { answers200, freePort } from '../scripts/net.ts';
-import { allowedCpus, rssKb } from './machine.ts';
+import { allowedCpus, cpuSeconds, rssKb } from './machine.ts';
 import { type Child, spawnPinnedNode } from './process.ts';
 
 export interface StartTimes {
@@ -22,6 +22,8 @@ export interface ServiceProcess {
   /** The port of its V8 inspector, when started with `inspect`. */
   readonly inspectPort: number | null;
   rssKb(): number;
+  /** CPU time it has used so far (user + system), in seconds; null where /proc is not there. */
+  cpuSeconds(): number | null;
   /** The store's group commits so far, from its /metrics. */
   commits(): Promise<CommitCounts>;
   kill9(): Promise<void>;
@@ -78,6 +80,7 @@ export async function startServiceProcess(options: {
     cpus: allowedCpus(child.pid),
     inspectPort,
     rssKb: () => rssKb(child.pid),
+    cpuSeconds: () => cpuSeconds(child.pid),
     commits: () => commitCounts(url),
     kill9: () => child.kill9(),
     stop: () => child.stop(),

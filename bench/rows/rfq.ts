@@ -12,13 +12,22 @@ import { freshAddress, rfqBody } from '../taker.ts';
 
 const TARGET = 0.5;
 
-/** One server under load: every answer must be a 200 whose body passes `accepted`. */
-export function target(url: string, path: string, accepted: (body: string) => boolean) {
+/**
+ * One server under load: every answer must be a 200 whose body passes `accepted`. With `cpu` (the server's CPU
+ * seconds so far), the CPU it spent within the measured slices is summed too.
+ */
+export function target(
+  url: string,
+  path: string,
+  accepted: (body: string) => boolean,
+  cpu: () => number | null = () => null,
+) {
   const client = new HttpClient(url, CONNECTIONS);
   const wallets = Array.from({ length: 1_000 }, freshAddress);
   let n = 0;
   let bytes = 0;
   const slices: LoadResult[] = [];
+  let cpuSeconds: number | null = 0;
   const step = async () => {
     // Quotes asked for 5 s: what piles up during the window stays bounded whatever the rate.
     const answer = await client.post(path, rfqBody(wallets[n++ % wallets.length] as string, 5));
@@ -30,11 +39,25 @@ export function target(url: string, path: string, accepted: (body: string) => bo
   return {
     warm: (seconds: number) => closedLoop({ workers: CONNECTIONS, seconds, step }),
     slice: async (seconds: number) => {
+      const before = cpu();
       slices.push(await closedLoop({ workers: CONNECTIONS, seconds, step }));
+      const after = cpu();
+      cpuSeconds =
+        cpuSeconds === null || before === null || after === null ? null : cpuSeconds + after - before;
     },
-    result: () => ({ result: combine(slices), bytes }),
+    result: () => ({ result: combine(slices), bytes, cpuSeconds }),
     close: () => client.close(),
   };
+}
+
+/**
+ * The service's CPU per request in its slices: what the code costs, apart from the commits' fsync waits (off
+ * the CPU) that make up much of a window on a slow disk and move its req/s with the disk's latency.
+ */
+export function cpuNote(what: string, cpuSeconds: number | null, r: LoadResult): string {
+  if (cpuSeconds === null || r.count === 0) return `${what}: the service's CPU time is not readable here`;
+  const share = Math.round((cpuSeconds / r.seconds) * 100);
+  return `${what}: the service used ${((cpuSeconds / r.count) * 1e6).toFixed(0)} µs of CPU per request (${share} % of a core over its slices)`;
 }
 
 export const figure = (r: LoadResult) => `${num(r.perSecond)} req/s, p50 ${ms(r.p50)}, p99 ${ms(r.p99)}`;
@@ -55,7 +78,12 @@ async function run(ctx: BenchContext): Promise<Line[]> {
   try {
     const [, url] = await waitForLine(bare, /listening (\S+)/);
     const a = target(url as string, '/baseline', () => true);
-    const b = target(service.url, '/v1/rfq', (body) => body.includes('"status":"accepted"'));
+    const b = target(
+      service.url,
+      '/v1/rfq',
+      (body) => body.includes('"status":"accepted"'),
+      service.cpuSeconds,
+    );
     try {
       await a.warm(Math.min(2, ctx.seconds));
       await b.warm(Math.min(2, ctx.seconds));
@@ -68,6 +96,7 @@ async function run(ctx: BenchContext): Promise<Line[]> {
       ctx.note(commitNote('row 1', commits, await service.commits(), ctx.seconds));
       base = a.result();
       rfq = b.result();
+      ctx.note(cpuNote('row 1', rfq.cpuSeconds, rfq.result));
     } finally {
       a.close();
       b.close();
