@@ -228,6 +228,32 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (target, field)
   );
   `,
+  // The maker's Gateway transfers (transfers.ts), as SQLite keeps them.
+  `
+  CREATE TABLE gateway_transfers (
+    transfer_id          TEXT COLLATE "C" PRIMARY KEY,
+    gateway_transfer_id  TEXT COLLATE "C" NOT NULL,
+    trade_id             TEXT COLLATE "C" REFERENCES trades (trade_id),
+    purpose              TEXT COLLATE "C" NOT NULL,
+    source_domain        BIGINT NOT NULL,
+    value_raw            NUMERIC(78, 0) NOT NULL,
+    max_fee_raw          NUMERIC(78, 0) NOT NULL,
+    fee_raw              NUMERIC(78, 0),
+    status               TEXT COLLATE "C" NOT NULL CHECK (status IN ('attested', 'minted', 'burned', 'expired')),
+    mint_signature       TEXT COLLATE "C",
+    burn_tx              TEXT COLLATE "C",
+    attested_at          TEXT COLLATE "C" NOT NULL,
+    minted_at            TEXT COLLATE "C",
+    burned_at            TEXT COLLATE "C",
+    expired_at           TEXT COLLATE "C",
+    CHECK (status <> 'minted' OR mint_signature IS NOT NULL),
+    CHECK (status <> 'burned' OR burn_tx IS NOT NULL)
+  );
+  CREATE INDEX gateway_transfers_open ON gateway_transfers (attested_at, transfer_id)
+    WHERE status IN ('attested', 'minted');
+  CREATE INDEX gateway_transfers_by_trade ON gateway_transfers (trade_id, attested_at);
+  CREATE INDEX gateway_transfers_by_attested ON gateway_transfers (attested_at, transfer_id);
+  `,
 ];
 
 /**

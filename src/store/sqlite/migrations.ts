@@ -201,4 +201,31 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (target, field)
   );
   `,
+  // The maker's Gateway transfers (transfers.ts): one row per transfer spec hash, its trade (none for the
+  // maker's own), and each step's time. Open ones (attested, minted) are what the burn follower reads at start.
+  `
+  CREATE TABLE gateway_transfers (
+    transfer_id          TEXT PRIMARY KEY,
+    gateway_transfer_id  TEXT NOT NULL,
+    trade_id             TEXT REFERENCES trades(trade_id),
+    purpose              TEXT NOT NULL,
+    source_domain        INTEGER NOT NULL,
+    value_raw            TEXT NOT NULL,
+    max_fee_raw          TEXT NOT NULL,
+    fee_raw              TEXT,
+    status               TEXT NOT NULL CHECK (status IN ('attested', 'minted', 'burned', 'expired')),
+    mint_signature       TEXT,
+    burn_tx              TEXT,
+    attested_at          TEXT NOT NULL,
+    minted_at            TEXT,
+    burned_at            TEXT,
+    expired_at           TEXT,
+    CHECK (status <> 'minted' OR mint_signature IS NOT NULL),
+    CHECK (status <> 'burned' OR burn_tx IS NOT NULL)
+  );
+  CREATE INDEX gateway_transfers_open ON gateway_transfers (attested_at, transfer_id)
+    WHERE status IN ('attested', 'minted');
+  CREATE INDEX gateway_transfers_by_trade ON gateway_transfers (trade_id, attested_at);
+  CREATE INDEX gateway_transfers_by_attested ON gateway_transfers (attested_at, transfer_id);
+  `,
 ];
