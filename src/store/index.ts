@@ -55,7 +55,6 @@ export {
 export type { TradeRestIndex, TradesRepository, TradeWrite } from './trades.ts';
 export {
   GATEWAY_BURN_EVENT,
-  TRANSFER_OPEN,
   TRANSFER_PURPOSES,
   TRANSFER_STATUSES,
   type TransferPurpose,

@@ -19,9 +19,6 @@ export type TransferPurpose = (typeof TRANSFER_PURPOSES)[number];
 export const TRANSFER_STATUSES = ['attested', 'minted', 'burned', 'expired'] as const;
 export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
 
-/** The statuses of a transfer whose burn is still to be seen: what the burn follower asks Gateway about. */
-export const TRANSFER_OPEN: readonly TransferStatus[] = ['attested', 'minted'];
-
 export interface TransferRecord {
   /** The transfer spec hash (keccak256 of its TransferSpec, 0x-hex): what the minter's replay guard keys. */
   transferId: string;
