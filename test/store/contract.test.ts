@@ -1253,6 +1253,118 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
       expect(ids(await store.recentTransfers(2))).toEqual([t3.transferId, t2.transferId]);
     });
 
+    test('the trades that minted before the transfers table get theirs at the upgrade', async () => {
+      /** A trade stored with a context as minting left it: attested, minted, its burn seen. */
+      const mintedTrade = async (step: 'attested' | 'minted' | 'burned' | 'none') => {
+        const trade = await storedTrade();
+        const snapshot = JSON.parse(trade.snapshot) as { context: Record<string, unknown> };
+        const specHash = `0x${randomBytes(32).toString('hex')}`;
+        if (step !== 'none') {
+          snapshot.context.mintIntent = {
+            burnIntent: {
+              maxBlockHeight: '1100',
+              maxFee: '5000000',
+              spec: { sourceDomain: 6, value: '43000001' },
+            },
+            signature: '0x00',
+            transferSpecHash: specHash,
+            valueRaw: '43000001',
+            maxBlockHeight: '1100',
+            attestation: {
+              transferId: `gw-${specHash}`,
+              attestation: '0x01',
+              signature: '0x02',
+              feeRaw: '2000001',
+              expirationBlock: '900',
+            },
+            transaction: {
+              signature: `mint-${specHash}`,
+              lastValidBlockHeight: 5,
+              transactionBase64: 'AA==',
+              lapsed: false,
+            },
+          };
+        }
+        if (step === 'minted' || step === 'burned') {
+          snapshot.context.signatures = [{ kind: 'gateway_mint', signature: `mint-${specHash}` }];
+        }
+        const at = new Date().toISOString();
+        await commitAll(store, transition({ ...trade, updatedAt: at, snapshot: JSON.stringify(snapshot) }));
+        if (step === 'burned') {
+          await commitAll(store, {
+            kind: 'appendEvents',
+            events: [
+              {
+                tradeId: trade.tradeId,
+                runId: RUN,
+                at: '2030-01-01T00:00:09.000Z',
+                type: GATEWAY_BURN_EVENT,
+                status: trade.status,
+                substate: trade.substate,
+                payload: { signature: '0xburned', transfer_id: `gw-${specHash}` },
+              },
+            ],
+          });
+        }
+        return { tradeId: trade.tradeId, specHash, at };
+      };
+      const [attested, minted, burned, none] = [
+        await mintedTrade('attested'),
+        await mintedTrade('minted'),
+        await mintedTrade('burned'),
+        await mintedTrade('none'),
+      ];
+      await database.undoLastMigration('DROP TABLE gateway_transfers');
+      const upgraded = await open();
+      const of = async (t: { tradeId: string }) => upgraded.transfersOfTrades([t.tradeId]);
+      const common = (t: { tradeId: string; specHash: string; at: string }) => ({
+        transferId: t.specHash,
+        gatewayTransferId: `gw-${t.specHash}`,
+        tradeId: t.tradeId,
+        purpose: 'trade_mint',
+        sourceDomain: 6,
+        valueRaw: 43_000_001n,
+        maxFeeRaw: 5_000_000n,
+        feeRaw: 2_000_001n,
+        attestedAt: t.at,
+        expiredAt: null,
+      });
+      expect(await of(attested)).toEqual([
+        {
+          ...common(attested),
+          status: 'attested',
+          mintSignature: null,
+          burnTx: null,
+          mintedAt: null,
+          burnedAt: null,
+        },
+      ]);
+      expect(await of(minted)).toEqual([
+        {
+          ...common(minted),
+          status: 'minted',
+          mintSignature: `mint-${minted.specHash}`,
+          burnTx: null,
+          mintedAt: minted.at,
+          burnedAt: null,
+        },
+      ]);
+      expect(await of(burned)).toEqual([
+        {
+          ...common(burned),
+          status: 'burned',
+          mintSignature: `mint-${burned.specHash}`,
+          burnTx: '0xburned',
+          mintedAt: burned.at,
+          burnedAt: '2030-01-01T00:00:09.000Z',
+        },
+      ]);
+      expect(await of(none)).toEqual([]);
+      expect((await upgraded.openTransfers()).map((t) => t.tradeId).sort()).toEqual(
+        [attested.tradeId, minted.tradeId].sort(),
+      );
+    });
+
     test('transfers survive a reopen', async () => {
       const trade = await storedTrade();
       const minted = mintedOf(transferOf(trade));

@@ -228,7 +228,8 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (target, field)
   );
   `,
-  // The maker's Gateway transfers (transfers.ts), as SQLite keeps them.
+  // The maker's Gateway transfers (transfers.ts), as SQLite keeps them, the trades that minted before it
+  // given theirs from their snapshots and events.
   `
   CREATE TABLE gateway_transfers (
     transfer_id          TEXT COLLATE "C" PRIMARY KEY,
@@ -253,6 +254,31 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     WHERE status IN ('attested', 'minted');
   CREATE INDEX gateway_transfers_by_trade ON gateway_transfers (trade_id, attested_at);
   CREATE INDEX gateway_transfers_by_attested ON gateway_transfers (attested_at, transfer_id);
+  INSERT INTO gateway_transfers (transfer_id, gateway_transfer_id, trade_id, purpose, source_domain, value_raw,
+                                 max_fee_raw, fee_raw, status, mint_signature, burn_tx, attested_at, minted_at,
+                                 burned_at, expired_at)
+  SELECT m.context #>> '{mintIntent,transferSpecHash}', m.context #>> '{mintIntent,attestation,transferId}',
+         m.trade_id, 'trade_mint', (m.context #>> '{mintIntent,burnIntent,spec,sourceDomain}')::bigint,
+         (m.context #>> '{mintIntent,valueRaw}')::numeric, (m.context #>> '{mintIntent,burnIntent,maxFee}')::numeric,
+         (m.context #>> '{mintIntent,attestation,feeRaw}')::numeric,
+         CASE WHEN mint.sig IS NULL THEN 'attested' WHEN burn.tx IS NULL THEN 'minted' ELSE 'burned' END,
+         mint.sig, CASE WHEN mint.sig IS NOT NULL THEN burn.tx END,
+         m.at, CASE WHEN mint.sig IS NOT NULL THEN m.at END, CASE WHEN mint.sig IS NOT NULL THEN burn.at END, NULL
+  FROM (
+    SELECT t.trade_id, t.updated_at AS at, (s.snapshot::json) -> 'context' AS context
+    FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id
+    WHERE s.snapshot LIKE '%"attestation":{%'
+  ) m
+  LEFT JOIN LATERAL (
+    SELECT g ->> 'signature' AS sig FROM json_array_elements(m.context -> 'signatures') g
+    WHERE g ->> 'kind' = 'gateway_mint' LIMIT 1
+  ) mint ON true
+  LEFT JOIN LATERAL (
+    SELECT e.payload::json ->> 'signature' AS tx, e.at FROM trade_events e
+    WHERE e.trade_id = m.trade_id AND e.type = 'GATEWAY_BURN' ORDER BY e.seq LIMIT 1
+  ) burn ON true
+  WHERE m.context #>> '{mintIntent,attestation,transferId}' IS NOT NULL
+  ON CONFLICT (transfer_id) DO NOTHING;
   `,
 ];
 
