@@ -331,7 +331,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     log,
     onTransition: (transition) => {
       metrics.tradeTransition(transition);
-      burns?.tradeMoved(transition.context);
       const { tradeId, inputMint, outputMint } = transition.context;
       if (hedger && tradeId !== undefined) {
         hedger.tradeMoved({
@@ -355,8 +354,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   if (gateway?.minting) {
     burns = new GatewayBurns({
       port: gateway.port,
-      events: (tradeId) => store.tradeEvents(tradeId),
-      note: (tradeId, type, payload) => runtime.host.note(tradeId, type, payload),
+      store,
+      write: (write) => durable.write(write),
+      runId,
+      eventsStored: (tradeId) => runtime.eventsStored(tradeId),
       intervalMs: gateway.config.refreshIntervalMs,
       log,
     });

@@ -1,18 +1,22 @@
-// The source-chain burns that follow the trades' mints: Gateway's operator burns the maker's deposit (value +
-// fee) once it sees the mint, and that transaction is the trade's `gateway_burn`. A trade's mint is followed
-// from its transitions (every trade whose context holds a landed gateway_mint, so a restarted run takes up the
-// mints of the trades it carries on); each followed transfer is asked for its status on a timer
-// (transferStatus, one request per open transfer and period), and a burn seen is written as the trade's
-// GATEWAY_BURN event — durable, read back by the trade's view. Never a tight loop; a Gateway that does not
-// answer is asked again next period. The ledger booked the burn's amounts with the mint (postGatewayMint).
+// The source-chain burns that follow the maker's Gateway mints: Gateway's operator burns the maker's deposit
+// (value + fee) once it sees the mint, and that transaction is the trade's `gateway_burn`. What to follow is
+// what the store lists as open (store/transfers.ts: attested or minted, written with the transitions that
+// attested and minted them), read again each period — so a restarted run follows every transfer whose burn
+// it has not seen, trades closed before the restart included, and a transfer attested a moment ago is
+// followed from the next period. Each is asked for its status (transferStatus, one request per open transfer
+// and period); a burn seen is written as the transfer's burnTransfer, which marks it burned and appends the
+// trade's GATEWAY_BURN event in one write — durable, read back by the trade's view. Never a tight loop; a
+// Gateway that does not answer is asked again next period. The ledger booked the burn's amounts with the
+// mint (postGatewayMint).
 
-import type { TradeContext } from '../../machines/index.ts';
 import type { GatewayPort } from '../gateway/port.ts';
 import { Repeating } from '../repeating.ts';
-import type { TradeEventRecord } from '../store/index.ts';
-
-/** The trade event a burn seen is written as; its payload names the EVM transaction and the transfer. */
-export const GATEWAY_BURN_EVENT = 'GATEWAY_BURN';
+import {
+  GATEWAY_BURN_EVENT,
+  type StoreWrite,
+  type TradeEventRecord,
+  type TransfersRepository,
+} from '../store/index.ts';
 
 /** The burns a trade's events record, in order. */
 export function gatewayBurnsOf(events: readonly Pick<TradeEventRecord, 'type' | 'payload'>[]): string[] {
@@ -25,67 +29,65 @@ export function gatewayBurnsOf(events: readonly Pick<TradeEventRecord, 'type' | 
 
 export interface GatewayBurnsOptions {
   port: Pick<GatewayPort, 'transferStatus'>;
-  /** The trade's events, to find a burn recorded already. */
-  events(tradeId: string): Promise<Pick<TradeEventRecord, 'type' | 'payload'>[]>;
-  /** Writes the trade's GATEWAY_BURN event; resolves once durable. */
-  note(tradeId: string, type: string, payload: Record<string, unknown>): Promise<void>;
+  store: Pick<TransfersRepository, 'openTransfers'>;
+  /** Queues a write for the group commit; resolves once durable. */
+  write(write: StoreWrite): Promise<void>;
+  /** The run writing (it names the trade's GATEWAY_BURN event). */
+  runId: string;
+  /** A trade's GATEWAY_BURN event is durable: its live views hear of it. */
+  eventsStored(tradeId: string): void;
   intervalMs: number;
   log: { warn(fields: object, message: string): void };
 }
 
 export class GatewayBurns {
-  /** Open transfers by trade: landed mints whose burn is not recorded yet. */
-  private readonly open = new Map<string, string>();
-  /** Trades already looked at in this run (followed, or found burned). */
-  private readonly seen = new Set<string>();
   private readonly repeating: Repeating;
 
   constructor(private readonly options: GatewayBurnsOptions) {
-    this.repeating = new Repeating(
-      async () => (this.open.size > 0 ? this.poll() : undefined),
-      options.intervalMs,
-    );
+    this.repeating = new Repeating(() => this.poll(), options.intervalMs);
   }
 
-  /** A trade moved: follow its transfer once its mint landed (once per trade and run). */
-  tradeMoved(context: Partial<TradeContext>): void {
-    const { tradeId, mintIntent, signatures } = context;
-    if (tradeId === undefined || this.seen.has(tradeId)) return;
-    const transferId = mintIntent?.attestation?.transferId;
-    if (transferId === undefined || !signatures?.some((s) => s.kind === 'gateway_mint')) return;
-    this.seen.add(tradeId);
-    void this.options
-      .events(tradeId)
-      .then((events) => {
-        if (gatewayBurnsOf(events).length === 0) this.open.set(tradeId, transferId);
-      })
-      .catch(() => this.seen.delete(tradeId));
-  }
-
-  /** Asks Gateway about every open transfer once; a burn seen is recorded and the transfer closed. */
+  /** Asks Gateway about every open transfer once; a burn seen is recorded, a transfer given up closed. */
   async poll(): Promise<void> {
-    for (const [tradeId, transferId] of [...this.open]) {
+    const { port, store, log } = this.options;
+    let open: Awaited<ReturnType<typeof store.openTransfers>>;
+    try {
+      open = await store.openTransfers();
+    } catch (error) {
+      log.warn({ err: (error as Error).message }, 'could not read the open Gateway transfers');
+      return;
+    }
+    for (const transfer of open) {
+      const fields = {
+        trade_id: transfer.tradeId,
+        transfer_id: transfer.gatewayTransferId,
+        transfer_spec_hash: transfer.transferId,
+      };
       try {
-        const state = await this.options.port.transferStatus(transferId);
+        const state = await port.transferStatus(transfer.gatewayTransferId);
         if (state.status === 'burned' && state.burnTxHash !== null) {
-          await this.options.note(tradeId, GATEWAY_BURN_EVENT, {
-            signature: state.burnTxHash,
-            transfer_id: transferId,
+          await this.options.write({
+            kind: 'burnTransfer',
+            transferId: transfer.transferId,
+            tradeId: transfer.tradeId,
+            burnTx: state.burnTxHash,
+            runId: this.options.runId,
+            at: new Date().toISOString(),
           });
-          this.open.delete(tradeId);
+          if (transfer.tradeId !== null) this.options.eventsStored(transfer.tradeId);
         } else if (state.status === 'expired') {
-          // Its mint landed, so Gateway says expired only in error: nothing more to follow, said once.
-          this.options.log.warn(
-            { trade_id: tradeId, transfer_id: transferId },
-            'Gateway reports a minted transfer as expired: no burn to show',
-          );
-          this.open.delete(tradeId);
+          if (transfer.status === 'minted') {
+            // Its mint landed, so Gateway says expired only in error: nothing more to follow, said once.
+            log.warn(fields, 'Gateway reports a minted transfer as expired: no burn to show');
+          }
+          await this.options.write({
+            kind: 'expireTransfer',
+            transferId: transfer.transferId,
+            at: new Date().toISOString(),
+          });
         }
       } catch (error) {
-        this.options.log.warn(
-          { trade_id: tradeId, transfer_id: transferId, err: (error as Error).message },
-          'could not read a Gateway transfer’s burn',
-        );
+        log.warn({ ...fields, err: (error as Error).message }, 'could not read a Gateway transfer’s burn');
       }
     }
   }

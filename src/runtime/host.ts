@@ -4,8 +4,9 @@
 // passivates the actor once it waits again. Memory follows activity; ownership stays with the run.
 //
 // Invariants kept here:
-// - a transition is written (snapshot, event, ledger entries) in the group commit of its turn, and whoever
-//   acts on it — an HTTP answer, an effect about to send — waits for that commit;
+// - a transition is written (snapshot, event, ledger entries, the Gateway transfer it moved) in the group
+//   commit of its turn, and whoever acts on it — an HTTP answer, an effect about to send — waits for that
+//   commit;
 // - one actor per trade, one operation on it at a time (a per-trade mutex);
 // - every actor runs the one provided machine; a live trade keeps one copy of its snapshot (the actor's);
 // - a trade whose write failed stops where it is ("broken"): nothing it does afterwards is stored or acted on,
@@ -48,6 +49,7 @@ import {
   type TradeMeta,
   tradeUpdate,
 } from './trade-record.ts';
+import { transferMoved } from './transfer-record.ts';
 import type { TradeTransition } from './transitions.ts';
 
 type ProvidedMachine = ReturnType<typeof tradeMachine.provide>;
@@ -348,6 +350,7 @@ export class TradeHost {
     // Starting a restored actor or stopping one (passivation, shutdown) is not a transition: never store it.
     if (event.type === 'xstate.init' || this.stopped || snapshot.status === 'stopped') return;
     if (snapshot === trade.written || trade.broken) return;
+    const before = (trade.written as { context: TradeContext } | null)?.context ?? null;
     trade.written = snapshot;
     const { context } = snapshot;
     const rest = restColumns(
@@ -358,6 +361,7 @@ export class TradeHost {
     const persisted = trade.actor.getPersistedSnapshot() as unknown as TradeSnapshotLike;
     const ledger = ledgerChange(trade.posted, context);
     trade.posted = context.signatures;
+    const transfer = transferMoved(before, context, at);
     const transition: TradeTransition = {
       tradeId: trade.meta.tradeId,
       event: event.type,
@@ -375,6 +379,7 @@ export class TradeHost {
         update: tradeUpdate(trade.meta.tradeId, this.runId, persisted, rest, at),
         events: [this.eventRecord(trade.meta.tradeId, event.type, rest, eventPayload(event), at)],
         ledger,
+        ...(transfer ? { transfers: [transfer] } : {}),
       },
       transition,
     );

@@ -562,7 +562,8 @@ export class TradeRuntime {
     return () => this.eventListeners.delete(listener);
   }
 
-  private eventsStored(tradeId: string): void {
+  /** A trade's events were made durable (by its host, or by a write outside it: a Gateway burn seen). */
+  eventsStored(tradeId: string): void {
     for (const listener of this.eventListeners) {
       try {
         listener(tradeId);

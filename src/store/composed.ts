@@ -18,6 +18,7 @@ import type {
 } from './records.ts';
 import type { RunsRepository } from './runs.ts';
 import type { TradesRepository } from './trades.ts';
+import type { TransferRecord, TransfersRepository } from './transfers.ts';
 
 /** One engine's repositories, one per aggregate. */
 export interface Repositories {
@@ -25,6 +26,7 @@ export interface Repositories {
   readonly trades: TradesRepository;
   readonly events: EventsRepository;
   readonly hedges: HedgesRepository;
+  readonly transfers: TransfersRepository;
   readonly desk: DeskRepository;
   readonly runs: RunsRepository;
 }
@@ -35,6 +37,7 @@ export abstract class ComposedStore
     TradesRepository,
     EventsRepository,
     HedgesRepository,
+    TransfersRepository,
     DeskRepository,
     RunsRepository
 {
@@ -97,6 +100,20 @@ export abstract class ComposedStore
   }
   recentHedges(limit: number): Promise<HedgeRecord[]> {
     return this.repositories.hedges.recentHedges(limit);
+  }
+
+  // ── The Gateway's transfers (transfers.ts) ──
+  getTransfer(transferId: string): Promise<TransferRecord | undefined> {
+    return this.repositories.transfers.getTransfer(transferId);
+  }
+  transfersOfTrades(tradeIds: readonly string[]): Promise<TransferRecord[]> {
+    return this.repositories.transfers.transfersOfTrades(tradeIds);
+  }
+  openTransfers(): Promise<TransferRecord[]> {
+    return this.repositories.transfers.openTransfers();
+  }
+  recentTransfers(limit: number): Promise<TransferRecord[]> {
+    return this.repositories.transfers.recentTransfers(limit);
   }
 
   // ── The desk's overrides (desk.ts) ──

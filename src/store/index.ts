@@ -1,5 +1,5 @@
 // The durable store, as the rest of the service sees it: one port (port.ts), the composition of a repository
-// per aggregate (quotes.ts, trades.ts, events.ts, hedges.ts, desk.ts, runs.ts) over their records
+// per aggregate (quotes.ts, trades.ts, events.ts, hedges.ts, transfers.ts, desk.ts, runs.ts) over their records
 // (records.ts), two engines. SQLite (better-sqlite3, WAL, synchronous=FULL, under DATA_DIR) is the embedded default;
 // PostgreSQL is chosen by DATABASE_URL. Reads are async; writes go through the group commit (group-commit.ts), which hands a turn's
 // writes to `commit` as one transaction, so whatever a route acknowledges is on disk before its answer leaves.
@@ -53,6 +53,16 @@ export {
   type StorageWatchOptions,
 } from './storage-full.ts';
 export type { TradeRestIndex, TradesRepository, TradeWrite } from './trades.ts';
+export {
+  GATEWAY_BURN_EVENT,
+  TRANSFER_PURPOSES,
+  TRANSFER_STATUSES,
+  type TransferPurpose,
+  type TransferRecord,
+  type TransferStatus,
+  type TransfersRepository,
+  type TransferWrite,
+} from './transfers.ts';
 export { type Conflict, StoreConflict, type StoreWrite, type WriteOf, type WriteOutcome } from './writes.ts';
 
 /** Where the store lives: a PostgreSQL URL (postgres://…), else SQLite under dataDir (or at path). */

@@ -1,7 +1,7 @@
 // The store's port: the composition of one repository per aggregate — quotes and their reservations
 // (quotes.ts), trades and their rest index (trades.ts), events and the ledger (events.ts), hedges (hedges.ts),
-// the desk's overrides (desk.ts), runs (runs.ts); the Gateway's transfers will join them (transfers.ts) —
-// over the records of records.ts. A caller takes the repositories it reads; writes reach the store as a
+// the Gateway's transfers (transfers.ts), the desk's overrides (desk.ts), runs (runs.ts) — over the records
+// of records.ts. A caller takes the repositories it reads; writes reach the store as a
 // turn's batch through the group commit (group-commit.ts), one transaction whichever repositories they
 // write. It comes in the shape of each engine's ownership — one instance whose run owns every unclosed trade
 // (SingleInstanceStore, SQLite), or several instances over one database whose runs own trades by leases
@@ -14,6 +14,7 @@ import type { QuotesRepository } from './quotes.ts';
 import type { Acquired, ClaimedTrade, NewRun } from './records.ts';
 import type { RunsRepository } from './runs.ts';
 import type { TradeRestIndex, TradesRepository } from './trades.ts';
+import type { TransfersRepository } from './transfers.ts';
 import type { StoreWrite, WriteOutcome } from './writes.ts';
 
 /** What both engines answer: every repository, and the one commit their writes share. */
@@ -22,6 +23,7 @@ export interface StoreBase
     TradesRepository,
     EventsRepository,
     HedgesRepository,
+    TransfersRepository,
     DeskRepository,
     RunsRepository {
   readonly kind: Store['kind'];

@@ -1,15 +1,26 @@
 // Trades and their rest index: the repository of trades (each with its snapshot and the rest columns the
 // runtime indexes while no actor holds it), and its writes. A trade's writes carry the events and ledger
-// entries of the same transition (events.ts), so a transition commits whole; creating a trade uses its quote.
+// entries of the same transition (events.ts) and the Gateway transfers it moved (transfers.ts), so a
+// transition commits whole; creating a trade uses its quote.
 import type { LedgerEntry } from '../ledger/index.ts';
 import type { Hash32, SettlementStatus } from '../vocabulary/index.ts';
 import type { NewTradeEvent, RestEntry, TradeFilter, TradeRecord, TradeUpdate } from './records.ts';
+import type { TransferRecord } from './transfers.ts';
 
 export type TradeWrite =
   /** Marks the quote used, inserts the trade and its first event. */
   | { kind: 'createTrade'; trade: TradeRecord; event: NewTradeEvent }
-  /** One transition: the trade's new snapshot, its events and ledger entries, all or nothing. */
-  | { kind: 'saveTransition'; update: TradeUpdate; events: NewTradeEvent[]; ledger: LedgerEntry[] }
+  /**
+   * One transition: the trade's new snapshot, its events and ledger entries, and the Gateway transfers it
+   * moved (transfers.ts: saveTransfer; none when absent), all or nothing.
+   */
+  | {
+      kind: 'saveTransition';
+      update: TradeUpdate;
+      events: NewTradeEvent[];
+      ledger: LedgerEntry[];
+      transfers?: TransferRecord[];
+    }
   | { kind: 'setSeen'; tradeId: string; runId: string; seen: string }
   | { kind: 'setWake'; tradeId: string; runId: string; at: number | null }
   /** One trade taken by this run (POST /resume of a trade it could not adopt at start). */

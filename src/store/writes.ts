@@ -7,12 +7,21 @@ import type { HedgeWrite } from './hedges.ts';
 import type { QuoteWrite } from './quotes.ts';
 import type { RunWrite } from './runs.ts';
 import type { TradeWrite } from './trades.ts';
+import type { TransferWrite } from './transfers.ts';
 
 /**
  * Every write kind, each declared beside the repository it writes (quotes.ts, trades.ts, events.ts,
- * hedges.ts, desk.ts, runs.ts); each engine interprets each repository's writes once, in a file of its own.
+ * hedges.ts, transfers.ts, desk.ts, runs.ts); each engine interprets each repository's writes once, in a
+ * file of its own.
  */
-export type StoreWrite = QuoteWrite | TradeWrite | EventWrite | HedgeWrite | DeskWrite | RunWrite;
+export type StoreWrite =
+  | QuoteWrite
+  | TradeWrite
+  | EventWrite
+  | HedgeWrite
+  | TransferWrite
+  | DeskWrite
+  | RunWrite;
 
 /** The write of one kind. */
 export type WriteOf<K extends StoreWrite['kind']> = Extract<StoreWrite, { kind: K }>;

@@ -92,7 +92,7 @@ const WRITE_FILES = [
   ...read('src/store/writes.ts').matchAll(/import type \{ \w+Write \} from '\.\/([\w-]+\.ts)'/g),
 ].map((m) => `src/store/${m[1]}`);
 const WRITE_KINDS = new Set(
-  WRITE_FILES.flatMap((file) => [...read(file).matchAll(/\{ kind: '(\w+)'/g)].map((m) => m[1])),
+  WRITE_FILES.flatMap((file) => [...read(file).matchAll(/\{\s*kind: '(\w+)'/g)].map((m) => m[1])),
 );
 
 /** The runtime's top-level functions by name (a command's helpers: advanceRead, say). */

@@ -4,8 +4,8 @@
 // it: the steps take milliseconds, and a kill there must end the same), and started again on the same DATA_DIR.
 // The next process carries on from what the trade stored — the signed intent (posted again, answered the same
 // attestation), the attestation, or the mint sent — and the chain ends with ONE mint: the maker's Solana USDC
-// after the maker lock is exactly zero (a second mint would have left the shortfall there) and the trade lists
-// one gateway_mint, between the taker's lock and the maker's.
+// after the maker lock is exactly zero (a second mint would have left the shortfall there), the trade lists
+// one gateway_mint, between the taker's lock and the maker's, and the store one transfer, minted and burned.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Keypair, PublicKey } from '@solana/web3.js';
@@ -141,6 +141,16 @@ test.each(MINT_STEPS)(
       expect(await reopened.chain.tokenBalance(taker.publicKey, usdc)).toBe(
         BigInt(quote.quoted_output_amount_raw),
       );
+      // The store holds that one transfer, its mint and its burn the ones the trade lists.
+      const signatureOf = (kind: string) =>
+        burned.tx_signature_kinds.find((s: Json) => s.kind === kind)?.signature;
+      expect(await reopened.store.transfersOfTrades([tradeId])).toEqual([
+        expect.objectContaining({
+          status: 'burned',
+          mintSignature: signatureOf('gateway_mint'),
+          burnTx: signatureOf('gateway_burn'),
+        }),
+      ]);
     } finally {
       await reopened.close();
     }

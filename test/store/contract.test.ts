@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { TradeInput } from '../../machines/index.ts';
 import type { LedgerEntry } from '../../src/ledger/index.ts';
 import {
+  GATEWAY_BURN_EVENT,
   type HedgeRecord,
   type NewDeskChange,
   type NewTradeEvent,
@@ -19,6 +20,7 @@ import {
   type StoreWrite,
   type TradeRecord,
   type TradeUpdate,
+  type TransferRecord,
 } from '../../src/store/index.ts';
 import { hash32FromBytes } from '../../src/vocabulary/index.ts';
 import { SOL_MINT as SOL, USDC_MINT as USDC } from '../support/mints.ts';
@@ -1068,6 +1070,308 @@ describe.each(STORE_ENGINES.map((engine) => [engine.name, engine] as const))('th
         expect(await shared().claimHedges(other)).toEqual([]);
       },
     );
+  });
+
+  describe('gateway transfers', () => {
+    const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, s)).toISOString();
+    /** A trade's transfer as its attestation left it. */
+    const transferOf = (
+      trade: TradeRecord | null,
+      overrides: Partial<TransferRecord> = {},
+    ): TransferRecord => ({
+      transferId: `0x${randomBytes(32).toString('hex')}`,
+      gatewayTransferId: randomUUID(),
+      tradeId: trade?.tradeId ?? null,
+      purpose: 'trade_mint',
+      sourceDomain: 6,
+      valueRaw: 2n ** 64n + 123n,
+      maxFeeRaw: 2_010_000n,
+      feeRaw: 2_000_001n,
+      status: 'attested',
+      mintSignature: null,
+      burnTx: null,
+      attestedAt: at(1),
+      mintedAt: null,
+      burnedAt: null,
+      expiredAt: null,
+      ...overrides,
+    });
+    const mintedOf = (transfer: TransferRecord, s = 2): TransferRecord => ({
+      ...transfer,
+      status: 'minted',
+      mintSignature: randomBytes(64).toString('hex'),
+      mintedAt: at(s),
+    });
+    /** The trade's transition that stored the transfer, as the runtime writes it. */
+    const transitionWith = (trade: TradeRecord, transfer: TransferRecord): StoreWrite => ({
+      kind: 'saveTransition',
+      update: { ...trade, updatedAt: new Date().toISOString() },
+      events: [],
+      ledger: [],
+      transfers: [transfer],
+    });
+    const burn = (transfer: TransferRecord, burnTx: string, runId: string = RUN): StoreWrite => ({
+      kind: 'burnTransfer',
+      transferId: transfer.transferId,
+      tradeId: transfer.tradeId,
+      burnTx,
+      runId,
+      at: at(9),
+    });
+    const burnEvents = async (tradeId: string) =>
+      (await store.tradeEvents(tradeId))
+        .filter((e) => e.type === GATEWAY_BURN_EVENT)
+        .map((e) => ({ runId: e.runId, status: e.status, substate: e.substate, payload: e.payload }));
+    const outcomesOf = async (...writes: StoreWrite[]) =>
+      (await store.commit(writes)).map((o) => (o.ok ? 'ok' : o.message));
+
+    test('a transfer reads back exactly with its transition, amounts above 2^64 included', async () => {
+      const trade = await storedTrade();
+      const transfer = transferOf(trade);
+      await commitAll(store, transitionWith(trade, transfer));
+      expect(await store.getTransfer(transfer.transferId)).toEqual(transfer);
+      expect(await store.transfersOfTrades([trade.tradeId])).toEqual([transfer]);
+      expect(await store.openTransfers()).toEqual([transfer]);
+      expect(await store.getTransfer(`0x${'00'.repeat(32)}`)).toBeUndefined();
+    });
+
+    test('a transition and its transfer commit whole: a refused transition stores no transfer', async () => {
+      const trade = await storedTrade();
+      const ghost = { ...trade, tradeId: randomUUID() };
+      const transfer = transferOf(trade);
+      expect(await outcomesOf(transitionWith(ghost, transfer))).toEqual([
+        expect.stringMatching(/does not exist/),
+      ]);
+      expect(await store.getTransfer(transfer.transferId)).toBeUndefined();
+    });
+
+    test('a transfer only moves forward: attested again keeps the mint, and its first times stay', async () => {
+      const trade = await storedTrade();
+      const attested = transferOf(trade);
+      const minted = mintedOf(attested);
+      await commitAll(store, transitionWith(trade, attested), transitionWith(trade, minted));
+      // The spec attested again (a lapsed mint signed anew) and a mint seen twice change nothing stored.
+      await commitAll(store, transitionWith(trade, { ...attested, attestedAt: at(5) }));
+      await commitAll(store, transitionWith(trade, mintedOf({ ...attested, attestedAt: at(6) }, 7)));
+      expect(await store.getTransfer(attested.transferId)).toEqual(minted);
+      expect(await store.openTransfers()).toEqual([minted]);
+    });
+
+    test('a burn seen is the transfer burned and its trade’s GATEWAY_BURN event, once, in one write', async () => {
+      const trade = await storedTrade();
+      const minted = mintedOf(transferOf(trade));
+      await commitAll(store, transitionWith(trade, minted));
+      await commitAll(store, burn(minted, '0xburn'));
+      // Seen again (another instance, a later period): nothing more is written.
+      await commitAll(store, burn(minted, '0xburn'));
+      expect(await store.getTransfer(minted.transferId)).toEqual({
+        ...minted,
+        status: 'burned',
+        burnTx: '0xburn',
+        burnedAt: at(9),
+      });
+      expect(await burnEvents(trade.tradeId)).toEqual([
+        {
+          runId: RUN,
+          status: trade.status,
+          substate: trade.substate,
+          payload: { signature: '0xburn', transfer_id: minted.gatewayTransferId },
+        },
+      ]);
+      expect(await store.openTransfers()).toEqual([]);
+      // A mint stored after the burn does not undo it.
+      await commitAll(store, transitionWith(trade, minted));
+      expect((await store.getTransfer(minted.transferId))?.status).toBe('burned');
+      // An unknown transfer's burn fails alone, and writes no event.
+      const ghost = transferOf(trade);
+      expect(await outcomesOf(burn(ghost, '0xghost'))).toEqual([expect.stringMatching(/does not exist/)]);
+      expect(await burnEvents(trade.tradeId)).toHaveLength(1);
+    });
+
+    test('a burn is recorded on a closed trade, by a run that never owned it', async () => {
+      const trade = await storedTrade();
+      const minted = mintedOf(transferOf(trade));
+      await commitAll(store, transitionWith(trade, minted));
+      await moved(trade, { status: 'redeemed', substate: 'redeemed', closed: true, nextDeadline: null });
+      const later = await startRun(store, randomUUID());
+      await commitAll(store, burn(minted, '0xlate', later));
+      expect(await burnEvents(trade.tradeId)).toEqual([
+        expect.objectContaining({ runId: later, status: 'redeemed', substate: 'redeemed' }),
+      ]);
+    });
+
+    test('Gateway giving a transfer up closes it; a burned one stays burned', async () => {
+      const trade = await storedTrade();
+      const [given, burned] = [transferOf(trade), mintedOf(transferOf(trade))];
+      await commitAll(
+        store,
+        transitionWith(trade, given),
+        transitionWith(trade, burned),
+        burn(burned, '0xb'),
+      );
+      for (const transfer of [given, burned]) {
+        await commitAll(store, { kind: 'expireTransfer', transferId: transfer.transferId, at: at(20) });
+      }
+      expect(await store.getTransfer(given.transferId)).toEqual({
+        ...given,
+        status: 'expired',
+        expiredAt: at(20),
+      });
+      expect((await store.getTransfer(burned.transferId))?.status).toBe('burned');
+      expect(await store.openTransfers()).toEqual([]);
+    });
+
+    test('a transfer of no trade (the maker’s own) is kept, and a trade’s must name a stored trade', async () => {
+      const own = transferOf(null);
+      await commitAll(store, { kind: 'saveTransfer', transfer: own });
+      await commitAll(store, burn(own, '0xown'));
+      expect(await store.getTransfer(own.transferId)).toEqual(
+        expect.objectContaining({ tradeId: null, status: 'burned', burnTx: '0xown' }),
+      );
+      expect(
+        await outcomesOf({
+          kind: 'saveTransfer',
+          transfer: transferOf({ tradeId: randomUUID() } as TradeRecord),
+        }),
+      ).toEqual([expect.stringMatching(/FOREIGN|foreign/)]);
+      expect(
+        await outcomesOf({ kind: 'saveTransfer', transfer: { ...transferOf(null), status: 'minted' } }),
+      ).toEqual([expect.stringMatching(/CHECK|check/)]);
+    });
+
+    test('open transfers list oldest first, a trade’s oldest first, and the newest of all first', async () => {
+      const [a, b] = [await storedTrade(), await storedTrade()];
+      const t1 = mintedOf(transferOf(a, { attestedAt: at(1) }));
+      const t2 = transferOf(b, { attestedAt: at(2) });
+      const t3 = mintedOf(transferOf(a, { attestedAt: at(3) }));
+      await commitAll(store, transitionWith(a, t3), transitionWith(b, t2), transitionWith(a, t1));
+      await commitAll(store, burn(t3, '0x3'));
+      const ids = (transfers: readonly TransferRecord[]) => transfers.map((t) => t.transferId);
+      expect(ids(await store.openTransfers())).toEqual([t1.transferId, t2.transferId]);
+      expect(ids(await store.transfersOfTrades([a.tradeId]))).toEqual([t1.transferId, t3.transferId]);
+      expect(ids(await store.transfersOfTrades([]))).toEqual([]);
+      expect(ids(await store.recentTransfers(2))).toEqual([t3.transferId, t2.transferId]);
+    });
+
+    test('the trades that minted before the transfers table get theirs at the upgrade', async () => {
+      /** A trade stored with a context as minting left it: attested, minted, its burn seen. */
+      const mintedTrade = async (step: 'attested' | 'minted' | 'burned' | 'none') => {
+        const trade = await storedTrade();
+        const snapshot = JSON.parse(trade.snapshot) as { context: Record<string, unknown> };
+        const specHash = `0x${randomBytes(32).toString('hex')}`;
+        if (step !== 'none') {
+          snapshot.context.mintIntent = {
+            burnIntent: {
+              maxBlockHeight: '1100',
+              maxFee: '5000000',
+              spec: { sourceDomain: 6, value: '43000001' },
+            },
+            signature: '0x00',
+            transferSpecHash: specHash,
+            valueRaw: '43000001',
+            maxBlockHeight: '1100',
+            attestation: {
+              transferId: `gw-${specHash}`,
+              attestation: '0x01',
+              signature: '0x02',
+              feeRaw: '2000001',
+              expirationBlock: '900',
+            },
+            transaction: {
+              signature: `mint-${specHash}`,
+              lastValidBlockHeight: 5,
+              transactionBase64: 'AA==',
+              lapsed: false,
+            },
+          };
+        }
+        if (step === 'minted' || step === 'burned') {
+          snapshot.context.signatures = [{ kind: 'gateway_mint', signature: `mint-${specHash}` }];
+        }
+        const at = new Date().toISOString();
+        await commitAll(store, transition({ ...trade, updatedAt: at, snapshot: JSON.stringify(snapshot) }));
+        if (step === 'burned') {
+          await commitAll(store, {
+            kind: 'appendEvents',
+            events: [
+              {
+                tradeId: trade.tradeId,
+                runId: RUN,
+                at: '2030-01-01T00:00:09.000Z',
+                type: GATEWAY_BURN_EVENT,
+                status: trade.status,
+                substate: trade.substate,
+                payload: { signature: '0xburned', transfer_id: `gw-${specHash}` },
+              },
+            ],
+          });
+        }
+        return { tradeId: trade.tradeId, specHash, at };
+      };
+      const [attested, minted, burned, none] = [
+        await mintedTrade('attested'),
+        await mintedTrade('minted'),
+        await mintedTrade('burned'),
+        await mintedTrade('none'),
+      ];
+      await database.undoLastMigration('DROP TABLE gateway_transfers');
+      const upgraded = await open();
+      const of = async (t: { tradeId: string }) => upgraded.transfersOfTrades([t.tradeId]);
+      const common = (t: { tradeId: string; specHash: string; at: string }) => ({
+        transferId: t.specHash,
+        gatewayTransferId: `gw-${t.specHash}`,
+        tradeId: t.tradeId,
+        purpose: 'trade_mint',
+        sourceDomain: 6,
+        valueRaw: 43_000_001n,
+        maxFeeRaw: 5_000_000n,
+        feeRaw: 2_000_001n,
+        attestedAt: t.at,
+        expiredAt: null,
+      });
+      expect(await of(attested)).toEqual([
+        {
+          ...common(attested),
+          status: 'attested',
+          mintSignature: null,
+          burnTx: null,
+          mintedAt: null,
+          burnedAt: null,
+        },
+      ]);
+      expect(await of(minted)).toEqual([
+        {
+          ...common(minted),
+          status: 'minted',
+          mintSignature: `mint-${minted.specHash}`,
+          burnTx: null,
+          mintedAt: minted.at,
+          burnedAt: null,
+        },
+      ]);
+      expect(await of(burned)).toEqual([
+        {
+          ...common(burned),
+          status: 'burned',
+          mintSignature: `mint-${burned.specHash}`,
+          burnTx: '0xburned',
+          mintedAt: burned.at,
+          burnedAt: '2030-01-01T00:00:09.000Z',
+        },
+      ]);
+      expect(await of(none)).toEqual([]);
+      expect((await upgraded.openTransfers()).map((t) => t.tradeId).sort()).toEqual(
+        [attested.tradeId, minted.tradeId].sort(),
+      );
+    });
+
+    test('transfers survive a reopen', async () => {
+      const trade = await storedTrade();
+      const minted = mintedOf(transferOf(trade));
+      await commitAll(store, transitionWith(trade, minted));
+      const again = await open();
+      expect(await again.openTransfers()).toEqual([minted]);
+    });
   });
 
   describe('the desk’s live settings', () => {

@@ -30,6 +30,8 @@ export interface TestDatabase {
   appliedMigrations(): Promise<number[]>;
   /** Marks the database as migrated by a newer build than this one. */
   bumpSchemaVersion(): Promise<void>;
+  /** Takes the newest migration back: runs `undo` (SQL that drops what it made) and forgets it was applied. */
+  undoLastMigration(undo: string): Promise<void>;
   /** PostgreSQL: the database's URL (other instances open stores on it); SQLite: null. */
   url: string | null;
   remove(): void;
@@ -65,6 +67,15 @@ const sqlite: StoreEngine = {
       // SQLite records only the newest version: every one up to it was applied, in order.
       appliedMigrations: async () => Array.from({ length: userVersion() }, (_, i) => i + 1),
       bumpSchemaVersion: async () => void userVersion(99),
+      undoLastMigration: async (undo) => {
+        const db = new Database(path);
+        try {
+          db.exec(undo);
+          db.pragma(`user_version = ${(db.pragma('user_version', { simple: true }) as number) - 1}`);
+        } finally {
+          db.close();
+        }
+      },
       url: null,
       remove: dir.remove,
     };
@@ -86,6 +97,10 @@ const postgres: StoreEngine = {
         ),
       bumpSchemaVersion: async () =>
         void (await query('INSERT INTO schema_migrations (version) VALUES (99)')),
+      undoLastMigration: async (undo) =>
+        void (await query(
+          `${undo}; DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)`,
+        )),
       url: databaseUrl,
       // Each test's database lives as long as the run's throwaway server.
       remove: () => {},

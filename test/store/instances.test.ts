@@ -897,8 +897,8 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
         ledger: [],
       });
       // The database as the build before the running sums left it (and so before every later migration:
-      // the hedges, the quotes' sourcing plans, the storage watch's probes, the desk's live settings); the next
-      // instance to open it migrates.
+      // the hedges, the quotes' sourcing plans, the storage watch's probes, the desk's live settings, the
+      // Gateway's transfers); the next instance to open it migrates.
       const buckets =
         POSTGRES_MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE reservation_buckets')) + 1;
       expect(POSTGRES_MIGRATIONS.slice(buckets)).toEqual([
@@ -906,10 +906,11 @@ describe.skipIf(!POSTGRES_TESTS)('several instances over one PostgreSQL', () => 
         expect.stringContaining('ADD COLUMN sourcing'),
         expect.stringContaining('CREATE TABLE store_probes'),
         expect.stringContaining('CREATE TABLE desk_changes'),
+        expect.stringContaining('CREATE TABLE gateway_transfers'),
       ]);
       await sql(
         databaseUrl,
-        'DROP TABLE desk_overrides; DROP TABLE desk_changes; DROP TABLE store_probes; DROP TABLE hedges; DROP TABLE reservation_buckets; ' +
+        'DROP TABLE gateway_transfers; DROP TABLE desk_overrides; DROP TABLE desk_changes; DROP TABLE store_probes; DROP TABLE hedges; DROP TABLE reservation_buckets; ' +
           'ALTER TABLE quotes DROP COLUMN sourcing; ' +
           `DELETE FROM schema_migrations WHERE version >= ${buckets}`,
       );

@@ -1,6 +1,6 @@
 // A batch's commit on PostgreSQL: one transaction on one pooled client, first without savepoints and, if a
 // write fails, once more with a savepoint per write so the others still commit. Each write runs as its
-// repository interprets it (writes.ts; quotes.ts, trades.ts, events.ts, hedges.ts, desk.ts, runs.ts): every
+// repository interprets it (writes.ts; quotes.ts, trades.ts, events.ts, hedges.ts, transfers.ts, desk.ts, runs.ts): every
 // write of a trade or a hedge is fenced in its own statement, and the fenced runs' leases are checked again
 // here, in the COMMIT's own message; a quote's reservation is checked under its mint's lock against every
 // instance's reservations; the event log's lock keeps seqs in commit order across instances; the notices

@@ -1,7 +1,7 @@
 // The PostgreSQL engine of the store (several instances over one database): opening it (a pool whose
 // connections end a transaction left idle before any lease would lapse, migrations applied at open), the
 // store itself (store.ts), a repository per aggregate with its named statements (quotes.ts, trades.ts,
-// rest-index.ts, events.ts, hedges.ts, desk.ts, runs.ts; the conditions they share in sql.ts and fence.ts),
+// rest-index.ts, events.ts, hedges.ts, transfers.ts, desk.ts, runs.ts; the conditions they share in sql.ts and fence.ts),
 // commits (commit.ts), notifications between instances (notifications.ts) and migrations (migrations.ts).
 import pg from 'pg';
 import { migratePostgres } from './migrations.ts';

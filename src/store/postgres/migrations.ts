@@ -228,6 +228,58 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (target, field)
   );
   `,
+  // The maker's Gateway transfers (transfers.ts), as SQLite keeps them, the trades that minted before it
+  // given theirs from their snapshots and events.
+  `
+  CREATE TABLE gateway_transfers (
+    transfer_id          TEXT COLLATE "C" PRIMARY KEY,
+    gateway_transfer_id  TEXT COLLATE "C" NOT NULL,
+    trade_id             TEXT COLLATE "C" REFERENCES trades (trade_id),
+    purpose              TEXT COLLATE "C" NOT NULL,
+    source_domain        BIGINT NOT NULL,
+    value_raw            NUMERIC(78, 0) NOT NULL,
+    max_fee_raw          NUMERIC(78, 0) NOT NULL,
+    fee_raw              NUMERIC(78, 0),
+    status               TEXT COLLATE "C" NOT NULL CHECK (status IN ('attested', 'minted', 'burned', 'expired')),
+    mint_signature       TEXT COLLATE "C",
+    burn_tx              TEXT COLLATE "C",
+    attested_at          TEXT COLLATE "C" NOT NULL,
+    minted_at            TEXT COLLATE "C",
+    burned_at            TEXT COLLATE "C",
+    expired_at           TEXT COLLATE "C",
+    CHECK (status <> 'minted' OR mint_signature IS NOT NULL),
+    CHECK (status <> 'burned' OR burn_tx IS NOT NULL)
+  );
+  CREATE INDEX gateway_transfers_open ON gateway_transfers (attested_at, transfer_id)
+    WHERE status IN ('attested', 'minted');
+  CREATE INDEX gateway_transfers_by_trade ON gateway_transfers (trade_id, attested_at);
+  CREATE INDEX gateway_transfers_by_attested ON gateway_transfers (attested_at, transfer_id);
+  INSERT INTO gateway_transfers (transfer_id, gateway_transfer_id, trade_id, purpose, source_domain, value_raw,
+                                 max_fee_raw, fee_raw, status, mint_signature, burn_tx, attested_at, minted_at,
+                                 burned_at, expired_at)
+  SELECT m.context #>> '{mintIntent,transferSpecHash}', m.context #>> '{mintIntent,attestation,transferId}',
+         m.trade_id, 'trade_mint', (m.context #>> '{mintIntent,burnIntent,spec,sourceDomain}')::bigint,
+         (m.context #>> '{mintIntent,valueRaw}')::numeric, (m.context #>> '{mintIntent,burnIntent,maxFee}')::numeric,
+         (m.context #>> '{mintIntent,attestation,feeRaw}')::numeric,
+         CASE WHEN mint.sig IS NULL THEN 'attested' WHEN burn.tx IS NULL THEN 'minted' ELSE 'burned' END,
+         mint.sig, CASE WHEN mint.sig IS NOT NULL THEN burn.tx END,
+         m.at, CASE WHEN mint.sig IS NOT NULL THEN m.at END, CASE WHEN mint.sig IS NOT NULL THEN burn.at END, NULL
+  FROM (
+    SELECT t.trade_id, t.updated_at AS at, (s.snapshot::json) -> 'context' AS context
+    FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id
+    WHERE s.snapshot LIKE '%"attestation":{%'
+  ) m
+  LEFT JOIN LATERAL (
+    SELECT g ->> 'signature' AS sig FROM json_array_elements(m.context -> 'signatures') g
+    WHERE g ->> 'kind' = 'gateway_mint' LIMIT 1
+  ) mint ON true
+  LEFT JOIN LATERAL (
+    SELECT e.payload::json ->> 'signature' AS tx, e.at FROM trade_events e
+    WHERE e.trade_id = m.trade_id AND e.type = 'GATEWAY_BURN' ORDER BY e.seq LIMIT 1
+  ) burn ON true
+  WHERE m.context #>> '{mintIntent,attestation,transferId}' IS NOT NULL
+  ON CONFLICT (transfer_id) DO NOTHING;
+  `,
 ];
 
 /**

@@ -1,5 +1,5 @@
 // How the PostgreSQL store writes SQL: every fixed statement is named, in the catalogue of the repository
-// that runs it (quotes.ts, trades.ts, rest-index.ts, events.ts, hedges.ts, desk.ts, runs.ts; each
+// that runs it (quotes.ts, trades.ts, rest-index.ts, events.ts, hedges.ts, transfers.ts, desk.ts, runs.ts; each
 // connection prepares a statement once), its values passed as parameters ($1…), never spliced in. Here: the
 // conditions those catalogues share — the database's clock, whether a run is live — and how a statement of a
 // catalogue is run. Columns are listed from the row types of rows.ts and hedges.ts.

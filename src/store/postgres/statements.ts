@@ -9,6 +9,7 @@ import { QUOTE_STATEMENTS } from './quotes.ts';
 import { REST_INDEX_STATEMENTS } from './rest-index.ts';
 import { RUN_STATEMENTS } from './runs.ts';
 import { TRADE_STATEMENTS } from './trades.ts';
+import { TRANSFER_STATEMENTS } from './transfers.ts';
 
 const CATALOGUES = [
   QUOTE_STATEMENTS,
@@ -17,6 +18,7 @@ const CATALOGUES = [
   FENCE_STATEMENTS,
   EVENT_STATEMENTS,
   HEDGE_STATEMENTS,
+  TRANSFER_STATEMENTS,
   DESK_STATEMENTS,
   RUN_STATEMENTS,
 ];
@@ -34,5 +36,6 @@ export const POSTGRES_STATEMENTS = Object.assign({}, ...CATALOGUES) as typeof QU
   typeof FENCE_STATEMENTS &
   typeof EVENT_STATEMENTS &
   typeof HEDGE_STATEMENTS &
+  typeof TRANSFER_STATEMENTS &
   typeof DESK_STATEMENTS &
   typeof RUN_STATEMENTS;

@@ -1,6 +1,6 @@
 // The PostgreSQL store: the same port as SQLite's (sqlite/ is the reference for every query's meaning), over
 // a pg Pool, for several service instances sharing one database. A repository per aggregate (quotes.ts,
-// trades.ts with rest-index.ts, events.ts, hedges.ts, desk.ts, runs.ts) holds its named statements and
+// trades.ts with rest-index.ts, events.ts, hedges.ts, transfers.ts, desk.ts, runs.ts) holds its named statements and
 // interprets its writes; a batch's commit takes one client for one transaction across them (commit.ts);
 // reads take whichever client is free.
 // Between instances: each unclosed trade names its owner run, which holds it while its lease (on its runs
@@ -24,6 +24,7 @@ import { PostgresQuotes } from './quotes.ts';
 import { PostgresRestIndex } from './rest-index.ts';
 import { PostgresRuns } from './runs.ts';
 import { PostgresTrades } from './trades.ts';
+import { PostgresTransfers } from './transfers.ts';
 
 /** How often an instance deletes reservation buckets long past (each instance: any one of them would do). */
 const PRUNE_EVERY_MS = 30_000;
@@ -34,12 +35,14 @@ function repositories(pool: pg.Pool, url: string, instanceId: string, listeners:
   const events = new PostgresEvents(pool, (listener) =>
     listeners.add(() => listenForEvents(url, instanceId, listener)),
   );
+  const transfers = new PostgresTransfers(pool);
   return {
     quotes,
     events,
-    trades: new PostgresTrades(pool, quotes, events),
+    trades: new PostgresTrades(pool, quotes, events, transfers),
     restIndex: new PostgresRestIndex(pool),
     hedges: new PostgresHedges(pool),
+    transfers,
     desk: new PostgresDesk(pool, (listener) =>
       listeners.add(() => listenForDeskChanges(url, instanceId, listener)),
     ),
@@ -77,6 +80,7 @@ export class PostgresStore extends ComposedStore implements SharedStore {
         ...parts.trades.writes,
         ...parts.events.writes,
         ...parts.hedges.writes,
+        ...parts.transfers.writes,
         ...parts.desk.writes,
         ...parts.runs.writes,
       },

@@ -1,6 +1,6 @@
 // Trades on PostgreSQL: each row names its owner run, and every write of a trade is fenced in its own
 // statement (fence.ts); a transition is one statement (the fenced update, its snapshot, events and ledger
-// entries together). Creating a trade uses its quote (quotes.ts) and moves the quote's reservation to the
+// entries together), then the Gateway transfers it moved (transfers.ts). Creating a trade uses its quote (quotes.ts) and moves the quote's reservation to the
 // trade's hold; a transition moves the hold in the reservation buckets. The indexes over one run's trades,
 // and how a run takes trades over, are rest-index.ts.
 import type pg from 'pg';
@@ -14,6 +14,7 @@ import type { PostgresEvents } from './events.ts';
 import { FENCE, refused } from './fence.ts';
 import type { PostgresQuotes } from './quotes.ts';
 import { columns, isLive, runner } from './sql.ts';
+import type { PostgresTransfers } from './transfers.ts';
 import type { PostgresWrites, WriteContext } from './writes.ts';
 
 const UNIQUE_VIOLATION = '23505';
@@ -147,6 +148,7 @@ export class PostgresTrades implements TradesRepository {
     private readonly pool: pg.Pool,
     private readonly quotes: PostgresQuotes,
     private readonly events: PostgresEvents,
+    private readonly transfers: PostgresTransfers,
   ) {}
 
   readonly writes: PostgresWrites<TradeWrite> = {
@@ -220,7 +222,7 @@ export class PostgresTrades implements TradesRepository {
 
   private async saveTransition(
     tx: WriteContext,
-    { update, events, ledger }: Extract<TradeWrite, { kind: 'saveTransition' }>,
+    { update, events, ledger, transfers }: Extract<TradeWrite, { kind: 'saveTransition' }>,
   ): Promise<void> {
     // Every event of a transition is its trade's, by the run that moved it (see the runtime's persist).
     if (events.some((event) => event.tradeId !== update.tradeId || event.runId !== update.ownerRunId)) {
@@ -257,6 +259,8 @@ export class PostgresTrades implements TradesRepository {
       ledger.map((l) => l.amountRaw.toString()),
     ]);
     if (rowCount !== 1) await refused(tx.client, update.tradeId, update.ownerRunId);
+    // Past the fence: the transfers the transition moved, in its savepoint.
+    for (const transfer of transfers ?? []) await this.transfers.save(tx.client, transfer);
     const before = rows[0] as Pick<TradeRow, 'closed' | 'hold_mint' | 'hold_raw' | 'hold_until_ms'>;
     tx.changes.move(
       holdReservation({ closed: Boolean(before.closed), hold: holdFromRow(before) }),

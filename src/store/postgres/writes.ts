@@ -3,7 +3,7 @@
 // batch must know of it before and after — the locks it needs before the first write, the runs whose leases
 // its fence relied on (checked again at the COMMIT), the trades whose events it appends and whether it
 // changes the desk (the COMMIT notifies the other instances). Each repository (quotes.ts, trades.ts,
-// events.ts, hedges.ts, desk.ts, runs.ts here) gives its own; the store joins them.
+// events.ts, hedges.ts, transfers.ts, desk.ts, runs.ts here) gives its own; the store joins them.
 import type pg from 'pg';
 import type { ReservationDeltas } from '../reservation-buckets.ts';
 import type { StoreWrite } from '../writes.ts';

@@ -1,6 +1,6 @@
 // The SQLite engine of the store (one instance, the embedded default): opening it under DATA_DIR, the store
 // itself (store.ts: the batch's commit over the repositories), a repository per aggregate (quotes.ts,
-// trades.ts with rest-index.ts, events.ts, hedges.ts, desk.ts, runs.ts; each prepares its own statements)
+// trades.ts with rest-index.ts, events.ts, hedges.ts, transfers.ts, desk.ts, runs.ts; each prepares its own statements)
 // and migrations (migrations.ts).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -201,4 +201,61 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (target, field)
   );
   `,
+  // The maker's Gateway transfers (transfers.ts): one row per transfer spec hash, its trade (none for the
+  // maker's own), and each step's time. Open ones (attested, minted) are what the burn follower reads. The
+  // trades that minted before it get theirs from their snapshots (attested, minted) and events (a burn seen),
+  // their times the trade's last write's: the one scan of the snapshots this takes runs once.
+  `
+  CREATE TABLE gateway_transfers (
+    transfer_id          TEXT PRIMARY KEY,
+    gateway_transfer_id  TEXT NOT NULL,
+    trade_id             TEXT REFERENCES trades(trade_id),
+    purpose              TEXT NOT NULL,
+    source_domain        INTEGER NOT NULL,
+    value_raw            TEXT NOT NULL,
+    max_fee_raw          TEXT NOT NULL,
+    fee_raw              TEXT,
+    status               TEXT NOT NULL CHECK (status IN ('attested', 'minted', 'burned', 'expired')),
+    mint_signature       TEXT,
+    burn_tx              TEXT,
+    attested_at          TEXT NOT NULL,
+    minted_at            TEXT,
+    burned_at            TEXT,
+    expired_at           TEXT,
+    CHECK (status <> 'minted' OR mint_signature IS NOT NULL),
+    CHECK (status <> 'burned' OR burn_tx IS NOT NULL)
+  );
+  CREATE INDEX gateway_transfers_open ON gateway_transfers (attested_at, transfer_id)
+    WHERE status IN ('attested', 'minted');
+  CREATE INDEX gateway_transfers_by_trade ON gateway_transfers (trade_id, attested_at);
+  CREATE INDEX gateway_transfers_by_attested ON gateway_transfers (attested_at, transfer_id);
+  INSERT OR IGNORE INTO gateway_transfers (transfer_id, gateway_transfer_id, trade_id, purpose, source_domain,
+                                           value_raw, max_fee_raw, fee_raw, status, mint_signature, burn_tx,
+                                           attested_at, minted_at, burned_at, expired_at)
+  SELECT spec_hash, gateway_id, trade_id, 'trade_mint', source_domain, value_raw, max_fee, fee,
+         CASE WHEN mint_sig IS NULL THEN 'attested' WHEN burn_tx IS NULL THEN 'minted' ELSE 'burned' END,
+         mint_sig, CASE WHEN mint_sig IS NOT NULL THEN burn_tx END,
+         at, CASE WHEN mint_sig IS NOT NULL THEN at END, CASE WHEN mint_sig IS NOT NULL THEN burned_at END, NULL
+  FROM (
+    SELECT m.*,
+           (SELECT json_extract(e.payload, '$.signature') FROM trade_events e
+            WHERE e.trade_id = m.trade_id AND e.type = 'GATEWAY_BURN' ORDER BY e.seq LIMIT 1) AS burn_tx,
+           (SELECT e.at FROM trade_events e
+            WHERE e.trade_id = m.trade_id AND e.type = 'GATEWAY_BURN' ORDER BY e.seq LIMIT 1) AS burned_at
+    FROM (
+      SELECT t.trade_id, t.updated_at AS at,
+             json_extract(s.snapshot, '$.context.mintIntent.transferSpecHash') AS spec_hash,
+             json_extract(s.snapshot, '$.context.mintIntent.attestation.transferId') AS gateway_id,
+             json_extract(s.snapshot, '$.context.mintIntent.burnIntent.spec.sourceDomain') AS source_domain,
+             json_extract(s.snapshot, '$.context.mintIntent.valueRaw') AS value_raw,
+             json_extract(s.snapshot, '$.context.mintIntent.burnIntent.maxFee') AS max_fee,
+             json_extract(s.snapshot, '$.context.mintIntent.attestation.feeRaw') AS fee,
+             (SELECT json_extract(g.value, '$.signature') FROM json_each(s.snapshot, '$.context.signatures') g
+              WHERE json_extract(g.value, '$.kind') = 'gateway_mint') AS mint_sig
+      FROM trades t JOIN trade_snapshots s ON s.trade_id = t.trade_id
+      WHERE s.snapshot LIKE '%"attestation":{%'
+    ) m
+    WHERE m.gateway_id IS NOT NULL
+  );
+  `,
 ];

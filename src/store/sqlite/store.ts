@@ -1,8 +1,8 @@
 // The SQLite store: better-sqlite3 in WAL mode with synchronous=FULL, the embedded default (one file under
-// DATA_DIR). Each repository (quotes.ts, trades.ts with rest-index.ts, events.ts, hedges.ts, desk.ts, runs.ts) prepares its
-// statements once and runs them synchronously; the port's promises only wrap them, so a batch's commit (one
-// transaction, one fsync, whichever repositories its writes touch) holds the event loop once per turn, not
-// once per write. One instance serves it: the running run owns every unclosed trade it could adopt, without
+// DATA_DIR). Each repository (quotes.ts, trades.ts with rest-index.ts, events.ts, hedges.ts, transfers.ts,
+// desk.ts, runs.ts) prepares its statements once and runs them synchronously; the port's promises only wrap
+// them, so a batch's commit (one transaction, one fsync, whichever repositories its writes touch) holds the
+// event loop once per turn, not once per write. One instance serves it: the running run owns every unclosed trade it could adopt, without
 // leases, fences or claims (the owner named by the runtime's queries and writes is that run).
 import Database from 'better-sqlite3';
 import { ComposedStore } from '../composed.ts';
@@ -18,6 +18,7 @@ import { SqliteQuotes } from './quotes.ts';
 import { SqliteRestIndex } from './rest-index.ts';
 import { SqliteRuns } from './runs.ts';
 import { SqliteTrades } from './trades.ts';
+import { SqliteTransfers } from './transfers.ts';
 import type { SqliteWrites } from './writes.ts';
 
 /** The database at `location`, migrated: what the repositories prepare their statements on. */
@@ -47,12 +48,14 @@ function openDatabase(location: string): Database.Database {
 function repositories(db: Database.Database) {
   const quotes = new SqliteQuotes(db);
   const events = new SqliteEvents(db);
+  const transfers = new SqliteTransfers(db);
   return {
     quotes,
     events,
-    trades: new SqliteTrades(db, quotes, events),
+    trades: new SqliteTrades(db, quotes, events, transfers),
     restIndex: new SqliteRestIndex(db),
     hedges: new SqliteHedges(db),
+    transfers,
     desk: new SqliteDesk(db),
     runs: new SqliteRuns(db),
   };
@@ -78,6 +81,7 @@ export class SqliteStore extends ComposedStore implements SingleInstanceStore {
       ...parts.trades.writes,
       ...parts.events.writes,
       ...parts.hedges.writes,
+      ...parts.transfers.writes,
       ...parts.desk.writes,
       ...parts.runs.writes,
     };

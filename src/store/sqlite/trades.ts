@@ -1,5 +1,6 @@
 // Trades on SQLite: each row with its snapshot (trade_snapshots) and its rest columns, written by its
-// transitions (the rest index that reads them is rest-index.ts). The running run owns every unclosed
+// transitions with their events, ledger entries and Gateway transfers (the rest index that reads them is
+// rest-index.ts). The running run owns every unclosed
 // adoptable trade: nothing is fenced (the owner a write names is that run).
 import type Database from 'better-sqlite3';
 import type { LedgerEntry } from '../../ledger/index.ts';
@@ -7,9 +8,11 @@ import type { Hash32 } from '../../vocabulary/index.ts';
 import type { NewTradeEvent, TradeFilter, TradeRecord, TradeUpdate } from '../records.ts';
 import { type TradeRow, tradeFromRow } from '../rows.ts';
 import type { TradesRepository, TradeWrite } from '../trades.ts';
+import type { TransferRecord } from '../transfers.ts';
 import { StoreConflict } from '../writes.ts';
 import type { SqliteEvents } from './events.ts';
 import type { SqliteQuotes } from './quotes.ts';
+import type { SqliteTransfers } from './transfers.ts';
 import type { SqliteWrites } from './writes.ts';
 
 const TRADE_SELECT =
@@ -69,6 +72,7 @@ export class SqliteTrades implements TradesRepository {
     private readonly db: Database.Database,
     private readonly quotes: SqliteQuotes,
     private readonly events: SqliteEvents,
+    private readonly transfers: SqliteTransfers,
   ) {
     this.statements = prepare(db);
   }
@@ -76,7 +80,8 @@ export class SqliteTrades implements TradesRepository {
   // The writing run is the running run, the one owner there is: nothing to fence.
   readonly writes: SqliteWrites<TradeWrite> = {
     createTrade: ({ trade, event }) => this.create(trade, event),
-    saveTransition: ({ update, events, ledger }) => this.saveTransition(update, events, ledger),
+    saveTransition: ({ update, events, ledger, transfers }) =>
+      this.saveTransition(update, events, ledger, transfers ?? []),
     setSeen: ({ tradeId, seen }) => void this.statements.setSeen.run(seen, tradeId),
     setWake: ({ tradeId, at }) => void this.statements.setWake.run(at, tradeId),
     claimTrade: ({ tradeId, runId }) => void this.statements.claimTrade.run({ tradeId, runId }),
@@ -137,6 +142,7 @@ export class SqliteTrades implements TradesRepository {
     update: TradeUpdate,
     events: readonly NewTradeEvent[],
     ledger: readonly LedgerEntry[],
+    transfers: readonly TransferRecord[],
   ): void {
     this.db.transaction(() => {
       const { changes } = this.statements.updateTrade.run({
@@ -162,6 +168,7 @@ export class SqliteTrades implements TradesRepository {
       });
       for (const event of events) this.events.insertEvent(event);
       this.events.insertLedger(update.tradeId, ledger, update.updatedAt);
+      for (const transfer of transfers) this.transfers.save(transfer);
     })();
   }
 
