@@ -20,7 +20,10 @@ export const mintingConfig =
       mode: 'embedded',
       count_unified_in_quotes: true,
       refresh_interval_ms: 200,
-      timeout_ms: 2_000,
+      // Generous: a Gateway request that times out releases the taker (gateway_failed), and on a loaded runner
+      // the dev Gateway — in the service's own process, anvil beside it — can take seconds to answer right
+      // after a restart. What these tests look at is not a slow Gateway.
+      timeout_ms: 15_000,
       ...(options.maxFeeUsdc ? { max_fee_usdc: options.maxFeeUsdc } : {}),
       embedded: { evm_deposit_usdc: formatDecimal(DEPOSIT, 6), settle_interval_ms: 100 },
     };
