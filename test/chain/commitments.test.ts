@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type ChainTiming, CLOCK_SYSVAR, EmbeddedLedger } from '../../src/chain/embedded/ledger.ts';
 import { DEFAULT_HTLC_PROGRAM_ID } from '../../src/chain/htlc/index.ts';
 import { signWith } from '../../src/chain/signer.ts';
-import { MINTS, tempDir } from './fixtures.ts';
+import { MINTS, tempDir, testEmbeddedChain, USDC } from './fixtures.ts';
 
 const TIMING: ChainTiming = { slotMs: 400, confirmationSlots: 2, finalizationSlots: 32 };
 const LAMPORTS = 1_000_000n;
@@ -268,3 +268,35 @@ function transferOn(ledger: EmbeddedLedger, blockhash: string): Uint8Array {
   );
   return signWith(tx, ledger.faucet).bytes;
 }
+
+describe('confirm() on an embedded chain that keeps real time', () => {
+  it('waits to be told a signature reached the commitment, reading it a few times, not every 20 ms', async () => {
+    const dir = tempDir('confirm-told');
+    const chain = testEmbeddedChain(dir, Keypair.generate(), {
+      timing: { slotMs: 50, confirmationSlots: 2, finalizationSlots: 10 },
+    });
+    try {
+      const { signature } = await chain.airdrop({
+        wallet: Keypair.generate().publicKey,
+        mint: USDC,
+        amount: 1_000_000n,
+      });
+      const read = chain.ledger.transaction.bind(chain.ledger);
+      let reads = 0;
+      chain.ledger.transaction = (...args: Parameters<typeof read>) => {
+        reads++;
+        return read(...args);
+      };
+      const started = Date.now();
+      const state = await chain.confirm(signature, 'finalized', 30_000);
+      const waited = Date.now() - started;
+      expect(state.status).toBe('finalized');
+      // Finality is ~10 slots of 50 ms away: polling every 20 ms would read it ~25 times; told, it reads it
+      // once before and once after each time it is told (or once a second, whatever it was told).
+      expect(reads, `${reads} reads in ${waited} ms`).toBeLessThanOrEqual(2 + 2 * Math.ceil(waited / 1_000));
+    } finally {
+      await chain.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
